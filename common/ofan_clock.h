@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Clocks.  Engines never read the TSC: they are handed `now` (nanoseconds)
+ * by whoever drives them.  ofan-switch and ofan-host use a wall clock on
+ * the TSC; ofan-fabric uses a virtual clock it advances event by event, so
+ * that the same seed gives the same result on any machine.
+ */
+#ifndef OFAN_CLOCK_H
+#define OFAN_CLOCK_H
+
+#include <stdint.h>
+
+enum ofan_clock_kind {
+	OFAN_CLOCK_TSC,		/* wall clock: nanoseconds since init */
+	OFAN_CLOCK_VIRTUAL,	/* virtual nanoseconds, advanced explicitly */
+};
+
+struct ofan_clock {
+	enum ofan_clock_kind kind;
+	uint64_t tsc_hz;	/* TSC: cycles per second */
+	uint64_t tsc_start;	/* TSC: cycle count at init */
+	uint64_t virtual_ns;	/* VIRTUAL: current time */
+};
+
+/*
+ * TSC clock.  tsc_hz and tsc_now come from rte_get_tsc_hz() and
+ * rte_rdtsc() of the caller, keeping this header free of EAL.
+ */
+static inline void
+ofan_clock_init_tsc(struct ofan_clock *c, uint64_t tsc_hz, uint64_t tsc_now)
+{
+	c->kind = OFAN_CLOCK_TSC;
+	c->tsc_hz = tsc_hz;
+	c->tsc_start = tsc_now;
+	c->virtual_ns = 0;
+}
+
+static inline void
+ofan_clock_init_virtual(struct ofan_clock *c)
+{
+	c->kind = OFAN_CLOCK_VIRTUAL;
+	c->tsc_hz = 0;
+	c->tsc_start = 0;
+	c->virtual_ns = 0;
+}
+
+/* Convert a TSC reading of a TSC clock to nanoseconds since init. */
+static inline uint64_t
+ofan_clock_tsc_to_ns(const struct ofan_clock *c, uint64_t tsc)
+{
+	uint64_t d = tsc - c->tsc_start;
+
+	return (uint64_t)((unsigned __int128)d * 1000000000u / c->tsc_hz);
+}
+
+/* Advance a virtual clock; time never goes backwards. */
+static inline void
+ofan_clock_advance_to(struct ofan_clock *c, uint64_t ns)
+{
+	if (ns > c->virtual_ns)
+		c->virtual_ns = ns;
+}
+
+#define OFAN_NS_PER_US 1000ull
+#define OFAN_NS_PER_MS 1000000ull
+#define OFAN_NS_PER_S 1000000000ull
+
+/* Time to serialise size bytes at rate_bps, rounded up, in ns. */
+static inline uint64_t
+ofan_tx_time_ns(uint64_t size_bytes, uint64_t rate_bps)
+{
+	unsigned __int128 bits = (unsigned __int128)size_bytes * 8 * OFAN_NS_PER_S;
+
+	return (uint64_t)((bits + rate_bps - 1) / rate_bps);
+}
+
+#endif /* OFAN_CLOCK_H */

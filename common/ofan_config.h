@@ -1,0 +1,166 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Strict INI configuration loader on top of iniparser.
+ *
+ * Every ofan program reads its settings through these typed getters.  Each
+ * getter validates the value (syntax, unit, range) and on failure records a
+ * message of the form
+ *     FILE:SECTION:KEY: 'VALUE' <what is wrong>; expected <what is allowed>
+ * and returns -EINVAL.  Numbers are parsed by hand: iniparser's getint
+ * would silently accept "12abc" and octal "010".
+ *
+ * Keys that no getter asked for are errors too: after a program has read
+ * everything it understands, ofan_cfg_check_unknown() reports the first key
+ * (or section) nobody read, with the list of keys that section allows.
+ *
+ * Getters take the default in *out: when the key is absent and
+ * OFAN_CFG_REQUIRED is not set, *out is left untouched and 0 is returned.
+ * Section and key names are case-insensitive (iniparser lower-cases them).
+ */
+#ifndef OFAN_CONFIG_H
+#define OFAN_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct ofan_cfg;
+
+#define OFAN_CFG_REQUIRED 0x1
+
+/*
+ * Load path.  On failure returns NULL and writes a one-line message (file
+ * missing, syntax error) into err.
+ */
+struct ofan_cfg *ofan_cfg_load(const char *path, char *err, size_t err_size);
+void ofan_cfg_free(struct ofan_cfg *cfg);
+
+/* The file name as given to ofan_cfg_load(). */
+const char *ofan_cfg_path(const struct ofan_cfg *cfg);
+
+/* The last error message, "" when none. */
+const char *ofan_cfg_error(const struct ofan_cfg *cfg);
+
+/*
+ * Record an error about sec:key found by the caller (e.g. a cross-field
+ * check).  Formats "FILE:SEC:KEY: " followed by fmt.  Returns -EINVAL.
+ */
+int ofan_cfg_fail(struct ofan_cfg *cfg, const char *sec, const char *key,
+		  const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+/*
+ * Override or add a value before the getters run ("sec:key" = value), e.g.
+ * from a command-line "sec.key=value".  Returns 0 or -EINVAL.
+ */
+int ofan_cfg_set(struct ofan_cfg *cfg, const char *sec, const char *key,
+		 const char *value);
+
+/* True if the section exists. Marks nothing as read. */
+bool ofan_cfg_has_section(const struct ofan_cfg *cfg, const char *sec);
+/* True if sec:key exists.  Marks nothing as read. */
+bool ofan_cfg_has_key(const struct ofan_cfg *cfg, const char *sec,
+		      const char *key);
+
+/*
+ * Names of the sections whose name starts with prefix (e.g. "port."), in
+ * file order.  Fills up to max names (pointers owned by cfg) and returns
+ * how many there are in total.
+ */
+int ofan_cfg_sections(const struct ofan_cfg *cfg, const char *prefix,
+		      const char **names, int max);
+
+/*
+ * Mark a section as known even if none of its keys are read (e.g. the
+ * section of a policy that is not selected but was validated).
+ */
+void ofan_cfg_mark_section(struct ofan_cfg *cfg, const char *sec);
+
+/* Strings.  *out points into cfg and lives as long as cfg. */
+int ofan_cfg_get_str(struct ofan_cfg *cfg, const char *sec, const char *key,
+		     unsigned int flags, const char **out);
+
+/* Unsigned integer in [min, max]; decimal only ("010" is ten, "0x10" is rejected). */
+int ofan_cfg_get_u64(struct ofan_cfg *cfg, const char *sec, const char *key,
+		     unsigned int flags, uint64_t min, uint64_t max,
+		     uint64_t *out);
+int ofan_cfg_get_u32(struct ofan_cfg *cfg, const char *sec, const char *key,
+		     unsigned int flags, uint32_t min, uint32_t max,
+		     uint32_t *out);
+
+/* Finite real number in [min, max]. */
+int ofan_cfg_get_double(struct ofan_cfg *cfg, const char *sec,
+			const char *key, unsigned int flags, double min,
+			double max, double *out);
+
+/* yes/no, true/false, on/off, 1/0. */
+int ofan_cfg_get_bool(struct ofan_cfg *cfg, const char *sec, const char *key,
+		      unsigned int flags, bool *out);
+
+/*
+ * One of a NULL-terminated list of names; *out is the index.  The error
+ * lists the allowed names.
+ */
+int ofan_cfg_get_enum(struct ofan_cfg *cfg, const char *sec, const char *key,
+		      unsigned int flags, const char *const *names, int *out);
+
+/*
+ * Link or shaping rate in bits per second: "100G", "10Gbps", "2.5G",
+ * "400M", "1000000" (suffixes K/M/G/T, optional "bps"; decimal, not 1024).
+ */
+int ofan_cfg_get_rate(struct ofan_cfg *cfg, const char *sec, const char *key,
+		      unsigned int flags, uint64_t min, uint64_t max,
+		      uint64_t *out_bps);
+
+/* Duration in nanoseconds: "1us", "2.5ms", "100ns", "1s", "0". */
+int ofan_cfg_get_time(struct ofan_cfg *cfg, const char *sec, const char *key,
+		      unsigned int flags, uint64_t min_ns, uint64_t max_ns,
+		      uint64_t *out_ns);
+
+/* Size in bytes: "4096", "4KiB", "2MiB", "1GiB", "9000B". */
+int ofan_cfg_get_size(struct ofan_cfg *cfg, const char *sec, const char *key,
+		      unsigned int flags, uint64_t min, uint64_t max,
+		      uint64_t *out);
+
+/* Dotted-quad IPv4 address, host byte order. */
+int ofan_cfg_get_ipv4(struct ofan_cfg *cfg, const char *sec, const char *key,
+		      unsigned int flags, uint32_t *out);
+
+/* IPv4 prefix "10.1.0.0/16" (host order); host bits must be zero. */
+int ofan_cfg_get_prefix(struct ofan_cfg *cfg, const char *sec,
+			const char *key, unsigned int flags, uint32_t *addr,
+			uint8_t *len);
+
+/* MAC address "02:00:00:00:00:01". */
+int ofan_cfg_get_mac(struct ofan_cfg *cfg, const char *sec, const char *key,
+		     unsigned int flags, uint8_t mac[6]);
+
+/*
+ * Comma separated unsigned integers, each in [min, max]: "4, 5, 6, 7".
+ * Fills up to max_count values into out, sets *count.  More values than
+ * max_count is an error.
+ */
+int ofan_cfg_get_u32_list(struct ofan_cfg *cfg, const char *sec,
+			  const char *key, unsigned int flags, uint32_t min,
+			  uint32_t max, uint32_t *out, uint32_t max_count,
+			  uint32_t *count);
+
+/*
+ * After every getter has run: returns 0 if every key of every section was
+ * read, else records "FILE:SEC:KEY: unknown key; allowed keys in [SEC]:
+ * a, b, c" (or "FILE:SEC: unknown section") and returns -EINVAL.
+ */
+int ofan_cfg_check_unknown(struct ofan_cfg *cfg);
+
+/*
+ * Plain parsers behind the getters, for command-line values.  Each returns
+ * 0 or -EINVAL and accepts exactly the syntax documented above.
+ */
+int ofan_parse_u64(const char *s, uint64_t *out);
+int ofan_parse_double(const char *s, double *out);
+int ofan_parse_rate(const char *s, uint64_t *out_bps);
+int ofan_parse_time(const char *s, uint64_t *out_ns);
+int ofan_parse_size(const char *s, uint64_t *out);
+int ofan_parse_ipv4(const char *s, uint32_t *out);
+int ofan_parse_mac(const char *s, uint8_t mac[6]);
+
+#endif /* OFAN_CONFIG_H */

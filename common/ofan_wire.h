@@ -1,0 +1,189 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * ofan wire format (DESIGN section 3): what every ofan packet looks like.
+ *
+ * Packets are RoCEv2 shaped so that tshark's RRoCE dissector decodes them:
+ *   Ethernet / IPv4 (DSCP + ECN) / UDP (dst 4791, src = entropy value) /
+ *   BTH / payload
+ * An ACK is a BTH with the RC ACKNOWLEDGE opcode followed by an AETH and the
+ * ofan feedback extension (echoed EV, CE bit, cumulative PSN, SACK bitmap).
+ *
+ * Switches only need the 5-tuple, the ECN bits and whether a packet is data
+ * or an ACK; hosts use the rest.  All multi-byte fields are big endian.
+ * This header has no EAL dependency so that parsers, builders and fuzzers
+ * can be used in plain unit tests.
+ */
+#ifndef OFAN_WIRE_H
+#define OFAN_WIRE_H
+
+#include <stdint.h>
+#include <stddef.h>
+
+#define OFAN_ETHER_TYPE_IPV4	0x0800
+#define OFAN_ETHER_TYPE_ARP	0x0806
+#define OFAN_ETHER_TYPE_VLAN	0x8100
+#define OFAN_ETHER_TYPE_IPV6	0x86dd
+
+#define OFAN_IPPROTO_ICMP	1
+#define OFAN_IPPROTO_TCP	6
+#define OFAN_IPPROTO_UDP	17
+
+/* RoCEv2 well-known UDP destination port. */
+#define OFAN_UDP_PORT_ROCEV2	4791
+
+/* IPv4 ECN codepoints (the two low bits of the TOS byte). */
+#define OFAN_ECN_NOT_ECT	0x0
+#define OFAN_ECN_ECT1		0x1
+#define OFAN_ECN_ECT0		0x2
+#define OFAN_ECN_CE		0x3
+#define OFAN_ECN_MASK		0x3
+
+/* BTH opcodes used by ofan (InfiniBand RC transport). */
+#define OFAN_BTH_OP_RC_SEND_ONLY	0x04
+#define OFAN_BTH_OP_RC_ACK		0x11
+
+#define OFAN_ETH_HDR_SIZE	14
+#define OFAN_IPV4_HDR_SIZE	20
+#define OFAN_UDP_HDR_SIZE	8
+#define OFAN_BTH_SIZE		12
+#define OFAN_AETH_SIZE		4
+#define OFAN_ACK_EXT_SIZE	20
+/* Ethernet + IPv4 (no options) + UDP + BTH: offset of a data payload. */
+#define OFAN_DATA_HDRS_SIZE \
+	(OFAN_ETH_HDR_SIZE + OFAN_IPV4_HDR_SIZE + OFAN_UDP_HDR_SIZE + OFAN_BTH_SIZE)
+/* A whole ACK frame before Ethernet padding. */
+#define OFAN_ACK_FRAME_SIZE \
+	(OFAN_DATA_HDRS_SIZE + OFAN_AETH_SIZE + OFAN_ACK_EXT_SIZE)
+
+struct ofan_eth_hdr {
+	uint8_t dst[6];
+	uint8_t src[6];
+	uint16_t ether_type;
+} __attribute__((packed));
+
+struct ofan_ipv4_hdr {
+	uint8_t version_ihl;
+	uint8_t tos;		/* DSCP << 2 | ECN */
+	uint16_t total_length;
+	uint16_t packet_id;
+	uint16_t fragment_offset;
+	uint8_t ttl;
+	uint8_t proto;
+	uint16_t checksum;
+	uint32_t src_addr;
+	uint32_t dst_addr;
+} __attribute__((packed));
+
+struct ofan_udp_hdr {
+	uint16_t src_port;	/* the entropy value (EV) */
+	uint16_t dst_port;
+	uint16_t length;
+	uint16_t checksum;	/* 0: RoCEv2 leaves it unset */
+} __attribute__((packed));
+
+/* InfiniBand Base Transport Header, 12 bytes. */
+struct ofan_bth {
+	uint8_t opcode;
+	uint8_t flags;		/* SE, M, pad count, transport version */
+	uint16_t pkey;
+	uint32_t dest_qp;	/* high 8 bits reserved, low 24 bits QP */
+	uint32_t psn;		/* high bit: ack request; low 24 bits PSN */
+} __attribute__((packed));
+
+/* ACK Extended Transport Header. */
+struct ofan_aeth {
+	uint32_t syndrome_msn;	/* syndrome << 24 | message sequence number */
+} __attribute__((packed));
+
+/* Flag in ofan_ack_ext.flags: the data packet that triggered the ACK was CE. */
+#define OFAN_ACK_F_CE	0x01
+
+/*
+ * The ofan feedback extension, after the AETH of an ACK.  It carries the
+ * path feedback that host load balancers (REPS, PLB) need: the EV and CE
+ * bit of the packet that triggered this ACK, plus SACK state.
+ */
+struct ofan_ack_ext {
+	uint16_t echo_ev;	/* UDP source port of the triggering packet */
+	uint8_t flags;		/* OFAN_ACK_F_* */
+	uint8_t reserved;
+	uint32_t echo_psn;	/* PSN of the triggering data packet */
+	uint32_t cum_psn;	/* every PSN below this one was received */
+	uint64_t sack;		/* bit i set: PSN cum_psn + 1 + i was received */
+} __attribute__((packed));
+
+_Static_assert(sizeof(struct ofan_eth_hdr) == OFAN_ETH_HDR_SIZE, "eth");
+_Static_assert(sizeof(struct ofan_ipv4_hdr) == OFAN_IPV4_HDR_SIZE, "ipv4");
+_Static_assert(sizeof(struct ofan_udp_hdr) == OFAN_UDP_HDR_SIZE, "udp");
+_Static_assert(sizeof(struct ofan_bth) == OFAN_BTH_SIZE, "bth");
+_Static_assert(sizeof(struct ofan_ack_ext) == OFAN_ACK_EXT_SIZE, "ackext");
+
+/* ARP for IPv4 over Ethernet, 28 bytes after the Ethernet header. */
+struct ofan_arp {
+	uint16_t htype;
+	uint16_t ptype;
+	uint8_t hlen;
+	uint8_t plen;
+	uint16_t oper;		/* 1 request, 2 reply */
+	uint8_t sha[6];
+	uint32_t spa;
+	uint8_t tha[6];
+	uint32_t tpa;
+} __attribute__((packed));
+
+#define OFAN_ARP_OP_REQUEST	1
+#define OFAN_ARP_OP_REPLY	2
+
+/*
+ * Everything a builder needs to know to write one ofan packet.  Addresses
+ * and ports are in host byte order here; builders convert.
+ */
+struct ofan_pkt_spec {
+	uint8_t src_mac[6];
+	uint8_t dst_mac[6];
+	uint32_t src_ip;
+	uint32_t dst_ip;
+	uint16_t ev;		/* UDP source port */
+	uint8_t ttl;		/* 0 means 64 */
+	uint8_t tos;		/* DSCP << 2 | ECN */
+	uint32_t dest_qp;
+	uint32_t psn;		/* low 24 bits go into the BTH */
+	uint16_t payload_size;	/* data packets only */
+};
+
+/*
+ * Write a data packet (opcode RC SEND ONLY) into buf.  The payload is
+ * filled with ofan_payload_byte(dest_qp, psn, i) so receivers can verify it.
+ * Returns the frame size, or -ENOSPC if buf_size is too small.
+ */
+int ofan_build_data(uint8_t *buf, size_t buf_size,
+		    const struct ofan_pkt_spec *spec);
+
+/*
+ * Write an ACK into buf: BTH with RC ACK opcode, AETH, and the feedback
+ * extension given in host byte order.  Returns the frame size (before any
+ * padding the NIC adds), or -ENOSPC.
+ */
+int ofan_build_ack(uint8_t *buf, size_t buf_size,
+		   const struct ofan_pkt_spec *spec,
+		   const struct ofan_ack_ext *ext_host_order);
+
+/* Write an ARP request or reply (oper) into buf; returns 42 or -ENOSPC. */
+int ofan_build_arp(uint8_t *buf, size_t buf_size, uint16_t oper,
+		   const uint8_t sha[6], uint32_t spa,
+		   const uint8_t tha[6], uint32_t tpa);
+
+/* The verifiable payload pattern: byte i of packet (qp, psn). */
+static inline uint8_t
+ofan_payload_byte(uint32_t qp, uint32_t psn, uint32_t i)
+{
+	uint32_t x = qp * 0x9e3779b1u ^ psn * 0x85ebca6bu ^ i * 0xc2b2ae35u;
+
+	x ^= x >> 15;
+	return (uint8_t)(x ^ (x >> 8));
+}
+
+/* RFC 1071 checksum of an IPv4 header of ihl_bytes; result in network order. */
+uint16_t ofan_ipv4_checksum(const struct ofan_ipv4_hdr *ip, unsigned int ihl_bytes);
+
+#endif /* OFAN_WIRE_H */

@@ -1,0 +1,159 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Switch load-balancing policies: the one pluggable stage of the switch
+ * pipeline (DESIGN section 4).
+ *
+ * After the FIB lookup each packet has a next-hop group (its candidate
+ * egress members) and a destination key (destination ToR for a ToR,
+ * destination pod for an aggregation switch).  A policy picks one member
+ * per packet.  Policies see plain metadata, never mbufs, so they are unit
+ * tested without EAL; they are called once per burst, not per packet.
+ *
+ * Adding a policy: one lb_<name>.c defining `const struct lb_ops
+ * lb_<name>_ops`, one line in lb_registry.c, its section in the configs
+ * and a test file.
+ *
+ * Ownership and threading: a policy instance (the void *state) belongs to
+ * exactly one forwarding lcore.  Nothing in it is shared or locked; with
+ * several lcores each has its own instance, seeded differently.
+ */
+#ifndef OFAN_LB_H
+#define OFAN_LB_H
+
+#include <stdint.h>
+
+struct ofan_cfg;
+
+#define LB_MAX_MEMBERS 64
+#define LB_NONE 0xffff		/* pick result when no member is live */
+
+enum lb_kind { LB_KIND_DATA = 0, LB_KIND_ACK = 1, LB_NB_KINDS = 2 };
+
+/*
+ * A next-hop group.  Members are listed in configuration order; weight[i]
+ * is the number of live paths through member i (0 = dead, skip it).  The
+ * control plane changes weights and then calls lb_group_refresh(), which
+ * recomputes the derived fields, and the policy's group_changed().
+ */
+struct lb_group {
+	uint16_t id;			/* < lb_params.nb_groups */
+	uint16_t nb_members;
+	uint16_t port[LB_MAX_MEMBERS];	/* egress port of member i */
+	uint16_t weight[LB_MAX_MEMBERS];
+	/* Derived by lb_group_refresh(): */
+	uint16_t nb_live;
+	uint16_t live[LB_MAX_MEMBERS];	/* member indexes with weight > 0 */
+	uint32_t version;		/* bumped by every refresh */
+};
+
+/* Recompute nb_live/live[] from weight[] and bump version. */
+void lb_group_refresh(struct lb_group *grp);
+
+/* What a policy knows about one packet. */
+struct lb_pkt {
+	const struct lb_group *grp;
+	uint32_t flow_hash;	/* seeded hash of the 5-tuple (EV included) */
+	uint32_t dst_key;	/* < lb_params.nb_dst_keys */
+	uint8_t kind;		/* enum lb_kind; non-RoCE traffic is DATA */
+};
+
+/*
+ * What a policy may know about the switch: the occupancy level of each
+ * egress port's queue, quantised to 0 .. nb_levels-1 by the engine
+ * (0 = empty).  Updated by the engine as it enqueues.
+ */
+struct lb_view {
+	const uint8_t *port_level;	/* indexed by port id */
+	uint8_t nb_levels;
+};
+
+enum lb_flowlet_repick { LB_FLOWLET_RANDOM = 0, LB_FLOWLET_LEAST_LOADED = 1 };
+
+/*
+ * Creation parameters: sizes from the engine, knobs from the config.
+ * Each policy's parse() fills only its own sub-struct.
+ */
+struct lb_params {
+	uint64_t seed;		/* per switch, already mixed with the lcore */
+	uint32_t nb_groups;
+	uint32_t nb_dst_keys;
+	uint16_t nb_ports;
+	struct {
+		/* Advance the pointer by one extra every N full cycles (0 = off). */
+		uint32_t nudge_cycles;
+		/* Shuffle the member order once per switch (default yes). */
+		uint8_t shuffle;
+		/* Random start per destination (default yes). */
+		uint8_t random_start;
+	} ofan;
+	struct {
+		uint64_t gap_ns;	/* idle gap that ends a flowlet */
+		uint32_t table_size;	/* flow table entries, power of two */
+		uint8_t repick;		/* enum lb_flowlet_repick */
+	} flowlet;
+	struct {
+		uint8_t nb_levels;	/* quantisation levels of queue occupancy */
+	} adaptive;
+};
+
+/* Set every knob of every policy to its default. */
+void lb_params_defaults(struct lb_params *p);
+
+/*
+ * A policy.  Members are called from the control path (parse, create,
+ * destroy, group_changed, dump) or the data path (pick) of the lcore that
+ * owns the instance, never concurrently.
+ */
+struct lb_ops {
+	const char *name;	/* as written in the config: policy = <name> */
+	const char *summary;	/* one line for --help and README */
+	/*
+	 * Read and validate this policy's own [<name>] section (it may be
+	 * absent: defaults stay).  Called for every registered policy at
+	 * start-up, so a bad knob is reported even for an unselected policy.
+	 * May be NULL when the policy has no knobs.  Returns 0 or -EINVAL
+	 * with the message recorded in cfg.
+	 */
+	int (*parse)(struct ofan_cfg *cfg, struct lb_params *p);
+	/* Allocate an instance; returns 0 or -errno.  *state owned by caller. */
+	int (*create)(const struct lb_params *p, void **state);
+	void (*destroy)(void *state);
+	/*
+	 * A group's membership or weights changed (also called once for
+	 * every group before the first pick).  Rebuild derived state.
+	 */
+	void (*group_changed)(void *state, const struct lb_group *grp);
+	/*
+	 * Pick a member for each of n packets: out[i] is an index into
+	 * pkts[i].grp->port[], or LB_NONE when the group has no live member.
+	 * Must never return a dead member.
+	 */
+	void (*pick)(void *state, const struct lb_pkt *pkts, uint16_t n,
+		     const struct lb_view *view, uint64_t now_ns,
+		     uint16_t *out);
+	/*
+	 * Report state for telemetry and stats: calls emit(arg, key, value)
+	 * for a handful of counters (e.g. flowlet table hits).  May be NULL.
+	 */
+	void (*dump)(void *state,
+		     void (*emit)(void *arg, const char *key, uint64_t value),
+		     void *arg);
+};
+
+/* NULL-terminated registry of every policy, in documentation order. */
+extern const struct lb_ops *const lb_registry[];
+
+/* Look a policy up by name; NULL if unknown. */
+const struct lb_ops *lb_find(const char *name);
+
+/* "ecmp, spray, rr, adaptive, flowlet, ofan" into buf, for messages. */
+const char *lb_names(char *buf, unsigned int size);
+
+extern const struct lb_ops lb_ecmp_ops;
+extern const struct lb_ops lb_spray_ops;
+extern const struct lb_ops lb_rr_ops;
+extern const struct lb_ops lb_adaptive_ops;
+extern const struct lb_ops lb_flowlet_ops;
+extern const struct lb_ops lb_ofan_ops;
+
+#endif /* OFAN_LB_H */
