@@ -37,7 +37,8 @@
 	X(QUEUE_FULL, "queue_full", "egress queue full (tail drop)") \
 	X(LINK_DOWN, "link_down", "egress link is down") \
 	X(BLACKHOLE, "blackhole", "egress link silently drops (black hole)") \
-	X(TX_FAILED, "tx_failed", "the device refused the packet at shutdown") \
+	X(TX_FULL, "tx_full", "device TX ring full and the port has no software queue") \
+	X(SHUTDOWN, "shutdown", "still queued when the switch stopped") \
 	X(NOT_FOR_US, "not_for_us", "ARP or local traffic not addressed to this node")
 
 enum ofan_drop {

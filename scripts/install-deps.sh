@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Install every Debian package ofan needs to build, test and plot.
+# Idempotent: quiet and quick when everything is already there.
+set -euo pipefail
+
+packages=(
+	build-essential pkg-config meson ninja-build
+	dpdk dpdk-dev libdpdk-dev
+	libpcap-dev libiniparser-dev check
+	clang-14 libclang-rt-14-dev
+	tshark gnuplot-nox python3-scapy iperf3 iproute2 shellcheck
+)
+
+missing=()
+for p in "${packages[@]}"; do
+	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+		missing+=("$p")
+	fi
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "install-deps: missing packages: ${missing[*]}; run as root (or: sudo apt-get install ${missing[*]})" >&2
+	exit 1
+fi
+echo "install-deps: installing ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+# tshark asks whether non-root users may capture; answer no, non-interactively.
+echo "wireshark-common wireshark-common/install-setuid boolean false" | debconf-set-selections
+apt-get update -qq >/dev/null
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

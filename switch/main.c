@@ -1,0 +1,569 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * ofan-switch: one switch engine on DPDK ethdev ports, in wall-clock time.
+ *
+ *   ofan-switch [EAL args] -- --config FILE [--stats-json FILE]
+ *               [--duration SEC] [--stop-when-idle SEC] [--check-config]
+ *
+ * main() only orchestrates: arguments, config (validated completely before
+ * EAL touches a port), EAL, mempool, ports, engine, telemetry, launch,
+ * wait, drain, teardown, stats.  Forwarding is in sw_fwd_loop(); the
+ * pipeline itself is the engine's.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_cycles.h>
+#include <rte_eal.h>
+#include <rte_ethdev.h>
+#include <rte_launch.h>
+#include <rte_lcore.h>
+#include <rte_mbuf.h>
+#include <rte_pdump.h>
+
+#include "ofan_clock.h"
+#include "ofan_config.h"
+#include "sw_config.h"
+#include "sw_engine.h"
+#include "sw_ethdev.h"
+#include "sw_stats.h"
+#include "sw_telemetry.h"
+
+#define SW_MAX_RXQ_PER_WORKER (SW_MAX_PORTS * 16)
+
+static volatile sig_atomic_t sw_quit;
+
+static void
+sw_on_signal(int sig)
+{
+	(void)sig;
+	sw_quit = 1;
+}
+
+struct sw_app {
+	const char *config_path;
+	const char *stats_json;
+	double duration_s;	/* 0 = until a signal */
+	double idle_s;		/* 0 = never stop on idleness */
+	bool check_only;
+	struct sw_config *cfg;
+	struct sw_engine *eng;
+	struct rte_mempool *pool;
+	uint16_t port_id[SW_MAX_PORTS];
+	bool port_started[SW_MAX_PORTS];
+	struct ofan_clock clock;
+	uint64_t ns_mult;	/* TSC -> ns: (tsc * ns_mult) >> 32 */
+};
+
+/* What one forwarding lcore polls. */
+struct sw_fwd_ctx {
+	struct sw_app *app;
+	struct sw_worker *w;
+	uint16_t nb_rxq;
+	uint16_t rx_port[SW_MAX_RXQ_PER_WORKER];	/* engine port */
+	uint16_t rx_queue[SW_MAX_RXQ_PER_WORKER];
+	bool is_main;		/* also runs control and stats */
+	volatile uint64_t last_rx_ns;
+};
+
+static inline uint64_t
+sw_now_ns(const struct sw_app *app)
+{
+	uint64_t d = rte_rdtsc() - app->clock.tsc_start;
+
+	return (uint64_t)(((unsigned __int128)d * app->ns_mult) >> 32);
+}
+
+static void
+sw_usage(FILE *f)
+{
+	fprintf(f,
+		"usage: ofan-switch [EAL args] -- --config FILE [options]\n"
+		"  --config FILE        switch configuration (see configs/)\n"
+		"  --stats-json FILE    write JSON statistics at exit\n"
+		"  --duration SEC       stop after SEC seconds\n"
+		"  --stop-when-idle SEC stop once nothing was received for SEC\n"
+		"                       seconds and every egress queue is empty\n"
+		"  --check-config       validate the configuration and exit\n"
+		"  --help               this text\n"
+		"EAL example without hugepages or NICs:\n"
+		"  ofan-switch --no-huge -m 512 --no-pci --file-prefix sw0 -l 0 -- --config configs/leaf-4x4.ini\n");
+}
+
+static int
+sw_parse_seconds(const char *opt, const char *s, double *out)
+{
+	uint64_t ns;
+
+	if (ofan_parse_double(s, out) == 0 && *out >= 0)
+		return 0;
+	if (ofan_parse_time(s, &ns) == 0) {
+		*out = (double)ns / 1e9;
+		return 0;
+	}
+	fprintf(stderr, "ofan-switch: %s: '%s' is not a duration; expected seconds (e.g. 5 or 0.5) or a time with unit (e.g. 500ms)\n",
+		opt, s);
+	return -EINVAL;
+}
+
+static int
+sw_parse_args(struct sw_app *app, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "config", required_argument, NULL, 'c' },
+		{ "stats-json", required_argument, NULL, 'j' },
+		{ "duration", required_argument, NULL, 'd' },
+		{ "stop-when-idle", required_argument, NULL, 'i' },
+		{ "check-config", no_argument, NULL, 'k' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (c) {
+		case 'c':
+			app->config_path = optarg;
+			break;
+		case 'j':
+			app->stats_json = optarg;
+			break;
+		case 'd':
+			if (sw_parse_seconds("--duration", optarg,
+					     &app->duration_s))
+				return -EINVAL;
+			break;
+		case 'i':
+			if (sw_parse_seconds("--stop-when-idle", optarg,
+					     &app->idle_s))
+				return -EINVAL;
+			break;
+		case 'k':
+			app->check_only = true;
+			break;
+		case 'h':
+			sw_usage(stdout);
+			exit(0);
+		default:
+			sw_usage(stderr);
+			return -EINVAL;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "ofan-switch: unexpected argument '%s'\n",
+			argv[optind]);
+		return -EINVAL;
+	}
+	if (app->config_path == NULL) {
+		fprintf(stderr, "ofan-switch: --config FILE is required (after --)\n");
+		sw_usage(stderr);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Drain every egress queue of w once: as much as the shaper and NIC allow. */
+static inline void
+sw_fwd_tx(struct sw_app *app, struct sw_worker *w, uint64_t now)
+{
+	struct rte_mbuf *pkts[SW_MAX_BURST];
+	uint16_t p, n, sent;
+
+	for (p = 0; p < app->cfg->nb_ports; p++) {
+		n = sw_worker_tx_peek(w, p, now, pkts, app->cfg->burst);
+		if (n == 0)
+			continue;
+		sent = rte_eth_tx_burst(app->port_id[p], w->id, pkts, n);
+		sw_worker_tx_commit(w, p, now, pkts, n, sent);
+	}
+}
+
+static bool
+sw_queues_empty(const struct sw_worker *w, uint16_t nb_ports)
+{
+	uint16_t p;
+
+	for (p = 0; p < nb_ports; p++)
+		if (sw_queue_len(&w->queue[p]) != 0)
+			return false;
+	return true;
+}
+
+/* One polling round of a forwarding lcore: every RX queue, then TX. */
+static inline void
+sw_fwd_once(struct sw_fwd_ctx *ctx, uint64_t now)
+{
+	struct sw_app *app = ctx->app;
+	struct rte_mbuf *pkts[SW_MAX_BURST];
+	uint16_t burst = app->cfg->burst;
+	uint16_t i, n;
+
+	for (i = 0; i < ctx->nb_rxq; i++) {
+		n = rte_eth_rx_burst(app->port_id[ctx->rx_port[i]],
+				     ctx->rx_queue[i], pkts, burst);
+		if (n == 0)
+			continue;
+		ctx->last_rx_ns = now;
+		sw_worker_input(ctx->w, ctx->rx_port[i], pkts, n, now);
+	}
+	sw_fwd_tx(app, ctx->w, now);
+}
+
+/* Body of a worker lcore. */
+static int
+sw_fwd_loop(void *arg)
+{
+	struct sw_fwd_ctx *ctx = arg;
+
+	while (!sw_quit)
+		sw_fwd_once(ctx, sw_now_ns(ctx->app));
+	return 0;
+}
+
+/*
+ * Drain what is still queued after the stop, bounded: a shaped queue of a
+ * slow link might take long, and anything left is freed (and counted) by
+ * sw_engine_free().
+ */
+static void
+sw_fwd_drain(struct sw_app *app, struct sw_worker *w)
+{
+	uint64_t start = sw_now_ns(app), now;
+
+	do {
+		now = sw_now_ns(app);
+		sw_fwd_tx(app, w, now);
+	} while (!sw_queues_empty(w, app->cfg->nb_ports) &&
+		 now - start < 100 * OFAN_NS_PER_MS);
+}
+
+/*
+ * The main lcore: forwards too when there are no worker lcores, runs the
+ * control plane, prints status lines and ends the run.
+ */
+static void
+sw_main_loop(struct sw_app *app, struct sw_fwd_ctx *ctxs, uint16_t nb_ctx,
+	     struct sw_fwd_ctx *main_ctx)
+{
+	const uint64_t interval = app->cfg->stats_interval_ns;
+	uint64_t start = sw_now_ns(app), now, next_stat = start + interval;
+	uint64_t last_stat = start, idle_ns = (uint64_t)(app->idle_s * 1e9);
+	uint64_t end = app->duration_s > 0 ?
+		start + (uint64_t)(app->duration_s * 1e9) : UINT64_MAX;
+	struct sw_totals *prev = calloc(1, sizeof(*prev));
+	uint16_t i;
+
+	uint64_t last_ctl = 0;
+
+	while (!sw_quit) {
+		now = sw_now_ns(app);
+		if (main_ctx != NULL)
+			sw_fwd_once(main_ctx, now);
+		else
+			rte_delay_us_sleep(50);
+		if (now - last_ctl >= 10 * OFAN_NS_PER_US) {
+			sw_engine_control(app->eng, now);
+			last_ctl = now;
+		}
+		if (interval > 0 && now >= next_stat && prev != NULL) {
+			sw_stats_status_line(stderr, app->eng, prev,
+					     (double)(now - start) / 1e9,
+					     (double)(now - last_stat) / 1e9);
+			last_stat = now;
+			next_stat += interval;
+		}
+		if (now >= end)
+			break;
+		if (idle_ns > 0) {
+			bool idle = true;
+
+			for (i = 0; i < nb_ctx && idle; i++)
+				idle = now - ctxs[i].last_rx_ns >= idle_ns &&
+				       sw_queues_empty(ctxs[i].w,
+						       app->cfg->nb_ports);
+			if (idle)
+				break;
+		}
+	}
+	sw_quit = 1;
+	free(prev);
+}
+
+static int
+sw_create_pool(struct sw_app *app, uint16_t nb_workers)
+{
+	const struct sw_config *c = app->cfg;
+	uint64_t n = c->nb_mbufs;
+	uint16_t p;
+
+	if (n == 0) {
+		for (p = 0; p < c->nb_ports; p++) {
+			const struct sw_port_config *pc = &c->ports[p];
+
+			n += (uint64_t)pc->nb_rxd * pc->nb_rx_queues;
+			n += (uint64_t)pc->nb_txd * nb_workers;
+			n += (uint64_t)(pc->queue.enabled ?
+				pc->queue.capacity_pkts :
+				(uint32_t)c->burst * SW_MAX_PORTS) * nb_workers;
+		}
+		n += (uint64_t)nb_workers * (512 + 2 * SW_MAX_BURST);
+		if (n > (1u << 22))
+			n = 1u << 22;
+	}
+	app->pool = rte_pktmbuf_pool_create("ofan_sw_pool", (unsigned int)n,
+					    256, 0,
+					    RTE_MBUF_DEFAULT_BUF_SIZE,
+					    rte_socket_id());
+	if (app->pool == NULL) {
+		fprintf(stderr, "ofan-switch: cannot create a pool of %llu mbufs: %s. Hint: with --no-huge give EAL more memory (-m 1024), or mount hugepages (mount -t hugetlbfs nodev /dev/hugepages; echo 1024 > /proc/sys/vm/nr_hugepages), or lower [switch] mbufs / queue sizes\n",
+			(unsigned long long)n, rte_strerror(rte_errno));
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static int
+sw_setup_ports(struct sw_app *app, uint16_t nb_workers, uint8_t (*macs)[6])
+{
+	const struct sw_config *c = app->cfg;
+	char err[512];
+	uint16_t p, q;
+	int rc;
+
+	/* Resolve every port first: a bad dev fails before any port starts. */
+	for (p = 0; p < c->nb_ports; p++) {
+		rc = sw_ethdev_resolve(c->ports[p].dev, &app->port_id[p], err,
+				       sizeof(err));
+		if (rc != 0) {
+			fprintf(stderr, "ofan-switch: %s:port.%u:dev: %s\n",
+				c->path, p, err);
+			return rc;
+		}
+		for (q = 0; q < p; q++)
+			if (app->port_id[q] == app->port_id[p]) {
+				fprintf(stderr, "ofan-switch: %s:port.%u:dev: '%s' is the same device as port.%u; expected each port on its own device\n",
+					c->path, p, c->ports[p].dev, q);
+				return -EINVAL;
+			}
+	}
+	for (p = 0; p < c->nb_ports; p++) {
+		struct rte_ether_addr a;
+
+		rc = sw_ethdev_start(app->port_id[p], c->ports[p].nb_rx_queues,
+				     nb_workers, c->ports[p].nb_rxd,
+				     c->ports[p].nb_txd, app->pool, err,
+				     sizeof(err));
+		if (rc != 0) {
+			fprintf(stderr, "ofan-switch: %s:port.%u (%s): %s\n",
+				c->path, p, c->ports[p].dev, err);
+			return rc;
+		}
+		app->port_started[p] = true;
+		rte_eth_macaddr_get(app->port_id[p], &a);
+		memcpy(macs[p], a.addr_bytes, 6);
+	}
+	return 0;
+}
+
+/* Hand out (port, RX queue) pairs round robin over the forwarding lcores. */
+static void
+sw_assign_queues(struct sw_app *app, struct sw_fwd_ctx *ctxs, uint16_t nb)
+{
+	const struct sw_config *c = app->cfg;
+	uint16_t p, q, k = 0;
+
+	for (p = 0; p < c->nb_ports; p++)
+		for (q = 0; q < c->ports[p].nb_rx_queues; q++) {
+			struct sw_fwd_ctx *x = &ctxs[k++ % nb];
+
+			x->rx_port[x->nb_rxq] = p;
+			x->rx_queue[x->nb_rxq] = q;
+			x->nb_rxq++;
+		}
+}
+
+static void
+sw_write_stats(struct sw_app *app, double elapsed, uint16_t nb_workers,
+	       int64_t inuse_start, int64_t inuse_end)
+{
+	const char *devs[SW_MAX_PORTS];
+	struct sw_stats_extra x = {
+		.elapsed_s = elapsed,
+		.nb_workers = nb_workers,
+		.mempool_in_use_start = inuse_start,
+		.mempool_in_use_end = inuse_end,
+		.port_devs = devs,
+	};
+	FILE *f;
+	uint16_t p;
+
+	for (p = 0; p < app->cfg->nb_ports; p++)
+		devs[p] = app->cfg->ports[p].dev;
+	if (app->stats_json == NULL)
+		return;
+	f = fopen(app->stats_json, "w");
+	if (f == NULL) {
+		fprintf(stderr, "ofan-switch: cannot write %s: %s\n",
+			app->stats_json, strerror(errno));
+		return;
+	}
+	if (sw_stats_write_json(f, app->eng, &x) != 0)
+		fprintf(stderr, "ofan-switch: error writing %s\n",
+			app->stats_json);
+	fclose(f);
+}
+
+int
+main(int argc, char **argv)
+{
+	static struct sw_fwd_ctx ctxs[SW_MAX_WORKERS];
+	struct sw_app app;
+	uint8_t macs[SW_MAX_PORTS][6];
+	char err[1024];
+	int eal_argc = argc, rc, i, exit_code = 0;
+	unsigned int lcore;
+	uint16_t nb_workers = 0, p, wid;
+	struct sw_fwd_ctx *main_ctx = NULL;
+	int64_t inuse_start = 0, inuse_end;
+	uint64_t t0 = 0;
+
+	memset(&app, 0, sizeof(app));
+	/* Application arguments follow "--"; everything before is EAL's. */
+	for (i = 1; i < argc; i++)
+		if (strcmp(argv[i], "--") == 0) {
+			eal_argc = i;
+			break;
+		}
+	for (i = 1; i < eal_argc; i++)
+		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+			sw_usage(stdout);
+			return 0;
+		}
+	if (eal_argc == argc) {
+		fprintf(stderr, "ofan-switch: missing '--' before the application options\n");
+		sw_usage(stderr);
+		return 2;
+	}
+	if (sw_parse_args(&app, argc - eal_argc, argv + eal_argc) != 0)
+		return 2;
+
+	/* The whole configuration is validated before EAL starts. */
+	app.cfg = malloc(sizeof(*app.cfg));
+	if (app.cfg == NULL)
+		return 1;
+	if (sw_config_load(app.config_path, app.cfg, err, sizeof(err)) != 0) {
+		fprintf(stderr, "ofan-switch: %s\n", err);
+		free(app.cfg);
+		return 2;
+	}
+	if (app.check_only) {
+		printf("%s: ok (%u ports, %u groups, %u routes, policy %s)\n",
+		       app.config_path, app.cfg->nb_ports, app.cfg->nb_groups,
+		       app.cfg->nb_routes, app.cfg->policy->name);
+		free(app.cfg);
+		return 0;
+	}
+
+	rc = rte_eal_init(eal_argc, argv);
+	if (rc < 0) {
+		fprintf(stderr, "ofan-switch: EAL initialisation failed: %s. Hint: run as root; without hugepages pass --no-huge -m 512 (and --no-pci without NICs), or mount hugepages; give each process its own --file-prefix\n",
+			rte_strerror(rte_errno));
+		free(app.cfg);
+		return 1;
+	}
+	signal(SIGINT, sw_on_signal);
+	signal(SIGTERM, sw_on_signal);
+	ofan_clock_init_tsc(&app.clock, rte_get_tsc_hz(), rte_rdtsc());
+	app.ns_mult = (uint64_t)(((unsigned __int128)OFAN_NS_PER_S << 32) /
+				 rte_get_tsc_hz());
+
+	RTE_LCORE_FOREACH_WORKER(lcore)
+		nb_workers++;
+	if (nb_workers == 0)
+		nb_workers = 1;	/* the main lcore forwards */
+	if (nb_workers > SW_MAX_WORKERS) {
+		fprintf(stderr, "ofan-switch: %u worker lcores; at most %d are supported\n",
+			nb_workers, SW_MAX_WORKERS);
+		exit_code = 2;
+		goto out_eal;
+	}
+	if (sw_create_pool(&app, nb_workers) != 0) {
+		exit_code = 1;
+		goto out_eal;
+	}
+	inuse_start = rte_mempool_in_use_count(app.pool);
+	if (sw_setup_ports(&app, nb_workers, macs) != 0) {
+		exit_code = 2;
+		goto out_ports;
+	}
+	app.eng = sw_engine_create(app.cfg, nb_workers,
+				   (const uint8_t (*)[6])macs, rte_socket_id(),
+				   err, sizeof(err));
+	if (app.eng == NULL) {
+		fprintf(stderr, "ofan-switch: %s\n", err);
+		exit_code = 1;
+		goto out_ports;
+	}
+	if (sw_telemetry_register(app.eng) != 0)
+		fprintf(stderr, "ofan-switch: telemetry commands unavailable\n");
+	/* dpdk-dumpcap attaches as a secondary; that needs hugepages. */
+	if (rte_pdump_init() != 0)
+		fprintf(stderr, "ofan-switch: packet capture (rte_pdump) unavailable: %s\n",
+			rte_strerror(rte_errno));
+
+	for (wid = 0; wid < nb_workers; wid++) {
+		ctxs[wid].app = &app;
+		ctxs[wid].w = sw_engine_worker(app.eng, wid);
+	}
+	sw_assign_queues(&app, ctxs, nb_workers);
+	fprintf(stderr, "%s: policy %s, %u ports, %u forwarding lcore(s)\n",
+		app.cfg->name, app.cfg->policy->name, app.cfg->nb_ports,
+		nb_workers);
+	t0 = sw_now_ns(&app);
+	for (wid = 0; wid < nb_workers; wid++)
+		ctxs[wid].last_rx_ns = t0;
+	if (rte_lcore_count() == 1) {
+		main_ctx = &ctxs[0];
+		main_ctx->is_main = true;
+	} else {
+		wid = 0;
+		RTE_LCORE_FOREACH_WORKER(lcore)
+			rte_eal_remote_launch(sw_fwd_loop, &ctxs[wid++], lcore);
+	}
+	sw_main_loop(&app, ctxs, nb_workers, main_ctx);
+	rte_eal_mp_wait_lcore();
+
+	/* Teardown: drain, stop ports, count, report, free. */
+	for (wid = 0; wid < nb_workers; wid++)
+		sw_fwd_drain(&app, ctxs[wid].w);
+	sw_telemetry_unregister();
+	rte_pdump_uninit();
+out_ports:
+	if (app.eng != NULL)
+		sw_engine_free_queues(app.eng);
+	for (p = 0; p < app.cfg->nb_ports; p++)
+		if (app.port_started[p])
+			sw_ethdev_close(app.port_id[p]);
+	if (app.pool != NULL) {
+		inuse_end = rte_mempool_in_use_count(app.pool);
+		if (app.eng != NULL)
+			sw_write_stats(&app, (double)(sw_now_ns(&app) - t0) / 1e9,
+				       nb_workers, inuse_start, inuse_end);
+		if (inuse_end != inuse_start) {
+			fprintf(stderr, "ofan-switch: mbuf leak: %lld mbufs in use at exit, %lld at start\n",
+				(long long)inuse_end, (long long)inuse_start);
+			exit_code = 3;
+		}
+	}
+	sw_engine_free(app.eng);
+	rte_mempool_free(app.pool);
+out_eal:
+	rte_eal_cleanup();
+	free(app.cfg);
+	return exit_code;
+}

@@ -1,0 +1,452 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Loader for the switch configuration (see sw_config.h and the commented
+ * examples in configs/).  Sections:
+ *   [switch]        name, policy, seed, burst, stats_interval, ...
+ *   [queue]         defaults for every port's egress queue
+ *   [port.N]        one per port, N = 0 .. 31, with optional queue overrides
+ *   [group.NAME]    a next-hop group: members (port numbers), weights
+ *   [route.NAME]    prefix -> group (or port) and destination key
+ *   [failures]      detect_delay, reconverge_delay
+ *   [failure.NAME]  a scheduled failure of a port
+ *   [<policy>]      knobs of one policy, parsed by the policy itself
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ofan_config.h"
+#include "sw_config.h"
+
+const char *const sw_link_state_names[] = {
+	"up", "down", "blackhole", "degraded", NULL
+};
+
+void
+sw_queue_config_defaults(struct sw_queue_config *q)
+{
+	q->enabled = true;
+	q->capacity_pkts = 1024;
+	q->capacity_bytes = 4u << 20;
+	q->ecn = true;
+	q->ecn_kmin_bytes = 64u << 10;
+	q->ecn_kmax_bytes = 256u << 10;
+	q->ecn_pmax = 0.2;
+	q->rate_bps = 0;
+}
+
+void
+sw_config_defaults(struct sw_config *c)
+{
+	memset(c, 0, sizeof(*c));
+	snprintf(c->name, sizeof(c->name), "switch");
+	lb_params_defaults(&c->lb);
+	c->policy = lb_find("ecmp");
+	c->seed = 1;
+	c->burst = 32;
+	c->verify_checksum = false;
+	c->stats_interval_ns = 1000000000ull;
+	c->detect_delay_ns = 10000;		/* 10 us */
+	c->reconverge_delay_ns = 100000;	/* 100 us */
+}
+
+/*
+ * Read the queue keys of section sec into q (which holds the defaults) and
+ * check that they make sense together.
+ */
+static int
+sw_config_queue(struct ofan_cfg *cfg, const char *sec,
+		struct sw_queue_config *q)
+{
+	if (ofan_cfg_get_bool(cfg, sec, "queue", 0, &q->enabled) ||
+	    ofan_cfg_get_u32(cfg, sec, "queue_packets", 0, 1, 1u << 20,
+			     &q->capacity_pkts) ||
+	    ofan_cfg_get_size(cfg, sec, "queue_bytes", 0, 64, 1ull << 32,
+			      &q->capacity_bytes) ||
+	    ofan_cfg_get_bool(cfg, sec, "ecn", 0, &q->ecn) ||
+	    ofan_cfg_get_size(cfg, sec, "ecn_kmin", 0, 0, 1ull << 32,
+			      &q->ecn_kmin_bytes) ||
+	    ofan_cfg_get_size(cfg, sec, "ecn_kmax", 0, 0, 1ull << 32,
+			      &q->ecn_kmax_bytes) ||
+	    ofan_cfg_get_double(cfg, sec, "ecn_pmax", 0, 0.0, 1.0,
+				&q->ecn_pmax) ||
+	    ofan_cfg_get_rate(cfg, sec, "rate", 0, 0, 10000ull * 1000000000ull,
+			      &q->rate_bps))
+		return -EINVAL;
+	if (q->ecn && q->ecn_kmax_bytes < q->ecn_kmin_bytes)
+		return ofan_cfg_fail(cfg, sec, "ecn_kmax",
+			"'%llu' bytes is below ecn_kmin (%llu bytes); expected ecn_kmin <= ecn_kmax",
+			(unsigned long long)q->ecn_kmax_bytes,
+			(unsigned long long)q->ecn_kmin_bytes);
+	return 0;
+}
+
+static int
+sw_config_switch(struct ofan_cfg *cfg, struct sw_config *c)
+{
+	static const char *const sec = "switch";
+	const char *names[16];
+	const char *name = c->name;
+	const char *policy = "ecmp";
+	char buf[128];
+	uint32_t burst = c->burst;
+	int i, n;
+
+	/* Build the list of policy names for the enum getter. */
+	for (n = 0; lb_registry[n] != NULL && n < 15; n++)
+		names[n] = lb_registry[n]->name;
+	names[n] = NULL;
+	if (ofan_cfg_get_str(cfg, sec, "name", 0, &name))
+		return -EINVAL;
+	snprintf(c->name, sizeof(c->name), "%s", name);
+	i = 0;
+	if (ofan_cfg_get_enum(cfg, sec, "policy", OFAN_CFG_REQUIRED, names, &i))
+		return -EINVAL;
+	policy = names[i];
+	c->policy = lb_find(policy);
+	if (ofan_cfg_get_u64(cfg, sec, "seed", 0, 0, UINT64_MAX, &c->seed) ||
+	    ofan_cfg_get_u32(cfg, sec, "burst", 0, 1, 512, &burst) ||
+	    ofan_cfg_get_bool(cfg, sec, "verify_checksum", 0,
+			      &c->verify_checksum) ||
+	    ofan_cfg_get_time(cfg, sec, "stats_interval", 0, 0,
+			      3600ull * 1000000000ull, &c->stats_interval_ns) ||
+	    ofan_cfg_get_u32(cfg, sec, "mbufs", 0, 0, 1u << 24, &c->nb_mbufs))
+		return -EINVAL;
+	c->burst = (uint16_t)burst;
+	(void)buf;
+	return 0;
+}
+
+/* Port sections are "port.N" with N the port number, dense from 0. */
+static int
+sw_config_ports(struct ofan_cfg *cfg, struct sw_config *c,
+		const struct sw_queue_config *qdef)
+{
+	const char *secs[SW_MAX_PORTS + 1];
+	bool seen[SW_MAX_PORTS] = { false };
+	int n, i;
+
+	n = ofan_cfg_sections(cfg, "port.", secs, SW_MAX_PORTS + 1);
+	if (n == 0)
+		return ofan_cfg_fail(cfg, "port.0", "dev",
+			"missing; expected at least one [port.N] section with dev = <ethdev name or vdev devargs>");
+	if (n > SW_MAX_PORTS)
+		return ofan_cfg_fail(cfg, secs[SW_MAX_PORTS], "dev",
+			"too many ports; expected at most %d ([port.0] .. [port.%d])",
+			SW_MAX_PORTS, SW_MAX_PORTS - 1);
+	for (i = 0; i < n; i++) {
+		const char *sec = secs[i];
+		struct sw_port_config *p;
+		const char *dev = NULL;
+		uint64_t id;
+		uint32_t v;
+
+		if (ofan_parse_u64(sec + 5, &id) != 0 || id >= SW_MAX_PORTS)
+			return ofan_cfg_fail(cfg, sec, "dev",
+				"section name '%s' has no valid port number; expected [port.N] with N in [0, %d]",
+				sec, SW_MAX_PORTS - 1);
+		if (seen[id])
+			return ofan_cfg_fail(cfg, sec, "dev",
+				"port %llu is defined twice; expected one [port.N] section per port",
+				(unsigned long long)id);
+		seen[id] = true;
+		p = &c->ports[id];
+		p->queue = *qdef;
+		p->nb_rx_queues = 1;
+		p->nb_rxd = 1024;
+		p->nb_txd = 1024;
+		if (ofan_cfg_get_str(cfg, sec, "dev", OFAN_CFG_REQUIRED, &dev))
+			return -EINVAL;
+		if (strlen(dev) >= sizeof(p->dev))
+			return ofan_cfg_fail(cfg, sec, "dev",
+				"'%.40s...' is too long; expected at most %zu characters",
+				dev, sizeof(p->dev) - 1);
+		snprintf(p->dev, sizeof(p->dev), "%s", dev);
+		p->mac_set = ofan_cfg_has_key(cfg, sec, "mac");
+		p->peer_mac_set = ofan_cfg_has_key(cfg, sec, "peer_mac");
+		if (ofan_cfg_get_ipv4(cfg, sec, "ip", 0, &p->ip) ||
+		    ofan_cfg_get_mac(cfg, sec, "mac", 0, p->mac) ||
+		    ofan_cfg_get_mac(cfg, sec, "peer_mac", 0, p->peer_mac))
+			return -EINVAL;
+		v = p->nb_rx_queues;
+		if (ofan_cfg_get_u32(cfg, sec, "rx_queues", 0, 1, 16, &v))
+			return -EINVAL;
+		p->nb_rx_queues = (uint16_t)v;
+		v = p->nb_rxd;
+		if (ofan_cfg_get_u32(cfg, sec, "rx_descriptors", 0, 64, 16384,
+				     &v))
+			return -EINVAL;
+		p->nb_rxd = (uint16_t)v;
+		v = p->nb_txd;
+		if (ofan_cfg_get_u32(cfg, sec, "tx_descriptors", 0, 64, 16384,
+				     &v))
+			return -EINVAL;
+		p->nb_txd = (uint16_t)v;
+		if (sw_config_queue(cfg, sec, &p->queue))
+			return -EINVAL;
+	}
+	for (i = 0; i < n; i++)
+		if (!seen[i])
+			return ofan_cfg_fail(cfg, secs[n - 1], "dev",
+				"ports must be numbered densely from 0; [port.%d] is missing", i);
+	c->nb_ports = (uint16_t)n;
+	return 0;
+}
+
+static int
+sw_config_groups(struct ofan_cfg *cfg, struct sw_config *c)
+{
+	const char *secs[SW_MAX_GROUPS + 1];
+	int n, i;
+
+	n = ofan_cfg_sections(cfg, "group.", secs, SW_MAX_GROUPS + 1);
+	if (n > SW_MAX_GROUPS)
+		return ofan_cfg_fail(cfg, secs[SW_MAX_GROUPS], "members",
+			"too many groups; expected at most %d", SW_MAX_GROUPS);
+	for (i = 0; i < n; i++) {
+		struct sw_group_config *g = &c->groups[c->nb_groups];
+		uint32_t v[LB_MAX_MEMBERS], nv = 0, nw = 0, j, k;
+
+		snprintf(g->name, sizeof(g->name), "%s", secs[i] + 6);
+		if (ofan_cfg_get_u32_list(cfg, secs[i], "members",
+					  OFAN_CFG_REQUIRED, 0, c->nb_ports - 1,
+					  v, LB_MAX_MEMBERS, &nv))
+			return -EINVAL;
+		if (nv == 0)
+			return ofan_cfg_fail(cfg, secs[i], "members",
+				"empty; expected at least one port number");
+		for (j = 0; j < nv; j++) {
+			for (k = 0; k < j; k++)
+				if (v[k] == v[j])
+					return ofan_cfg_fail(cfg, secs[i], "members",
+						"port %u is listed twice; expected distinct ports",
+						v[j]);
+			g->port[j] = (uint16_t)v[j];
+			g->weight[j] = 1;
+		}
+		g->nb_members = (uint16_t)nv;
+		if (ofan_cfg_has_key(cfg, secs[i], "weights")) {
+			if (ofan_cfg_get_u32_list(cfg, secs[i], "weights", 0, 1,
+						  1000, v, LB_MAX_MEMBERS, &nw))
+				return -EINVAL;
+			if (nw != nv)
+				return ofan_cfg_fail(cfg, secs[i], "weights",
+					"has %u values for %u members; expected one weight per member",
+					nw, nv);
+			for (j = 0; j < nw; j++)
+				g->weight[j] = (uint16_t)v[j];
+		} else {
+			ofan_cfg_get_u32_list(cfg, secs[i], "weights", 0, 1,
+					      1000, v, LB_MAX_MEMBERS, &nw);
+		}
+		c->nb_groups++;
+	}
+	return 0;
+}
+
+/*
+ * A route names either a group or a single port.  A port route gets an
+ * implicit one-member group ("port.N"), shared by every route to that port.
+ */
+static int
+sw_config_port_group(struct sw_config *c, uint16_t port)
+{
+	char name[SW_NAME_SIZE];
+	int g;
+
+	snprintf(name, sizeof(name), "port.%u", port);
+	g = sw_config_find_group(c, name);
+	if (g >= 0)
+		return g;
+	if (c->nb_groups >= SW_MAX_GROUPS)
+		return -ENOSPC;
+	g = c->nb_groups++;
+	snprintf(c->groups[g].name, sizeof(c->groups[g].name), "%s", name);
+	c->groups[g].nb_members = 1;
+	c->groups[g].port[0] = port;
+	c->groups[g].weight[0] = 1;
+	return g;
+}
+
+static int
+sw_config_routes(struct ofan_cfg *cfg, struct sw_config *c)
+{
+	const char **secs;
+	int n, i, rc = 0;
+
+	n = ofan_cfg_sections(cfg, "route.", NULL, 0);
+	if (n > SW_MAX_ROUTES)
+		n = SW_MAX_ROUTES + 1;
+	secs = calloc(n + 1, sizeof(*secs));
+	if (secs == NULL)
+		return -ENOMEM;
+	ofan_cfg_sections(cfg, "route.", secs, n);
+	if (n > SW_MAX_ROUTES) {
+		rc = ofan_cfg_fail(cfg, secs[SW_MAX_ROUTES], "prefix",
+			"too many routes; expected at most %d", SW_MAX_ROUTES);
+		goto out;
+	}
+	for (i = 0; i < n && rc == 0; i++) {
+		struct sw_route_config *r = &c->routes[c->nb_routes];
+		const char *sec = secs[i];
+		bool has_group = ofan_cfg_has_key(cfg, sec, "group");
+		bool has_port = ofan_cfg_has_key(cfg, sec, "port");
+		const char *gname = NULL;
+		uint32_t port = 0, j;
+		int g;
+
+		r->dst_key = (uint32_t)i;
+		if (ofan_cfg_get_prefix(cfg, sec, "prefix", OFAN_CFG_REQUIRED,
+					&r->prefix, &r->depth) ||
+		    ofan_cfg_get_u32(cfg, sec, "dst_key", 0, 0,
+				     SW_MAX_DST_KEYS - 1, &r->dst_key) ||
+		    ofan_cfg_get_str(cfg, sec, "group", 0, &gname) ||
+		    ofan_cfg_get_u32(cfg, sec, "port", 0, 0, c->nb_ports - 1,
+				     &port)) {
+			rc = -EINVAL;
+			break;
+		}
+		if (has_group == has_port) {
+			rc = ofan_cfg_fail(cfg, sec, has_group ? "port" : "group",
+				"%s; expected exactly one of group = <name of a [group.NAME]> or port = <port number>",
+				has_group ? "given together with group" : "missing");
+			break;
+		}
+		if (has_group) {
+			g = sw_config_find_group(c, gname);
+			if (g < 0) {
+				rc = ofan_cfg_fail(cfg, sec, "group",
+					"'%s' is not a group; expected the NAME of a [group.NAME] section",
+					gname);
+				break;
+			}
+		} else {
+			g = sw_config_port_group(c, (uint16_t)port);
+			if (g < 0) {
+				rc = ofan_cfg_fail(cfg, sec, "port",
+					"too many groups; expected at most %d groups including one per routed port",
+					SW_MAX_GROUPS);
+				break;
+			}
+		}
+		for (j = 0; j < c->nb_routes; j++)
+			if (c->routes[j].prefix == r->prefix &&
+			    c->routes[j].depth == r->depth) {
+				rc = ofan_cfg_fail(cfg, sec, "prefix",
+					"duplicates the prefix of another route; expected each prefix once");
+				goto out;
+			}
+		r->group = (uint16_t)g;
+		if (r->dst_key + 1 > c->nb_dst_keys)
+			c->nb_dst_keys = r->dst_key + 1;
+		c->nb_routes++;
+	}
+out:
+	free(secs);
+	return rc;
+}
+
+static int
+sw_config_failures(struct ofan_cfg *cfg, struct sw_config *c)
+{
+	const char *secs[SW_MAX_FAILURES + 1];
+	int n, i, mode;
+
+	if (ofan_cfg_get_time(cfg, "failures", "detect_delay", 0, 0,
+			      3600ull * 1000000000ull, &c->detect_delay_ns) ||
+	    ofan_cfg_get_time(cfg, "failures", "reconverge_delay", 0, 0,
+			      3600ull * 1000000000ull,
+			      &c->reconverge_delay_ns))
+		return -EINVAL;
+	n = ofan_cfg_sections(cfg, "failure.", secs, SW_MAX_FAILURES + 1);
+	if (n > SW_MAX_FAILURES)
+		return ofan_cfg_fail(cfg, secs[SW_MAX_FAILURES], "port",
+			"too many failures; expected at most %d",
+			SW_MAX_FAILURES);
+	for (i = 0; i < n; i++) {
+		struct sw_failure_config *f = &c->failures[i];
+		uint32_t port = 0;
+
+		mode = SW_LINK_DOWN;
+		if (ofan_cfg_get_u32(cfg, secs[i], "port", OFAN_CFG_REQUIRED,
+				     0, c->nb_ports - 1, &port) ||
+		    ofan_cfg_get_enum(cfg, secs[i], "mode", OFAN_CFG_REQUIRED,
+				      sw_link_state_names, &mode) ||
+		    ofan_cfg_get_time(cfg, secs[i], "at", OFAN_CFG_REQUIRED,
+				      0, UINT64_MAX, &f->at_ns) ||
+		    ofan_cfg_get_time(cfg, secs[i], "duration", 0, 0,
+				      UINT64_MAX, &f->duration_ns) ||
+		    ofan_cfg_get_rate(cfg, secs[i], "rate", 0, 1000,
+				      10000ull * 1000000000ull, &f->rate_bps))
+			return -EINVAL;
+		if (mode == SW_LINK_UP)
+			return ofan_cfg_fail(cfg, secs[i], "mode",
+				"'up' is not a failure; expected one of down, blackhole, degraded");
+		if (mode == SW_LINK_DEGRADED && f->rate_bps == 0)
+			return ofan_cfg_fail(cfg, secs[i], "rate",
+				"missing; expected the degraded rate (e.g. 1G) for mode = degraded");
+		f->port = (uint16_t)port;
+		f->mode = (uint8_t)mode;
+	}
+	c->nb_failures = (uint16_t)n;
+	return 0;
+}
+
+int
+sw_config_find_group(const struct sw_config *c, const char *name)
+{
+	int i;
+
+	for (i = 0; i < c->nb_groups; i++)
+		if (strcmp(c->groups[i].name, name) == 0)
+			return i;
+	return -1;
+}
+
+int
+sw_config_from_cfg(struct ofan_cfg *cfg, struct sw_config *c)
+{
+	struct sw_queue_config qdef;
+	int i;
+
+	sw_config_defaults(c);
+	c->path = ofan_cfg_path(cfg);
+	sw_queue_config_defaults(&qdef);
+	if (sw_config_switch(cfg, c) || sw_config_queue(cfg, "queue", &qdef) ||
+	    sw_config_ports(cfg, c, &qdef) || sw_config_groups(cfg, c) ||
+	    sw_config_routes(cfg, c) || sw_config_failures(cfg, c))
+		return -EINVAL;
+	/* Every policy validates its own section, selected or not. */
+	for (i = 0; lb_registry[i] != NULL; i++) {
+		if (lb_registry[i]->parse != NULL &&
+		    lb_registry[i]->parse(cfg, &c->lb) != 0)
+			return -EINVAL;
+		ofan_cfg_mark_section(cfg, lb_registry[i]->name);
+	}
+	if (c->nb_routes == 0)
+		return ofan_cfg_fail(cfg, "route.default", "prefix",
+			"missing; expected at least one [route.NAME] section");
+	if (c->nb_dst_keys == 0)
+		c->nb_dst_keys = 1;
+	return ofan_cfg_check_unknown(cfg);
+}
+
+int
+sw_config_load(const char *path, struct sw_config *c, char *err,
+	       unsigned int err_size)
+{
+	struct ofan_cfg *cfg;
+	int rc;
+
+	cfg = ofan_cfg_load(path, err, err_size);
+	if (cfg == NULL)
+		return -EINVAL;
+	rc = sw_config_from_cfg(cfg, c);
+	if (rc != 0)
+		snprintf(err, err_size, "%s", ofan_cfg_error(cfg));
+	/* c->path must outlive cfg: keep the caller's string. */
+	c->path = path;
+	ofan_cfg_free(cfg);
+	return rc;
+}

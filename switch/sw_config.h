@@ -1,0 +1,132 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The switch's configuration model and its loader.
+ *
+ * sw_config_load() reads an INI file completely and validates it -- every
+ * value, every cross reference (group members are ports, routes name
+ * groups), and unknown keys -- before anything touches EAL or a port, so a
+ * mistake costs nothing.  The result is a plain struct with no DPDK types;
+ * ofan-switch turns it into ethdev ports and an engine, ofan-fabric builds
+ * the same struct from a topology instead of a file.
+ */
+#ifndef OFAN_SW_CONFIG_H
+#define OFAN_SW_CONFIG_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "lb.h"
+
+struct ofan_cfg;
+
+#define SW_MAX_PORTS 32		/* RTE_MAX_ETHPORTS of Debian's DPDK */
+#define SW_MAX_GROUPS 256
+#define SW_MAX_ROUTES 4096
+#define SW_MAX_FAILURES 64
+#define SW_MAX_DST_KEYS 65536
+#define SW_NAME_SIZE 64
+#define SW_DEV_SIZE 256
+
+/* Egress queue settings of one port (DESIGN section 4). */
+struct sw_queue_config {
+	bool enabled;		/* false: no software queue, tx straight */
+	uint32_t capacity_pkts;
+	uint64_t capacity_bytes;
+	uint64_t ecn_kmin_bytes;	/* marking starts above this */
+	uint64_t ecn_kmax_bytes;	/* always mark above this */
+	double ecn_pmax;	/* marking probability at kmax */
+	bool ecn;		/* ECN marking on */
+	uint64_t rate_bps;	/* shaping rate; 0 = as fast as tx accepts */
+};
+
+struct sw_port_config {
+	char dev[SW_DEV_SIZE];	/* ethdev name or vdev devargs */
+	uint32_t ip;		/* host order; 0 = none (no ARP replies) */
+	uint8_t mac[6];
+	bool mac_set;		/* false: use the device's MAC */
+	uint8_t peer_mac[6];
+	bool peer_mac_set;	/* false: learned from ARP, else broadcast */
+	uint16_t nb_rx_queues;
+	uint16_t nb_rxd;
+	uint16_t nb_txd;
+	struct sw_queue_config queue;
+};
+
+struct sw_group_config {
+	char name[SW_NAME_SIZE];
+	uint16_t nb_members;
+	uint16_t port[LB_MAX_MEMBERS];
+	uint16_t weight[LB_MAX_MEMBERS];
+};
+
+struct sw_route_config {
+	uint32_t prefix;	/* host order */
+	uint8_t depth;
+	uint16_t group;		/* index into groups */
+	uint32_t dst_key;
+};
+
+enum sw_link_state {
+	SW_LINK_UP = 0,
+	SW_LINK_DOWN,		/* both ends see it after detect_delay */
+	SW_LINK_BLACKHOLE,	/* drops silently until reconvergence */
+	SW_LINK_DEGRADED,	/* runs at a lower rate */
+	SW_LINK_NB_STATES
+};
+
+/* Names of enum sw_link_state, NULL-terminated, for config and telemetry. */
+extern const char *const sw_link_state_names[];
+
+struct sw_failure_config {
+	uint16_t port;
+	uint8_t mode;		/* enum sw_link_state, not UP */
+	uint64_t at_ns;		/* since start */
+	uint64_t duration_ns;	/* 0 = until the end */
+	uint64_t rate_bps;	/* DEGRADED only */
+};
+
+struct sw_config {
+	const char *path;	/* config file, for messages */
+	char name[SW_NAME_SIZE];
+	const struct lb_ops *policy;
+	struct lb_params lb;	/* knobs of every policy */
+	uint64_t seed;
+	uint16_t burst;
+	bool verify_checksum;
+	uint64_t stats_interval_ns;	/* 0 = no status lines */
+	uint64_t detect_delay_ns;	/* link down -> groups updated */
+	uint64_t reconverge_delay_ns;	/* black hole -> groups updated */
+	uint32_t nb_mbufs;		/* 0 = sized automatically */
+
+	uint16_t nb_ports;
+	struct sw_port_config ports[SW_MAX_PORTS];
+	uint16_t nb_groups;
+	struct sw_group_config groups[SW_MAX_GROUPS];
+	uint32_t nb_routes;
+	struct sw_route_config routes[SW_MAX_ROUTES];
+	uint32_t nb_dst_keys;	/* 1 + the largest dst_key */
+	uint16_t nb_failures;
+	struct sw_failure_config failures[SW_MAX_FAILURES];
+};
+
+/* Defaults for a queue and a port, used by the loader and by the fabric. */
+void sw_queue_config_defaults(struct sw_queue_config *q);
+void sw_config_defaults(struct sw_config *c);
+
+/*
+ * Load and validate path into c (which the caller allocates; it is large).
+ * Returns 0, or -EINVAL with a "file:section:key: ..." message in err.
+ */
+int sw_config_load(const char *path, struct sw_config *c, char *err,
+		   unsigned int err_size);
+
+/*
+ * The same from an already loaded ofan_cfg (the caller may have applied
+ * overrides).  Runs the unknown-key check.
+ */
+int sw_config_from_cfg(struct ofan_cfg *cfg, struct sw_config *c);
+
+/* Look a group up by name; -1 if none. */
+int sw_config_find_group(const struct sw_config *c, const char *name);
+
+#endif /* OFAN_SW_CONFIG_H */

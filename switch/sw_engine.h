@@ -1,0 +1,177 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The switch engine: one software switch, independent of how its ports
+ * are backed.
+ *
+ * An engine instance owns the forwarding state built from a sw_config: the
+ * FIB (rte_lpm, prefix -> route -> next-hop group + destination key), the
+ * next-hop groups, link states and failure schedule.  Packet work is done
+ * by its workers, one per forwarding lcore, each with its own policy
+ * instance, egress queues and counters, so the data path takes no lock.
+ *
+ * Whoever drives the engine supplies packets and time:
+ *   - ofan-switch: ethdev rx bursts, the TSC clock, rte_eth_tx_burst;
+ *   - ofan-fabric: emulated links and a virtual clock.
+ * The pipeline of sw_worker_input() is, per burst:
+ *   parse -> ARP replies for our addresses -> FIB -> policy pick ->
+ *   rewrite (MACs, TTL, checksum) -> egress queue (ECN, tail drop).
+ * Transmission is pulled by the driver with sw_worker_tx_peek() and
+ * sw_worker_tx_commit().
+ *
+ * The control plane (sw_engine_control(), failures, telemetry requests)
+ * runs on one thread.  It changes group weights in a master copy and
+ * publishes a new snapshot; each worker adopts it at the start of its next
+ * burst and acknowledges, so a snapshot is reused only once every worker
+ * has left it.
+ */
+#ifndef OFAN_SW_ENGINE_H
+#define OFAN_SW_ENGINE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_mbuf.h>
+
+#include "lb.h"
+#include "ofan_parse.h"
+#include "ofan_rng.h"
+#include "sw_config.h"
+#include "sw_queue.h"
+
+#define SW_MAX_WORKERS 16
+#define SW_MAX_BURST 512
+
+struct sw_engine;
+
+/* Per-port counters of one worker. */
+struct sw_port_stats {
+	uint64_t rx_pkts;
+	uint64_t rx_bytes;
+	uint64_t tx_pkts;
+	uint64_t tx_bytes;
+	uint64_t arp_replies;	/* ARP replies sent from this port */
+	uint64_t drops;		/* all drops of packets received here */
+	uint64_t egress_drops;	/* drops of packets routed to this port */
+} __rte_cache_aligned;
+
+struct sw_worker {
+	struct sw_engine *eng;
+	uint16_t id;
+	void *lb_state;
+	struct ofan_rng rng;		/* ECN marking */
+	uint32_t hash_seed;
+	uint32_t groups_gen;		/* snapshot generation in use */
+	struct lb_group *groups;	/* private copy of the snapshot */
+	struct sw_queue queue[SW_MAX_PORTS];
+	uint8_t port_level[SW_MAX_PORTS];
+	struct sw_port_stats port_st[SW_MAX_PORTS];
+	uint64_t drops[OFAN_DROP_MAX];
+	uint64_t picks[SW_MAX_PORTS];	/* policy decisions per egress port */
+	/* Set by the worker after it adopted a snapshot; read by control. */
+	volatile uint32_t acked_gen;
+} __rte_cache_aligned;
+
+/* Live state of one port, written by control, read by workers. */
+struct sw_port_state {
+	uint8_t mac[6];
+	uint8_t peer_mac[6];
+	volatile uint8_t link;		/* enum sw_link_state */
+	volatile uint8_t peer_known;
+	volatile uint64_t rate_bps;	/* current shaping rate (0 = none) */
+	uint64_t failed_at_ns;		/* when the current failure began */
+	bool removed;			/* paths through it withdrawn */
+};
+
+/*
+ * Create an engine for cfg with nb_workers workers.  port_macs gives each
+ * port's own MAC (from the device unless configured).  socket is the NUMA
+ * node for allocations.  Returns NULL with a message in err.
+ */
+struct sw_engine *sw_engine_create(const struct sw_config *cfg,
+				   uint16_t nb_workers,
+				   const uint8_t (*port_macs)[6], int socket,
+				   char *err, unsigned int err_size);
+/*
+ * Free the engine, freeing every mbuf still queued (counted as drops).
+ * Returns the number of queued mbufs freed.
+ */
+uint32_t sw_engine_free(struct sw_engine *eng);
+
+/*
+ * Free every mbuf still in an egress queue, counting each as a drop
+ * (reason shutdown).  The engine stays usable.  Returns how many.
+ */
+uint32_t sw_engine_free_queues(struct sw_engine *eng);
+
+const struct sw_config *sw_engine_config(const struct sw_engine *eng);
+struct sw_worker *sw_engine_worker(struct sw_engine *eng, uint16_t id);
+uint16_t sw_engine_nb_workers(const struct sw_engine *eng);
+struct sw_port_state *sw_engine_port(struct sw_engine *eng, uint16_t port);
+
+/*
+ * Process a burst received on in_port at now: every mbuf is consumed
+ * (queued for transmit, turned into an ARP reply, or freed and counted
+ * under a drop reason).  Called only by the worker's own lcore.
+ */
+void sw_worker_input(struct sw_worker *w, uint16_t in_port,
+		     struct rte_mbuf **pkts, uint16_t n, uint64_t now_ns);
+
+/*
+ * Packets of port's egress queue that may leave at now (shaping), at most
+ * max; they stay queued until sw_worker_tx_commit() says how many the
+ * device took.  Link failures are applied here: packets to a down or
+ * black-holed link are dropped and counted, not returned.
+ */
+uint16_t sw_worker_tx_peek(struct sw_worker *w, uint16_t port,
+			   uint64_t now_ns, struct rte_mbuf **pkts,
+			   uint16_t max);
+void sw_worker_tx_commit(struct sw_worker *w, uint16_t port,
+			 uint64_t now_ns, struct rte_mbuf **pkts,
+			 uint16_t nb_peeked, uint16_t nb_sent);
+
+/*
+ * Control plane tick: applies scheduled failures and restorations whose
+ * time has come, withdraws paths after the detection/reconvergence delay
+ * and publishes group snapshots.  Call from one thread, often (each main
+ * loop iteration or every few microseconds of virtual time).
+ */
+void sw_engine_control(struct sw_engine *eng, uint64_t now_ns);
+
+/*
+ * Runtime failure (telemetry command, fabric): set port's link state at
+ * now.  mode UP restores it.  rate_bps is the degraded rate.  Thread-safe
+ * against workers; call from the control thread only (telemetry requests
+ * go through sw_engine_request()).  Returns 0 or -EINVAL.
+ */
+int sw_engine_set_link(struct sw_engine *eng, uint16_t port,
+		       enum sw_link_state mode, uint64_t rate_bps,
+		       uint64_t now_ns);
+
+/*
+ * Post a link change from any thread (e.g. the telemetry thread); the
+ * control tick applies it.  Returns 0, -EBUSY if one is pending, -EINVAL.
+ */
+int sw_engine_request(struct sw_engine *eng, uint16_t port,
+		      enum sw_link_state mode, uint64_t rate_bps);
+
+/*
+ * Set the weight (number of live paths) of member port in group, e.g. from
+ * the fabric's routing; takes effect at the next publish (control tick).
+ */
+int sw_engine_set_weight(struct sw_engine *eng, uint16_t group,
+			 uint16_t port, uint16_t weight);
+
+/* Sum of every worker's counters, for stats and telemetry. */
+struct sw_totals {
+	struct sw_port_stats port[SW_MAX_PORTS];
+	struct sw_queue_stats queue[SW_MAX_PORTS];
+	uint64_t queue_len[SW_MAX_PORTS];	/* packets queued now */
+	uint64_t drops[OFAN_DROP_MAX];
+	uint64_t picks[SW_MAX_PORTS];
+};
+void sw_engine_totals(struct sw_engine *eng, struct sw_totals *t);
+
+/* The master copy of group g (control thread view), NULL if none. */
+const struct lb_group *sw_engine_group(struct sw_engine *eng, uint16_t g);
+
+#endif /* OFAN_SW_ENGINE_H */

@@ -1,0 +1,120 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <rte_dev.h>
+#include <rte_ethdev.h>
+
+#include "sw_ethdev.h"
+
+int
+sw_ethdev_resolve(const char *dev, uint16_t *port_id, char *err,
+		  unsigned int err_size)
+{
+	char name[RTE_ETH_NAME_MAX_LEN];
+	const char *comma = strchr(dev, ',');
+	size_t len = comma ? (size_t)(comma - dev) : strlen(dev);
+	int rc;
+
+	if (len == 0 || len >= sizeof(name)) {
+		snprintf(err, err_size, "'%s' has no device name before the first comma",
+			 dev);
+		return -EINVAL;
+	}
+	memcpy(name, dev, len);
+	name[len] = '\0';
+	if (rte_eth_dev_get_port_by_name(name, port_id) == 0)
+		return 0;
+	rc = rte_dev_probe(dev);
+	if (rc != 0) {
+		snprintf(err, err_size, "'%s' could not be probed (%s); expected an ethdev name such as a PCI address bound to vfio-pci (see dpdk-devbind.py --status) or vdev devargs such as net_ring0, net_null0,no-rx=1, net_pcap0,rx_pcap=in.pcap,tx_pcap=out.pcap",
+			 dev, strerror(-rc));
+		return rc;
+	}
+	if (rte_eth_dev_get_port_by_name(name, port_id) != 0) {
+		snprintf(err, err_size, "'%s' was probed but created no ethdev named '%s'",
+			 dev, name);
+		return -ENODEV;
+	}
+	return 0;
+}
+
+int
+sw_ethdev_start(uint16_t port_id, uint16_t nb_rxq, uint16_t nb_txq,
+		uint16_t nb_rxd, uint16_t nb_txd, struct rte_mempool *mp,
+		char *err, unsigned int err_size)
+{
+	struct rte_eth_conf conf;
+	struct rte_eth_dev_info info;
+	int socket = rte_eth_dev_socket_id(port_id);
+	uint16_t q;
+	int rc;
+
+	memset(&conf, 0, sizeof(conf));
+	rc = rte_eth_dev_info_get(port_id, &info);
+	if (rc != 0) {
+		snprintf(err, err_size, "cannot read device info: %s",
+			 strerror(-rc));
+		return rc;
+	}
+	if (nb_rxq > info.max_rx_queues || nb_txq > info.max_tx_queues) {
+		snprintf(err, err_size, "needs %u RX and %u TX queues (one TX queue per forwarding lcore) but the device has %u and %u; use fewer lcores or rx_queues",
+			 nb_rxq, nb_txq, info.max_rx_queues, info.max_tx_queues);
+		return -EINVAL;
+	}
+	if (nb_rxq > 1 && info.flow_type_rss_offloads != 0) {
+		conf.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
+		conf.rx_adv_conf.rss_conf.rss_hf =
+			(RTE_ETH_RSS_IP | RTE_ETH_RSS_UDP) &
+			info.flow_type_rss_offloads;
+	}
+	if (info.tx_offload_capa & RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE)
+		conf.txmode.offloads |= RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE;
+	rc = rte_eth_dev_configure(port_id, nb_rxq, nb_txq, &conf);
+	if (rc != 0) {
+		snprintf(err, err_size, "rte_eth_dev_configure: %s",
+			 strerror(-rc));
+		return rc;
+	}
+	rc = rte_eth_dev_adjust_nb_rx_tx_desc(port_id, &nb_rxd, &nb_txd);
+	if (rc != 0) {
+		snprintf(err, err_size, "descriptor counts: %s", strerror(-rc));
+		return rc;
+	}
+	for (q = 0; q < nb_rxq; q++) {
+		rc = rte_eth_rx_queue_setup(port_id, q, nb_rxd, socket, NULL,
+					    mp);
+		if (rc != 0) {
+			snprintf(err, err_size, "RX queue %u: %s", q,
+				 strerror(-rc));
+			return rc;
+		}
+	}
+	for (q = 0; q < nb_txq; q++) {
+		struct rte_eth_txconf txc = info.default_txconf;
+
+		txc.offloads = conf.txmode.offloads;
+		rc = rte_eth_tx_queue_setup(port_id, q, nb_txd, socket, &txc);
+		if (rc != 0) {
+			snprintf(err, err_size, "TX queue %u: %s", q,
+				 strerror(-rc));
+			return rc;
+		}
+	}
+	rc = rte_eth_dev_start(port_id);
+	if (rc != 0) {
+		snprintf(err, err_size, "rte_eth_dev_start: %s", strerror(-rc));
+		return rc;
+	}
+	/* Not every PMD has a promiscuous mode (net_ring); that is fine. */
+	rte_eth_promiscuous_enable(port_id);
+	return 0;
+}
+
+void
+sw_ethdev_close(uint16_t port_id)
+{
+	rte_eth_dev_stop(port_id);
+	rte_eth_dev_close(port_id);
+}

@@ -1,0 +1,192 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <errno.h>
+
+#include <rte_common.h>
+#include <rte_malloc.h>
+#include <rte_mbuf.h>
+
+#include "ofan_clock.h"
+#include "ofan_wire.h"
+#include "sw_queue.h"
+
+int
+sw_queue_init(struct sw_queue *q, const struct sw_queue_config *cfg,
+	      uint16_t burst, int socket)
+{
+	uint32_t size;
+
+	memset(q, 0, sizeof(*q));
+	q->enabled = cfg->enabled;
+	if (cfg->enabled) {
+		q->cap_pkts = cfg->capacity_pkts;
+		q->cap_bytes = cfg->capacity_bytes;
+		q->ecn = cfg->ecn;
+		q->kmin = cfg->ecn_kmin_bytes;
+		q->kmax = cfg->ecn_kmax_bytes;
+		q->pmax = cfg->ecn_pmax;
+		q->rate_bps = cfg->rate_bps;
+	} else {
+		/* A staging buffer: one receive burst per input port fits. */
+		q->cap_pkts = (uint32_t)burst * SW_MAX_PORTS;
+		q->cap_bytes = UINT64_MAX;
+	}
+	size = rte_align32pow2(q->cap_pkts + 1);
+	q->ring = rte_zmalloc_socket("sw_queue", size * sizeof(*q->ring),
+				     RTE_CACHE_LINE_SIZE, socket);
+	if (q->ring == NULL)
+		return -ENOMEM;
+	q->mask = size - 1;
+	return 0;
+}
+
+uint32_t
+sw_queue_fini(struct sw_queue *q)
+{
+	uint32_t n = 0;
+
+	if (q->ring == NULL)
+		return 0;
+	while (q->head != q->tail) {
+		rte_pktmbuf_free(q->ring[q->head & q->mask]);
+		q->head++;
+		n++;
+	}
+	rte_free(q->ring);
+	q->ring = NULL;
+	return n;
+}
+
+/* Set CE in place and fix the IPv4 checksum incrementally (RFC 1624). */
+static inline void
+sw_queue_mark_ce(struct rte_mbuf *m, uint16_t l3_offset)
+{
+	struct ofan_ipv4_hdr *ip =
+		rte_pktmbuf_mtod_offset(m, struct ofan_ipv4_hdr *, l3_offset);
+	uint16_t old_word = rte_be_to_cpu_16(*(uint16_t *)ip);
+	uint16_t new_word;
+	uint32_t sum;
+
+	ip->tos |= OFAN_ECN_CE;
+	new_word = rte_be_to_cpu_16(*(uint16_t *)ip);
+	sum = (uint16_t)~rte_be_to_cpu_16(ip->checksum);
+	sum += (uint16_t)~old_word;
+	sum += new_word;
+	sum = (sum & 0xffff) + (sum >> 16);
+	sum = (sum & 0xffff) + (sum >> 16);
+	ip->checksum = rte_cpu_to_be_16((uint16_t)~sum);
+}
+
+/*
+ * RED-like marking on the instantaneous queue in bytes at arrival: never
+ * below kmin, always above kmax, linearly up to pmax in between.
+ */
+static inline bool
+sw_queue_should_mark(const struct sw_queue *q, struct ofan_rng *rng)
+{
+	double p;
+
+	if (q->bytes <= q->kmin)
+		return false;
+	if (q->bytes > q->kmax)
+		return true;
+	p = q->pmax * (double)(q->bytes - q->kmin) /
+		(double)(q->kmax - q->kmin);
+	return ofan_rng_unit(rng) < p;
+}
+
+bool
+sw_queue_enqueue(struct sw_queue *q, struct rte_mbuf *m, uint16_t l3_offset,
+		 bool ecn_capable, struct ofan_rng *rng)
+{
+	uint32_t len = sw_queue_len(q);
+	uint32_t size = m->pkt_len;
+	uint32_t bin;
+
+	if (len >= q->cap_pkts || q->bytes + size > q->cap_bytes) {
+		q->st.drop_pkts++;
+		q->st.drop_bytes += size;
+		return false;
+	}
+	if (q->ecn && ecn_capable && sw_queue_should_mark(q, rng)) {
+		sw_queue_mark_ce(m, l3_offset);
+		q->st.ecn_marked++;
+	}
+	bin = (uint32_t)((uint64_t)len * SW_QUEUE_HIST_BINS / q->cap_pkts);
+	q->st.hist[bin]++;
+	q->ring[q->tail & q->mask] = m;
+	q->tail++;
+	q->bytes += size;
+	q->st.enq_pkts++;
+	q->st.enq_bytes += size;
+	len++;
+	if (len > q->st.max_pkts)
+		q->st.max_pkts = len;
+	if (q->bytes > q->st.max_bytes)
+		q->st.max_bytes = q->bytes;
+	return true;
+}
+
+uint16_t
+sw_queue_peek(struct sw_queue *q, uint64_t now_ns, struct rte_mbuf **pkts,
+	      uint16_t max)
+{
+	uint32_t len = sw_queue_len(q);
+	uint64_t t;
+	uint16_t n;
+
+	if (len < max)
+		max = (uint16_t)len;
+	if (q->rate_bps == 0) {
+		for (n = 0; n < max; n++)
+			pkts[n] = q->ring[(q->head + n) & q->mask];
+		return max;
+	}
+	/*
+	 * Shaped: a packet may start when the link is free.  A link idle for
+	 * a while does not bank credit beyond now, so bursts stay at rate.
+	 */
+	t = q->next_tx_ns < now_ns ? now_ns : q->next_tx_ns;
+	for (n = 0; n < max && t <= now_ns; n++) {
+		struct rte_mbuf *m = q->ring[(q->head + n) & q->mask];
+
+		pkts[n] = m;
+		t += ofan_tx_time_ns(m->pkt_len + SW_WIRE_OVERHEAD,
+				     q->rate_bps);
+	}
+	return n;
+}
+
+void
+sw_queue_commit(struct sw_queue *q, uint64_t now_ns, struct rte_mbuf **pkts,
+		uint16_t nb_peeked, uint16_t nb_sent, uint16_t *nb_dropped)
+{
+	uint16_t i, gone = nb_sent;
+	uint64_t sent_bytes = 0, t;
+
+	for (i = 0; i < nb_sent; i++)
+		sent_bytes += pkts[i]->pkt_len;
+	if (q->rate_bps != 0 && nb_sent > 0) {
+		t = q->next_tx_ns < now_ns ? now_ns : q->next_tx_ns;
+		q->next_tx_ns = t + ofan_tx_time_ns(sent_bytes +
+				(uint64_t)nb_sent * SW_WIRE_OVERHEAD,
+				q->rate_bps);
+	}
+	q->st.deq_pkts += nb_sent;
+	q->st.deq_bytes += sent_bytes;
+	*nb_dropped = 0;
+	if (!q->enabled && nb_peeked > nb_sent) {
+		*nb_dropped = nb_peeked - nb_sent;
+		for (i = nb_sent; i < nb_peeked; i++)
+			q->bytes -= pkts[i]->pkt_len;
+		gone = nb_peeked;
+	}
+	q->bytes -= sent_bytes;
+	q->head += gone;
+}
+
+void
+sw_queue_set_rate(struct sw_queue *q, uint64_t rate_bps)
+{
+	if (q->enabled)
+		q->rate_bps = rate_bps;
+}

@@ -1,0 +1,124 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The software egress queue of one port (on one forwarding lcore).
+ *
+ * It sits between the load-balancing stage and the transmit call.  Keeping
+ * the queue in software, instead of in the NIC's descriptor ring, is what
+ * makes queueing measurable and bounded: capacity in packets and bytes,
+ * tail drop, RED-like ECN marking between kmin and kmax (always above
+ * kmax), an occupancy histogram and maximum.  A shaping rate lets a fast
+ * NIC emulate a slower link so queues build where we can see them.
+ *
+ * The queue is a power-of-two ring of mbuf pointers owned by one lcore: no
+ * atomics.  Transmit is two-phase (peek, then commit what the device
+ * accepted) so that nothing is lost when the device ring is full.
+ *
+ * With `enabled = false` the queue degenerates to a transmit staging
+ * buffer: no limits besides its size, no ECN, no shaping, and whatever the
+ * device does not accept in one go is dropped (tx_full), as a plain DPDK
+ * forwarder would do.
+ */
+#ifndef OFAN_SW_QUEUE_H
+#define OFAN_SW_QUEUE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_mbuf.h>
+
+#include "ofan_rng.h"
+#include "sw_config.h"
+
+#define SW_QUEUE_HIST_BINS 16	/* occupancy histogram, by fraction of capacity */
+/* Bytes a frame occupies on the wire beyond its data: preamble+SFD, IFG, FCS. */
+#define SW_WIRE_OVERHEAD 24
+
+struct sw_queue_stats {
+	uint64_t enq_pkts;
+	uint64_t enq_bytes;
+	uint64_t deq_pkts;
+	uint64_t deq_bytes;
+	uint64_t drop_pkts;	/* tail drops */
+	uint64_t drop_bytes;
+	uint64_t ecn_marked;	/* CE set by this queue */
+	uint64_t max_pkts;	/* maximum occupancy seen */
+	uint64_t max_bytes;
+	uint64_t hist[SW_QUEUE_HIST_BINS]; /* enqueues by occupancy at arrival */
+};
+
+struct sw_queue {
+	struct rte_mbuf **ring;
+	uint32_t mask;		/* ring size - 1 */
+	uint32_t head;		/* next to dequeue */
+	uint32_t tail;		/* next free slot */
+	uint64_t bytes;		/* bytes queued */
+	uint32_t cap_pkts;
+	uint64_t cap_bytes;
+	bool ecn;
+	uint64_t kmin;
+	uint64_t kmax;
+	double pmax;
+	uint64_t rate_bps;	/* 0 = unshaped */
+	uint64_t next_tx_ns;	/* shaping: when the link is free again */
+	bool enabled;
+	struct sw_queue_stats st;
+};
+
+/* Allocate the ring for cfg (NUMA socket of the lcore).  Returns 0/-ENOMEM. */
+int sw_queue_init(struct sw_queue *q, const struct sw_queue_config *cfg,
+		  uint16_t burst, int socket);
+/* Free queued mbufs (counted as drops, returned) and the ring. */
+uint32_t sw_queue_fini(struct sw_queue *q);
+
+static inline uint32_t
+sw_queue_len(const struct sw_queue *q)
+{
+	return q->tail - q->head;
+}
+
+/*
+ * Enqueue one packet whose IPv4 header starts l3_offset bytes in; ecn_capable
+ * says whether CE may be set.  Returns true if queued; false if the caller
+ * must free it (tail drop, counted here).
+ */
+bool sw_queue_enqueue(struct sw_queue *q, struct rte_mbuf *m,
+		      uint16_t l3_offset, bool ecn_capable,
+		      struct ofan_rng *rng);
+
+/*
+ * Up to max packets that may be sent at now: all of them when unshaped,
+ * otherwise as many as the shaping rate allows.  They stay in the queue
+ * until sw_queue_commit().  Returns the count.
+ */
+uint16_t sw_queue_peek(struct sw_queue *q, uint64_t now_ns,
+		       struct rte_mbuf **pkts, uint16_t max);
+
+/*
+ * The first nb_sent of the peeked packets left; advance the head and the
+ * shaper.  For a disabled queue the rest of the peeked packets are
+ * removed too and returned in *nb_dropped (the caller frees them; they are
+ * still at pkts[nb_sent..]).
+ */
+void sw_queue_commit(struct sw_queue *q, uint64_t now_ns,
+		     struct rte_mbuf **pkts, uint16_t nb_peeked,
+		     uint16_t nb_sent, uint16_t *nb_dropped);
+
+/* Occupancy level 0 .. nb_levels-1 of the queue, for adaptive policies. */
+static inline uint8_t
+sw_queue_level(const struct sw_queue *q, uint8_t nb_levels)
+{
+	uint64_t len = sw_queue_len(q);
+	uint64_t l;
+
+	if (len == 0)
+		return 0;
+	l = len * nb_levels / (q->cap_pkts + 1);
+	if (l == 0)
+		l = 1;	/* non-empty is never level 0 */
+	return (uint8_t)(l >= nb_levels ? (uint64_t)nb_levels - 1 : l);
+}
+
+/* Change the shaping rate at runtime (degraded links). */
+void sw_queue_set_rate(struct sw_queue *q, uint64_t rate_bps);
+
+#endif /* OFAN_SW_QUEUE_H */
