@@ -1,1 +1,184 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Builders for the ofan wire format (see ofan_wire.h).
+ *
+ * They write whole frames into a caller's buffer: hosts use them to make
+ * data packets and ACKs, switches to answer ARP, tests and ofan-pcapgen to
+ * make traces.  Fields are written byte by byte in network order through
+ * the packed structs, so the buffer needs no alignment and no DPDK header
+ * is involved.
+ */
+#include <arpa/inet.h>
+#include <endian.h>
+#include <errno.h>
+#include <string.h>
+
+#include "ofan_wire.h"
+
+/* IPv4 "don't fragment" flag in the fragment_offset field. */
+#define OFAN_IPV4_DF	0x4000
+#define OFAN_IPV4_TTL_DEFAULT	64
+/* A RoCEv2 partition key that matches every partition. */
+#define OFAN_BTH_PKEY_DEFAULT	0xffff
+#define OFAN_BTH_QP_MASK	0xffffff
+#define OFAN_BTH_PSN_MASK	0xffffff
+
+/*
+ * The checksum is computed over the header as it is, so a builder clears
+ * the checksum field first and stores the result, and a verifier gets 0
+ * back for a correct header.
+ */
+uint16_t
+ofan_ipv4_checksum(const struct ofan_ipv4_hdr *ip, unsigned int ihl_bytes)
+{
+	const uint8_t *p = (const uint8_t *)ip;
+	uint32_t sum = 0;
+	unsigned int i;
+
+	for (i = 0; i + 1 < ihl_bytes; i += 2)
+		sum += (uint32_t)p[i] << 8 | p[i + 1];
+	if (ihl_bytes & 1)
+		sum += (uint32_t)p[ihl_bytes - 1] << 8;
+	sum = (sum & 0xffff) + (sum >> 16);
+	sum = (sum & 0xffff) + (sum >> 16);
+	return htons((uint16_t)~sum);
+}
+
+/*
+ * Write Ethernet, IPv4 and UDP headers for an IPv4 payload of l4_size
+ * bytes (UDP header included) and return a pointer just past UDP.
+ */
+static uint8_t *
+ofan_build_l2_l4(uint8_t *buf, const struct ofan_pkt_spec *spec,
+		 uint16_t l4_size)
+{
+	struct ofan_eth_hdr *eth = (struct ofan_eth_hdr *)buf;
+	struct ofan_ipv4_hdr *ip = (struct ofan_ipv4_hdr *)(eth + 1);
+	struct ofan_udp_hdr *udp = (struct ofan_udp_hdr *)(ip + 1);
+
+	memcpy(eth->dst, spec->dst_mac, sizeof(eth->dst));
+	memcpy(eth->src, spec->src_mac, sizeof(eth->src));
+	eth->ether_type = htons(OFAN_ETHER_TYPE_IPV4);
+
+	ip->version_ihl = 4 << 4 | OFAN_IPV4_HDR_SIZE / 4;
+	ip->tos = spec->tos;
+	ip->total_length = htons(OFAN_IPV4_HDR_SIZE + l4_size);
+	ip->packet_id = 0;
+	ip->fragment_offset = htons(OFAN_IPV4_DF);
+	ip->ttl = spec->ttl != 0 ? spec->ttl : OFAN_IPV4_TTL_DEFAULT;
+	ip->proto = OFAN_IPPROTO_UDP;
+	ip->checksum = 0;
+	ip->src_addr = htonl(spec->src_ip);
+	ip->dst_addr = htonl(spec->dst_ip);
+	ip->checksum = ofan_ipv4_checksum(ip, OFAN_IPV4_HDR_SIZE);
+
+	udp->src_port = htons(spec->ev);
+	udp->dst_port = htons(OFAN_UDP_PORT_ROCEV2);
+	udp->length = htons(l4_size);
+	udp->checksum = 0;
+	return (uint8_t *)(udp + 1);
+}
+
+static void
+ofan_build_bth(struct ofan_bth *bth, uint8_t opcode,
+	       const struct ofan_pkt_spec *spec)
+{
+	bth->opcode = opcode;
+	bth->flags = 0;
+	bth->pkey = htons(OFAN_BTH_PKEY_DEFAULT);
+	bth->dest_qp = htonl(spec->dest_qp & OFAN_BTH_QP_MASK);
+	bth->psn = htonl(spec->psn & OFAN_BTH_PSN_MASK);
+}
+
+int
+ofan_build_data(uint8_t *buf, size_t buf_size,
+		const struct ofan_pkt_spec *spec)
+{
+	size_t frame_size = OFAN_DATA_HDRS_SIZE + (size_t)spec->payload_size;
+	uint16_t l4_size = OFAN_UDP_HDR_SIZE + OFAN_BTH_SIZE +
+		spec->payload_size;
+	uint32_t qp = spec->dest_qp & OFAN_BTH_QP_MASK;
+	uint32_t psn = spec->psn & OFAN_BTH_PSN_MASK;
+	uint8_t *payload;
+	uint32_t i;
+
+	/* The IPv4 total length must fit its 16-bit field. */
+	if ((size_t)OFAN_IPV4_HDR_SIZE + OFAN_UDP_HDR_SIZE + OFAN_BTH_SIZE +
+	    spec->payload_size > UINT16_MAX)
+		return -EINVAL;
+	if (buf_size < frame_size)
+		return -ENOSPC;
+
+	payload = ofan_build_l2_l4(buf, spec, l4_size);
+	ofan_build_bth((struct ofan_bth *)payload, OFAN_BTH_OP_RC_SEND_ONLY,
+		       spec);
+	payload += OFAN_BTH_SIZE;
+	/* The pattern uses what a receiver finds in the BTH. */
+	for (i = 0; i < spec->payload_size; i++)
+		payload[i] = ofan_payload_byte(qp, psn, i);
+	return (int)frame_size;
+}
+
+int
+ofan_build_ack(uint8_t *buf, size_t buf_size,
+	       const struct ofan_pkt_spec *spec,
+	       const struct ofan_ack_ext *ext_host_order)
+{
+	struct ofan_aeth *aeth;
+	struct ofan_ack_ext *ext;
+	uint8_t *p;
+
+	if (buf_size < OFAN_ACK_FRAME_SIZE)
+		return -ENOSPC;
+
+	p = ofan_build_l2_l4(buf, spec, OFAN_UDP_HDR_SIZE + OFAN_BTH_SIZE +
+			     OFAN_AETH_SIZE + OFAN_ACK_EXT_SIZE);
+	ofan_build_bth((struct ofan_bth *)p, OFAN_BTH_OP_RC_ACK, spec);
+	aeth = (struct ofan_aeth *)(p + OFAN_BTH_SIZE);
+	/* Syndrome 0 is a plain ACK; ofan does not track message numbers. */
+	aeth->syndrome_msn = 0;
+	ext = (struct ofan_ack_ext *)(aeth + 1);
+	ext->echo_ev = htons(ext_host_order->echo_ev);
+	ext->flags = ext_host_order->flags;
+	ext->reserved = 0;
+	ext->echo_psn = htonl(ext_host_order->echo_psn);
+	ext->cum_psn = htonl(ext_host_order->cum_psn);
+	ext->sack = htobe64(ext_host_order->sack);
+	return OFAN_ACK_FRAME_SIZE;
+}
+
+int
+ofan_build_arp(uint8_t *buf, size_t buf_size, uint16_t oper,
+	       const uint8_t sha[6], uint32_t spa,
+	       const uint8_t tha[6], uint32_t tpa)
+{
+	static const uint8_t broadcast[6] = {
+		0xff, 0xff, 0xff, 0xff, 0xff, 0xff
+	};
+	static const uint8_t unknown[6];
+	struct ofan_eth_hdr *eth = (struct ofan_eth_hdr *)buf;
+	struct ofan_arp *arp = (struct ofan_arp *)(eth + 1);
+
+	if (buf_size < OFAN_ETH_HDR_SIZE + sizeof(*arp))
+		return -ENOSPC;
+	/* A request does not know the target's MAC yet: NULL means zeros. */
+	if (tha == NULL)
+		tha = unknown;
+
+	/* A request is broadcast; a reply goes back to who asked. */
+	memcpy(eth->dst, oper == OFAN_ARP_OP_REQUEST ? broadcast : tha,
+	       sizeof(eth->dst));
+	memcpy(eth->src, sha, sizeof(eth->src));
+	eth->ether_type = htons(OFAN_ETHER_TYPE_ARP);
+
+	arp->htype = htons(1);
+	arp->ptype = htons(OFAN_ETHER_TYPE_IPV4);
+	arp->hlen = 6;
+	arp->plen = 4;
+	arp->oper = htons(oper);
+	memcpy(arp->sha, sha, sizeof(arp->sha));
+	arp->spa = htonl(spa);
+	memcpy(arp->tha, tha, sizeof(arp->tha));
+	arp->tpa = htonl(tpa);
+	return OFAN_ETH_HDR_SIZE + (int)sizeof(*arp);
+}

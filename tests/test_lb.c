@@ -1,2 +1,1440 @@
-/* placeholder: replaced by the real suite */
-int main(void) { return 77; }
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Unit tests of the switch load-balancing policies (switch/lb_*.c), in the
+ * style of Open vSwitch's tests/test-multipath.c: no EAL, no packets, only
+ * the metadata a policy sees.  They measure what users rely on: a seeded
+ * run is reproducible, a dead member is never picked, the spread over
+ * members is even (relative standard deviation of per-member counts),
+ * ecmp moves as few flows as possible when a member dies, and ofan
+ * rotates exactly evenly per destination.
+ *
+ * Bounds on random spreads: N packets thrown uniformly over n members give
+ * per-member counts c_i whose relative standard deviation is
+ * sqrt(X2 / N), where X2 = sum (c_i - N/n)^2 / (N/n) is Pearson's
+ * statistic, chi-square with n - 1 degrees of freedom.  The bound is
+ * sqrt(q / N) with q the 1 - 1e-4 quantile of that distribution, so a fair
+ * policy fails with probability 1e-4 (and the seeds are fixed anyway),
+ * while one member getting 5% too much or too little of 100000 packets
+ * over 8 members already fails.  Deterministic policies get the bound
+ * their construction guarantees.
+ */
+#include <check.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lb.h"
+#include "ofan_config.h"
+#include "ofan_rng.h"
+
+#define T_NB_GROUPS 4
+#define T_NB_DSTS 64
+#define T_NB_PORTS (T_NB_GROUPS * LB_MAX_MEMBERS)
+#define T_SEED 0x0fa11234ull
+#define T_GAP_NS 50000ull
+
+/* One policy instance and the world it sees. */
+struct harness {
+	const struct lb_ops *ops;
+	void *state;
+	struct lb_params p;
+	struct lb_group grp[T_NB_GROUPS];
+	uint8_t level[T_NB_PORTS];
+	struct lb_view view;
+};
+
+static const struct lb_ops *
+policy(int i)
+{
+	ck_assert_ptr_nonnull(lb_registry[i]);
+	return lb_registry[i];
+}
+
+static int
+nb_policies(void)
+{
+	int n = 0;
+
+	while (lb_registry[n] != NULL)
+		n++;
+	return n;
+}
+
+/* Defaults for ops, ready for the test to tweak h->p before h_start(). */
+static void
+h_params(struct harness *h, const struct lb_ops *ops, uint64_t seed)
+{
+	memset(h, 0, sizeof(*h));
+	h->ops = ops;
+	lb_params_defaults(&h->p);
+	h->p.seed = seed;
+	h->p.nb_groups = T_NB_GROUPS;
+	h->p.nb_dst_keys = T_NB_DSTS;
+	h->p.nb_ports = T_NB_PORTS;
+	h->view.port_level = h->level;
+	h->view.nb_levels = 8;
+}
+
+static void
+h_start(struct harness *h)
+{
+	uint16_t g;
+
+	ck_assert_int_eq(h->ops->create(&h->p, &h->state), 0);
+	ck_assert_ptr_nonnull(h->state);
+	for (g = 0; g < T_NB_GROUPS; g++)
+		h->grp[g].id = g;
+}
+
+static void
+h_stop(struct harness *h)
+{
+	h->ops->destroy(h->state);
+	h->state = NULL;
+}
+
+/* Set group gid to nb members (weights NULL: all 1) and announce it. */
+static void
+h_group(struct harness *h, uint16_t gid, uint16_t nb,
+	const uint16_t *weights)
+{
+	struct lb_group *grp = &h->grp[gid];
+	uint16_t i;
+
+	grp->nb_members = nb;
+	for (i = 0; i < nb; i++) {
+		grp->port[i] = (uint16_t)(gid * LB_MAX_MEMBERS + i);
+		grp->weight[i] = weights != NULL ? weights[i] : 1;
+	}
+	lb_group_refresh(grp);
+	h->ops->group_changed(h->state, grp);
+}
+
+static void
+h_weight(struct harness *h, uint16_t gid, uint16_t member, uint16_t w)
+{
+	h->grp[gid].weight[member] = w;
+	lb_group_refresh(&h->grp[gid]);
+	h->ops->group_changed(h->state, &h->grp[gid]);
+}
+
+static uint16_t
+h_pick1(struct harness *h, uint16_t gid, uint32_t hash, uint32_t dst,
+	uint8_t kind, uint64_t now)
+{
+	struct lb_pkt pkt = {
+		.grp = &h->grp[gid],
+		.flow_hash = hash,
+		.dst_key = dst,
+		.kind = kind,
+	};
+	uint16_t out = 0x7777;
+
+	h->ops->pick(h->state, &pkt, 1, &h->view, now, &out);
+	return out;
+}
+
+static uint16_t
+h_level(struct harness *h, uint16_t gid, uint16_t member)
+{
+	return h->level[h->grp[gid].port[member]];
+}
+
+/* dump() into a small key/value list, to read one counter back. */
+struct dump_kv {
+	unsigned int nb;
+	char key[16][32];
+	uint64_t value[16];
+};
+
+static void
+dump_emit(void *arg, const char *key, uint64_t value)
+{
+	struct dump_kv *kv = arg;
+
+	ck_assert_uint_lt(kv->nb, 16);
+	snprintf(kv->key[kv->nb], sizeof(kv->key[0]), "%s", key);
+	kv->value[kv->nb++] = value;
+}
+
+static uint64_t
+h_dump(struct harness *h, const char *key)
+{
+	struct dump_kv kv = { .nb = 0 };
+	unsigned int i;
+
+	ck_assert_ptr_nonnull(h->ops->dump);
+	h->ops->dump(h->state, dump_emit, &kv);
+	for (i = 0; i < kv.nb; i++)
+		if (strcmp(kv.key[i], key) == 0)
+			return kv.value[i];
+	ck_abort_msg("%s: dump has no key '%s'", h->ops->name, key);
+	return 0;
+}
+
+/*
+ * Bound on the relative standard deviation of N uniform throws over n
+ * bins, exceeded with probability 1e-4: sqrt(q / N), q the chi-square
+ * quantile for n - 1 degrees of freedom (Wilson-Hilferty, which errs on
+ * the large side for few degrees of freedom).
+ */
+static double
+rel_sd_bound(unsigned int n, unsigned int nb)
+{
+	const double z = 3.719;	/* standard normal 1 - 1e-4 quantile */
+	double k = n - 1;
+	double c = 1 - 2 / (9 * k) + z * sqrt(2 / (9 * k));
+
+	return sqrt(k * c * c * c / nb);
+}
+
+/* Relative standard deviation of counts[0..n-1]. */
+static double
+rel_sd(const uint64_t *counts, unsigned int n)
+{
+	double mean = 0, var = 0;
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		mean += (double)counts[i];
+	mean /= n;
+	for (i = 0; i < n; i++)
+		var += ((double)counts[i] - mean) * ((double)counts[i] - mean);
+	return sqrt(var / n) / mean;
+}
+
+/* max - min of counts[m] over the live members m of grp. */
+static uint64_t
+spread_live(const uint64_t *counts, const struct lb_group *grp)
+{
+	uint64_t lo = UINT64_MAX, hi = 0;
+	uint16_t k;
+
+	for (k = 0; k < grp->nb_live; k++) {
+		uint64_t c = counts[grp->live[k]];
+
+		if (c < lo)
+			lo = c;
+		if (c > hi)
+			hi = c;
+	}
+	return hi - lo;
+}
+
+static uint64_t
+max_minus_min(const uint64_t *counts, unsigned int n)
+{
+	uint64_t lo = UINT64_MAX, hi = 0;
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		if (counts[i] < lo)
+			lo = counts[i];
+		if (counts[i] > hi)
+			hi = counts[i];
+	}
+	return hi - lo;
+}
+
+/*
+ * The mixed stream of the generic tests: two groups (8 members of weight
+ * 1; 5 members of weights 1,2,3,1,2), 500 flows, 32 destinations, both
+ * kinds.  It comes in bursts of random size; queue levels and time change
+ * between bursts.  The stream is a function of traffic_seed only; with
+ * split set each burst is handed to pick() one packet at a time.
+ */
+#define T_STREAM 10000
+
+static void
+h_mixed_groups(struct harness *h)
+{
+	static const uint16_t w1[] = { 1, 2, 3, 1, 2 };
+
+	h_group(h, 0, 8, NULL);
+	h_group(h, 1, 5, w1);
+}
+
+static void
+run_stream(struct harness *h, uint64_t traffic_seed, int split,
+	   uint16_t *out)
+{
+	struct ofan_rng rng;
+	struct lb_pkt pkts[64];
+	uint64_t now = 1000;
+	unsigned int done = 0;
+
+	ofan_rng_seed(&rng, traffic_seed, 1);
+	while (done < T_STREAM) {
+		unsigned int n = 1 + ofan_rng_below(&rng, 64);
+		unsigned int i;
+
+		if (n > T_STREAM - done)
+			n = T_STREAM - done;
+		for (i = 0; i < T_NB_PORTS; i++)
+			h->level[i] = (uint8_t)ofan_rng_below(&rng, 4);
+		now += ofan_rng_below(&rng, 20000);
+		for (i = 0; i < n; i++) {
+			pkts[i].grp = &h->grp[ofan_rng_below(&rng, 2)];
+			pkts[i].flow_hash = ofan_hash_mix32(
+				1 + ofan_rng_below(&rng, 500));
+			pkts[i].dst_key = ofan_rng_below(&rng, 32);
+			pkts[i].kind = (uint8_t)ofan_rng_below(&rng, 2);
+		}
+		if (split)
+			for (i = 0; i < n; i++)
+				h->ops->pick(h->state, &pkts[i], 1, &h->view,
+					     now, out + done + i);
+		else
+			h->ops->pick(h->state, pkts, (uint16_t)n, &h->view,
+				     now, out + done);
+		done += n;
+	}
+}
+
+static void
+stream_of(const struct lb_ops *ops, uint64_t seed, int split,
+	  uint16_t *out)
+{
+	struct harness h;
+
+	h_params(&h, ops, seed);
+	h_start(&h);
+	h_mixed_groups(&h);
+	run_stream(&h, 77, split, out);
+	h_stop(&h);
+}
+
+/* ---------------------------------------------------------------- */
+/* Registry and helpers. */
+
+START_TEST(test_registry_find)
+{
+	static const char *const names[] = {
+		"ecmp", "spray", "rr", "adaptive", "flowlet", "ofan",
+	};
+	unsigned int i, j;
+
+	ck_assert_int_eq(nb_policies(), 6);
+	for (i = 0; i < 6; i++) {
+		const struct lb_ops *ops = lb_find(names[i]);
+
+		ck_assert_ptr_eq(ops, lb_registry[i]);
+		ck_assert_str_eq(ops->name, names[i]);
+		ck_assert_uint_gt(strlen(ops->summary), 10);
+		ck_assert_ptr_nonnull(ops->create);
+		ck_assert_ptr_nonnull(ops->destroy);
+		ck_assert_ptr_nonnull(ops->group_changed);
+		ck_assert_ptr_nonnull(ops->pick);
+		for (j = 0; j < i; j++)
+			ck_assert_str_ne(lb_registry[j]->name, ops->name);
+	}
+	ck_assert_ptr_null(lb_find("nope"));
+	ck_assert_ptr_null(lb_find("ofa"));
+	ck_assert_ptr_null(lb_find(""));
+	ck_assert_ptr_null(lb_find(NULL));
+}
+END_TEST
+
+START_TEST(test_registry_names)
+{
+	char buf[64];
+	char small[12];
+
+	ck_assert_str_eq(lb_names(buf, sizeof(buf)),
+			 "ecmp, spray, rr, adaptive, flowlet, ofan");
+	/* Truncated, terminated, and nothing written past the buffer. */
+	memset(small, 'X', sizeof(small));
+	lb_names(small, 10);
+	ck_assert_str_eq(small, "ecmp, spr");
+	ck_assert_int_eq(small[10], 'X');
+	ck_assert_int_eq(small[11], 'X');
+}
+END_TEST
+
+START_TEST(test_params_defaults)
+{
+	struct lb_params p;
+
+	memset(&p, 0xa5, sizeof(p));
+	lb_params_defaults(&p);
+	ck_assert_uint_eq(p.ofan.nudge_cycles, 0);
+	ck_assert_uint_eq(p.ofan.shuffle, 1);
+	ck_assert_uint_eq(p.ofan.random_start, 1);
+	ck_assert_uint_eq(p.flowlet.gap_ns, 50000);
+	ck_assert_uint_eq(p.flowlet.table_size, 4096);
+	ck_assert_uint_eq(p.flowlet.repick, LB_FLOWLET_RANDOM);
+	ck_assert_uint_eq(p.adaptive.nb_levels, 8);
+	/* The engine's fields are not knobs and stay as they were. */
+	ck_assert_uint_eq(p.seed, 0xa5a5a5a5a5a5a5a5ull);
+	ck_assert_uint_eq(p.nb_groups, 0xa5a5a5a5u);
+}
+END_TEST
+
+START_TEST(test_group_refresh)
+{
+	struct lb_group grp;
+
+	memset(&grp, 0, sizeof(grp));
+	grp.nb_members = 5;
+	grp.weight[0] = 1;
+	grp.weight[2] = 3;
+	grp.weight[4] = 1;
+	grp.version = 41;
+	lb_group_refresh(&grp);
+	ck_assert_uint_eq(grp.nb_live, 3);
+	ck_assert_uint_eq(grp.live[0], 0);
+	ck_assert_uint_eq(grp.live[1], 2);
+	ck_assert_uint_eq(grp.live[2], 4);
+	ck_assert_uint_eq(grp.version, 42);
+	grp.weight[2] = 0;
+	lb_group_refresh(&grp);
+	ck_assert_uint_eq(grp.nb_live, 2);
+	ck_assert_uint_eq(grp.live[1], 4);
+	ck_assert_uint_eq(grp.version, 43);
+}
+END_TEST
+
+START_TEST(test_create_rejects)
+{
+	struct harness h;
+	void *state = NULL;
+
+	h_params(&h, &lb_ecmp_ops, 1);
+	h.p.nb_groups = 0;
+	ck_assert_int_eq(lb_ecmp_ops.create(&h.p, &state), -EINVAL);
+	h_params(&h, &lb_ofan_ops, 1);
+	h.p.nb_dst_keys = 0;
+	ck_assert_int_eq(lb_ofan_ops.create(&h.p, &state), -EINVAL);
+	h_params(&h, &lb_flowlet_ops, 1);
+	h.p.flowlet.table_size = 1000;
+	ck_assert_int_eq(lb_flowlet_ops.create(&h.p, &state), -EINVAL);
+	ck_assert_ptr_null(state);
+}
+END_TEST
+
+/* ---------------------------------------------------------------- */
+/* Every policy. */
+
+START_TEST(test_all_determinism)
+{
+	const struct lb_ops *ops = policy(_i);
+	uint16_t *a = calloc(T_STREAM, sizeof(*a));
+	uint16_t *b = calloc(T_STREAM, sizeof(*b));
+	uint16_t *c = calloc(T_STREAM, sizeof(*c));
+
+	stream_of(ops, T_SEED, 0, a);
+	stream_of(ops, T_SEED, 0, b);
+	ck_assert_msg(memcmp(a, b, T_STREAM * sizeof(*a)) == 0,
+		      "%s: same seed, different picks", ops->name);
+	/* Splitting the stream into single packets changes nothing. */
+	stream_of(ops, T_SEED, 1, c);
+	ck_assert_msg(memcmp(a, c, T_STREAM * sizeof(*a)) == 0,
+		      "%s: picks depend on the burst size", ops->name);
+	stream_of(ops, T_SEED + 1, 0, b);
+	if (ops == &lb_ecmp_ops)
+		/* All lcores of a switch must agree on a flow's member. */
+		ck_assert_msg(memcmp(a, b, T_STREAM * sizeof(*a)) == 0,
+			      "ecmp depends on the per-lcore seed");
+	else
+		ck_assert_msg(memcmp(a, b, T_STREAM * sizeof(*a)) != 0,
+			      "%s: another seed, same picks", ops->name);
+	free(a);
+	free(b);
+	free(c);
+}
+END_TEST
+
+/* Picks are always live members while members die and come back. */
+START_TEST(test_all_never_dead)
+{
+	const struct lb_ops *ops = policy(_i);
+	struct harness h;
+	struct ofan_rng rng;
+	uint64_t now = 1000;
+	unsigned int step, i;
+
+	h_params(&h, ops, T_SEED);
+	h_start(&h);
+	h_mixed_groups(&h);
+	ofan_rng_seed(&rng, 5, 5);
+	for (step = 0; step < 200; step++) {
+		struct lb_pkt pkts[64];
+		uint16_t out[64];
+		uint16_t gid = (uint16_t)ofan_rng_below(&rng, 2);
+		uint16_t m = (uint16_t)ofan_rng_below(&rng,
+						      h.grp[gid].nb_members);
+
+		/* Flip one member; keep at least one alive. */
+		if (h.grp[gid].weight[m] == 0)
+			h_weight(&h, gid, m, 1 + (uint16_t)(step % 3));
+		else if (h.grp[gid].nb_live > 1)
+			h_weight(&h, gid, m, 0);
+		for (i = 0; i < T_NB_PORTS; i++)
+			h.level[i] = (uint8_t)ofan_rng_below(&rng, 4);
+		/* Dead members look attractive: their queues are empty. */
+		for (i = 0; i < h.grp[gid].nb_members; i++)
+			if (h.grp[gid].weight[i] == 0)
+				h.level[h.grp[gid].port[i]] = 0;
+		now += ofan_rng_below(&rng, 30000);
+		for (i = 0; i < 64; i++) {
+			pkts[i].grp = &h.grp[ofan_rng_below(&rng, 2)];
+			pkts[i].flow_hash = ofan_hash_mix32(
+				1 + ofan_rng_below(&rng, 100));
+			pkts[i].dst_key = ofan_rng_below(&rng, 8);
+			pkts[i].kind = (uint8_t)ofan_rng_below(&rng, 2);
+		}
+		ops->pick(h.state, pkts, 64, &h.view, now, out);
+		for (i = 0; i < 64; i++) {
+			const struct lb_group *grp = pkts[i].grp;
+
+			ck_assert_uint_lt(out[i], grp->nb_members);
+			ck_assert_msg(grp->weight[out[i]] > 0,
+				      "%s: step %u picked dead member %u",
+				      ops->name, step, out[i]);
+		}
+	}
+	h_stop(&h);
+}
+END_TEST
+
+START_TEST(test_all_none_live)
+{
+	const struct lb_ops *ops = policy(_i);
+	static const uint16_t dead[4] = { 0, 0, 0, 0 };
+	struct harness h;
+	uint32_t f;
+
+	h_params(&h, ops, T_SEED);
+	h_start(&h);
+	h_group(&h, 0, 4, dead);
+	h_group(&h, 1, 4, NULL);
+	for (f = 0; f < 1000; f++) {
+		ck_assert_uint_eq(h_pick1(&h, 0, ofan_hash_mix32(f), f % 8,
+					  LB_KIND_DATA, 1000 + f), LB_NONE);
+		/* The other group is unaffected. */
+		ck_assert_uint_lt(h_pick1(&h, 1, ofan_hash_mix32(f), f % 8,
+					  LB_KIND_DATA, 1000 + f), 4);
+	}
+	/* One member returns: it is the only answer. */
+	h_weight(&h, 0, 2, 1);
+	for (f = 0; f < 1000; f++)
+		ck_assert_uint_eq(h_pick1(&h, 0, ofan_hash_mix32(f), f % 8,
+					  f & 1, 5000 + f), 2);
+	h_stop(&h);
+}
+END_TEST
+
+/*
+ * Evenness over 8 members.  Packet streams: 100000 packets, a fresh flow
+ * hash per packet, 16 destinations, both kinds, empty queues (adaptive
+ * breaks ties, flowlet starts a flowlet per new flow).  ecmp: 10000 flows.
+ */
+START_TEST(test_all_evenness)
+{
+	const struct lb_ops *ops = policy(_i);
+	const unsigned int n = 8;
+	const int per_flow = ops == &lb_ecmp_ops;
+	const unsigned int nb = per_flow ? 10000 : 100000;
+	uint64_t counts[8] = { 0 };
+	struct harness h;
+	struct ofan_rng rng;
+	double sd, bound;
+	unsigned int i;
+
+	h_params(&h, ops, T_SEED);
+	h_start(&h);
+	h_group(&h, 0, (uint16_t)n, NULL);
+	ofan_rng_seed(&rng, 9, 9);
+	for (i = 0; i < nb; i++) {
+		uint16_t m = h_pick1(&h, 0, (uint32_t)ofan_rng_next(&rng),
+				     ofan_rng_below(&rng, 16),
+				     (uint8_t)ofan_rng_below(&rng, 2),
+				     1000 + i);
+
+		ck_assert_uint_lt(m, n);
+		counts[m]++;
+	}
+	sd = rel_sd(counts, n);
+	if (ops == &lb_rr_ops)
+		/* One counter over one group: exact. */
+		bound = 1e-12;
+	else if (ops == &lb_ofan_ops)
+		/* 32 streams, each within one packet per member. */
+		bound = 32.0 * n / nb;
+	else
+		bound = rel_sd_bound(n, nb);
+	fprintf(stderr, "evenness %-8s %6u %s over %u members: "
+		"rel sd %.5f (bound %.5f)\n", ops->name, nb,
+		per_flow ? "flows" : "packets", n, sd, bound);
+	ck_assert_msg(sd <= bound, "%s: rel sd %f above %f", ops->name, sd,
+		      bound);
+	h_stop(&h);
+}
+END_TEST
+
+/* ---------------------------------------------------------------- */
+/* ofan. */
+
+/* An ofan instance with the given seed and knobs, no group yet. */
+static void
+ofan_start(struct harness *h, uint64_t seed, int shuffle, int random_start,
+	   uint32_t nudge_cycles)
+{
+	h_params(h, &lb_ofan_ops, seed);
+	h->p.ofan.shuffle = (uint8_t)shuffle;
+	h->p.ofan.random_start = (uint8_t)random_start;
+	h->p.ofan.nudge_cycles = nudge_cycles;
+	h_start(h);
+}
+
+START_TEST(test_ofan_exact_per_destination)
+{
+	/* counts[dst][kind][member] */
+	static uint64_t counts[5][2][6];
+	struct harness h;
+	struct ofan_rng rng;
+	unsigned int i;
+
+	memset(counts, 0, sizeof(counts));
+	ofan_start(&h, T_SEED, 1, 1, 0);
+	h_group(&h, 0, 6, NULL);
+	ofan_rng_seed(&rng, 3, 3);
+	for (i = 0; i < 20000; i++) {
+		uint32_t dst = ofan_rng_below(&rng, 5);
+		uint8_t kind = (uint8_t)ofan_rng_below(&rng, 2);
+		uint16_t m = h_pick1(&h, 0, (uint32_t)ofan_rng_next(&rng),
+				     dst, kind, i);
+
+		ck_assert_uint_lt(m, 6);
+		counts[dst][kind][m]++;
+		ck_assert_msg(max_minus_min(counts[dst][kind], 6) <= 1,
+			      "packet %u: dst %u kind %u uneven", i, dst, kind);
+	}
+	ck_assert_uint_eq(h_dump(&h, "destinations"), 5);
+	ck_assert_uint_eq(h_dump(&h, "cycle_len_max"), 6);
+	h_stop(&h);
+}
+END_TEST
+
+START_TEST(test_ofan_data_ack_independent)
+{
+	const uint32_t dst = 7;
+	uint16_t data[16], ack[16], ack_only[16];
+	struct harness a, b, c;
+	struct ofan_rng rng;
+	unsigned int nd = 0, na = 0, k;
+
+	/* a: data only; b: data and ACKs mixed; c: ACKs only. */
+	ofan_start(&a, T_SEED, 1, 1, 0);
+	ofan_start(&b, T_SEED, 1, 1, 0);
+	ofan_start(&c, T_SEED, 1, 1, 0);
+	h_group(&a, 0, 8, NULL);
+	h_group(&b, 0, 8, NULL);
+	h_group(&c, 0, 8, NULL);
+	for (k = 0; k < 16; k++) {
+		data[k] = h_pick1(&a, 0, k, dst, LB_KIND_DATA, 0);
+		ack_only[k] = h_pick1(&c, 0, k, dst, LB_KIND_ACK, 0);
+	}
+	ofan_rng_seed(&rng, 4, 4);
+	while (nd < 16 || na < 16) {
+		int is_ack = na < 16 &&
+			     (nd == 16 || ofan_rng_below(&rng, 2) == 1);
+
+		if (is_ack) {
+			ack[na] = h_pick1(&b, 0, na, dst, LB_KIND_ACK, 0);
+			ck_assert_uint_eq(ack[na], ack_only[na]);
+			na++;
+		} else {
+			ck_assert_uint_eq(h_pick1(&b, 0, nd, dst,
+						  LB_KIND_DATA, 0), data[nd]);
+			nd++;
+		}
+	}
+	/* data[k] is cycle[start + k]: ACKs start half a cycle (4) on. */
+	for (k = 0; k + 4 < 16; k++)
+		ck_assert_uint_eq(ack[k], data[k + 4]);
+	ck_assert_uint_ne(ack[0], data[0]);
+	h_stop(&a);
+	h_stop(&b);
+	h_stop(&c);
+}
+END_TEST
+
+START_TEST(test_ofan_dead_skipped_at_once)
+{
+	uint16_t cycle[8];
+	uint64_t counts[8] = { 0 };
+	struct harness h;
+	uint16_t victim, m;
+	unsigned int i;
+
+	ofan_start(&h, T_SEED, 1, 0, 0);
+	h_group(&h, 0, 8, NULL);
+	/* Without a random start the first 8 picks are the cycle. */
+	for (i = 0; i < 8; i++)
+		cycle[i] = h_pick1(&h, 0, 0, 0, LB_KIND_DATA, 0);
+	for (i = 8; i < 13; i++)
+		ck_assert_uint_eq(h_pick1(&h, 0, 0, 0, LB_KIND_DATA, 0),
+				  cycle[i % 8]);
+	/* Kill the member the next packet would have taken. */
+	victim = cycle[13 % 8];
+	h_weight(&h, 0, victim, 0);
+	for (i = 0; i < 7000; i++) {
+		m = h_pick1(&h, 0, 0, 0, LB_KIND_DATA, 0);
+		ck_assert_uint_ne(m, victim);
+		counts[m]++;
+		ck_assert_msg(spread_live(counts, &h.grp[0]) <= 1,
+			      "packet %u after the failure: uneven", i);
+	}
+	for (i = 0; i < 8; i++)
+		ck_assert_uint_eq(counts[i], i == victim ? 0 : 1000);
+	/* It returns: from then on all 8 share evenly again. */
+	h_weight(&h, 0, victim, 1);
+	memset(counts, 0, sizeof(counts));
+	for (i = 0; i < 8000; i++) {
+		counts[h_pick1(&h, 0, 0, 0, LB_KIND_DATA, 0)]++;
+		ck_assert_uint_le(max_minus_min(counts, 8), 1);
+	}
+	ck_assert_uint_eq(counts[victim], 1000);
+	h_stop(&h);
+}
+END_TEST
+
+START_TEST(test_ofan_weighted)
+{
+	static const uint16_t w211[] = { 2, 1, 1 };
+	static const uint16_t w422[] = { 4, 2, 2 };
+	uint16_t seq[4000], seq2[4000];
+	struct harness h, h2;
+	unsigned int i, k, run = 1;
+
+	ofan_start(&h, T_SEED, 1, 0, 0);
+	ofan_start(&h2, T_SEED, 1, 0, 0);
+	h_group(&h, 0, 3, w211);
+	h_group(&h2, 0, 3, w422);
+	/* Weights are divided by their gcd: 4,2,2 is the same cycle. */
+	ck_assert_uint_eq(h_dump(&h, "cycle_len_max"), 4);
+	ck_assert_uint_eq(h_dump(&h2, "cycle_len_max"), 4);
+	for (i = 0; i < 4000; i++) {
+		seq[i] = h_pick1(&h, 0, 0, 0, LB_KIND_DATA, 0);
+		seq2[i] = h_pick1(&h2, 0, 0, 0, LB_KIND_DATA, 0);
+	}
+	ck_assert(memcmp(seq, seq2, sizeof(seq)) == 0);
+	/* Any 4 consecutive packets (a rotation of the cycle) are 2:1:1. */
+	for (i = 0; i + 4 <= 4000; i++) {
+		uint64_t c[3] = { 0 };
+
+		for (k = 0; k < 4; k++)
+			c[seq[i + k]]++;
+		ck_assert_uint_eq(c[0], 2);
+		ck_assert_uint_eq(c[1], 1);
+		ck_assert_uint_eq(c[2], 1);
+	}
+	/*
+	 * Interleaving: the first round serves every member once before
+	 * anyone twice (plain WRR would send 0,0,1,2).  A member can follow
+	 * itself only across a round boundary, so runs are at most 2 long.
+	 */
+	ck_assert_uint_ne(seq[0], seq[1]);
+	ck_assert_uint_ne(seq[1], seq[2]);
+	ck_assert_uint_ne(seq[0], seq[2]);
+	ck_assert_uint_eq(seq[3], 0);
+	for (i = 1; i < 4000; i++) {
+		run = seq[i] == seq[i - 1] ? run + 1 : 1;
+		ck_assert_uint_le(run, 2);
+	}
+	h_stop(&h);
+	h_stop(&h2);
+}
+END_TEST
+
+START_TEST(test_ofan_weight_scaling)
+{
+	uint16_t w[LB_MAX_MEMBERS];
+	uint64_t counts[LB_MAX_MEMBERS] = { 0 };
+	struct harness h;
+	uint64_t len;
+	unsigned int i;
+
+	for (i = 0; i < LB_MAX_MEMBERS; i++)
+		w[i] = 1;
+	w[0] = 60000;
+	ofan_start(&h, T_SEED, 1, 0, 0);
+	h_group(&h, 0, LB_MAX_MEMBERS, w);
+	len = h_dump(&h, "cycle_len_max");
+	/* 60000 : 63 scaled into 1024 - 64: 958 + 63 ones. */
+	ck_assert_uint_eq(len, 958 + 63);
+	for (i = 0; i < len; i++)
+		counts[h_pick1(&h, 0, 0, 0, LB_KIND_DATA, 0)]++;
+	ck_assert_uint_eq(counts[0], 958);
+	for (i = 1; i < LB_MAX_MEMBERS; i++)
+		ck_assert_uint_eq(counts[i], 1);
+	h_stop(&h);
+}
+END_TEST
+
+START_TEST(test_ofan_shuffle)
+{
+	uint16_t order[3][8];
+	uint16_t seen;
+	struct harness h;
+	unsigned int s, i;
+
+	for (s = 0; s < 3; s++) {
+		/* Seeds 1 and 2 shuffled; the third run unshuffled. */
+		ofan_start(&h, 1 + s, s < 2, 0, 0);
+		h_group(&h, 0, 8, NULL);
+		seen = 0;
+		for (i = 0; i < 8; i++) {
+			order[s][i] = h_pick1(&h, 0, 0, 0, LB_KIND_DATA, 0);
+			seen |= (uint16_t)(1u << order[s][i]);
+		}
+		ck_assert_uint_eq(seen, 0xff);
+		/* A rebuild of the group keeps the order and the rotation. */
+		h_group(&h, 0, 8, NULL);
+		for (i = 0; i < 16; i++)
+			ck_assert_uint_eq(h_pick1(&h, 0, 0, 0, LB_KIND_DATA, 0),
+					  order[s][i % 8]);
+		h_stop(&h);
+	}
+	ck_assert(memcmp(order[0], order[1], sizeof(order[0])) != 0);
+	for (i = 0; i < 8; i++)
+		ck_assert_uint_eq(order[2][i], i);
+}
+END_TEST
+
+START_TEST(test_ofan_random_start)
+{
+	uint16_t seen = 0;
+	struct harness h;
+	uint32_t dst;
+
+	ofan_start(&h, T_SEED, 0, 1, 0);
+	h_group(&h, 0, 8, NULL);
+	for (dst = 0; dst < T_NB_DSTS; dst++)
+		seen |= (uint16_t)(1u << h_pick1(&h, 0, 0, dst,
+						 LB_KIND_DATA, 0));
+	/* 64 destinations start on every one of the 8 members. */
+	ck_assert_uint_eq(seen, 0xff);
+	h_stop(&h);
+
+	ofan_start(&h, T_SEED, 0, 0, 0);
+	h_group(&h, 0, 8, NULL);
+	for (dst = 0; dst < T_NB_DSTS; dst++)
+		ck_assert_uint_eq(h_pick1(&h, 0, 0, dst, LB_KIND_DATA, 0), 0);
+	h_stop(&h);
+}
+END_TEST
+
+START_TEST(test_ofan_nudge)
+{
+	const unsigned int len = 5, every = 2;
+	uint64_t counts[5] = { 0 };
+	struct harness h;
+	unsigned int k;
+
+	ofan_start(&h, T_SEED, 0, 0, every);
+	h_group(&h, 0, (uint16_t)len, NULL);
+	for (k = 0; k < 100; k++) {
+		uint16_t m = h_pick1(&h, 0, 0, 0, LB_KIND_DATA, 0);
+		/* Unshuffled, from 0, one extra step per 2 full cycles. */
+		uint16_t expect = (uint16_t)((k + k / (every * len)) % len);
+
+		ck_assert_msg(m == expect, "packet %u: %u, expected %u", k, m,
+			      expect);
+		counts[m]++;
+		ck_assert_uint_le(max_minus_min(counts, len), 1);
+	}
+	/* Without the nudge packet 10 would be member 0 again. */
+	ck_assert_uint_eq((10 + 10 / (every * len)) % len, 1);
+	ck_assert_uint_eq(h_dump(&h, "nudges"), 100 / (every * len));
+	h_stop(&h);
+}
+END_TEST
+
+/* ---------------------------------------------------------------- */
+/* ecmp. */
+
+#define T_FLOWS 10000
+
+static uint32_t
+flow_hash(uint32_t f, uint16_t ev)
+{
+	return ofan_hash_5tuple(0xabcd, 0x0a000000 + f, 0x0a100000 + f / 7,
+				ev, 4791, 17);
+}
+
+START_TEST(test_ecmp_stable)
+{
+	static uint16_t first[T_FLOWS];
+	struct harness h;
+	struct lb_pkt pkts[64];
+	uint16_t out[64];
+	int f;
+
+	h_params(&h, &lb_ecmp_ops, T_SEED);
+	h_start(&h);
+	h_group(&h, 0, 8, NULL);
+	h_group(&h, 1, 3, NULL);
+	for (f = 0; f < T_FLOWS; f++)
+		first[f] = h_pick1(&h, 0, flow_hash((uint32_t)f, 1000), 0,
+				   LB_KIND_DATA, 0);
+	/* Reversed, in bursts, interleaved with another group. */
+	for (f = T_FLOWS - 1; f >= 0; f -= 32) {
+		int k;
+
+		for (k = 0; k < 64; k++) {
+			int flow = f - k / 2 >= 0 ? f - k / 2 : 0;
+
+			pkts[k].grp = &h.grp[k & 1];
+			pkts[k].flow_hash = flow_hash((uint32_t)flow, 1000);
+			pkts[k].dst_key = 0;
+			pkts[k].kind = LB_KIND_DATA;
+		}
+		lb_ecmp_ops.pick(h.state, pkts, 64, &h.view, 0, out);
+		for (k = 0; k < 64; k += 2) {
+			int flow = f - k / 2 >= 0 ? f - k / 2 : 0;
+
+			ck_assert_uint_eq(out[k], first[flow]);
+		}
+	}
+	h_stop(&h);
+}
+END_TEST
+
+START_TEST(test_ecmp_ev_change)
+{
+	struct harness h;
+	unsigned int f, moved = 0;
+	double frac;
+
+	h_params(&h, &lb_ecmp_ops, T_SEED);
+	h_start(&h);
+	h_group(&h, 0, 8, NULL);
+	for (f = 0; f < T_FLOWS; f++)
+		if (h_pick1(&h, 0, flow_hash(f, 1000), 0, 0, 0) !=
+		    h_pick1(&h, 0, flow_hash(f, 1001), 0, 0, 0))
+			moved++;
+	frac = (double)moved / T_FLOWS;
+	fprintf(stderr, "ecmp: new EV moves %.4f of flows (7/8 = 0.875)\n",
+		frac);
+	/* 7/8 expected; the standard deviation is 0.0033. */
+	ck_assert_msg(fabs(frac - 0.875) < 0.02, "moved %f", frac);
+	h_stop(&h);
+}
+END_TEST
+
+START_TEST(test_ecmp_disruption)
+{
+	static uint16_t before[T_FLOWS], after[T_FLOWS];
+	uint64_t got[8] = { 0 };
+	struct harness h;
+	unsigned int f, moved = 0, on_dead = 0;
+	double frac;
+
+	h_params(&h, &lb_ecmp_ops, T_SEED);
+	h_start(&h);
+	h_group(&h, 0, 8, NULL);
+	for (f = 0; f < T_FLOWS; f++)
+		before[f] = h_pick1(&h, 0, flow_hash(f, 1), 0, 0, 0);
+
+	h_weight(&h, 0, 2, 0);
+	for (f = 0; f < T_FLOWS; f++) {
+		after[f] = h_pick1(&h, 0, flow_hash(f, 1), 0, 0, 0);
+		ck_assert_uint_ne(after[f], 2);
+		if (before[f] == 2) {
+			on_dead++;
+			got[after[f]]++;
+		} else {
+			/* Flows on live members keep their member. */
+			ck_assert_uint_eq(after[f], before[f]);
+		}
+		moved += after[f] != before[f];
+	}
+	ck_assert_uint_eq(moved, on_dead);
+	frac = (double)moved / T_FLOWS;
+	fprintf(stderr, "ecmp: 1 of 8 members dies: %.4f of flows move "
+		"(1/8 = 0.125)\n", frac);
+	ck_assert_msg(fabs(frac - 0.125) < 0.025, "moved %f", frac);
+	/* Its buckets are dealt round robin: every survivor takes some. */
+	for (f = 0; f < 8; f++)
+		if (f != 2)
+			ck_assert_uint_gt(got[f], on_dead / 14);
+
+	/* A second failure moves only the flows on that member. */
+	h_weight(&h, 0, 5, 0);
+	for (f = 0; f < T_FLOWS; f++) {
+		uint16_t m = h_pick1(&h, 0, flow_hash(f, 1), 0, 0, 0);
+
+		ck_assert(m != 2 && m != 5);
+		if (after[f] != 5)
+			ck_assert_uint_eq(m, after[f]);
+	}
+	/* Both return: every flow is back where it started. */
+	h_weight(&h, 0, 2, 1);
+	h_weight(&h, 0, 5, 1);
+	for (f = 0; f < T_FLOWS; f++)
+		ck_assert_uint_eq(h_pick1(&h, 0, flow_hash(f, 1), 0, 0, 0),
+				  before[f]);
+	h_stop(&h);
+}
+END_TEST
+
+/* ---------------------------------------------------------------- */
+/* rr: the ablation of ofan. */
+
+/*
+ * Two destinations A, B alternating A B A B ... over two members.  rr's
+ * shared counter gives A every even count and B every odd one, so each
+ * destination always uses the same member; ofan alternates both.
+ */
+START_TEST(test_rr_shared_counter)
+{
+	uint64_t rr_a[2] = { 0 }, ofan_a[2] = { 0 }, ofan_b[2] = { 0 };
+	uint64_t rr_b[2] = { 0 };
+	struct harness r, o;
+	unsigned int i;
+
+	h_params(&r, &lb_rr_ops, T_SEED);
+	h_start(&r);
+	h_group(&r, 0, 2, NULL);
+	ofan_start(&o, T_SEED, 1, 1, 0);
+	h_group(&o, 0, 2, NULL);
+	for (i = 0; i < 1000; i++) {
+		uint32_t dst = i & 1;
+
+		if (dst == 0) {
+			rr_a[h_pick1(&r, 0, 1, dst, 0, 0)]++;
+			ofan_a[h_pick1(&o, 0, 1, dst, 0, 0)]++;
+		} else {
+			rr_b[h_pick1(&r, 0, 2, dst, 0, 0)]++;
+			ofan_b[h_pick1(&o, 0, 2, dst, 0, 0)]++;
+		}
+	}
+	/* rr: the aggregate is exact, each destination is one-sided. */
+	ck_assert_uint_eq(rr_a[0] + rr_b[0], 500);
+	ck_assert_uint_eq(max_minus_min(rr_a, 2), 500);
+	ck_assert_uint_eq(max_minus_min(rr_b, 2), 500);
+	ck_assert_uint_eq(ofan_a[0], 250);
+	ck_assert_uint_eq(ofan_b[0], 250);
+
+	/* The counter is shared by groups too: alternating two groups of 4
+	 * leaves each group on half its members. */
+	h_group(&r, 1, 4, NULL);
+	h_group(&r, 2, 4, NULL);
+	{
+		uint64_t g1[4] = { 0 };
+
+		for (i = 0; i < 1000; i++) {
+			g1[h_pick1(&r, 1, 1, 0, 0, 0)]++;
+			h_pick1(&r, 2, 1, 0, 0, 0);
+		}
+		ck_assert_uint_eq(max_minus_min(g1, 4), 500);
+	}
+	h_stop(&r);
+	h_stop(&o);
+}
+END_TEST
+
+/* ---------------------------------------------------------------- */
+/* adaptive. */
+
+START_TEST(test_adaptive_least_level)
+{
+	struct harness h;
+	struct ofan_rng rng;
+	unsigned int i, k;
+
+	h_params(&h, &lb_adaptive_ops, T_SEED);
+	h_start(&h);
+	h_group(&h, 0, 8, NULL);
+	h_weight(&h, 0, 3, 0);
+	ofan_rng_seed(&rng, 6, 6);
+	for (i = 0; i < 10000; i++) {
+		uint16_t min = UINT16_MAX, m;
+
+		for (k = 0; k < 8; k++)
+			h.level[h.grp[0].port[k]] =
+				(uint8_t)ofan_rng_below(&rng, 8);
+		h.level[h.grp[0].port[3]] = 0;	/* dead, and empty */
+		for (k = 0; k < 8; k++)
+			if (k != 3 && h_level(&h, 0, (uint16_t)k) < min)
+				min = h_level(&h, 0, (uint16_t)k);
+		m = h_pick1(&h, 0, i, 0, 0, 0);
+		ck_assert_uint_ne(m, 3);
+		ck_assert_uint_eq(h_level(&h, 0, m), min);
+	}
+	h_stop(&h);
+}
+END_TEST
+
+START_TEST(test_adaptive_ties)
+{
+	uint64_t counts[8] = { 0 }, tied[3];
+	struct harness h;
+	unsigned int i;
+	double sd;
+
+	h_params(&h, &lb_adaptive_ops, T_SEED);
+	h_start(&h);
+	h_group(&h, 0, 8, NULL);
+	for (i = 0; i < 8; i++)
+		h.level[h.grp[0].port[i]] = 5;
+	h.level[h.grp[0].port[1]] = 2;
+	h.level[h.grp[0].port[4]] = 2;
+	h.level[h.grp[0].port[6]] = 2;
+	for (i = 0; i < 30000; i++)
+		counts[h_pick1(&h, 0, i, 0, 0, 0)]++;
+	ck_assert_uint_eq(counts[1] + counts[4] + counts[6], 30000);
+	tied[0] = counts[1];
+	tied[1] = counts[4];
+	tied[2] = counts[6];
+	sd = rel_sd(tied, 3);
+	fprintf(stderr, "adaptive: 3-way tie over 30000 picks: rel sd %.5f\n",
+		sd);
+	ck_assert_double_le(sd, rel_sd_bound(3, 30000));
+	ck_assert_uint_eq(h_dump(&h, "ties"), 30000);
+	/* A unique minimum takes everything and breaks no tie. */
+	h.level[h.grp[0].port[4]] = 1;
+	for (i = 0; i < 1000; i++)
+		ck_assert_uint_eq(h_pick1(&h, 0, i, 0, 0, 0), 4);
+	ck_assert_uint_eq(h_dump(&h, "ties"), 30000);
+	h_stop(&h);
+}
+END_TEST
+
+/* ---------------------------------------------------------------- */
+/* flowlet. */
+
+/* Hash of flow i < 4096: distinct flows never share a table bucket. */
+static uint32_t
+flowlet_hash(uint32_t i)
+{
+	return ofan_hash_mix32(i) << 12 | i;
+}
+
+static void
+flowlet_start(struct harness *h, uint8_t repick)
+{
+	h_params(h, &lb_flowlet_ops, T_SEED);
+	h->p.flowlet.gap_ns = T_GAP_NS;
+	h->p.flowlet.repick = repick;
+	h_start(h);
+	h_group(h, 0, 8, NULL);
+}
+
+START_TEST(test_flowlet_gap)
+{
+	struct harness h;
+	uint64_t now = 1000;
+	uint16_t m, first;
+	unsigned int i, changed = 0;
+
+	flowlet_start(&h, LB_FLOWLET_RANDOM);
+	first = h_pick1(&h, 0, 0x1234, 0, 0, now);
+	for (i = 0; i < 99; i++) {
+		now += T_GAP_NS / 2;
+		ck_assert_uint_eq(h_pick1(&h, 0, 0x1234, 0, 0, now), first);
+	}
+	/* Exactly the gap still continues the flowlet; one more ns ends it. */
+	now += T_GAP_NS;
+	ck_assert_uint_eq(h_pick1(&h, 0, 0x1234, 0, 0, now), first);
+	ck_assert_uint_eq(h_dump(&h, "flowlets"), 1);
+	ck_assert_uint_eq(h_dump(&h, "hits"), 100);
+	now += T_GAP_NS + 1;
+	h_pick1(&h, 0, 0x1234, 0, 0, now);
+	ck_assert_uint_eq(h_dump(&h, "flowlets"), 2);
+	ck_assert_uint_eq(h_dump(&h, "hits"), 100);
+
+	/* After a gap, 1000 flows repick: about 7/8 change member. */
+	for (i = 0; i < 1000; i++)
+		h_pick1(&h, 0, flowlet_hash(i), 0, 0, now);
+	for (i = 0; i < 1000; i++) {
+		uint32_t hash = flowlet_hash(i);
+
+		m = h_pick1(&h, 0, hash, 0, 0, now + 10);
+		if (h_pick1(&h, 0, hash, 0, 0, now + 2 * T_GAP_NS) != m)
+			changed++;
+	}
+	ck_assert_uint_gt(changed, 800);
+	ck_assert_uint_lt(changed, 950);
+	h_stop(&h);
+}
+END_TEST
+
+START_TEST(test_flowlet_member_dies)
+{
+	static uint16_t before[200];
+	struct harness h;
+	uint64_t flowlets;
+	uint16_t victim;
+	unsigned int i, nb_victim = 0;
+
+	flowlet_start(&h, LB_FLOWLET_RANDOM);
+	for (i = 0; i < 200; i++)
+		before[i] = h_pick1(&h, 0, flowlet_hash(i), 0, 0, 1000);
+	victim = before[0];
+	h_weight(&h, 0, victim, 0);
+	flowlets = h_dump(&h, "flowlets");
+	for (i = 0; i < 200; i++) {
+		uint16_t m = h_pick1(&h, 0, flowlet_hash(i), 0, 0, 2000);
+
+		ck_assert_uint_ne(m, victim);
+		if (before[i] == victim)
+			nb_victim++;
+		else
+			ck_assert_uint_eq(m, before[i]);
+	}
+	/* Only the victim's flows started new flowlets, within the gap. */
+	ck_assert_uint_gt(nb_victim, 0);
+	ck_assert_uint_eq(h_dump(&h, "flowlets"), flowlets + nb_victim);
+	h_stop(&h);
+}
+END_TEST
+
+START_TEST(test_flowlet_least_loaded)
+{
+	struct harness h;
+	unsigned int i, k;
+
+	flowlet_start(&h, LB_FLOWLET_LEAST_LOADED);
+	for (k = 0; k < 8; k++)
+		h.level[h.grp[0].port[k]] = 4;
+	h.level[h.grp[0].port[3]] = 1;
+	for (i = 0; i < 500; i++)
+		ck_assert_uint_eq(h_pick1(&h, 0, flowlet_hash(i), 0, 0,
+					  1000), 3);
+	/* Member 5 becomes the least loaded: running flowlets stay. */
+	h.level[h.grp[0].port[5]] = 0;
+	for (i = 0; i < 500; i++)
+		ck_assert_uint_eq(h_pick1(&h, 0, flowlet_hash(i), 0, 0,
+					  2000), 3);
+	for (i = 500; i < 1000; i++)
+		ck_assert_uint_eq(h_pick1(&h, 0, flowlet_hash(i), 0, 0,
+					  2000), 5);
+	h_stop(&h);
+
+	/* Random repick ignores the levels. */
+	flowlet_start(&h, LB_FLOWLET_RANDOM);
+	h.level[h.grp[0].port[3]] = 0;
+	k = 0;
+	for (i = 0; i < 500; i++)
+		k += h_pick1(&h, 0, flowlet_hash(i), 0, 0, 1000) != 3;
+	ck_assert_uint_gt(k, 400);
+	h_stop(&h);
+}
+END_TEST
+
+START_TEST(test_flowlet_evictions)
+{
+	struct harness h;
+	unsigned int i;
+
+	h_params(&h, &lb_flowlet_ops, T_SEED);
+	h.p.flowlet.table_size = 64;
+	h_start(&h);
+	h_group(&h, 0, 8, NULL);
+	/* Two flows sharing bucket 5 evict each other at every packet. */
+	for (i = 0; i < 10; i++) {
+		h_pick1(&h, 0, 0x100 | 5, 0, 0, 1000 + i);
+		h_pick1(&h, 0, 0x200 | 5, 0, 0, 1000 + i);
+	}
+	ck_assert_uint_eq(h_dump(&h, "flowlets"), 20);
+	ck_assert_uint_eq(h_dump(&h, "evictions"), 19);
+	ck_assert_uint_eq(h_dump(&h, "hits"), 0);
+	/* Flows in different buckets do not. */
+	for (i = 0; i < 10; i++) {
+		h_pick1(&h, 0, 0x100 | 6, 0, 0, 2000 + i);
+		h_pick1(&h, 0, 0x200 | 7, 0, 0, 2000 + i);
+	}
+	ck_assert_uint_eq(h_dump(&h, "flowlets"), 22);
+	ck_assert_uint_eq(h_dump(&h, "hits"), 18);
+	h_stop(&h);
+}
+END_TEST
+
+/* ---------------------------------------------------------------- */
+/* parse(): each policy reads and validates its own section. */
+
+/* Load text as a config file; NULL (and a failed test) on error. */
+static struct ofan_cfg *
+cfg_from(const char *text)
+{
+	char path[] = "/tmp/test_lb_XXXXXX";
+	char err[256];
+	struct ofan_cfg *cfg;
+	int fd = mkstemp(path);
+	FILE *f;
+
+	ck_assert_int_ge(fd, 0);
+	f = fdopen(fd, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs(text, f);
+	fclose(f);
+	cfg = ofan_cfg_load(path, err, sizeof(err));
+	unlink(path);
+	ck_assert_msg(cfg != NULL, "load: %s", err);
+	return cfg;
+}
+
+/* Run every registered parse() over text; returns the first error. */
+static int
+parse_all(const char *text, struct lb_params *p, char *msg, size_t size)
+{
+	struct ofan_cfg *cfg = cfg_from(text);
+	int ret = 0;
+	int i;
+
+	lb_params_defaults(p);
+	for (i = 0; lb_registry[i] != NULL && ret == 0; i++)
+		if (lb_registry[i]->parse != NULL)
+			ret = lb_registry[i]->parse(cfg, p);
+	if (ret == 0)
+		ret = ofan_cfg_check_unknown(cfg);
+	snprintf(msg, size, "%s", ofan_cfg_error(cfg));
+	ofan_cfg_free(cfg);
+	return ret;
+}
+
+START_TEST(test_parse_knobs)
+{
+	struct lb_params p;
+	char msg[512];
+
+	/* Absent sections keep the defaults. */
+	ck_assert_int_eq(parse_all("", &p, msg, sizeof(msg)), 0);
+	ck_assert_uint_eq(p.flowlet.gap_ns, 50000);
+	ck_assert_uint_eq(p.ofan.shuffle, 1);
+
+	ck_assert_int_eq(parse_all("[ofan]\nnudge_cycles = 16\n"
+				   "shuffle = no\nrandom_start = off\n"
+				   "[flowlet]\ngap = 20us\n"
+				   "table_size = 65536\n"
+				   "repick = least_loaded\n"
+				   "[adaptive]\nlevels = 4\n",
+				   &p, msg, sizeof(msg)), 0);
+	ck_assert_uint_eq(p.ofan.nudge_cycles, 16);
+	ck_assert_uint_eq(p.ofan.shuffle, 0);
+	ck_assert_uint_eq(p.ofan.random_start, 0);
+	ck_assert_uint_eq(p.flowlet.gap_ns, 20000);
+	ck_assert_uint_eq(p.flowlet.table_size, 65536);
+	ck_assert_uint_eq(p.flowlet.repick, LB_FLOWLET_LEAST_LOADED);
+	ck_assert_uint_eq(p.adaptive.nb_levels, 4);
+}
+END_TEST
+
+START_TEST(test_parse_errors)
+{
+	static const struct {
+		const char *text;
+		const char *where;	/* "section:key" in the message */
+		const char *what;	/* and a word of the complaint */
+	} bad[] = {
+		{ "[flowlet]\ntable_size = 1000\n", "flowlet:table_size",
+		  "power of two" },
+		{ "[flowlet]\ntable_size = 32\n", "flowlet:table_size",
+		  "32" },
+		{ "[flowlet]\ngap = 2s\n", "flowlet:gap", "2s" },
+		{ "[flowlet]\ngap = 0\n", "flowlet:gap", "0" },
+		{ "[flowlet]\nrepick = nearest\n", "flowlet:repick",
+		  "least_loaded" },
+		{ "[adaptive]\nlevels = 1\n", "adaptive:levels", "1" },
+		{ "[adaptive]\nlevels = 17\n", "adaptive:levels", "17" },
+		{ "[ofan]\nnudge_cycles = 12abc\n", "ofan:nudge_cycles",
+		  "12abc" },
+		{ "[ofan]\nnudge_cycles = 1000001\n", "ofan:nudge_cycles",
+		  "1000001" },
+		{ "[ofan]\nshuffle = maybe\n", "ofan:shuffle", "maybe" },
+		{ "[ofan]\nrotate = yes\n", "ofan:rotate", "unknown" },
+	};
+	struct lb_params p;
+	char msg[512];
+	unsigned int i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		ck_assert_int_eq(parse_all(bad[i].text, &p, msg, sizeof(msg)),
+				 -EINVAL);
+		if (i == 0)
+			fprintf(stderr, "parse: %s\n", msg);
+		ck_assert_msg(strstr(msg, bad[i].where) != NULL &&
+			      strstr(msg, bad[i].what) != NULL,
+			      "'%s': message '%s'", bad[i].text, msg);
+	}
+}
+END_TEST
+
+/* ---------------------------------------------------------------- */
+
+static Suite *
+lb_suite(void)
+{
+	Suite *s = suite_create("lb");
+	TCase *tc;
+
+	tc = tcase_create("registry");
+	tcase_add_test(tc, test_registry_find);
+	tcase_add_test(tc, test_registry_names);
+	tcase_add_test(tc, test_params_defaults);
+	tcase_add_test(tc, test_group_refresh);
+	tcase_add_test(tc, test_create_rejects);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("all");
+	tcase_set_timeout(tc, 60);
+	tcase_add_loop_test(tc, test_all_determinism, 0, nb_policies());
+	tcase_add_loop_test(tc, test_all_never_dead, 0, nb_policies());
+	tcase_add_loop_test(tc, test_all_none_live, 0, nb_policies());
+	tcase_add_loop_test(tc, test_all_evenness, 0, nb_policies());
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("ofan");
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_ofan_exact_per_destination);
+	tcase_add_test(tc, test_ofan_data_ack_independent);
+	tcase_add_test(tc, test_ofan_dead_skipped_at_once);
+	tcase_add_test(tc, test_ofan_weighted);
+	tcase_add_test(tc, test_ofan_weight_scaling);
+	tcase_add_test(tc, test_ofan_shuffle);
+	tcase_add_test(tc, test_ofan_random_start);
+	tcase_add_test(tc, test_ofan_nudge);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("ecmp");
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_ecmp_stable);
+	tcase_add_test(tc, test_ecmp_ev_change);
+	tcase_add_test(tc, test_ecmp_disruption);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("rr_adaptive_flowlet");
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_rr_shared_counter);
+	tcase_add_test(tc, test_adaptive_least_level);
+	tcase_add_test(tc, test_adaptive_ties);
+	tcase_add_test(tc, test_flowlet_gap);
+	tcase_add_test(tc, test_flowlet_member_dies);
+	tcase_add_test(tc, test_flowlet_least_loaded);
+	tcase_add_test(tc, test_flowlet_evictions);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("parse");
+	tcase_add_test(tc, test_parse_knobs);
+	tcase_add_test(tc, test_parse_errors);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int
+main(void)
+{
+	SRunner *sr = srunner_create(lb_suite());
+	int nb_failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	nb_failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return nb_failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
