@@ -1,1 +1,603 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The configuration object (see ofan_config.h): loading, lookup, overrides
+ * and the unknown-key check.  The typed getters and value parsers live in
+ * config_parse.c and use only the public interface below.
+ *
+ * iniparser is used for the file syntax only.  Its dictionary is copied
+ * once into plain arrays of sections and entries in file order, so that
+ * lookups, overrides and the unknown-key report do not depend on its
+ * "sec:key" naming (a section name may itself contain ':').  Every
+ * (section, key) pair a getter asks for is remembered, present or not:
+ * that list is both the "was read" mark and the list of allowed keys shown
+ * when a key is unknown.  Nothing here is on a data path, so lookups are
+ * linear scans.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <iniparser/iniparser.h>
+
+#include "ofan_config.h"
+
+#define CFG_ERR_SIZE 4096
+#define CFG_CAPTURE_SIZE 1200
+
+struct cfg_entry {
+	char *key;
+	char *value;
+};
+
+struct cfg_section {
+	char *name;
+	struct cfg_entry *entries;
+	int nb_entries;
+	int max_entries;
+};
+
+/* A (section, key) pair a getter asked for; key is NULL for a mark. */
+struct cfg_asked {
+	char *sec;
+	char *key;
+};
+
+struct ofan_cfg {
+	char *path;
+	struct cfg_section *sections;
+	int nb_sections;
+	int max_sections;
+	struct cfg_asked *asked;
+	int nb_asked;
+	int max_asked;
+	char err[CFG_ERR_SIZE];
+};
+
+/*
+ * iniparser reports syntax errors through a process-wide callback that
+ * takes no context pointer.  The only way to keep its message (which has
+ * the line number) is a thread-local pointer to a buffer on the stack of
+ * ofan_cfg_load(); it is set only for the duration of iniparser_load().
+ */
+static __thread char *cfg_capture;
+
+static int
+cfg_capture_cb(const char *fmt, ...)
+{
+	va_list ap;
+
+	/* Keep the first message only: later ones follow from it. */
+	if (cfg_capture == NULL || cfg_capture[0] != '\0')
+		return 0;
+	va_start(ap, fmt);
+	vsnprintf(cfg_capture, CFG_CAPTURE_SIZE, fmt, ap);
+	va_end(ap);
+	return 0;
+}
+
+static char *
+cfg_strdup_lower(const char *s)
+{
+	char *copy = strdup(s);
+	char *p;
+
+	if (copy == NULL)
+		return NULL;
+	for (p = copy; *p != '\0'; p++)
+		*p = (char)tolower((unsigned char)*p);
+	return copy;
+}
+
+/* Make room for one more element of size elem in *arr. */
+static int
+cfg_grow(void **arr, int nb, int *max, size_t elem)
+{
+	void *bigger;
+	int new_max;
+
+	if (nb < *max)
+		return 0;
+	new_max = *max == 0 ? 8 : *max * 2;
+	bigger = realloc(*arr, (size_t)new_max * elem);
+	if (bigger == NULL)
+		return -ENOMEM;
+	*arr = bigger;
+	*max = new_max;
+	return 0;
+}
+
+static struct cfg_section *
+cfg_find_section(const struct ofan_cfg *cfg, const char *sec)
+{
+	int i;
+
+	for (i = 0; i < cfg->nb_sections; i++)
+		if (strcasecmp(cfg->sections[i].name, sec) == 0)
+			return &cfg->sections[i];
+	return NULL;
+}
+
+static struct cfg_entry *
+cfg_find_entry(const struct cfg_section *s, const char *key)
+{
+	int i;
+
+	for (i = 0; i < s->nb_entries; i++)
+		if (strcasecmp(s->entries[i].key, key) == 0)
+			return &s->entries[i];
+	return NULL;
+}
+
+static struct cfg_section *
+cfg_add_section(struct ofan_cfg *cfg, const char *name)
+{
+	struct cfg_section *s;
+
+	if (cfg_grow((void **)&cfg->sections, cfg->nb_sections,
+		     &cfg->max_sections, sizeof(*s)) < 0)
+		return NULL;
+	s = &cfg->sections[cfg->nb_sections];
+	memset(s, 0, sizeof(*s));
+	s->name = cfg_strdup_lower(name);
+	if (s->name == NULL)
+		return NULL;
+	cfg->nb_sections++;
+	return s;
+}
+
+/*
+ * Add key = value to s or replace its value.  Surrounding double quotes
+ * are removed when strip_quotes is set (values from the file).
+ */
+static int
+cfg_put(struct cfg_section *s, const char *key, const char *value,
+	bool strip_quotes)
+{
+	struct cfg_entry *e = cfg_find_entry(s, key);
+	size_t len = strlen(value);
+	char *v;
+
+	if (strip_quotes && len >= 2 && value[0] == '"' &&
+	    value[len - 1] == '"') {
+		v = strndup(value + 1, len - 2);
+	} else {
+		v = strdup(value);
+	}
+	if (v == NULL)
+		return -ENOMEM;
+	if (e != NULL) {
+		free(e->value);
+		e->value = v;
+		return 0;
+	}
+	if (cfg_grow((void **)&s->entries, s->nb_entries, &s->max_entries,
+		     sizeof(*e)) < 0) {
+		free(v);
+		return -ENOMEM;
+	}
+	e = &s->entries[s->nb_entries];
+	e->value = v;
+	e->key = cfg_strdup_lower(key);
+	if (e->key == NULL) {
+		free(v);
+		return -ENOMEM;
+	}
+	s->nb_entries++;
+	return 0;
+}
+
+/*
+ * Copy iniparser's dictionary (entries in file order; a section is an
+ * entry with a NULL value, a key is "section:key") into cfg.  A key
+ * belongs to the longest section name that prefixes it; keys before any
+ * section get the section "".
+ */
+static int
+cfg_import(struct ofan_cfg *cfg, const dictionary *d)
+{
+	struct cfg_section *best, *s;
+	size_t len, best_len;
+	const char *name;
+	int i, j, rc;
+
+	for (i = 0; i < d->size; i++) {
+		name = d->key[i];
+		if (name == NULL)
+			continue;
+		if (d->val[i] == NULL) {
+			if (cfg_find_section(cfg, name) == NULL &&
+			    cfg_add_section(cfg, name) == NULL)
+				return -ENOMEM;
+			continue;
+		}
+		best = NULL;
+		best_len = 0;
+		for (j = 0; j < cfg->nb_sections; j++) {
+			s = &cfg->sections[j];
+			len = strlen(s->name);
+			if (len >= best_len && strncmp(name, s->name, len) == 0 &&
+			    name[len] == ':') {
+				best = s;
+				best_len = len;
+			}
+		}
+		if (best == NULL) {
+			best = cfg_find_section(cfg, "");
+			if (best == NULL)
+				best = cfg_add_section(cfg, "");
+			if (best == NULL)
+				return -ENOMEM;
+			best_len = strcspn(name, ":");
+		}
+		if (name[best_len] == ':')
+			best_len++;
+		rc = cfg_put(best, name + best_len, d->val[i], true);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+/*
+ * Turn iniparser's "iniparser: syntax error in FILE (LINE):\n-> TEXT\n"
+ * into one line; other messages are only joined onto one line.
+ */
+static void
+cfg_syntax_message(const char *path, char *msg, char *err, size_t err_size)
+{
+	const char *paren = strstr(msg, " (");
+	const char *arrow = strstr(msg, "):\n-> ");
+	char *p;
+	int line;
+
+	if (strstr(msg, "syntax error") != NULL && paren != NULL &&
+	    arrow != NULL) {
+		while ((p = strstr(paren + 1, " (")) != NULL && p < arrow)
+			paren = p;
+		line = atoi(paren + 2);
+		p = (char *)arrow + strlen("):\n-> ");
+		p[strcspn(p, "\n")] = '\0';
+		snprintf(err, err_size, "%s:%d: '%s' is not valid INI; "
+			 "expected [section], key = value or a comment",
+			 path, line, p);
+		return;
+	}
+	for (p = msg; *p != '\0'; p++)
+		if (*p == '\n')
+			*p = ' ';
+	while (p > msg && p[-1] == ' ')
+		*--p = '\0';
+	if (strncmp(msg, "iniparser: ", strlen("iniparser: ")) == 0)
+		msg += strlen("iniparser: ");
+	snprintf(err, err_size, "%s: %s", path,
+		 msg[0] != '\0' ? msg : "cannot be parsed");
+}
+
+/* Fail early, with the system's reason, if path cannot be read. */
+static int
+cfg_check_readable(const char *path, char *err, size_t err_size)
+{
+	FILE *f = fopen(path, "r");
+	int rc = 0;
+
+	if (f == NULL) {
+		rc = -errno;
+	} else {
+		if (fgetc(f) == EOF && ferror(f))
+			rc = errno != 0 ? -errno : -EIO;
+		fclose(f);
+	}
+	if (rc < 0)
+		snprintf(err, err_size, "%s: cannot read: %s", path,
+			 strerror(-rc));
+	return rc;
+}
+
+struct ofan_cfg *
+ofan_cfg_load(const char *path, char *err, size_t err_size)
+{
+	char capture[CFG_CAPTURE_SIZE] = "";
+	char dummy[1];
+	struct ofan_cfg *cfg;
+	dictionary *d;
+
+	if (err == NULL || err_size == 0) {
+		err = dummy;
+		err_size = sizeof(dummy);
+	}
+	err[0] = '\0';
+	if (path == NULL) {
+		snprintf(err, err_size, "no configuration file given");
+		return NULL;
+	}
+	if (cfg_check_readable(path, err, err_size) < 0)
+		return NULL;
+
+	cfg_capture = capture;
+	iniparser_set_error_callback(cfg_capture_cb);
+	d = iniparser_load(path);
+	iniparser_set_error_callback(NULL);
+	cfg_capture = NULL;
+	if (d == NULL) {
+		cfg_syntax_message(path, capture, err, err_size);
+		return NULL;
+	}
+
+	cfg = calloc(1, sizeof(*cfg));
+	if (cfg == NULL || (cfg->path = strdup(path)) == NULL ||
+	    cfg_import(cfg, d) < 0) {
+		snprintf(err, err_size, "%s: out of memory", path);
+		ofan_cfg_free(cfg);
+		iniparser_freedict(d);
+		return NULL;
+	}
+	iniparser_freedict(d);
+	return cfg;
+}
+
+void
+ofan_cfg_free(struct ofan_cfg *cfg)
+{
+	struct cfg_section *s;
+	int i, j;
+
+	if (cfg == NULL)
+		return;
+	for (i = 0; i < cfg->nb_sections; i++) {
+		s = &cfg->sections[i];
+		for (j = 0; j < s->nb_entries; j++) {
+			free(s->entries[j].key);
+			free(s->entries[j].value);
+		}
+		free(s->entries);
+		free(s->name);
+	}
+	for (i = 0; i < cfg->nb_asked; i++) {
+		free(cfg->asked[i].sec);
+		free(cfg->asked[i].key);
+	}
+	free(cfg->sections);
+	free(cfg->asked);
+	free(cfg->path);
+	free(cfg);
+}
+
+const char *
+ofan_cfg_path(const struct ofan_cfg *cfg)
+{
+	return cfg->path;
+}
+
+const char *
+ofan_cfg_error(const struct ofan_cfg *cfg)
+{
+	return cfg->err;
+}
+
+static int
+cfg_vfail(struct ofan_cfg *cfg, const char *sec, const char *key,
+	  const char *fmt, va_list ap)
+{
+	int n;
+
+	if (sec == NULL)
+		n = snprintf(cfg->err, sizeof(cfg->err), "%s: ", cfg->path);
+	else if (key == NULL)
+		n = snprintf(cfg->err, sizeof(cfg->err), "%s:%s: ", cfg->path,
+			     sec);
+	else
+		n = snprintf(cfg->err, sizeof(cfg->err), "%s:%s:%s: ",
+			     cfg->path, sec, key);
+	if (n >= 0 && (size_t)n < sizeof(cfg->err))
+		vsnprintf(cfg->err + n, sizeof(cfg->err) - (size_t)n, fmt, ap);
+	return -EINVAL;
+}
+
+int
+ofan_cfg_fail(struct ofan_cfg *cfg, const char *sec, const char *key,
+	      const char *fmt, ...)
+{
+	va_list ap;
+	int rc;
+
+	va_start(ap, fmt);
+	rc = cfg_vfail(cfg, sec, key, fmt, ap);
+	va_end(ap);
+	return rc;
+}
+
+int
+ofan_cfg_set(struct ofan_cfg *cfg, const char *sec, const char *key,
+	     const char *value)
+{
+	struct cfg_section *s;
+
+	if (sec == NULL || key == NULL || value == NULL || key[0] == '\0' ||
+	    strchr(key, ':') != NULL)
+		return ofan_cfg_fail(cfg, sec != NULL ? sec : "",
+				     key != NULL ? key : "",
+				     "cannot set '%s'; expected a non-empty key "
+				     "without ':' and a value",
+				     value != NULL ? value : "(null)");
+	s = cfg_find_section(cfg, sec);
+	if (s == NULL)
+		s = cfg_add_section(cfg, sec);
+	if (s == NULL || cfg_put(s, key, value, false) < 0)
+		return ofan_cfg_fail(cfg, sec, key, "out of memory");
+	return 0;
+}
+
+bool
+ofan_cfg_has_section(const struct ofan_cfg *cfg, const char *sec)
+{
+	return cfg_find_section(cfg, sec) != NULL;
+}
+
+bool
+ofan_cfg_has_key(const struct ofan_cfg *cfg, const char *sec,
+		 const char *key)
+{
+	const struct cfg_section *s = cfg_find_section(cfg, sec);
+
+	return s != NULL && cfg_find_entry(s, key) != NULL;
+}
+
+int
+ofan_cfg_sections(const struct ofan_cfg *cfg, const char *prefix,
+		  const char **names, int max)
+{
+	size_t len = strlen(prefix);
+	const char *name;
+	int i, n = 0;
+
+	for (i = 0; i < cfg->nb_sections; i++) {
+		name = cfg->sections[i].name;
+		/* Keys before the first [section] are not a section. */
+		if (name[0] == '\0' || strncasecmp(name, prefix, len) != 0)
+			continue;
+		if (n < max && names != NULL)
+			names[n] = name;
+		n++;
+	}
+	return n;
+}
+
+/* Remember that sec:key (or the whole section if key is NULL) is known. */
+static int
+cfg_remember(struct ofan_cfg *cfg, const char *sec, const char *key)
+{
+	struct cfg_asked *a;
+	int i;
+
+	for (i = 0; i < cfg->nb_asked; i++) {
+		a = &cfg->asked[i];
+		if (strcasecmp(a->sec, sec) != 0)
+			continue;
+		if (key == NULL ? a->key == NULL :
+		    a->key != NULL && strcasecmp(a->key, key) == 0)
+			return 0;
+	}
+	if (cfg_grow((void **)&cfg->asked, cfg->nb_asked, &cfg->max_asked,
+		     sizeof(*a)) < 0)
+		return -ENOMEM;
+	a = &cfg->asked[cfg->nb_asked];
+	a->sec = cfg_strdup_lower(sec);
+	a->key = key != NULL ? cfg_strdup_lower(key) : NULL;
+	if (a->sec == NULL || (key != NULL && a->key == NULL)) {
+		free(a->sec);
+		free(a->key);
+		return -ENOMEM;
+	}
+	cfg->nb_asked++;
+	return 0;
+}
+
+void
+ofan_cfg_mark_section(struct ofan_cfg *cfg, const char *sec)
+{
+	/* On allocation failure the section is later reported unknown. */
+	(void)cfg_remember(cfg, sec, NULL);
+}
+
+int
+ofan_cfg_get_str(struct ofan_cfg *cfg, const char *sec, const char *key,
+		 unsigned int flags, const char **out)
+{
+	const struct cfg_section *s;
+	const struct cfg_entry *e;
+
+	if (cfg_remember(cfg, sec, key) < 0)
+		return ofan_cfg_fail(cfg, sec, key, "out of memory");
+	s = cfg_find_section(cfg, sec);
+	e = s != NULL ? cfg_find_entry(s, key) : NULL;
+	if (e != NULL) {
+		*out = e->value;
+		return 0;
+	}
+	if (flags & OFAN_CFG_REQUIRED)
+		return ofan_cfg_fail(cfg, sec, key,
+				     "missing; expected a string");
+	return 0;
+}
+
+/*
+ * Whether a getter asked for sec:key, or for any key of sec if key is
+ * NULL; with marks set, whether sec was marked instead.
+ */
+static bool
+cfg_was_asked(const struct ofan_cfg *cfg, const char *sec, const char *key,
+	      bool marks)
+{
+	const struct cfg_asked *a;
+	int i;
+
+	for (i = 0; i < cfg->nb_asked; i++) {
+		a = &cfg->asked[i];
+		if (strcasecmp(a->sec, sec) != 0)
+			continue;
+		if (marks) {
+			if (a->key == NULL)
+				return true;
+		} else if (a->key != NULL &&
+			   (key == NULL || strcasecmp(a->key, key) == 0)) {
+			return true;
+		}
+	}
+	return false;
+}
+
+/* "unknown key; allowed keys in [SEC]: a, b, c" for entry e of s. */
+static int
+cfg_unknown_key(struct ofan_cfg *cfg, const struct cfg_section *s,
+		const struct cfg_entry *e)
+{
+	char list[CFG_ERR_SIZE] = "";
+	size_t used = 0;
+	int i, n;
+
+	for (i = 0; i < cfg->nb_asked && used < sizeof(list); i++) {
+		if (cfg->asked[i].key == NULL ||
+		    strcmp(cfg->asked[i].sec, s->name) != 0)
+			continue;
+		n = snprintf(list + used, sizeof(list) - used, "%s%s",
+			     used == 0 ? "" : ", ", cfg->asked[i].key);
+		if (n < 0)
+			break;
+		used += (size_t)n;
+	}
+	return ofan_cfg_fail(cfg, s->name, e->key,
+			     "unknown key; allowed keys in [%s]: %s", s->name,
+			     used == 0 ? "(none)" : list);
+}
+
+int
+ofan_cfg_check_unknown(struct ofan_cfg *cfg)
+{
+	const struct cfg_section *s;
+	int i, j;
+
+	for (i = 0; i < cfg->nb_sections; i++) {
+		s = &cfg->sections[i];
+		/* A marked section is accepted whole, read or not. */
+		if (cfg_was_asked(cfg, s->name, NULL, true))
+			continue;
+		if (!cfg_was_asked(cfg, s->name, NULL, false)) {
+			if (s->name[0] != '\0')
+				return ofan_cfg_fail(cfg, s->name, NULL,
+						     "unknown section");
+			return ofan_cfg_fail(cfg, NULL, NULL,
+					     "key '%s' is outside any section; "
+					     "expected it under a [section]",
+					     s->nb_entries > 0 ?
+					     s->entries[0].key : "");
+		}
+		for (j = 0; j < s->nb_entries; j++)
+			if (!cfg_was_asked(cfg, s->name, s->entries[j].key,
+					   false))
+				return cfg_unknown_key(cfg, s, &s->entries[j]);
+	}
+	return 0;
+}

@@ -71,7 +71,8 @@ int ofan_cfg_sections(const struct ofan_cfg *cfg, const char *prefix,
 
 /*
  * Mark a section as known even if none of its keys are read (e.g. the
- * section of a policy that is not selected but was validated).
+ * section of a policy that is not selected but was validated).  The
+ * unknown-key check then skips the whole section.
  */
 void ofan_cfg_mark_section(struct ofan_cfg *cfg, const char *sec);
 
@@ -105,23 +106,34 @@ int ofan_cfg_get_enum(struct ofan_cfg *cfg, const char *sec, const char *key,
 
 /*
  * Link or shaping rate in bits per second: "100G", "10Gbps", "2.5G",
- * "400M", "1000000" (suffixes K/M/G/T, optional "bps"; decimal, not 1024).
+ * "400M", "1000000" (suffixes K/M/G/T, optional "bps" or "b/s", any case;
+ * decimal, not 1024; a fraction is rounded to the nearest bit/s).
  */
 int ofan_cfg_get_rate(struct ofan_cfg *cfg, const char *sec, const char *key,
 		      unsigned int flags, uint64_t min, uint64_t max,
 		      uint64_t *out_bps);
 
-/* Duration in nanoseconds: "1us", "2.5ms", "100ns", "1s", "0". */
+/*
+ * Duration in nanoseconds: "1us", "2.5ms", "100ns", "1s", "0".  The unit
+ * is required except for "0"; a fraction is rounded to the nearest ns.
+ */
 int ofan_cfg_get_time(struct ofan_cfg *cfg, const char *sec, const char *key,
 		      unsigned int flags, uint64_t min_ns, uint64_t max_ns,
 		      uint64_t *out_ns);
 
-/* Size in bytes: "4096", "4KiB", "2MiB", "1GiB", "9000B". */
+/*
+ * Size in bytes: "4096", "4KiB", "2MiB", "1GiB", "9000B", "1.5KiB".
+ * KiB/MiB/GiB/TiB are powers of 1024; K/KB, M/MB, G/GB, T/TB are powers
+ * of 1000 (any case).  The result must be a whole number of bytes.
+ */
 int ofan_cfg_get_size(struct ofan_cfg *cfg, const char *sec, const char *key,
 		      unsigned int flags, uint64_t min, uint64_t max,
 		      uint64_t *out);
 
-/* Dotted-quad IPv4 address, host byte order. */
+/*
+ * Dotted-quad IPv4 address, host byte order.  Parts have no leading
+ * zeros ("010" would be octal to inet_aton()).
+ */
 int ofan_cfg_get_ipv4(struct ofan_cfg *cfg, const char *sec, const char *key,
 		      unsigned int flags, uint32_t *out);
 

@@ -3,7 +3,7 @@
  * A small streaming JSON writer for stats and results files.  It tracks
  * nesting and commas, escapes strings and writes numbers exactly (integers
  * as integers, doubles with %.9g, non-finite doubles as null).  Writes go
- * to a FILE; errors are sticky and reported by ofan_json_close().
+ * to a FILE; errors are sticky and reported by ofan_json_finish().
  */
 #ifndef OFAN_JSON_H
 #define OFAN_JSON_H
@@ -40,7 +40,10 @@ void ofan_json_double(struct ofan_json *j, const char *key, double v);
 void ofan_json_bool(struct ofan_json *j, const char *key, bool v);
 void ofan_json_str(struct ofan_json *j, const char *key, const char *v);
 
-/* Finish (newline, flush).  Returns 0 or -EIO if any write failed. */
+/*
+ * Finish (newline, flush).  Returns 0, -EIO if any write failed, or
+ * -EINVAL if objects or arrays were left open.
+ */
 int ofan_json_finish(struct ofan_json *j);
 
 #endif /* OFAN_JSON_H */

@@ -65,6 +65,13 @@ struct lb_pkt {
 struct lb_view {
 	const uint8_t *port_level;	/* indexed by port id */
 	uint8_t nb_levels;
+	/*
+	 * Packets queued now and queue capacity per port, or NULL.  The
+	 * levels above do not move within a burst; with these a policy can
+	 * count its own picks of the burst (adaptive does).
+	 */
+	const uint32_t *port_len;
+	const uint32_t *port_cap;
 };
 
 enum lb_flowlet_repick { LB_FLOWLET_RANDOM = 0, LB_FLOWLET_LEAST_LOADED = 1 };

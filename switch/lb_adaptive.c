@@ -10,10 +10,11 @@
  * view->port_level current as it enqueues; this policy only reads it.
  *
  * Trade-off: it reacts to congestion it can see, but only locally: a
- * queue downstream is invisible, and within one burst the levels do not
- * change, so packets of one burst whose minimum is unique all go to the
- * same member.  Coarse levels make ties common, which the random tie-break
- * then spreads.
+ * queue downstream is invisible.  Coarse levels make ties common, which
+ * the random tie-break then spreads.  The engine's levels do not move
+ * within a burst, so when the view carries queue lengths the policy adds
+ * its own picks of the burst before quantising; otherwise every packet of
+ * a burst whose minimum is unique would go to the same member.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -27,6 +28,8 @@
 struct lb_adaptive {
 	struct ofan_rng rng;
 	uint64_t nb_ties;	/* picks that broke a tie at random */
+	uint16_t nb_ports;
+	uint32_t *burst_picks;	/* [nb_ports] picks in the current burst */
 } __attribute__((aligned(64)));
 
 static int
@@ -51,6 +54,13 @@ lb_adaptive_create(const struct lb_params *p, void **state)
 		return -ENOMEM;
 	ofan_rng_seed(&st->rng, p->seed, LB_ADAPTIVE_STREAM);
 	st->nb_ties = 0;
+	st->nb_ports = p->nb_ports;
+	st->burst_picks = calloc(p->nb_ports ? p->nb_ports : 1,
+				 sizeof(*st->burst_picks));
+	if (st->burst_picks == NULL) {
+		free(st);
+		return -ENOMEM;
+	}
 	*state = st;
 	return 0;
 }
@@ -58,7 +68,24 @@ lb_adaptive_create(const struct lb_params *p, void **state)
 static void
 lb_adaptive_destroy(void *state)
 {
-	free(state);
+	struct lb_adaptive *st = state;
+
+	free(st->burst_picks);
+	free(st);
+}
+
+/* Occupancy level of a queue of len packets out of cap, as the engine's. */
+static inline uint8_t
+lb_adaptive_level(uint64_t len, uint64_t cap, uint8_t nb_levels)
+{
+	uint64_t l;
+
+	if (len == 0)
+		return 0;
+	l = len * nb_levels / (cap + 1);
+	if (l == 0)
+		l = 1;
+	return (uint8_t)(l >= nb_levels ? (uint64_t)nb_levels - 1 : l);
 }
 
 /* Nothing is derived from the group: pick() reads its live list. */
@@ -112,10 +139,20 @@ lb_adaptive_pick(void *state, const struct lb_pkt *pkts, uint16_t n,
 		 * at it: 27 instead of 32 ns per packet over 8 members
 		 * (one branchy pass) in a 64-packet burst micro-benchmark.
 		 */
-		for (k = 0; k < nb_live; k++) {
-			lvl[k] = level[grp->port[grp->live[k]]];
-			best = lvl[k] < best ? lvl[k] : best;
+		if (view->port_len != NULL) {
+			for (k = 0; k < nb_live; k++) {
+				uint16_t port = grp->port[grp->live[k]];
+
+				lvl[k] = lb_adaptive_level(view->port_len[port] +
+					st->burst_picks[port],
+					view->port_cap[port], view->nb_levels);
+			}
+		} else {
+			for (k = 0; k < nb_live; k++)
+				lvl[k] = level[grp->port[grp->live[k]]];
 		}
+		for (k = 0; k < nb_live; k++)
+			best = lvl[k] < best ? lvl[k] : best;
 		for (k = 0; k < nb_live; k++) {
 			tied[nb_tied] = grp->live[k];
 			nb_tied += lvl[k] == best;
@@ -128,7 +165,13 @@ lb_adaptive_pick(void *state, const struct lb_pkt *pkts, uint16_t n,
 			out[i] = tied[ofan_rng_below(&st->rng, nb_tied)];
 			st->nb_ties++;
 		}
+		if (out[i] != LB_NONE && grp->port[out[i]] < st->nb_ports)
+			st->burst_picks[grp->port[out[i]]]++;
 	}
+	/* The engine's lengths include this burst from the next call on. */
+	for (i = 0; i < n; i++)
+		if (out[i] != LB_NONE && pkts[i].grp->port[out[i]] < st->nb_ports)
+			st->burst_picks[pkts[i].grp->port[out[i]]] = 0;
 }
 
 static void

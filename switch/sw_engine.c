@@ -183,6 +183,7 @@ sw_engine_init_worker(struct sw_engine *eng, struct sw_worker *w,
 				 i);
 			return rc;
 		}
+		w->port_cap[i] = w->queue[i].cap_pkts;
 	}
 	/*
 	 * Each worker's policy instance gets its own stream of the switch
@@ -476,6 +477,8 @@ sw_worker_input(struct sw_worker *w, uint16_t in_port,
 	struct lb_view view = {
 		.port_level = w->port_level,
 		.nb_levels = eng->cfg.lb.adaptive.nb_levels,
+		.port_len = w->port_len,
+		.port_cap = w->port_cap,
 	};
 	struct sw_port_stats *rx_st = &w->port_st[in_port];
 	uint16_t i, k = 0;
@@ -580,6 +583,7 @@ sw_worker_input(struct sw_worker *w, uint16_t in_port,
 			continue;
 		}
 		w->port_level[port] = sw_queue_level(q, view.nb_levels);
+		w->port_len[port] = sw_queue_len(q);
 	}
 }
 
@@ -600,6 +604,7 @@ sw_worker_flush_failed(struct sw_worker *w, uint16_t port,
 		rte_pktmbuf_free(m);
 	}
 	w->port_level[port] = 0;
+	w->port_len[port] = 0;
 }
 
 uint16_t
@@ -643,6 +648,7 @@ sw_worker_tx_commit(struct sw_worker *w, uint16_t port, uint64_t now_ns,
 		st->egress_drops += nb_dropped;
 	}
 	w->port_level[port] = sw_queue_level(q, w->eng->cfg.lb.adaptive.nb_levels);
+	w->port_len[port] = sw_queue_len(q);
 }
 
 /* ---- control plane ---- */

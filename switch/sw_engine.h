@@ -64,6 +64,8 @@ struct sw_worker {
 	struct lb_group *groups;	/* private copy of the snapshot */
 	struct sw_queue queue[SW_MAX_PORTS];
 	uint8_t port_level[SW_MAX_PORTS];
+	uint32_t port_len[SW_MAX_PORTS];	/* packets queued per port */
+	uint32_t port_cap[SW_MAX_PORTS];	/* queue capacity per port */
 	struct sw_port_stats port_st[SW_MAX_PORTS];
 	uint64_t drops[OFAN_DROP_MAX];
 	uint64_t picks[SW_MAX_PORTS];	/* policy decisions per egress port */
