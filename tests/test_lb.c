@@ -1071,6 +1071,45 @@ START_TEST(test_adaptive_least_level)
 }
 END_TEST
 
+/*
+ * Levels do not move within a burst; with queue lengths in the view the
+ * policy counts its own picks, so a burst into empty queues is dealt out
+ * evenly instead of all landing on one member (or at random).
+ */
+START_TEST(test_adaptive_burst_accounting)
+{
+	static uint32_t len[T_NB_PORTS], cap[T_NB_PORTS];
+	struct lb_pkt pkts[8];
+	uint16_t out[8], count[4] = { 0 };
+	struct harness h;
+	unsigned int i;
+
+	h_params(&h, &lb_adaptive_ops, T_SEED);
+	/* Capacity 7 with 8 levels: one level per queued packet. */
+	for (i = 0; i < T_NB_PORTS; i++)
+		cap[i] = 7;
+	h.view.port_len = len;
+	h.view.port_cap = cap;
+	h_start(&h);
+	h_group(&h, 0, 4, NULL);
+	for (i = 0; i < 8; i++)
+		pkts[i] = (struct lb_pkt){ .grp = &h.grp[0], .flow_hash = i };
+	h.ops->pick(h.state, pkts, 8, &h.view, 0, out);
+	for (i = 0; i < 8; i++) {
+		ck_assert_uint_lt(out[i], 4);
+		count[out[i]]++;
+	}
+	for (i = 0; i < 4; i++)
+		ck_assert_uint_eq(count[i], 2);
+	/* The next burst starts from the engine's lengths again. */
+	len[h.grp[0].port[0]] = 7;	/* the top level */
+	h.ops->pick(h.state, pkts, 3, &h.view, 0, out);
+	for (i = 0; i < 3; i++)
+		ck_assert_uint_ne(out[i], 0);
+	h_stop(&h);
+}
+END_TEST
+
 START_TEST(test_adaptive_ties)
 {
 	uint64_t counts[8] = { 0 }, tied[3];
@@ -1414,6 +1453,7 @@ lb_suite(void)
 	tcase_add_test(tc, test_rr_shared_counter);
 	tcase_add_test(tc, test_adaptive_least_level);
 	tcase_add_test(tc, test_adaptive_ties);
+	tcase_add_test(tc, test_adaptive_burst_accounting);
 	tcase_add_test(tc, test_flowlet_gap);
 	tcase_add_test(tc, test_flowlet_member_dies);
 	tcase_add_test(tc, test_flowlet_least_loaded);
