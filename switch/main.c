@@ -335,6 +335,19 @@ sw_setup_ports(struct sw_app *app, uint16_t nb_workers, uint8_t (*macs)[6])
 	uint16_t p, q;
 	int rc;
 
+	/*
+	 * Check every dev before probing any: probing already has effects
+	 * (net_pcap creates its tx_pcap file), so an unknown driver in a
+	 * later port must fail before an earlier port is probed.
+	 */
+	for (p = 0; p < c->nb_ports; p++) {
+		rc = sw_ethdev_check(c->ports[p].dev, err, sizeof(err));
+		if (rc != 0) {
+			fprintf(stderr, "ofan-switch: %s:port.%u:dev: %s\n",
+				c->path, p, err);
+			return rc;
+		}
+	}
 	/* Resolve every port first: a bad dev fails before any port starts. */
 	for (p = 0; p < c->nb_ports; p++) {
 		rc = sw_ethdev_resolve(c->ports[p].dev, &app->port_id[p], err,

@@ -115,7 +115,7 @@ sw_engine_build_fib(struct sw_engine *eng, int socket, char *err,
 {
 	const struct sw_config *c = &eng->cfg;
 	struct rte_lpm_config lc = {
-		.max_rules = c->nb_routes + c->nb_ports + 16,
+		.max_rules = c->nb_routes + c->nb_ports + 17,
 		.number_tbl8s = 256,
 	};
 	char name[64];
@@ -129,14 +129,30 @@ sw_engine_build_fib(struct sw_engine *eng, int socket, char *err,
 			 rte_strerror(rte_errno));
 		return -ENOMEM;
 	}
-	for (i = 0; i < c->nb_routes; i++) {
-		eng->route_group[i] = c->routes[i].group;
-		eng->route_key[i] = c->routes[i].dst_key;
-		rc = rte_lpm_add(eng->fib, c->routes[i].prefix,
-				 c->routes[i].depth, i);
+	/*
+	 * rte_lpm takes depths 1 to 32 only: a default route (/0) goes in
+	 * as its two /1 halves, before every other route, so that a /1 of
+	 * the configuration still replaces its half.
+	 */
+	for (i = 0; i < 2 * c->nb_routes; i++) {
+		const struct sw_route_config *r = &c->routes[i % c->nb_routes];
+		uint32_t id = i % c->nb_routes;
+
+		if ((r->depth == 0) != (i < c->nb_routes))
+			continue;
+		eng->route_group[id] = r->group;
+		eng->route_key[id] = r->dst_key;
+		if (r->depth == 0) {
+			rc = rte_lpm_add(eng->fib, 0, 1, id);
+			if (rc == 0)
+				rc = rte_lpm_add(eng->fib, UINT32_C(1) << 31, 1,
+						 id);
+		} else {
+			rc = rte_lpm_add(eng->fib, r->prefix, r->depth, id);
+		}
 		if (rc < 0) {
 			snprintf(err, err_size, "%s: route %u: rte_lpm_add failed: %s",
-				 c->path ? c->path : "config", i,
+				 c->path ? c->path : "config", id,
 				 strerror(-rc));
 			return rc;
 		}

@@ -1,12 +1,35 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <rte_dev.h>
+#include <rte_devargs.h>
 #include <rte_ethdev.h>
 
 #include "sw_ethdev.h"
+
+int
+sw_ethdev_check(const char *dev, char *err, unsigned int err_size)
+{
+	struct rte_devargs da;
+	uint16_t port_id;
+	int rc;
+
+	if (rte_eth_dev_get_port_by_name(dev, &port_id) == 0)
+		return 0;
+	/* Parsing finds the bus and, for a vdev, the driver; no probe. */
+	rc = rte_devargs_parse(&da, dev);
+	/* rte_devargs_reset() is experimental in 22.11; it frees only data. */
+	free(da.data);
+	if (rc != 0) {
+		snprintf(err, err_size, "'%s' is not a device any bus knows; expected an ethdev name such as a PCI address bound to vfio-pci (see dpdk-devbind.py --status) or vdev devargs such as net_ring0, net_null0,no-rx=1, net_pcap0,rx_pcap=in.pcap,tx_pcap=out.pcap",
+			 dev);
+		return rc;
+	}
+	return 0;
+}
 
 int
 sw_ethdev_resolve(const char *dev, uint16_t *port_id, char *err,

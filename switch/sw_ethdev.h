@@ -13,6 +13,15 @@
 #include <rte_mempool.h>
 
 /*
+ * Check, without probing, that dev names an existing ethdev or a device
+ * some bus recognises (for a vdev: a known driver name).  Probing a vdev
+ * may already create files (net_pcap opens its tx_pcap), so callers check
+ * every port first and probe only when all pass.  Returns 0, or -errno
+ * with a reason in err.
+ */
+int sw_ethdev_check(const char *dev, char *err, unsigned int err_size);
+
+/*
  * Find the ethdev named by dev ("0000:03:00.0", "net_ring0", or vdev
  * devargs "net_pcap0,rx_pcap=in.pcap"): an existing port by name, else
  * probe it as a device.  Returns 0 and *port_id, or -errno with a reason in

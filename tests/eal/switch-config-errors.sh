@@ -1,3 +1,198 @@
 #!/usr/bin/env bash
-# placeholder: replaced by the real test
-exit 77
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# ofan-switch refuses bad configurations and command lines before it
+# touches anything.  Each bad configuration is one change to a good one
+# whose port 0 is net_pcap0,tx_pcap=OUT.pcap; it is run twice, with
+# --check-config and as a real run, and both must
+#   - exit with status 2,
+#   - print exactly one line on stderr, naming FILE:SECTION:KEY and the bad
+#     value (the strings below are the messages' distinctive parts),
+#   - leave no trace: OUT.pcap, the stats JSON and the EAL runtime
+#     directory must not exist afterwards (EAL never started).
+# A dev that no bus knows (net_bogus0) is found only after EAL starts: the
+# run must fail naming FILE:port.N:dev, and the net_pcap ports before it
+# must not have created their tx_pcap files.  The good configuration
+# passes --check-config.
+set -euo pipefail
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+. "$(dirname "$0")/lib.sh"
+ofan_setup config_errors "$@"
+
+OUT=$TMP/OUT.pcap
+
+# write_config NAME [SWITCH_LINES [PORT0_LINES [MORE_SECTIONS]]]
+write_config() {
+	cat >"$TMP/$1.ini" <<EOF
+[switch]
+name = cfgtest
+${2-policy = ecmp}
+
+[port.0]
+dev = net_pcap0,tx_pcap=$OUT
+${3-}
+
+[port.1]
+dev = net_null0,no-rx=1
+peer_mac = 02:00:00:00:10:01
+
+[group.up]
+members = 1
+
+[route.a]
+prefix = 10.0.1.0/24
+group = up
+${4-}
+EOF
+}
+
+# nothing_touched CASE: no OUT.pcap, no CASE.json, no EAL runtime dir.
+nothing_touched() {
+	local what found=()
+
+	for what in "$OUT" "$TMP/$1.json" "$RUNDIR"; do
+		if [ -e "$what" ]; then
+			found+=("$what")
+			rm -rf "$what"
+		fi
+	done
+	if [ ${#found[@]} -eq 0 ]; then
+		pass "$1: nothing created (OUT.pcap, $1.json, EAL runtime dir)"
+	else
+		fail "$1: the run created ${found[*]}"
+	fi
+}
+
+# bad_config CASE MESSAGE: CASE.ini is refused with MESSAGE, both ways.
+bad_config() {
+	local name=$1 want=$2 cfg=$TMP/$1.ini mode tag
+
+	echo "-- $name"
+	for mode in check run; do
+		tag=$name-$mode
+		if [ "$mode" = check ]; then
+			sw_run_raw "$tag" -- --config "$cfg" --check-config
+		else
+			sw_run "$tag" --config "$cfg" --stats-json "$TMP/$name.json" \
+				--duration 1
+		fi
+		expect_rc "$name ($mode)" "$tag" 2
+		expect_file_has "$name ($mode) stderr" "$TMP/$tag.err" "$want"
+		expect_eq "$name ($mode): stderr lines" \
+			"$(wc -l <"$TMP/$tag.err")" 1
+		expect_eq "$name ($mode): stdout" "$(cat "$TMP/$tag.out")" ""
+		nothing_touched "$name"
+	done
+}
+
+write_config good
+echo "-- good configuration"
+sw_run_raw good -- --config "$TMP/good.ini" --check-config
+expect_rc "good config --check-config" good 0
+expect_eq "good config --check-config stdout" "$(cat "$TMP/good.out")" \
+	"$TMP/good.ini: ok (2 ports, 1 groups, 1 routes, policy ecmp)"
+nothing_touched good
+
+write_config missing_policy ""
+bad_config missing_policy \
+	"ofan-switch: $TMP/missing_policy.ini:switch:policy: missing; expected one of ecmp, spray, "
+
+write_config unknown_key "policy = ecmp
+colour = blue"
+bad_config unknown_key \
+	"ofan-switch: $TMP/unknown_key.ini:switch:colour: unknown key; allowed keys in [switch]: name, policy, "
+
+write_config unknown_section "policy = ecmp" "" "[bogus]
+x = 1"
+bad_config unknown_section \
+	"ofan-switch: $TMP/unknown_section.ini:bogus: unknown section"
+
+write_config bad_number "policy = ecmp" "queue_packets = 12abc"
+bad_config bad_number \
+	"ofan-switch: $TMP/bad_number.ini:port.0:queue_packets: '12abc' is not an integer; expected an integer in [1, 1048576]"
+
+write_config hex_number "policy = ecmp
+seed = 0x10"
+bad_config hex_number \
+	"ofan-switch: $TMP/hex_number.ini:switch:seed: '0x10' is not an integer; expected an integer in [0, "
+
+write_config out_of_range "policy = ecmp
+burst = 513"
+bad_config out_of_range \
+	"ofan-switch: $TMP/out_of_range.ini:switch:burst: '513' is out of range; expected an integer in [1, 512]"
+
+write_config unknown_policy "policy = bogus"
+bad_config unknown_policy \
+	"ofan-switch: $TMP/unknown_policy.ini:switch:policy: 'bogus' is unknown; expected one of ecmp, spray, "
+
+write_config ecn_order "policy = ecmp" "ecn_kmin = 64KiB
+ecn_kmax = 32KiB"
+bad_config ecn_order \
+	"ofan-switch: $TMP/ecn_order.ini:port.0:ecn_kmax: '32768' bytes is below ecn_kmin (65536 bytes); expected ecn_kmin <= ecn_kmax"
+
+write_config unknown_group
+sed -i 's/^group = up$/group = nowhere/' "$TMP/unknown_group.ini"
+bad_config unknown_group \
+	"ofan-switch: $TMP/unknown_group.ini:route.a:group: 'nowhere' is not a group; expected the NAME of a [group.NAME] section"
+
+write_config syntax "policy = ecmp
+this line is not ini"
+bad_config syntax \
+	"ofan-switch: $TMP/syntax.ini:4: 'this line is not ini' is not valid INI; expected [section], key = value or a comment"
+
+bad_config no_such_file \
+	"ofan-switch: $TMP/no_such_file.ini: cannot read: No such file or directory"
+
+echo "-- command line"
+sw_run_raw no_dashes "${EAL[@]}" --config "$TMP/good.ini"
+expect_rc "without '--'" no_dashes 2
+expect_file_has "without '--'" "$TMP/no_dashes.err" \
+	"ofan-switch: missing '--' before the application options"
+expect_file_has "without '--'" "$TMP/no_dashes.err" \
+	"usage: ofan-switch [EAL args] -- --config FILE [options]"
+sw_run_raw no_config "${EAL[@]}" -- --duration 1
+expect_rc "without --config" no_config 2
+expect_file_has "without --config" "$TMP/no_config.err" \
+	"ofan-switch: --config FILE is required (after --)"
+expect_file_has "without --config" "$TMP/no_config.err" \
+	"usage: ofan-switch [EAL args] -- --config FILE [options]"
+sw_run_raw bad_duration "${EAL[@]}" -- --config "$TMP/good.ini" \
+	--duration soon
+expect_rc "--duration soon" bad_duration 2
+expect_file_has "--duration soon" "$TMP/bad_duration.err" \
+	"ofan-switch: --duration: 'soon' is not a duration"
+sw_run_raw stray_arg "${EAL[@]}" -- --config "$TMP/good.ini" extra
+expect_rc "a stray argument" stray_arg 2
+expect_file_has "a stray argument" "$TMP/stray_arg.err" \
+	"ofan-switch: unexpected argument 'extra'"
+nothing_touched command_line
+
+# The device checks need EAL, so these run last (they create RUNDIR).
+echo "-- a dev no bus knows, after two net_pcap ports"
+cat >"$TMP/bad_dev.ini" <<EOF
+[switch]
+policy = ecmp
+[port.0]
+dev = net_pcap0,tx_pcap=$TMP/A.pcap
+[port.1]
+dev = net_pcap1,tx_pcap=$TMP/B.pcap
+[port.2]
+dev = net_bogus0
+[route.a]
+prefix = 10.0.1.0/24
+port = 1
+EOF
+sw_run bad_dev --config "$TMP/bad_dev.ini" --stats-json "$TMP/bad_dev.json" \
+	--duration 1
+expect_cmp "net_bogus0: exit status" "$SW_RC" -ne 0
+expect_file_has "net_bogus0 stderr" "$TMP/bad_dev.err" \
+	"ofan-switch: $TMP/bad_dev.ini:port.2:dev: 'net_bogus0' is not a device any bus knows"
+for f in A.pcap B.pcap bad_dev.json; do
+	if [ -e "$TMP/$f" ]; then
+		fail "net_bogus0: $f exists; no port may be probed before every dev is known"
+	else
+		pass "net_bogus0: $f was not created"
+	fi
+done
+
+ofan_finish

@@ -1,0 +1,232 @@
+# shellcheck shell=bash
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# Shared by the ofan-switch EAL tests (tests/eal/switch-*.sh), which meson
+# runs serially as `script BUILD_ROOT SOURCE_ROOT`.  Sourced, not run.
+#
+# ofan_setup gives a script:
+#   SWITCH, PCAPGEN    the binaries under test (from BUILD_ROOT)
+#   CHECK              pcapcheck.py under Debian's /usr/bin/python3
+#   TMP                a private temporary directory (configs, pcaps, JSON)
+#   EAL                EAL arguments: --no-huge --no-pci, 512 MB, one lcore,
+#                      and a --file-prefix unique to this script's process
+#   RUNDIR             that prefix's DPDK runtime directory
+# and an EXIT trap that stops only the processes the script started (by
+# PID), then removes TMP and RUNDIR, whether the script passed or not.
+# Set OFAN_KEEP_TMP=1 to keep TMP for a post-mortem.
+#
+# Checks print "ok: ..." or "FAIL: ..." and count failures; ofan_finish
+# exits 1 if any failed.  Exit 77 means skipped (meson's convention).
+
+OFAN_PY=/usr/bin/python3
+PIDS=()
+FAILS=0
+TMP=
+RUNDIR=
+
+ofan_cleanup() {
+	local rc=$? pid
+
+	trap - EXIT
+	for pid in "${PIDS[@]}"; do
+		kill -TERM "$pid" 2>/dev/null || true
+	done
+	for pid in "${PIDS[@]}"; do
+		wait "$pid" 2>/dev/null || true
+	done
+	if [ -n "$TMP" ] && [ -d "$TMP" ]; then
+		if [ "${OFAN_KEEP_TMP:-0}" = 1 ]; then
+			echo "kept $TMP" >&2
+		else
+			rm -rf "$TMP"
+		fi
+	fi
+	if [ -n "$RUNDIR" ]; then
+		rm -rf "$RUNDIR"
+	fi
+	exit "$rc"
+}
+
+skip() {
+	echo "SKIP: $*"
+	exit 77
+}
+
+# ofan_setup NAME BUILD_ROOT SOURCE_ROOT
+ofan_setup() {
+	T_NAME=$1
+	if [ $# -ne 3 ]; then
+		echo "usage: $0 BUILD_ROOT SOURCE_ROOT" >&2
+		exit 2
+	fi
+	BUILD=$(cd "$2" && pwd)
+	SRC=$(cd "$3" && pwd)
+	SWITCH=$BUILD/switch/ofan-switch
+	PCAPGEN=$BUILD/tests/tools/ofan-pcapgen
+	local b
+	for b in "$SWITCH" "$PCAPGEN"; do
+		if [ ! -x "$b" ]; then
+			echo "FAIL: $b is not built" >&2
+			exit 1
+		fi
+	done
+	[ -x "$OFAN_PY" ] || skip "$OFAN_PY not found (scripts/install-deps.sh)"
+	CHECK=("$OFAN_PY" "$SRC/tests/eal/pcapcheck.py")
+	PREFIX=ofan_t_${T_NAME}_$$
+	# Where EAL puts its runtime files: as dpdk-telemetry.py computes it.
+	if [ -n "${RUNTIME_DIRECTORY:-}" ]; then
+		RUNDIR=$RUNTIME_DIRECTORY/dpdk/$PREFIX
+	elif [ "$(id -u)" -eq 0 ]; then
+		RUNDIR=/var/run/dpdk/$PREFIX
+	else
+		RUNDIR=${XDG_RUNTIME_DIR:-/tmp}/dpdk/$PREFIX
+	fi
+	EAL=(--no-huge -m 512 --no-pci --file-prefix "$PREFIX" -l 0
+	     --log-level=error)
+	trap ofan_cleanup EXIT
+	trap 'exit 143' TERM
+	trap 'exit 130' INT
+	TMP=$(mktemp -d "${TMPDIR:-/tmp}/ofan_t_${T_NAME}.XXXXXX")
+	echo "== $T_NAME: $SWITCH (EAL prefix $PREFIX, files in $TMP)"
+}
+
+# Forget a PID once it has been waited for (it may be reused later).
+ofan_forget() {
+	local keep=() p
+
+	for p in "${PIDS[@]}"; do
+		[ "$p" = "$1" ] || keep+=("$p")
+	done
+	PIDS=("${keep[@]}")
+}
+
+# sw_start TAG ARGS...: start `timeout 60 ofan-switch ARGS` in the
+# background (ARGS include the EAL part); stdout and stderr go to
+# $TMP/TAG.out and $TMP/TAG.err.  Sets SW_PID.  With SW_GUARD=0 there is
+# no timeout process: SW_PID is the switch itself (to signal it), and the
+# caller bounds the run (--duration).
+sw_start() {
+	local tag=$1
+
+	shift
+	if [ "${SW_GUARD:-60}" = 0 ]; then
+		"$SWITCH" "$@" >"$TMP/$tag.out" 2>"$TMP/$tag.err" &
+	else
+		timeout "${SW_GUARD:-60}" "$SWITCH" "$@" >"$TMP/$tag.out" \
+			2>"$TMP/$tag.err" &
+	fi
+	SW_PID=$!
+	PIDS+=("$SW_PID")
+}
+
+# sw_wait: wait for the switch started last.  Sets SW_RC.
+sw_wait() {
+	SW_RC=0
+	wait "$SW_PID" || SW_RC=$?
+	ofan_forget "$SW_PID"
+}
+
+# sw_run_raw TAG ARGS...: run ofan-switch with exactly ARGS.  Sets SW_RC.
+sw_run_raw() {
+	sw_start "$@"
+	sw_wait
+}
+
+# sw_run TAG APP_ARGS...: run ofan-switch with the test's EAL arguments,
+# "--" and APP_ARGS.  Sets SW_RC.
+sw_run() {
+	local tag=$1
+
+	shift
+	sw_run_raw "$tag" "${EAL[@]}" -- "$@"
+}
+
+pass() {
+	echo "ok: $*"
+}
+
+fail() {
+	echo "FAIL: $*"
+	FAILS=$((FAILS + 1))
+}
+
+# expect_eq WHAT GOT WANT
+expect_eq() {
+	if [ "$2" = "$3" ]; then
+		pass "$1 = $3"
+	else
+		fail "$1 is '$2', expected '$3'"
+	fi
+}
+
+# expect_cmp WHAT GOT OP WANT: integers, OP one of -gt -ge -lt -le -ne.
+expect_cmp() {
+	local ok=0
+
+	case $3 in
+	-gt) [ "$2" -gt "$4" ] 2>/dev/null && ok=1 ;;
+	-ge) [ "$2" -ge "$4" ] 2>/dev/null && ok=1 ;;
+	-lt) [ "$2" -lt "$4" ] 2>/dev/null && ok=1 ;;
+	-le) [ "$2" -le "$4" ] 2>/dev/null && ok=1 ;;
+	-ne) [ "$2" -ne "$4" ] 2>/dev/null && ok=1 ;;
+	*) fail "expect_cmp: unknown operator $3"; return ;;
+	esac
+	if [ "$ok" = 1 ]; then
+		pass "$1 = $2 ($3 $4)"
+	else
+		fail "$1 is $2, expected $3 $4"
+	fi
+}
+
+# expect_rc WHAT TAG WANT: SW_RC of run TAG is WANT; else show its stderr.
+expect_rc() {
+	if [ "$SW_RC" = "$3" ]; then
+		pass "$1: exit status $3"
+	else
+		fail "$1: exit status $SW_RC, expected $3; stderr:"
+		sed 's/^/    /' "$TMP/$2.err" | tail -20
+	fi
+}
+
+# expect_file_has WHAT FILE FIXED-STRING
+expect_file_has() {
+	if grep -qF -- "$3" "$2"; then
+		pass "$1: has '$3'"
+	else
+		fail "$1: lacks '$3'; it has:"
+		sed 's/^/    /' "$2" | head -20
+	fi
+}
+
+# check_py ARGS...: a pcapcheck.py command that prints its own results.
+check_py() {
+	local rc=0
+
+	"${CHECK[@]}" "$@" || rc=$?
+	if [ "$rc" -ne 0 ]; then
+		fail "pcapcheck.py $1 (exit $rc)"
+	fi
+}
+
+# jget FILE EXPR: a value from a JSON file (j is the document).
+jget() {
+	"${CHECK[@]}" json "$1" "$2"
+}
+
+# json_common TAG JSON: what every run's statistics must show.
+json_common() {
+	local start end
+
+	start=$(jget "$2" 'j["mempool_in_use_start"]')
+	end=$(jget "$2" 'j["mempool_in_use_end"]')
+	expect_eq "$1: mempool_in_use_end (start $start)" "$end" "$start"
+}
+
+ofan_finish() {
+	if [ "$FAILS" -ne 0 ]; then
+		echo "== $T_NAME: $FAILS check(s) FAILED"
+		exit 1
+	fi
+	echo "== $T_NAME: all checks passed"
+	exit 0
+}
