@@ -418,6 +418,18 @@ sw_worker_drop(struct sw_worker *w, uint16_t in_port, struct rte_mbuf *m,
 }
 
 /*
+ * A packet was queued at now.  If it found the queue empty the link was
+ * idle, so the shaper may start it no earlier than now: an idle link banks
+ * no credit (see sw_queue_peek()).
+ */
+static inline void
+sw_worker_queued(struct sw_queue *q, uint64_t now_ns)
+{
+	if (sw_queue_len(q) == 1 && q->next_tx_ns < now_ns)
+		q->next_tx_ns = now_ns;
+}
+
+/*
  * ARP: answer requests for the in-port's address in place, and learn the
  * peer's MAC from anything the peer says (unless configured).
  */
@@ -455,8 +467,41 @@ sw_worker_arp(struct sw_worker *w, uint16_t in_port, struct rte_mbuf *m,
 		sw_worker_drop(w, in_port, m, OFAN_DROP_QUEUE_FULL);
 		return;
 	}
+	sw_worker_queued(&w->queue[in_port], now_ns);
 	w->port_st[in_port].arp_replies++;
-	(void)now_ns;
+}
+
+/*
+ * Parse a frame chained over several mbufs (jumbo frames from PMDs with
+ * small buffers).  Every header the parser reads lies within the first
+ * SW_PARSE_HDR_SIZE bytes (VLAN + a 60-byte IPv4 header + UDP + BTH + ACK
+ * extension < 128), so those are copied out and the lengths are checked
+ * against the whole frame.  The rewrite stage writes the Ethernet and IPv4
+ * headers in place, so they must lie in the first segment.
+ */
+#define SW_PARSE_HDR_SIZE 128
+
+static int
+sw_parse_chained(const struct rte_mbuf *m, unsigned int flags,
+		 struct ofan_pkt_info *info)
+{
+	uint8_t hdr[SW_PARSE_HDR_SIZE] = { 0 };
+	uint32_t n = RTE_MIN(m->pkt_len, (uint32_t)SW_PARSE_HDR_SIZE);
+	const uint8_t *p = rte_pktmbuf_read(m, 0, n, hdr);
+	int v;
+
+	if (p == NULL)
+		return OFAN_DROP_RUNT;
+	if (p != hdr)
+		memcpy(hdr, p, n);
+	v = ofan_parse(hdr, m->pkt_len, flags, info);
+	if (v != OFAN_PARSE_OK)
+		return v;
+	if (info->kind == OFAN_KIND_ARP)
+		return rte_pktmbuf_data_len(m) < info->l3_offset +
+			sizeof(struct ofan_arp) ? OFAN_DROP_ARP_MALFORMED : v;
+	return rte_pktmbuf_data_len(m) < info->l3_offset + OFAN_IPV4_HDR_SIZE ?
+		OFAN_DROP_IP_TRUNCATED : v;
 }
 
 /* Rewrite for the egress port: MACs, TTL - 1, incremental checksum. */
@@ -522,9 +567,12 @@ sw_worker_input(struct sw_worker *w, uint16_t in_port,
 
 		rx_st->rx_pkts++;
 		rx_st->rx_bytes += m->pkt_len;
-		v = ofan_parse(rte_pktmbuf_mtod(m, const uint8_t *),
-			       rte_pktmbuf_data_len(m), eng->parse_flags,
-			       &info);
+		if (likely(m->nb_segs == 1))
+			v = ofan_parse(rte_pktmbuf_mtod(m, const uint8_t *),
+				       rte_pktmbuf_data_len(m),
+				       eng->parse_flags, &info);
+		else
+			v = sw_parse_chained(m, eng->parse_flags, &info);
 		if (unlikely(v != OFAN_PARSE_OK)) {
 			sw_worker_drop(w, in_port, m, (enum ofan_drop)v);
 			continue;
@@ -598,6 +646,7 @@ sw_worker_input(struct sw_worker *w, uint16_t in_port,
 			sw_worker_drop(w, in_port, m, OFAN_DROP_QUEUE_FULL);
 			continue;
 		}
+		sw_worker_queued(q, now_ns);
 		w->port_level[port] = sw_queue_level(q, view.nb_levels);
 		w->port_len[port] = sw_queue_len(q);
 	}
