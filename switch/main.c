@@ -24,6 +24,7 @@
 #include <rte_lcore.h>
 #include <rte_mbuf.h>
 #include <rte_pdump.h>
+#include <rte_spinlock.h>
 
 #include "ofan_clock.h"
 #include "ofan_config.h"
@@ -55,6 +56,14 @@ struct sw_app {
 	struct rte_mempool *pool;
 	uint16_t port_id[SW_MAX_PORTS];
 	bool port_started[SW_MAX_PORTS];
+	/*
+	 * TX queues per port: one per forwarding lcore when the device has
+	 * enough, otherwise lcores share them and take tx_lock around the
+	 * burst (net_pcap, for one, has a single TX queue per file).
+	 */
+	uint16_t nb_txq[SW_MAX_PORTS];
+	bool tx_shared[SW_MAX_PORTS];
+	rte_spinlock_t tx_lock[SW_MAX_PORTS][SW_MAX_WORKERS];
 	struct ofan_clock clock;
 	uint64_t ns_mult;	/* TSC -> ns: (tsc * ns_mult) >> 32 */
 };
@@ -178,7 +187,15 @@ sw_fwd_tx(struct sw_app *app, struct sw_worker *w, uint64_t now)
 		n = sw_worker_tx_peek(w, p, now, pkts, app->cfg->burst);
 		if (n == 0)
 			continue;
-		sent = rte_eth_tx_burst(app->port_id[p], w->id, pkts, n);
+		if (likely(!app->tx_shared[p])) {
+			sent = rte_eth_tx_burst(app->port_id[p], w->id, pkts, n);
+		} else {
+			uint16_t q = w->id % app->nb_txq[p];
+
+			rte_spinlock_lock(&app->tx_lock[p][q]);
+			sent = rte_eth_tx_burst(app->port_id[p], q, pkts, n);
+			rte_spinlock_unlock(&app->tx_lock[p][q]);
+		}
 		sw_worker_tx_commit(w, p, now, pkts, n, sent);
 	}
 }
@@ -367,8 +384,9 @@ sw_setup_ports(struct sw_app *app, uint16_t nb_workers, uint8_t (*macs)[6])
 	for (p = 0; p < c->nb_ports; p++) {
 		struct rte_ether_addr a;
 
+		app->nb_txq[p] = nb_workers;
 		rc = sw_ethdev_start(app->port_id[p], c->ports[p].nb_rx_queues,
-				     nb_workers, c->ports[p].nb_rxd,
+				     &app->nb_txq[p], c->ports[p].nb_rxd,
 				     c->ports[p].nb_txd, app->pool, err,
 				     sizeof(err));
 		if (rc != 0) {
@@ -377,6 +395,9 @@ sw_setup_ports(struct sw_app *app, uint16_t nb_workers, uint8_t (*macs)[6])
 			return rc;
 		}
 		app->port_started[p] = true;
+		app->tx_shared[p] = app->nb_txq[p] < nb_workers;
+		for (q = 0; q < SW_MAX_WORKERS; q++)
+			rte_spinlock_init(&app->tx_lock[p][q]);
 		rte_eth_macaddr_get(app->port_id[p], &a);
 		memcpy(macs[p], a.addr_bytes, 6);
 	}

@@ -64,10 +64,11 @@ sw_ethdev_resolve(const char *dev, uint16_t *port_id, char *err,
 }
 
 int
-sw_ethdev_start(uint16_t port_id, uint16_t nb_rxq, uint16_t nb_txq,
+sw_ethdev_start(uint16_t port_id, uint16_t nb_rxq, uint16_t *nb_txq_io,
 		uint16_t nb_rxd, uint16_t nb_txd, struct rte_mempool *mp,
 		char *err, unsigned int err_size)
 {
+	uint16_t nb_txq = *nb_txq_io;
 	struct rte_eth_conf conf;
 	struct rte_eth_dev_info info;
 	int socket = rte_eth_dev_socket_id(port_id);
@@ -81,11 +82,15 @@ sw_ethdev_start(uint16_t port_id, uint16_t nb_rxq, uint16_t nb_txq,
 			 strerror(-rc));
 		return rc;
 	}
-	if (nb_rxq > info.max_rx_queues || nb_txq > info.max_tx_queues) {
-		snprintf(err, err_size, "needs %u RX and %u TX queues (one TX queue per forwarding lcore) but the device has %u and %u; use fewer lcores or rx_queues",
-			 nb_rxq, nb_txq, info.max_rx_queues, info.max_tx_queues);
+	if (nb_rxq > info.max_rx_queues) {
+		snprintf(err, err_size, "needs %u RX queues but the device has %u; lower rx_queues",
+			 nb_rxq, info.max_rx_queues);
 		return -EINVAL;
 	}
+	/* Fewer TX queues than lcores: the caller shares them under a lock. */
+	if (nb_txq > info.max_tx_queues)
+		nb_txq = info.max_tx_queues;
+	*nb_txq_io = nb_txq;
 	if (nb_rxq > 1 && info.flow_type_rss_offloads != 0) {
 		conf.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
 		conf.rx_adv_conf.rss_conf.rss_hf =

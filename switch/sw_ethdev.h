@@ -32,11 +32,12 @@ int sw_ethdev_resolve(const char *dev, uint16_t *port_id, char *err,
 
 /*
  * Configure and start port_id with nb_rxq RX queues (RSS over IP/UDP when
- * more than one and supported) and nb_txq TX queues.  Enables promiscuous
+ * more than one and supported) and *nb_txq TX queues, or as many as the
+ * device has if fewer (*nb_txq is updated).  Enables promiscuous
  * mode (frames carry the switch's port MAC only after ARP).  Returns 0 or
  * -errno with a message in err.
  */
-int sw_ethdev_start(uint16_t port_id, uint16_t nb_rxq, uint16_t nb_txq,
+int sw_ethdev_start(uint16_t port_id, uint16_t nb_rxq, uint16_t *nb_txq,
 		    uint16_t nb_rxd, uint16_t nb_txd, struct rte_mempool *mp,
 		    char *err, unsigned int err_size);
 
