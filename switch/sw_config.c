@@ -88,8 +88,6 @@ sw_config_switch(struct ofan_cfg *cfg, struct sw_config *c)
 	static const char *const sec = "switch";
 	const char *names[16];
 	const char *name = c->name;
-	const char *policy = "ecmp";
-	char buf[128];
 	uint32_t burst = c->burst;
 	int i, n;
 
@@ -103,8 +101,7 @@ sw_config_switch(struct ofan_cfg *cfg, struct sw_config *c)
 	i = 0;
 	if (ofan_cfg_get_enum(cfg, sec, "policy", OFAN_CFG_REQUIRED, names, &i))
 		return -EINVAL;
-	policy = names[i];
-	c->policy = lb_find(policy);
+	c->policy = lb_find(names[i]);
 	if (ofan_cfg_get_u64(cfg, sec, "seed", 0, 0, UINT64_MAX, &c->seed) ||
 	    ofan_cfg_get_u32(cfg, sec, "burst", 0, 1, 512, &burst) ||
 	    ofan_cfg_get_bool(cfg, sec, "verify_checksum", 0,
@@ -114,7 +111,6 @@ sw_config_switch(struct ofan_cfg *cfg, struct sw_config *c)
 	    ofan_cfg_get_u32(cfg, sec, "mbufs", 0, 0, 1u << 24, &c->nb_mbufs))
 		return -EINVAL;
 	c->burst = (uint16_t)burst;
-	(void)buf;
 	return 0;
 }
 
@@ -296,7 +292,7 @@ sw_config_routes(struct ofan_cfg *cfg, struct sw_config *c)
 		uint32_t port = 0, j;
 		int g;
 
-		r->dst_key = (uint32_t)i;
+		r->dst_key = UINT32_MAX;	/* default assigned below */
 		if (ofan_cfg_get_prefix(cfg, sec, "prefix", OFAN_CFG_REQUIRED,
 					&r->prefix, &r->depth) ||
 		    ofan_cfg_get_u32(cfg, sec, "dst_key", 0, 0,
@@ -338,9 +334,27 @@ sw_config_routes(struct ofan_cfg *cfg, struct sw_config *c)
 				goto out;
 			}
 		r->group = (uint16_t)g;
-		if (r->dst_key + 1 > c->nb_dst_keys)
+		if (r->dst_key != UINT32_MAX && r->dst_key + 1 > c->nb_dst_keys)
 			c->nb_dst_keys = r->dst_key + 1;
 		c->nb_routes++;
+	}
+	/*
+	 * A route without dst_key is its own destination: it gets a key
+	 * above every explicit one, so that it never shares a rotation
+	 * pointer with another destination by accident.
+	 */
+	for (i = 0; rc == 0 && i < (int)c->nb_routes; i++) {
+		struct sw_route_config *r = &c->routes[i];
+
+		if (r->dst_key != UINT32_MAX)
+			continue;
+		if (c->nb_dst_keys >= SW_MAX_DST_KEYS) {
+			rc = ofan_cfg_fail(cfg, secs[i], "dst_key",
+				"no destination key left for this route; expected explicit dst_key values below %d",
+				SW_MAX_DST_KEYS);
+			break;
+		}
+		r->dst_key = c->nb_dst_keys++;
 	}
 out:
 	free(secs);

@@ -116,7 +116,8 @@ sw_engine_build_fib(struct sw_engine *eng, int socket, char *err,
 	const struct sw_config *c = &eng->cfg;
 	struct rte_lpm_config lc = {
 		.max_rules = c->nb_routes + c->nb_ports + 17,
-		.number_tbl8s = 256,
+		/* One tbl8 group per route longer than /24, at most. */
+		.number_tbl8s = RTE_MAX(256u, c->nb_routes + c->nb_ports),
 	};
 	char name[64];
 	uint32_t i;
@@ -752,7 +753,10 @@ sw_engine_set_link(struct sw_engine *eng, uint16_t port,
 	ps->failed_at_ns = now_ns;
 	switch (mode) {
 	case SW_LINK_UP:
-		ps->rate_bps = eng->cfg.ports[port].queue.rate_bps;
+	case SW_LINK_DEGRADED:
+		/* The link carries traffic again (degraded: more slowly). */
+		ps->rate_bps = mode == SW_LINK_UP ?
+			eng->cfg.ports[port].queue.rate_bps : rate_bps;
 		ctl->withdraw_at = 0;
 		if (ctl->withdrawn)
 			ctl->restore_at = now_ns + eng->cfg.detect_delay_ns;
@@ -767,9 +771,6 @@ sw_engine_set_link(struct sw_engine *eng, uint16_t port,
 		if (!ctl->withdrawn)
 			ctl->withdraw_at = now_ns +
 				eng->cfg.reconverge_delay_ns;
-		break;
-	case SW_LINK_DEGRADED:
-		ps->rate_bps = rate_bps;
 		break;
 	default:
 		return -EINVAL;

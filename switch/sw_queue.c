@@ -142,10 +142,13 @@ sw_queue_peek(struct sw_queue *q, uint64_t now_ns, struct rte_mbuf **pkts,
 		return max;
 	}
 	/*
-	 * Shaped: a packet may start when the link is free.  A link idle for
-	 * a while does not bank credit beyond now, so bursts stay at rate.
+	 * Shaped: packets leave back to back at the rate from when the link
+	 * is free (next_tx_ns), and every one whose start time has come is
+	 * released, however coarsely the driver polls.  An idle link banks
+	 * no credit: a packet that finds the queue empty moves next_tx_ns up
+	 * to its arrival (sw_engine.c, which knows the time).
 	 */
-	t = q->next_tx_ns < now_ns ? now_ns : q->next_tx_ns;
+	t = q->next_tx_ns;
 	for (n = 0; n < max && t <= now_ns; n++) {
 		struct rte_mbuf *m = q->ring[(q->head + n) & q->mask];
 
@@ -161,16 +164,15 @@ sw_queue_commit(struct sw_queue *q, uint64_t now_ns, struct rte_mbuf **pkts,
 		uint16_t nb_peeked, uint16_t nb_sent, uint16_t *nb_dropped)
 {
 	uint16_t i, gone = nb_sent;
-	uint64_t sent_bytes = 0, t;
+	uint64_t sent_bytes = 0;
 
 	for (i = 0; i < nb_sent; i++)
 		sent_bytes += pkts[i]->pkt_len;
-	if (q->rate_bps != 0 && nb_sent > 0) {
-		t = q->next_tx_ns < now_ns ? now_ns : q->next_tx_ns;
-		q->next_tx_ns = t + ofan_tx_time_ns(sent_bytes +
+	/* They started back to back from next_tx_ns (see sw_queue_peek()). */
+	if (q->rate_bps != 0 && nb_sent > 0)
+		q->next_tx_ns += ofan_tx_time_ns(sent_bytes +
 				(uint64_t)nb_sent * SW_WIRE_OVERHEAD,
 				q->rate_bps);
-	}
 	q->st.deq_pkts += nb_sent;
 	q->st.deq_bytes += sent_bytes;
 	*nb_dropped = 0;
