@@ -8,7 +8,7 @@ packages=(
 	dpdk dpdk-dev libdpdk-dev
 	libpcap-dev libiniparser-dev check
 	clang-14 libclang-rt-14-dev
-	tshark gnuplot-nox python3-scapy iperf3 iproute2 shellcheck
+	tshark gnuplot-nox python3-scapy iperf3 iproute2 iputils-ping shellcheck
 )
 
 missing=()

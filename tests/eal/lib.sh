@@ -86,6 +86,8 @@ ofan_setup() {
 	trap ofan_cleanup EXIT
 	trap 'exit 143' TERM
 	trap 'exit 130' INT
+	trap 'exit 129' HUP
+	trap 'exit 141' PIPE
 	TMP=$(mktemp -d "${TMPDIR:-/tmp}/ofan_t_${T_NAME}.XXXXXX")
 	echo "== $T_NAME: $SWITCH (EAL prefix $PREFIX, files in $TMP)"
 }
@@ -229,4 +231,108 @@ ofan_finish() {
 	fi
 	echo "== $T_NAME: all checks passed"
 	exit 0
+}
+
+# ---- Network namespaces and veths (tests that talk to Linux hosts) ----
+#
+# ofan_netns_init replaces the EXIT trap of ofan_setup with one that first
+# stops every process the script started, then deletes every veth and
+# namespace made with ofan_veth_add and ofan_netns_add (whether the script
+# passed, failed, or got SIGINT/SIGTERM), then does ofan_cleanup's work.
+# Names must be unique to the script's process (use $$) and veth names
+# at most 15 characters (IFNAMSIZ).
+OFAN_NETNS=()
+OFAN_LINKS=()
+
+ofan_netns_init() {
+	trap ofan_netns_cleanup EXIT
+	# Namespaces outlive the script: clean up on a hang-up or a closed
+	# output pipe (`| head`) too, not only on SIGINT and SIGTERM.
+	trap 'exit 129' HUP
+	trap 'exit 141' PIPE
+}
+
+ofan_netns_cleanup() {
+	local rc=$?
+
+	ofan_netns_teardown
+	if [ "$rc" -eq 0 ]; then
+		ofan_cleanup
+	else
+		# ofan_cleanup exits with the status it finds in $?.
+		(exit "$rc") || ofan_cleanup
+	fi
+}
+
+# ofan_netns_add NAME: a new network namespace; fails if NAME exists.
+ofan_netns_add() {
+	ip netns add "$1" || return 1
+	OFAN_NETNS+=("$1")
+}
+
+# ofan_veth_add IF NS PEER: a veth pair, IF in the root namespace and PEER
+# inside namespace NS, both up, IPv6 off on IF (no router solicitations or
+# neighbour discovery from the root namespace's stack on it).
+ofan_veth_add() {
+	ip link add "$1" type veth peer name "$3" netns "$2" || return 1
+	OFAN_LINKS+=("$1")
+	if [ -w "/proc/sys/net/ipv6/conf/$1/disable_ipv6" ]; then
+		echo 1 >"/proc/sys/net/ipv6/conf/$1/disable_ipv6"
+	fi
+	ip link set "$1" up && ip -n "$2" link set "$3" up
+}
+
+# ofan_stop_pids: SIGTERM every process the script started and wait for
+# it; SIGKILL what is still alive after 10 s.
+ofan_stop_pids() {
+	local pid i
+
+	for pid in "${PIDS[@]}"; do
+		kill -TERM "$pid" 2>/dev/null || true
+	done
+	for pid in "${PIDS[@]}"; do
+		for ((i = 0; i < 100; i++)); do
+			kill -0 "$pid" 2>/dev/null || break
+			sleep 0.1
+		done
+		kill -KILL "$pid" 2>/dev/null || true
+		wait "$pid" 2>/dev/null || true
+	done
+	PIDS=()
+}
+
+# ofan_netns_teardown: stop the script's processes, delete its veths and
+# namespaces and its DPDK runtime directory.  Idempotent.
+ofan_netns_teardown() {
+	local x
+
+	ofan_stop_pids
+	for x in "${OFAN_LINKS[@]}"; do
+		if ip link show dev "$x" >/dev/null 2>&1; then
+			ip link del "$x" 2>/dev/null || true
+		fi
+	done
+	for x in "${OFAN_NETNS[@]}"; do
+		ip netns del "$x" 2>/dev/null || true
+	done
+	if [ -n "$RUNDIR" ]; then
+		rm -rf "$RUNDIR"
+	fi
+}
+
+# ofan_netns_leftovers: print every namespace or veth of the helpers that
+# still exists (nothing once ofan_netns_teardown has run).
+ofan_netns_leftovers() {
+	local x
+
+	for x in "${OFAN_NETNS[@]}"; do
+		if [ -e "/run/netns/$x" ] || ip netns list | grep -qw -- "$x"; then
+			echo "namespace $x"
+		fi
+	done
+	for x in "${OFAN_LINKS[@]}"; do
+		if ip link show dev "$x" >/dev/null 2>&1; then
+			echo "link $x"
+		fi
+	done
 }

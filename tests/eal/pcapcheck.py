@@ -22,6 +22,10 @@ if any check failed, 2 on a usage or input error.
   mixed OUT                 write a real-world-like mixed pcap with scapy
   telemetry REPLY CMD EXPR  print EXPR with j = CMD's reply, from the
                             output of dpdk-telemetry.py in file REPLY
+  dscp IN OUT VALUE         copy IN to OUT with the IPv4 DSCP of every
+                            frame set to VALUE (checksum updated)
+  multicore ...             replay checks with several input ports,
+                            one per forwarding lcore (see cmd_multicore)
 """
 import argparse
 import collections
@@ -458,6 +462,169 @@ def cmd_telemetry(a):
     return 2
 
 
+def cmd_dscp(a):
+    """Tag a pcap: set the DSCP of every IPv4 frame, keep ECN, fix the
+    header checksum.  Prints the number of frames written."""
+    if not 0 <= a.value < 64:
+        raise ValueError("DSCP %d is out of range 0..63" % a.value)
+    header, endian, frames = read_pcap(a.input)
+    nanosecond = struct.unpack(endian + "I", header[:4])[0] == MAGIC_NS
+    out = []
+    for _, _, wirelen, data in frames:
+        f = Frame(data)
+        if f.is_ipv4:
+            d = bytearray(data)
+            l3 = f.l3
+            d[l3 + 1] = (a.value << 2) | (d[l3 + 1] & 3)
+            d[l3 + 10] = d[l3 + 11] = 0
+            hdr = bytes(d[l3:l3 + f.ihl])
+            s = sum(struct.unpack("!%dH" % (len(hdr) // 2), hdr))
+            while s >> 16:
+                s = (s & 0xFFFF) + (s >> 16)
+            struct.pack_into("!H", d, l3 + 10, ~s & 0xFFFF)
+            data = bytes(d)
+        out.append((data, wirelen))
+    write_pcap(a.out, out, nanosecond)
+    print(len(out))
+    return 0
+
+
+def cmd_multicore(a):
+    """
+    A replay with several input ports, each polled by its own forwarding
+    lcore.  --in PORT=FILE per input port, --uplink PORT=FILE,PEER,SRC per
+    uplink.  Checks the JSON totals (every input frame forwarded, nothing
+    dropped or leaked), each uplink's pcap against its JSON tx count, and
+    every output frame against an input frame (MACs, TTL - 1, checksum,
+    unchanged otherwise).  An output frame's origin is the input port whose
+    file holds it (the inputs must differ in something a router keeps,
+    e.g. the DSCP, so that no frame is in two inputs).  Then the policy:
+      ecmp: each 5-tuple leaves by exactly one uplink, including the flows
+            that arrive on several input ports, i.e. at several lcores
+            (--shared-flows: how many such flows the inputs must hold);
+      ofan: per destination /24 and kind (data, ACK), the counts per uplink
+            differ by at most one per lcore: <= 1 for the frames of each
+            input port alone, <= the number of input ports sending to the
+            destination for all frames together;
+      spray, ofan: every uplink carries traffic.
+    """
+    c = Checker(a.policy)
+    j = load_json(a.json)
+    c.eq(j["policy"], a.policy, "JSON policy")
+    ports = j["ports"]
+    origin = {}
+    ttl_in = {}
+    want = collections.Counter()
+    flows_at = collections.defaultdict(set)
+    dst_at = collections.defaultdict(set)
+    nb_in = 0
+    for spec in a.input:
+        port_s, path = spec.split("=", 1)
+        port = int(port_s)
+        frames = [Frame(f[3]) for f in read_pcap(path)[2]]
+        nb_in += len(frames)
+        c.eq(ports[port]["rx"], len(frames),
+             "port %d rx (frames of its input pcap)" % port)
+        for f in frames:
+            k = f.invariant()
+            want[k] += 1
+            ttl_in[k] = f.ttl
+            origin.setdefault(k, set()).add(port)
+            flows_at[f.five_tuple()].add(port)
+            dst_at[(f.dst[:3], f.kind())].add(port)
+    ambiguous = sum(1 for o in origin.values() if len(o) != 1)
+    c.eq(ambiguous, 0, "frames found in more than one input pcap")
+    c.eq(sum(p["tx"] for p in ports), nb_in, "sum of tx over all ports")
+    bad = {k: v for k, v in j["drops"].items() if v != 0}
+    c.check(not bad, "no drop counted (non-zero: %s)" % (bad or "none"))
+    c.check(all(p["rx_drops"] == 0 and p["drop"] == 0 for p in ports),
+            "no per-port rx_drops / drop")
+    c.eq(j["mempool_in_use_end"], j["mempool_in_use_start"],
+         "mempool_in_use_end (== start)")
+
+    per_port = {}
+    bad_mac = bad_ttl = bad_csum = unknown = 0
+    for spec in a.uplink:
+        port_s, rest = spec.split("=", 1)
+        path, peer, src = rest.split(",")
+        port = int(port_s)
+        frames = [Frame(f[3]) for f in read_pcap(path)[2]]
+        per_port[port] = frames
+        c.eq(len(frames), ports[port]["tx"],
+             "frames in port %d's pcap (JSON tx)" % port)
+        for f in frames:
+            if f.dst_mac != mac_bytes(peer) or f.src_mac != mac_bytes(src):
+                bad_mac += 1
+            if not f.is_ipv4:
+                unknown += 1
+                continue
+            if not f.csum_ok:
+                bad_csum += 1
+            k = f.invariant()
+            if want[k] <= 0:
+                unknown += 1
+                continue
+            want[k] -= 1
+            if f.ttl != ttl_in[k] - 1:
+                bad_ttl += 1
+    c.eq(bad_mac, 0, "frames whose dst MAC is not the port's peer_mac or "
+         "src MAC not the port's mac")
+    c.eq(bad_ttl, 0, "frames whose TTL is not input TTL - 1")
+    c.eq(bad_csum, 0, "frames with a bad IPv4 header checksum")
+    c.eq(unknown, 0, "frames that match no input frame (payload changed "
+         "or duplicated)")
+    c.eq(sum(want.values()), 0, "input frames missing from the outputs")
+
+    uplinks = sorted(per_port)
+    print("    frames per uplink %s: %s" %
+          (uplinks, [len(per_port[p]) for p in uplinks]))
+    if a.policy == "ecmp":
+        where = collections.defaultdict(set)
+        for port, frames in per_port.items():
+            for f in frames:
+                where[f.five_tuple()].add(port)
+        split = [t for t, ps in where.items() if len(ps) != 1]
+        c.check(not split, "each of %d flows on exactly one uplink "
+                "(%d split)" % (len(where), len(split)))
+        shared = [t for t, ins in flows_at.items() if len(ins) > 1]
+        if a.shared_flows is not None:
+            c.eq(len(shared), a.shared_flows,
+                 "flows arriving on more than one input port (lcore)")
+        split_shared = [t for t in shared if len(where[t]) != 1]
+        c.check(bool(shared) and not split_shared,
+                "each of the %d flows seen by several lcores on exactly "
+                "one uplink (%d split)" % (len(shared), len(split_shared)))
+        c.check(len(set(p for ps in where.values() for p in ps)) > 1,
+                "flows hashed onto more than one uplink")
+    if a.policy == "ofan":
+        total = collections.defaultdict(collections.Counter)
+        by_in = collections.defaultdict(collections.Counter)
+        for port, frames in per_port.items():
+            for f in frames:
+                key = (f.dst[:3], f.kind())
+                total[key][port] += 1
+                for o in origin.get(f.invariant(), ()):
+                    by_in[(o,) + key][port] += 1
+        for (o, dst, kind), cnt in sorted(by_in.items()):
+            v = [cnt[p] for p in uplinks]
+            c.check(max(v) - min(v) <= 1,
+                    "from input port %d: %s.0/24 %s per uplink %s differ "
+                    "by %d <= 1 (one lcore)" %
+                    (o, ip_str(dst), kind, v, max(v) - min(v)))
+        for (dst, kind), cnt in sorted(total.items()):
+            v = [cnt[p] for p in uplinks]
+            bound = len(dst_at[(dst, kind)])
+            c.check(max(v) - min(v) <= bound,
+                    "all inputs: %s.0/24 %s per uplink %s differ by %d "
+                    "<= %d (one per lcore sending to it)" %
+                    (ip_str(dst), kind, v, max(v) - min(v), bound))
+    if a.policy in ("spray", "rr", "ofan"):
+        empty = [p for p in uplinks if not per_port[p]]
+        c.check(not empty, "every uplink got traffic (empty: %s)" %
+                (empty or "none"))
+    return c.status()
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -503,6 +670,18 @@ def main():
     p.add_argument("command")
     p.add_argument("expr")
     p.set_defaults(fn=cmd_telemetry)
+    p = sub.add_parser("dscp")
+    p.add_argument("input")
+    p.add_argument("out")
+    p.add_argument("value", type=int)
+    p.set_defaults(fn=cmd_dscp)
+    p = sub.add_parser("multicore")
+    p.add_argument("--in", dest="input", action="append", required=True)
+    p.add_argument("--json", required=True)
+    p.add_argument("--policy", required=True)
+    p.add_argument("--uplink", action="append", required=True)
+    p.add_argument("--shared-flows", type=int)
+    p.set_defaults(fn=cmd_multicore)
     a = ap.parse_args()
     try:
         return a.fn(a)
