@@ -173,15 +173,35 @@ int ofan_build_arp(uint8_t *buf, size_t buf_size, uint16_t oper,
 		   const uint8_t sha[6], uint32_t spa,
 		   const uint8_t tha[6], uint32_t tpa);
 
-/* The verifiable payload pattern: byte i of packet (qp, psn). */
+/*
+ * The verifiable payload pattern.  Word k (8 bytes, little endian) of the
+ * payload of packet (qp, psn) is ofan_payload_word(qp, psn, k); byte i is
+ * byte i % 8 of word i / 8.  Word-wise so that hosts can fill and check
+ * 4 KiB payloads at line rate.
+ */
+static inline uint64_t
+ofan_payload_word(uint32_t qp, uint32_t psn, uint32_t k)
+{
+	uint64_t x = ((uint64_t)qp << 32 | psn) * 0x9e3779b97f4a7c15ull +
+		(uint64_t)k * 0xbf58476d1ce4e5b9ull;
+
+	x ^= x >> 31;
+	x *= 0x94d049bb133111ebull;
+	return x ^ (x >> 29);
+}
+
 static inline uint8_t
 ofan_payload_byte(uint32_t qp, uint32_t psn, uint32_t i)
 {
-	uint32_t x = qp * 0x9e3779b1u ^ psn * 0x85ebca6bu ^ i * 0xc2b2ae35u;
-
-	x ^= x >> 15;
-	return (uint8_t)(x ^ (x >> 8));
+	return (uint8_t)(ofan_payload_word(qp, psn, i / 8) >> (8 * (i % 8)));
 }
+
+/* Fill len payload bytes of packet (qp, psn) at p. */
+void ofan_payload_fill(uint8_t *p, uint32_t qp, uint32_t psn, uint32_t len);
+
+/* Number of the len payload bytes at p that differ from the pattern. */
+uint32_t ofan_payload_check(const uint8_t *p, uint32_t qp, uint32_t psn,
+			    uint32_t len);
 
 /* RFC 1071 checksum of an IPv4 header of ihl_bytes; result in network order. */
 uint16_t ofan_ipv4_checksum(const struct ofan_ipv4_hdr *ip, unsigned int ihl_bytes);

@@ -100,7 +100,6 @@ ofan_build_data(uint8_t *buf, size_t buf_size,
 	uint32_t qp = spec->dest_qp & OFAN_BTH_QP_MASK;
 	uint32_t psn = spec->psn & OFAN_BTH_PSN_MASK;
 	uint8_t *payload;
-	uint32_t i;
 
 	/* The IPv4 total length must fit its 16-bit field. */
 	if ((size_t)OFAN_IPV4_HDR_SIZE + OFAN_UDP_HDR_SIZE + OFAN_BTH_SIZE +
@@ -114,8 +113,7 @@ ofan_build_data(uint8_t *buf, size_t buf_size,
 		       spec);
 	payload += OFAN_BTH_SIZE;
 	/* The pattern uses what a receiver finds in the BTH. */
-	for (i = 0; i < spec->payload_size; i++)
-		payload[i] = ofan_payload_byte(qp, psn, i);
+	ofan_payload_fill(payload, qp, psn, spec->payload_size);
 	return (int)frame_size;
 }
 
@@ -181,4 +179,37 @@ ofan_build_arp(uint8_t *buf, size_t buf_size, uint16_t oper,
 	memcpy(arp->tha, tha, sizeof(arp->tha));
 	arp->tpa = htonl(tpa);
 	return OFAN_ETH_HDR_SIZE + (int)sizeof(*arp);
+}
+
+void
+ofan_payload_fill(uint8_t *p, uint32_t qp, uint32_t psn, uint32_t len)
+{
+	uint32_t k, i, nb_words = len / 8;
+
+	for (k = 0; k < nb_words; k++) {
+		uint64_t w = htole64(ofan_payload_word(qp, psn, k));
+
+		memcpy(p + 8 * k, &w, 8);
+	}
+	for (i = nb_words * 8; i < len; i++)
+		p[i] = ofan_payload_byte(qp, psn, i);
+}
+
+uint32_t
+ofan_payload_check(const uint8_t *p, uint32_t qp, uint32_t psn, uint32_t len)
+{
+	uint32_t k, i, nb_words = len / 8, bad = 0;
+
+	for (k = 0; k < nb_words; k++) {
+		uint64_t w;
+
+		memcpy(&w, p + 8 * k, 8);
+		if (__builtin_expect(le64toh(w) !=
+				     ofan_payload_word(qp, psn, k), 0))
+			for (i = 8 * k; i < 8 * k + 8; i++)
+				bad += p[i] != ofan_payload_byte(qp, psn, i);
+	}
+	for (i = nb_words * 8; i < len; i++)
+		bad += p[i] != ofan_payload_byte(qp, psn, i);
+	return bad;
 }

@@ -205,6 +205,32 @@ START_TEST(test_build_data_bytes)
 }
 END_TEST
 
+/*
+ * The word-wise fill and check agree with the byte definition, for odd
+ * lengths too, and the check counts exactly the corrupted bytes.
+ */
+START_TEST(test_payload_fill_check)
+{
+	static uint8_t buf[4101];
+	uint32_t len, i;
+
+	for (len = 0; len <= sizeof(buf); len += 373) {
+		ofan_payload_fill(buf, 77, 1234, len);
+		for (i = 0; i < len; i++)
+			ck_assert_uint_eq(buf[i], ofan_payload_byte(77, 1234, i));
+		ck_assert_uint_eq(ofan_payload_check(buf, 77, 1234, len), 0);
+		if (len < 10)
+			continue;
+		buf[3] ^= 0x01;
+		buf[len - 1] ^= 0x80;
+		ck_assert_uint_eq(ofan_payload_check(buf, 77, 1234, len), 2);
+		/* Another packet's payload is not this one's. */
+		ck_assert_uint_gt(ofan_payload_check(buf, 77, 1235, len),
+				  len / 2);
+	}
+}
+END_TEST
+
 START_TEST(test_build_data_sizes)
 {
 	struct ofan_pkt_spec spec = std_spec();
@@ -1185,6 +1211,7 @@ parse_suite(void)
 	tc = tcase_create("wire");
 	tcase_add_test(tc, test_checksum_known_header);
 	tcase_add_test(tc, test_build_data_bytes);
+	tcase_add_test(tc, test_payload_fill_check);
 	tcase_add_test(tc, test_build_data_sizes);
 	tcase_add_test(tc, test_build_data_payload_varies);
 	tcase_add_test(tc, test_build_ack_bytes);
