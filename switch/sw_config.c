@@ -431,13 +431,15 @@ sw_config_from_cfg(struct ofan_cfg *cfg, struct sw_config *c)
 	    sw_config_ports(cfg, c, &qdef) || sw_config_groups(cfg, c) ||
 	    sw_config_routes(cfg, c) || sw_config_failures(cfg, c))
 		return -EINVAL;
-	/* Every policy validates its own section, selected or not. */
-	for (i = 0; lb_registry[i] != NULL; i++) {
+	/*
+	 * Every policy validates its own section, selected or not; the keys
+	 * it asks for become the allowed keys of that section, so a typo
+	 * there is reported like anywhere else.
+	 */
+	for (i = 0; lb_registry[i] != NULL; i++)
 		if (lb_registry[i]->parse != NULL &&
 		    lb_registry[i]->parse(cfg, &c->lb) != 0)
 			return -EINVAL;
-		ofan_cfg_mark_section(cfg, lb_registry[i]->name);
-	}
 	if (c->nb_routes == 0)
 		return ofan_cfg_fail(cfg, "route.default", "prefix",
 			"missing; expected at least one [route.NAME] section");

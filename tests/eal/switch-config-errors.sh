@@ -107,6 +107,12 @@ x = 1"
 bad_config unknown_section \
 	"ofan-switch: $TMP/unknown_section.ini:bogus: unknown section"
 
+# A typo in the section of a policy that is not selected is still a typo.
+write_config policy_key "policy = ecmp" "" "[ofan]
+nudge_cycle = 3"
+bad_config policy_key \
+	"ofan-switch: $TMP/policy_key.ini:ofan:nudge_cycle: unknown key; allowed keys in [ofan]: nudge_cycles, shuffle, random_start"
+
 write_config bad_number "policy = ecmp" "queue_packets = 12abc"
 bad_config bad_number \
 	"ofan-switch: $TMP/bad_number.ini:port.0:queue_packets: '12abc' is not an integer; expected an integer in [1, 1048576]"
