@@ -1,14 +1,86 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <errno.h>
+#include <rte_errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <rte_dev.h>
 #include <rte_devargs.h>
+#include <rte_eth_ring.h>
 #include <rte_ethdev.h>
+#include <rte_ring.h>
 
 #include "sw_ethdev.h"
+
+#define SW_RINGPAIR_PREFIX "ringpair:"
+#define SW_RINGPAIR_SIZE 4096
+
+/*
+ * "ringpair:NAME:a" and "ringpair:NAME:b" are the two ends of an in-process
+ * back-to-back link: two rte_rings crossed with rte_eth_from_rings(), the
+ * only way to join two ports of one process (a plain net_ringN is a
+ * loopback to itself).  Splits dev into NAME and the end ('a' or 'b').
+ */
+static int
+sw_ringpair_parse(const char *dev, char *name, size_t name_size, char *end)
+{
+	const char *p = dev + strlen(SW_RINGPAIR_PREFIX);
+	const char *colon = strrchr(p, ':');
+	size_t len;
+
+	if (colon == NULL || colon == p || strlen(colon) != 2 ||
+	    (colon[1] != 'a' && colon[1] != 'b'))
+		return -EINVAL;
+	len = (size_t)(colon - p);
+	if (len >= name_size || len > 16)
+		return -EINVAL;
+	memcpy(name, p, len);
+	name[len] = '\0';
+	*end = colon[1];
+	return 0;
+}
+
+static int
+sw_ringpair_create(const char *dev, uint16_t *port_id, char *err,
+		   unsigned int err_size)
+{
+	char name[17], rname[2][RTE_RING_NAMESIZE], ename[64];
+	struct rte_ring *r[2];
+	char end;
+	int i, rc;
+
+	if (sw_ringpair_parse(dev, name, sizeof(name), &end) != 0) {
+		snprintf(err, err_size, "'%s' is not a ring pair end; expected ringpair:NAME:a or ringpair:NAME:b (NAME at most 16 characters)",
+			 dev);
+		return -EINVAL;
+	}
+	snprintf(rname[0], sizeof(rname[0]), "rp_%s_ab", name);
+	snprintf(rname[1], sizeof(rname[1]), "rp_%s_ba", name);
+	for (i = 0; i < 2; i++) {
+		r[i] = rte_ring_lookup(rname[i]);
+		if (r[i] == NULL)
+			r[i] = rte_ring_create(rname[i], SW_RINGPAIR_SIZE,
+					       rte_socket_id(),
+					       RING_F_SP_ENQ | RING_F_SC_DEQ);
+		if (r[i] == NULL) {
+			snprintf(err, err_size, "'%s': cannot create ring %s: %s",
+				 dev, rname[i], rte_strerror(rte_errno));
+			return -ENOMEM;
+		}
+	}
+	snprintf(ename, sizeof(ename), "rp_%s_%c", name, end);
+	/* End a sends on ab and receives on ba; end b the other way. */
+	rc = rte_eth_from_rings(ename, &r[end == 'a' ? 1 : 0], 1,
+				&r[end == 'a' ? 0 : 1], 1, rte_socket_id());
+	if (rc < 0) {
+		snprintf(err, err_size, "'%s': rte_eth_from_rings: %s", dev,
+			 rte_strerror(rte_errno));
+		return -ENODEV;
+	}
+	*port_id = (uint16_t)rc;
+	return 0;
+}
 
 int
 sw_ethdev_check(const char *dev, char *err, unsigned int err_size)
@@ -19,6 +91,15 @@ sw_ethdev_check(const char *dev, char *err, unsigned int err_size)
 
 	if (rte_eth_dev_get_port_by_name(dev, &port_id) == 0)
 		return 0;
+	if (strncmp(dev, SW_RINGPAIR_PREFIX, strlen(SW_RINGPAIR_PREFIX)) == 0) {
+		char name[17], end;
+
+		if (sw_ringpair_parse(dev, name, sizeof(name), &end) == 0)
+			return 0;
+		snprintf(err, err_size, "'%s' is not a ring pair end; expected ringpair:NAME:a or ringpair:NAME:b (NAME at most 16 characters)",
+			 dev);
+		return -EINVAL;
+	}
 	/* Parsing finds the bus and, for a vdev, the driver; no probe. */
 	rc = rte_devargs_parse(&da, dev);
 	/* rte_devargs_reset() is experimental in 22.11; it frees only data. */
@@ -45,6 +126,8 @@ sw_ethdev_resolve(const char *dev, uint16_t *port_id, char *err,
 			 dev);
 		return -EINVAL;
 	}
+	if (strncmp(dev, SW_RINGPAIR_PREFIX, strlen(SW_RINGPAIR_PREFIX)) == 0)
+		return sw_ringpair_create(dev, port_id, err, err_size);
 	memcpy(name, dev, len);
 	name[len] = '\0';
 	if (rte_eth_dev_get_port_by_name(name, port_id) == 0)

@@ -1,0 +1,145 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Host-side load balancing: how a sender chooses the entropy value (EV,
+ * the UDP source port) of each data packet (DESIGN section 5).
+ *
+ * Switches hash the 5-tuple, so the EV is the host's handle on the path:
+ * keeping one EV is plain ECMP, a fresh EV per packet is oblivious
+ * spraying, recycling the EVs of uncongested ACKs is REPS.  Policies are
+ * per connection and small; they see plain feedback (echoed EV, CE bit,
+ * RTT sample, timeouts), never packets, so they are unit tested without
+ * EAL.
+ *
+ * Adding a policy: one hlb_<name>.c defining `const struct hlb_ops
+ * hlb_<name>_ops`, a line in hlb_registry.c, its config section, a test.
+ *
+ * Ownership: the connection owns state_size bytes of policy state (zeroed
+ * before init()); the host owns the RNG and passes it in.  Nothing is
+ * shared between connections or threads.
+ */
+#ifndef OFAN_HLB_H
+#define OFAN_HLB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ofan_rng.h"
+
+struct ofan_cfg;
+
+#define HLB_REPS_SLOTS 8
+#define HLB_MP_MAX_SUBFLOWS 64
+
+/*
+ * Parameters shared by the connections of a host.  The host fills the
+ * path facts (EV range, base RTT, BDP); each policy's parse() fills its
+ * own sub-struct from the config.
+ */
+struct hlb_params {
+	uint16_t ev_min;		/* EVs are in [ev_min, ev_max] */
+	uint16_t ev_max;
+	uint64_t base_rtt_ns;		/* unloaded round trip of a data packet */
+	uint32_t bdp_pkts;		/* packets in one bandwidth-delay product */
+	struct {
+		/* Cycle through a seeded permutation of the EV range instead
+		 * of drawing each EV at random. */
+		bool permuted;
+	} ops;
+	struct {
+		uint64_t freeze_ns;		/* default 10 ms */
+		double freeze_rtt_factor;	/* freeze only if max RTT < this x base (1.65) */
+	} reps;
+	struct {
+		double ce_threshold;		/* a round is congested above this CE fraction (0.25) */
+		uint32_t congested_rounds;	/* repath after this many in a row (1) */
+	} plb;
+	struct {
+		uint16_t subflows;		/* k fixed EVs, round robin (4) */
+	} mp;
+	struct {
+		uint64_t gap_ns;		/* 0: half the base RTT */
+	} flowlet;
+};
+
+/* Set every knob to its default; leaves the path facts alone. */
+void hlb_params_defaults(struct hlb_params *p);
+
+/* Uniform random EV in [p->ev_min, p->ev_max]. */
+static inline uint16_t
+hlb_random_ev(const struct hlb_params *p, struct ofan_rng *rng)
+{
+	return (uint16_t)(p->ev_min +
+		ofan_rng_below(rng, (uint32_t)p->ev_max - p->ev_min + 1));
+}
+
+/*
+ * Uniform random EV in [p->ev_min, p->ev_max] other than cur, for a
+ * policy that moves off a path and must not land on it again.  With a
+ * single EV in the range there is no other: returns cur.
+ */
+static inline uint16_t
+hlb_random_other_ev(const struct hlb_params *p, struct ofan_rng *rng,
+		    uint16_t cur)
+{
+	uint32_t range = (uint32_t)p->ev_max - p->ev_min + 1;
+	uint32_t r;
+
+	if (range < 2)
+		return cur;
+	/* Draw among the range - 1 others, then step over cur. */
+	r = ofan_rng_below(rng, range - 1);
+	if (cur >= p->ev_min && r >= (uint32_t)(cur - p->ev_min))
+		r++;
+	return (uint16_t)(p->ev_min + r);
+}
+
+struct hlb_ops {
+	const char *name;	/* as in the config: host_policy = <name> */
+	const char *summary;	/* one line for --help and README */
+	/*
+	 * Read and validate this policy's [host.<name>] section (may be
+	 * absent).  Called for every registered policy at start-up.  May be
+	 * NULL.  Returns 0 or -EINVAL with the message recorded in cfg.
+	 */
+	int (*parse)(struct ofan_cfg *cfg, struct hlb_params *p);
+	/* Bytes of per-connection state. */
+	size_t state_size;
+	/* A connection starts: set up st (zeroed, state_size bytes). */
+	void (*init)(void *st, const struct hlb_params *p,
+		     struct ofan_rng *rng, uint64_t now_ns);
+	/*
+	 * The EV of the next data packet of this connection (a first
+	 * transmission or a retransmission).  Called once per packet sent.
+	 */
+	uint16_t (*next_ev)(void *st, const struct hlb_params *p,
+			    struct ofan_rng *rng, uint64_t now_ns);
+	/*
+	 * An ACK arrived for this connection.  ev and ce are echoed from the
+	 * data packet that triggered it; rtt_ns is the RTT sample of that
+	 * packet (0 if it was a retransmission and so ambiguous).
+	 */
+	void (*on_ack)(void *st, const struct hlb_params *p,
+		       struct ofan_rng *rng, uint16_t ev, bool ce,
+		       uint64_t rtt_ns, uint64_t now_ns);
+	/* The connection's retransmission timer fired. */
+	void (*on_timeout)(void *st, const struct hlb_params *p,
+			   struct ofan_rng *rng, uint64_t now_ns);
+	/* Report counters: emit(arg, key, value).  May be NULL. */
+	void (*dump)(const void *st,
+		     void (*emit)(void *arg, const char *key, uint64_t value),
+		     void *arg);
+};
+
+/* NULL-terminated registry, in documentation order. */
+extern const struct hlb_ops *const hlb_registry[];
+const struct hlb_ops *hlb_find(const char *name);
+
+extern const struct hlb_ops hlb_fixed_ops;
+extern const struct hlb_ops hlb_ops_ops;
+extern const struct hlb_ops hlb_reps_ops;
+extern const struct hlb_ops hlb_plb_ops;
+extern const struct hlb_ops hlb_mp_ops;
+extern const struct hlb_ops hlb_flowlet_ops;
+
+#endif /* OFAN_HLB_H */

@@ -1,0 +1,262 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Loader for the host agent's configuration; see hs_config.h and the
+ * commented examples configs/host-*.ini.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "ofan_config.h"
+#include "ofan_wire.h"
+#include "hs_config.h"
+
+const char *const hs_cc_names[] = { "rate", "ecn_window", NULL };
+
+static const char *const hs_ecn_names[] = {
+	"not-ect", "ect1", "ect0", NULL
+};
+
+void
+hs_config_defaults(struct hs_config *c)
+{
+	memset(c, 0, sizeof(*c));
+	hlb_params_defaults(&c->hlb);
+	c->hlb.ev_min = 49152;
+	c->hlb.ev_max = 65535;
+	c->policy = hlb_find("fixed");
+	c->seed = 1;
+	c->rate_bps = 10000000000ull;
+	c->rate_coef = 1.0;
+	c->mtu = 4096;
+	c->ack_every = 1;
+	c->min_rto_ns = 1000000;		/* 1 ms */
+	c->reorder_window_ns = 100000;		/* 100 us */
+	c->base_rtt_ns = 20000;			/* 20 us */
+	c->cc = HS_CC_RATE;
+	c->window_pkts = 64;
+	c->ecn = OFAN_ECN_ECT0;
+	c->verify_payload = true;
+	c->stats_interval_ns = 1000000000ull;
+	c->ip_base = 0x0a000001;		/* 10.0.0.1 */
+	c->per_subnet = 1;
+	c->traffic.pattern = HS_PATTERN_PERMUTATION;
+	c->traffic.size = 1u << 20;
+	c->traffic.iterations = 1;
+	c->traffic.seed = 1;
+	c->traffic.incast_degree = 1;
+}
+
+/* Read a u32 into a narrower field (u16) through a temporary. */
+static int
+hs_get_u16(struct ofan_cfg *cfg, const char *sec, const char *key,
+	   uint32_t min, uint32_t max, uint16_t *out)
+{
+	uint32_t v = *out;
+
+	if (ofan_cfg_get_u32(cfg, sec, key, 0, min, max, &v))
+		return -EINVAL;
+	*out = (uint16_t)v;
+	return 0;
+}
+
+static int
+hs_config_host(struct ofan_cfg *cfg, struct hs_config *c)
+{
+	static const char *const sec = "host";
+	const char *names[16];
+	int i, n, cc = c->cc, ecn = c->ecn;
+
+	for (n = 0; hlb_registry[n] != NULL && n < 15; n++)
+		names[n] = hlb_registry[n]->name;
+	names[n] = NULL;
+	i = 0;
+	if (ofan_cfg_get_enum(cfg, sec, "policy", OFAN_CFG_REQUIRED, names,
+			      &i))
+		return -EINVAL;
+	c->policy = hlb_find(names[i]);
+	if (ofan_cfg_get_u64(cfg, sec, "seed", 0, 0, UINT64_MAX, &c->seed) ||
+	    ofan_cfg_get_rate(cfg, sec, "rate", 0, 1000000,
+			      10000ull * 1000000000ull, &c->rate_bps) ||
+	    ofan_cfg_get_double(cfg, sec, "rate_coef", 0, 0.001, 1.0,
+				&c->rate_coef) ||
+	    hs_get_u16(cfg, sec, "mtu", 128, 9000, &c->mtu) ||
+	    hs_get_u16(cfg, sec, "ack_every", 1, 64, &c->ack_every) ||
+	    ofan_cfg_get_time(cfg, sec, "min_rto", 0, 1000, 60ull * 1000000000ull,
+			      &c->min_rto_ns) ||
+	    ofan_cfg_get_time(cfg, sec, "reorder_window", 0, 0,
+			      60ull * 1000000000ull, &c->reorder_window_ns) ||
+	    ofan_cfg_get_time(cfg, sec, "base_rtt", 0, 1, 60ull * 1000000000ull,
+			      &c->base_rtt_ns) ||
+	    ofan_cfg_get_enum(cfg, sec, "cc", 0, hs_cc_names, &cc) ||
+	    ofan_cfg_get_u32(cfg, sec, "window", 0, 1, 1u << 20,
+			     &c->window_pkts) ||
+	    ofan_cfg_get_enum(cfg, sec, "ecn", 0, hs_ecn_names, &ecn) ||
+	    ofan_cfg_get_bool(cfg, sec, "verify_payload", 0,
+			      &c->verify_payload) ||
+	    ofan_cfg_get_time(cfg, sec, "stats_interval", 0, 0,
+			      3600ull * 1000000000ull, &c->stats_interval_ns) ||
+	    hs_get_u16(cfg, sec, "ev_min", 1, 65535, &c->hlb.ev_min) ||
+	    hs_get_u16(cfg, sec, "ev_max", 1, 65535, &c->hlb.ev_max))
+		return -EINVAL;
+	c->cc = (enum hs_cc)cc;
+	c->ecn = (uint8_t)ecn;
+	if (c->hlb.ev_max < c->hlb.ev_min)
+		return ofan_cfg_fail(cfg, sec, "ev_max",
+			"'%u' is below ev_min (%u); expected ev_min <= ev_max",
+			c->hlb.ev_max, c->hlb.ev_min);
+	c->mss = (uint16_t)(c->mtu - OFAN_IPV4_HDR_SIZE - OFAN_UDP_HDR_SIZE -
+			    OFAN_BTH_SIZE);
+	return 0;
+}
+
+static int
+hs_config_ranks(struct ofan_cfg *cfg, struct hs_config *c)
+{
+	if (ofan_cfg_get_u32(cfg, "ranks", "count", OFAN_CFG_REQUIRED, 2,
+			     1u << 20, &c->traffic.nb_ranks) ||
+	    ofan_cfg_get_ipv4(cfg, "ranks", "ip_base", 0, &c->ip_base) ||
+	    ofan_cfg_get_u32(cfg, "ranks", "per_subnet", 0, 1, 254,
+			     &c->per_subnet))
+		return -EINVAL;
+	if ((c->ip_base & 0xff) + c->per_subnet > 255)
+		return ofan_cfg_fail(cfg, "ranks", "per_subnet",
+			"'%u' ranks per subnet from host byte %u pass .254; expected ip_base's last byte + per_subnet <= 255",
+			c->per_subnet, c->ip_base & 0xff);
+	return 0;
+}
+
+static int
+hs_config_traffic(struct ofan_cfg *cfg, struct hs_config *c)
+{
+	static const char *const sec = "traffic";
+	struct hs_traffic_params *t = &c->traffic;
+	const char *cm = NULL;
+	int pattern = t->pattern;
+
+	if (ofan_cfg_get_enum(cfg, sec, "pattern", OFAN_CFG_REQUIRED,
+			      hs_pattern_names, &pattern) ||
+	    ofan_cfg_get_size(cfg, sec, "size", 0, 1, 1ull << 40, &t->size) ||
+	    ofan_cfg_get_u32(cfg, sec, "iterations", 0, 1, 1000000,
+			     &t->iterations) ||
+	    ofan_cfg_get_u64(cfg, sec, "seed", 0, 0, UINT64_MAX, &t->seed) ||
+	    ofan_cfg_get_u32(cfg, sec, "incast_degree", 0, 1, 1u << 20,
+			     &t->incast_degree) ||
+	    ofan_cfg_get_time(cfg, sec, "start", 0, 0, 3600ull * 1000000000ull,
+			      &t->start_ns) ||
+	    ofan_cfg_get_str(cfg, sec, "cm_file", 0, &cm))
+		return -EINVAL;
+	t->pattern = (enum hs_pattern)pattern;
+	if (t->pattern == HS_PATTERN_CM) {
+		if (cm == NULL)
+			return ofan_cfg_fail(cfg, sec, "cm_file",
+				"missing; expected the path of an htsim connection-matrix file for pattern = cm");
+		if (strlen(cm) >= sizeof(c->cm_path))
+			return ofan_cfg_fail(cfg, sec, "cm_file",
+				"is too long; expected at most %zu characters",
+				sizeof(c->cm_path) - 1);
+		snprintf(c->cm_path, sizeof(c->cm_path), "%s", cm);
+		t->cm_path = c->cm_path;
+	}
+	if (t->pattern == HS_PATTERN_INCAST &&
+	    t->incast_degree >= t->nb_ranks)
+		return ofan_cfg_fail(cfg, sec, "incast_degree",
+			"'%u' senders need more than [ranks] count = %u ranks; expected at most %u",
+			t->incast_degree, t->nb_ranks, t->nb_ranks - 1);
+	return 0;
+}
+
+static int
+hs_config_ports(struct ofan_cfg *cfg, struct hs_config *c)
+{
+	const char *secs[HS_MAX_PORTS + 1];
+	bool seen[HS_MAX_PORTS] = { false };
+	int n, i, j;
+
+	n = ofan_cfg_sections(cfg, "port.", secs, HS_MAX_PORTS + 1);
+	if (n == 0)
+		return ofan_cfg_fail(cfg, "port.0", "dev",
+			"missing; expected at least one [port.N] section with dev = <ethdev> and rank = <rank>");
+	if (n > HS_MAX_PORTS)
+		return ofan_cfg_fail(cfg, secs[HS_MAX_PORTS], "dev",
+			"too many ports; expected at most %d", HS_MAX_PORTS);
+	for (i = 0; i < n; i++) {
+		const char *sec = secs[i];
+		struct hs_port_config *p;
+		const char *dev = NULL;
+		uint64_t id;
+
+		if (ofan_parse_u64(sec + 5, &id) != 0 || id >= HS_MAX_PORTS ||
+		    seen[id])
+			return ofan_cfg_fail(cfg, sec, "dev",
+				"section name '%s' is not a new port number; expected [port.N], N in [0, %d], each once",
+				sec, HS_MAX_PORTS - 1);
+		seen[id] = true;
+		p = &c->ports[id];
+		if (ofan_cfg_get_str(cfg, sec, "dev", OFAN_CFG_REQUIRED, &dev) ||
+		    ofan_cfg_get_u32(cfg, sec, "rank", OFAN_CFG_REQUIRED, 0,
+				     c->traffic.nb_ranks - 1, &p->rank))
+			return -EINVAL;
+		if (strlen(dev) >= sizeof(p->dev))
+			return ofan_cfg_fail(cfg, sec, "dev",
+				"is too long; expected at most %zu characters",
+				sizeof(p->dev) - 1);
+		snprintf(p->dev, sizeof(p->dev), "%s", dev);
+		p->mac_set = ofan_cfg_has_key(cfg, sec, "mac");
+		p->gateway_mac_set = ofan_cfg_has_key(cfg, sec, "gateway_mac");
+		if (ofan_cfg_get_mac(cfg, sec, "mac", 0, p->mac) ||
+		    ofan_cfg_get_mac(cfg, sec, "gateway_mac", 0,
+				     p->gateway_mac))
+			return -EINVAL;
+		for (j = 0; j < HS_MAX_PORTS; j++)
+			if (j != (int)id && seen[j] &&
+			    c->ports[j].rank == p->rank)
+				return ofan_cfg_fail(cfg, sec, "rank",
+					"'%u' is already the rank of [port.%d]; expected each rank on one port",
+					p->rank, j);
+	}
+	for (i = 0; i < n; i++)
+		if (!seen[i])
+			return ofan_cfg_fail(cfg, secs[n - 1], "dev",
+				"ports must be numbered densely from 0; [port.%d] is missing", i);
+	c->nb_ports = (uint16_t)n;
+	return 0;
+}
+
+int
+hs_config_from_cfg(struct ofan_cfg *cfg, struct hs_config *c)
+{
+	int i;
+
+	hs_config_defaults(c);
+	c->path = ofan_cfg_path(cfg);
+	if (hs_config_host(cfg, c) || hs_config_ranks(cfg, c) ||
+	    hs_config_traffic(cfg, c) || hs_config_ports(cfg, c))
+		return -EINVAL;
+	/* As for the switch: every policy validates its own section. */
+	for (i = 0; hlb_registry[i] != NULL; i++)
+		if (hlb_registry[i]->parse != NULL &&
+		    hlb_registry[i]->parse(cfg, &c->hlb) != 0)
+			return -EINVAL;
+	return ofan_cfg_check_unknown(cfg);
+}
+
+int
+hs_config_load(const char *path, struct hs_config *c, char *err,
+	       unsigned int err_size)
+{
+	struct ofan_cfg *cfg;
+	int rc;
+
+	cfg = ofan_cfg_load(path, err, err_size);
+	if (cfg == NULL)
+		return -EINVAL;
+	rc = hs_config_from_cfg(cfg, c);
+	if (rc != 0)
+		snprintf(err, err_size, "%s", ofan_cfg_error(cfg));
+	c->path = path;
+	if (c->traffic.cm_path != NULL)
+		c->traffic.cm_path = c->cm_path;
+	ofan_cfg_free(cfg);
+	return rc;
+}

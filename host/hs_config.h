@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The host agent's configuration and its loader (the same strict rules as
+ * the switch: every value checked, unknown keys rejected, messages name
+ * file:section:key, nothing touches EAL or a port before it passed).
+ *
+ * Sections: [host] transport and pacing, [host.<policy>] policy knobs,
+ * [ranks] rank addressing, [traffic] the collective, [port.N] one host
+ * instance (rank) per ethdev port.
+ */
+#ifndef OFAN_HS_CONFIG_H
+#define OFAN_HS_CONFIG_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "hlb.h"
+#include "hs_traffic.h"
+
+struct ofan_cfg;
+
+#define HS_MAX_PORTS 32
+#define HS_DEV_SIZE 256
+#define HS_PATH_SIZE 512
+
+enum hs_cc {
+	HS_CC_RATE = 0,		/* constant-rate senders (default) */
+	HS_CC_ECN_WINDOW = 1,	/* window halved-ish on CE, grown per RTT */
+};
+
+extern const char *const hs_cc_names[];
+
+struct hs_port_config {
+	char dev[HS_DEV_SIZE];
+	uint32_t rank;
+	uint8_t mac[6];
+	bool mac_set;
+	uint8_t gateway_mac[6];	/* destination MAC of every frame */
+	bool gateway_mac_set;	/* false: broadcast (back to back, or a
+				 * switch that learned us from our ARP) */
+};
+
+struct hs_config {
+	const char *path;
+	const struct hlb_ops *policy;
+	struct hlb_params hlb;
+	uint64_t seed;
+	uint64_t rate_bps;	/* link rate the host paces against */
+	double rate_coef;	/* fraction of it used */
+	uint16_t mtu;		/* IPv4 packet size of a full data packet */
+	uint16_t mss;		/* payload bytes per data packet (derived) */
+	uint16_t ack_every;
+	uint64_t min_rto_ns;
+	uint64_t reorder_window_ns;
+	uint64_t base_rtt_ns;
+	enum hs_cc cc;
+	uint32_t window_pkts;	/* ECN_WINDOW: initial and maximum window */
+	uint8_t ecn;		/* ECN codepoint of data packets */
+	bool verify_payload;
+	uint64_t stats_interval_ns;
+
+	uint32_t ip_base;	/* rank r: ip_base + (r / per_subnet) * 256 + r % per_subnet */
+	uint32_t per_subnet;
+
+	struct hs_traffic_params traffic;
+	char cm_path[HS_PATH_SIZE];
+
+	uint16_t nb_ports;
+	struct hs_port_config ports[HS_MAX_PORTS];
+};
+
+/* The IPv4 address (host order) of rank r. */
+static inline uint32_t
+hs_rank_ip(const struct hs_config *c, uint32_t r)
+{
+	return c->ip_base + (r / c->per_subnet) * 256 + r % c->per_subnet;
+}
+
+void hs_config_defaults(struct hs_config *c);
+
+/*
+ * Load and validate path into c; returns 0 or -EINVAL with a
+ * "file:section:key: ..." message in err.
+ */
+int hs_config_load(const char *path, struct hs_config *c, char *err,
+		   unsigned int err_size);
+int hs_config_from_cfg(struct ofan_cfg *cfg, struct hs_config *c);
+
+#endif /* OFAN_HS_CONFIG_H */

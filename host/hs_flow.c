@@ -1,0 +1,509 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The reliable transport of one flow (hs_flow.h): sender and receiver state
+ * machines, no EAL.
+ *
+ * Every sent PSN is in exactly one of three states: in flight (on the send
+ * list), queued for retransmission (bit in tx->queued, entry in tx->retx)
+ * or acknowledged (bit in tx->acked, final).  All work per ACK is bounded
+ * by the packets it changes, never by the flow size, because a fabric
+ * simulation runs this for millions of ACKs:
+ *
+ * - The send list links the packets in flight in the order they were
+ *   (last) sent.  Send times only grow along it, so RACK's rule "lost if
+ *   sent more than reorder_window_ns before the latest-sent acknowledged
+ *   packet" only has to look at the head: it pops heads while they are old
+ *   enough and stops at the first that is not.  A retransmission is
+ *   unlinked and appended at the tail with its new send time, so if it is
+ *   lost as well it is judged again, by packets sent after it.  An ACK
+ *   unlinks what it acknowledges in O(1) (the list is doubly linked).
+ *   rack_scan is the list head.
+ *
+ * - The retransmission queue is a FIFO ring.  An ACK for a queued packet
+ *   (the original was late, not lost) just clears its queued bit; the
+ *   stale ring entry is dropped when it reaches the head, which happens
+ *   after every ACK and send, so hs_tx_next() reads a live head in O(1).
+ *   A stale entry belongs to an acknowledged PSN, which is never queued
+ *   again, so the ring holds each PSN at most once: nb_pkts + 1 slots.
+ *
+ * - An ACK acknowledges cum_psn, its SACK bits and its echoed PSN (the
+ *   packet that triggered it, so the receiver has it): while a hole is
+ *   older than the 64-PSN SACK window, the echo is what keeps RACK going.
+ *   A retransmitted packet acknowledged less than the minimum RTT after
+ *   its resend was an earlier copy arriving; its send time does not move
+ *   RACK, or one spurious retransmission would make everything sent
+ *   before it look lost (the ambiguity rule of RFC 8985).
+ *
+ * - nb_retx counts retransmissions actually sent (like nb_sent), not
+ *   packets judged lost: a packet queued and then acknowledged before it
+ *   was re-sent costs no bandwidth and is not counted.
+ *
+ * - The retransmission timer measures rto_ns from the last ACK that made
+ *   progress, or from the send that put a packet in flight when nothing
+ *   was (a flow that starts late, or resends after everything in flight
+ *   was judged lost, must not time out at once).  It runs only while
+ *   something is in flight: queued packets are waiting for the pacer, not
+ *   for the network.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hs_flow.h"
+
+static inline bool
+bit_test(const uint64_t *bits, uint32_t i)
+{
+	return (bits[i >> 6] >> (i & 63)) & 1;
+}
+
+static inline void
+bit_set(uint64_t *bits, uint32_t i)
+{
+	bits[i >> 6] |= 1ull << (i & 63);
+}
+
+static inline void
+bit_clear(uint64_t *bits, uint32_t i)
+{
+	bits[i >> 6] &= ~(1ull << (i & 63));
+}
+
+static inline size_t
+nb_words(uint32_t nb_bits)
+{
+	return ((size_t)nb_bits + 63) / 64;
+}
+
+/* Packets of mss bytes needed for size bytes, 0 if either is 0. */
+static uint64_t
+nb_pkts_of(uint64_t size, uint16_t mss)
+{
+	if (size == 0 || mss == 0)
+		return 0;
+	return size / mss + (size % mss != 0);
+}
+
+int
+hs_tx_init(struct hs_tx *tx, uint64_t size, uint16_t mss,
+	   uint64_t reorder_window_ns, uint64_t rto_ns, uint64_t now_ns)
+{
+	uint64_t nb_pkts = nb_pkts_of(size, mss);
+	size_t words;
+
+	memset(tx, 0, sizeof(*tx));
+	if (nb_pkts == 0 || nb_pkts > HS_MAX_PKTS)
+		return -EINVAL;
+	tx->size = size;
+	tx->mss = mss;
+	tx->nb_pkts = (uint32_t)nb_pkts;
+	tx->reorder_window_ns = reorder_window_ns;
+	tx->rto_ns = rto_ns;
+	tx->last_progress_ns = now_ns;
+	tx->rack_scan = HS_PSN_NONE;
+	tx->sent_tail = HS_PSN_NONE;
+	tx->min_rtt_ns = UINT64_MAX;
+
+	words = nb_words(tx->nb_pkts);
+	tx->acked = calloc(words, sizeof(*tx->acked));
+	tx->queued = calloc(words, sizeof(*tx->queued));
+	tx->sent_ns = calloc(nb_pkts, sizeof(*tx->sent_ns));
+	tx->nb_tx = calloc(nb_pkts, sizeof(*tx->nb_tx));
+	/* One spare slot tells a full ring from an empty one. */
+	tx->retx = calloc(nb_pkts + 1, sizeof(*tx->retx));
+	tx->sent_next = calloc(nb_pkts, sizeof(*tx->sent_next));
+	tx->sent_prev = calloc(nb_pkts, sizeof(*tx->sent_prev));
+	if (tx->acked == NULL || tx->queued == NULL || tx->sent_ns == NULL ||
+	    tx->nb_tx == NULL || tx->retx == NULL || tx->sent_next == NULL ||
+	    tx->sent_prev == NULL) {
+		hs_tx_fini(tx);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+void
+hs_tx_fini(struct hs_tx *tx)
+{
+	free(tx->acked);
+	free(tx->queued);
+	free(tx->sent_ns);
+	free(tx->nb_tx);
+	free(tx->retx);
+	free(tx->sent_next);
+	free(tx->sent_prev);
+	tx->acked = NULL;
+	tx->queued = NULL;
+	tx->sent_ns = NULL;
+	tx->nb_tx = NULL;
+	tx->retx = NULL;
+	tx->sent_next = NULL;
+	tx->sent_prev = NULL;
+}
+
+uint16_t
+hs_tx_payload_size(const struct hs_tx *tx, uint32_t psn)
+{
+	if (psn >= tx->nb_pkts)
+		return 0;
+	if (psn + 1 < tx->nb_pkts)
+		return tx->mss;
+	return (uint16_t)(tx->size - (uint64_t)psn * tx->mss);
+}
+
+static inline uint32_t
+retx_advance(const struct hs_tx *tx, uint32_t i)
+{
+	return i == tx->nb_pkts ? 0 : i + 1;
+}
+
+/* Drop ring entries at the head whose packet was acknowledged meanwhile. */
+static void
+retx_purge(struct hs_tx *tx)
+{
+	while (tx->retx_head != tx->retx_tail &&
+	       !bit_test(tx->queued, tx->retx[tx->retx_head]))
+		tx->retx_head = retx_advance(tx, tx->retx_head);
+}
+
+/*
+ * Take psn, which is queued, out of the ring.  It is the head whenever the
+ * caller sends what hs_tx_next() said; otherwise (a caller sending in its
+ * own order) the entries behind it close the gap, which costs a scan but
+ * keeps every PSN in the ring at most once.
+ */
+static void
+retx_remove(struct hs_tx *tx, uint32_t psn)
+{
+	uint32_t i = tx->retx_head;
+	uint32_t j;
+
+	bit_clear(tx->queued, psn);
+	if (tx->retx[i] != psn) {
+		while (tx->retx[i] != psn)
+			i = retx_advance(tx, i);
+		for (j = retx_advance(tx, i); j != tx->retx_tail;
+		     j = retx_advance(tx, j)) {
+			tx->retx[i] = tx->retx[j];
+			i = j;
+		}
+		tx->retx_tail = i;
+	}
+	retx_purge(tx);
+}
+
+static void
+sent_unlink(struct hs_tx *tx, uint32_t psn)
+{
+	uint32_t prev = tx->sent_prev[psn];
+	uint32_t next = tx->sent_next[psn];
+
+	if (prev == HS_PSN_NONE)
+		tx->rack_scan = next;
+	else
+		tx->sent_next[prev] = next;
+	if (next == HS_PSN_NONE)
+		tx->sent_tail = prev;
+	else
+		tx->sent_prev[next] = prev;
+	tx->nb_in_flight--;
+}
+
+static void
+sent_append(struct hs_tx *tx, uint32_t psn)
+{
+	tx->sent_prev[psn] = tx->sent_tail;
+	tx->sent_next[psn] = HS_PSN_NONE;
+	if (tx->sent_tail == HS_PSN_NONE)
+		tx->rack_scan = psn;
+	else
+		tx->sent_next[tx->sent_tail] = psn;
+	tx->sent_tail = psn;
+	tx->nb_in_flight++;
+}
+
+/* Judge psn (in flight) lost: off the send list, into the queue. */
+static void
+mark_lost(struct hs_tx *tx, uint32_t psn)
+{
+	sent_unlink(tx, psn);
+	bit_set(tx->queued, psn);
+	tx->retx[tx->retx_tail] = psn;
+	tx->retx_tail = retx_advance(tx, tx->retx_tail);
+}
+
+uint32_t
+hs_tx_next(const struct hs_tx *tx)
+{
+	/* Every update that can stale the head purges it (retx_purge()). */
+	if (tx->retx_head != tx->retx_tail)
+		return tx->retx[tx->retx_head];
+	return tx->next_new < tx->nb_pkts ? tx->next_new : HS_PSN_NONE;
+}
+
+void
+hs_tx_sent(struct hs_tx *tx, uint32_t psn, uint64_t now_ns)
+{
+	bool idle = tx->nb_in_flight == 0;
+
+	if (psn >= tx->nb_pkts || psn > tx->next_new ||
+	    bit_test(tx->acked, psn))
+		return;
+	if (psn == tx->next_new) {
+		tx->next_new++;
+	} else {
+		/* Sent before and not acknowledged: queued or in flight. */
+		if (bit_test(tx->queued, psn))
+			retx_remove(tx, psn);
+		else
+			sent_unlink(tx, psn);
+		tx->nb_retx++;
+	}
+	if (idle)
+		tx->last_progress_ns = now_ns;
+	sent_append(tx, psn);
+	tx->sent_ns[psn] = now_ns;
+	if (tx->nb_tx[psn] < UINT8_MAX)
+		tx->nb_tx[psn]++;
+	tx->nb_sent++;
+}
+
+/* Acknowledge psn (sent); returns 1 if that is news. */
+static uint32_t
+ack_one(struct hs_tx *tx, uint32_t psn, uint64_t now_ns)
+{
+	if (bit_test(tx->acked, psn))
+		return 0;
+	if (bit_test(tx->queued, psn))
+		bit_clear(tx->queued, psn);	/* ring entry purged later */
+	else
+		sent_unlink(tx, psn);
+	bit_set(tx->acked, psn);
+	tx->nb_acked++;
+	/*
+	 * A retransmitted packet acknowledged sooner than the minimum RTT
+	 * after its last send was received as an earlier copy (the
+	 * retransmission was spurious).  Taking its new send time would make
+	 * every packet sent up to then look lost although its ACK cannot be
+	 * back yet, and one spurious retransmission would trigger a burst.
+	 * RACK (RFC 8985) ignores such packets for the same reason.
+	 */
+	if (tx->nb_tx[psn] > 1 &&
+	    (now_ns < tx->sent_ns[psn] ||
+	     now_ns - tx->sent_ns[psn] < tx->min_rtt_ns))
+		return 1;
+	if (tx->sent_ns[psn] > tx->rack_sent_ns)
+		tx->rack_sent_ns = tx->sent_ns[psn];
+	return 1;
+}
+
+uint32_t
+hs_tx_on_ack(struct hs_tx *tx, uint32_t cum_psn, uint64_t sack,
+	     uint32_t echo_psn, bool ce, uint64_t now_ns, uint64_t *rtt_ns)
+{
+	/* A receiver cannot have what was never sent: clamp to next_new. */
+	uint32_t cum = cum_psn < tx->next_new ? cum_psn : tx->next_new;
+	uint32_t newly = 0;
+	uint64_t rtt = 0;
+	uint32_t psn;
+	uint32_t head;
+
+	tx->nb_acks++;
+	if (ce)
+		tx->nb_ce_acks++;
+	if (echo_psn < tx->nb_pkts && tx->nb_tx[echo_psn] == 1 &&
+	    now_ns >= tx->sent_ns[echo_psn]) {
+		rtt = now_ns - tx->sent_ns[echo_psn];
+		if (rtt < tx->min_rtt_ns)
+			tx->min_rtt_ns = rtt;
+	}
+	if (rtt_ns != NULL)
+		*rtt_ns = rtt;
+
+	/*
+	 * Everything below cum_acked is acknowledged already and cum_acked
+	 * ends up at or above cum, so each PSN is walked here once per flow.
+	 */
+	for (psn = tx->cum_acked; psn < cum; psn++)
+		newly += ack_one(tx, psn, now_ns);
+	while (sack != 0) {
+		uint64_t p = (uint64_t)cum_psn + 1 + __builtin_ctzll(sack);
+
+		if (p >= tx->next_new)
+			break;	/* bits go up: the rest is beyond too */
+		newly += ack_one(tx, (uint32_t)p, now_ns);
+		sack &= sack - 1;
+	}
+	/*
+	 * The echoed packet triggered this ACK, so the receiver has it.  It
+	 * matters when a hole is older than the SACK window: the bitmap then
+	 * says nothing about recent packets, the echo still does, and RACK
+	 * keeps detecting losses without waiting for the timer.
+	 */
+	if (echo_psn < tx->next_new)
+		newly += ack_one(tx, echo_psn, now_ns);
+	while (tx->cum_acked < tx->nb_pkts &&
+	       bit_test(tx->acked, tx->cum_acked))
+		tx->cum_acked++;
+	if (newly > 0)
+		tx->last_progress_ns = now_ns;
+
+	/* RACK on the send list: oldest first, stop at the first too young. */
+	head = tx->rack_scan;
+	while (head != HS_PSN_NONE && tx->sent_ns[head] < tx->rack_sent_ns &&
+	       tx->rack_sent_ns - tx->sent_ns[head] > tx->reorder_window_ns) {
+		mark_lost(tx, head);
+		head = tx->rack_scan;
+	}
+	retx_purge(tx);
+	return newly;
+}
+
+bool
+hs_tx_check_timeout(struct hs_tx *tx, uint64_t now_ns)
+{
+	uint32_t psn;
+	bool queued_any = false;
+
+	if (tx->nb_in_flight == 0 || now_ns < tx->last_progress_ns ||
+	    now_ns - tx->last_progress_ns < tx->rto_ns)
+		return false;
+	/*
+	 * The oldest unacknowledged packet is what blocks the flow (and the
+	 * tail of a flow has no later packets that RACK could judge it by).
+	 * It was sent (something younger is in flight) and is queued
+	 * already or in flight.
+	 */
+	psn = tx->cum_acked;
+	if (!bit_test(tx->queued, psn)) {
+		mark_lost(tx, psn);
+		queued_any = true;
+	}
+	/* Whatever has been out for a whole RTO is given up as well. */
+	psn = tx->rack_scan;
+	while (psn != HS_PSN_NONE && tx->sent_ns[psn] <= now_ns &&
+	       now_ns - tx->sent_ns[psn] >= tx->rto_ns) {
+		mark_lost(tx, psn);
+		queued_any = true;
+		psn = tx->rack_scan;
+	}
+	/* cum_acked already queued and the rest young: retry the oldest. */
+	if (!queued_any)
+		mark_lost(tx, tx->rack_scan);
+	tx->nb_timeouts++;
+	tx->last_progress_ns = now_ns;
+	return true;
+}
+
+uint64_t
+hs_tx_timer_ns(const struct hs_tx *tx)
+{
+	if (tx->nb_in_flight == 0)
+		return UINT64_MAX;
+	if (tx->rto_ns > UINT64_MAX - tx->last_progress_ns)
+		return UINT64_MAX;
+	return tx->last_progress_ns + tx->rto_ns;
+}
+
+uint32_t
+hs_tx_in_flight(const struct hs_tx *tx)
+{
+	return tx->nb_in_flight;
+}
+
+int
+hs_rx_init(struct hs_rx *rx, uint32_t nb_pkts, uint16_t ack_every)
+{
+	memset(rx, 0, sizeof(*rx));
+	if (nb_pkts == 0 || nb_pkts > HS_MAX_PKTS || ack_every == 0)
+		return -EINVAL;
+	rx->bits = calloc(nb_words(nb_pkts), sizeof(*rx->bits));
+	if (rx->bits == NULL)
+		return -ENOMEM;
+	rx->nb_pkts = nb_pkts;
+	rx->ack_every = ack_every;
+	return 0;
+}
+
+void
+hs_rx_fini(struct hs_rx *rx)
+{
+	free(rx->bits);
+	rx->bits = NULL;
+}
+
+/* Bit i: PSN cum + 1 + i received (bits past nb_pkts are never set). */
+static uint64_t
+rx_sack(const struct hs_rx *rx)
+{
+	uint64_t start = (uint64_t)rx->cum + 1;
+	uint64_t word = start >> 6;
+	unsigned int off = start & 63;
+	uint64_t sack;
+
+	if (start >= rx->nb_pkts)
+		return 0;
+	sack = rx->bits[word] >> off;
+	if (off != 0 && word + 1 < nb_words(rx->nb_pkts))
+		sack |= rx->bits[word + 1] << (64 - off);
+	return sack;
+}
+
+bool
+hs_rx_on_data(struct hs_rx *rx, uint32_t psn, bool ce, bool *send_ack,
+	      struct hs_ack_info *ack)
+{
+	bool is_new;
+	bool at_once;
+
+	*send_ack = false;
+	if (psn >= rx->nb_pkts) {
+		/* No valid PSN to echo: a corrupt or foreign packet. */
+		rx->nb_out_of_range++;
+		return false;
+	}
+	if (ce)
+		rx->nb_ce++;
+	rx->since_ack++;
+	if (bit_test(rx->bits, psn)) {
+		/*
+		 * The sender retransmitted (or the network duplicated): an
+		 * ACK may have been lost, so tell it at once.
+		 */
+		rx->nb_dups++;
+		is_new = false;
+		at_once = true;
+	} else {
+		/*
+		 * In order means the next PSN with no hole before it.  A
+		 * packet beyond a hole or filling one is ACKed at once so
+		 * the sender's SACK view stays fresh (as RFC 5681 asks).
+		 */
+		bool in_order = psn == rx->cum && psn == rx->highest;
+
+		is_new = true;
+		bit_set(rx->bits, psn);
+		rx->nb_received++;
+		if (psn < rx->highest) {
+			uint32_t reorder = rx->highest - 1 - psn;
+
+			if (reorder > rx->max_reorder)
+				rx->max_reorder = reorder;
+		} else {
+			rx->highest = psn + 1;
+		}
+		while (rx->cum < rx->nb_pkts && bit_test(rx->bits, rx->cum))
+			rx->cum++;
+		at_once = !in_order || ce || hs_rx_done(rx) ||
+			rx->since_ack >= rx->ack_every;
+	}
+	if (at_once) {
+		ack->cum_psn = rx->cum;
+		ack->sack = rx_sack(rx);
+		ack->echo_psn = psn;
+		ack->ce = ce;
+		rx->since_ack = 0;
+		*send_ack = true;
+	}
+	return is_new;
+}

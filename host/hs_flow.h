@@ -1,0 +1,177 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The reliable transport of one flow, both ends, as plain state machines.
+ *
+ * Sender (hs_tx): a message of `size` bytes cut into packets of at most
+ * `mss` payload bytes, PSN 0 .. nb_pkts-1.  It says which PSN to send next
+ * (a retransmission first, else new data), records sends, and processes
+ * ACKs (cumulative PSN + 64-bit SACK bitmap + the echoed PSN of the packet
+ * that triggered the ACK, whose send time gives the RTT sample).  Loss is
+ * detected RACK-style -- a packet still unacknowledged although a packet
+ * sent more than reorder_window_ns after it has been acknowledged -- and by
+ * a retransmission timeout (no progress for rto_ns, at least min_rto).
+ * Spraying reorders packets by design, so duplicate-ACK counting would
+ * retransmit spuriously; the time-based rule does not.  While a hole is
+ * older than the 64-PSN SACK window, later packets are acknowledged by
+ * their echo only, so the window must then cover ACK reordering too.
+ *
+ * Receiver (hs_rx): out-of-order delivery into a bitmap; it says when to
+ * ACK (every ack_every packets, at once for a CE-marked packet, at once for
+ * a duplicate or out-of-order packet, and for the last packet) and what
+ * the ACK carries.  Duplicates are counted, never counted as goodput.
+ *
+ * Rate and windows are not here: the host paces (constant rate) or
+ * windows (ECN-reactive) on top.  No EAL, no mbufs: unit tested alone.
+ */
+#ifndef OFAN_HS_FLOW_H
+#define OFAN_HS_FLOW_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define HS_PSN_NONE UINT32_MAX
+/* The BTH carries 24-bit PSNs, so a flow has at most 2^24 packets. */
+#define HS_MAX_PKTS (1u << 24)
+
+struct hs_tx {
+	uint64_t size;
+	uint32_t nb_pkts;
+	uint16_t mss;
+	uint32_t next_new;	/* lowest never-sent PSN */
+	uint32_t cum_acked;	/* every PSN below is acknowledged */
+	uint32_t nb_acked;
+	uint64_t *acked;	/* bitmap, nb_pkts bits */
+	uint64_t *queued;	/* bitmap: in the retransmission queue */
+	uint64_t *sent_ns;	/* last transmission time per PSN */
+	uint8_t *nb_tx;		/* transmissions per PSN (saturating) */
+	uint32_t *retx;		/* ring of PSNs to retransmit, nb_pkts+1 */
+	uint32_t retx_head;
+	uint32_t retx_tail;
+	/*
+	 * The packets in flight (sent, neither acknowledged nor queued) as a
+	 * doubly linked list in send order, oldest first: RACK and the RTO
+	 * only ever look at its head.  A retransmission moves its PSN to the
+	 * tail, so it is judged again by its new send time.
+	 */
+	uint32_t *sent_next;	/* next younger packet, HS_PSN_NONE at tail */
+	uint32_t *sent_prev;	/* next older packet, HS_PSN_NONE at head */
+	uint32_t rack_scan;	/* list head: oldest in flight, next judged */
+	uint32_t sent_tail;	/* youngest packet in flight */
+	uint32_t nb_in_flight;	/* list length */
+	uint64_t rack_sent_ns;	/* latest send time of an acknowledged packet */
+	uint64_t min_rtt_ns;	/* smallest RTT sample, UINT64_MAX: none yet */
+	uint64_t last_progress_ns;
+	uint64_t reorder_window_ns;
+	uint64_t rto_ns;
+	/* Counters. */
+	uint64_t nb_sent;	/* packets sent, retransmissions included */
+	uint64_t nb_retx;
+	uint64_t nb_timeouts;
+	uint64_t nb_acks;
+	uint64_t nb_ce_acks;
+};
+
+/*
+ * Set up a sender for size bytes in packets of mss payload bytes.
+ * Returns 0, -EINVAL (size 0, mss 0, more than HS_MAX_PKTS packets) or
+ * -ENOMEM.
+ */
+int hs_tx_init(struct hs_tx *tx, uint64_t size, uint16_t mss,
+	       uint64_t reorder_window_ns, uint64_t rto_ns, uint64_t now_ns);
+void hs_tx_fini(struct hs_tx *tx);
+
+/* Payload bytes of packet psn (the last one may be short). */
+uint16_t hs_tx_payload_size(const struct hs_tx *tx, uint32_t psn);
+
+/*
+ * The PSN to send next: the oldest queued retransmission, else the next new
+ * packet, else HS_PSN_NONE (everything sent, waiting for ACKs).  Does not
+ * change state; call hs_tx_sent() when it is really sent.
+ */
+uint32_t hs_tx_next(const struct hs_tx *tx);
+
+/*
+ * Record that psn left at now (dequeues it if it was a retransmission).
+ * psn is what hs_tx_next() returned, or any PSN already sent and not yet
+ * acknowledged (a forced retransmission); other PSNs are ignored.  Sending
+ * with nothing in flight starts the retransmission timer.
+ */
+void hs_tx_sent(struct hs_tx *tx, uint32_t psn, uint64_t now_ns);
+
+/*
+ * Process an ACK.  Returns the number of packets newly acknowledged; sets
+ * *rtt_ns (may be NULL) to the RTT of echo_psn, or 0 if that packet was
+ * sent more than once (ambiguous) or is out of range.  echo_psn must be a
+ * packet the receiver has (the one that triggered the ACK): it counts as
+ * acknowledged too, which keeps RACK going when a hole is older than the
+ * 64-PSN SACK window.  Runs RACK loss detection.
+ */
+uint32_t hs_tx_on_ack(struct hs_tx *tx, uint32_t cum_psn, uint64_t sack,
+		      uint32_t echo_psn, bool ce, uint64_t now_ns,
+		      uint64_t *rtt_ns);
+
+/*
+ * If packets are in flight and no ACK made progress for rto_ns, queue the
+ * oldest unacknowledged packet (and any other sent packet older than one
+ * RTO) for retransmission, restart the timer and return true.
+ */
+bool hs_tx_check_timeout(struct hs_tx *tx, uint64_t now_ns);
+
+/*
+ * Time at which the retransmission timer fires if nothing happens:
+ * last_progress_ns + rto_ns, UINT64_MAX when nothing is in flight.
+ */
+uint64_t hs_tx_timer_ns(const struct hs_tx *tx);
+
+static inline bool
+hs_tx_done(const struct hs_tx *tx)
+{
+	return tx->nb_acked == tx->nb_pkts;
+}
+
+/* Packets sent and neither acknowledged nor judged lost. */
+uint32_t hs_tx_in_flight(const struct hs_tx *tx);
+
+struct hs_rx {
+	uint32_t nb_pkts;
+	uint32_t cum;		/* every PSN below was received */
+	uint32_t nb_received;	/* distinct PSNs */
+	uint32_t highest;	/* highest PSN received + 1 */
+	uint64_t *bits;		/* received bitmap, nb_pkts bits */
+	uint16_t ack_every;
+	uint16_t since_ack;	/* packets since the last ACK */
+	/* Counters. */
+	uint64_t nb_dups;
+	uint64_t nb_ce;		/* CE-marked arrivals, duplicates included */
+	uint64_t nb_out_of_range; /* PSN >= nb_pkts: ignored, not ACKed */
+	/* max(highest PSN received - psn) over new packets arriving late. */
+	uint32_t max_reorder;
+};
+
+/* What an ACK carries (host byte order). */
+struct hs_ack_info {
+	uint32_t cum_psn;
+	uint64_t sack;		/* bit i: PSN cum_psn + 1 + i received */
+	uint32_t echo_psn;
+	bool ce;
+};
+
+/* Returns 0, -EINVAL (no packets, too many, ack_every 0) or -ENOMEM. */
+int hs_rx_init(struct hs_rx *rx, uint32_t nb_pkts, uint16_t ack_every);
+void hs_rx_fini(struct hs_rx *rx);
+
+/*
+ * A data packet psn arrived (ce: it carried CE).  Returns true if it was
+ * new (goodput), false for a duplicate or out of range.  Sets *send_ack
+ * and fills *ack when an ACK is due now.
+ */
+bool hs_rx_on_data(struct hs_rx *rx, uint32_t psn, bool ce, bool *send_ack,
+		   struct hs_ack_info *ack);
+
+static inline bool
+hs_rx_done(const struct hs_rx *rx)
+{
+	return rx->nb_received == rx->nb_pkts;
+}
+
+#endif /* OFAN_HS_FLOW_H */

@@ -1,0 +1,134 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The host engine: one rank of a collective, independent of how its port
+ * is backed and of what clock drives it.
+ *
+ * A host instance owns one address, the flows it sends (a reliable,
+ * sprayable transport per flow: hs_flow.h, with a host load-balancing
+ * policy choosing each packet's EV: hlb.h), the flows it receives, and its
+ * counters.  Whoever drives it supplies packets and time:
+ *   - ofan-host: ethdev bursts and the TSC clock;
+ *   - ofan-fabric: emulated links and a virtual clock
+ * through three calls: hs_host_input() (a received burst),
+ * hs_host_output() (packets due now: ACKs first, then paced data) and
+ * hs_host_next_event() (when output next has something to do).
+ *
+ * Pacing: constant-rate senders share the host's rate (link rate x
+ * rate_coef) round robin over the active flows, which is each flow at
+ * rate / active flows.  In the ecn_window mode each flow also keeps a
+ * window of packets in flight that shrinks on CE echoes and grows
+ * otherwise.
+ */
+#ifndef OFAN_HS_HOST_H
+#define OFAN_HS_HOST_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_mbuf.h>
+#include <rte_mempool.h>
+
+#include "hs_config.h"
+#include "hs_traffic.h"
+#include "ofan_parse.h"
+
+struct hs_host;
+
+struct hs_host_params {
+	const struct hs_config *cfg;
+	const struct hs_traffic *traffic;	/* shared, read only */
+	uint32_t rank;
+	uint8_t mac[6];
+	uint8_t dst_mac[6];	/* destination MAC of every frame sent */
+	struct rte_mempool *pool;
+};
+
+/* Counters of one host. */
+struct hs_host_stats {
+	uint64_t tx_pkts;
+	uint64_t tx_bytes;
+	uint64_t rx_pkts;
+	uint64_t rx_bytes;
+	uint64_t data_sent;	/* data packets, retransmissions included */
+	uint64_t data_retx;
+	uint64_t acks_sent;
+	uint64_t acks_received;
+	uint64_t goodput_bytes;	/* new payload bytes received and verified */
+	uint64_t dup_pkts;
+	uint64_t corrupt_pkts;	/* payload differed from the pattern */
+	uint64_t unknown_flow;	/* RoCE packets of no flow of ours */
+	uint64_t arp_replies;
+	uint64_t alloc_failed;	/* no mbuf for a packet to send */
+	uint64_t timeouts;
+	uint64_t drops[OFAN_DROP_MAX];	/* frames the parser rejected */
+};
+
+/* What one flow did, from this host's side(s). */
+struct hs_flow_result {
+	uint32_t id;
+	bool sent_here;		/* the send-side fields are valid */
+	bool received_here;	/* the receive-side fields are valid */
+	/* Send side. */
+	uint64_t start_ns;	/* when it became active (since host start) */
+	uint64_t done_ns;	/* when the last packet was acknowledged */
+	uint64_t pkts_sent;
+	uint64_t retx;
+	uint64_t timeouts;
+	uint64_t acks;
+	uint64_t ce_acks;
+	uint32_t distinct_evs;
+	/* Receive side. */
+	uint64_t rx_done_ns;
+	uint32_t max_reorder;
+	uint64_t dups;
+	uint64_t ce_pkts;
+	uint64_t corrupt;
+};
+
+/* Create a host; NULL with a message in err. */
+struct hs_host *hs_host_create(const struct hs_host_params *p, char *err,
+			       unsigned int err_size);
+void hs_host_free(struct hs_host *h);
+
+/* Start the traffic at now (flow start times are relative to it). */
+void hs_host_start(struct hs_host *h, uint64_t now_ns);
+
+/* Consume a received burst (every mbuf is freed). */
+void hs_host_input(struct hs_host *h, struct rte_mbuf **pkts, uint16_t n,
+		   uint64_t now_ns);
+
+/*
+ * Packets to transmit at now, at most max: pending ACKs and ARP first,
+ * then data as the pacer allows.  The caller owns and sends them.
+ */
+uint16_t hs_host_output(struct hs_host *h, uint64_t now_ns,
+			struct rte_mbuf **pkts, uint16_t max);
+
+/* The earliest time output() may have something new (UINT64_MAX: none). */
+uint64_t hs_host_next_event(const struct hs_host *h);
+
+/* Every flow this host sends is acknowledged. */
+bool hs_host_tx_done(const struct hs_host *h);
+/* Every flow to this host is received completely. */
+bool hs_host_rx_done(const struct hs_host *h);
+
+const struct hs_host_stats *hs_host_stats(const struct hs_host *h);
+uint32_t hs_host_rank(const struct hs_host *h);
+/* Bytes this host has to send in total, and how many are acknowledged. */
+void hs_host_progress(const struct hs_host *h, uint64_t *acked_bytes,
+		      uint64_t *total_bytes);
+
+/*
+ * Merge this host's view of flow id into *r (fields of the side(s) this
+ * host has; r->id is set).  Returns true if the flow touches this host.
+ */
+bool hs_host_flow_result(const struct hs_host *h, uint32_t id,
+			 struct hs_flow_result *r);
+
+/* Policy counters of this host's flows, summed: emit(arg, key, value). */
+void hs_host_policy_dump(const struct hs_host *h,
+			 void (*emit)(void *arg, const char *key,
+				      uint64_t value),
+			 void *arg);
+
+#endif /* OFAN_HS_HOST_H */

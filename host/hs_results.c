@@ -1,0 +1,321 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hs_results.h"
+#include "ofan_clock.h"
+#include "ofan_json.h"
+#include "ofan_wire.h"
+
+#define HS_WIRE_OVERHEAD 24
+
+/* Bytes f puts on the wire: every frame with headers and overhead. */
+static uint64_t
+hs_flow_wire_bytes(const struct hs_config *c, uint64_t size)
+{
+	uint64_t nb_full = size / c->mss, last = size % c->mss;
+	uint64_t full_frame = OFAN_ETH_HDR_SIZE + (uint64_t)c->mtu;
+	uint64_t bytes = nb_full * (full_frame + HS_WIRE_OVERHEAD);
+
+	if (last != 0) {
+		uint64_t frame = OFAN_DATA_HDRS_SIZE + last;
+
+		bytes += (frame < 60 ? 60 : frame) + HS_WIRE_OVERHEAD;
+	}
+	return bytes;
+}
+
+uint64_t
+hs_flow_ideal_ns(const struct hs_config *c, const struct hs_traffic *t,
+		 uint32_t f, const uint32_t *concurrency)
+{
+	double rate = (double)c->rate_bps * c->rate_coef /
+		(concurrency[f] ? concurrency[f] : 1);
+
+	return (uint64_t)((double)hs_flow_wire_bytes(c, t->flows[f].size) *
+			  8e9 / rate) + c->base_rtt_ns;
+}
+
+/*
+ * Flows released together share their source's rate: count the flows of
+ * each (source, iteration, step, dependency) group.
+ */
+static uint32_t *
+hs_concurrency(const struct hs_traffic *t)
+{
+	uint32_t *conc = calloc(t->nb_flows + 1, sizeof(*conc));
+	uint32_t i, j;
+
+	if (conc == NULL)
+		return NULL;
+	for (i = 0; i < t->nb_flows; i++) {
+		const struct hs_flow_spec *a = &t->flows[i];
+
+		if (conc[i] != 0)
+			continue;
+		/* Group members are contiguous in practice; scan all. */
+		for (j = i; j < t->nb_flows; j++) {
+			const struct hs_flow_spec *b = &t->flows[j];
+
+			if (b->src == a->src && b->iteration == a->iteration &&
+			    b->step == a->step && b->start_ns == a->start_ns)
+				conc[i]++;
+		}
+		for (j = i + 1; j < t->nb_flows; j++) {
+			const struct hs_flow_spec *b = &t->flows[j];
+
+			if (b->src == a->src && b->iteration == a->iteration &&
+			    b->step == a->step && b->start_ns == a->start_ns)
+				conc[j] = conc[i];
+		}
+	}
+	return conc;
+}
+
+static int
+hs_cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+struct hs_kv {
+	char key[32];
+	uint64_t value;
+};
+
+struct hs_kv_table {
+	struct hs_kv kv[32];
+	int n;
+};
+
+static void
+hs_kv_add(void *arg, const char *key, uint64_t value)
+{
+	struct hs_kv_table *t = arg;
+	int i;
+
+	for (i = 0; i < t->n; i++)
+		if (strcmp(t->kv[i].key, key) == 0) {
+			t->kv[i].value += value;
+			return;
+		}
+	if (t->n < (int)(sizeof(t->kv) / sizeof(t->kv[0]))) {
+		snprintf(t->kv[t->n].key, sizeof(t->kv[t->n].key), "%s", key);
+		t->kv[t->n++].value = value;
+	}
+}
+
+int
+hs_results(struct hs_host *const *hosts, uint16_t nb_hosts,
+	   const struct hs_config *cfg, const struct hs_traffic *t,
+	   double wall_s, int64_t inuse_start, int64_t inuse_end,
+	   const char *json_path, const char *csv_path,
+	   struct hs_summary *sum)
+{
+	uint32_t *conc = hs_concurrency(t);
+	uint64_t *ideal_end = calloc(t->nb_flows + 1, sizeof(uint64_t));
+	double *slow = calloc(t->nb_flows + 1, sizeof(double));
+	struct hs_kv_table pol = { .n = 0 };
+	uint64_t first_start = UINT64_MAX, last_done = 0, fct_sum = 0;
+	uint64_t ideal_last = 0;
+	FILE *csv = NULL, *jf = NULL;
+	struct ofan_json j;
+	uint32_t i, nb_slow = 0;
+	uint16_t k;
+	int rc = 0;
+
+	memset(sum, 0, sizeof(*sum));
+	if (conc == NULL || ideal_end == NULL || slow == NULL) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	/* Critical path of ideal times (dependencies point backwards). */
+	for (i = 0; i < t->nb_flows; i++) {
+		const struct hs_flow_spec *f = &t->flows[i];
+		uint64_t begin = f->start_ns;
+
+		if (f->dep != HS_NO_DEP && f->dep < i &&
+		    ideal_end[f->dep] > begin)
+			begin = ideal_end[f->dep];
+		ideal_end[i] = begin + hs_flow_ideal_ns(cfg, t, i, conc);
+	}
+	if (csv_path != NULL) {
+		csv = fopen(csv_path, "w");
+		if (csv == NULL) {
+			rc = -errno;
+			goto out;
+		}
+		fprintf(csv, "flow,src,dst,size,iteration,step,start_ns,done_ns,fct_ns,ideal_ns,slowdown,pkts_sent,retx,timeouts,acks,ecn_fraction,distinct_evs,rx_done_ns,max_reorder,dups,ce_pkts,corrupt\n");
+	}
+	for (i = 0; i < t->nb_flows; i++) {
+		const struct hs_flow_spec *f = &t->flows[i];
+		struct hs_flow_result r, one;
+		uint64_t ideal = hs_flow_ideal_ns(cfg, t, i, conc), fct = 0;
+		double sd = 0;
+		bool any = false;
+
+		memset(&r, 0, sizeof(r));
+		for (k = 0; k < nb_hosts; k++) {
+			memset(&one, 0, sizeof(one));
+			if (!hs_host_flow_result(hosts[k], i, &one))
+				continue;
+			any = true;
+			if (one.sent_here) {
+				bool rx = r.received_here;
+				struct hs_flow_result keep = r;
+
+				r = one;
+				if (rx) {
+					r.received_here = true;
+					r.rx_done_ns = keep.rx_done_ns;
+					r.max_reorder = keep.max_reorder;
+					r.dups = keep.dups;
+					r.ce_pkts = keep.ce_pkts;
+					r.corrupt = keep.corrupt;
+				}
+			}
+			if (one.received_here) {
+				r.received_here = true;
+				r.rx_done_ns = one.rx_done_ns;
+				r.max_reorder = one.max_reorder;
+				r.dups = one.dups;
+				r.ce_pkts = one.ce_pkts;
+				r.corrupt = one.corrupt;
+			}
+		}
+		if (!any)
+			continue;
+		if (r.received_here) {
+			sum->corrupt += r.corrupt;
+			if (r.rx_done_ns == 0)
+				sum->incomplete_rx++;
+		}
+		if (r.sent_here) {
+			sum->nb_flows++;
+			sum->retx += r.retx;
+			sum->timeouts += r.timeouts;
+			if (r.done_ns != 0) {
+				sum->nb_completed++;
+				fct = r.done_ns - r.start_ns;
+				sd = (double)fct / (double)ideal;
+				slow[nb_slow++] = sd;
+				fct_sum += fct;
+				if (r.start_ns < first_start)
+					first_start = r.start_ns;
+				if (r.done_ns > last_done)
+					last_done = r.done_ns;
+				if (ideal_end[i] > ideal_last)
+					ideal_last = ideal_end[i];
+			}
+		}
+		if (csv == NULL)
+			continue;
+		fprintf(csv, "%u,%u,%u,%llu,%u,%u,", i, f->src, f->dst,
+			(unsigned long long)f->size, f->iteration, f->step);
+		if (r.sent_here)
+			fprintf(csv, "%llu,%llu,%llu,%llu,%.4f,%llu,%llu,%llu,%llu,%.4f,%u,",
+				(unsigned long long)r.start_ns,
+				(unsigned long long)r.done_ns,
+				(unsigned long long)fct,
+				(unsigned long long)ideal, sd,
+				(unsigned long long)r.pkts_sent,
+				(unsigned long long)r.retx,
+				(unsigned long long)r.timeouts,
+				(unsigned long long)r.acks,
+				r.acks ? (double)r.ce_acks / (double)r.acks : 0.0,
+				r.distinct_evs);
+		else
+			fprintf(csv, ",,,%llu,,,,,,,,", (unsigned long long)ideal);
+		if (r.received_here)
+			fprintf(csv, "%llu,%u,%llu,%llu,%llu\n",
+				(unsigned long long)r.rx_done_ns, r.max_reorder,
+				(unsigned long long)r.dups,
+				(unsigned long long)r.ce_pkts,
+				(unsigned long long)r.corrupt);
+		else
+			fprintf(csv, ",,,,\n");
+	}
+	if (nb_slow > 0) {
+		qsort(slow, nb_slow, sizeof(double), hs_cmp_double);
+		sum->max_slowdown = slow[nb_slow - 1];
+		sum->p99_slowdown = slow[(uint32_t)((nb_slow - 1) * 0.99)];
+		sum->mean_fct_ns = (double)fct_sum / nb_slow;
+		sum->collective_ns = last_done - first_start;
+		sum->collective_ideal_ns = ideal_last;
+	}
+	if (json_path == NULL)
+		goto out;
+	jf = fopen(json_path, "w");
+	if (jf == NULL) {
+		rc = -errno;
+		goto out;
+	}
+	for (k = 0; k < nb_hosts; k++)
+		hs_host_policy_dump(hosts[k], hs_kv_add, &pol);
+	ofan_json_init(&j, jf, true);
+	ofan_json_obj_begin(&j, NULL);
+	ofan_json_str(&j, "policy", cfg->policy->name);
+	ofan_json_str(&j, "pattern", hs_pattern_names[cfg->traffic.pattern]);
+	ofan_json_u64(&j, "ranks", t->nb_ranks);
+	ofan_json_u64(&j, "flows_total", t->nb_flows);
+	ofan_json_u64(&j, "flows_sent_here", sum->nb_flows);
+	ofan_json_u64(&j, "flows_completed", sum->nb_completed);
+	ofan_json_double(&j, "max_slowdown", sum->max_slowdown);
+	ofan_json_double(&j, "p99_slowdown", sum->p99_slowdown);
+	ofan_json_double(&j, "mean_fct_ns", sum->mean_fct_ns);
+	ofan_json_u64(&j, "collective_ns", sum->collective_ns);
+	ofan_json_u64(&j, "collective_ideal_ns", sum->collective_ideal_ns);
+	ofan_json_u64(&j, "retransmissions", sum->retx);
+	ofan_json_u64(&j, "timeouts", sum->timeouts);
+	ofan_json_u64(&j, "corrupt_packets", sum->corrupt);
+	ofan_json_u64(&j, "incomplete_receptions", sum->incomplete_rx);
+	ofan_json_double(&j, "wall_s", wall_s);
+	ofan_json_i64(&j, "mempool_in_use_start", inuse_start);
+	ofan_json_i64(&j, "mempool_in_use_end", inuse_end);
+	ofan_json_obj_begin(&j, "policy_counters");
+	for (i = 0; i < (uint32_t)pol.n; i++)
+		ofan_json_u64(&j, pol.kv[i].key, pol.kv[i].value);
+	ofan_json_obj_end(&j);
+	ofan_json_arr_begin(&j, "hosts");
+	for (k = 0; k < nb_hosts; k++) {
+		const struct hs_host_stats *s = hs_host_stats(hosts[k]);
+		int r;
+
+		ofan_json_obj_begin(&j, NULL);
+		ofan_json_u64(&j, "rank", hs_host_rank(hosts[k]));
+		ofan_json_u64(&j, "tx_pkts", s->tx_pkts);
+		ofan_json_u64(&j, "rx_pkts", s->rx_pkts);
+		ofan_json_u64(&j, "data_sent", s->data_sent);
+		ofan_json_u64(&j, "data_retx", s->data_retx);
+		ofan_json_u64(&j, "acks_sent", s->acks_sent);
+		ofan_json_u64(&j, "acks_received", s->acks_received);
+		ofan_json_u64(&j, "goodput_bytes", s->goodput_bytes);
+		ofan_json_u64(&j, "dup_pkts", s->dup_pkts);
+		ofan_json_u64(&j, "corrupt_pkts", s->corrupt_pkts);
+		ofan_json_u64(&j, "unknown_flow", s->unknown_flow);
+		ofan_json_u64(&j, "timeouts", s->timeouts);
+		ofan_json_u64(&j, "alloc_failed", s->alloc_failed);
+		ofan_json_obj_begin(&j, "drops");
+		for (r = 0; r < OFAN_DROP_MAX; r++)
+			if (s->drops[r] != 0)
+				ofan_json_u64(&j, ofan_drop_name(r), s->drops[r]);
+		ofan_json_obj_end(&j);
+		ofan_json_obj_end(&j);
+	}
+	ofan_json_arr_end(&j);
+	ofan_json_obj_end(&j);
+	rc = ofan_json_finish(&j);
+out:
+	if (csv != NULL && fclose(csv) != 0 && rc == 0)
+		rc = -EIO;
+	if (jf != NULL && fclose(jf) != 0 && rc == 0)
+		rc = -EIO;
+	free(conc);
+	free(ideal_end);
+	free(slow);
+	return rc;
+}

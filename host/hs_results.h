@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Results of a host run: per-flow CSV and a summary JSON, with each flow's
+ * ideal time (its bytes on the wire at its paced rate, plus the base RTT)
+ * and slowdown, and per iteration the collective's completion time against
+ * its ideal (the critical path of ideal flow times through the
+ * dependencies).  Only flows touching the local hosts are reported; a
+ * flow's completion is when its sender saw the last acknowledgement.
+ */
+#ifndef OFAN_HS_RESULTS_H
+#define OFAN_HS_RESULTS_H
+
+#include <stdint.h>
+
+#include "hs_host.h"
+
+struct hs_summary {
+	uint32_t nb_flows;		/* flows sent by local hosts */
+	uint32_t nb_completed;
+	double max_slowdown;
+	double p99_slowdown;
+	double mean_fct_ns;
+	uint64_t retx;
+	uint64_t timeouts;
+	uint64_t corrupt;
+	uint64_t incomplete_rx;		/* flows to local hosts not fully received */
+	uint64_t collective_ns;		/* last completion - first start */
+	uint64_t collective_ideal_ns;
+};
+
+/* Ideal time of flow f under cfg (see above), in ns. */
+uint64_t hs_flow_ideal_ns(const struct hs_config *cfg,
+			  const struct hs_traffic *t, uint32_t f,
+			  const uint32_t *concurrency);
+
+/*
+ * Compute the summary and, when the paths are not NULL, write the JSON
+ * summary (with extra_json appended as more members when not NULL) and
+ * the per-flow CSV.  Returns 0 or -errno.
+ */
+int hs_results(struct hs_host *const *hosts, uint16_t nb_hosts,
+	       const struct hs_config *cfg, const struct hs_traffic *t,
+	       double wall_s, int64_t mempool_in_use_start,
+	       int64_t mempool_in_use_end, const char *json_path,
+	       const char *csv_path, struct hs_summary *sum);
+
+#endif /* OFAN_HS_RESULTS_H */

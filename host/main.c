@@ -1,0 +1,440 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * ofan-host: one or more host instances (ranks) on DPDK ethdev ports,
+ * running a collective in wall-clock time.
+ *
+ *   ofan-host [EAL args] -- --config FILE [--results FILE.json]
+ *             [--timeout SEC] [--check-config]
+ *
+ * Exits 0 only when every byte of every flow touching the local ranks was
+ * delivered, verified against its pattern and acknowledged.  main() only
+ * orchestrates; the transport is the host engine's (hs_host.c).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_cycles.h>
+#include <rte_eal.h>
+#include <rte_errno.h>
+#include <rte_ethdev.h>
+#include <rte_lcore.h>
+#include <rte_mbuf.h>
+
+#include "hs_config.h"
+#include "hs_host.h"
+#include "hs_results.h"
+#include "hs_traffic.h"
+#include "ofan_clock.h"
+#include "ofan_config.h"
+#include "ofan_wire.h"
+#include "sw_ethdev.h"
+
+#define HS_BURST 32
+
+static volatile sig_atomic_t hs_quit;
+
+static void
+hs_on_signal(int sig)
+{
+	(void)sig;
+	hs_quit = 1;
+}
+
+struct hs_app {
+	const char *config_path;
+	const char *results;
+	double timeout_s;
+	bool check_only;
+	struct hs_config *cfg;
+	struct hs_traffic traffic;
+	struct rte_mempool *pool;
+	uint16_t port_id[HS_MAX_PORTS];
+	bool port_started[HS_MAX_PORTS];
+	struct hs_host *hosts[HS_MAX_PORTS];
+	uint64_t tsc_start;
+	uint64_t ns_mult;
+	uint64_t tx_dropped;	/* built but refused by the device */
+};
+
+static inline uint64_t
+hs_now_ns(const struct hs_app *app)
+{
+	uint64_t d = rte_rdtsc() - app->tsc_start;
+
+	return (uint64_t)(((unsigned __int128)d * app->ns_mult) >> 32);
+}
+
+static void
+hs_usage(FILE *f)
+{
+	fprintf(f,
+		"usage: ofan-host [EAL args] -- --config FILE [options]\n"
+		"  --config FILE      host configuration (see configs/host-*.ini)\n"
+		"  --results FILE     summary JSON; per-flow CSV next to it (-flows.csv)\n"
+		"  --timeout SEC      give up (exit 1) after SEC seconds\n"
+		"  --check-config     validate the configuration and traffic, then exit\n"
+		"  --help             this text\n"
+		"EAL example without hugepages or NICs:\n"
+		"  ofan-host --no-huge -m 512 --no-pci --file-prefix h0 -l 0 -- --config configs/host-b2b.ini\n");
+}
+
+static int
+hs_parse_args(struct hs_app *app, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "config", required_argument, NULL, 'c' },
+		{ "results", required_argument, NULL, 'r' },
+		{ "timeout", required_argument, NULL, 't' },
+		{ "check-config", no_argument, NULL, 'k' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (c) {
+		case 'c':
+			app->config_path = optarg;
+			break;
+		case 'r':
+			app->results = optarg;
+			break;
+		case 't':
+			if (ofan_parse_double(optarg, &app->timeout_s) != 0 ||
+			    app->timeout_s <= 0) {
+				fprintf(stderr, "ofan-host: --timeout: '%s' is not a positive number of seconds\n",
+					optarg);
+				return -EINVAL;
+			}
+			break;
+		case 'k':
+			app->check_only = true;
+			break;
+		case 'h':
+			hs_usage(stdout);
+			exit(0);
+		default:
+			hs_usage(stderr);
+			return -EINVAL;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "ofan-host: unexpected argument '%s'\n",
+			argv[optind]);
+		return -EINVAL;
+	}
+	if (app->config_path == NULL) {
+		fprintf(stderr, "ofan-host: --config FILE is required (after --)\n");
+		hs_usage(stderr);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int
+hs_setup(struct hs_app *app)
+{
+	const struct hs_config *c = app->cfg;
+	static const uint8_t bcast[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
+	char err[512];
+	uint32_t nb_mbufs = 8192 + c->nb_ports * 4096u;
+	uint16_t p, one;
+	int rc;
+
+	for (p = 0; p < c->nb_ports; p++) {
+		rc = sw_ethdev_check(c->ports[p].dev, err, sizeof(err));
+		if (rc != 0) {
+			fprintf(stderr, "ofan-host: %s:port.%u:dev: %s\n",
+				c->path, p, err);
+			return rc;
+		}
+	}
+	for (p = 0; p < c->nb_ports; p++) {
+		rc = sw_ethdev_resolve(c->ports[p].dev, &app->port_id[p], err,
+				       sizeof(err));
+		if (rc != 0) {
+			fprintf(stderr, "ofan-host: %s:port.%u:dev: %s\n",
+				c->path, p, err);
+			return rc;
+		}
+	}
+	/* One frame per mbuf: a full data frame must fit its data room. */
+	app->pool = rte_pktmbuf_pool_create("ofan_host_pool", nb_mbufs, 256,
+		0, (uint16_t)(RTE_PKTMBUF_HEADROOM +
+			      RTE_MAX((unsigned int)RTE_MBUF_DEFAULT_DATAROOM,
+				      OFAN_ETH_HDR_SIZE + c->mtu + 64u)),
+		rte_socket_id());
+	if (app->pool == NULL) {
+		fprintf(stderr, "ofan-host: cannot create a pool of %u mbufs: %s. Hint: with --no-huge give EAL more memory (-m 1024) or mount hugepages\n",
+			nb_mbufs, rte_strerror(rte_errno));
+		return -ENOMEM;
+	}
+	for (p = 0; p < c->nb_ports; p++) {
+		struct hs_host_params hp = {
+			.cfg = c,
+			.traffic = &app->traffic,
+			.rank = c->ports[p].rank,
+			.pool = app->pool,
+		};
+		struct rte_ether_addr a;
+
+		one = 1;
+		rc = sw_ethdev_start(app->port_id[p], 1, &one, 1024, 1024,
+				     app->pool, err, sizeof(err));
+		if (rc != 0) {
+			fprintf(stderr, "ofan-host: %s:port.%u (%s): %s\n",
+				c->path, p, c->ports[p].dev, err);
+			return rc;
+		}
+		app->port_started[p] = true;
+		/* Virtual devices may not support it; NICs need it for jumbo. */
+		rte_eth_dev_set_mtu(app->port_id[p], c->mtu);
+		rte_eth_macaddr_get(app->port_id[p], &a);
+		memcpy(hp.mac, c->ports[p].mac_set ? c->ports[p].mac :
+		       a.addr_bytes, 6);
+		memcpy(hp.dst_mac, c->ports[p].gateway_mac_set ?
+		       c->ports[p].gateway_mac : bcast, 6);
+		app->hosts[p] = hs_host_create(&hp, err, sizeof(err));
+		if (app->hosts[p] == NULL) {
+			fprintf(stderr, "ofan-host: rank %u: %s\n", hp.rank,
+				err);
+			return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+/* Do flows of local ranks have peers in other processes? */
+static bool
+hs_has_remote_peers(const struct hs_app *app)
+{
+	const struct hs_config *c = app->cfg;
+	bool *local = calloc(app->traffic.nb_ranks, sizeof(bool));
+	bool remote = false;
+	uint32_t i;
+	uint16_t p;
+
+	if (local == NULL)
+		return true;
+	for (p = 0; p < c->nb_ports; p++)
+		local[c->ports[p].rank] = true;
+	for (i = 0; i < app->traffic.nb_flows && !remote; i++) {
+		const struct hs_flow_spec *f = &app->traffic.flows[i];
+
+		remote = local[f->src] != local[f->dst];
+	}
+	free(local);
+	return remote;
+}
+
+static void
+hs_progress(struct hs_app *app, double t_s, uint64_t *prev_bytes,
+	    double dt_s)
+{
+	uint64_t acked = 0, total = 0, retx = 0, a, tot;
+	uint16_t p;
+
+	for (p = 0; p < app->cfg->nb_ports; p++) {
+		hs_host_progress(app->hosts[p], &a, &tot);
+		acked += a;
+		total += tot;
+		retx += hs_host_stats(app->hosts[p])->data_retx;
+	}
+	fprintf(stderr, "t=%.1fs %llu/%llu bytes (%.1f%%) %.3f Gb/s retx %llu\n",
+		t_s, (unsigned long long)acked, (unsigned long long)total,
+		total ? 100.0 * (double)acked / (double)total : 100.0,
+		dt_s > 0 ? (double)(acked - *prev_bytes) * 8 / dt_s / 1e9 : 0,
+		(unsigned long long)retx);
+	*prev_bytes = acked;
+}
+
+/* Poll every host until done, timeout or signal.  Returns true if done. */
+static bool
+hs_run(struct hs_app *app)
+{
+	const struct hs_config *c = app->cfg;
+	struct rte_mbuf *pkts[HS_BURST];
+	uint64_t start = hs_now_ns(app), now, last_rx = start;
+	uint64_t next_stat = start + c->stats_interval_ns, last_stat = start;
+	uint64_t end = app->timeout_s > 0 ?
+		start + (uint64_t)(app->timeout_s * 1e9) : UINT64_MAX;
+	uint64_t prev_bytes = 0, done_at = 0;
+	bool linger = hs_has_remote_peers(app), done = false;
+	uint16_t p, n, sent, i;
+
+	for (p = 0; p < c->nb_ports; p++)
+		hs_host_start(app->hosts[p], start);
+	while (!hs_quit) {
+		now = hs_now_ns(app);
+		done = true;
+		for (p = 0; p < c->nb_ports; p++) {
+			struct hs_host *h = app->hosts[p];
+
+			n = rte_eth_rx_burst(app->port_id[p], 0, pkts, HS_BURST);
+			if (n > 0) {
+				last_rx = now;
+				hs_host_input(h, pkts, n, now);
+			}
+			n = hs_host_output(h, now, pkts, HS_BURST);
+			if (n > 0) {
+				sent = rte_eth_tx_burst(app->port_id[p], 0,
+							pkts, n);
+				for (i = sent; i < n; i++)
+					rte_pktmbuf_free(pkts[i]);
+				app->tx_dropped += n - sent;
+			}
+			done = done && hs_host_tx_done(h) && hs_host_rx_done(h);
+		}
+		if (c->stats_interval_ns > 0 && now >= next_stat) {
+			hs_progress(app, (double)(now - start) / 1e9,
+				    &prev_bytes, (double)(now - last_stat) / 1e9);
+			last_stat = now;
+			next_stat += c->stats_interval_ns;
+		}
+		if (done && done_at == 0)
+			done_at = now;
+		/*
+		 * With peers in other processes, keep answering for a while:
+		 * a remote sender may still need our ACKs.
+		 */
+		if (done && (!linger ||
+			     (now - last_rx > 500 * OFAN_NS_PER_MS &&
+			      now - done_at > 500 * OFAN_NS_PER_MS)))
+			break;
+		if (now >= end) {
+			fprintf(stderr, "ofan-host: timeout after %.1f s with flows unfinished\n",
+				app->timeout_s);
+			break;
+		}
+	}
+	if (c->stats_interval_ns > 0)
+		hs_progress(app, (double)(hs_now_ns(app) - start) / 1e9,
+			    &prev_bytes, 0);
+	return done;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct hs_app app;
+	struct hs_summary sum;
+	char err[1024], csv[1024];
+	int eal_argc = argc, i, rc, exit_code = 0;
+	int64_t inuse_start = 0, inuse_end = 0;
+	uint64_t t0;
+	bool done;
+	uint16_t p;
+
+	memset(&app, 0, sizeof(app));
+	for (i = 1; i < argc; i++)
+		if (strcmp(argv[i], "--") == 0) {
+			eal_argc = i;
+			break;
+		}
+	for (i = 1; i < eal_argc; i++)
+		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+			hs_usage(stdout);
+			return 0;
+		}
+	if (eal_argc == argc) {
+		fprintf(stderr, "ofan-host: missing '--' before the application options\n");
+		hs_usage(stderr);
+		return 2;
+	}
+	if (hs_parse_args(&app, argc - eal_argc, argv + eal_argc) != 0)
+		return 2;
+	app.cfg = malloc(sizeof(*app.cfg));
+	if (app.cfg == NULL)
+		return 1;
+	if (hs_config_load(app.config_path, app.cfg, err, sizeof(err)) != 0) {
+		fprintf(stderr, "ofan-host: %s\n", err);
+		free(app.cfg);
+		return 2;
+	}
+	if (hs_traffic_build(&app.cfg->traffic, &app.traffic, err,
+			     sizeof(err)) != 0) {
+		fprintf(stderr, "ofan-host: %s:traffic: %s\n", app.config_path,
+			err);
+		free(app.cfg);
+		return 2;
+	}
+	if (app.check_only) {
+		printf("%s: ok (%u ranks, %u flows, %u local ranks, policy %s)\n",
+		       app.config_path, app.traffic.nb_ranks,
+		       app.traffic.nb_flows, app.cfg->nb_ports,
+		       app.cfg->policy->name);
+		hs_traffic_free(&app.traffic);
+		free(app.cfg);
+		return 0;
+	}
+	rc = rte_eal_init(eal_argc, argv);
+	if (rc < 0) {
+		fprintf(stderr, "ofan-host: EAL initialisation failed: %s. Hint: run as root; without hugepages pass --no-huge -m 512 (and --no-pci without NICs); give each process its own --file-prefix\n",
+			rte_strerror(rte_errno));
+		hs_traffic_free(&app.traffic);
+		free(app.cfg);
+		return 1;
+	}
+	signal(SIGINT, hs_on_signal);
+	signal(SIGTERM, hs_on_signal);
+	app.tsc_start = rte_rdtsc();
+	app.ns_mult = (uint64_t)(((unsigned __int128)OFAN_NS_PER_S << 32) /
+				 rte_get_tsc_hz());
+	if (hs_setup(&app) != 0) {
+		exit_code = 2;
+		goto out;
+	}
+	inuse_start = 0;	/* the pool was empty before ports started */
+	t0 = hs_now_ns(&app);
+	done = hs_run(&app);
+	for (p = 0; p < app.cfg->nb_ports; p++)
+		if (app.port_started[p]) {
+			sw_ethdev_close(app.port_id[p]);
+			app.port_started[p] = false;
+		}
+	inuse_end = rte_mempool_in_use_count(app.pool);
+	csv[0] = '\0';
+	if (app.results != NULL) {
+		const char *dot = strrchr(app.results, '.');
+		int len = dot ? (int)(dot - app.results) :
+			(int)strlen(app.results);
+
+		snprintf(csv, sizeof(csv), "%.*s-flows.csv", len, app.results);
+	}
+	rc = hs_results(app.hosts, app.cfg->nb_ports, app.cfg, &app.traffic,
+			(double)(hs_now_ns(&app) - t0) / 1e9, inuse_start,
+			inuse_end, app.results, app.results ? csv : NULL, &sum);
+	if (rc != 0)
+		fprintf(stderr, "ofan-host: cannot write results to %s: %s\n",
+			app.results, strerror(-rc));
+	printf("%s %s: %u/%u flows complete, max slowdown %.2f, p99 %.2f, mean FCT %.1f us, retx %llu, timeouts %llu, corrupt %llu\n",
+	       app.cfg->policy->name, hs_pattern_names[app.cfg->traffic.pattern],
+	       sum.nb_completed, sum.nb_flows, sum.max_slowdown,
+	       sum.p99_slowdown, sum.mean_fct_ns / 1e3,
+	       (unsigned long long)sum.retx, (unsigned long long)sum.timeouts,
+	       (unsigned long long)sum.corrupt);
+	if (!done || sum.corrupt != 0 || sum.incomplete_rx != 0 ||
+	    sum.nb_completed != sum.nb_flows)
+		exit_code = 1;
+	if (inuse_end != inuse_start) {
+		fprintf(stderr, "ofan-host: mbuf leak: %lld mbufs in use at exit\n",
+			(long long)inuse_end);
+		exit_code = 3;
+	}
+out:
+	for (p = 0; p < app.cfg->nb_ports; p++) {
+		if (app.port_started[p])
+			sw_ethdev_close(app.port_id[p]);
+		hs_host_free(app.hosts[p]);
+	}
+	rte_mempool_free(app.pool);
+	rte_eal_cleanup();
+	hs_traffic_free(&app.traffic);
+	free(app.cfg);
+	return exit_code;
+}
