@@ -601,3 +601,20 @@ ofan_cfg_check_unknown(struct ofan_cfg *cfg)
 	}
 	return 0;
 }
+
+int
+ofan_cfg_load_with(const char *path,
+		   int (*fill)(struct ofan_cfg *cfg, void *arg), void *arg,
+		   char *err, size_t err_size)
+{
+	struct ofan_cfg *cfg = ofan_cfg_load(path, err, err_size);
+	int rc;
+
+	if (cfg == NULL)
+		return -EINVAL;
+	rc = fill(cfg, arg);
+	if (rc != 0)
+		snprintf(err, err_size, "%s", ofan_cfg_error(cfg));
+	ofan_cfg_free(cfg);
+	return rc;
+}

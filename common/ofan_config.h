@@ -35,6 +35,15 @@ struct ofan_cfg;
 struct ofan_cfg *ofan_cfg_load(const char *path, char *err, size_t err_size);
 void ofan_cfg_free(struct ofan_cfg *cfg);
 
+/*
+ * Load path, run fill(cfg, arg) (a program's loader: getters, cross
+ * checks, ofan_cfg_check_unknown), free.  Returns fill's result; on failure
+ * the message is in err.
+ */
+int ofan_cfg_load_with(const char *path,
+		       int (*fill)(struct ofan_cfg *cfg, void *arg),
+		       void *arg, char *err, size_t err_size);
+
 /* The file name as given to ofan_cfg_load(). */
 const char *ofan_cfg_path(const struct ofan_cfg *cfg);
 

@@ -66,6 +66,7 @@ hs_config_host(struct ofan_cfg *cfg, struct hs_config *c)
 	static const char *const sec = "host";
 	const char *names[16];
 	int i, n, cc = c->cc, ecn = c->ecn;
+	double bdp;
 
 	for (n = 0; hlb_registry[n] != NULL && n < 15; n++)
 		names[n] = hlb_registry[n]->name;
@@ -107,6 +108,16 @@ hs_config_host(struct ofan_cfg *cfg, struct hs_config *c)
 			c->hlb.ev_max, c->hlb.ev_min);
 	c->mss = (uint16_t)(c->mtu - OFAN_IPV4_HDR_SIZE - OFAN_UDP_HDR_SIZE -
 			    OFAN_BTH_SIZE);
+	/*
+	 * The path facts the policies read (hlb.h): REPS freezes against the
+	 * base RTT, flowlet's default gap is half of it, PLB and REPS count
+	 * in BDPs of full frames (with preamble, SFD, IFG and FCS: 24 bytes).
+	 */
+	bdp = (double)c->rate_bps * c->rate_coef * (double)c->base_rtt_ns /
+		8e9 / (OFAN_ETH_HDR_SIZE + c->mtu + 24.0);
+	c->hlb.base_rtt_ns = c->base_rtt_ns;
+	c->hlb.bdp_pkts = bdp < 1.0 ? 1 : bdp > (double)(1u << 24) ?
+		1u << 24 : (uint32_t)bdp + ((double)(uint32_t)bdp < bdp);
 	return 0;
 }
 
@@ -241,22 +252,21 @@ hs_config_from_cfg(struct ofan_cfg *cfg, struct hs_config *c)
 	return ofan_cfg_check_unknown(cfg);
 }
 
+static int
+hs_config_fill(struct ofan_cfg *cfg, void *arg)
+{
+	return hs_config_from_cfg(cfg, arg);
+}
+
 int
 hs_config_load(const char *path, struct hs_config *c, char *err,
 	       unsigned int err_size)
 {
-	struct ofan_cfg *cfg;
-	int rc;
+	int rc = ofan_cfg_load_with(path, hs_config_fill, c, err, err_size);
 
-	cfg = ofan_cfg_load(path, err, err_size);
-	if (cfg == NULL)
-		return -EINVAL;
-	rc = hs_config_from_cfg(cfg, c);
-	if (rc != 0)
-		snprintf(err, err_size, "%s", ofan_cfg_error(cfg));
+	/* Strings must outlive the loader's cfg: point at our copies. */
 	c->path = path;
 	if (c->traffic.cm_path != NULL)
 		c->traffic.cm_path = c->cm_path;
-	ofan_cfg_free(cfg);
 	return rc;
 }

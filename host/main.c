@@ -55,17 +55,14 @@ struct hs_app {
 	uint16_t port_id[HS_MAX_PORTS];
 	bool port_started[HS_MAX_PORTS];
 	struct hs_host *hosts[HS_MAX_PORTS];
-	uint64_t tsc_start;
-	uint64_t ns_mult;
+	struct ofan_clock clock;
 	uint64_t tx_dropped;	/* built but refused by the device */
 };
 
 static inline uint64_t
 hs_now_ns(const struct hs_app *app)
 {
-	uint64_t d = rte_rdtsc() - app->tsc_start;
-
-	return (uint64_t)(((unsigned __int128)d * app->ns_mult) >> 32);
+	return ofan_clock_tsc_to_ns(&app->clock, rte_rdtsc());
 }
 
 static void
@@ -324,24 +321,19 @@ main(int argc, char **argv)
 	struct hs_app app;
 	struct hs_summary sum;
 	char err[1024], csv[1024];
-	int eal_argc = argc, i, rc, exit_code = 0;
+	int eal_argc, help, rc, exit_code = 0;
 	int64_t inuse_start = 0, inuse_end = 0;
 	uint64_t t0;
 	bool done;
 	uint16_t p;
 
 	memset(&app, 0, sizeof(app));
-	for (i = 1; i < argc; i++)
-		if (strcmp(argv[i], "--") == 0) {
-			eal_argc = i;
-			break;
-		}
-	for (i = 1; i < eal_argc; i++)
-		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-			hs_usage(stdout);
-			return 0;
-		}
-	if (eal_argc == argc) {
+	eal_argc = ofan_split_args(argc, argv, &help);
+	if (help) {
+		hs_usage(stdout);
+		return 0;
+	}
+	if (eal_argc < 0) {
 		fprintf(stderr, "ofan-host: missing '--' before the application options\n");
 		hs_usage(stderr);
 		return 2;
@@ -382,9 +374,7 @@ main(int argc, char **argv)
 	}
 	signal(SIGINT, hs_on_signal);
 	signal(SIGTERM, hs_on_signal);
-	app.tsc_start = rte_rdtsc();
-	app.ns_mult = (uint64_t)(((unsigned __int128)OFAN_NS_PER_S << 32) /
-				 rte_get_tsc_hz());
+	ofan_clock_init_tsc(&app.clock, rte_get_tsc_hz(), rte_rdtsc());
 	if (hs_setup(&app) != 0) {
 		exit_code = 2;
 		goto out;

@@ -65,7 +65,6 @@ struct sw_app {
 	bool tx_shared[SW_MAX_PORTS];
 	rte_spinlock_t tx_lock[SW_MAX_PORTS][SW_MAX_WORKERS];
 	struct ofan_clock clock;
-	uint64_t ns_mult;	/* TSC -> ns: (tsc * ns_mult) >> 32 */
 };
 
 /* What one forwarding lcore polls. */
@@ -82,9 +81,7 @@ struct sw_fwd_ctx {
 static inline uint64_t
 sw_now_ns(const struct sw_app *app)
 {
-	uint64_t d = rte_rdtsc() - app->clock.tsc_start;
-
-	return (uint64_t)(((unsigned __int128)d * app->ns_mult) >> 32);
+	return ofan_clock_tsc_to_ns(&app->clock, rte_rdtsc());
 }
 
 static void
@@ -459,7 +456,7 @@ main(int argc, char **argv)
 	struct sw_app app;
 	uint8_t macs[SW_MAX_PORTS][6];
 	char err[1024];
-	int eal_argc = argc, rc, i, exit_code = 0;
+	int eal_argc, help, rc, exit_code = 0;
 	unsigned int lcore;
 	uint16_t nb_workers = 0, p, wid;
 	struct sw_fwd_ctx *main_ctx = NULL;
@@ -468,17 +465,12 @@ main(int argc, char **argv)
 
 	memset(&app, 0, sizeof(app));
 	/* Application arguments follow "--"; everything before is EAL's. */
-	for (i = 1; i < argc; i++)
-		if (strcmp(argv[i], "--") == 0) {
-			eal_argc = i;
-			break;
-		}
-	for (i = 1; i < eal_argc; i++)
-		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-			sw_usage(stdout);
-			return 0;
-		}
-	if (eal_argc == argc) {
+	eal_argc = ofan_split_args(argc, argv, &help);
+	if (help) {
+		sw_usage(stdout);
+		return 0;
+	}
+	if (eal_argc < 0) {
 		fprintf(stderr, "ofan-switch: missing '--' before the application options\n");
 		sw_usage(stderr);
 		return 2;
@@ -513,8 +505,6 @@ main(int argc, char **argv)
 	signal(SIGINT, sw_on_signal);
 	signal(SIGTERM, sw_on_signal);
 	ofan_clock_init_tsc(&app.clock, rte_get_tsc_hz(), rte_rdtsc());
-	app.ns_mult = (uint64_t)(((unsigned __int128)OFAN_NS_PER_S << 32) /
-				 rte_get_tsc_hz());
 
 	RTE_LCORE_FOREACH_WORKER(lcore)
 		nb_workers++;

@@ -448,21 +448,19 @@ sw_config_from_cfg(struct ofan_cfg *cfg, struct sw_config *c)
 	return ofan_cfg_check_unknown(cfg);
 }
 
+static int
+sw_config_fill(struct ofan_cfg *cfg, void *arg)
+{
+	return sw_config_from_cfg(cfg, arg);
+}
+
 int
 sw_config_load(const char *path, struct sw_config *c, char *err,
 	       unsigned int err_size)
 {
-	struct ofan_cfg *cfg;
-	int rc;
+	int rc = ofan_cfg_load_with(path, sw_config_fill, c, err, err_size);
 
-	cfg = ofan_cfg_load(path, err, err_size);
-	if (cfg == NULL)
-		return -EINVAL;
-	rc = sw_config_from_cfg(cfg, c);
-	if (rc != 0)
-		snprintf(err, err_size, "%s", ofan_cfg_error(cfg));
-	/* c->path must outlive cfg: keep the caller's string. */
+	/* c->path must outlive the loader's cfg: keep the caller's string. */
 	c->path = path;
-	ofan_cfg_free(cfg);
 	return rc;
 }
