@@ -18,6 +18,25 @@ static const char *const hs_ecn_names[] = {
 };
 
 void
+hs_config_derive(struct hs_config *c)
+{
+	double bdp;
+
+	c->mss = (uint16_t)(c->mtu - OFAN_IPV4_HDR_SIZE - OFAN_UDP_HDR_SIZE -
+			    OFAN_BTH_SIZE);
+	/*
+	 * The path facts the policies read (hlb.h): REPS freezes against the
+	 * base RTT, flowlet's default gap is half of it, PLB and REPS count
+	 * in BDPs of full frames (with preamble, SFD, IFG and FCS: 24 bytes).
+	 */
+	bdp = (double)c->rate_bps * c->rate_coef * (double)c->base_rtt_ns /
+		8e9 / (OFAN_ETH_HDR_SIZE + c->mtu + 24.0);
+	c->hlb.base_rtt_ns = c->base_rtt_ns;
+	c->hlb.bdp_pkts = bdp < 1.0 ? 1 : bdp > (double)(1u << 24) ?
+		1u << 24 : (uint32_t)bdp + ((double)(uint32_t)bdp < bdp);
+}
+
+void
 hs_config_defaults(struct hs_config *c)
 {
 	memset(c, 0, sizeof(*c));
@@ -45,6 +64,7 @@ hs_config_defaults(struct hs_config *c)
 	c->traffic.iterations = 1;
 	c->traffic.seed = 1;
 	c->traffic.incast_degree = 1;
+	hs_config_derive(c);
 }
 
 /* Read a u32 into a narrower field (u16) through a temporary. */
@@ -66,7 +86,6 @@ hs_config_host(struct ofan_cfg *cfg, struct hs_config *c)
 	static const char *const sec = "host";
 	const char *names[16];
 	int i, n, cc = c->cc, ecn = c->ecn;
-	double bdp;
 
 	for (n = 0; hlb_registry[n] != NULL && n < 15; n++)
 		names[n] = hlb_registry[n]->name;
@@ -106,18 +125,7 @@ hs_config_host(struct ofan_cfg *cfg, struct hs_config *c)
 		return ofan_cfg_fail(cfg, sec, "ev_max",
 			"'%u' is below ev_min (%u); expected ev_min <= ev_max",
 			c->hlb.ev_max, c->hlb.ev_min);
-	c->mss = (uint16_t)(c->mtu - OFAN_IPV4_HDR_SIZE - OFAN_UDP_HDR_SIZE -
-			    OFAN_BTH_SIZE);
-	/*
-	 * The path facts the policies read (hlb.h): REPS freezes against the
-	 * base RTT, flowlet's default gap is half of it, PLB and REPS count
-	 * in BDPs of full frames (with preamble, SFD, IFG and FCS: 24 bytes).
-	 */
-	bdp = (double)c->rate_bps * c->rate_coef * (double)c->base_rtt_ns /
-		8e9 / (OFAN_ETH_HDR_SIZE + c->mtu + 24.0);
-	c->hlb.base_rtt_ns = c->base_rtt_ns;
-	c->hlb.bdp_pkts = bdp < 1.0 ? 1 : bdp > (double)(1u << 24) ?
-		1u << 24 : (uint32_t)bdp + ((double)(uint32_t)bdp < bdp);
+	hs_config_derive(c);
 	return 0;
 }
 

@@ -76,7 +76,14 @@ hs_rank_ip(const struct hs_config *c, uint32_t r)
 	return c->ip_base + (r / c->per_subnet) * 256 + r % c->per_subnet;
 }
 
+/* Defaults for every key, derived values included. */
 void hs_config_defaults(struct hs_config *c);
+
+/*
+ * Recompute the derived values (mss, the policies' base RTT and BDP) after
+ * mtu, rate, rate_coef or base_rtt changed (the loader does it).
+ */
+void hs_config_derive(struct hs_config *c);
 
 /*
  * Load and validate path into c; returns 0 or -EINVAL with a

@@ -88,6 +88,12 @@ struct hs_host {
 	uint32_t nb_rx_done;
 
 	uint64_t pace_ns;	/* the pacer's next slot */
+	/*
+	 * No active flow could send at the last slot (all in flight, or
+	 * waiting for ACKs or timers): the pacer sleeps until an ACK, a
+	 * timer or a new flow wakes it, instead of asking for every ns.
+	 */
+	bool pace_blocked;
 	uint64_t timer_ns;	/* earliest retransmission timer */
 	uint64_t next_start_ns;	/* earliest start of a waiting flow */
 
@@ -235,6 +241,17 @@ hs_host_free(struct hs_host *h)
 	free(h);
 }
 
+/* Something may have become sendable: an idle pacer banks no credit. */
+static inline void
+hs_pacer_wake(struct hs_host *h, uint64_t now)
+{
+	if (h->pace_blocked) {
+		h->pace_blocked = false;
+		if (h->pace_ns < now)
+			h->pace_ns = now;
+	}
+}
+
 /* A flow becomes active: transport state, policy state, pacing. */
 static void
 hs_flow_activate(struct hs_host *h, uint32_t si, uint64_t now)
@@ -257,6 +274,7 @@ hs_flow_activate(struct hs_host *h, uint32_t si, uint64_t now)
 	h->active[h->nb_active++] = si;
 	if (h->nb_active == 1 && h->pace_ns < now)
 		h->pace_ns = now;	/* an idle pacer banks no credit */
+	hs_pacer_wake(h, now);
 }
 
 /* Activate flows whose start time has come; recompute the next one. */
@@ -427,6 +445,7 @@ hs_input_ack(struct hs_host *h, const uint8_t *frame,
 	memcpy(&sack, &ext->sack, sizeof(sack));
 	sack = rte_be_to_cpu_64(sack);
 	newly = hs_tx_on_ack(&s->tx, cum, sack, echo_psn, ce, now, &rtt);
+	hs_pacer_wake(h, now);
 	s->acks++;
 	s->ce_acks += ce;
 	c->policy->on_ack(s->lb, &c->hlb, &h->rng, ev, ce, rtt, now);
@@ -594,6 +613,7 @@ hs_host_timers(struct hs_host *h, uint64_t now)
 		struct hs_sflow *s = &h->sflows[h->active[i]];
 
 		if (hs_tx_check_timeout(&s->tx, now)) {
+			hs_pacer_wake(h, now);
 			h->st.timeouts++;
 			c->policy->on_timeout(s->lb, &c->hlb, &h->rng, now);
 			if (c->cc == HS_CC_ECN_WINDOW)
@@ -604,7 +624,10 @@ hs_host_timers(struct hs_host *h, uint64_t now)
 	h->timer_ns = next;
 }
 
-/* The next data packet, round robin over flows that may send. */
+/*
+ * The next data packet, round robin over flows that may send.  NULL with
+ * *wire_bytes 0: nothing may be sent; NULL with *wire_bytes 1: no mbuf.
+ */
 static struct rte_mbuf *
 hs_next_data(struct hs_host *h, uint64_t now, uint32_t *wire_bytes)
 {
@@ -632,6 +655,7 @@ hs_next_data(struct hs_host *h, uint64_t now, uint32_t *wire_bytes)
 		m = rte_pktmbuf_alloc(h->pool);
 		if (m == NULL) {
 			h->st.alloc_failed++;
+			*wire_bytes = 1;
 			return NULL;
 		}
 		ev = c->policy->next_ev(s->lb, &c->hlb, &h->rng, now);
@@ -649,6 +673,7 @@ hs_next_data(struct hs_host *h, uint64_t now, uint32_t *wire_bytes)
 		if (len < 0) {
 			rte_pktmbuf_free(m);
 			h->st.alloc_failed++;
+			*wire_bytes = 1;
 			return NULL;
 		}
 		if (len < 60) {
@@ -705,13 +730,20 @@ hs_host_output(struct hs_host *h, uint64_t now_ns, struct rte_mbuf **pkts,
 	hs_host_start_due(h, now_ns);
 	hs_host_timers(h, now_ns);
 	/* Data: every slot of the pacer that has come. */
-	while (n < max && h->pace_ns <= now_ns && h->nb_active > 0) {
+	while (n < max && !h->pace_blocked && h->pace_ns <= now_ns &&
+	       h->nb_active > 0) {
 		uint32_t wire = 0;
 		struct rte_mbuf *m = hs_next_data(h, now_ns, &wire);
 
+		if (m == NULL && wire == 0) {
+			/* Nothing to send: sleep until something changes. */
+			h->pace_blocked = true;
+			h->pace_ns = now_ns;
+			break;
+		}
 		if (m == NULL) {
-			/* Nothing to send now: do not bank the slot. */
-			h->pace_ns = now_ns + 1;
+			/* Out of mbufs: try again a microsecond later. */
+			h->pace_ns = now_ns + OFAN_NS_PER_US;
 			break;
 		}
 		pkts[n++] = m;
@@ -735,7 +767,7 @@ hs_host_next_event(const struct hs_host *h)
 		return UINT64_MAX;
 	if (h->ack_head != h->ack_tail || h->nb_arp_reply > 0 || h->announce)
 		return 0;
-	if (h->nb_active > 0)
+	if (h->nb_active > 0 && !h->pace_blocked)
 		t = RTE_MIN(t, h->pace_ns);
 	return t;
 }

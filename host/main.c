@@ -350,8 +350,10 @@ main(int argc, char **argv)
 	}
 	if (hs_traffic_build(&app.cfg->traffic, &app.traffic, err,
 			     sizeof(err)) != 0) {
-		fprintf(stderr, "ofan-host: %s:traffic: %s\n", app.config_path,
-			err);
+		fprintf(stderr, "ofan-host: %s:traffic:%s %s\n",
+			app.config_path,
+			app.cfg->traffic.pattern == HS_PATTERN_CM ?
+			"cm_file:" : "", err);
 		free(app.cfg);
 		return 2;
 	}

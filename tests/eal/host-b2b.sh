@@ -1,0 +1,185 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# ofan-host end to end, as a user runs it: two ranks in one process, back
+# to back over an in-process ring pair (ringpair:NAME:a / :b, as in
+# configs/host-b2b.ini), no switch.  For the patterns alltoall and
+# ring_allreduce (two iterations each) and every host policy:
+#   - exit status 0 and the one-line summary "POLICY PATTERN: N/N flows
+#     complete" on stdout;
+#   - the summary JSON: policy and pattern as configured, every flow of
+#     the collective sent here and completed (flows_completed =
+#     flows_sent_here = flows_total), no corrupt packet, no incomplete
+#     reception, goodput of the hosts = the bytes of all flows, no mbuf
+#     leak (mempool_in_use_end = mempool_in_use_start);
+#   - the per-flow CSV next to it (RESULTS-flows.csv): the header, one row
+#     per flow id 0..N-1, each with done_ns > 0, rx_done_ns > 0 and
+#     corrupt 0.
+# Wall-clock run at 1 Gb/s: a few milliseconds of traffic per case.
+set -euo pipefail
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+. "$(dirname "$0")/lib.sh"
+
+# host_setup NAME BUILD_ROOT SOURCE_ROOT: lib.sh's ofan_setup for a test
+# that needs only ofan-host.  Sets HOST, CHECK, TMP, EAL, RUNDIR.
+host_setup() {
+	T_NAME=$1
+	if [ $# -ne 3 ]; then
+		echo "usage: $0 BUILD_ROOT SOURCE_ROOT" >&2
+		exit 2
+	fi
+	BUILD=$(cd "$2" && pwd)
+	SRC=$(cd "$3" && pwd)
+	HOST=$BUILD/host/ofan-host
+	if [ ! -x "$HOST" ]; then
+		echo "FAIL: $HOST is not built" >&2
+		exit 1
+	fi
+	[ -x "$OFAN_PY" ] || skip "$OFAN_PY not found (scripts/install-deps.sh)"
+	CHECK=("$OFAN_PY" "$SRC/tests/eal/pcapcheck.py")
+	PREFIX=ofan_t_${T_NAME}_$$
+	if [ -n "${RUNTIME_DIRECTORY:-}" ]; then
+		RUNDIR=$RUNTIME_DIRECTORY/dpdk/$PREFIX
+	elif [ "$(id -u)" -eq 0 ]; then
+		RUNDIR=/var/run/dpdk/$PREFIX
+	else
+		RUNDIR=${XDG_RUNTIME_DIR:-/tmp}/dpdk/$PREFIX
+	fi
+	EAL=(--no-huge -m 512 --no-pci --file-prefix "$PREFIX" -l 0
+	     --log-level=error)
+	trap ofan_cleanup EXIT
+	trap 'exit 143' TERM
+	trap 'exit 130' INT
+	trap 'exit 129' HUP
+	trap 'exit 141' PIPE
+	TMP=$(mktemp -d "${TMPDIR:-/tmp}/ofan_t_${T_NAME}.XXXXXX")
+	echo "== $T_NAME: $HOST (EAL prefix $PREFIX, files in $TMP)"
+}
+
+# hs_run TAG ARGS...: run `timeout 60 ofan-host ARGS`, stdout and stderr
+# in $TMP/TAG.out and $TMP/TAG.err.  Sets SW_RC (for lib.sh's expect_rc).
+hs_run() {
+	local tag=$1 pid
+
+	shift
+	timeout 60 "$HOST" "$@" >"$TMP/$tag.out" 2>"$TMP/$tag.err" &
+	pid=$!
+	PIDS+=("$pid")
+	SW_RC=0
+	wait "$pid" || SW_RC=$?
+	ofan_forget "$pid"
+}
+
+host_setup host_b2b "$@"
+
+POLICIES=(fixed ops reps plb mp flowlet)
+PATTERNS=(alltoall ring_allreduce)
+CSV_HEADER=flow,src,dst,size,iteration,step,start_ns,done_ns,fct_ns,ideal_ns,slowdown,pkts_sent,retx,timeouts,acks,ecn_fraction,distinct_evs,rx_done_ns,max_reorder,dups,ce_pkts,corrupt
+
+# write_config POLICY PATTERN RING: two ranks on the ring pair RING.
+write_config() {
+	cat <<EOF
+[host]
+policy = $1
+seed = 1
+rate = 1G
+mtu = 4096
+min_rto = 2ms
+reorder_window = 200us
+base_rtt = 50us
+stats_interval = 0
+
+[ranks]
+count = 2
+
+[traffic]
+pattern = $2
+size = 256KiB
+iterations = 2
+seed = 1
+
+[port.0]
+dev = ringpair:$3:a
+rank = 0
+[port.1]
+dev = ringpair:$3:b
+rank = 1
+EOF
+}
+
+# check_csv TAG CSV NB_FLOWS: header, one row per flow, each complete.
+check_csv() {
+	local tag=$1 csv=$2 nb=$3 bad
+
+	if [ ! -s "$csv" ]; then
+		fail "$tag: $csv was not written"
+		return
+	fi
+	expect_eq "$tag: CSV header" "$(head -n 1 "$csv")" "$CSV_HEADER"
+	expect_eq "$tag: CSV rows" "$(tail -n +2 "$csv" | wc -l)" "$nb"
+	expect_eq "$tag: CSV flow ids" \
+		"$(tail -n +2 "$csv" | cut -d, -f1 | sort -n | tr '\n' ' ')" \
+		"$(seq 0 $((nb - 1)) | tr '\n' ' ')"
+	# Fields 8, 18 and 22: done_ns, rx_done_ns, corrupt.
+	bad=$(tail -n +2 "$csv" | awk -F, \
+		'NF != 22 || $8 <= 0 || $18 <= 0 || $22 != 0 { print $1 }' |
+		tr '\n' ' ')
+	expect_eq "$tag: CSV flows not done, not received or corrupt" "$bad" ""
+}
+
+for pattern in "${PATTERNS[@]}"; do
+	for pol in "${POLICIES[@]}"; do
+		tag=$pattern-$pol
+		echo "-- $pattern, host policy $pol"
+		write_config "$pol" "$pattern" b2b >"$TMP/$tag.ini"
+		json=$TMP/$tag.json
+		csv=$TMP/$tag-flows.csv
+		hs_run "$tag" "${EAL[@]}" -- --config "$TMP/$tag.ini" \
+			--results "$json" --timeout 20
+		expect_rc "$tag run" "$tag" 0
+		if [ ! -s "$json" ]; then
+			fail "$tag: $json was not written"
+			continue
+		fi
+		# One Python start per run: every JSON value needed, in order.
+		if ! read -r pol_j pattern_j nb sent completed corrupt \
+			incomplete goodput inuse_start inuse_end < <(jget "$json" \
+			'" ".join(str(v) for v in (j["policy"], j["pattern"],
+			 j["flows_total"], j["flows_sent_here"],
+			 j["flows_completed"], j["corrupt_packets"],
+			 j["incomplete_receptions"],
+			 sum(h["goodput_bytes"] for h in j["hosts"]),
+			 j["mempool_in_use_start"], j["mempool_in_use_end"]))'); then
+			fail "$tag: $json lacks a summary member"
+			continue
+		fi
+		if [ "$pattern" = alltoall ]; then
+			# 2 ranks x 1 peer x 2 iterations.
+			expect_eq "$tag: flows_total" "$nb" 4
+		else
+			# 2 ranks x 2 steps x 2 iterations.
+			expect_eq "$tag: flows_total" "$nb" 8
+		fi
+		expect_file_has "$tag stdout" "$TMP/$tag.out" \
+			"$pol $pattern: $nb/$nb flows complete"
+		expect_eq "$tag: policy" "$pol_j" "$pol"
+		expect_eq "$tag: pattern" "$pattern_j" "$pattern"
+		expect_eq "$tag: flows_sent_here" "$sent" "$nb"
+		expect_eq "$tag: flows_completed" "$completed" "$nb"
+		expect_eq "$tag: corrupt_packets" "$corrupt" 0
+		expect_eq "$tag: incomplete_receptions" "$incomplete" 0
+		expect_eq "$tag: mempool_in_use_end (start $inuse_start)" \
+			"$inuse_end" "$inuse_start"
+		total=0
+		if [ -s "$csv" ]; then
+			total=$(tail -n +2 "$csv" |
+				awk -F, '{ s += $4 } END { print s + 0 }')
+		fi
+		# Both patterns move 2 x 2 x 256 KiB (ring steps: 128 KiB each).
+		expect_eq "$tag: bytes of all flows (CSV sizes)" "$total" 1048576
+		expect_eq "$tag: goodput of both hosts" "$goodput" "$total"
+		check_csv "$tag" "$csv" "$nb"
+	done
+done
+
+ofan_finish

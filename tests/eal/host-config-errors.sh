@@ -1,0 +1,206 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# ofan-host refuses bad configurations before it touches anything.  Each
+# bad configuration is one change to a good one whose port 0 is
+# net_pcap0,tx_pcap=OUT.pcap; it is run twice, with --check-config and as
+# a real run (EAL arguments, --results), and both must
+#   - exit with status 2,
+#   - print exactly one line on stderr, naming FILE:SECTION:KEY and the bad
+#     value (for a connection-matrix file: CM_FILE:LINE and the bad field),
+#   - print nothing on stdout,
+#   - leave no trace: OUT.pcap, the results JSON and CSV and the EAL
+#     runtime directory must not exist afterwards (EAL never started).
+# The good configuration passes --check-config, with a one-line summary;
+# run for real it does create OUT.pcap (so "no trace" can fail), and as
+# its port 0 only writes a file, it times out with exit status 1.
+set -euo pipefail
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+. "$(dirname "$0")/lib.sh"
+
+# host_setup NAME BUILD_ROOT SOURCE_ROOT: lib.sh's ofan_setup for a test
+# that needs only ofan-host.  Sets HOST, TMP, EAL, RUNDIR.
+host_setup() {
+	T_NAME=$1
+	if [ $# -ne 3 ]; then
+		echo "usage: $0 BUILD_ROOT SOURCE_ROOT" >&2
+		exit 2
+	fi
+	BUILD=$(cd "$2" && pwd)
+	SRC=$(cd "$3" && pwd)
+	HOST=$BUILD/host/ofan-host
+	if [ ! -x "$HOST" ]; then
+		echo "FAIL: $HOST is not built" >&2
+		exit 1
+	fi
+	PREFIX=ofan_t_${T_NAME}_$$
+	if [ -n "${RUNTIME_DIRECTORY:-}" ]; then
+		RUNDIR=$RUNTIME_DIRECTORY/dpdk/$PREFIX
+	elif [ "$(id -u)" -eq 0 ]; then
+		RUNDIR=/var/run/dpdk/$PREFIX
+	else
+		RUNDIR=${XDG_RUNTIME_DIR:-/tmp}/dpdk/$PREFIX
+	fi
+	EAL=(--no-huge -m 512 --no-pci --file-prefix "$PREFIX" -l 0
+	     --log-level=error)
+	trap ofan_cleanup EXIT
+	trap 'exit 143' TERM
+	trap 'exit 130' INT
+	trap 'exit 129' HUP
+	trap 'exit 141' PIPE
+	TMP=$(mktemp -d "${TMPDIR:-/tmp}/ofan_t_${T_NAME}.XXXXXX")
+	echo "== $T_NAME: $HOST (EAL prefix $PREFIX, files in $TMP)"
+}
+
+# hs_run TAG ARGS...: run `timeout 60 ofan-host ARGS`, stdout and stderr
+# in $TMP/TAG.out and $TMP/TAG.err.  Sets SW_RC (for lib.sh's expect_rc).
+hs_run() {
+	local tag=$1 pid
+
+	shift
+	timeout 60 "$HOST" "$@" >"$TMP/$tag.out" 2>"$TMP/$tag.err" &
+	pid=$!
+	PIDS+=("$pid")
+	SW_RC=0
+	wait "$pid" || SW_RC=$?
+	ofan_forget "$pid"
+}
+
+host_setup host_config_errors "$@"
+
+OUT=$TMP/OUT.pcap
+
+# write_config NAME [HOST_LINES [TRAFFIC_LINES [PORT1_LINES]]]
+write_config() {
+	cat >"$TMP/$1.ini" <<EOF
+[host]
+${2-policy = reps}
+rate = 1G
+stats_interval = 0
+
+[ranks]
+count = 2
+
+[traffic]
+${3-pattern = alltoall}
+size = 64KiB
+
+[port.0]
+dev = net_pcap0,tx_pcap=$OUT
+rank = 0
+
+[port.1]
+dev = net_null0
+${4-rank = 1}
+EOF
+}
+
+# nothing_touched CASE: no OUT.pcap, no results, no EAL runtime dir.
+nothing_touched() {
+	local what found=()
+
+	for what in "$OUT" "$TMP/$1.json" "$TMP/$1-flows.csv" "$RUNDIR"; do
+		if [ -e "$what" ]; then
+			found+=("$what")
+			rm -rf "$what"
+		fi
+	done
+	if [ ${#found[@]} -eq 0 ]; then
+		pass "$1: nothing created (OUT.pcap, results, EAL runtime dir)"
+	else
+		fail "$1: the run created ${found[*]}"
+	fi
+}
+
+# bad_config CASE MESSAGE: CASE.ini is refused with exactly MESSAGE.
+bad_config() {
+	local name=$1 want=$2 cfg=$TMP/$1.ini mode tag
+
+	echo "-- $name"
+	for mode in check run; do
+		tag=$name-$mode
+		if [ "$mode" = check ]; then
+			hs_run "$tag" -- --config "$cfg" --check-config
+		else
+			hs_run "$tag" "${EAL[@]}" -- --config "$cfg" \
+				--results "$TMP/$name.json" --timeout 5
+		fi
+		expect_rc "$name ($mode)" "$tag" 2
+		expect_eq "$name ($mode) stderr" "$(cat "$TMP/$tag.err")" "$want"
+		expect_eq "$name ($mode): stdout" "$(cat "$TMP/$tag.out")" ""
+		nothing_touched "$name"
+	done
+}
+
+write_config good
+echo "-- good configuration"
+hs_run good -- --config "$TMP/good.ini" --check-config
+expect_rc "good config --check-config" good 0
+expect_eq "good config --check-config stdout" "$(cat "$TMP/good.out")" \
+	"$TMP/good.ini: ok (2 ranks, 2 flows, 2 local ranks, policy reps)"
+expect_eq "good config --check-config stderr" "$(cat "$TMP/good.err")" ""
+nothing_touched good
+
+POLICIES="fixed, ops, reps, plb, mp, flowlet"
+PATTERNS="permutation, alltoall, ring_allreduce, allgather, reduce_scatter, incast, tornado, cm"
+
+write_config missing_policy ""
+bad_config missing_policy \
+	"ofan-host: $TMP/missing_policy.ini:host:policy: missing; expected one of $POLICIES"
+
+write_config unknown_policy "policy = ecmp"
+bad_config unknown_policy \
+	"ofan-host: $TMP/unknown_policy.ini:host:policy: 'ecmp' is unknown; expected one of $POLICIES"
+
+write_config unknown_key "policy = reps
+colour = blue"
+bad_config unknown_key \
+	"ofan-host: $TMP/unknown_key.ini:host:colour: unknown key; allowed keys in [host]: policy, seed, rate, rate_coef, mtu, ack_every, min_rto, reorder_window, base_rtt, cc, window, ecn, verify_payload, stats_interval, ev_min, ev_max"
+
+write_config bad_number "policy = reps
+mtu = 12abc"
+bad_config bad_number \
+	"ofan-host: $TMP/bad_number.ini:host:mtu: '12abc' is not an integer; expected an integer in [128, 9000]"
+
+write_config bad_pattern "policy = reps" "pattern = butterfly"
+bad_config bad_pattern \
+	"ofan-host: $TMP/bad_pattern.ini:traffic:pattern: 'butterfly' is unknown; expected one of $PATTERNS"
+
+write_config rank_range "policy = reps" "pattern = alltoall" "rank = 2"
+bad_config rank_range \
+	"ofan-host: $TMP/rank_range.ini:port.1:rank: '2' is out of range; expected an integer in [0, 1]"
+
+write_config incast_degree "policy = reps" "pattern = incast
+incast_degree = 2"
+bad_config incast_degree \
+	"ofan-host: $TMP/incast_degree.ini:traffic:incast_degree: '2' senders need more than [ranks] count = 2 ranks; expected at most 1"
+
+# A connection matrix whose line 3 has a bad size.
+CM=$TMP/bad.cm
+cat >"$CM" <<EOF
+Nodes 2
+Connections 2
+0->1 start 0 size 12x
+1->0 start 0 size 1000
+EOF
+write_config bad_cm "policy = reps" "pattern = cm
+cm_file = $CM"
+bad_config bad_cm \
+	"ofan-host: $TMP/bad_cm.ini:traffic:cm_file: $CM:3: bad size '12x'; expected a number of bytes > 0 (1000000, 64KiB, 1MB)"
+
+# Control: the same ports in a real run do create OUT.pcap (so the checks
+# above can fail).  Port 0 sends into a file and receives nothing, so the
+# flows never finish: exit status 1 after --timeout.
+echo "-- control: a real run of the good configuration"
+hs_run control "${EAL[@]}" -- --config "$TMP/good.ini" \
+	--results "$TMP/control.json" --timeout 0.5
+expect_rc "good config, real run (flows cannot finish)" control 1
+if [ -e "$OUT" ]; then
+	pass "control: the real run created OUT.pcap"
+else
+	fail "control: the real run did not create OUT.pcap"
+fi
+expect_file_has "control stderr" "$TMP/control.err" \
+	"ofan-host: timeout after 0.5 s with flows unfinished"
+
+ofan_finish

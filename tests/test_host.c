@@ -1,0 +1,1174 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Tests of the host engine (host/hs_host.c with its transport, its
+ * load-balancing policies and hs_results.c), in-process on EAL with
+ * --no-huge and no ports at all, through the switch engine where a fabric
+ * is needed.
+ *
+ * A tiny virtual-time network plays the wires.  Hosts and switches are
+ * engine instances; a link joins two ends (a host, or a switch port) and
+ * delays every packet by 2 us of propagation: what hs_host_output()
+ * returns, or what a switch port's sw_worker_tx_peek() releases
+ * (committed as sent), reaches the other end's hs_host_input() or
+ * sw_worker_input() 2 us later.  Rates come from the hosts' pacers
+ * (10 Gb/s) and the switches' shapers (every switch port drains at
+ * 10 Gb/s, so queues form where load exceeds that).  The clock advances
+ * in 1 us ticks while anything is queued or on a wire, and jumps to the
+ * hosts' next event when the network is idle.  Every component runs in a
+ * fixed order with fixed seeds, so a run is reproducible and the counts
+ * asserted below are exact properties of the code, not luck.
+ *
+ * Host configurations are written to a temporary file and loaded with
+ * hs_config_load(), as ofan-host does, so the path facts the loader
+ * derives (MSS, the policies' base RTT and BDP) are the real ones.
+ * Ranks: rank r has 10.0.r.1 (ip_base 10.0.0.1, one rank per /24).
+ *
+ * Topologies:
+ *   b2b   rank 0 <-> rank 1, one link.
+ *   leaf  rank 0 <-> L0 port 0; L0 port p <-> L1 port p (p = 1..4, the
+ *         uplink group of both); L1 port 0 <-> rank 1.  Each leaf routes
+ *         its own rank's /24 to port 0 (destination key = that rank) and
+ *         the other /24 over the uplinks (key = the other rank).
+ *
+ * Every test checks that the pool's in-use count returns to its value
+ * before the test once hosts and switches are freed.  EAL starts once per
+ * process, so Check must not fork: main() forces CK_NOFORK.  A failing
+ * test's network is freed by t_teardown(), so one failure does not
+ * cascade.  main() removes /var/run/dpdk/<prefix>, which rte_eal_cleanup()
+ * leaves behind.
+ */
+#include <check.h>
+#include <errno.h>
+#include <ftw.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <rte_common.h>
+#include <rte_eal.h>
+#include <rte_errno.h>
+#include <rte_lcore.h>
+#include <rte_mbuf.h>
+#include <rte_mempool.h>
+
+#include "hlb.h"
+#include "hs_config.h"
+#include "hs_host.h"
+#include "hs_results.h"
+#include "hs_traffic.h"
+#include "lb.h"
+#include "ofan_clock.h"
+#include "ofan_parse.h"
+#include "ofan_wire.h"
+#include "sw_config.h"
+#include "sw_engine.h"
+#include "sw_queue.h"
+
+#define T_US OFAN_NS_PER_US
+#define T_MS OFAN_NS_PER_MS
+#define T_STEP_NS T_US			/* tick while anything is queued */
+#define T_START_NS (10 * T_US)		/* hosts start here, not at 0 */
+#define T_BURST 32
+#define T_NB_MBUFS 16383
+#define T_MAX_HOSTS 2
+#define T_MAX_SWITCHES 2
+#define T_NB_UPLINKS 4
+#define T_UPLINK0 1			/* first uplink port of a leaf */
+#define T_NB_LEAF_PORTS (T_UPLINK0 + T_NB_UPLINKS)
+#define T_LINK_RATE 10000000000ull	/* every switch port, and the hosts */
+#define T_LINK_DELAY_NS (2 * T_US)	/* propagation, every link */
+#define T_WIRE_CAP 256			/* packets in flight per direction */
+#define T_SW_SEED 0x5eed0000ull
+#define T_FLOW_SIZE (2u << 20)		/* the one flow of the leaf tests */
+
+#define T_IP(a, b, c, d) \
+	((uint32_t)(a) << 24 | (uint32_t)(b) << 16 | (uint32_t)(c) << 8 | (d))
+#define T_RANK_NET(r) T_IP(10, 0, (r), 0)
+
+/* Created by main() once EAL is up; hosts and tests take mbufs here. */
+static struct rte_mempool *t_pool;
+
+static const char *const t_host_policies[] = {
+	"fixed", "ops", "reps", "plb", "mp", "flowlet",
+};
+
+/* ---- the network ---- */
+
+enum t_end_kind { T_END_NONE = 0, T_END_HOST, T_END_SWITCH };
+
+/* One end of a link: a host (node = its index) or a switch port. */
+struct t_end {
+	uint8_t kind;
+	uint8_t node;
+	uint16_t port;
+};
+
+/*
+ * One direction of a link: packets in flight, each due at the far end
+ * T_LINK_DELAY_NS after it was sent.  The delay is constant, so a FIFO.
+ */
+struct t_wire {
+	struct t_end to;
+	uint32_t head;
+	uint32_t tail;
+	struct rte_mbuf *pkt[T_WIRE_CAP];
+	uint64_t due[T_WIRE_CAP];
+};
+
+struct t_net {
+	char cfg_path[64];		/* cfg.path points here */
+	struct hs_config cfg;
+	struct hs_traffic traffic;
+	uint16_t nb_hosts;
+	struct hs_host *host[T_MAX_HOSTS];	/* host i is rank i */
+	struct t_wire host_wire[T_MAX_HOSTS];	/* from host i */
+	uint16_t nb_sw;
+	struct sw_config *scfg[T_MAX_SWITCHES];	/* owned */
+	struct sw_engine *sw[T_MAX_SWITCHES];
+	struct sw_worker *w[T_MAX_SWITCHES];
+	struct t_wire sw_wire[T_MAX_SWITCHES][T_NB_LEAF_PORTS];
+	unsigned int pool_start;	/* mbufs in use before the network */
+	uint64_t now;
+	uint64_t wake_ns;		/* a control event to not jump over */
+	uint64_t done_ns;		/* every host done (0: not yet) */
+	uint64_t nb_ticks;		/* t_step() calls */
+	/* Tamper: flip a payload byte of the corrupt_nth data packet
+	 * delivered to a host (1-based; 0: never). */
+	uint64_t corrupt_nth;
+	uint64_t nb_data_to_hosts;
+	uint32_t corrupted_flow;
+};
+
+/* The network of the running test, freed by t_teardown() if it fails. */
+static struct t_net *t_live;
+
+/* Packets on the wire are lost when the network is torn down. */
+static void
+t_wire_clear(struct t_wire *wire)
+{
+	while (wire->head != wire->tail)
+		rte_pktmbuf_free(wire->pkt[wire->head++ % T_WIRE_CAP]);
+}
+
+static void
+t_net_free(struct t_net *net)
+{
+	uint16_t i, p;
+
+	for (i = 0; i < T_MAX_HOSTS; i++)
+		t_wire_clear(&net->host_wire[i]);
+	for (i = 0; i < T_MAX_SWITCHES; i++)
+		for (p = 0; p < T_NB_LEAF_PORTS; p++)
+			t_wire_clear(&net->sw_wire[i][p]);
+	for (i = 0; i < net->nb_hosts; i++)
+		hs_host_free(net->host[i]);
+	for (i = 0; i < net->nb_sw; i++) {
+		sw_engine_free_queues(net->sw[i]);
+		sw_engine_free(net->sw[i]);
+		free(net->scfg[i]);
+	}
+	hs_traffic_free(&net->traffic);
+	if (t_live == net)
+		t_live = NULL;
+	free(net);
+}
+
+static void
+t_teardown(void)
+{
+	if (t_live != NULL)
+		t_net_free(t_live);
+}
+
+/* Free the network and check that every mbuf came back to the pool. */
+static void
+t_net_done(struct t_net *net)
+{
+	unsigned int start = net->pool_start;
+
+	t_net_free(net);
+	ck_assert_uint_eq(rte_mempool_in_use_count(t_pool), start);
+}
+
+/*
+ * A network whose hosts run host policy `policy` on traffic `traffic`
+ * (the [traffic] section's lines).  The configuration goes through
+ * hs_config_load().  base_rtt is the back-to-back round trip (two 2 us
+ * wires and a tick); through the leaves it is about 13 us.
+ */
+static struct t_net *
+t_net_new(const char *policy, const char *traffic)
+{
+	struct t_net *net = calloc(1, sizeof(*net));
+	char err[512] = "";
+	FILE *f;
+	int fd, rc;
+
+	ck_assert_ptr_nonnull(net);
+	ck_assert_ptr_null(t_live);
+	t_live = net;
+	net->pool_start = rte_mempool_in_use_count(t_pool);
+	snprintf(net->cfg_path, sizeof(net->cfg_path),
+		 "/tmp/ofan_test_host_XXXXXX");
+	fd = mkstemp(net->cfg_path);
+	ck_assert_int_ge(fd, 0);
+	f = fdopen(fd, "w");
+	ck_assert_ptr_nonnull(f);
+	fprintf(f,
+		"[host]\n"
+		"policy = %s\n"
+		"seed = 11\n"
+		"rate = 10G\n"
+		"mtu = 1500\n"
+		"min_rto = 200us\n"
+		"reorder_window = 20us\n"
+		"base_rtt = 5us\n"
+		"stats_interval = 0\n"
+		"[ranks]\n"
+		"count = 2\n"
+		"[traffic]\n"
+		"seed = 3\n"
+		"%s\n"
+		"[port.0]\n"
+		"dev = ringpair:t:a\n"
+		"rank = 0\n"
+		"[port.1]\n"
+		"dev = ringpair:t:b\n"
+		"rank = 1\n", policy, traffic);
+	ck_assert_int_eq(fclose(f), 0);
+	rc = hs_config_load(net->cfg_path, &net->cfg, err, sizeof(err));
+	unlink(net->cfg_path);
+	ck_assert_msg(rc == 0, "hs_config_load: %s", err);
+	ck_assert_str_eq(net->cfg.policy->name, policy);
+	rc = hs_traffic_build(&net->cfg.traffic, &net->traffic, err,
+			      sizeof(err));
+	ck_assert_msg(rc == 0, "hs_traffic_build: %s", err);
+	return net;
+}
+
+/* Create and start both ranks' hosts (at T_START_NS). */
+static void
+t_net_hosts(struct t_net *net)
+{
+	static const uint8_t bcast[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
+	char err[256] = "";
+	uint16_t r;
+
+	net->now = T_START_NS;
+	for (r = 0; r < T_MAX_HOSTS; r++) {
+		struct hs_host_params hp = {
+			.cfg = &net->cfg,
+			.traffic = &net->traffic,
+			.rank = r,
+			.mac = { 0x02, 0, 0, 0, 0xaa, (uint8_t)r },
+			.pool = t_pool,
+		};
+
+		memcpy(hp.dst_mac, bcast, 6);
+		net->host[r] = hs_host_create(&hp, err, sizeof(err));
+		ck_assert_msg(net->host[r] != NULL, "hs_host_create: %s", err);
+		ck_assert_uint_eq(hs_host_rank(net->host[r]), r);
+		net->nb_hosts++;
+	}
+	for (r = 0; r < net->nb_hosts; r++)
+		hs_host_start(net->host[r], net->now);
+}
+
+static struct t_end
+t_host_end(uint16_t rank)
+{
+	return (struct t_end){ .kind = T_END_HOST, .node = (uint8_t)rank };
+}
+
+static struct t_end
+t_sw_end(uint16_t sw, uint16_t port)
+{
+	return (struct t_end){ .kind = T_END_SWITCH, .node = (uint8_t)sw,
+			       .port = port };
+}
+
+static void
+t_set_peer(struct t_net *net, struct t_end a, struct t_end b)
+{
+	if (a.kind == T_END_HOST) {
+		net->host_wire[a.node].to = b;
+	} else {
+		ck_assert_uint_lt(a.port, T_NB_LEAF_PORTS);
+		net->sw_wire[a.node][a.port].to = b;
+	}
+}
+
+static void
+t_link(struct t_net *net, struct t_end a, struct t_end b)
+{
+	t_set_peer(net, a, b);
+	t_set_peer(net, b, a);
+}
+
+/* ---- switches ---- */
+
+static void
+t_cfg_port(struct sw_config *c, uint16_t sw)
+{
+	uint16_t p = c->nb_ports++;
+	struct sw_port_config *pc = &c->ports[p];
+
+	snprintf(pc->dev, sizeof(pc->dev), "net_null%u", p);
+	pc->peer_mac[0] = 0x02;
+	pc->peer_mac[4] = (uint8_t)(0x10 + sw);
+	pc->peer_mac[5] = (uint8_t)p;
+	pc->peer_mac_set = true;
+	pc->nb_rx_queues = 1;
+	pc->nb_rxd = 1024;
+	pc->nb_txd = 1024;
+	sw_queue_config_defaults(&pc->queue);
+	pc->queue.rate_bps = T_LINK_RATE;
+}
+
+static void
+t_cfg_group(struct sw_config *c, const char *name, uint16_t first,
+	    uint16_t n)
+{
+	struct sw_group_config *g = &c->groups[c->nb_groups++];
+	uint16_t i;
+
+	snprintf(g->name, sizeof(g->name), "%s", name);
+	g->nb_members = n;
+	for (i = 0; i < n; i++) {
+		g->port[i] = first + i;
+		g->weight[i] = 1;
+	}
+}
+
+static void
+t_cfg_route(struct sw_config *c, uint32_t prefix, uint16_t group,
+	    uint32_t key)
+{
+	struct sw_route_config *r = &c->routes[c->nb_routes++];
+
+	r->prefix = prefix;
+	r->depth = 24;
+	r->group = group;
+	r->dst_key = key;
+	if (key + 1 > c->nb_dst_keys)
+		c->nb_dst_keys = key + 1;
+}
+
+/*
+ * Leaf `sw` of the leaf topology: rank `sw` on port 0, the uplink group on
+ * ports 1-4, switch policy `policy`, black holes withdrawn after
+ * reconverge_ns.
+ */
+static uint16_t
+t_net_leaf(struct t_net *net, const char *policy, uint64_t reconverge_ns)
+{
+	uint16_t sw = net->nb_sw, p;
+	struct sw_config *c = calloc(1, sizeof(*c));
+	uint8_t macs[SW_MAX_PORTS][6];
+	char err[256] = "";
+
+	ck_assert_uint_lt(sw, T_MAX_SWITCHES);
+	ck_assert_ptr_nonnull(c);
+	sw_config_defaults(c);
+	c->policy = lb_find(policy);
+	ck_assert_msg(c->policy != NULL, "switch policy %s", policy);
+	c->seed = T_SW_SEED + sw;
+	c->reconverge_delay_ns = reconverge_ns;
+	for (p = 0; p < T_NB_LEAF_PORTS; p++)
+		t_cfg_port(c, sw);
+	t_cfg_group(c, "host", 0, 1);
+	t_cfg_group(c, "up", T_UPLINK0, T_NB_UPLINKS);
+	t_cfg_route(c, T_RANK_NET(sw), 0, sw);
+	t_cfg_route(c, T_RANK_NET(1 - sw), 1, 1 - sw);
+	memset(macs, 0, sizeof(macs));
+	for (p = 0; p < SW_MAX_PORTS; p++) {
+		macs[p][0] = 0x02;
+		macs[p][4] = (uint8_t)(0x20 + sw);
+		macs[p][5] = (uint8_t)p;
+	}
+	net->scfg[sw] = c;
+	net->sw[sw] = sw_engine_create(c, 1, (const uint8_t (*)[6])macs,
+				       SOCKET_ID_ANY, err, sizeof(err));
+	ck_assert_msg(net->sw[sw] != NULL, "sw_engine_create: %s", err);
+	net->w[sw] = sw_engine_worker(net->sw[sw], 0);
+	net->nb_sw++;
+	return sw;
+}
+
+/* The leaf topology of the top comment, hosts started. */
+static void
+t_net_leaves(struct t_net *net, const char *sw_policy, uint64_t reconverge)
+{
+	uint16_t p;
+
+	t_net_leaf(net, sw_policy, reconverge);
+	t_net_leaf(net, sw_policy, reconverge);
+	t_net_hosts(net);
+	t_link(net, t_host_end(0), t_sw_end(0, 0));
+	t_link(net, t_host_end(1), t_sw_end(1, 0));
+	for (p = T_UPLINK0; p < T_NB_LEAF_PORTS; p++)
+		t_link(net, t_sw_end(0, p), t_sw_end(1, p));
+}
+
+/* ---- running it ---- */
+
+/* Flip one payload byte of the corrupt_nth data packet to a host. */
+static void
+t_tamper(struct t_net *net, struct rte_mbuf **pkts, uint16_t n)
+{
+	struct ofan_pkt_info pi;
+	uint16_t i;
+
+	for (i = 0; i < n; i++) {
+		uint8_t *frame = rte_pktmbuf_mtod(pkts[i], uint8_t *);
+
+		if (ofan_parse(frame, rte_pktmbuf_data_len(pkts[i]),
+			       OFAN_PARSE_F_NO_TTL_CHECK, &pi) != OFAN_PARSE_OK ||
+		    pi.kind != OFAN_KIND_DATA || pi.payload_size == 0)
+			continue;
+		if (++net->nb_data_to_hosts != net->corrupt_nth)
+			continue;
+		frame[pi.payload_offset + pi.payload_size / 2] ^= 0x5a;
+		net->corrupted_flow = pi.dest_qp;
+	}
+}
+
+/* Hand a burst to the end `to` at now. */
+static void
+t_deliver(struct t_net *net, struct t_end to, struct rte_mbuf **pkts,
+	  uint16_t n)
+{
+	if (n == 0)
+		return;
+	if (to.kind == T_END_HOST) {
+		if (net->corrupt_nth != 0)
+			t_tamper(net, pkts, n);
+		hs_host_input(net->host[to.node], pkts, n, net->now);
+	} else {
+		sw_worker_input(net->w[to.node], to.port, pkts, n, net->now);
+	}
+}
+
+/* Put a burst on a wire; every link of a test is connected. */
+static void
+t_send(struct t_net *net, struct t_wire *wire, struct rte_mbuf **pkts,
+       uint16_t n)
+{
+	uint16_t i;
+
+	ck_assert_msg(wire->to.kind != T_END_NONE, "a packet into no link");
+	ck_assert_uint_le(wire->tail - wire->head + n, T_WIRE_CAP);
+	for (i = 0; i < n; i++) {
+		wire->pkt[wire->tail % T_WIRE_CAP] = pkts[i];
+		wire->due[wire->tail % T_WIRE_CAP] = net->now + T_LINK_DELAY_NS;
+		wire->tail++;
+	}
+}
+
+/* Deliver what has reached the far end of a wire by now. */
+static void
+t_arrive(struct t_net *net, struct t_wire *wire)
+{
+	struct rte_mbuf *pkts[T_BURST];
+	uint16_t n = 0;
+
+	while (wire->head != wire->tail &&
+	       wire->due[wire->head % T_WIRE_CAP] <= net->now) {
+		pkts[n++] = wire->pkt[wire->head++ % T_WIRE_CAP];
+		if (n == T_BURST) {
+			t_deliver(net, wire->to, pkts, n);
+			n = 0;
+		}
+	}
+	t_deliver(net, wire->to, pkts, n);
+}
+
+/*
+ * One tick at net->now: control planes, arrivals, then every host's
+ * output, then every switch port's due packets, onto their wires.
+ */
+static void
+t_step(struct t_net *net)
+{
+	struct rte_mbuf *pkts[T_BURST];
+	uint16_t i, p, n;
+
+	for (i = 0; i < net->nb_sw; i++)
+		sw_engine_control(net->sw[i], net->now);
+	for (i = 0; i < net->nb_hosts; i++)
+		t_arrive(net, &net->host_wire[i]);
+	for (i = 0; i < net->nb_sw; i++)
+		for (p = 0; p < net->scfg[i]->nb_ports; p++)
+			t_arrive(net, &net->sw_wire[i][p]);
+	for (i = 0; i < net->nb_hosts; i++) {
+		do {
+			n = hs_host_output(net->host[i], net->now, pkts,
+					   T_BURST);
+			ck_assert_uint_le(n, T_BURST);
+			t_send(net, &net->host_wire[i], pkts, n);
+		} while (n == T_BURST);
+	}
+	for (i = 0; i < net->nb_sw; i++) {
+		for (p = 0; p < net->scfg[i]->nb_ports; p++) {
+			do {
+				n = sw_worker_tx_peek(net->w[i], p, net->now,
+						      pkts, T_BURST);
+				if (n == 0)
+					break;
+				sw_worker_tx_commit(net->w[i], p, net->now,
+						    pkts, n, n);
+				t_send(net, &net->sw_wire[i][p], pkts, n);
+			} while (n == T_BURST);
+		}
+	}
+	net->nb_ticks++;
+}
+
+/* Packets queued in switches or on wires. */
+static uint32_t
+t_queued(const struct t_net *net)
+{
+	uint32_t n = 0;
+	uint16_t i, p;
+
+	for (i = 0; i < T_MAX_HOSTS; i++)
+		n += net->host_wire[i].tail - net->host_wire[i].head;
+	for (i = 0; i < net->nb_sw; i++)
+		for (p = 0; p < net->scfg[i]->nb_ports; p++)
+			n += sw_queue_len(&net->w[i]->queue[p]) +
+				net->sw_wire[i][p].tail -
+				net->sw_wire[i][p].head;
+	return n;
+}
+
+/* The next time anything can happen: a tick, or a jump when idle. */
+static uint64_t
+t_next_time(const struct t_net *net)
+{
+	uint64_t tick = net->now + T_STEP_NS, t = UINT64_MAX;
+	uint16_t i;
+
+	if (t_queued(net) != 0)
+		return tick;
+	for (i = 0; i < net->nb_hosts; i++)
+		t = RTE_MIN(t, hs_host_next_event(net->host[i]));
+	if (net->wake_ns > net->now)
+		t = RTE_MIN(t, net->wake_ns);
+	return t <= tick || t == UINT64_MAX ? tick : t;
+}
+
+static bool
+t_all_done(const struct t_net *net)
+{
+	uint16_t i;
+
+	for (i = 0; i < net->nb_hosts; i++)
+		if (!hs_host_tx_done(net->host[i]) ||
+		    !hs_host_rx_done(net->host[i]))
+			return false;
+	return true;
+}
+
+/*
+ * Run until every host is done or until (virtual) `limit` after the start;
+ * then let the network settle: nothing queued, no output pending.
+ */
+static void
+t_run(struct t_net *net, uint64_t limit)
+{
+	uint64_t end = T_START_NS + limit;
+	unsigned int settle;
+	uint16_t i;
+
+	for (;;) {
+		t_step(net);
+		if (t_all_done(net))
+			break;
+		ck_assert_msg(net->now < end,
+			      "not done after %" PRIu64 " us of virtual time",
+			      (uint64_t)(limit / T_US));
+		net->now = t_next_time(net);
+	}
+	net->done_ns = net->now;
+	for (settle = 0; settle < 1000; settle++) {
+		bool quiet = t_queued(net) == 0;
+
+		for (i = 0; i < net->nb_hosts; i++)
+			quiet = quiet &&
+				hs_host_next_event(net->host[i]) > net->now;
+		if (quiet)
+			break;
+		t_step(net);
+		net->now += T_STEP_NS;
+	}
+	ck_assert_uint_lt(settle, 1000);
+}
+
+/* Payload bytes of the flows to rank r. */
+static uint64_t
+t_bytes_to(const struct t_net *net, uint32_t r)
+{
+	uint64_t sum = 0;
+	uint32_t f;
+
+	for (f = 0; f < net->traffic.nb_flows; f++)
+		if (net->traffic.flows[f].dst == r)
+			sum += net->traffic.flows[f].size;
+	return sum;
+}
+
+/*
+ * Every flow delivered completely, verified and acknowledged, seen from
+ * the hosts' counters, from each flow's results and from hs_results()'s
+ * summary.  nb_corrupt: payload corruptions the test caused on purpose.
+ */
+static void
+t_check_delivered(struct t_net *net, uint64_t nb_corrupt,
+		  struct hs_summary *sum)
+{
+	uint64_t corrupt = 0, retx = 0;
+	uint32_t f;
+	uint16_t i;
+
+	for (i = 0; i < net->nb_hosts; i++) {
+		const struct hs_host_stats *st = hs_host_stats(net->host[i]);
+		uint64_t acked, total;
+
+		ck_assert(hs_host_tx_done(net->host[i]));
+		ck_assert(hs_host_rx_done(net->host[i]));
+		ck_assert_uint_eq(st->goodput_bytes, t_bytes_to(net, i));
+		ck_assert_uint_eq(st->unknown_flow, 0);
+		ck_assert_uint_eq(st->alloc_failed, 0);
+		hs_host_progress(net->host[i], &acked, &total);
+		ck_assert_uint_eq(acked, total);
+		corrupt += st->corrupt_pkts;
+		retx += st->data_retx;
+	}
+	ck_assert_uint_eq(corrupt, nb_corrupt);
+	for (f = 0; f < net->traffic.nb_flows; f++) {
+		const struct hs_flow_spec *spec = &net->traffic.flows[f];
+		struct hs_flow_result s, r;
+
+		memset(&s, 0, sizeof(s));
+		memset(&r, 0, sizeof(r));
+		ck_assert(hs_host_flow_result(net->host[spec->src], f, &s));
+		ck_assert(hs_host_flow_result(net->host[spec->dst], f, &r));
+		ck_assert(s.sent_here);
+		ck_assert(r.received_here);
+		ck_assert_msg(s.done_ns > 0 && s.done_ns >= s.start_ns,
+			      "flow %u: start %" PRIu64 " done %" PRIu64, f,
+			      s.start_ns, s.done_ns);
+		ck_assert_uint_gt(r.rx_done_ns, 0);
+		/* The last ACK leaves after the last packet arrived. */
+		ck_assert_uint_le(r.rx_done_ns, s.done_ns);
+		ck_assert_uint_ge(s.pkts_sent,
+				  (spec->size + net->cfg.mss - 1) /
+				  net->cfg.mss);
+		ck_assert_uint_ge(s.distinct_evs, 1);
+	}
+	ck_assert_int_eq(hs_results(net->host, net->nb_hosts, &net->cfg,
+				    &net->traffic, 0, 0, 0, NULL, NULL, sum),
+			 0);
+	ck_assert_uint_eq(sum->nb_flows, net->traffic.nb_flows);
+	ck_assert_uint_eq(sum->nb_completed, net->traffic.nb_flows);
+	ck_assert_uint_eq(sum->incomplete_rx, 0);
+	ck_assert_uint_eq(sum->corrupt, nb_corrupt);
+	ck_assert_uint_eq(sum->retx, retx);
+	ck_assert(sum->collective_ns > 0);
+}
+
+/* ==== 1. back to back, every host policy ==== */
+
+static const char *const t_b2b_traffic[] = {
+	"pattern = alltoall\nsize = 256KiB\niterations = 2",
+	/* 2 dependent steps of 256 KiB per rank and iteration. */
+	"pattern = ring_allreduce\nsize = 512KiB\niterations = 2",
+};
+
+/*
+ * Two ranks back to back run an all-to-all and a ring all-reduce (two
+ * iterations each; the all-reduce's steps wait for each other) under
+ * every host policy: every byte arrives verified and acknowledged.  The
+ * wire is perfect and in order, so nothing may be retransmitted or
+ * duplicated, and what one host sends is exactly what the other gets.
+ */
+START_TEST(test_b2b)
+{
+	const char *policy = t_host_policies[_i / RTE_DIM(t_b2b_traffic)];
+	const char *traffic = t_b2b_traffic[_i % RTE_DIM(t_b2b_traffic)];
+	const struct hs_host_stats *a, *b;
+	struct hs_summary sum;
+	struct t_net *net;
+	uint32_t f;
+
+	net = t_net_new(policy, traffic);
+	ck_assert_uint_eq(net->traffic.nb_ranks, 2);
+	ck_assert_uint_eq(net->traffic.nb_flows,
+			  _i % RTE_DIM(t_b2b_traffic) == 0 ? 4 : 8);
+	t_net_hosts(net);
+	t_link(net, t_host_end(0), t_host_end(1));
+	t_run(net, 20 * T_MS);
+	t_check_delivered(net, 0, &sum);
+	a = hs_host_stats(net->host[0]);
+	b = hs_host_stats(net->host[1]);
+	ck_assert_uint_eq(a->tx_pkts, b->rx_pkts);
+	ck_assert_uint_eq(b->tx_pkts, a->rx_pkts);
+	ck_assert_uint_eq(a->data_retx + b->data_retx, 0);
+	ck_assert_uint_eq(a->dup_pkts + b->dup_pkts, 0);
+	ck_assert_uint_eq(a->timeouts + b->timeouts, 0);
+	ck_assert_uint_eq(a->acks_received, b->acks_sent);
+	ck_assert_uint_eq(b->acks_received, a->acks_sent);
+	/* The pacer runs the collective at its ideal time (within 5%). */
+	ck_assert_msg(sum.collective_ns * 20 < sum.collective_ideal_ns * 21,
+		      "%s: collective %" PRIu64 " ns, ideal %" PRIu64 " ns",
+		      policy, sum.collective_ns, sum.collective_ideal_ns);
+	/* The EVs each policy used, per flow. */
+	for (f = 0; f < net->traffic.nb_flows; f++) {
+		const struct hs_flow_spec *spec = &net->traffic.flows[f];
+		struct hs_flow_result r;
+
+		memset(&r, 0, sizeof(r));
+		hs_host_flow_result(net->host[spec->src], f, &r);
+		if (strcmp(policy, "fixed") == 0 ||
+		    strcmp(policy, "plb") == 0 ||
+		    strcmp(policy, "flowlet") == 0)
+			/* No congestion, no ACK gap, no timeout: no move. */
+			ck_assert_msg(r.distinct_evs == 1,
+				      "%s: flow %u used %u EVs", policy, f,
+				      r.distinct_evs);
+		else if (strcmp(policy, "mp") == 0)
+			ck_assert_uint_eq(r.distinct_evs,
+					  net->cfg.hlb.mp.subflows);
+		else if (strcmp(policy, "ops") == 0)
+			ck_assert_uint_gt(r.distinct_evs, r.pkts_sent * 9 / 10);
+		else	/* reps: every ACK vouches for its EV, reused */
+			ck_assert_msg(r.distinct_evs < r.pkts_sent / 4,
+				      "reps: flow %u used %u EVs for %" PRIu64
+				      " packets", f, r.distinct_evs,
+				      r.pkts_sent);
+	}
+	t_net_done(net);
+}
+END_TEST
+
+/* A payload byte changed on the wire is caught, and the packet resent. */
+START_TEST(test_b2b_corrupt)
+{
+	struct hs_summary sum;
+	struct hs_flow_result r;
+	struct t_net *net;
+	uint32_t f;
+
+	net = t_net_new("ops", t_b2b_traffic[0]);
+	t_net_hosts(net);
+	t_link(net, t_host_end(0), t_host_end(1));
+	net->corrupt_nth = 100;
+	t_run(net, 20 * T_MS);
+	ck_assert_uint_gt(net->nb_data_to_hosts, 100);
+	t_check_delivered(net, 1, &sum);
+	/* Not acknowledged, so retransmitted: the bytes still all arrive. */
+	ck_assert_uint_ge(sum.retx, 1);
+	f = net->corrupted_flow - 2;	/* QP = flow + 2 (hs_host.c) */
+	ck_assert_uint_lt(f, net->traffic.nb_flows);
+	memset(&r, 0, sizeof(r));
+	hs_host_flow_result(net->host[net->traffic.flows[f].dst], f, &r);
+	ck_assert_uint_eq(r.corrupt, 1);
+	t_net_done(net);
+}
+END_TEST
+
+/* ==== 2. one flow through two leaves and four parallel links ==== */
+
+static struct sw_totals t_tot[T_MAX_SWITCHES];
+
+/* One flow of T_FLOW_SIZE bytes, rank 0 -> rank 1, from a .cm file. */
+static struct t_net *
+t_net_one_flow(const char *host_policy)
+{
+	char cm[] = "/tmp/ofan_test_host_cm_XXXXXX";
+	char traffic[128];
+	struct t_net *net;
+	FILE *f;
+	int fd;
+
+	fd = mkstemp(cm);
+	ck_assert_int_ge(fd, 0);
+	f = fdopen(fd, "w");
+	ck_assert_ptr_nonnull(f);
+	fprintf(f, "Nodes 2\nConnections 1\n0->1 start 0 size %u\n",
+		T_FLOW_SIZE);
+	ck_assert_int_eq(fclose(f), 0);
+	snprintf(traffic, sizeof(traffic), "pattern = cm\ncm_file = %s", cm);
+	net = t_net_new(host_policy, traffic);
+	unlink(cm);
+	ck_assert_uint_eq(net->traffic.nb_flows, 1);
+	ck_assert_uint_eq(net->traffic.flows[0].src, 0);
+	ck_assert_uint_eq(net->traffic.flows[0].dst, 1);
+	return net;
+}
+
+/* Packets leaf sw's policy sent out of each uplink (picks). */
+static void
+t_uplink_picks(struct t_net *net, uint16_t sw, uint64_t *picks,
+	       uint64_t *sum, uint64_t *min, uint64_t *max)
+{
+	uint16_t p;
+
+	sw_engine_totals(net->sw[sw], &t_tot[sw]);
+	*sum = 0;
+	*min = UINT64_MAX;
+	*max = 0;
+	for (p = 0; p < T_NB_UPLINKS; p++) {
+		picks[p] = t_tot[sw].picks[T_UPLINK0 + p];
+		*sum += picks[p];
+		*min = RTE_MIN(*min, picks[p]);
+		*max = RTE_MAX(*max, picks[p]);
+	}
+}
+
+/*
+ * The flow through the leaves under switch policy sw_policy and host
+ * policy host_policy, lossless: returns the network, run and checked,
+ * for the caller to look at the spread.
+ */
+static struct t_net *
+t_leaf_run(const char *sw_policy, const char *host_policy)
+{
+	struct hs_summary sum;
+	struct t_net *net = t_net_one_flow(host_policy);
+	uint16_t s;
+
+	t_net_leaves(net, sw_policy, 100 * T_US);
+	t_run(net, 50 * T_MS);
+	t_check_delivered(net, 0, &sum);
+	ck_assert_uint_eq(sum.retx, 0);
+	printf("%s+%s: FCT %.0f us, slowdown %.3f\n", sw_policy, host_policy,
+	       sum.mean_fct_ns / 1e3, sum.max_slowdown);
+	/* Four 10G uplinks for one 10G host: no queue, the ideal time. */
+	ck_assert_msg(sum.max_slowdown < 1.05, "slowdown %.3f",
+		      sum.max_slowdown);
+	for (s = 0; s < net->nb_sw; s++) {
+		sw_engine_totals(net->sw[s], &t_tot[s]);
+		ck_assert_uint_eq(t_tot[s].drops[OFAN_DROP_QUEUE_FULL], 0);
+		ck_assert_uint_eq(t_tot[s].drops[OFAN_DROP_NO_ROUTE], 0);
+	}
+	return net;
+}
+
+/* Data picks at L0 and ACK picks at L1 against what the hosts sent. */
+static void
+t_leaf_counts(struct t_net *net, uint64_t *up0, uint64_t *up1,
+	      uint64_t sums[2], uint64_t mins[2], uint64_t maxs[2])
+{
+	const struct hs_host_stats *a = hs_host_stats(net->host[0]);
+	const struct hs_host_stats *b = hs_host_stats(net->host[1]);
+
+	t_uplink_picks(net, 0, up0, &sums[0], &mins[0], &maxs[0]);
+	t_uplink_picks(net, 1, up1, &sums[1], &mins[1], &maxs[1]);
+	/* Rank 0 only sends data, rank 1 only ACKs; ARP is not forwarded. */
+	ck_assert_uint_eq(sums[0], a->data_sent);
+	ck_assert_uint_eq(sums[1], b->acks_sent);
+	ck_assert_uint_eq(a->acks_sent, 0);
+	ck_assert_uint_eq(b->data_sent, 0);
+	ck_assert_uint_ge(a->data_sent, T_FLOW_SIZE / net->cfg.mss);
+}
+
+/* ECMP, host sprays (ops): one flow's packets use all four uplinks. */
+START_TEST(test_leaf_ecmp_ops)
+{
+	uint64_t up0[T_NB_UPLINKS], up1[T_NB_UPLINKS], sums[2], mins[2];
+	uint64_t maxs[2], mean;
+	struct t_net *net = t_leaf_run("ecmp", "ops");
+	int s;
+
+	t_leaf_counts(net, up0, up1, sums, mins, maxs);
+	printf("ecmp+ops: L0 data per uplink %" PRIu64 " %" PRIu64 " %"
+	       PRIu64 " %" PRIu64 ", L1 ACKs %" PRIu64 " %" PRIu64 " %"
+	       PRIu64 " %" PRIu64 "\n", up0[0], up0[1], up0[2], up0[3],
+	       up1[0], up1[1], up1[2], up1[3]);
+	for (s = 0; s < 2; s++) {
+		mean = sums[s] / T_NB_UPLINKS;
+		ck_assert_msg(mins[s] * 4 >= mean * 3 && maxs[s] * 4 <= mean * 5,
+			      "leaf %d: uplink counts %" PRIu64 "..%" PRIu64
+			      ", mean %" PRIu64, s, mins[s], maxs[s], mean);
+	}
+	t_net_done(net);
+}
+END_TEST
+
+/* ECMP, one EV per flow (fixed): the flow stays on one uplink. */
+START_TEST(test_leaf_ecmp_fixed)
+{
+	uint64_t up0[T_NB_UPLINKS], up1[T_NB_UPLINKS], sums[2], mins[2];
+	uint64_t maxs[2];
+	struct t_net *net = t_leaf_run("ecmp", "fixed");
+	int s;
+
+	t_leaf_counts(net, up0, up1, sums, mins, maxs);
+	printf("ecmp+fixed: L0 data per uplink %" PRIu64 " %" PRIu64 " %"
+	       PRIu64 " %" PRIu64 "\n", up0[0], up0[1], up0[2], up0[3]);
+	for (s = 0; s < 2; s++) {
+		ck_assert_uint_eq(maxs[s], sums[s]);
+		ck_assert_uint_eq(mins[s], 0);
+	}
+	t_net_done(net);
+}
+END_TEST
+
+/* Ofan, one EV per flow: the switch rotates, counts differ by <= 1. */
+START_TEST(test_leaf_ofan_fixed)
+{
+	uint64_t up0[T_NB_UPLINKS], up1[T_NB_UPLINKS], sums[2], mins[2];
+	uint64_t maxs[2];
+	struct t_net *net = t_leaf_run("ofan", "fixed");
+	struct hs_flow_result r;
+	int s;
+
+	t_leaf_counts(net, up0, up1, sums, mins, maxs);
+	printf("ofan+fixed: L0 data per uplink %" PRIu64 " %" PRIu64 " %"
+	       PRIu64 " %" PRIu64 ", L1 ACKs %" PRIu64 " %" PRIu64 " %"
+	       PRIu64 " %" PRIu64 "\n", up0[0], up0[1], up0[2], up0[3],
+	       up1[0], up1[1], up1[2], up1[3]);
+	/* One destination key and one kind per leaf: data at L0, ACKs at L1. */
+	for (s = 0; s < 2; s++)
+		ck_assert_uint_le(maxs[s] - mins[s], 1);
+	memset(&r, 0, sizeof(r));
+	hs_host_flow_result(net->host[0], 0, &r);
+	ck_assert_uint_eq(r.distinct_evs, 1);
+	t_net_done(net);
+}
+END_TEST
+
+/* ==== 3. a black-holed uplink ==== */
+
+struct t_loss {
+	uint64_t blackholed;	/* packets the black hole ate, both leaves */
+	uint64_t retx;
+	uint64_t timeouts;
+	uint64_t done_ns;	/* since the start */
+	uint64_t data_sent;
+	uint64_t freezes;	/* reps */
+};
+
+static void
+t_policy_value(void *arg, const char *key, uint64_t value)
+{
+	struct t_loss *l = arg;
+
+	if (strcmp(key, "freezes") == 0)
+		l->freezes += value;
+}
+
+/*
+ * The flow under ECMP while the link L0 port 1 <-> L1 port 1 black-holes
+ * every packet (both ends) from the start until the switches withdraw it
+ * after `reconverge`.
+ */
+static void
+t_blackhole_run(const char *host_policy, uint64_t reconverge,
+		struct t_loss *l)
+{
+	struct t_net *net = t_net_one_flow(host_policy);
+	struct hs_summary sum;
+	uint16_t s;
+
+	memset(l, 0, sizeof(*l));
+	t_net_leaves(net, "ecmp", reconverge);
+	for (s = 0; s < net->nb_sw; s++)
+		ck_assert_int_eq(sw_engine_set_link(net->sw[s], T_UPLINK0,
+						    SW_LINK_BLACKHOLE, 0,
+						    net->now), 0);
+	net->wake_ns = net->now + reconverge;
+	t_run(net, 100 * T_MS);
+	t_check_delivered(net, 0, &sum);
+	for (s = 0; s < net->nb_sw; s++) {
+		sw_engine_totals(net->sw[s], &t_tot[s]);
+		l->blackholed += t_tot[s].drops[OFAN_DROP_BLACKHOLE];
+		ck_assert_uint_eq(t_tot[s].drops[OFAN_DROP_QUEUE_FULL], 0);
+	}
+	l->retx = sum.retx;
+	l->timeouts = sum.timeouts;
+	l->done_ns = net->done_ns - T_START_NS;
+	l->data_sent = hs_host_stats(net->host[0])->data_sent;
+	hs_host_policy_dump(net->host[0], t_policy_value, l);
+	ck_assert_uint_eq(l->data_sent,
+			  (T_FLOW_SIZE + net->cfg.mss - 1) / net->cfg.mss +
+			  l->retx);
+	printf("blackhole %s (reconverge %" PRIu64 " us): %" PRIu64
+	       " packets lost, %" PRIu64 " data sent, %" PRIu64
+	       " retransmissions, %" PRIu64 " timeouts, %" PRIu64
+	       " freezes, done after %" PRIu64 " us\n", host_policy,
+	       (uint64_t)(reconverge / T_US), l->blackholed, l->data_sent, l->retx,
+	       l->timeouts, l->freezes, (uint64_t)(l->done_ns / T_US));
+	t_net_done(net);
+}
+
+/*
+ * Spraying hosts (ops, reps) lose packets to the black hole and recover
+ * every byte by retransmission, all before routing reconverges; REPS
+ * stops sending on EVs whose packets vanish, so it loses far fewer.
+ */
+START_TEST(test_leaf_blackhole)
+{
+	const uint64_t reconverge = 50 * T_MS;
+	struct t_loss ops, reps;
+
+	t_blackhole_run("ops", reconverge, &ops);
+	t_blackhole_run("reps", reconverge, &reps);
+	ck_assert_uint_gt(ops.blackholed, 0);
+	ck_assert_uint_gt(reps.blackholed, 0);
+	ck_assert_uint_gt(ops.retx, 0);
+	ck_assert_uint_gt(reps.retx, 0);
+	/* Both recover on their own, long before the withdrawal. */
+	ck_assert_uint_lt(ops.done_ns, reconverge);
+	ck_assert_uint_lt(reps.done_ns, reconverge);
+	ck_assert_uint_lt(reps.done_ns, ops.done_ns);
+	/* ops sends a quarter of its data into the hole, reps far less. */
+	ck_assert_uint_gt(ops.blackholed, ops.data_sent / 8);
+	ck_assert_msg(reps.blackholed * 2 < ops.blackholed,
+		      "reps lost %" PRIu64 ", ops %" PRIu64, reps.blackholed,
+		      ops.blackholed);
+}
+END_TEST
+
+/* ==== 4. mbufs ==== */
+
+/*
+ * Stopped in the middle of a run -- packets queued in the switches, an ARP
+ * reply waiting in a host -- freeing the hosts and switches returns every
+ * mbuf to the pool.
+ */
+START_TEST(test_free_midway)
+{
+	uint8_t frame[64], sha[6] = { 0x02, 0, 0, 0, 0xbb, 1 };
+	struct t_net *net = t_net_one_flow("ops");
+	struct rte_mbuf *m;
+	uint16_t p;
+	int len;
+
+	t_net_leaves(net, "ecmp", 100 * T_US);
+	/* Slow uplinks: queues build at L0. */
+	for (p = T_UPLINK0; p < T_NB_LEAF_PORTS; p++)
+		ck_assert_int_eq(sw_engine_set_link(net->sw[0], p,
+						    SW_LINK_DEGRADED,
+						    T_LINK_RATE / 8,
+						    net->now), 0);
+	while (net->now < T_START_NS + 200 * T_US) {
+		t_step(net);
+		net->now = t_next_time(net);
+	}
+	ck_assert_uint_gt(t_queued(net), 10);
+	ck_assert(!t_all_done(net));
+	/* An ARP request for rank 1: the host keeps the reply until output. */
+	len = ofan_build_arp(frame, sizeof(frame), OFAN_ARP_OP_REQUEST, sha,
+			     T_IP(10, 0, 1, 99), NULL, hs_rank_ip(&net->cfg, 1));
+	ck_assert_int_gt(len, 0);
+	m = rte_pktmbuf_alloc(t_pool);
+	ck_assert_ptr_nonnull(m);
+	memcpy(rte_pktmbuf_append(m, (uint16_t)len), frame, len);
+	hs_host_input(net->host[1], &m, 1, net->now);
+	ck_assert_uint_eq(hs_host_stats(net->host[1])->arp_replies, 1);
+	ck_assert(rte_mempool_in_use_count(t_pool) > net->pool_start + 10);
+	t_net_done(net);
+}
+END_TEST
+
+static Suite *
+host_suite(void)
+{
+	Suite *s = suite_create("host");
+	TCase *tc;
+
+	tc = tcase_create("b2b");
+	tcase_add_checked_fixture(tc, NULL, t_teardown);
+	tcase_set_timeout(tc, 60);
+	tcase_add_loop_test(tc, test_b2b, 0,
+			    RTE_DIM(t_host_policies) * RTE_DIM(t_b2b_traffic));
+	tcase_add_test(tc, test_b2b_corrupt);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("leaf");
+	tcase_add_checked_fixture(tc, NULL, t_teardown);
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_leaf_ecmp_ops);
+	tcase_add_test(tc, test_leaf_ecmp_fixed);
+	tcase_add_test(tc, test_leaf_ofan_fixed);
+	tcase_add_test(tc, test_leaf_blackhole);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("mbufs");
+	tcase_add_checked_fixture(tc, NULL, t_teardown);
+	tcase_add_test(tc, test_free_midway);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+/* Remove what EAL left under /var/run/dpdk/<prefix>, if anything. */
+static int
+t_rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+static void
+t_remove_runtime_dir(const char *dir)
+{
+	struct stat st;
+
+	if (dir[0] == '\0' || stat(dir, &st) != 0)
+		return;
+	if (nftw(dir, t_rm_entry, 8, FTW_DEPTH | FTW_PHYS) != 0)
+		fprintf(stderr, "test_host: cannot remove %s\n", dir);
+}
+
+int
+main(void)
+{
+	char prefix[64], runtime_dir[512] = "";
+	char *eal_argv[] = {
+		(char *)"test_host", (char *)"--no-huge", (char *)"-m",
+		(char *)"512", (char *)"--no-pci", (char *)"--file-prefix",
+		prefix, (char *)"-l", (char *)"0",
+		(char *)"--log-level=error", NULL,
+	};
+	int eal_argc = RTE_DIM(eal_argv) - 1;
+	SRunner *sr;
+	int nb_failed;
+
+	snprintf(prefix, sizeof(prefix), "ofan_test_host_%d", (int)getpid());
+	if (rte_eal_init(eal_argc, eal_argv) < 0) {
+		fprintf(stderr, "test_host: rte_eal_init failed: %s\n",
+			rte_strerror(rte_errno));
+		return EXIT_FAILURE;
+	}
+	snprintf(runtime_dir, sizeof(runtime_dir), "%s",
+		 rte_eal_get_runtime_dir());
+	t_pool = rte_pktmbuf_pool_create("t_pool", T_NB_MBUFS, 0, 0,
+					 RTE_MBUF_DEFAULT_BUF_SIZE,
+					 SOCKET_ID_ANY);
+	if (t_pool == NULL) {
+		fprintf(stderr, "test_host: no mbuf pool: %s\n",
+			rte_strerror(rte_errno));
+		rte_eal_cleanup();
+		t_remove_runtime_dir(runtime_dir);
+		return EXIT_FAILURE;
+	}
+
+	sr = srunner_create(host_suite());
+	/* EAL is initialised: a forked child must never touch it. */
+	srunner_set_fork_status(sr, CK_NOFORK);
+	srunner_run_all(sr, CK_NORMAL);
+	nb_failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+
+	rte_mempool_free(t_pool);
+	rte_eal_cleanup();
+	t_remove_runtime_dir(runtime_dir);
+	return nb_failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
