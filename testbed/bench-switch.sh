@@ -1,0 +1,906 @@
+#!/usr/bin/env bash
+# bench-switch.sh: forwarding rate of ofan-switch, one forwarding lcore,
+# against dpdk-testpmd (5tswap and io) on the same ports.  A benchmark, not
+# a test: it prints a table and only fails when a run cannot be measured.
+#
+# Every row forwards from one input port to one output port on one
+# forwarding lcore, one row at a time (never two busy-polling processes at
+# once).  By default the input replays a generated pcap of small RoCEv2
+# frames forever (net_pcap, infinite_rx=1) and the output is a sink
+# (net_null, no-rx=1), so no NIC and no hugepages are needed.  --in-dev,
+# --out-dev and --eal put it on real ports.
+#
+# Rate: ofan-switch prints a status line every second on stderr ("NAME
+# t=3.0s rx X Mpps tx Y Mpps | ...", Y = what every port sent); the rate is
+# the mean of those after the warm-up.  testpmd --stats-period 1 prints a
+# block of per-port "Tx-pps" every 1 to 2 s (it sleeps a whole second
+# between looks at the clock), each measured by testpmd over the time since
+# the previous block; the rate is the sum over ports, averaged over the
+# blocks after the warm-up, weighted by their length.  The whole-run rate
+# of ofan-switch's JSON (tx / elapsed_s, start-up included) is recorded as
+# a cross-check.
+#
+# Noise: the machine may be shared.  For every run the script reads how
+# long the forwarding thread waited for its CPU (schedstat) and prints it
+# (preem%); a row above 2 % is starred.  --repeat N takes the median of N
+# interleaved rounds.  The script pins itself (and so its polling) to the
+# main lcore's CPU, and runs a copy of ofan-switch so that a rebuild during
+# the benchmark cannot mix binaries.
+#
+# Fairness: the forwarding core count is equal (one) and so is the layout:
+# both programs get -l MAIN,FWD, a main lcore that mostly sleeps (testpmd:
+# between statistics prints; ofan-switch: its control plane in a 50 us sleep
+# loop) and one worker lcore that forwards.  ofan-switch with only -l FWD
+# would forward on its main lcore and run the control plane, status lines
+# and stop checks inside the forwarding loop, which testpmd does not do; it
+# measured the same within noise on a 2-core VM, but -l MAIN,FWD keeps the
+# comparison like for like.  Same pool size (--mbufs), mempool cache (256),
+# mbuf size, burst (32) and descriptor counts (1024).
+set -euo pipefail
+
+prog=$(basename "$0")
+root=$(cd "$(dirname "$0")/.." && pwd)
+
+usage() {
+	cat <<EOF
+usage: $prog [options]
+
+Forwarding rate of ofan-switch (every policy, with and without the software
+egress queue) against dpdk-testpmd --forward-mode=5tswap and io, one
+forwarding lcore each, run one after the other.  Prints a table of Mpps and
+each row's ratio to testpmd 5tswap, with the targets: every policy with
+queue = no at >= 0.9x, with queue = yes at >= 0.7x.
+
+Runs:
+  --duration SEC      length of each run in whole seconds (default 5)
+  --warmup SEC        per-second samples up to this time are discarded
+                      (default 1; must be below --duration)
+  --policies LIST     comma-separated policies (default
+                      ecmp,spray,rr,adaptive,flowlet,ofan)
+  --queues LIST       egress queue modes: no (direct tx), yes (software
+                      queue, ECN on, unshaped); default no,yes
+  --no-testpmd        skip the testpmd rows (no ratios then)
+  --repeat N          run the whole set N times, interleaved, and report the
+                      median of each row (default 1)
+  --lcores MAIN,FWD   the main and the forwarding lcore of every run
+                      (default 0,1)
+
+Ports:
+  --in-dev DEVARGS    input port (default: net_pcap0 replaying the traffic
+                      below forever); a PCI address (0000:03:00.0[,args])
+                      is passed to EAL with -a, anything else is a vdev
+  --out-dev DEVARGS   output port (default net_null0,no-rx=1)
+  --eal "ARGS"        extra EAL arguments; when given the script adds
+                      neither --no-pci nor --no-huge/-m (it still adds -l,
+                      --main-lcore, --file-prefix, -a/--vdev of the ports)
+  --hugepages         use hugepages (hugetlbfs must be mounted with free
+                      pages); runs get --huge-unlink so nothing is left in
+                      the mount.  Default: --no-huge -m 1024
+  --mbufs N           mbufs in the pool of both programs (default 16384)
+
+Traffic (default input only):
+  --pcap FILE         replay this pcap instead of generating one
+  --size BYTES        data frame size (default 64)
+  --count N           packets in the generated file (default 4096; they all
+                      stay in mbufs of the pool, keep it below --mbufs / 2)
+  --flows K           flows (default 1024) over 700 destinations in
+                      10.0.1.0/24 .. 10.0.3.0/24 (three destination keys)
+  --acks-every J      every J-th packet an ACK (default 8; 0 = no ACKs)
+
+Output:
+  --out DIR           write DIR/results.csv, DIR/results.json and each run's
+                      config and logs under DIR/logs
+  --dry-run           print the generated config and the commands, run
+                      nothing
+  --build-dir DIR     where ofan-switch and ofan-pcapgen are (default
+                      $root/build; build it with scripts/build.sh)
+  --help              this text
+
+With real ports, the input traffic must be IPv4 to 10.0.1.0/24 ..
+10.0.3.0/24 (the switch's routes; anything else is dropped and not
+counted), e.g. the file written by
+  ofan-pcapgen flows --out t.pcap --count 4096 --flows 1024 --size 64 \\
+      --dst-net 10.0.1.0 --dst-count 700 --acks-every 8
+replayed by a traffic generator.  Rates count every port's transmissions.
+
+Each row's "preem%" is the share of the run its forwarding thread waited for
+its CPU because other processes ran there; '*' marks rows above 2 %.
+
+Example (virtual ports, 14 runs of 5 s, about 90 s):
+  testbed/bench-switch.sh --out /tmp/bench
+Bare metal, two ports bound to vfio-pci, hugepages mounted:
+  testbed/bench-switch.sh --in-dev 0000:03:00.0 --out-dev 0000:03:00.1 \\
+      --hugepages --lcores 2,3 --out /tmp/bench-nic
+EOF
+}
+
+die() {
+	echo "$prog: $*" >&2
+	exit 2
+}
+
+# ---- options ----
+
+duration=5
+warmup=1
+policies=ecmp,spray,rr,adaptive,flowlet,ofan
+queues=no,yes
+with_testpmd=1
+dry_run=0
+repeat=1
+lcores=0,1
+in_dev=
+out_dev=net_null0,no-rx=1
+eal_extra=
+eal_given=0
+hugepages=0
+mbufs=16384
+pcap=
+size=64
+count=4096
+flows=1024
+acks_every=8
+out_dir=
+build_dir=$root/build
+
+need_arg() {
+	[ "$2" -ge 2 ] || die "$1 needs a value (see --help)"
+}
+
+while [ $# -gt 0 ]; do
+	case $1 in
+	--duration) need_arg "$1" $#; duration=$2; shift ;;
+	--warmup) need_arg "$1" $#; warmup=$2; shift ;;
+	--policies) need_arg "$1" $#; policies=$2; shift ;;
+	--queues) need_arg "$1" $#; queues=$2; shift ;;
+	--no-testpmd) with_testpmd=0 ;;
+	--dry-run) dry_run=1 ;;
+	--repeat) need_arg "$1" $#; repeat=$2; shift ;;
+	--lcores) need_arg "$1" $#; lcores=$2; shift ;;
+	--in-dev) need_arg "$1" $#; in_dev=$2; shift ;;
+	--out-dev) need_arg "$1" $#; out_dev=$2; shift ;;
+	--eal) need_arg "$1" $#; eal_extra=$2; eal_given=1; shift ;;
+	--hugepages) hugepages=1 ;;
+	--mbufs) need_arg "$1" $#; mbufs=$2; shift ;;
+	--pcap) need_arg "$1" $#; pcap=$2; shift ;;
+	--size) need_arg "$1" $#; size=$2; shift ;;
+	--count) need_arg "$1" $#; count=$2; shift ;;
+	--flows) need_arg "$1" $#; flows=$2; shift ;;
+	--acks-every) need_arg "$1" $#; acks_every=$2; shift ;;
+	--out) need_arg "$1" $#; out_dir=$2; shift ;;
+	--build-dir) need_arg "$1" $#; build_dir=$2; shift ;;
+	--help | -h) usage; exit 0 ;;
+	*) die "unknown option '$1' (see --help)" ;;
+	esac
+	shift
+done
+
+is_uint() {
+	[[ $1 =~ ^[0-9]+$ ]] && [ ${#1} -le 9 ]
+}
+
+for v in duration warmup repeat mbufs size count flows acks_every; do
+	is_uint "${!v}" || die "--${v//_/-} '${!v}' is not a whole number"
+done
+[ "$duration" -ge 2 ] || die "--duration $duration: expected at least 2 seconds"
+[ "$warmup" -lt "$duration" ] ||
+	die "--warmup $warmup: expected less than --duration ($duration)"
+[ "$repeat" -ge 1 ] || die "--repeat $repeat: expected at least 1"
+[ "$mbufs" -ge 1024 ] || die "--mbufs $mbufs: expected at least 1024"
+[ -n "$in_dev$pcap" ] || [ $((count * 2)) -le "$mbufs" ] ||
+	die "--count $count: the replayed packets stay in mbufs; expected at most --mbufs / 2 ($((mbufs / 2)))"
+[[ $lcores =~ ^([0-9]+),([0-9]+)$ ]] ||
+	die "--lcores '$lcores': expected MAIN,FWD (two lcore ids, e.g. 0,1)"
+main_lcore=${BASH_REMATCH[1]}
+fwd_lcore=${BASH_REMATCH[2]}
+[ "$main_lcore" != "$fwd_lcore" ] ||
+	die "--lcores '$lcores': the main and the forwarding lcore must differ"
+
+IFS=, read -ra policy_list <<<"$policies"
+[ ${#policy_list[@]} -gt 0 ] || die "--policies is empty"
+for p in "${policy_list[@]}"; do
+	case $p in
+	ecmp | spray | rr | adaptive | flowlet | ofan) ;;
+	*) die "--policies: unknown policy '$p'; expected ecmp, spray, rr, adaptive, flowlet or ofan" ;;
+	esac
+done
+IFS=, read -ra queue_list <<<"$queues"
+[ ${#queue_list[@]} -gt 0 ] || die "--queues is empty"
+for q in "${queue_list[@]}"; do
+	case $q in
+	no | yes) ;;
+	*) die "--queues: '$q' is not a queue mode; expected no, yes or no,yes" ;;
+	esac
+done
+eal_words=()
+if [ "$eal_given" = 1 ]; then
+	read -ra eal_words <<<"$eal_extra"
+fi
+
+sw_bin=$build_dir/switch/ofan-switch
+gen_bin=$build_dir/tests/tools/ofan-pcapgen
+[ -x "$sw_bin" ] ||
+	die "$sw_bin not found; build first: scripts/build.sh (or pass --build-dir)"
+testpmd_bin=
+if [ "$with_testpmd" = 1 ]; then
+	testpmd_bin=$(command -v dpdk-testpmd) ||
+		die "dpdk-testpmd not found; install Debian's 'dpdk' package (scripts/install-deps.sh) or pass --no-testpmd"
+	command -v stdbuf >/dev/null || die "stdbuf (coreutils) not found"
+fi
+
+# Mount points of hugetlbfs, for --hugepages and for the cleanup.
+huge_mounts=()
+while read -r _ mnt fstype _; do
+	[ "$fstype" = hugetlbfs ] && huge_mounts+=("$mnt")
+done </proc/mounts
+if [ "$hugepages" = 1 ]; then
+	[ ${#huge_mounts[@]} -gt 0 ] ||
+		die "--hugepages: no hugetlbfs is mounted; as root: mkdir -p /dev/hugepages && mount -t hugetlbfs nodev /dev/hugepages && echo 1024 > /proc/sys/vm/nr_hugepages"
+	free_pages=$(awk '/^HugePages_Free:/ { print $2 }' /proc/meminfo)
+	[ "${free_pages:-0}" -gt 0 ] ||
+		die "--hugepages: hugetlbfs is mounted but no hugepage is free (HugePages_Free = ${free_pages:-0}); as root: echo 1024 > /proc/sys/vm/nr_hugepages"
+fi
+
+# This script's own polling (date, grep, sleep) runs on the main lcore's
+# CPU, never on the forwarding one.  The programs inherit that CPU for
+# their main and control threads; EAL pins the forwarding lcore itself.
+if command -v taskset >/dev/null; then
+	taskset -pc "$main_lcore" $$ >/dev/null 2>&1 ||
+		echo "$prog: warning: cannot pin this script to CPU $main_lcore" >&2
+fi
+
+# ---- clean-up: only what this script started or created ----
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/ofan-bench.XXXXXX")
+run_pid=
+prefixes=()
+
+# Called by the EXIT trap.
+# shellcheck disable=SC2317
+cleanup() {
+	local p m
+	if [ -n "$run_pid" ] && kill -0 "$run_pid" 2>/dev/null; then
+		kill -INT "$run_pid" 2>/dev/null || true
+		for _ in 1 2 3 4 5 6 7 8 9 10; do
+			kill -0 "$run_pid" 2>/dev/null || break
+			sleep 0.2
+		done
+		kill -KILL "$run_pid" 2>/dev/null || true
+		wait "$run_pid" 2>/dev/null || true
+	fi
+	for p in "${prefixes[@]}"; do
+		rm -rf "/var/run/dpdk/$p"
+		for m in "${huge_mounts[@]}"; do
+			rm -f "$m/${p}"map_*
+		done
+	done
+	rm -rf "$work"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+# Run a copy, so that a rebuild during the benchmark cannot mix binaries,
+# and say which build it was.
+build_info="$(date -r "$sw_bin" '+built %F %T')"
+if git -C "$root" rev-parse --short HEAD >/dev/null 2>&1; then
+	build_info+=", git $(git -C "$root" rev-parse --short HEAD)"
+	nb_dirty=$(git -C "$root" status --porcelain --untracked-files=no 2>/dev/null | wc -l)
+	[ "$nb_dirty" = 0 ] || build_info+=" + $nb_dirty modified files"
+fi
+cp "$sw_bin" "$work/ofan-switch"
+sw_bin_path=$sw_bin
+sw_bin=$work/ofan-switch
+
+# ---- ports, EAL arguments, traffic ----
+
+# A PCI address (with or without devargs) goes to EAL's allow list.
+is_pci() {
+	[[ ${1%%,*} =~ ^([0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]$ ]]
+}
+
+if [ -z "$in_dev" ]; then
+	if [ -z "$pcap" ]; then
+		[ -x "$gen_bin" ] ||
+			die "$gen_bin not found; build first: scripts/build.sh (or pass --pcap FILE)"
+		pcap=$work/traffic.pcap
+		gen_args=(flows --out "$pcap" --count "$count" --flows "$flows"
+			--size "$size" --src-ip 10.0.0.1 --dst-net 10.0.1.0
+			--dst-count 700)
+		[ "$acks_every" = 0 ] || gen_args+=(--acks-every "$acks_every")
+		"$gen_bin" "${gen_args[@]}" >/dev/null
+		traffic="generated: $count packets, $flows flows, $size B data frames, ACK every $acks_every packets"
+		[ "$acks_every" != 0 ] || traffic="${traffic%, ACK*}, no ACKs"
+	else
+		[ -r "$pcap" ] || die "--pcap $pcap: cannot read it"
+		pcap=$(cd "$(dirname "$pcap")" && pwd)/$(basename "$pcap")
+		traffic="replayed from $pcap"
+	fi
+	[[ $pcap != *,* ]] ||
+		die "the pcap path '$pcap' contains a comma, which devargs cannot carry"
+	in_dev="net_pcap0,rx_pcap=$pcap,infinite_rx=1"
+else
+	traffic="whatever arrives at $in_dev"
+fi
+[ "${in_dev%%,*}" != "${out_dev%%,*}" ] ||
+	die "--in-dev and --out-dev name the same device '${in_dev%%,*}'"
+
+# EAL arguments common to both programs (the prefix is added per run).
+eal_common=(-l "$main_lcore,$fwd_lcore" --main-lcore "$main_lcore")
+all_vdev=1
+for d in "$in_dev" "$out_dev"; do
+	if is_pci "$d"; then
+		all_vdev=0
+		eal_common+=(-a "$d")
+	fi
+done
+if [ "$eal_given" = 1 ]; then
+	eal_common+=("${eal_words[@]}")
+	[ "$hugepages" = 0 ] || eal_common+=(--huge-unlink)
+else
+	if [ "$hugepages" = 1 ]; then
+		eal_common+=(--huge-unlink)
+	else
+		eal_common+=(--no-huge -m 1024)
+	fi
+	[ "$all_vdev" = 0 ] || eal_common+=(--no-pci)
+fi
+# testpmd creates the vdevs from its command line; ofan-switch probes them
+# from its config.
+tp_devs=()
+for d in "$in_dev" "$out_dev"; do
+	is_pci "$d" || tp_devs+=(--vdev "$d")
+done
+
+# The switch: port 0 in, port 1 out as the one member of the uplink group,
+# three destination keys as on a leaf (configs/leaf-4x4.ini).
+write_config() { # file policy queue
+	cat >"$1" <<EOF
+; Generated by testbed/bench-switch.sh: one input, one output port.
+[switch]
+name = bench
+policy = $2
+seed = 1
+burst = 32
+stats_interval = 1s
+verify_checksum = no
+mbufs = $mbufs
+
+[queue]
+queue = $3
+queue_packets = 512
+queue_bytes = 2MiB
+ecn = yes
+ecn_kmin = 32KiB
+ecn_kmax = 128KiB
+ecn_pmax = 0.2
+rate = 0
+
+[port.0]
+dev = $in_dev
+ip = 10.0.0.254
+rx_descriptors = 1024
+tx_descriptors = 1024
+[port.1]
+dev = $out_dev
+peer_mac = 02:00:00:00:10:00
+rx_descriptors = 1024
+tx_descriptors = 1024
+
+[group.up]
+members = 1
+
+[route.leaf1]
+prefix = 10.0.1.0/24
+group = up
+dst_key = 1
+[route.leaf2]
+prefix = 10.0.2.0/24
+group = up
+dst_key = 2
+[route.leaf3]
+prefix = 10.0.3.0/24
+group = up
+dst_key = 3
+EOF
+}
+
+if [ "$dry_run" = 1 ]; then
+	echo "# ofan-switch config (policy and queue change per row):"
+	write_config /dev/stdout "${policy_list[0]}" "${queue_list[0]}"
+	echo "# ofan-switch, per policy and queue mode:"
+	printf '%q ' "$sw_bin_path" "${eal_common[@]}" --file-prefix PREFIX -- \
+		--config CONFIG --duration "$duration" --stats-json JSON
+	echo
+	if [ "$with_testpmd" = 1 ]; then
+		echo "# testpmd, per mode (io, 5tswap), stopped with SIGINT:"
+		printf '%q ' stdbuf -oL "$testpmd_bin" "${eal_common[@]}" \
+			--file-prefix PREFIX "${tp_devs[@]}" -- \
+			--forward-mode=MODE --nb-cores=1 --burst=32 --rxd=1024 \
+			--txd=1024 --mbcache=256 --total-num-mbufs="$mbufs" \
+			--stats-period 1 --no-lsc-interrupt
+		echo
+	fi
+	exit 0
+fi
+
+# ---- running one process ----
+
+# Why a run failed: ofan-switch's own message, else EAL's "Cause:" line,
+# else the first line of its output that looks like an error.
+last_error() {
+	local why='' re
+	for re in '^ofan-switch: ' 'Cause:' 'error|fail|cannot|invalid'; do
+		why=$(cat "$@" 2>/dev/null | tr -d '"\r' |
+			{ grep -aiE "$re" || true; } | head -1)
+		[ -z "$why" ] || break
+	done
+	why=${why#"${why%%[! ]*}"}
+	echo "${why:0:200}"
+}
+
+run_seq=0
+new_prefix() {
+	run_seq=$((run_seq + 1))
+	prefix=ofbench$$-$run_seq
+	prefixes+=("$prefix")
+}
+
+# How much of the run the forwarding thread spent runnable but not running
+# (other processes on its core): the scheduler's wait time of the thread
+# rte-worker-FWD from /proc/PID/task/TID/schedstat, between the first and
+# the last look.  sample_worker is called while the process runs.
+steal_t0='' steal_w0='' steal_t1='' steal_w1=''
+sample_worker() {
+	local t comm now wait
+	for t in /proc/"$run_pid"/task/*; do
+		read -r comm 2>/dev/null <"$t/comm" || continue
+		[ "$comm" = "rte-worker-$fwd_lcore" ] || continue
+		read -r _ wait _ 2>/dev/null <"$t/schedstat" || return 0
+		now=$(date +%s%N)
+		if [ -z "$steal_t0" ]; then
+			steal_t0=$now
+			steal_w0=$wait
+		else
+			steal_t1=$now
+			steal_w1=$wait
+		fi
+		return 0
+	done
+}
+steal_reset() {
+	steal_t0='' steal_w0='' steal_t1='' steal_w1=''
+}
+steal_pct() {
+	if [ -n "$steal_t1" ] && [ "$steal_t1" -gt "$steal_t0" ]; then
+		awk -v w=$((steal_w1 - steal_w0)) -v t=$((steal_t1 - steal_t0)) \
+			'BEGIN { printf "%.1f\n", 100 * w / t }'
+	else
+		echo nan
+	fi
+}
+
+# Wait for run_pid until it exits or deadline (epoch seconds) passes; then
+# SIGINT, and SIGKILL 5 s later.  Sets run_rc.
+wait_run() {
+	local deadline=$1
+	while kill -0 "$run_pid" 2>/dev/null; do
+		sample_worker
+		if [ "$(date +%s)" -ge "$deadline" ]; then
+			echo "$prog: pid $run_pid overran its time; interrupting it" >&2
+			kill -INT "$run_pid" 2>/dev/null || true
+			for _ in $(seq 25); do
+				kill -0 "$run_pid" 2>/dev/null || break
+				sleep 0.2
+			done
+			kill -KILL "$run_pid" 2>/dev/null || true
+			break
+		fi
+		sleep 0.2
+	done
+	run_rc=0
+	wait "$run_pid" || run_rc=$?
+	run_pid=
+}
+
+# Results of the last run: mpps (steady state), nb_samples, samples,
+# whole-run mpps from JSON (switch only), preempted (% of the time the
+# forwarding thread waited for its core), note.
+mpps=
+preempted=nan
+nb_samples=0
+samples=
+mpps_json=
+note=
+
+# ofan-switch, one policy and queue mode; logs under $2.
+run_switch() { # policy queue logbase
+	local policy=$1 queue=$2 base=$3 cfg=$3.ini json=$3.json
+	write_config "$cfg" "$policy" "$queue"
+	new_prefix
+	"$sw_bin" "${eal_common[@]}" --file-prefix "$prefix" -- \
+		--config "$cfg" --duration "$duration" --stats-json "$json" \
+		>"$base.out" 2>"$base.err" </dev/null &
+	run_pid=$!
+	steal_reset
+	wait_run $(($(date +%s) + duration + 60))
+	preempted=$(steal_pct)
+	rm -rf "/var/run/dpdk/$prefix"
+	note=
+	[ "$run_rc" = 0 ] || note="exit status $run_rc: $(last_error "$base.err")"
+	# Status lines: "bench t=3.0s rx X Mpps tx Y Mpps | ..."
+	read -r mpps nb_samples samples < <(awk -v w="$warmup" '
+		$1 == "bench" && $2 ~ /^t=[0-9.]+s$/ && $6 == "tx" && $8 == "Mpps" {
+			t = substr($2, 3) + 0
+			if (t <= w + 0.05)
+				next
+			s += $7; n++
+			list = list (list == "" ? "" : ";") $7
+		}
+		END {
+			if (n == 0)
+				print "nan 0 -"
+			else
+				printf "%.3f %d %s\n", s / n, n, list
+		}' "$base.err")
+	# Whole run from the JSON: every port's tx over elapsed_s.
+	mpps_json=nan
+	if [ -s "$json" ]; then
+		mpps_json=$(awk '
+			/"elapsed_s":/ { gsub(/[ ,]/, "", $2); e = $2 }
+			/^      "tx":/ { gsub(/[ ,]/, "", $2); tx += $2 }
+			END { if (e > 0) printf "%.3f", tx / e / 1e6; else print "nan" }' "$json")
+		drops=$(awk '
+			/"drops": \{/ { d = 1; next }
+			d && /\}/ { d = 0 }
+			d { gsub(/[ ,]/, "", $2); s += $2 }
+			END { print s + 0 }' "$json")
+		[ "$drops" = 0 ] || note="${note:+$note; }$drops drops"
+	else
+		note="${note:+$note; }no JSON"
+	fi
+	[ "$nb_samples" -gt 0 ] || note="${note:+$note; }no status line after the warm-up"
+}
+
+# dpdk-testpmd in one forwarding mode; logs under $2.
+run_testpmd() { # mode logbase
+	local mode=$1 base=$2 deadline blocks seen=0 now t0='' prev=''
+	new_prefix
+	# Line-buffered, so the blocks can be seen while it runs.
+	stdbuf -oL "$testpmd_bin" "${eal_common[@]}" --file-prefix "$prefix" \
+		"${tp_devs[@]}" -- --forward-mode="$mode" --nb-cores=1 \
+		--burst=32 --rxd=1024 --txd=1024 --mbcache=256 \
+		--total-num-mbufs="$mbufs" --stats-period 1 \
+		--no-lsc-interrupt >"$base.out" 2>"$base.err" </dev/null &
+	run_pid=$!
+	steal_reset
+	# testpmd prints its first block as forwarding starts (no rate yet),
+	# then one every 1 to 2 s (it sleeps a whole second between looks at
+	# the clock); each block's rates cover the time since the previous
+	# one, measured by testpmd.  Note when each block appears (0.1 s
+	# resolution, only to place it in time) and stop after the first one
+	# that ends past the duration, once one block began after the warm-up.
+	: >"$base.blocks"
+	deadline=$(($(date +%s) + duration + 60))
+	while kill -0 "$run_pid" 2>/dev/null; do
+		blocks=$(grep -ac 'Port statistics =' "$base.out" || true)
+		if [ "$blocks" -gt "$seen" ]; then
+			now=$(date +%s%N)
+			echo "$blocks $now" >>"$base.blocks"
+			seen=$blocks
+			[ -n "$t0" ] || t0=$now
+			if [ $((now - t0)) -ge $((duration * 1000000000)) ] &&
+				[ -n "$prev" ] &&
+				[ $((prev - t0)) -ge $((warmup * 1000000000 - 100000000)) ]; then
+				break
+			fi
+			prev=$now
+		fi
+		[ "$(date +%s)" -lt "$deadline" ] || break
+		sample_worker
+		sleep 0.1
+	done
+	preempted=$(steal_pct)
+	kill -INT "$run_pid" 2>/dev/null || true
+	wait_run $(($(date +%s) + 15))
+	rm -rf "/var/run/dpdk/$prefix"
+	note=
+	[ "$run_rc" = 0 ] ||
+		note="exit status $run_rc: $(last_error "$base.err" "$base.out")"
+	# Keep the blocks whose interval starts after the warm-up; the rate is
+	# their mean weighted by interval length.
+	read -r mpps nb_samples samples < <(awk -v w="$warmup" '
+		FNR == NR { t[$1] = $2; next }
+		/Port statistics =/ { b++ }
+		/Tx-pps:/ { tx[b] += $2 }
+		END {
+			for (i = 2; i <= b; i++) {
+				if (!(i in t) || !((i - 1) in t))
+					continue
+				if (t[i - 1] - t[1] < (w - 0.1) * 1e9)
+					continue
+				d = t[i] - t[i - 1]
+				v = sprintf("%.3f", tx[i] / 1e6)
+				s += v * d; sd += d; n++
+				list = list (list == "" ? "" : ";") v
+			}
+			if (n == 0 || sd <= 0)
+				print "nan 0 -"
+			else
+				printf "%.3f %d %s\n", s / sd, n, list
+		}' "$base.blocks" "$base.out")
+	mpps_json=
+	[ "$nb_samples" -gt 0 ] || note="${note:+$note; }no statistics block after the warm-up"
+}
+
+# ---- the rows ----
+
+rows=()
+declare -A row_label row_kind row_arg1 row_arg2 row_target row_cores
+if [ "$with_testpmd" = 1 ]; then
+	for m in io 5tswap; do
+		rows+=("testpmd-$m")
+		row_label[testpmd-$m]="testpmd $m"
+		row_kind[testpmd-$m]=testpmd
+		row_arg1[testpmd-$m]=$m
+		row_arg2[testpmd-$m]=
+		row_target[testpmd-$m]=
+	done
+fi
+for q in "${queue_list[@]}"; do
+	for p in "${policy_list[@]}"; do
+		id=switch-$p-q$q
+		rows+=("$id")
+		row_label[$id]="ofan-switch $p queue=$q"
+		row_kind[$id]=switch
+		row_arg1[$id]=$p
+		row_arg2[$id]=$q
+		if [ "$q" = no ]; then
+			row_target[$id]=0.90
+		else
+			row_target[$id]=0.70
+		fi
+	done
+done
+for id in "${rows[@]}"; do
+	row_cores[$id]=1
+done
+
+logs=$work/logs
+mkdir -p "$logs"
+# How busy the machine is without us: other busy processes on these cores
+# lower every rate (the load average also counts sleeping I/O, so sample).
+cpu_busy() { # percent of all CPUs busy over one second
+	local a b
+	a=$(awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 + $9, $5 + $6 }' /proc/stat)
+	sleep 1
+	b=$(awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 + $9, $5 + $6 }' /proc/stat)
+	awk -v a="$a" -v b="$b" 'BEGIN {
+		split(a, x, " "); split(b, y, " ")
+		busy = y[1] - x[1]; idle = y[2] - x[2]
+		total = busy + idle
+		printf "%.0f\n", (total > 0) ? 100 * busy / total : 0
+	}'
+}
+busy_before=$(cpu_busy)
+[ "$busy_before" -lt 10 ] ||
+	echo "$prog: warning: the CPUs were ${busy_before}% busy before the first run; other processes share these cores and lower every rate" >&2
+
+declare -A res_mpps res_samples res_json res_note res_all res_steal
+t_start=$(date +%s)
+nb_runs=$(( ${#rows[@]} * repeat ))
+k=0
+for r in $(seq "$repeat"); do
+	for id in "${rows[@]}"; do
+		k=$((k + 1))
+		base=$logs/$id.r$r
+		printf '%s: [%d/%d] %s ... ' "$prog" "$k" "$nb_runs" \
+			"${row_label[$id]}" >&2
+		if [ "${row_kind[$id]}" = testpmd ]; then
+			run_testpmd "${row_arg1[$id]}" "$base"
+		else
+			run_switch "${row_arg1[$id]}" "${row_arg2[$id]}" "$base"
+		fi
+		printf '%s Mpps, preempted %s%%%s\n' "$mpps" "$preempted" \
+			"${note:+ ($note)}" >&2
+		res_all[$id]="${res_all[$id]:-}${res_all[$id]:+ }$mpps"
+		res_samples[$id]="${res_samples[$id]:-}${res_samples[$id]:+|}$samples"
+		res_json[$id]="${res_json[$id]:-}${res_json[$id]:+ }${mpps_json:-}"
+		res_steal[$id]="${res_steal[$id]:-}${res_steal[$id]:+ }$preempted"
+		[ -z "$note" ] ||
+			res_note[$id]="${res_note[$id]:-}${res_note[$id]:+; }r$r: $note"
+	done
+done
+runtime=$(($(date +%s) - t_start))
+busy_after=$(cpu_busy)
+
+# Median of the repeats (nan when a run could not be measured).
+median() {
+	tr ' ' '\n' <<<"$1" | { grep -v '^nan$' || true; } | sort -g |
+		awk '{ v[NR] = $1 } END {
+			if (NR == 0) print "nan"
+			else if (NR % 2) printf "%.3f\n", v[(NR + 1) / 2]
+			else printf "%.3f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2
+		}'
+}
+declare -A res_range
+for id in "${rows[@]}"; do
+	res_mpps[$id]=$(median "${res_all[$id]}")
+	# The spread of the per-second samples shows how noisy the machine was.
+	res_range[$id]=$(tr -s ';|' '\n' <<<"${res_samples[$id]}" |
+		{ grep -E '^[0-9.]+$' || true; } | sort -g |
+		awk 'NR == 1 { lo = $1 } { hi = $1 }
+		     END { if (NR) printf "%.1f-%.1f", lo, hi; else print "-" }')
+done
+base_mpps=nan
+[ "$with_testpmd" = 0 ] || base_mpps=${res_mpps[testpmd-5tswap]}
+
+# A row whose forwarding thread lost more than 2 % of its run to other
+# processes is marked with '*': its rate (and, for the baseline, every
+# ratio) is low by about that much or more.
+noisy_pct=2
+declare -A res_ratio res_verdict res_preempt
+nb_noisy=0
+for id in "${rows[@]}"; do
+	res_preempt[$id]=$(tr ' ' '\n' <<<"${res_steal[$id]}" |
+		{ grep -v '^nan$' || true; } |
+		sort -g | tail -1)
+	: "${res_preempt[$id]:=nan}"
+done
+misses=()
+failed=0
+for id in "${rows[@]}"; do
+	read -r ratio verdict < <(awk -v m="${res_mpps[$id]}" \
+		-v b="$base_mpps" -v t="${row_target[$id]}" 'BEGIN {
+			if (m == "nan" || b == "nan" || b + 0 <= 0) {
+				print "nan", (t == "" ? "-" : "n/a"); exit
+			}
+			r = sprintf("%.2f", m / b)
+			print r, (t == "" ? "-" : (r + 0 >= t + 0 ? "ok" : "MISS"))
+		}')
+	res_ratio[$id]=$ratio
+	if [ "${res_preempt[$id]}" != nan ] &&
+		awk -v p="${res_preempt[$id]}" -v l="$noisy_pct" 'BEGIN { exit !(p > l) }'; then
+		verdict+="*"
+		nb_noisy=$((nb_noisy + 1))
+	fi
+	res_verdict[$id]=$verdict
+	[ "${verdict%\*}" != MISS ] || misses+=("${row_label[$id]}")
+	[ "${res_mpps[$id]}" != nan ] || failed=1
+done
+
+# ---- report ----
+
+if [ "$hugepages" = 1 ]; then
+	mem="hugepages"
+elif [ "$eal_given" = 1 ]; then
+	mem="EAL args: $eal_extra"
+else
+	mem="--no-huge -m 1024"
+fi
+report() {
+	echo "ofan-switch vs dpdk-testpmd: 1 forwarding lcore ($fwd_lcore; main lcore $main_lcore), $mem"
+	echo "ofan-switch: $sw_bin_path ($build_info)"
+	echo "in:  $in_dev"
+	echo "     $traffic"
+	echo "out: $out_dev"
+	echo "each run ${duration} s, mean of the per-second rates after ${warmup} s; median of $repeat run(s); CPUs ${busy_before}% busy before, ${busy_after}% after"
+	echo
+	printf '%-32s %8s %12s %6s %8s %7s %6s\n' row Mpps "(1s min-max)" \
+		preem% x5tswap target result
+	for id in "${rows[@]}"; do
+		printf '%-32s %8s %12s %6s %8s %7s %6s\n' "${row_label[$id]}" \
+			"${res_mpps[$id]}" "${res_range[$id]}" \
+			"${res_preempt[$id]}" \
+			"${res_ratio[$id]}" "${row_target[$id]:--}" \
+			"${res_verdict[$id]}"
+	done
+	echo "(preem% = the largest share of a run the forwarding thread waited for its core, taken by other processes)"
+	[ "$nb_noisy" = 0 ] ||
+		echo "* = preempted more than ${noisy_pct}%: that rate is too low; rerun on a quiet machine (or --repeat 3)"
+	if [ "$with_testpmd" = 1 ] && [ "${res_verdict[testpmd-5tswap]}" = "-*" ]; then
+		echo "warning: the testpmd 5tswap baseline itself was disturbed, so every ratio is too high"
+	fi
+	echo
+	for id in "${rows[@]}"; do
+		[ -z "${res_note[$id]:-}" ] ||
+			echo "note: ${row_label[$id]}: ${res_note[$id]}"
+	done
+	if [ ${#misses[@]} -gt 0 ]; then
+		echo "below target: $(printf '%s, ' "${misses[@]}" | sed 's/, $//')"
+	elif [ "$with_testpmd" = 1 ] && [ "$failed" = 0 ]; then
+		echo "every row meets its target"
+	fi
+	[ "$failed" = 0 ] ||
+		echo "some runs could not be measured (see the notes${out_dir:+ and $out_dir/logs})"
+	echo "runtime ${runtime} s"
+}
+report
+
+if [ -n "$out_dir" ]; then
+	mkdir -p "$out_dir"
+	{
+		echo "row,kind,policy,queue,fwd_lcores,mpps,ratio_5tswap,target,result,samples_mpps,mpps_json,preempted_pct,note"
+		for id in "${rows[@]}"; do
+			printf '%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,"%s"\n' \
+				"$id" "${row_kind[$id]}" \
+				"$([ "${row_kind[$id]}" = switch ] && echo "${row_arg1[$id]}" || echo)" \
+				"${row_arg2[$id]}" "${row_cores[$id]}" \
+				"${res_mpps[$id]}" "${res_ratio[$id]}" \
+				"${row_target[$id]}" "${res_verdict[$id]}" \
+				"${res_samples[$id]}" "${res_json[$id]}" \
+				"${res_steal[$id]}" "${res_note[$id]:-}"
+		done
+	} >"$out_dir/results.csv"
+	json_str() { # escape for a JSON string
+		local s=${1//\\/\\\\}
+		s=${s//\"/\\\"}
+		printf '"%s"' "$s"
+	}
+	json_num() { # nan and empty become null
+		case $1 in nan | "") printf 'null' ;; *) printf '%s' "$1" ;; esac
+	}
+	json_list() { # "a;b|c" -> [a, b, c]
+		local IFS=';|' v out='' first=1
+		for v in $1; do
+			[ "$v" != - ] || continue
+			[ "$first" = 1 ] || out+=", "
+			out+=$(json_num "$v")
+			first=0
+		done
+		printf '[%s]' "$out"
+	}
+	{
+		printf '{\n'
+		printf '  "ofan_switch": %s,\n' "$(json_str "$sw_bin_path")"
+		printf '  "build": %s,\n' "$(json_str "$build_info")"
+		printf '  "in_dev": %s,\n' "$(json_str "$in_dev")"
+		printf '  "out_dev": %s,\n' "$(json_str "$out_dev")"
+		printf '  "traffic": %s,\n' "$(json_str "$traffic")"
+		printf '  "memory": %s,\n' "$(json_str "$mem")"
+		printf '  "main_lcore": %s,\n  "fwd_lcore": %s,\n' \
+			"$main_lcore" "$fwd_lcore"
+		printf '  "duration_s": %s,\n  "warmup_s": %s,\n  "repeat": %s,\n' \
+			"$duration" "$warmup" "$repeat"
+		printf '  "cpu_busy_pct_before": %s,\n  "cpu_busy_pct_after": %s,\n' \
+			"$busy_before" "$busy_after"
+		printf '  "runtime_s": %s,\n' "$runtime"
+		printf '  "testpmd_5tswap_mpps": %s,\n' "$(json_num "$base_mpps")"
+		printf '  "rows": [\n'
+		n=0
+		for id in "${rows[@]}"; do
+			n=$((n + 1))
+			printf '    {"row": %s, "label": %s, "kind": %s, ' \
+				"$(json_str "$id")" \
+				"$(json_str "${row_label[$id]}")" \
+				"$(json_str "${row_kind[$id]}")"
+			if [ "${row_kind[$id]}" = switch ]; then
+				printf '"policy": %s, "queue": %s, ' \
+					"$(json_str "${row_arg1[$id]}")" \
+					"$(json_str "${row_arg2[$id]}")"
+			else
+				printf '"mode": %s, ' "$(json_str "${row_arg1[$id]}")"
+			fi
+			printf '"fwd_lcores": 1, "mpps": %s, "runs_mpps": %s, ' \
+				"$(json_num "${res_mpps[$id]}")" \
+				"$(json_list "${res_all[$id]// /;}")"
+			printf '"samples_mpps": %s, "whole_run_mpps": %s, ' \
+				"$(json_list "${res_samples[$id]}")" \
+				"$(json_list "${res_json[$id]// /;}")"
+			printf '"preempted_pct": %s, ' \
+				"$(json_list "${res_steal[$id]// /;}")"
+			printf '"ratio_5tswap": %s, "target": %s, "result": %s, "note": %s}' \
+				"$(json_num "${res_ratio[$id]}")" \
+				"$(json_num "${row_target[$id]}")" \
+				"$(json_str "${res_verdict[$id]}")" \
+				"$(json_str "${res_note[$id]:-}")"
+			[ "$n" = ${#rows[@]} ] && printf '\n' || printf ',\n'
+		done
+		printf '  ]\n}\n'
+	} >"$out_dir/results.json"
+	rm -rf "$out_dir/logs"
+	cp -r "$logs" "$out_dir/logs"
+	echo "results: $out_dir/results.csv $out_dir/results.json (logs in $out_dir/logs)"
+fi
+[ "$failed" = 0 ] || exit 1
+exit 0
