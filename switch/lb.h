@@ -20,6 +20,7 @@
 #ifndef OFAN_LB_H
 #define OFAN_LB_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 struct ofan_cfg;
@@ -114,6 +115,12 @@ void lb_params_defaults(struct lb_params *p);
 struct lb_ops {
 	const char *name;	/* as written in the config: policy = <name> */
 	const char *summary;	/* one line for --help and README */
+	/*
+	 * What pick() reads, so the engine computes only that: the 5-tuple
+	 * hash (a few dozen instructions per packet) and the queue levels.
+	 */
+	bool uses_flow_hash;
+	bool uses_queue_levels;
 	/*
 	 * Read and validate this policy's own [<name>] section (it may be
 	 * absent: defaults stay).  Called for every registered policy at

@@ -187,6 +187,8 @@ lb_adaptive_dump(void *state,
 const struct lb_ops lb_adaptive_ops = {
 	.name = "adaptive",
 	.summary = "least occupied egress queue, random among ties",
+	.uses_flow_hash = false,
+	.uses_queue_levels = true,
 	.parse = lb_adaptive_parse,
 	.create = lb_adaptive_create,
 	.destroy = lb_adaptive_destroy,

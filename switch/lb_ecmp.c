@@ -143,6 +143,8 @@ lb_ecmp_pick(void *state, const struct lb_pkt *pkts, uint16_t n,
 const struct lb_ops lb_ecmp_ops = {
 	.name = "ecmp",
 	.summary = "per-flow hash onto a bucket table (no reordering)",
+	.uses_flow_hash = true,
+	.uses_queue_levels = false,
 	.parse = NULL,
 	.create = lb_ecmp_create,
 	.destroy = lb_ecmp_destroy,

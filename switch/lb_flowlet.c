@@ -216,6 +216,8 @@ lb_flowlet_dump(void *state,
 const struct lb_ops lb_flowlet_ops = {
 	.name = "flowlet",
 	.summary = "per-flow member until an idle gap, then repick",
+	.uses_flow_hash = true,
+	.uses_queue_levels = true,
 	.parse = lb_flowlet_parse,
 	.create = lb_flowlet_create,
 	.destroy = lb_flowlet_destroy,

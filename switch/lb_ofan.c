@@ -361,6 +361,8 @@ lb_ofan_dump(void *state,
 const struct lb_ops lb_ofan_ops = {
 	.name = "ofan",
 	.summary = "destination-based rotation, exactly even per destination",
+	.uses_flow_hash = false,
+	.uses_queue_levels = false,
 	.parse = lb_ofan_parse,
 	.create = lb_ofan_create,
 	.destroy = lb_ofan_destroy,

@@ -75,6 +75,8 @@ lb_rr_pick(void *state, const struct lb_pkt *pkts, uint16_t n,
 const struct lb_ops lb_rr_ops = {
 	.name = "rr",
 	.summary = "one round-robin counter shared by all destinations",
+	.uses_flow_hash = false,
+	.uses_queue_levels = false,
 	.parse = NULL,
 	.create = lb_rr_create,
 	.destroy = lb_rr_destroy,

@@ -70,6 +70,8 @@ lb_spray_pick(void *state, const struct lb_pkt *pkts, uint16_t n,
 const struct lb_ops lb_spray_ops = {
 	.name = "spray",
 	.summary = "uniform random member per packet",
+	.uses_flow_hash = false,
+	.uses_queue_levels = false,
 	.parse = NULL,
 	.create = lb_spray_create,
 	.destroy = lb_spray_destroy,

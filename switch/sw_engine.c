@@ -543,6 +543,8 @@ sw_worker_input(struct sw_worker *w, uint16_t in_port,
 		.port_cap = w->port_cap,
 	};
 	struct sw_port_stats *rx_st = &w->port_st[in_port];
+	const bool hash_needed = eng->cfg.policy->uses_flow_hash;
+	const bool levels_needed = eng->cfg.policy->uses_queue_levels;
 	uint16_t i, k = 0;
 
 	sw_worker_sync(w);
@@ -586,9 +588,10 @@ sw_worker_input(struct sw_worker *w, uint16_t in_port,
 		l3[k] = info.l3_offset;
 		ect[k] = (info.tos & OFAN_ECN_MASK) != OFAN_ECN_NOT_ECT;
 		dst[k] = info.dst_ip;
-		meta[k].flow_hash = ofan_hash_5tuple(w->hash_seed, info.src_ip,
-						     info.dst_ip, info.src_port,
-						     info.dst_port, info.proto);
+		meta[k].flow_hash = hash_needed ?
+			ofan_hash_5tuple(w->hash_seed, info.src_ip,
+					 info.dst_ip, info.src_port,
+					 info.dst_port, info.proto) : 0;
 		meta[k].kind = info.kind == OFAN_KIND_ACK ? LB_KIND_ACK :
 							    LB_KIND_DATA;
 		k++;
@@ -648,8 +651,10 @@ sw_worker_input(struct sw_worker *w, uint16_t in_port,
 			continue;
 		}
 		sw_worker_queued(q, now_ns);
-		w->port_level[port] = sw_queue_level(q, view.nb_levels);
 		w->port_len[port] = sw_queue_len(q);
+		if (levels_needed)
+			w->port_level[port] = sw_queue_level(q,
+							     view.nb_levels);
 	}
 }
 
@@ -691,7 +696,9 @@ sw_worker_tx_peek(struct sw_worker *w, uint16_t port, uint64_t now_ns,
 	}
 	if (unlikely(q->rate_bps != ps->rate_bps))
 		sw_queue_set_rate(q, ps->rate_bps);
-	return sw_queue_peek(q, now_ns, pkts, max);
+	if (max > SW_MAX_BURST)
+		max = SW_MAX_BURST;
+	return sw_queue_peek(q, now_ns, pkts, w->peek_len, max);
 }
 
 void
@@ -703,10 +710,11 @@ sw_worker_tx_commit(struct sw_worker *w, uint16_t port, uint64_t now_ns,
 	struct sw_port_stats *st = &w->port_st[port];
 	uint16_t nb_dropped, i;
 
-	sw_queue_commit(q, now_ns, pkts, nb_peeked, nb_sent, &nb_dropped);
+	sw_queue_commit(q, now_ns, w->peek_len, nb_peeked, nb_sent,
+			&nb_dropped);
 	st->tx_pkts += nb_sent;
 	for (i = 0; i < nb_sent; i++)
-		st->tx_bytes += pkts[i]->pkt_len;
+		st->tx_bytes += w->peek_len[i];
 	if (nb_dropped != 0) {
 		for (i = nb_sent; i < nb_peeked; i++)
 			rte_pktmbuf_free(pkts[i]);

@@ -69,6 +69,7 @@ struct sw_worker {
 	struct sw_port_stats port_st[SW_MAX_PORTS];
 	uint64_t drops[OFAN_DROP_MAX];
 	uint64_t picks[SW_MAX_PORTS];	/* policy decisions per egress port */
+	uint32_t peek_len[SW_MAX_BURST];	/* lengths of the last peek */
 	/* Set by the worker after it adopted a snapshot; read by control. */
 	volatile uint32_t acked_gen;
 } __rte_cache_aligned;

@@ -30,6 +30,12 @@ sw_queue_init(struct sw_queue *q, const struct sw_queue_config *cfg,
 		q->cap_pkts = (uint32_t)burst * SW_MAX_PORTS;
 		q->cap_bytes = UINT64_MAX;
 	}
+	/*
+	 * Rounded up with 40 fractional bits: exact for len < cap <= 2^20
+	 * (the error len / 2^40 stays below the 1 / cap gap to the next bin).
+	 */
+	q->hist_mult = (((uint64_t)SW_QUEUE_HIST_BINS << 40) + q->cap_pkts - 1) /
+		q->cap_pkts;
 	size = rte_align32pow2(q->cap_pkts + 1);
 	q->ring = rte_zmalloc_socket("sw_queue", size * sizeof(*q->ring),
 				     RTE_CACHE_LINE_SIZE, socket);
@@ -111,7 +117,8 @@ sw_queue_enqueue(struct sw_queue *q, struct rte_mbuf *m, uint16_t l3_offset,
 		sw_queue_mark_ce(m, l3_offset);
 		q->st.ecn_marked++;
 	}
-	bin = (uint32_t)((uint64_t)len * SW_QUEUE_HIST_BINS / q->cap_pkts);
+	/* len < cap_pkts, so the bin is below SW_QUEUE_HIST_BINS. */
+	bin = sw_queue_hist_bin(q, len);
 	q->st.hist[bin]++;
 	q->ring[q->tail & q->mask] = m;
 	q->tail++;
@@ -128,7 +135,7 @@ sw_queue_enqueue(struct sw_queue *q, struct rte_mbuf *m, uint16_t l3_offset,
 
 uint16_t
 sw_queue_peek(struct sw_queue *q, uint64_t now_ns, struct rte_mbuf **pkts,
-	      uint16_t max)
+	      uint32_t *lens, uint16_t max)
 {
 	uint32_t len = sw_queue_len(q);
 	uint64_t t;
@@ -137,8 +144,10 @@ sw_queue_peek(struct sw_queue *q, uint64_t now_ns, struct rte_mbuf **pkts,
 	if (len < max)
 		max = (uint16_t)len;
 	if (q->rate_bps == 0) {
-		for (n = 0; n < max; n++)
+		for (n = 0; n < max; n++) {
 			pkts[n] = q->ring[(q->head + n) & q->mask];
+			lens[n] = pkts[n]->pkt_len;
+		}
 		return max;
 	}
 	/*
@@ -153,21 +162,22 @@ sw_queue_peek(struct sw_queue *q, uint64_t now_ns, struct rte_mbuf **pkts,
 		struct rte_mbuf *m = q->ring[(q->head + n) & q->mask];
 
 		pkts[n] = m;
-		t += ofan_tx_time_ns(m->pkt_len + SW_WIRE_OVERHEAD,
-				     q->rate_bps);
+		lens[n] = m->pkt_len;
+		t += ofan_tx_time_ns(lens[n] + SW_WIRE_OVERHEAD, q->rate_bps);
 	}
 	return n;
 }
 
 void
-sw_queue_commit(struct sw_queue *q, uint64_t now_ns, struct rte_mbuf **pkts,
+sw_queue_commit(struct sw_queue *q, uint64_t now_ns, const uint32_t *lens,
 		uint16_t nb_peeked, uint16_t nb_sent, uint16_t *nb_dropped)
 {
 	uint16_t i, gone = nb_sent;
 	uint64_t sent_bytes = 0;
 
+	/* Sent mbufs belong to the driver now: only their lengths are read. */
 	for (i = 0; i < nb_sent; i++)
-		sent_bytes += pkts[i]->pkt_len;
+		sent_bytes += lens[i];
 	/* They started back to back from next_tx_ns (see sw_queue_peek()). */
 	if (q->rate_bps != 0 && nb_sent > 0)
 		q->next_tx_ns += ofan_tx_time_ns(sent_bytes +
@@ -179,7 +189,7 @@ sw_queue_commit(struct sw_queue *q, uint64_t now_ns, struct rte_mbuf **pkts,
 	if (!q->enabled && nb_peeked > nb_sent) {
 		*nb_dropped = nb_peeked - nb_sent;
 		for (i = nb_sent; i < nb_peeked; i++)
-			q->bytes -= pkts[i]->pkt_len;
+			q->bytes -= lens[i];
 		gone = nb_peeked;
 	}
 	q->bytes -= sent_bytes;

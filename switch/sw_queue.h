@@ -59,6 +59,7 @@ struct sw_queue {
 	uint64_t kmax;
 	double pmax;
 	uint64_t rate_bps;	/* 0 = unshaped */
+	uint64_t hist_mult;	/* bin = (len * hist_mult) >> 40, no division */
 	uint64_t next_tx_ns;	/* shaping: when the link is free again */
 	bool enabled;
 	struct sw_queue_stats st;
@@ -88,10 +89,12 @@ bool sw_queue_enqueue(struct sw_queue *q, struct rte_mbuf *m,
 /*
  * Up to max packets that may be sent at now: all of them when unshaped,
  * otherwise as many as the shaping rate allows.  They stay in the queue
- * until sw_queue_commit().  Returns the count.
+ * until sw_queue_commit().  lens[i] receives the length of pkts[i]: once a
+ * packet is handed to a driver it may be freed, so commit reads only these.
+ * Returns the count.
  */
 uint16_t sw_queue_peek(struct sw_queue *q, uint64_t now_ns,
-		       struct rte_mbuf **pkts, uint16_t max);
+		       struct rte_mbuf **pkts, uint32_t *lens, uint16_t max);
 
 /*
  * The first nb_sent of the peeked packets left; advance the head and the
@@ -100,8 +103,15 @@ uint16_t sw_queue_peek(struct sw_queue *q, uint64_t now_ns,
  * still at pkts[nb_sent..]).
  */
 void sw_queue_commit(struct sw_queue *q, uint64_t now_ns,
-		     struct rte_mbuf **pkts, uint16_t nb_peeked,
+		     const uint32_t *lens, uint16_t nb_peeked,
 		     uint16_t nb_sent, uint16_t *nb_dropped);
+
+/* Histogram bin of an arrival that finds len < cap_pkts packets queued. */
+static inline uint32_t
+sw_queue_hist_bin(const struct sw_queue *q, uint32_t len)
+{
+	return (uint32_t)(((uint64_t)len * q->hist_mult) >> 40);
+}
 
 /* Occupancy level 0 .. nb_levels-1 of the queue, for adaptive policies. */
 static inline uint8_t

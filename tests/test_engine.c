@@ -1526,6 +1526,27 @@ t_ecn_out(void *arg, uint16_t port, struct rte_mbuf *m)
 	chk->nb_ce += ecn == OFAN_ECN_CE;
 }
 
+/* The division-free histogram bin is exactly len * bins / capacity. */
+START_TEST(test_queue_hist_bin)
+{
+	static const uint32_t caps[] = { 1, 3, 40, 1000, 65535, 1u << 20 };
+	struct sw_queue_config qc;
+	struct sw_queue q;
+	unsigned int i;
+	uint32_t len;
+
+	sw_queue_config_defaults(&qc);
+	for (i = 0; i < RTE_DIM(caps); i++) {
+		qc.capacity_pkts = caps[i];
+		ck_assert_int_eq(sw_queue_init(&q, &qc, 32, SOCKET_ID_ANY), 0);
+		for (len = 0; len < caps[i]; len++)
+			ck_assert_uint_eq(sw_queue_hist_bin(&q, len),
+				(uint64_t)len * SW_QUEUE_HIST_BINS / caps[i]);
+		ck_assert_uint_eq(sw_queue_fini(&q), 0);
+	}
+}
+END_TEST
+
 START_TEST(test_queue_ecn)
 {
 	struct sw_config *c = t_cfg_line();
@@ -2479,6 +2500,7 @@ engine_suite(void)
 	tcase_add_test(tc, test_queue_packets);
 	tcase_add_test(tc, test_queue_bytes);
 	tcase_add_test(tc, test_queue_ecn);
+	tcase_add_test(tc, test_queue_hist_bin);
 	tcase_add_test(tc, test_queue_ecn_probability);
 	tcase_add_test(tc, test_queue_partial_commit);
 	tcase_add_test(tc, test_noqueue_tx_full);
