@@ -18,6 +18,7 @@
 #include "ofan_rng.h"
 #include "ofan_wire.h"
 #include "sw_engine.h"
+#include "sw_parse_fast.h"
 
 /* Route index reserved for the switch's own addresses (local delivery). */
 #define SW_ROUTE_LOCAL (SW_MAX_ROUTES)
@@ -545,6 +546,7 @@ sw_worker_input(struct sw_worker *w, uint16_t in_port,
 	struct sw_port_stats *rx_st = &w->port_st[in_port];
 	const bool hash_needed = eng->cfg.policy->uses_flow_hash;
 	const bool levels_needed = eng->cfg.policy->uses_queue_levels;
+	const bool fast_parse = eng->parse_flags == 0;
 	uint16_t i, k = 0;
 
 	sw_worker_sync(w);
@@ -570,12 +572,16 @@ sw_worker_input(struct sw_worker *w, uint16_t in_port,
 
 		rx_st->rx_pkts++;
 		rx_st->rx_bytes += m->pkt_len;
-		if (likely(m->nb_segs == 1))
-			v = ofan_parse(rte_pktmbuf_mtod(m, const uint8_t *),
-				       rte_pktmbuf_data_len(m),
-				       eng->parse_flags, &info);
-		else
+		if (likely(m->nb_segs == 1)) {
+			const uint8_t *f = rte_pktmbuf_mtod(m, const uint8_t *);
+			uint32_t len = rte_pktmbuf_data_len(m);
+
+			v = fast_parse && sw_parse_fast(f, len, &info) ?
+				OFAN_PARSE_OK :
+				ofan_parse(f, len, eng->parse_flags, &info);
+		} else {
 			v = sw_parse_chained(m, eng->parse_flags, &info);
+		}
 		if (unlikely(v != OFAN_PARSE_OK)) {
 			sw_worker_drop(w, in_port, m, (enum ofan_drop)v);
 			continue;

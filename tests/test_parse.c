@@ -23,6 +23,7 @@
 #include "ofan_parse.h"
 #include "ofan_pcap.h"
 #include "ofan_wire.h"
+#include "sw_parse_fast.h"
 
 #define FRAME_MAX	2048
 #define IP(a, b, c, d) \
@@ -227,6 +228,58 @@ START_TEST(test_payload_fill_check)
 		/* Another packet's payload is not this one's. */
 		ck_assert_uint_gt(ofan_payload_check(buf, 77, 1235, len),
 				  len / 2);
+	}
+}
+END_TEST
+
+/* Whatever the switch's fast path accepts, ofan_parse() accepts alike. */
+static void
+fast_matches_full(const uint8_t *f, uint32_t len, unsigned int *nb_fast)
+{
+	struct ofan_pkt_info a, b;
+
+	if (!sw_parse_fast(f, len, &a))
+		return;
+	(*nb_fast)++;
+	ck_assert_int_eq(ofan_parse(f, len, 0, &b), OFAN_PARSE_OK);
+	ck_assert_uint_eq(a.kind, b.kind);
+	ck_assert_uint_eq(a.tos, b.tos);
+	ck_assert_uint_eq(a.l3_offset, b.l3_offset);
+	ck_assert_uint_eq(a.src_ip, b.src_ip);
+	ck_assert_uint_eq(a.dst_ip, b.dst_ip);
+	ck_assert_uint_eq(a.src_port, b.src_port);
+	ck_assert_uint_eq(a.dst_port, b.dst_port);
+	ck_assert_uint_eq(a.proto, b.proto);
+}
+
+START_TEST(test_fast_path_agrees)
+{
+	static const uint8_t flips[] = { 0x01, 0x02, 0x10, 0x40, 0x80, 0xff };
+	struct ofan_pkt_spec spec = std_spec();
+	uint8_t frames[2][128], f[128];
+	unsigned int nb_fast = 0, k, x;
+	int len[2];
+	uint32_t i, l;
+
+	len[0] = ofan_build_data(frames[0], sizeof(frames[0]), &spec);
+	len[1] = ofan_build_ack(frames[1], sizeof(frames[1]), &spec, &std_ext);
+	for (k = 0; k < 2; k++) {
+		ck_assert_int_gt(len[k], 0);
+		/* The common frames take the fast path. */
+		nb_fast = 0;
+		fast_matches_full(frames[k], (uint32_t)len[k], &nb_fast);
+		ck_assert_uint_eq(nb_fast, 1);
+		/* Every truncation, and every byte mutated several ways. */
+		for (l = 0; l <= (uint32_t)len[k]; l++)
+			fast_matches_full(frames[k], l, &nb_fast);
+		for (i = 0; i < (uint32_t)len[k]; i++)
+			for (x = 0; x < sizeof(flips); x++) {
+				memcpy(f, frames[k], (size_t)len[k]);
+				f[i] ^= flips[x];
+				fast_matches_full(f, (uint32_t)len[k], &nb_fast);
+			}
+		/* Mutations of payload and MACs stay on the fast path. */
+		ck_assert_uint_gt(nb_fast, 12 * sizeof(flips));
 	}
 }
 END_TEST
@@ -1212,6 +1265,7 @@ parse_suite(void)
 	tcase_add_test(tc, test_checksum_known_header);
 	tcase_add_test(tc, test_build_data_bytes);
 	tcase_add_test(tc, test_payload_fill_check);
+	tcase_add_test(tc, test_fast_path_agrees);
 	tcase_add_test(tc, test_build_data_sizes);
 	tcase_add_test(tc, test_build_data_payload_varies);
 	tcase_add_test(tc, test_build_ack_bytes);

@@ -5,14 +5,16 @@
  * Every input is parsed with each combination of parse flags.  Besides
  * the sanitizers catching reads past the input, the harness checks what a
  * caller relies on: the result is OK or a parser drop reason, and on OK
- * every offset and size points inside the frame.  A violation aborts, which
- * libFuzzer reports as a crash.
+ * every offset and size points inside the frame, and the switch's fast
+ * path accepts nothing that ofan_parse() rejects, with the same values.
+ * A violation aborts, which libFuzzer reports as a crash.
  */
 #include <stdint.h>
 #include <stdlib.h>
 
 #include "ofan_parse.h"
 #include "ofan_wire.h"
+#include "../../switch/sw_parse_fast.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -59,6 +61,17 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (size > UINT32_MAX)
 		return 0;
+	if (sw_parse_fast(data, (uint32_t)size, &info)) {
+		struct ofan_pkt_info full;
+
+		if (ofan_parse(data, (uint32_t)size, 0, &full) != OFAN_PARSE_OK ||
+		    full.kind != info.kind || full.tos != info.tos ||
+		    full.l3_offset != info.l3_offset ||
+		    full.src_ip != info.src_ip || full.dst_ip != info.dst_ip ||
+		    full.src_port != info.src_port ||
+		    full.dst_port != info.dst_port || full.proto != info.proto)
+			abort();
+	}
 	for (i = 0; i < sizeof(flag_sets) / sizeof(flag_sets[0]); i++) {
 		ret = ofan_parse(data, (uint32_t)size, flag_sets[i], &info);
 		if (ret == OFAN_PARSE_OK)
