@@ -7,6 +7,7 @@ if [ ! -f build/build.ninja ]; then
 fi
 ninja -C build >build/ninja.log 2>&1 || { cat build/ninja.log >&2; exit 1; }
 # Traffic the example configs replay (deterministic; regenerated when missing).
+mkdir -p configs/traffic
 if [ ! -f configs/traffic/leaf-hosts.pcap ]; then
 	build/tests/tools/ofan-pcapgen flows --out configs/traffic/leaf-hosts.pcap \
 		--count 1000 --flows 1000 --size 512 --src-ip 10.0.0.1 \
