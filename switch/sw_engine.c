@@ -534,9 +534,8 @@ sw_worker_input(struct sw_worker *w, uint16_t in_port,
 	struct rte_mbuf *fwd[SW_MAX_BURST];
 	uint16_t l3[SW_MAX_BURST];
 	uint8_t ect[SW_MAX_BURST];
-	uint32_t dst[SW_MAX_BURST];
-	uint32_t hop[SW_MAX_BURST];
 	uint16_t pick[SW_MAX_BURST];
+	uint64_t rx_bytes = 0;
 	struct lb_view view = {
 		.port_level = w->port_level,
 		.nb_levels = eng->cfg.lb.adaptive.nb_levels,
@@ -565,13 +564,16 @@ sw_worker_input(struct sw_worker *w, uint16_t in_port,
 		return;
 	}
 
-	/* Parse: keep forwardable packets, answer ARP, drop the rest. */
+	/*
+	 * One pass: parse, answer ARP, look the route up, and collect what
+	 * the policy needs; everything else is dropped under its reason.
+	 */
 	for (i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
+		uint32_t hop;
 		int v;
 
-		rx_st->rx_pkts++;
-		rx_st->rx_bytes += m->pkt_len;
+		rx_bytes += m->pkt_len;
 		if (likely(m->nb_segs == 1)) {
 			const uint8_t *f = rte_pktmbuf_mtod(m, const uint8_t *);
 			uint32_t len = rte_pktmbuf_data_len(m);
@@ -590,48 +592,32 @@ sw_worker_input(struct sw_worker *w, uint16_t in_port,
 			sw_worker_arp(w, in_port, m, &info, now_ns);
 			continue;
 		}
+		if (unlikely(rte_lpm_lookup(eng->fib, info.dst_ip, &hop) != 0)) {
+			sw_worker_drop(w, in_port, m, OFAN_DROP_NO_ROUTE);
+			continue;
+		}
+		if (unlikely(hop == SW_ROUTE_LOCAL)) {
+			sw_worker_drop(w, in_port, m, OFAN_DROP_NOT_FOR_US);
+			continue;
+		}
 		fwd[k] = m;
 		l3[k] = info.l3_offset;
 		ect[k] = (info.tos & OFAN_ECN_MASK) != OFAN_ECN_NOT_ECT;
-		dst[k] = info.dst_ip;
 		meta[k].flow_hash = hash_needed ?
 			ofan_hash_5tuple(w->hash_seed, info.src_ip,
 					 info.dst_ip, info.src_port,
 					 info.dst_port, info.proto) : 0;
 		meta[k].kind = info.kind == OFAN_KIND_ACK ? LB_KIND_ACK :
 							    LB_KIND_DATA;
+		meta[k].grp = &w->groups[eng->route_group[hop]];
+		meta[k].dst_key = eng->route_key[hop];
 		k++;
 	}
+	rx_st->rx_pkts += n;
+	rx_st->rx_bytes += rx_bytes;
 	if (k == 0)
 		return;
-
-	/* FIB: route -> group and destination key. */
-	rte_lpm_lookup_bulk(eng->fib, dst, hop, k);
-	n = 0;
-	for (i = 0; i < k; i++) {
-		uint32_t r;
-
-		if (unlikely(!(hop[i] & RTE_LPM_LOOKUP_SUCCESS))) {
-			sw_worker_drop(w, in_port, fwd[i], OFAN_DROP_NO_ROUTE);
-			continue;
-		}
-		r = hop[i] & 0x00ffffff;
-		if (unlikely(r == SW_ROUTE_LOCAL)) {
-			sw_worker_drop(w, in_port, fwd[i],
-				       OFAN_DROP_NOT_FOR_US);
-			continue;
-		}
-		fwd[n] = fwd[i];
-		l3[n] = l3[i];
-		ect[n] = ect[i];
-		meta[n].flow_hash = meta[i].flow_hash;
-		meta[n].kind = meta[i].kind;
-		meta[n].grp = &w->groups[eng->route_group[r]];
-		meta[n].dst_key = eng->route_key[r];
-		n++;
-	}
-	if (n == 0)
-		return;
+	n = k;
 
 	/* The one pluggable stage. */
 	eng->cfg.policy->pick(w->lb_state, meta, n, &view, now_ns, pick);
