@@ -20,41 +20,6 @@ set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
-# host_setup NAME BUILD_ROOT SOURCE_ROOT: lib.sh's ofan_setup for a test
-# that needs only ofan-host.  Sets HOST, CHECK, TMP, EAL, RUNDIR.
-host_setup() {
-	T_NAME=$1
-	if [ $# -ne 3 ]; then
-		echo "usage: $0 BUILD_ROOT SOURCE_ROOT" >&2
-		exit 2
-	fi
-	BUILD=$(cd "$2" && pwd)
-	SRC=$(cd "$3" && pwd)
-	HOST=$BUILD/host/ofan-host
-	if [ ! -x "$HOST" ]; then
-		echo "FAIL: $HOST is not built" >&2
-		exit 1
-	fi
-	[ -x "$OFAN_PY" ] || skip "$OFAN_PY not found (scripts/install-deps.sh)"
-	CHECK=("$OFAN_PY" "$SRC/tests/eal/pcapcheck.py")
-	PREFIX=ofan_t_${T_NAME}_$$
-	if [ -n "${RUNTIME_DIRECTORY:-}" ]; then
-		RUNDIR=$RUNTIME_DIRECTORY/dpdk/$PREFIX
-	elif [ "$(id -u)" -eq 0 ]; then
-		RUNDIR=/var/run/dpdk/$PREFIX
-	else
-		RUNDIR=${XDG_RUNTIME_DIR:-/tmp}/dpdk/$PREFIX
-	fi
-	EAL=(--no-huge -m 512 --no-pci --file-prefix "$PREFIX" -l 0
-	     --log-level=error)
-	trap ofan_cleanup EXIT
-	trap 'exit 143' TERM
-	trap 'exit 130' INT
-	trap 'exit 129' HUP
-	trap 'exit 141' PIPE
-	TMP=$(mktemp -d "${TMPDIR:-/tmp}/ofan_t_${T_NAME}.XXXXXX")
-	echo "== $T_NAME: $HOST (EAL prefix $PREFIX, files in $TMP)"
-}
 
 # hs_run TAG ARGS...: run `timeout 60 ofan-host ARGS`, stdout and stderr
 # in $TMP/TAG.out and $TMP/TAG.err.  Sets SW_RC (for lib.sh's expect_rc).
@@ -70,7 +35,8 @@ hs_run() {
 	ofan_forget "$pid"
 }
 
-host_setup host_b2b "$@"
+OFAN_NEEDS=(host/ofan-host)
+ofan_setup host_b2b "$@"
 
 POLICIES=(fixed ops reps plb mp flowlet)
 PATTERNS=(alltoall ring_allreduce)

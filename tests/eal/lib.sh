@@ -52,7 +52,10 @@ skip() {
 	exit 77
 }
 
-# ofan_setup NAME BUILD_ROOT SOURCE_ROOT
+# ofan_setup NAME BUILD_ROOT SOURCE_ROOT: sets BUILD, SRC, SWITCH, HOST,
+# PCAPGEN, CHECK, PREFIX, RUNDIR, EAL and TMP, and the cleanup traps.  The
+# binaries the test needs are checked: those named in OFAN_NEEDS (paths
+# relative to BUILD_ROOT), by default ofan-switch and ofan-pcapgen.
 ofan_setup() {
 	T_NAME=$1
 	if [ $# -ne 3 ]; then
@@ -61,12 +64,18 @@ ofan_setup() {
 	fi
 	BUILD=$(cd "$2" && pwd)
 	SRC=$(cd "$3" && pwd)
+	# shellcheck disable=SC2034  # used by the scripts that source this
 	SWITCH=$BUILD/switch/ofan-switch
+	# shellcheck disable=SC2034
+	HOST=$BUILD/host/ofan-host
+	# shellcheck disable=SC2034
 	PCAPGEN=$BUILD/tests/tools/ofan-pcapgen
-	local b
-	for b in "$SWITCH" "$PCAPGEN"; do
-		if [ ! -x "$b" ]; then
-			echo "FAIL: $b is not built" >&2
+	local needs=(${OFAN_NEEDS[@]+"${OFAN_NEEDS[@]}"}) b
+	[ ${#needs[@]} -gt 0 ] ||
+		needs=(switch/ofan-switch tests/tools/ofan-pcapgen)
+	for b in "${needs[@]}"; do
+		if [ ! -x "$BUILD/$b" ]; then
+			echo "FAIL: $BUILD/$b is not built" >&2
 			exit 1
 		fi
 	done
@@ -89,7 +98,7 @@ ofan_setup() {
 	trap 'exit 129' HUP
 	trap 'exit 141' PIPE
 	TMP=$(mktemp -d "${TMPDIR:-/tmp}/ofan_t_${T_NAME}.XXXXXX")
-	echo "== $T_NAME: $SWITCH (EAL prefix $PREFIX, files in $TMP)"
+	echo "== $T_NAME: EAL prefix $PREFIX, files in $TMP"
 }
 
 # Forget a PID once it has been waited for (it may be reused later).
