@@ -66,6 +66,7 @@
 #include "sw_config.h"
 #include "sw_engine.h"
 #include "sw_queue.h"
+#include "eal_suite.h"
 
 #define T_US OFAN_NS_PER_US
 #define T_MS OFAN_NS_PER_MS
@@ -1106,69 +1107,8 @@ host_suite(void)
 	return s;
 }
 
-/* Remove what EAL left under /var/run/dpdk/<prefix>, if anything. */
-static int
-t_rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
-static void
-t_remove_runtime_dir(const char *dir)
-{
-	struct stat st;
-
-	if (dir[0] == '\0' || stat(dir, &st) != 0)
-		return;
-	if (nftw(dir, t_rm_entry, 8, FTW_DEPTH | FTW_PHYS) != 0)
-		fprintf(stderr, "test_host: cannot remove %s\n", dir);
-}
-
 int
 main(void)
 {
-	char prefix[64], runtime_dir[512] = "";
-	char *eal_argv[] = {
-		(char *)"test_host", (char *)"--no-huge", (char *)"-m",
-		(char *)"512", (char *)"--no-pci", (char *)"--file-prefix",
-		prefix, (char *)"-l", (char *)"0",
-		(char *)"--log-level=error", NULL,
-	};
-	int eal_argc = RTE_DIM(eal_argv) - 1;
-	SRunner *sr;
-	int nb_failed;
-
-	snprintf(prefix, sizeof(prefix), "ofan_test_host_%d", (int)getpid());
-	if (rte_eal_init(eal_argc, eal_argv) < 0) {
-		fprintf(stderr, "test_host: rte_eal_init failed: %s\n",
-			rte_strerror(rte_errno));
-		return EXIT_FAILURE;
-	}
-	snprintf(runtime_dir, sizeof(runtime_dir), "%s",
-		 rte_eal_get_runtime_dir());
-	t_pool = rte_pktmbuf_pool_create("t_pool", T_NB_MBUFS, 0, 0,
-					 RTE_MBUF_DEFAULT_BUF_SIZE,
-					 SOCKET_ID_ANY);
-	if (t_pool == NULL) {
-		fprintf(stderr, "test_host: no mbuf pool: %s\n",
-			rte_strerror(rte_errno));
-		rte_eal_cleanup();
-		t_remove_runtime_dir(runtime_dir);
-		return EXIT_FAILURE;
-	}
-
-	sr = srunner_create(host_suite());
-	/* EAL is initialised: a forked child must never touch it. */
-	srunner_set_fork_status(sr, CK_NOFORK);
-	srunner_run_all(sr, CK_NORMAL);
-	nb_failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-
-	rte_mempool_free(t_pool);
-	rte_eal_cleanup();
-	t_remove_runtime_dir(runtime_dir);
-	return nb_failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return t_eal_run_suite("test_host", host_suite(), T_NB_MBUFS, &t_pool);
 }
