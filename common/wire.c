@@ -32,16 +32,39 @@ uint16_t
 ofan_ipv4_checksum(const struct ofan_ipv4_hdr *ip, unsigned int ihl_bytes)
 {
 	const uint8_t *p = (const uint8_t *)ip;
-	uint32_t sum = 0;
-	unsigned int i;
+	uint64_t sum = 0;
+	unsigned int i = 0;
+	uint32_t w;
+	uint16_t h;
 
-	for (i = 0; i + 1 < ihl_bytes; i += 2)
-		sum += (uint32_t)p[i] << 8 | p[i + 1];
-	if (ihl_bytes & 1)
-		sum += (uint32_t)p[ihl_bytes - 1] << 8;
+	/*
+	 * RFC 1071 in the machine's byte order, 32 bits at a time: the
+	 * one's-complement sum is byte-order independent, so the folded
+	 * result is stored as it is (it is already in network order in
+	 * memory).  Four times fewer steps than adding byte pairs.
+	 */
+	for (; i + 4 <= ihl_bytes; i += 4) {
+		memcpy(&w, p + i, 4);
+		sum += w;
+	}
+	if (i + 2 <= ihl_bytes) {
+		memcpy(&h, p + i, 2);
+		sum += h;
+		i += 2;
+	}
+	if (i < ihl_bytes) {
+		/* A trailing byte is the high byte of a 16-bit word. */
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+		sum += p[i];
+#else
+		sum += (uint32_t)p[i] << 8;
+#endif
+	}
+	sum = (sum & 0xffffffff) + (sum >> 32);
+	sum = (sum & 0xffffffff) + (sum >> 32);
 	sum = (sum & 0xffff) + (sum >> 16);
 	sum = (sum & 0xffff) + (sum >> 16);
-	return htons((uint16_t)~sum);
+	return (uint16_t)~sum;
 }
 
 /*

@@ -100,7 +100,7 @@ hs_config_host(struct ofan_cfg *cfg, struct hs_config *c)
 			      10000ull * 1000000000ull, &c->rate_bps) ||
 	    ofan_cfg_get_double(cfg, sec, "rate_coef", 0, 0.001, 1.0,
 				&c->rate_coef) ||
-	    hs_get_u16(cfg, sec, "mtu", 128, 9000, &c->mtu) ||
+	    hs_get_u16(cfg, sec, "mtu", 50, 9000, &c->mtu) ||
 	    hs_get_u16(cfg, sec, "ack_every", 1, 64, &c->ack_every) ||
 	    ofan_cfg_get_time(cfg, sec, "min_rto", 0, 1000, 60ull * 1000000000ull,
 			      &c->min_rto_ns) ||

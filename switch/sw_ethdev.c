@@ -226,6 +226,27 @@ sw_ethdev_start(uint16_t port_id, uint16_t nb_rxq, uint16_t *nb_txq_io,
 void
 sw_ethdev_close(uint16_t port_id)
 {
+	struct rte_eth_dev_info info;
+	struct rte_mbuf *pkts[64];
+	unsigned int i;
+	uint16_t q, n;
+
+	/*
+	 * Free what is still waiting to be received: a PMD frees its own
+	 * descriptors at close, but a ring pair's rings hold the peer's
+	 * packets, which would otherwise never return to the pool.
+	 */
+	if (rte_eth_dev_info_get(port_id, &info) == 0)
+		for (q = 0; q < info.nb_rx_queues; q++)
+			/* Bounded: some PMDs (net_null) receive forever. */
+			for (i = 0; i < SW_RINGPAIR_SIZE / RTE_DIM(pkts) + 1;
+			     i++) {
+				n = rte_eth_rx_burst(port_id, q, pkts,
+						     RTE_DIM(pkts));
+				if (n == 0)
+					break;
+				rte_pktmbuf_free_bulk(pkts, n);
+			}
 	rte_eth_dev_stop(port_id);
 	rte_eth_dev_close(port_id);
 }

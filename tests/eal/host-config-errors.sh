@@ -19,13 +19,13 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 
-# hs_run TAG ARGS...: run `timeout 60 ofan-host ARGS`, stdout and stderr
+# hs_run TAG ARGS...: run `timeout -k 10 60 ofan-host ARGS`, stdout and stderr
 # in $TMP/TAG.out and $TMP/TAG.err.  Sets SW_RC (for lib.sh's expect_rc).
 hs_run() {
 	local tag=$1 pid
 
 	shift
-	timeout 60 "$HOST" "$@" >"$TMP/$tag.out" 2>"$TMP/$tag.err" &
+	timeout -k 10 60 "$HOST" "$@" >"$TMP/$tag.out" 2>"$TMP/$tag.err" &
 	pid=$!
 	PIDS+=("$pid")
 	SW_RC=0
@@ -128,7 +128,7 @@ bad_config unknown_key \
 write_config bad_number "policy = reps
 mtu = 12abc"
 bad_config bad_number \
-	"ofan-host: $TMP/bad_number.ini:host:mtu: '12abc' is not an integer; expected an integer in [128, 9000]"
+	"ofan-host: $TMP/bad_number.ini:host:mtu: '12abc' is not an integer; expected an integer in [50, 9000]"
 
 write_config bad_pattern "policy = reps" "pattern = butterfly"
 bad_config bad_pattern \

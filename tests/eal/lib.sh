@@ -111,7 +111,7 @@ ofan_forget() {
 	PIDS=("${keep[@]}")
 }
 
-# sw_start TAG ARGS...: start `timeout 60 ofan-switch ARGS` in the
+# sw_start TAG ARGS...: start `timeout -k 10 60 ofan-switch ARGS` in the
 # background (ARGS include the EAL part); stdout and stderr go to
 # $TMP/TAG.out and $TMP/TAG.err.  Sets SW_PID.  With SW_GUARD=0 there is
 # no timeout process: SW_PID is the switch itself (to signal it), and the
