@@ -22,9 +22,8 @@
 #                        rate counts data packets sent by both ranks.
 #
 # Frame sizes: a data frame is 14 + mtu bytes (payload mtu - 40).  The small
-# frame is 14 + --mtu-small (default 128, the lowest [host] mtu that
-# host/hs_config.c accepts: 142 B frames; 64 B frames need mtu = 50, which
-# the loader refuses today); the large one 14 + --mtu-large (default 4136:
+# frame is 14 + --mtu-small (default 50: 64 B frames, 10-byte payloads);
+# the large one 14 + --mtu-large (default 4136:
 # 4 KiB payloads, 4150 B frames).  Each ofan-host row's ratio is to testpmd
 # txonly at exactly its frame size; testpmd at 64 B is printed as a
 # reference when the small frame is not 64 B.
@@ -91,8 +90,8 @@ Runs:
   --no-acks           skip the +ACKs (ring pair) rows
 
 ofan-host:
-  --mtu-small N       [host] mtu of the small frames (default 128, the
-                      loader's minimum; frame = 14 + N bytes)
+  --mtu-small N       [host] mtu of the small frames (default 50, the
+                      loader's minimum: 64 B frames; frame = 14 + N bytes)
   --mtu-large N       [host] mtu of the large frames (default 4136: 4 KiB
                       payload)
   --policy NAME       [host] policy (default fixed; reps, ops, plb, mp,
@@ -134,7 +133,7 @@ sizes=small,large
 verify=no,yes
 with_testpmd=1
 with_acks=1
-mtu_small=128
+mtu_small=50
 mtu_large=4136
 policy=fixed
 ack_every=1
