@@ -228,67 +228,10 @@ if [ "$with_testpmd" = 1 ]; then
 	command -v stdbuf >/dev/null || die "stdbuf (coreutils) not found"
 fi
 
-# Mount points of hugetlbfs, for --hugepages and for the cleanup.
-huge_mounts=()
-while read -r _ mnt fstype _; do
-	[ "$fstype" = hugetlbfs ] && huge_mounts+=("$mnt")
-done </proc/mounts
-if [ "$hugepages" = 1 ]; then
-	[ ${#huge_mounts[@]} -gt 0 ] ||
-		die "--hugepages: no hugetlbfs is mounted; as root: mkdir -p /dev/hugepages && mount -t hugetlbfs nodev /dev/hugepages && echo 1024 > /proc/sys/vm/nr_hugepages"
-	free_pages=$(awk '/^HugePages_Free:/ { print $2 }' /proc/meminfo)
-	[ "${free_pages:-0}" -gt 0 ] ||
-		die "--hugepages: hugetlbfs is mounted but no hugepage is free (HugePages_Free = ${free_pages:-0}); as root: echo 1024 > /proc/sys/vm/nr_hugepages"
-fi
-
-# This script's own polling (date, grep, sleep) runs on the main lcore's
-# CPU, never on the forwarding one.  The programs inherit that CPU for
-# their main and control threads; EAL pins the forwarding lcore itself.
-if command -v taskset >/dev/null; then
-	taskset -pc "$main_lcore" $$ >/dev/null 2>&1 ||
-		echo "$prog: warning: cannot pin this script to CPU $main_lcore" >&2
-fi
-
-# ---- clean-up: only what this script started or created ----
-
-work=$(mktemp -d "${TMPDIR:-/tmp}/ofan-bench.XXXXXX")
-run_pid=
-prefixes=()
-
-# Called by the EXIT trap.
-# shellcheck disable=SC2317
-cleanup() {
-	local p m
-	if [ -n "$run_pid" ] && kill -0 "$run_pid" 2>/dev/null; then
-		kill -INT "$run_pid" 2>/dev/null || true
-		for _ in 1 2 3 4 5 6 7 8 9 10; do
-			kill -0 "$run_pid" 2>/dev/null || break
-			sleep 0.2
-		done
-		kill -KILL "$run_pid" 2>/dev/null || true
-		wait "$run_pid" 2>/dev/null || true
-	fi
-	for p in "${prefixes[@]}"; do
-		rm -rf "/var/run/dpdk/$p"
-		for m in "${huge_mounts[@]}"; do
-			rm -f "$m/${p}"map_*
-		done
-	done
-	rm -rf "$work"
-}
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-
-# Run a copy, so that a rebuild during the benchmark cannot mix binaries,
-# and say which build it was.
-build_info="$(date -r "$sw_bin" '+built %F %T')"
-if git -C "$root" rev-parse --short HEAD >/dev/null 2>&1; then
-	build_info+=", git $(git -C "$root" rev-parse --short HEAD)"
-	nb_dirty=$(git -C "$root" status --porcelain --untracked-files=no 2>/dev/null | wc -l)
-	[ "$nb_dirty" = 0 ] || build_info+=" + $nb_dirty modified files"
-fi
-cp "$sw_bin" "$work/ofan-switch"
+# shellcheck source=testbed/bench-lib.sh
+. "$root/testbed/bench-lib.sh"
+bench_setup bench
+bench_copy_binary "$sw_bin"
 sw_bin_path=$sw_bin
 sw_bin=$work/ofan-switch
 

@@ -1,0 +1,76 @@
+# shellcheck shell=bash disable=SC2154  # prog, root, hugepages, main_lcore: the caller's
+# Shared set-up of the benchmarks (bench-switch.sh, bench-host.sh), sourced
+# after their options are parsed.  It uses the caller's variables prog,
+# root, hugepages (0/1) and main_lcore, and defines huge_mounts, work,
+# run_pid, prefixes (EAL file prefixes to clean), build_info, and the
+# cleanup trap, which ends only the process this script started (run_pid)
+# and removes only what it created.
+
+# bench_setup KIND: check hugepages, pin this script, make the work
+# directory and install the traps.  KIND names the temp directory.
+bench_setup() {
+	local free_pages
+
+	# Mount points of hugetlbfs, for --hugepages and for the cleanup.
+	huge_mounts=()
+	while read -r _ mnt fstype _; do
+		[ "$fstype" = hugetlbfs ] && huge_mounts+=("$mnt")
+	done </proc/mounts
+	if [ "$hugepages" = 1 ]; then
+		[ ${#huge_mounts[@]} -gt 0 ] ||
+			die "--hugepages: no hugetlbfs is mounted; as root: mkdir -p /dev/hugepages && mount -t hugetlbfs nodev /dev/hugepages && echo 1024 > /proc/sys/vm/nr_hugepages"
+		free_pages=$(awk '/^HugePages_Free:/ { print $2 }' /proc/meminfo)
+		[ "${free_pages:-0}" -gt 0 ] ||
+			die "--hugepages: hugetlbfs is mounted but no hugepage is free (HugePages_Free = ${free_pages:-0}); as root: echo 1024 > /proc/sys/vm/nr_hugepages"
+	fi
+	# This script's own polling (date, grep, sleep) runs on the main
+	# lcore's CPU, never on the measured one.  The programs inherit that
+	# CPU for their main and control threads; EAL pins the measured lcore.
+	if command -v taskset >/dev/null; then
+		taskset -pc "$main_lcore" $$ >/dev/null 2>&1 ||
+			echo "$prog: warning: cannot pin this script to CPU $main_lcore" >&2
+	fi
+	work=$(mktemp -d "${TMPDIR:-/tmp}/ofan-$1.XXXXXX")
+	run_pid=
+	prefixes=()
+	trap bench_cleanup EXIT
+	trap 'exit 130' INT
+	trap 'exit 143' TERM
+}
+
+# Called by the EXIT trap.
+# shellcheck disable=SC2317
+bench_cleanup() {
+	local p m
+	if [ -n "$run_pid" ] && kill -0 "$run_pid" 2>/dev/null; then
+		kill -INT "$run_pid" 2>/dev/null || true
+		for _ in 1 2 3 4 5 6 7 8 9 10; do
+			kill -0 "$run_pid" 2>/dev/null || break
+			sleep 0.2
+		done
+		kill -KILL "$run_pid" 2>/dev/null || true
+		wait "$run_pid" 2>/dev/null || true
+	fi
+	for p in "${prefixes[@]}"; do
+		rm -rf "/var/run/dpdk/$p"
+		for m in "${huge_mounts[@]}"; do
+			rm -f "$m/${p}"map_*
+		done
+	done
+	rm -rf "$work"
+}
+
+# bench_copy_binary PATH: copy the binary into the work directory (a rebuild
+# during the benchmark cannot mix binaries), set build_info to which build it
+# was, and print the copy's path.
+bench_copy_binary() {
+	local nb_dirty
+
+	build_info="$(date -r "$1" '+built %F %T')"
+	if git -C "$root" rev-parse --short HEAD >/dev/null 2>&1; then
+		build_info+=", git $(git -C "$root" rev-parse --short HEAD)"
+		nb_dirty=$(git -C "$root" status --porcelain --untracked-files=no 2>/dev/null | wc -l)
+		[ "$nb_dirty" = 0 ] || build_info+=" + $nb_dirty modified files"
+	fi
+	cp "$1" "$work/$(basename "$1")"
+}
