@@ -29,6 +29,12 @@ enum hs_sflow_state { HS_WAITING = 0, HS_ACTIVE, HS_DONE };
 /* A flow this host sends. */
 struct hs_sflow {
 	const struct hs_flow_spec *spec;
+	/*
+	 * Headers of a full-size data packet of this flow: every such packet
+	 * differs only in its EV and PSN (the IPv4 checksum covers neither),
+	 * so they are copied and patched instead of built field by field.
+	 */
+	uint8_t hdr[OFAN_DATA_HDRS_SIZE];
 	struct hs_tx tx;
 	void *lb;		/* policy state */
 	uint64_t *evs_seen;	/* bitmap over the EV range */
@@ -241,6 +247,48 @@ hs_host_free(struct hs_host *h)
 	free(h);
 }
 
+static void hs_fill_spec(const struct hs_host *h, struct ofan_pkt_spec *sp,
+			 uint32_t dst_ip, uint16_t ev, uint32_t flow,
+			 uint32_t psn);
+
+/* Build s->hdr: the headers ofan_build_data() writes for a full packet. */
+static void
+hs_flow_template(const struct hs_host *h, struct hs_sflow *s)
+{
+	struct ofan_pkt_spec sp;
+	uint8_t *buf = malloc(OFAN_DATA_HDRS_SIZE + h->cfg->mss);
+
+	memset(s->hdr, 0, sizeof(s->hdr));
+	if (buf == NULL)
+		return;
+	hs_fill_spec(h, &sp, s->dst_ip, 0, s->spec->id, 0);
+	sp.tos = h->cfg->ecn;
+	sp.payload_size = h->cfg->mss;
+	if (ofan_build_data(buf, OFAN_DATA_HDRS_SIZE + h->cfg->mss, &sp) > 0)
+		memcpy(s->hdr, buf, sizeof(s->hdr));
+	free(buf);
+}
+
+/* A full-size data packet from the template; returns the frame size. */
+static inline int
+hs_build_full(const struct hs_sflow *s, uint8_t *f, uint16_t ev,
+	      uint32_t psn, uint16_t mss)
+{
+	const uint32_t udp = OFAN_ETH_HDR_SIZE + OFAN_IPV4_HDR_SIZE;
+	const uint32_t bth = udp + OFAN_UDP_HDR_SIZE;
+
+	memcpy(f, s->hdr, sizeof(s->hdr));
+	f[udp] = (uint8_t)(ev >> 8);
+	f[udp + 1] = (uint8_t)ev;
+	/* BTH PSN: 24 bits after the ack-request byte. */
+	f[bth + 9] = (uint8_t)(psn >> 16);
+	f[bth + 10] = (uint8_t)(psn >> 8);
+	f[bth + 11] = (uint8_t)psn;
+	ofan_payload_fill(f + OFAN_DATA_HDRS_SIZE, s->spec->id + HS_QP_OFFSET,
+			  psn & 0xffffff, mss);
+	return OFAN_DATA_HDRS_SIZE + mss;
+}
+
 /* Something may have become sendable: an idle pacer banks no credit. */
 static inline void
 hs_pacer_wake(struct hs_host *h, uint64_t now)
@@ -268,6 +316,7 @@ hs_flow_activate(struct hs_host *h, uint32_t si, uint64_t now)
 		return;
 	}
 	c->policy->init(s->lb, &c->hlb, &h->rng, now);
+	hs_flow_template(h, s);
 	s->cwnd = c->window_pkts;
 	s->state = HS_ACTIVE;
 	s->start_ns = now;
@@ -665,11 +714,21 @@ hs_next_data(struct hs_host *h, uint64_t now, uint32_t *wire_bytes)
 			s->evs_seen[off / 64] |= 1ull << (off % 64);
 			s->distinct_evs++;
 		}
-		hs_fill_spec(h, &sp, s->dst_ip, ev, s->spec->id, psn);
-		sp.tos = c->ecn;
 		sp.payload_size = hs_tx_payload_size(&s->tx, psn);
-		len = ofan_build_data(rte_pktmbuf_mtod(m, uint8_t *),
-				      rte_pktmbuf_tailroom(m), &sp);
+		if (likely(sp.payload_size == c->mss &&
+			   rte_pktmbuf_tailroom(m) >= OFAN_DATA_HDRS_SIZE +
+			   c->mss)) {
+			len = hs_build_full(s, rte_pktmbuf_mtod(m, uint8_t *),
+					    ev, psn, c->mss);
+		} else {
+			uint16_t size = sp.payload_size;
+
+			hs_fill_spec(h, &sp, s->dst_ip, ev, s->spec->id, psn);
+			sp.tos = c->ecn;
+			sp.payload_size = size;
+			len = ofan_build_data(rte_pktmbuf_mtod(m, uint8_t *),
+					      rte_pktmbuf_tailroom(m), &sp);
+		}
 		if (len < 0) {
 			rte_pktmbuf_free(m);
 			h->st.alloc_failed++;
