@@ -373,66 +373,6 @@ new_prefix() {
 	prefixes+=("$prefix")
 }
 
-# How much of the run the generating thread spent runnable but not running:
-# scheduler wait time from /proc/PID/task/TID/schedstat between the first
-# and the last look.  The thread is ofan-host's main thread (its loop runs
-# on the main lcore) or testpmd's rte-worker-FWD.
-steal_t0='' steal_w0='' steal_t1='' steal_w1='' steal_comm=''
-sample_worker() {
-	local t comm now wait
-	for t in /proc/"$run_pid"/task/*; do
-		if [ -n "$steal_comm" ]; then
-			read -r comm 2>/dev/null <"$t/comm" || continue
-			[ "$comm" = "$steal_comm" ] || continue
-		elif [ "${t##*/}" != "$run_pid" ]; then
-			continue
-		fi
-		read -r _ wait _ 2>/dev/null <"$t/schedstat" || return 0
-		now=$(date +%s%N)
-		if [ -z "$steal_t0" ]; then
-			steal_t0=$now
-			steal_w0=$wait
-		else
-			steal_t1=$now
-			steal_w1=$wait
-		fi
-		return 0
-	done
-}
-steal_reset() { # thread name, empty for the main thread
-	steal_t0='' steal_w0='' steal_t1='' steal_w1='' steal_comm=$1
-}
-steal_pct() {
-	if [ -n "$steal_t1" ] && [ "$steal_t1" -gt "$steal_t0" ]; then
-		awk -v w=$((steal_w1 - steal_w0)) -v t=$((steal_t1 - steal_t0)) \
-			'BEGIN { printf "%.1f\n", 100 * w / t }'
-	else
-		echo nan
-	fi
-}
-
-# Wait for run_pid until it exits or deadline (epoch seconds) passes; then
-# SIGINT, and SIGKILL 5 s later.  Sets run_rc.
-wait_run() {
-	local deadline=$1
-	while kill -0 "$run_pid" 2>/dev/null; do
-		sample_worker
-		if [ "$(date +%s)" -ge "$deadline" ]; then
-			echo "$prog: pid $run_pid overran its time; interrupting it" >&2
-			kill -INT "$run_pid" 2>/dev/null || true
-			for _ in $(seq 25); do
-				kill -0 "$run_pid" 2>/dev/null || break
-				sleep 0.2
-			done
-			kill -KILL "$run_pid" 2>/dev/null || true
-			break
-		fi
-		sleep 0.2
-	done
-	run_rc=0
-	wait "$run_pid" || run_rc=$?
-	run_pid=
-}
 
 # Results of the last run: mpps (steady state), nb_samples, samples,
 # whole-run mpps (ofan-host only), preempted, note.

@@ -389,62 +389,6 @@ new_prefix() {
 	prefixes+=("$prefix")
 }
 
-# How much of the run the forwarding thread spent runnable but not running
-# (other processes on its core): the scheduler's wait time of the thread
-# rte-worker-FWD from /proc/PID/task/TID/schedstat, between the first and
-# the last look.  sample_worker is called while the process runs.
-steal_t0='' steal_w0='' steal_t1='' steal_w1=''
-sample_worker() {
-	local t comm now wait
-	for t in /proc/"$run_pid"/task/*; do
-		read -r comm 2>/dev/null <"$t/comm" || continue
-		[ "$comm" = "rte-worker-$fwd_lcore" ] || continue
-		read -r _ wait _ 2>/dev/null <"$t/schedstat" || return 0
-		now=$(date +%s%N)
-		if [ -z "$steal_t0" ]; then
-			steal_t0=$now
-			steal_w0=$wait
-		else
-			steal_t1=$now
-			steal_w1=$wait
-		fi
-		return 0
-	done
-}
-steal_reset() {
-	steal_t0='' steal_w0='' steal_t1='' steal_w1=''
-}
-steal_pct() {
-	if [ -n "$steal_t1" ] && [ "$steal_t1" -gt "$steal_t0" ]; then
-		awk -v w=$((steal_w1 - steal_w0)) -v t=$((steal_t1 - steal_t0)) \
-			'BEGIN { printf "%.1f\n", 100 * w / t }'
-	else
-		echo nan
-	fi
-}
-
-# Wait for run_pid until it exits or deadline (epoch seconds) passes; then
-# SIGINT, and SIGKILL 5 s later.  Sets run_rc.
-wait_run() {
-	local deadline=$1
-	while kill -0 "$run_pid" 2>/dev/null; do
-		sample_worker
-		if [ "$(date +%s)" -ge "$deadline" ]; then
-			echo "$prog: pid $run_pid overran its time; interrupting it" >&2
-			kill -INT "$run_pid" 2>/dev/null || true
-			for _ in $(seq 25); do
-				kill -0 "$run_pid" 2>/dev/null || break
-				sleep 0.2
-			done
-			kill -KILL "$run_pid" 2>/dev/null || true
-			break
-		fi
-		sleep 0.2
-	done
-	run_rc=0
-	wait "$run_pid" || run_rc=$?
-	run_pid=
-}
 
 # Results of the last run: mpps (steady state), nb_samples, samples,
 # whole-run mpps from JSON (switch only), preempted (% of the time the
@@ -465,7 +409,7 @@ run_switch() { # policy queue logbase
 		--config "$cfg" --duration "$duration" --stats-json "$json" \
 		>"$base.out" 2>"$base.err" </dev/null &
 	run_pid=$!
-	steal_reset
+	steal_reset "rte-worker-$fwd_lcore"
 	wait_run $(($(date +%s) + duration + 60))
 	preempted=$(steal_pct)
 	rm -rf "/var/run/dpdk/$prefix"
@@ -516,7 +460,7 @@ run_testpmd() { # mode logbase
 		--total-num-mbufs="$mbufs" --stats-period 1 \
 		--no-lsc-interrupt >"$base.out" 2>"$base.err" </dev/null &
 	run_pid=$!
-	steal_reset
+	steal_reset "rte-worker-$fwd_lcore"
 	# testpmd prints its first block as forwarding starts (no rate yet),
 	# then one every 1 to 2 s (it sleeps a whole second between looks at
 	# the clock); each block's rates cover the time since the previous
