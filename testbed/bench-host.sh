@@ -474,7 +474,7 @@ run_host() { # kind(txonly|acks) mtu verify logbase
 
 # dpdk-testpmd txonly at one frame size; logs under $2.
 run_testpmd() { # frame logbase
-	local frame=$1 base=$2 deadline blocks seen=0 now t0='' prev=''
+	local frame=$1 base=$2
 	local args
 	read -ra args <<<"$(testpmd_args "$frame")"
 	new_prefix
@@ -483,58 +483,7 @@ run_testpmd() { # frame logbase
 		>"$base.out" 2>"$base.err" </dev/null &
 	run_pid=$!
 	steal_reset "rte-worker-$fwd_lcore"
-	# As bench-switch.sh: note when each statistics block appears and stop
-	# after the first one that ends past the duration, once one block
-	# began after the warm-up.
-	: >"$base.blocks"
-	deadline=$(($(date +%s) + duration + warmup + 60))
-	while kill -0 "$run_pid" 2>/dev/null; do
-		blocks=$(grep -ac 'Port statistics =' "$base.out" || true)
-		if [ "$blocks" -gt "$seen" ]; then
-			now=$(date +%s%N)
-			echo "$blocks $now" >>"$base.blocks"
-			seen=$blocks
-			[ -n "$t0" ] || t0=$now
-			if [ $((now - t0)) -ge $(((warmup + duration) * 1000000000)) ] &&
-				[ -n "$prev" ] &&
-				[ $((prev - t0)) -ge $((warmup * 1000000000 - 100000000)) ]; then
-				break
-			fi
-			prev=$now
-		fi
-		[ "$(date +%s)" -lt "$deadline" ] || break
-		sample_worker
-		sleep 0.1
-	done
-	preempted=$(steal_pct)
-	kill -INT "$run_pid" 2>/dev/null || true
-	wait_run $(($(date +%s) + 15))
-	rm -rf "/var/run/dpdk/$prefix"
-	note=
-	[ "$run_rc" = 0 ] ||
-		note="exit status $run_rc: $(last_error "$base.err" "$base.out")"
-	read -r mpps nb_samples samples < <(awk -v w="$warmup" '
-		FNR == NR { t[$1] = $2; next }
-		/Port statistics =/ { b++ }
-		/Tx-pps:/ { tx[b] += $2 }
-		END {
-			for (i = 2; i <= b; i++) {
-				if (!(i in t) || !((i - 1) in t))
-					continue
-				if (t[i - 1] - t[1] < (w - 0.1) * 1e9)
-					continue
-				d = t[i] - t[i - 1]
-				v = sprintf("%.3f", tx[i] / 1e6)
-				s += v * d; sd += d; n++
-				list = list (list == "" ? "" : ";") v
-			}
-			if (n == 0 || sd <= 0)
-				print "nan 0 -"
-			else
-				printf "%.3f %d %s\n", s / sd, n, list
-		}' "$base.blocks" "$base.out")
-	mpps_json=
-	[ "$nb_samples" -gt 0 ] || note="${note:+$note; }no statistics block after the warm-up"
+	bench_testpmd_measure "$base" $((warmup + duration))
 	# testpmd ignores a --txpkts it dislikes (and says so on stderr):
 	# check the length it used.
 	if ! grep -aq "packet len=$frame - " "$base.out"; then

@@ -136,3 +136,68 @@ wait_run() {
 	wait "$run_pid" || run_rc=$?
 	run_pid=
 }
+
+# bench_testpmd_measure BASE STOP_S: supervise the dpdk-testpmd started as
+# run_pid with --stats-period 1 and output in BASE.out.  testpmd prints a
+# statistics block every 1 to 2 s (it sleeps a whole second between looks
+# at the clock), each covering the time since the previous one: note when
+# each block appears, stop after the first one that ends STOP_S seconds
+# after the first, once one began after the warm-up, then SIGINT it.  Sets
+# mpps (mean Tx-pps of the blocks after the warm-up, weighted by their
+# length), nb_samples, samples, preempted, note, mpps_json (empty).  Uses
+# the caller's warmup, prefix and last_error.
+bench_testpmd_measure() {
+	local base=$1 stop_s=$2 deadline blocks seen=0 now t0='' prev=''
+
+	: >"$base.blocks"
+	deadline=$(($(date +%s) + stop_s + 60))
+	while kill -0 "$run_pid" 2>/dev/null; do
+		blocks=$(grep -ac 'Port statistics =' "$base.out" || true)
+		if [ "$blocks" -gt "$seen" ]; then
+			now=$(date +%s%N)
+			echo "$blocks $now" >>"$base.blocks"
+			seen=$blocks
+			[ -n "$t0" ] || t0=$now
+			if [ $((now - t0)) -ge $((stop_s * 1000000000)) ] &&
+				[ -n "$prev" ] &&
+				[ $((prev - t0)) -ge $((warmup * 1000000000 - 100000000)) ]; then
+				break
+			fi
+			prev=$now
+		fi
+		[ "$(date +%s)" -lt "$deadline" ] || break
+		sample_worker
+		sleep 0.1
+	done
+	preempted=$(steal_pct)
+	kill -INT "$run_pid" 2>/dev/null || true
+	wait_run $(($(date +%s) + 15))
+	rm -rf "/var/run/dpdk/$prefix"
+	note=
+	[ "$run_rc" = 0 ] ||
+		note="exit status $run_rc: $(last_error "$base.err" "$base.out")"
+	# Keep the blocks whose interval starts after the warm-up; the rate is
+	# their mean weighted by interval length.
+	read -r mpps nb_samples samples < <(awk -v w="$warmup" '
+		FNR == NR { t[$1] = $2; next }
+		/Port statistics =/ { b++ }
+		/Tx-pps:/ { tx[b] += $2 }
+		END {
+			for (i = 2; i <= b; i++) {
+				if (!(i in t) || !((i - 1) in t))
+					continue
+				if (t[i - 1] - t[1] < (w - 0.1) * 1e9)
+					continue
+				d = t[i] - t[i - 1]
+				v = sprintf("%.3f", tx[i] / 1e6)
+				s += v * d; sd += d; n++
+				list = list (list == "" ? "" : ";") v
+			}
+			if (n == 0 || sd <= 0)
+				print "nan 0 -"
+			else
+				printf "%.3f %d %s\n", s / sd, n, list
+		}' "$base.blocks" "$base.out")
+	mpps_json=
+	[ "$nb_samples" -gt 0 ] || note="${note:+$note; }no statistics block after the warm-up"
+}

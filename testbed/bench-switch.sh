@@ -451,7 +451,7 @@ run_switch() { # policy queue logbase
 
 # dpdk-testpmd in one forwarding mode; logs under $2.
 run_testpmd() { # mode logbase
-	local mode=$1 base=$2 deadline blocks seen=0 now t0='' prev=''
+	local mode=$1 base=$2
 	new_prefix
 	# Line-buffered, so the blocks can be seen while it runs.
 	stdbuf -oL "$testpmd_bin" "${eal_common[@]}" --file-prefix "$prefix" \
@@ -461,63 +461,7 @@ run_testpmd() { # mode logbase
 		--no-lsc-interrupt >"$base.out" 2>"$base.err" </dev/null &
 	run_pid=$!
 	steal_reset "rte-worker-$fwd_lcore"
-	# testpmd prints its first block as forwarding starts (no rate yet),
-	# then one every 1 to 2 s (it sleeps a whole second between looks at
-	# the clock); each block's rates cover the time since the previous
-	# one, measured by testpmd.  Note when each block appears (0.1 s
-	# resolution, only to place it in time) and stop after the first one
-	# that ends past the duration, once one block began after the warm-up.
-	: >"$base.blocks"
-	deadline=$(($(date +%s) + duration + 60))
-	while kill -0 "$run_pid" 2>/dev/null; do
-		blocks=$(grep -ac 'Port statistics =' "$base.out" || true)
-		if [ "$blocks" -gt "$seen" ]; then
-			now=$(date +%s%N)
-			echo "$blocks $now" >>"$base.blocks"
-			seen=$blocks
-			[ -n "$t0" ] || t0=$now
-			if [ $((now - t0)) -ge $((duration * 1000000000)) ] &&
-				[ -n "$prev" ] &&
-				[ $((prev - t0)) -ge $((warmup * 1000000000 - 100000000)) ]; then
-				break
-			fi
-			prev=$now
-		fi
-		[ "$(date +%s)" -lt "$deadline" ] || break
-		sample_worker
-		sleep 0.1
-	done
-	preempted=$(steal_pct)
-	kill -INT "$run_pid" 2>/dev/null || true
-	wait_run $(($(date +%s) + 15))
-	rm -rf "/var/run/dpdk/$prefix"
-	note=
-	[ "$run_rc" = 0 ] ||
-		note="exit status $run_rc: $(last_error "$base.err" "$base.out")"
-	# Keep the blocks whose interval starts after the warm-up; the rate is
-	# their mean weighted by interval length.
-	read -r mpps nb_samples samples < <(awk -v w="$warmup" '
-		FNR == NR { t[$1] = $2; next }
-		/Port statistics =/ { b++ }
-		/Tx-pps:/ { tx[b] += $2 }
-		END {
-			for (i = 2; i <= b; i++) {
-				if (!(i in t) || !((i - 1) in t))
-					continue
-				if (t[i - 1] - t[1] < (w - 0.1) * 1e9)
-					continue
-				d = t[i] - t[i - 1]
-				v = sprintf("%.3f", tx[i] / 1e6)
-				s += v * d; sd += d; n++
-				list = list (list == "" ? "" : ";") v
-			}
-			if (n == 0 || sd <= 0)
-				print "nan 0 -"
-			else
-				printf "%.3f %d %s\n", s / sd, n, list
-		}' "$base.blocks" "$base.out")
-	mpps_json=
-	[ "$nb_samples" -gt 0 ] || note="${note:+$note; }no statistics block after the warm-up"
+	bench_testpmd_measure "$base" "$duration"
 }
 
 # ---- the rows ----
