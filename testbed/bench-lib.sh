@@ -201,3 +201,29 @@ bench_testpmd_measure() {
 	mpps_json=
 	[ "$nb_samples" -gt 0 ] || note="${note:+$note; }no statistics block after the warm-up"
 }
+
+# Percent of all CPUs busy over one second: other busy processes on these
+# cores lower every rate (the load average also counts sleeping I/O, so
+# sample /proc/stat instead).
+cpu_busy() {
+	local a b
+	a=$(awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 + $9, $5 + $6 }' /proc/stat)
+	sleep 1
+	b=$(awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 + $9, $5 + $6 }' /proc/stat)
+	awk -v a="$a" -v b="$b" 'BEGIN {
+		split(a, x, " "); split(b, y, " ")
+		busy = y[1] - x[1]; idle = y[2] - x[2]
+		total = busy + idle
+		printf "%.0f\n", (total > 0) ? 100 * busy / total : 0
+	}'
+}
+
+# Print how busy the CPUs are before the first run; warn if it matters.
+bench_busy_check() {
+	local busy
+
+	busy=$(cpu_busy)
+	[ "$busy" -lt 10 ] ||
+		echo "$prog: warning: the CPUs were ${busy}% busy before the first run; other processes share these cores and lower every rate" >&2
+	echo "$busy"
+}

@@ -499,23 +499,7 @@ done
 
 logs=$work/logs
 mkdir -p "$logs"
-# How busy the machine is without us: other busy processes on these cores
-# lower every rate (the load average also counts sleeping I/O, so sample).
-cpu_busy() { # percent of all CPUs busy over one second
-	local a b
-	a=$(awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 + $9, $5 + $6 }' /proc/stat)
-	sleep 1
-	b=$(awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 + $9, $5 + $6 }' /proc/stat)
-	awk -v a="$a" -v b="$b" 'BEGIN {
-		split(a, x, " "); split(b, y, " ")
-		busy = y[1] - x[1]; idle = y[2] - x[2]
-		total = busy + idle
-		printf "%.0f\n", (total > 0) ? 100 * busy / total : 0
-	}'
-}
-busy_before=$(cpu_busy)
-[ "$busy_before" -lt 10 ] ||
-	echo "$prog: warning: the CPUs were ${busy_before}% busy before the first run; other processes share these cores and lower every rate" >&2
+busy_before=$(bench_busy_check)
 
 declare -A res_mpps res_samples res_json res_note res_all res_steal
 t_start=$(date +%s)
