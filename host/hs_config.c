@@ -81,7 +81,8 @@ hs_get_u16(struct ofan_cfg *cfg, const char *sec, const char *key,
 }
 
 static int
-hs_config_host(struct ofan_cfg *cfg, struct hs_config *c)
+hs_config_host(struct ofan_cfg *cfg, struct hs_config *c,
+	       unsigned int policy_flags)
 {
 	static const char *const sec = "host";
 	const char *names[16];
@@ -91,10 +92,14 @@ hs_config_host(struct ofan_cfg *cfg, struct hs_config *c)
 		names[n] = hlb_registry[n]->name;
 	names[n] = NULL;
 	i = 0;
-	if (ofan_cfg_get_enum(cfg, sec, "policy", OFAN_CFG_REQUIRED, names,
-			      &i))
+	if (!(policy_flags & OFAN_CFG_REQUIRED) &&
+	    !ofan_cfg_has_key(cfg, sec, "policy"))
+		i = -1;
+	else if (ofan_cfg_get_enum(cfg, sec, "policy", policy_flags, names,
+				   &i))
 		return -EINVAL;
-	c->policy = hlb_find(names[i]);
+	if (i >= 0)
+		c->policy = hlb_find(names[i]);
 	if (ofan_cfg_get_u64(cfg, sec, "seed", 0, 0, UINT64_MAX, &c->seed) ||
 	    ofan_cfg_get_rate(cfg, sec, "rate", 0, 1000000,
 			      10000ull * 1000000000ull, &c->rate_bps) ||
@@ -145,8 +150,8 @@ hs_config_ranks(struct ofan_cfg *cfg, struct hs_config *c)
 	return 0;
 }
 
-static int
-hs_config_traffic(struct ofan_cfg *cfg, struct hs_config *c)
+int
+hs_config_traffic_from_cfg(struct ofan_cfg *cfg, struct hs_config *c)
 {
 	static const char *const sec = "traffic";
 	struct hs_traffic_params *t = &c->traffic;
@@ -242,21 +247,38 @@ hs_config_ports(struct ofan_cfg *cfg, struct hs_config *c)
 	return 0;
 }
 
-int
-hs_config_from_cfg(struct ofan_cfg *cfg, struct hs_config *c)
+/* As for the switch: every policy validates its own section. */
+static int
+hs_config_policies(struct ofan_cfg *cfg, struct hs_config *c)
 {
 	int i;
 
-	hs_config_defaults(c);
-	c->path = ofan_cfg_path(cfg);
-	if (hs_config_host(cfg, c) || hs_config_ranks(cfg, c) ||
-	    hs_config_traffic(cfg, c) || hs_config_ports(cfg, c))
-		return -EINVAL;
-	/* As for the switch: every policy validates its own section. */
 	for (i = 0; hlb_registry[i] != NULL; i++)
 		if (hlb_registry[i]->parse != NULL &&
 		    hlb_registry[i]->parse(cfg, &c->hlb) != 0)
 			return -EINVAL;
+	return 0;
+}
+
+int
+hs_config_host_from_cfg(struct ofan_cfg *cfg, struct hs_config *c,
+			unsigned int policy_flags)
+{
+	if (hs_config_host(cfg, c, policy_flags) ||
+	    hs_config_policies(cfg, c))
+		return -EINVAL;
+	return 0;
+}
+
+int
+hs_config_from_cfg(struct ofan_cfg *cfg, struct hs_config *c)
+{
+	hs_config_defaults(c);
+	c->path = ofan_cfg_path(cfg);
+	if (hs_config_host(cfg, c, OFAN_CFG_REQUIRED) ||
+	    hs_config_ranks(cfg, c) || hs_config_traffic_from_cfg(cfg, c) ||
+	    hs_config_ports(cfg, c) || hs_config_policies(cfg, c))
+		return -EINVAL;
 	return ofan_cfg_check_unknown(cfg);
 }
 

@@ -93,4 +93,14 @@ int hs_config_load(const char *path, struct hs_config *c, char *err,
 		   unsigned int err_size);
 int hs_config_from_cfg(struct ofan_cfg *cfg, struct hs_config *c);
 
+/*
+ * Pieces of the loader that ofan-fabric reuses (c holds the defaults):
+ * [host] and every [host.<policy>] section (policy_flags: 0 makes the
+ * policy key optional, OFAN_CFG_REQUIRED requires it), and [traffic] (set
+ * c->traffic.nb_ranks first).  Return 0 or -EINVAL (message in the cfg).
+ */
+int hs_config_host_from_cfg(struct ofan_cfg *cfg, struct hs_config *c,
+			    unsigned int policy_flags);
+int hs_config_traffic_from_cfg(struct ofan_cfg *cfg, struct hs_config *c);
+
 #endif /* OFAN_HS_CONFIG_H */

@@ -76,6 +76,7 @@ struct hs_host {
 	uint64_t t0;
 	bool started;
 	bool announce;		/* a gratuitous ARP is due */
+	bool no_announce;	/* never send one */
 
 	uint32_t nb_sflows;
 	struct hs_sflow *sflows;
@@ -211,6 +212,7 @@ hs_host_create(const struct hs_host_params *p, char *err,
 	memcpy(h->mac, p->mac, 6);
 	memcpy(h->dst_mac, p->dst_mac, 6);
 	h->pool = p->pool;
+	h->no_announce = p->no_announce;
 	ofan_rng_seed(&h->rng, p->cfg->seed, 0x40570000ull + p->rank);
 	h->timer_ns = UINT64_MAX;
 	h->next_start_ns = UINT64_MAX;
@@ -355,7 +357,7 @@ hs_host_start(struct hs_host *h, uint64_t now_ns)
 
 	h->t0 = now_ns;
 	h->started = true;
-	h->announce = true;
+	h->announce = !h->no_announce;
 	h->pace_ns = now_ns;
 	h->next_start_ns = now_ns;
 	for (i = 0; i < h->nb_sflows; i++)

@@ -41,6 +41,8 @@ struct hs_host_params {
 	uint8_t mac[6];
 	uint8_t dst_mac[6];	/* destination MAC of every frame sent */
 	struct rte_mempool *pool;
+	/* No gratuitous ARP at start (the fabric's switches know our MAC). */
+	bool no_announce;
 };
 
 /* Counters of one host. */

@@ -42,8 +42,8 @@ hs_flow_ideal_ns(const struct hs_config *c, const struct hs_traffic *t,
  * Flows released together share their source's rate: count the flows of
  * each (source, iteration, step, dependency) group.
  */
-static uint32_t *
-hs_concurrency(const struct hs_traffic *t)
+uint32_t *
+hs_flow_concurrency(const struct hs_traffic *t)
 {
 	uint32_t *conc = calloc(t->nb_flows + 1, sizeof(*conc));
 	uint32_t i, j;
@@ -116,7 +116,7 @@ hs_results(struct hs_host *const *hosts, uint16_t nb_hosts,
 	   const char *json_path, const char *csv_path,
 	   struct hs_summary *sum)
 {
-	uint32_t *conc = hs_concurrency(t);
+	uint32_t *conc = hs_flow_concurrency(t);
 	uint64_t *ideal_end = calloc(t->nb_flows + 1, sizeof(uint64_t));
 	double *slow = calloc(t->nb_flows + 1, sizeof(double));
 	struct hs_kv_table pol = { .n = 0 };

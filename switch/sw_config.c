@@ -55,9 +55,9 @@ sw_config_defaults(struct sw_config *c)
  * Read the queue keys of section sec into q (which holds the defaults) and
  * check that they make sense together.
  */
-static int
-sw_config_queue(struct ofan_cfg *cfg, const char *sec,
-		struct sw_queue_config *q)
+int
+sw_config_queue_from_cfg(struct ofan_cfg *cfg, const char *sec,
+			 struct sw_queue_config *q)
 {
 	if (ofan_cfg_get_bool(cfg, sec, "queue", 0, &q->enabled) ||
 	    ofan_cfg_get_u32(cfg, sec, "queue_packets", 0, 1, 1u << 20,
@@ -179,7 +179,7 @@ sw_config_ports(struct ofan_cfg *cfg, struct sw_config *c,
 				     &v))
 			return -EINVAL;
 		p->nb_txd = (uint16_t)v;
-		if (sw_config_queue(cfg, sec, &p->queue))
+		if (sw_config_queue_from_cfg(cfg, sec, &p->queue))
 			return -EINVAL;
 	}
 	for (i = 0; i < n; i++)
@@ -419,6 +419,18 @@ sw_config_find_group(const struct sw_config *c, const char *name)
 }
 
 int
+sw_config_policies_from_cfg(struct ofan_cfg *cfg, struct lb_params *lb)
+{
+	int i;
+
+	for (i = 0; lb_registry[i] != NULL; i++)
+		if (lb_registry[i]->parse != NULL &&
+		    lb_registry[i]->parse(cfg, lb) != 0)
+			return -EINVAL;
+	return 0;
+}
+
+int
 sw_config_from_cfg(struct ofan_cfg *cfg, struct sw_config *c)
 {
 	struct sw_queue_config qdef;
@@ -427,7 +439,7 @@ sw_config_from_cfg(struct ofan_cfg *cfg, struct sw_config *c)
 	sw_config_defaults(c);
 	c->path = ofan_cfg_path(cfg);
 	sw_queue_config_defaults(&qdef);
-	if (sw_config_switch(cfg, c) || sw_config_queue(cfg, "queue", &qdef) ||
+	if (sw_config_switch(cfg, c) || sw_config_queue_from_cfg(cfg, "queue", &qdef) ||
 	    sw_config_ports(cfg, c, &qdef) || sw_config_groups(cfg, c) ||
 	    sw_config_routes(cfg, c) || sw_config_failures(cfg, c))
 		return -EINVAL;
@@ -436,10 +448,8 @@ sw_config_from_cfg(struct ofan_cfg *cfg, struct sw_config *c)
 	 * it asks for become the allowed keys of that section, so a typo
 	 * there is reported like anywhere else.
 	 */
-	for (i = 0; lb_registry[i] != NULL; i++)
-		if (lb_registry[i]->parse != NULL &&
-		    lb_registry[i]->parse(cfg, &c->lb) != 0)
-			return -EINVAL;
+	if (sw_config_policies_from_cfg(cfg, &c->lb) != 0)
+		return -EINVAL;
 	if (c->nb_routes == 0)
 		return ofan_cfg_fail(cfg, "route.default", "prefix",
 			"missing; expected at least one [route.NAME] section");

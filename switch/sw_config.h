@@ -126,6 +126,15 @@ int sw_config_load(const char *path, struct sw_config *c, char *err,
  */
 int sw_config_from_cfg(struct ofan_cfg *cfg, struct sw_config *c);
 
+/*
+ * Pieces of the loader that ofan-fabric reuses: the queue keys of section
+ * sec into q (which holds the defaults), and every policy's own section
+ * into lb.  Return 0 or -EINVAL (message in the cfg).
+ */
+int sw_config_queue_from_cfg(struct ofan_cfg *cfg, const char *sec,
+			     struct sw_queue_config *q);
+int sw_config_policies_from_cfg(struct ofan_cfg *cfg, struct lb_params *lb);
+
 /* Look a group up by name; -1 if none. */
 int sw_config_find_group(const struct sw_config *c, const char *name);
 

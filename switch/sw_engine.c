@@ -42,6 +42,7 @@ struct sw_event {
 struct sw_engine {
 	struct sw_config cfg;
 	struct rte_lpm *fib;
+	bool fib_owned;		/* false: shared with other engines */
 	uint16_t route_group[SW_MAX_ROUTES + 1];
 	uint32_t route_key[SW_MAX_ROUTES + 1];
 	uint32_t hash_seed;
@@ -110,31 +111,33 @@ sw_worker_sync(struct sw_worker *w)
 	__atomic_store_n(&w->acked_gen, gen, __ATOMIC_RELEASE);
 }
 
-static int
-sw_engine_build_fib(struct sw_engine *eng, int socket, char *err,
-		    unsigned int err_size)
+struct rte_lpm *
+sw_fib_create(const struct sw_config *c, int socket, char *err,
+	      unsigned int err_size)
 {
-	const struct sw_config *c = &eng->cfg;
 	struct rte_lpm_config lc = {
 		.max_rules = c->nb_routes + c->nb_ports + 17,
 		/* One tbl8 group per route longer than /24, at most. */
 		.number_tbl8s = RTE_MAX(256u, c->nb_routes + c->nb_ports),
 	};
+	static uint32_t nb_fibs;
+	struct rte_lpm *fib;
 	char name[64];
 	uint32_t i;
 	int rc;
 
-	snprintf(name, sizeof(name), "ofan_fib_%p", (void *)eng);
-	eng->fib = rte_lpm_create(name, socket, &lc);
-	if (eng->fib == NULL) {
+	snprintf(name, sizeof(name), "ofan_fib_%u", nb_fibs++);
+	fib = rte_lpm_create(name, socket, &lc);
+	if (fib == NULL) {
 		snprintf(err, err_size, "cannot create the FIB (rte_lpm): %s",
 			 rte_strerror(rte_errno));
-		return -ENOMEM;
+		return NULL;
 	}
 	/*
 	 * rte_lpm takes depths 1 to 32 only: a default route (/0) goes in
 	 * as its two /1 halves, before every other route, so that a /1 of
-	 * the configuration still replaces its half.
+	 * the configuration still replaces its half.  The next hop is the
+	 * route's index; each engine maps it to its own group and key.
 	 */
 	for (i = 0; i < 2 * c->nb_routes; i++) {
 		const struct sw_route_config *r = &c->routes[i % c->nb_routes];
@@ -142,35 +145,61 @@ sw_engine_build_fib(struct sw_engine *eng, int socket, char *err,
 
 		if ((r->depth == 0) != (i < c->nb_routes))
 			continue;
-		eng->route_group[id] = r->group;
-		eng->route_key[id] = r->dst_key;
 		if (r->depth == 0) {
-			rc = rte_lpm_add(eng->fib, 0, 1, id);
+			rc = rte_lpm_add(fib, 0, 1, id);
 			if (rc == 0)
-				rc = rte_lpm_add(eng->fib, UINT32_C(1) << 31, 1,
-						 id);
+				rc = rte_lpm_add(fib, UINT32_C(1) << 31, 1, id);
 		} else {
-			rc = rte_lpm_add(eng->fib, r->prefix, r->depth, id);
+			rc = rte_lpm_add(fib, r->prefix, r->depth, id);
 		}
 		if (rc < 0) {
 			snprintf(err, err_size, "%s: route %u: rte_lpm_add failed: %s",
 				 c->path ? c->path : "config", id,
 				 strerror(-rc));
-			return rc;
+			goto fail;
 		}
 	}
 	/* The switch's own addresses are delivered locally (not forwarded). */
 	for (i = 0; i < c->nb_ports; i++) {
 		if (c->ports[i].ip == 0)
 			continue;
-		rc = rte_lpm_add(eng->fib, c->ports[i].ip, 32, SW_ROUTE_LOCAL);
+		rc = rte_lpm_add(fib, c->ports[i].ip, 32, SW_ROUTE_LOCAL);
 		if (rc < 0) {
 			snprintf(err, err_size, "port %u: cannot add its address to the FIB: %s",
 				 i, strerror(-rc));
-			return rc;
+			goto fail;
 		}
 	}
-	return 0;
+	return fib;
+fail:
+	rte_lpm_free(fib);
+	return NULL;
+}
+
+void
+sw_fib_free(struct rte_lpm *fib)
+{
+	rte_lpm_free(fib);
+}
+
+static int
+sw_engine_build_fib(struct sw_engine *eng, struct rte_lpm *shared,
+		    int socket, char *err, unsigned int err_size)
+{
+	const struct sw_config *c = &eng->cfg;
+	uint32_t i;
+
+	for (i = 0; i < c->nb_routes; i++) {
+		eng->route_group[i] = c->routes[i].group;
+		eng->route_key[i] = c->routes[i].dst_key;
+	}
+	if (shared != NULL) {
+		eng->fib = shared;
+		return 0;
+	}
+	eng->fib = sw_fib_create(c, socket, err, err_size);
+	eng->fib_owned = eng->fib != NULL;
+	return eng->fib != NULL ? 0 : -ENOMEM;
 }
 
 static int
@@ -230,6 +259,15 @@ sw_engine_create(const struct sw_config *cfg, uint16_t nb_workers,
 		 const uint8_t (*port_macs)[6], int socket, char *err,
 		 unsigned int err_size)
 {
+	return sw_engine_create_shared(cfg, nb_workers, port_macs, socket,
+				       NULL, err, err_size);
+}
+
+struct sw_engine *
+sw_engine_create_shared(const struct sw_config *cfg, uint16_t nb_workers,
+			const uint8_t (*port_macs)[6], int socket,
+			struct rte_lpm *fib, char *err, unsigned int err_size)
+{
 	struct sw_engine *eng;
 	uint64_t x;
 	uint16_t i, j;
@@ -250,7 +288,7 @@ sw_engine_create(const struct sw_config *cfg, uint16_t nb_workers,
 	eng->hash_seed = (uint32_t)ofan_splitmix64(&x);
 	eng->parse_flags = cfg->verify_checksum ? OFAN_PARSE_F_VERIFY_CSUM : 0;
 	eng->nb_workers = nb_workers;
-	if (sw_engine_build_fib(eng, socket, err, err_size) != 0)
+	if (sw_engine_build_fib(eng, fib, socket, err, err_size) != 0)
 		goto fail;
 
 	eng->master = rte_zmalloc_socket("sw_master", sw_groups_size(eng), 0,
@@ -373,7 +411,8 @@ sw_engine_free(struct sw_engine *eng)
 	rte_free(eng->snap[0]);
 	rte_free(eng->snap[1]);
 	rte_free(eng->base_weight);
-	rte_lpm_free(eng->fib);
+	if (eng->fib_owned)
+		rte_lpm_free(eng->fib);
 	rte_free(eng);
 	return freed;
 }

@@ -95,6 +95,25 @@ struct sw_engine *sw_engine_create(const struct sw_config *cfg,
 				   const uint8_t (*port_macs)[6], int socket,
 				   char *err, unsigned int err_size);
 /*
+ * The same with a FIB shared between engines (ofan-fabric: rte_lpm takes
+ * 64 MB per table, so the switches of a fabric share one).  fib must come
+ * from sw_fib_create() on a configuration with the same routes, in the
+ * same order (its next hops are route indices; each engine maps them to
+ * its own groups and keys), and no port addresses; the caller frees it
+ * after every engine that uses it.
+ */
+struct rte_lpm;
+struct sw_engine *sw_engine_create_shared(const struct sw_config *cfg,
+					  uint16_t nb_workers,
+					  const uint8_t (*port_macs)[6],
+					  int socket, struct rte_lpm *fib,
+					  char *err, unsigned int err_size);
+/* A FIB of cfg's routes and port addresses; NULL with a message in err. */
+struct rte_lpm *sw_fib_create(const struct sw_config *cfg, int socket,
+			      char *err, unsigned int err_size);
+void sw_fib_free(struct rte_lpm *fib);
+
+/*
  * Free the engine, freeing every mbuf still queued (counted as drops).
  * Returns the number of queued mbufs freed.
  */

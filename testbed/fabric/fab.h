@@ -1,0 +1,291 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * ofan-fabric: a whole fabric of switch and host engines in one process,
+ * driven by emulated links and a virtual clock (DESIGN sections 2 and 6).
+ *
+ * The pieces, in the order a run uses them:
+ *   fab_config.c  experiment INI -> struct fab_params (every value checked,
+ *                 sweeps expanded into one params per combination);
+ *   fab_topo.c    params -> topology: nodes, links, and the sw_config of
+ *                 every switch (generated addresses, groups, routes and
+ *                 destination keys), the live-path weights after failures;
+ *   fab_sim.c     one scheme on one topology in virtual time: a discrete
+ *                 event loop over link serialisation, propagation, host
+ *                 pacing timers, timeouts and scheduled failures;
+ *   fab_out.c     results: summary.json, flows.csv, queues.csv,
+ *                 queue-time.csv, runs.csv, timing.csv and the table.
+ * The engines are the same libraries ofan-switch and ofan-host run on
+ * NICs; only the ports (emulated links) and the clock (virtual) differ.
+ *
+ * Determinism: one thread, seeded engines, events ordered by (time,
+ * insertion order); nothing reads the wall clock except the progress
+ * line and timing.csv, which are kept out of the results.
+ */
+#ifndef OFAN_FAB_H
+#define OFAN_FAB_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "hs_config.h"
+#include "ofan_parse.h"
+#include "sw_config.h"
+
+#define FAB_NAME_SIZE 64
+#define FAB_MAX_SCHEMES 16
+#define FAB_MAX_FAILURES 16
+#define FAB_MAX_SWEEP_DIMS 2
+#define FAB_MAX_SWEEP_VALUES 16
+#define FAB_MAX_K 16		/* groups per ToR stay under SW_MAX_GROUPS */
+#define FAB_WIRE_OVERHEAD 24	/* preamble, SFD, FCS, inter-frame gap */
+
+enum fab_topology {
+	FAB_TOPO_FATTREE = 0,
+	FAB_TOPO_LEAFSPINE,
+	FAB_TOPO_B2B,		/* two hosts on one link (link model tests) */
+	FAB_TOPO_NB
+};
+extern const char *const fab_topology_names[];
+
+/*
+ * Where an egress queue sits, for the per-layer maxima.  A leaf-spine
+ * uses TOR_UP (leaf up), CORE_DOWN (spine down) and TOR_DOWN (leaf down).
+ */
+enum fab_layer {
+	FAB_L_TOR_UP = 0,
+	FAB_L_AGG_UP,
+	FAB_L_CORE_DOWN,
+	FAB_L_AGG_DOWN,
+	FAB_L_TOR_DOWN,
+	FAB_L_HOST,		/* a host's NIC (not a switch queue) */
+	FAB_L_NB
+};
+
+/* The layer's name in this topology, NULL when it has none. */
+const char *fab_layer_name(enum fab_topology topo, enum fab_layer l);
+
+struct fab_scheme {
+	char name[FAB_NAME_SIZE];	/* ecmp, ops, reps, spray, ofan, ... */
+	const struct lb_ops *sw_policy;
+	const struct hlb_ops *host_policy;
+};
+
+struct fab_failure {
+	char link[FAB_NAME_SIZE];	/* "agg3-core5" */
+	uint8_t mode;			/* enum sw_link_state, not UP */
+	uint64_t at_ns;			/* since the traffic started */
+	uint64_t duration_ns;		/* 0 = until the end */
+	uint64_t rate_bps;		/* DEGRADED only */
+	char sec[FAB_NAME_SIZE + 16];	/* its section, for messages */
+};
+
+/* Everything one run needs, for one sweep combination. */
+struct fab_params {
+	char name[FAB_NAME_SIZE];	/* experiment name */
+	enum fab_topology topo;
+	uint32_t k;			/* fat tree */
+	uint32_t leaves, spines, hosts_per_leaf;	/* leaf-spine */
+	uint64_t rate_bps;		/* host links (and default for all) */
+	uint64_t uplink_rate_bps;	/* switch-to-switch links */
+	uint64_t delay_ns;		/* propagation, every link */
+	uint64_t seed;
+	uint64_t detect_delay_ns;	/* a down link leaves its switch's groups */
+	uint64_t reconverge_delay_ns;	/* every switch routes around it */
+	uint64_t time_limit_ns;		/* virtual; flows unfinished are reported */
+	uint64_t queue_window_ns;	/* queues.csv time windows */
+	struct sw_queue_config queue;	/* every switch port */
+	struct lb_params lb;		/* switch policies' knobs */
+	struct hs_config host;		/* transport, host policies, traffic */
+	bool base_rtt_set;		/* else derived from the longest path */
+	uint16_t nb_schemes;
+	struct fab_scheme schemes[FAB_MAX_SCHEMES];
+	uint16_t nb_failures;
+	struct fab_failure failures[FAB_MAX_FAILURES];
+	/* This combination's sweep values ("55us"), one per dimension. */
+	uint16_t nb_sweep;
+	char sweep_name[FAB_MAX_SWEEP_DIMS][FAB_NAME_SIZE];
+	char sweep_value[FAB_MAX_SWEEP_DIMS][FAB_NAME_SIZE];
+};
+
+/*
+ * An experiment: the file, the command-line overrides, and one params per
+ * sweep combination (the cartesian product of the [sweep.NAME] sections,
+ * the first dimension outermost).
+ */
+struct fab_experiment {
+	const char *path;
+	uint32_t nb_combos;
+	struct fab_params *combos;
+};
+
+/*
+ * Load and validate path with overrides ("section.key=value", applied
+ * before the sweeps) and, if seed_set, seed as [fabric] seed.  Every
+ * combination is checked before anything starts.  Returns 0 or -EINVAL
+ * with "file:section:key: ..." in err.
+ */
+int fab_experiment_load(const char *path, char *const *overrides,
+			int nb_overrides, bool seed_set, uint64_t seed,
+			struct fab_experiment *x, char *err,
+			unsigned int err_size);
+void fab_experiment_free(struct fab_experiment *x);
+
+/* ---- topology (fab_topo.c) ---- */
+
+#define FAB_NONE UINT32_MAX
+
+enum fab_role { FAB_ROLE_TOR = 0, FAB_ROLE_AGG, FAB_ROLE_CORE };
+
+struct fab_switch_desc {
+	char name[FAB_NAME_SIZE];	/* tor0, agg3, core5, leaf1, spine0 */
+	uint8_t role;
+	uint32_t pod;			/* fat tree: pod; leaf-spine: leaf index */
+	uint32_t index;			/* within its role */
+	uint16_t nb_ports;
+	uint32_t link[SW_MAX_PORTS];	/* link of each port */
+};
+
+/* A link joins two ends; end 0 is the lower layer (host or ToR side). */
+struct fab_link_desc {
+	char name[2 * FAB_NAME_SIZE];	/* "agg3-core5" */
+	uint32_t node[2];		/* switch index, or host rank */
+	bool is_host[2];
+	uint16_t port[2];		/* switch port (0 for a host) */
+	uint8_t layer[2];		/* layer of the egress at end i */
+	uint64_t rate_bps;
+};
+
+struct fab_topo {
+	enum fab_topology kind;
+	uint32_t nb_hosts;
+	uint32_t nb_switches;
+	uint32_t nb_links;
+	uint32_t hosts_per_tor;
+	struct fab_switch_desc *sw;	/* nb_switches */
+	struct fab_link_desc *links;	/* nb_links */
+	uint32_t *host_link;		/* rank -> its link */
+	uint32_t *host_tor;		/* rank -> its ToR (FAB_NONE: b2b) */
+	uint8_t *hops;			/* [src * nb_hosts + dst] links on the path */
+	struct sw_config *cfg;		/* nb_switches, generated */
+	bool *alive;			/* nb_links: routing's view */
+};
+
+/*
+ * Build the topology of p: nodes, links, names, and each switch's
+ * configuration for switch policy policy (seeded from p->seed and the
+ * switch's index).  Returns 0 or -errno with a message in err.
+ */
+int fab_topo_build(const struct fab_params *p, const struct lb_ops *policy,
+		   struct fab_topo *t, char *err, unsigned int err_size);
+void fab_topo_free(struct fab_topo *t);
+
+/* The link called name ("a-b" or "b-a"), FAB_NONE if there is none. */
+uint32_t fab_topo_find_link(const struct fab_topo *t, const char *name);
+
+/*
+ * Call set(arg, switch, group, port, weight) for every group member of
+ * every switch with its weight under t->alive: the number of live paths
+ * through that member towards the group's destination (DESIGN section 4).
+ */
+void fab_topo_weights(const struct fab_topo *t,
+		      void (*set)(void *arg, uint32_t sw, uint16_t group,
+				  uint16_t port, uint16_t weight),
+		      void *arg);
+
+/* ---- one run (fab_sim.c) ---- */
+
+/* One flow's outcome. */
+struct fab_flow_result {
+	uint32_t src, dst;
+	uint64_t size;
+	uint64_t start_ns;	/* 0-based from the traffic start */
+	uint64_t fct_ns;	/* 0: not completed */
+	uint64_t ideal_ns;
+	double slowdown;
+	uint64_t retx;
+	uint64_t timeouts;
+	uint32_t max_reorder;
+};
+
+/* A queue's maximum in one time window (queues.csv). */
+struct fab_qwin {
+	uint32_t window;
+	uint32_t link;
+	uint8_t end;		/* which end's egress */
+	uint32_t max_pkts;
+};
+
+struct fab_run {
+	/* What ran. */
+	uint32_t combo;
+	uint16_t scheme;
+	/* Flows. */
+	uint32_t nb_flows;
+	struct fab_flow_result *flows;
+	uint32_t nb_completed;
+	double max_slowdown, p99_slowdown, mean_fct_ns;
+	uint64_t collective_ns, ideal_collective_ns;
+	/* Network. */
+	uint64_t max_queue[FAB_L_NB];	/* packets, per layer */
+	uint64_t max_queue_all;		/* every switch port */
+	uint64_t drops[OFAN_DROP_MAX];
+	uint64_t drops_total;
+	uint64_t ecn_marks;
+	uint64_t retx, timeouts, data_sent;
+	uint64_t corrupt;
+	/* Conservation: injected = delivered + dropped + queued. */
+	uint64_t injected, delivered, dropped, queued_end;
+	int64_t mbuf_leak;		/* in use after - before */
+	bool completed;			/* every flow done before the limit */
+	uint64_t sim_ns;		/* traffic start to the last completion */
+	/* Queue windows (queues.csv). */
+	uint32_t nb_qwin, qwin_cap;
+	struct fab_qwin *qwin;
+	uint32_t nb_windows;
+	/* Cost (timing.csv only: not deterministic). */
+	uint64_t events, hops;
+	double wall_s;
+};
+
+struct rte_mempool;
+
+/*
+ * Run scheme s of p on topology t (fresh from fab_topo_build() with the
+ * scheme's switch policy; its routing view changes with failures), mbufs
+ * from pool; fills *r.  A
+ * progress line goes to stderr about every second of wall time unless
+ * quiet.  Returns 0 (the run may still be incomplete: r->completed), or
+ * -errno with a message in err when it could not run at all.
+ */
+int fab_run(const struct fab_params *p, uint16_t s, struct fab_topo *t,
+	    struct rte_mempool *pool, bool quiet, struct fab_run *r, char *err,
+	    unsigned int err_size);
+void fab_run_free(struct fab_run *r);
+
+/* Mbufs a run of p may hold at once (pool sizing). */
+uint32_t fab_pool_size(const struct fab_params *p);
+
+/*
+ * Ideal times of a flow over `hops` links with nothing else in the
+ * network: one full data frame's way from its source's NIC to the far
+ * host (store and forward at each switch; the serialisation at the
+ * source is the flow's bytes / rate), and an ACK's way back.
+ */
+uint64_t fab_oneway_ns(const struct fab_params *p, uint32_t hops);
+uint64_t fab_ack_back_ns(const struct fab_params *p, uint32_t hops);
+
+/* ---- output (fab_out.c) ---- */
+
+struct fab_out;
+
+/* Open the output files in dir (created). NULL with a message in err. */
+struct fab_out *fab_out_open(const char *dir, const struct fab_experiment *x,
+			     char *err, unsigned int err_size);
+/* Write one run's rows (flows, queues) and keep its summary. */
+int fab_out_run(struct fab_out *o, const struct fab_params *p,
+		const struct fab_topo *t, const struct fab_run *r);
+/* Write summary.json, runs.csv, timing.csv, table.txt; print the table. */
+int fab_out_close(struct fab_out *o, FILE *table);
+
+#endif /* OFAN_FAB_H */

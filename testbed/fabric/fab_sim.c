@@ -1,0 +1,974 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * One run of ofan-fabric: a discrete-event loop in virtual nanoseconds.
+ *
+ * Every link direction is an emulated port (DESIGN section 2): a serialiser
+ * that sends one frame at a time at the link rate (frame + 24 bytes of
+ * preamble, SFD, FCS and gap, rounded up to the nanosecond per frame, as
+ * the switch's shaper and the host's pacer count), then a wire that
+ * delivers each frame `delay` after its last bit left (store and forward:
+ * a switch sees a frame once it has arrived completely).  A switch port's
+ * serialiser drains the switch engine's egress queue (sw_worker_tx_peek /
+ * commit), a host's drains its NIC queue, fed by hs_host_output().
+ *
+ * Events, in a binary heap ordered by (time, insertion order) so a run is
+ * reproducible to the byte:
+ *   ARRIVE  the head frame of a wire reached its far end;
+ *   TX      a serialiser became free and its queue is not empty;
+ *   HOST    a host's next event (pacing slot, timer, flow start);
+ *   CTL     a scheduled failure, its detection, routing's reconvergence,
+ *           or a restoration.
+ * An idle serialiser starts at once when a frame is queued; a wire keeps
+ * one ARRIVE in the heap, for its head (the delay is constant, so a wire
+ * is a FIFO).  So a frame costs about two heap operations per hop.
+ *
+ * Failures: down and blackhole are the switch engine's own link states on
+ * the switch end(s) of the link (the engine drops and counts what it sends
+ * into or receives from a failed port; a down port leaves its own groups
+ * after detect_delay); after reconverge_delay the fabric recomputes every
+ * switch's live-path weights (fab_topo_weights) -- the routing protocol
+ * converging.  degraded is the link's rate, so it stays exact here.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <rte_common.h>
+#include <rte_lpm.h>
+#include <rte_mbuf.h>
+#include <rte_mempool.h>
+
+#include "fab.h"
+#include "hs_host.h"
+#include "hs_results.h"
+#include "ofan_clock.h"
+#include "ofan_wire.h"
+#include "sw_engine.h"
+
+#define FAB_BURST 32
+#define FAB_T0_NS 1000			/* the traffic starts here */
+#define FAB_PROGRESS_EVENTS (1u << 16)	/* wall clock checked this often */
+
+enum fab_ev_type { FAB_EV_ARRIVE = 0, FAB_EV_TX, FAB_EV_HOST, FAB_EV_CTL };
+
+/* Control phases of a failure, in CTL events (idx = failure * 8 + phase). */
+enum fab_ctl_phase {
+	FAB_CTL_FAIL = 0,	/* the link fails */
+	FAB_CTL_TICK,		/* switch control planes act (detection) */
+	FAB_CTL_ROUTE,		/* routing reconverged: new weights */
+	FAB_CTL_RESTORE,	/* the link comes back */
+};
+
+struct fab_ev {
+	uint64_t t;
+	uint32_t seq;
+	uint32_t what;		/* type << 28 | index */
+};
+
+/* Frames in order, each with a time (due, for a wire). */
+struct fab_fifo {
+	struct rte_mbuf **m;
+	uint64_t *t;
+	uint32_t head, tail, mask;
+};
+
+/* One direction of a link: the egress at end `end` and its wire. */
+struct fab_dir {
+	uint64_t busy_until;	/* the serialiser is free from then */
+	uint64_t rate_bps;
+	uint64_t delay_ns;
+	struct fab_fifo wire;
+	struct fab_fifo nic;	/* host egress only */
+	uint32_t from, to;	/* host rank or switch index */
+	uint16_t from_port, to_port;
+	uint8_t from_host, to_host;
+	uint8_t tx_pending, rx_pending;
+	uint8_t layer;
+	uint32_t win;		/* current queue window and its maximum */
+	uint32_t win_max;
+};
+
+struct fab_hnode {
+	struct hs_host *h;
+	uint32_t dir;
+	uint64_t wake_at;	/* the pending HOST event, UINT64_MAX: none */
+	bool done;
+};
+
+struct fab_snode {
+	struct sw_engine *eng;
+	struct sw_worker *w;
+	uint16_t nb_ports;
+	uint32_t dir[SW_MAX_PORTS];
+};
+
+struct fab_sim {
+	const struct fab_params *p;
+	struct fab_topo *t;
+	struct fab_run *r;
+	struct hs_config hcfg;
+	struct hs_traffic traffic;
+	struct rte_mempool *pool;
+	struct rte_lpm *fib;
+	uint64_t now;
+	uint64_t t0;
+	/* Heap. */
+	struct fab_ev *heap;
+	uint32_t nb_ev, cap_ev, seq;
+	uint32_t nb_net_ev;	/* ARRIVE and TX events in the heap */
+	/* Nodes. */
+	uint32_t nb_dirs;
+	struct fab_dir *dirs;
+	struct fab_hnode *hosts;
+	struct fab_snode *sw;
+	uint32_t nb_hosts_done;
+	uint64_t injected, delivered;
+	bool quiet;
+	struct timespec wall0, wall_last;
+};
+
+/* ---- heap ---- */
+
+static inline bool
+fab_ev_before(const struct fab_ev *a, const struct fab_ev *b)
+{
+	return a->t < b->t || (a->t == b->t && (int32_t)(a->seq - b->seq) < 0);
+}
+
+static int
+fab_push(struct fab_sim *s, uint64_t t, enum fab_ev_type type, uint32_t idx)
+{
+	struct fab_ev ev = { .t = t, .seq = s->seq++,
+			     .what = (uint32_t)type << 28 | idx };
+	uint32_t i;
+
+	if (s->nb_ev == s->cap_ev) {
+		uint32_t cap = s->cap_ev ? 2 * s->cap_ev : 4096;
+		struct fab_ev *h = realloc(s->heap, cap * sizeof(*h));
+
+		if (h == NULL)
+			return -ENOMEM;
+		s->heap = h;
+		s->cap_ev = cap;
+	}
+	if (type == FAB_EV_ARRIVE || type == FAB_EV_TX)
+		s->nb_net_ev++;
+	i = s->nb_ev++;
+	while (i > 0) {
+		uint32_t up = (i - 1) / 2;
+
+		if (!fab_ev_before(&ev, &s->heap[up]))
+			break;
+		s->heap[i] = s->heap[up];
+		i = up;
+	}
+	s->heap[i] = ev;
+	return 0;
+}
+
+static struct fab_ev
+fab_pop(struct fab_sim *s)
+{
+	struct fab_ev top = s->heap[0], last = s->heap[--s->nb_ev];
+	uint32_t i = 0, n = s->nb_ev;
+
+	for (;;) {
+		uint32_t c = 2 * i + 1;
+
+		if (c >= n)
+			break;
+		if (c + 1 < n && fab_ev_before(&s->heap[c + 1], &s->heap[c]))
+			c++;
+		if (!fab_ev_before(&s->heap[c], &last))
+			break;
+		s->heap[i] = s->heap[c];
+		i = c;
+	}
+	if (n > 0)
+		s->heap[i] = last;
+	if ((top.what >> 28) <= FAB_EV_TX)
+		s->nb_net_ev--;
+	return top;
+}
+
+/* ---- FIFOs ---- */
+
+static inline uint32_t
+fab_fifo_len(const struct fab_fifo *f)
+{
+	return f->tail - f->head;
+}
+
+static int
+fab_fifo_push(struct fab_fifo *f, struct rte_mbuf *m, uint64_t t)
+{
+	if (f->m == NULL || fab_fifo_len(f) == f->mask + 1) {
+		uint32_t cap = f->m == NULL ? 64 : 2 * (f->mask + 1), i;
+		struct rte_mbuf **nm = malloc(cap * sizeof(*nm));
+		uint64_t *nt = malloc(cap * sizeof(*nt));
+
+		if (nm == NULL || nt == NULL) {
+			free(nm);
+			free(nt);
+			return -ENOMEM;
+		}
+		for (i = 0; i < fab_fifo_len(f); i++) {
+			nm[i] = f->m[(f->head + i) & f->mask];
+			nt[i] = f->t[(f->head + i) & f->mask];
+		}
+		f->tail = fab_fifo_len(f);
+		f->head = 0;
+		free(f->m);
+		free(f->t);
+		f->m = nm;
+		f->t = nt;
+		f->mask = cap - 1;
+	}
+	f->m[f->tail & f->mask] = m;
+	f->t[f->tail & f->mask] = t;
+	f->tail++;
+	return 0;
+}
+
+/* Free what is left (counted by the caller) and the storage. */
+static uint32_t
+fab_fifo_free(struct fab_fifo *f)
+{
+	uint32_t n = 0;
+
+	while (f->head != f->tail) {
+		rte_pktmbuf_free(f->m[f->head++ & f->mask]);
+		n++;
+	}
+	free(f->m);
+	free(f->t);
+	memset(f, 0, sizeof(*f));
+	return n;
+}
+
+/* ---- queue windows ---- */
+
+static void
+fab_qwin_flush(struct fab_sim *s, uint32_t d)
+{
+	struct fab_dir *dir = &s->dirs[d];
+	struct fab_run *r = s->r;
+
+	if (dir->win_max == 0)
+		return;
+	if (r->nb_qwin == r->qwin_cap) {
+		uint32_t cap = r->qwin_cap ? 2 * r->qwin_cap : 4096;
+		struct fab_qwin *q = realloc(r->qwin, cap * sizeof(*q));
+
+		if (q == NULL)
+			return;	/* the windows are incomplete, not wrong */
+		r->qwin = q;
+		r->qwin_cap = cap;
+	}
+	r->qwin[r->nb_qwin++] = (struct fab_qwin){
+		.window = dir->win, .link = d / 2, .end = (uint8_t)(d & 1),
+		.max_pkts = dir->win_max,
+	};
+	dir->win_max = 0;
+}
+
+static inline void
+fab_qwin_note(struct fab_sim *s, uint32_t d, uint32_t len)
+{
+	struct fab_dir *dir = &s->dirs[d];
+	uint32_t w = (uint32_t)((s->now - s->t0) / s->p->queue_window_ns);
+
+	if (w != dir->win) {
+		fab_qwin_flush(s, d);
+		dir->win = w;
+	}
+	if (len > dir->win_max)
+		dir->win_max = len;
+}
+
+/* ---- serialisers and wires ---- */
+
+/* Put m on dir's wire now; it occupies the serialiser for its frame. */
+static void
+fab_wire_send(struct fab_sim *s, uint32_t d, struct rte_mbuf *m)
+{
+	struct fab_dir *dir = &s->dirs[d];
+	uint64_t ser = ofan_tx_time_ns(m->pkt_len + FAB_WIRE_OVERHEAD,
+				       dir->rate_bps);
+	uint64_t due = s->now + ser + dir->delay_ns;
+
+	dir->busy_until = s->now + ser;
+	s->r->hops++;
+	if (fab_fifo_push(&dir->wire, m, due) != 0) {
+		rte_pktmbuf_free(m);	/* out of memory: counted lost */
+		s->r->drops[OFAN_DROP_SHUTDOWN]++;
+		return;
+	}
+	if (!dir->rx_pending) {
+		dir->rx_pending = 1;
+		fab_push(s, due, FAB_EV_ARRIVE, d);
+	}
+}
+
+/* Start the next frame of a switch port if its serialiser is free. */
+static void
+fab_sw_tx(struct fab_sim *s, uint32_t d)
+{
+	struct fab_dir *dir = &s->dirs[d];
+	struct fab_snode *sw = &s->sw[dir->from];
+	struct sw_worker *w = sw->w;
+	struct rte_mbuf *m;
+	uint32_t len = w->port_len[dir->from_port];
+
+	if (len == 0 || dir->tx_pending)
+		return;
+	if (dir->busy_until > s->now) {
+		dir->tx_pending = 1;
+		fab_push(s, dir->busy_until, FAB_EV_TX, d);
+		return;
+	}
+	fab_qwin_note(s, d, len);
+	if (sw_worker_tx_peek(w, dir->from_port, s->now, &m, 1) != 1)
+		return;	/* a failed link: the engine dropped its queue */
+	sw_worker_tx_commit(w, dir->from_port, s->now, &m, 1, 1);
+	fab_wire_send(s, d, m);
+	if (w->port_len[dir->from_port] > 0) {
+		dir->tx_pending = 1;
+		fab_push(s, dir->busy_until, FAB_EV_TX, d);
+	}
+}
+
+/* Start the next frame of a host's NIC if its serialiser is free. */
+static void
+fab_host_tx(struct fab_sim *s, uint32_t d)
+{
+	struct fab_dir *dir = &s->dirs[d];
+	struct fab_fifo *nic = &dir->nic;
+
+	if (fab_fifo_len(nic) == 0 || dir->tx_pending)
+		return;
+	if (dir->busy_until > s->now) {
+		dir->tx_pending = 1;
+		fab_push(s, dir->busy_until, FAB_EV_TX, d);
+		return;
+	}
+	fab_wire_send(s, d, nic->m[nic->head++ & nic->mask]);
+	if (fab_fifo_len(nic) > 0) {
+		dir->tx_pending = 1;
+		fab_push(s, dir->busy_until, FAB_EV_TX, d);
+	}
+}
+
+/* Let the host send what is due and book its next event. */
+static void
+fab_host_kick(struct fab_sim *s, uint32_t rank)
+{
+	struct fab_hnode *hn = &s->hosts[rank];
+	struct fab_dir *dir = &s->dirs[hn->dir];
+	struct rte_mbuf *pkts[FAB_BURST];
+	uint64_t next;
+	uint16_t n, i;
+
+	do {
+		n = hs_host_output(hn->h, s->now, pkts, FAB_BURST);
+		for (i = 0; i < n; i++) {
+			if (fab_fifo_push(&dir->nic, pkts[i], s->now) != 0) {
+				rte_pktmbuf_free(pkts[i]);
+				s->r->drops[OFAN_DROP_SHUTDOWN]++;
+			}
+		}
+		s->injected += n;
+	} while (n == FAB_BURST);
+	fab_host_tx(s, hn->dir);
+	next = hs_host_next_event(hn->h);
+	if (next == UINT64_MAX)
+		return;
+	if (next <= s->now)
+		next = s->now + 1;	/* output stopped short (no mbuf) */
+	if (next < hn->wake_at) {
+		hn->wake_at = next;
+		fab_push(s, next, FAB_EV_HOST, rank);
+	}
+}
+
+static void
+fab_host_check_done(struct fab_sim *s, uint32_t rank)
+{
+	struct fab_hnode *hn = &s->hosts[rank];
+
+	if (!hn->done && hs_host_tx_done(hn->h) && hs_host_rx_done(hn->h)) {
+		hn->done = true;
+		s->nb_hosts_done++;
+	}
+}
+
+/* Deliver what has reached the end of wire d by now. */
+static void
+fab_arrive(struct fab_sim *s, uint32_t d)
+{
+	struct fab_dir *dir = &s->dirs[d];
+	struct fab_fifo *wire = &dir->wire;
+	struct rte_mbuf *pkts[FAB_BURST];
+	uint16_t n = 0, p;
+
+	dir->rx_pending = 0;
+	while (n < FAB_BURST && wire->head != wire->tail &&
+	       wire->t[wire->head & wire->mask] <= s->now)
+		pkts[n++] = wire->m[wire->head++ & wire->mask];
+	if (wire->head != wire->tail) {
+		dir->rx_pending = 1;
+		fab_push(s, wire->t[wire->head & wire->mask], FAB_EV_ARRIVE, d);
+	}
+	if (dir->to_host) {
+		s->delivered += n;
+		hs_host_input(s->hosts[dir->to].h, pkts, n, s->now);
+		fab_host_kick(s, dir->to);
+		fab_host_check_done(s, dir->to);
+		return;
+	}
+	{
+		struct fab_snode *sw = &s->sw[dir->to];
+
+		sw_worker_input(sw->w, dir->to_port, pkts, n, s->now);
+		for (p = 0; p < sw->nb_ports; p++) {
+			uint32_t len = sw->w->port_len[p];
+
+			if (len == 0)
+				continue;
+			fab_qwin_note(s, sw->dir[p], len);
+			fab_sw_tx(s, sw->dir[p]);
+		}
+	}
+}
+
+/* ---- failures and routing ---- */
+
+static void
+fab_set_weight(void *arg, uint32_t sw, uint16_t group, uint16_t port,
+	       uint16_t weight)
+{
+	struct fab_sim *s = arg;
+
+	sw_engine_set_weight(s->sw[sw].eng, group, port, weight);
+}
+
+/* Run a switch's control plane and let its worker adopt the result. */
+static void
+fab_sw_control(struct fab_sim *s, uint32_t sw)
+{
+	struct fab_snode *n = &s->sw[sw];
+
+	sw_engine_control(n->eng, s->now);
+	sw_worker_input(n->w, 0, NULL, 0, s->now);	/* adopt, acknowledge */
+	sw_engine_control(n->eng, s->now);		/* publish what waited */
+	sw_worker_input(n->w, 0, NULL, 0, s->now);
+	/* A withdrawn or failed port may have flushed its queue. */
+}
+
+static void
+fab_control(struct fab_sim *s, uint32_t idx)
+{
+	const struct fab_failure *f = &s->p->failures[idx / 8];
+	uint32_t link = fab_topo_find_link(s->t, f->link);
+	const struct fab_link_desc *k = &s->t->links[link];
+	enum fab_ctl_phase phase = (enum fab_ctl_phase)(idx % 8);
+	uint32_t i, e;
+
+	switch (phase) {
+	case FAB_CTL_FAIL:
+	case FAB_CTL_RESTORE:
+		for (e = 0; e < 2; e++) {
+			struct fab_dir *dir = &s->dirs[link * 2 + e];
+
+			if (f->mode == SW_LINK_DEGRADED) {
+				dir->rate_bps = phase == FAB_CTL_FAIL ?
+					f->rate_bps : k->rate_bps;
+				continue;
+			}
+			if (k->is_host[e])
+				continue;
+			sw_engine_set_link(s->sw[k->node[e]].eng, k->port[e],
+				phase == FAB_CTL_FAIL ? f->mode : SW_LINK_UP,
+				0, s->now);
+			fab_sw_control(s, k->node[e]);
+			/* Drain (and so drop) a queue towards a dead link. */
+			fab_sw_tx(s, link * 2 + e);
+		}
+		if (f->mode == SW_LINK_DEGRADED)
+			break;
+		if (phase == FAB_CTL_FAIL) {
+			fab_push(s, s->now + s->p->detect_delay_ns, FAB_EV_CTL,
+				 idx / 8 * 8 + FAB_CTL_TICK);
+			fab_push(s, s->now + s->p->reconverge_delay_ns,
+				 FAB_EV_CTL, idx / 8 * 8 + FAB_CTL_ROUTE);
+		} else {
+			s->t->alive[link] = true;
+			fab_topo_weights(s->t, fab_set_weight, s);
+			for (i = 0; i < s->t->nb_switches; i++)
+				fab_sw_control(s, i);
+			fab_push(s, s->now + s->p->detect_delay_ns, FAB_EV_CTL,
+				 idx / 8 * 8 + FAB_CTL_TICK);
+		}
+		break;
+	case FAB_CTL_TICK:
+		for (e = 0; e < 2; e++)
+			if (!k->is_host[e])
+				fab_sw_control(s, k->node[e]);
+		break;
+	case FAB_CTL_ROUTE:
+		if (f->duration_ns != 0 &&
+		    s->now >= s->t0 + f->at_ns + f->duration_ns)
+			break;	/* restored before routing converged */
+		s->t->alive[link] = false;
+		fab_topo_weights(s->t, fab_set_weight, s);
+		for (i = 0; i < s->t->nb_switches; i++)
+			fab_sw_control(s, i);
+		break;
+	}
+}
+
+/* ---- set-up and tear-down ---- */
+
+uint64_t
+fab_oneway_ns(const struct fab_params *p, uint32_t hops)
+{
+	uint64_t frame = OFAN_ETH_HDR_SIZE + p->host.mtu + FAB_WIRE_OVERHEAD;
+
+	if (hops < 2)
+		return hops * p->delay_ns;
+	return hops * p->delay_ns + ofan_tx_time_ns(frame, p->rate_bps) +
+		(hops - 2) * ofan_tx_time_ns(frame, p->uplink_rate_bps);
+}
+
+uint64_t
+fab_ack_back_ns(const struct fab_params *p, uint32_t hops)
+{
+	uint64_t frame = RTE_MAX(OFAN_ACK_FRAME_SIZE, 60) + FAB_WIRE_OVERHEAD;
+	uint32_t host_links = hops < 2 ? hops : 2;
+
+	return hops * p->delay_ns +
+		host_links * ofan_tx_time_ns(frame, p->rate_bps) +
+		(hops - host_links) * ofan_tx_time_ns(frame, p->uplink_rate_bps);
+}
+
+uint32_t
+fab_pool_size(const struct fab_params *p)
+{
+	uint64_t ports, links, hosts, n;
+	uint64_t frame = OFAN_ETH_HDR_SIZE + p->host.mtu + FAB_WIRE_OVERHEAD;
+	uint64_t per_wire;
+
+	switch (p->topo) {
+	case FAB_TOPO_FATTREE:
+		hosts = (uint64_t)p->k * p->k * p->k / 4;
+		ports = (uint64_t)p->k * (p->k * p->k + p->k * p->k / 4);
+		ports = hosts * 5;	/* ToR, agg, core: 2 + 2 + 1 per host */
+		links = hosts * 3;
+		break;
+	case FAB_TOPO_LEAFSPINE:
+		hosts = (uint64_t)p->leaves * p->hosts_per_leaf;
+		links = hosts + (uint64_t)p->leaves * p->spines;
+		ports = hosts + 2ull * p->leaves * p->spines;
+		break;
+	default:
+		hosts = 2;
+		links = 1;
+		ports = 0;
+		break;
+	}
+	/* Full frames in flight on a wire, twice over, plus ACKs. */
+	per_wire = 2 * (p->delay_ns * p->rate_bps / 8000000000ull / frame + 2) +
+		16;
+	n = ports * p->queue.capacity_pkts + links * 2 * per_wire +
+		hosts * 256 + 4096;
+	return (uint32_t)RTE_MIN(n, (uint64_t)(1u << 22));
+}
+
+static void
+fab_sim_free(struct fab_sim *s)
+{
+	uint32_t i;
+
+	for (i = 0; i < s->nb_dirs && s->dirs != NULL; i++) {
+		s->r->queued_end += fab_fifo_free(&s->dirs[i].wire);
+		s->r->queued_end += fab_fifo_free(&s->dirs[i].nic);
+	}
+	for (i = 0; i < s->t->nb_switches && s->sw != NULL; i++) {
+		if (s->sw[i].eng == NULL)
+			continue;
+		s->r->queued_end += sw_engine_free_queues(s->sw[i].eng);
+		sw_engine_free(s->sw[i].eng);
+	}
+	for (i = 0; i < s->t->nb_hosts && s->hosts != NULL; i++)
+		hs_host_free(s->hosts[i].h);
+	if (s->fib != NULL)
+		sw_fib_free(s->fib);
+	hs_traffic_free(&s->traffic);
+	free(s->dirs);
+	free(s->hosts);
+	free(s->sw);
+	free(s->heap);
+}
+
+static int
+fab_sim_build(struct fab_sim *s, uint16_t scheme, char *err,
+	      unsigned int err_size)
+{
+	const struct fab_params *p = s->p;
+	struct fab_topo *t = s->t;
+	uint32_t i, l, e, hops_max = 0;
+	uint8_t macs[SW_MAX_PORTS][6];
+
+	/* The hosts' configuration: the scheme's policy, the fabric's RTT. */
+	s->hcfg = p->host;
+	s->hcfg.path = "ofan-fabric";
+	s->hcfg.policy = p->schemes[scheme].host_policy;
+	s->hcfg.stats_interval_ns = 0;
+	for (i = 0; i < (uint32_t)t->nb_hosts * t->nb_hosts; i++)
+		hops_max = RTE_MAX(hops_max, (uint32_t)t->hops[i]);
+	if (!p->base_rtt_set)
+		s->hcfg.base_rtt_ns = fab_oneway_ns(p, hops_max) +
+			ofan_tx_time_ns(OFAN_ETH_HDR_SIZE + p->host.mtu +
+					FAB_WIRE_OVERHEAD, p->rate_bps) +
+			fab_ack_back_ns(p, hops_max);
+	hs_config_derive(&s->hcfg);
+	if (hs_traffic_build(&s->hcfg.traffic, &s->traffic, err,
+			     err_size) != 0)
+		return -EINVAL;
+
+	s->nb_dirs = 2 * t->nb_links;
+	s->dirs = calloc(s->nb_dirs, sizeof(*s->dirs));
+	s->hosts = calloc(t->nb_hosts, sizeof(*s->hosts));
+	s->sw = calloc(t->nb_switches + 1, sizeof(*s->sw));
+	if (s->dirs == NULL || s->hosts == NULL || s->sw == NULL) {
+		snprintf(err, err_size, "out of memory for the fabric");
+		return -ENOMEM;
+	}
+	for (l = 0; l < t->nb_links; l++) {
+		const struct fab_link_desc *k = &t->links[l];
+
+		for (e = 0; e < 2; e++) {
+			struct fab_dir *d = &s->dirs[2 * l + e];
+
+			d->rate_bps = k->rate_bps;
+			d->delay_ns = p->delay_ns;
+			d->from = k->node[e];
+			d->from_port = k->port[e];
+			d->from_host = k->is_host[e];
+			d->to = k->node[1 - e];
+			d->to_port = k->port[1 - e];
+			d->to_host = k->is_host[1 - e];
+			d->layer = k->layer[e];
+			if (d->from_host)
+				s->hosts[d->from].dir = 2 * l + e;
+			else
+				s->sw[d->from].dir[d->from_port] = 2 * l + e;
+		}
+	}
+
+	/* Switches: one shared FIB, one worker each. */
+	if (t->nb_switches > 0) {
+		s->fib = sw_fib_create(&t->cfg[0], SOCKET_ID_ANY, err,
+				       err_size);
+		if (s->fib == NULL)
+			return -ENOMEM;
+	}
+	for (i = 0; i < t->nb_switches; i++) {
+		const struct sw_config *c = &t->cfg[i];
+		uint16_t port;
+
+		for (port = 0; port < c->nb_ports; port++)
+			memcpy(macs[port], c->ports[port].mac, 6);
+		s->sw[i].eng = sw_engine_create_shared(c, 1,
+			(const uint8_t (*)[6])macs, SOCKET_ID_ANY, s->fib,
+			err, err_size);
+		if (s->sw[i].eng == NULL)
+			return -ENOMEM;
+		s->sw[i].w = sw_engine_worker(s->sw[i].eng, 0);
+		s->sw[i].nb_ports = c->nb_ports;
+	}
+
+	/* Hosts. */
+	for (i = 0; i < t->nb_hosts; i++) {
+		const struct fab_link_desc *k = &t->links[t->host_link[i]];
+		struct hs_host_params hp = {
+			.cfg = &s->hcfg,
+			.traffic = &s->traffic,
+			.rank = i,
+			.pool = s->pool,
+			.no_announce = true,
+		};
+
+		hp.mac[0] = 0x02;
+		hp.mac[1] = 0x01;
+		hp.mac[2] = (uint8_t)(i >> 16);
+		hp.mac[3] = (uint8_t)(i >> 8);
+		hp.mac[4] = (uint8_t)i;
+		if (t->kind == FAB_TOPO_B2B) {
+			memcpy(hp.dst_mac, hp.mac, 6);
+			hp.dst_mac[4] = (uint8_t)(1 - i);
+		} else {
+			memcpy(hp.dst_mac, t->cfg[k->node[1]].ports[k->port[1]].mac,
+			       6);
+		}
+		s->hosts[i].h = hs_host_create(&hp, err, err_size);
+		if (s->hosts[i].h == NULL)
+			return -ENOMEM;
+		s->hosts[i].wake_at = UINT64_MAX;
+	}
+	return 0;
+}
+
+/* ---- results ---- */
+
+static int
+fab_cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+static void
+fab_collect(struct fab_sim *s)
+{
+	const struct fab_params *p = s->p;
+	const struct hs_traffic *tr = &s->traffic;
+	struct fab_run *r = s->r;
+	struct hs_config ideal_cfg = s->hcfg;
+	uint32_t *conc = hs_flow_concurrency(tr);
+	uint64_t *rx_end = calloc(tr->nb_flows + 1, sizeof(*rx_end));
+	double *slow = calloc(tr->nb_flows + 1, sizeof(*slow));
+	uint64_t first = UINT64_MAX, last = 0, ideal_last = 0, fct_sum = 0;
+	struct sw_totals *tot = malloc(sizeof(*tot));
+	uint32_t f, i, nb_slow = 0;
+	uint16_t port;
+
+	ideal_cfg.base_rtt_ns = 0;	/* paths differ: added per flow */
+	r->nb_flows = tr->nb_flows;
+	r->flows = calloc(tr->nb_flows + 1, sizeof(*r->flows));
+	if (conc == NULL || rx_end == NULL || slow == NULL || tot == NULL ||
+	    r->flows == NULL)
+		goto out;
+	for (f = 0; f < tr->nb_flows; f++) {
+		const struct hs_flow_spec *sp = &tr->flows[f];
+		struct fab_flow_result *fr = &r->flows[f];
+		struct hs_flow_result res;
+		uint32_t hops = s->t->hops[sp->src * s->t->nb_hosts + sp->dst];
+		uint64_t tx = hs_flow_ideal_ns(&ideal_cfg, tr, f, conc);
+		uint64_t start;
+
+		memset(&res, 0, sizeof(res));
+		hs_host_flow_result(s->hosts[sp->src].h, f, &res);
+		hs_host_flow_result(s->hosts[sp->dst].h, f, &res);
+		/* Ideal: when it could start, its bytes, the path there and
+		 * back; a dependent flow starts when its input arrived. */
+		start = sp->start_ns;
+		if (sp->dep != HS_NO_DEP && rx_end[sp->dep] > start)
+			start = rx_end[sp->dep];
+		rx_end[f] = start + tx + fab_oneway_ns(p, hops);
+		fr->ideal_ns = tx + fab_oneway_ns(p, hops) +
+			fab_ack_back_ns(p, hops);
+		ideal_last = RTE_MAX(ideal_last, start + fr->ideal_ns);
+		fr->src = sp->src;
+		fr->dst = sp->dst;
+		fr->size = sp->size;
+		fr->start_ns = res.start_ns;
+		fr->retx = res.retx;
+		fr->timeouts = res.timeouts;
+		fr->max_reorder = res.max_reorder;
+		if (res.done_ns == 0 || !res.sent_here)
+			continue;
+		fr->fct_ns = res.done_ns - res.start_ns;
+		fr->slowdown = (double)fr->fct_ns / (double)fr->ideal_ns;
+		slow[nb_slow++] = fr->slowdown;
+		fct_sum += fr->fct_ns;
+		first = RTE_MIN(first, res.start_ns);
+		last = RTE_MAX(last, res.done_ns);
+	}
+	r->nb_completed = nb_slow;
+	if (nb_slow > 0) {
+		qsort(slow, nb_slow, sizeof(*slow), fab_cmp_double);
+		r->max_slowdown = slow[nb_slow - 1];
+		r->p99_slowdown = slow[(uint32_t)ceil(0.99 * nb_slow) - 1];
+		r->mean_fct_ns = (double)fct_sum / nb_slow;
+		r->collective_ns = last - first;
+	}
+	r->ideal_collective_ns = ideal_last;
+	for (i = 0; i < s->t->nb_hosts; i++) {
+		const struct hs_host_stats *st = hs_host_stats(s->hosts[i].h);
+
+		r->retx += st->data_retx;
+		r->timeouts += st->timeouts;
+		r->data_sent += st->data_sent;
+		r->corrupt += st->corrupt_pkts;
+	}
+	for (i = 0; i < s->t->nb_switches; i++) {
+		sw_engine_totals(s->sw[i].eng, tot);
+		for (f = 0; f < OFAN_DROP_MAX; f++)
+			r->drops[f] += tot->drops[f];
+		for (port = 0; port < s->sw[i].nb_ports; port++) {
+			const struct fab_dir *d = &s->dirs[s->sw[i].dir[port]];
+
+			r->ecn_marks += tot->queue[port].ecn_marked;
+			r->max_queue[d->layer] = RTE_MAX(r->max_queue[d->layer],
+				tot->queue[port].max_pkts);
+			r->max_queue_all = RTE_MAX(r->max_queue_all,
+						   tot->queue[port].max_pkts);
+		}
+	}
+	for (f = 0; f < OFAN_DROP_MAX; f++)
+		r->drops_total += r->drops[f];
+	r->dropped = r->drops_total;
+out:
+	free(conc);
+	free(rx_end);
+	free(slow);
+	free(tot);
+}
+
+/* ---- the loop ---- */
+
+static double
+fab_wall_since(const struct timespec *a)
+{
+	struct timespec b;
+
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	return (double)(b.tv_sec - a->tv_sec) +
+		(double)(b.tv_nsec - a->tv_nsec) * 1e-9;
+}
+
+static void
+fab_progress(struct fab_sim *s, const char *scheme, bool last)
+{
+	uint64_t acked = 0, total = 0, a, b;
+	uint32_t i;
+
+	if (s->quiet)
+		return;
+	if (!last && fab_wall_since(&s->wall_last) < 1.0)
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &s->wall_last);
+	for (i = 0; i < s->t->nb_hosts; i++) {
+		hs_host_progress(s->hosts[i].h, &a, &b);
+		acked += a;
+		total += b;
+	}
+	fprintf(stderr, "ofan-fabric: %-10s %10.1f us simulated, %5.1f%% of bytes acknowledged, %6.1f s wall%s\n",
+		scheme, (double)(s->now - s->t0) / 1e3,
+		total ? 100.0 * (double)acked / (double)total : 100.0,
+		fab_wall_since(&s->wall0), last ? " (done)" : "");
+}
+
+int
+fab_run(const struct fab_params *p, uint16_t scheme, struct fab_topo *t,
+	struct rte_mempool *pool, bool quiet, struct fab_run *r, char *err,
+	unsigned int err_size)
+{
+	struct fab_sim s = {
+		.p = p, .t = t, .r = r, .pool = pool, .quiet = quiet,
+	};
+	unsigned int in_use0 = rte_mempool_in_use_count(pool);
+	uint64_t limit, done_ns = 0;
+	uint32_t i, nb_ev = 0;
+	int rc;
+
+	memset(r, 0, sizeof(*r));
+	r->scheme = scheme;
+	clock_gettime(CLOCK_MONOTONIC, &s.wall0);
+	s.wall_last = s.wall0;
+	rc = fab_sim_build(&s, scheme, err, err_size);
+	if (rc != 0)
+		goto out;
+	s.t0 = FAB_T0_NS;
+	s.now = s.t0;
+	limit = s.t0 + p->time_limit_ns;
+	for (i = 0; i < s.nb_dirs; i++)
+		s.dirs[i].win = UINT32_MAX;
+	for (i = 0; i < p->nb_failures; i++) {
+		fab_push(&s, s.t0 + p->failures[i].at_ns, FAB_EV_CTL,
+			 i * 8 + FAB_CTL_FAIL);
+		if (p->failures[i].duration_ns != 0)
+			fab_push(&s, s.t0 + p->failures[i].at_ns +
+				 p->failures[i].duration_ns, FAB_EV_CTL,
+				 i * 8 + FAB_CTL_RESTORE);
+	}
+	for (i = 0; i < t->nb_hosts; i++)
+		hs_host_start(s.hosts[i].h, s.t0);
+	for (i = 0; i < t->nb_hosts; i++) {
+		fab_host_kick(&s, i);
+		fab_host_check_done(&s, i);
+	}
+
+	while (s.nb_ev > 0) {
+		struct fab_ev ev;
+		uint32_t idx;
+
+		if (s.heap[0].t > limit)
+			break;
+		if (done_ns != 0 && s.nb_net_ev == 0)
+			break;	/* everything done and delivered */
+		ev = fab_pop(&s);
+		idx = ev.what & ((1u << 28) - 1);
+		s.now = ev.t;
+		r->events++;
+		switch (ev.what >> 28) {
+		case FAB_EV_ARRIVE:
+			fab_arrive(&s, idx);
+			break;
+		case FAB_EV_TX:
+			s.dirs[idx].tx_pending = 0;
+			if (s.dirs[idx].from_host)
+				fab_host_tx(&s, idx);
+			else
+				fab_sw_tx(&s, idx);
+			break;
+		case FAB_EV_HOST:
+			if (ev.t != s.hosts[idx].wake_at)
+				break;	/* superseded by an earlier one */
+			s.hosts[idx].wake_at = UINT64_MAX;
+			fab_host_kick(&s, idx);
+			fab_host_check_done(&s, idx);
+			break;
+		default:
+			fab_control(&s, idx);
+			break;
+		}
+		if (done_ns == 0 && s.nb_hosts_done == t->nb_hosts)
+			done_ns = s.now;
+		if (++nb_ev == FAB_PROGRESS_EVENTS) {
+			nb_ev = 0;
+			fab_progress(&s, p->schemes[scheme].name, false);
+		}
+	}
+	r->completed = done_ns != 0;
+	r->sim_ns = (done_ns ? done_ns : s.now) - s.t0;
+	fab_progress(&s, p->schemes[scheme].name, true);
+	for (i = 0; i < s.nb_dirs; i++)
+		if (!s.dirs[i].from_host)
+			fab_qwin_flush(&s, i);
+	r->nb_windows = (uint32_t)((s.now - s.t0) / p->queue_window_ns) + 1;
+	fab_collect(&s);
+	r->injected = s.injected;
+	r->delivered = s.delivered;
+out:
+	fab_sim_free(&s);
+	r->mbuf_leak = (int64_t)rte_mempool_in_use_count(pool) -
+		(int64_t)in_use0;
+	r->wall_s = fab_wall_since(&s.wall0);
+	return rc;
+}
+
+void
+fab_run_free(struct fab_run *r)
+{
+	free(r->flows);
+	free(r->qwin);
+	r->flows = NULL;
+	r->qwin = NULL;
+}

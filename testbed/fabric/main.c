@@ -1,0 +1,338 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * ofan-fabric: run an experiment (an INI file of configs/experiments) on a whole
+ * emulated fabric in one process, in virtual time, and write the results
+ * and plots.  main() only orchestrates: arguments, the experiment (every
+ * sweep combination checked before anything starts), EAL with an embedded
+ * default, one mempool, the runs, the output, the plots, cleanup.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <rte_eal.h>
+#include <rte_errno.h>
+#include <rte_mbuf.h>
+#include <rte_mempool.h>
+
+#include "fab.h"
+#include "ofan_clock.h"
+#include "ofan_config.h"
+
+#define FAB_MAX_OVERRIDES 64
+
+struct fab_opts {
+	const char *config;
+	const char *out;
+	bool seed_set;
+	uint64_t seed;
+	bool quiet;
+	bool plot;
+	int nb_overrides;
+	char *overrides[FAB_MAX_OVERRIDES];
+	int eal_argc;		/* user EAL arguments before "--", if any */
+	char **eal_argv;
+};
+
+static void
+fab_usage(FILE *f)
+{
+	fprintf(f,
+		"usage: ofan-fabric --config FILE [--out DIR] [--seed N] [--quiet] [--no-plot]\n"
+		"                   [section.key=value ...]\n"
+		"  Runs the experiment FILE (e.g. configs/experiments/permutation-k8.ini) on an\n"
+		"  emulated fabric of ofan switch and host engines in virtual time, prints the\n"
+		"  comparison table and writes summary.json, runs.csv, flows.csv, queues.csv,\n"
+		"  queue-time.csv, table.txt, timing.csv and PNG plots into DIR\n"
+		"  (default results/<experiment name>).\n"
+		"  --seed N           the [fabric] seed (switches, hosts, traffic)\n"
+		"  --quiet            no progress lines on stderr\n"
+		"  --no-plot          do not run testbed/plot.sh (gnuplot)\n"
+		"  section.key=value  override a key, e.g. fabric.k=4 traffic.size=256KiB\n"
+		"  EAL starts with --no-huge --no-pci -l 0 and a memory size fitting the\n"
+		"  experiment; to choose EAL options yourself put them first, then --.\n"
+		"exit status: 0 all runs completed and conserved every packet; 1 a run\n"
+		"did not complete or lost track of a packet; 2 bad usage or configuration;\n"
+		"3 mbufs leaked; 4 EAL or memory failure.\n");
+}
+
+static int
+fab_parse_args(int argc, char **argv, struct fab_opts *o)
+{
+	static const struct option longopts[] = {
+		{ "config", required_argument, NULL, 'c' },
+		{ "out", required_argument, NULL, 'o' },
+		{ "seed", required_argument, NULL, 's' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "no-plot", no_argument, NULL, 'P' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	o->plot = true;
+	while ((c = getopt_long(argc, argv, "c:o:s:qh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'c':
+			o->config = optarg;
+			break;
+		case 'o':
+			o->out = optarg;
+			break;
+		case 's':
+			if (ofan_parse_u64(optarg, &o->seed) != 0) {
+				fprintf(stderr, "ofan-fabric: --seed '%s' is not a number; expected a decimal integer\n",
+					optarg);
+				return -EINVAL;
+			}
+			o->seed_set = true;
+			break;
+		case 'q':
+			o->quiet = true;
+			break;
+		case 'P':
+			o->plot = false;
+			break;
+		case 'h':
+			fab_usage(stdout);
+			exit(0);
+		default:
+			fab_usage(stderr);
+			return -EINVAL;
+		}
+	}
+	for (; optind < argc; optind++) {
+		if (strchr(argv[optind], '=') == NULL ||
+		    o->nb_overrides == FAB_MAX_OVERRIDES) {
+			fprintf(stderr, "ofan-fabric: '%s' is not an override; expected section.key=value (at most %d)\n",
+				argv[optind], FAB_MAX_OVERRIDES);
+			return -EINVAL;
+		}
+		o->overrides[o->nb_overrides++] = argv[optind];
+	}
+	if (o->config == NULL) {
+		fprintf(stderr, "ofan-fabric: --config FILE is required, e.g. --config configs/experiments/permutation-k8.ini\n");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* EAL memory for the largest combination: its pool plus engines. */
+static unsigned int
+fab_eal_mb(const struct fab_experiment *x, uint32_t *pool_n,
+	   uint16_t *room)
+{
+	uint64_t bytes = 0;
+	uint32_t c;
+
+	*pool_n = 0;
+	*room = 0;
+	for (c = 0; c < x->nb_combos; c++) {
+		const struct fab_params *p = &x->combos[c];
+		uint16_t r = (uint16_t)(RTE_PKTMBUF_HEADROOM + 14 +
+					p->host.mtu + 64);
+
+		*pool_n = RTE_MAX(*pool_n, fab_pool_size(p));
+		*room = RTE_MAX(*room, r);
+	}
+	bytes = (uint64_t)*pool_n * (*room + 256);
+	return (unsigned int)(bytes >> 20) + 768;
+}
+
+/* Run testbed/plot.sh OUT (found next to the sources of this binary). */
+static void
+fab_plot(const char *out)
+{
+	char exe[PATH_MAX], script[PATH_MAX + 64];
+	const char *env = getenv("OFAN_PLOT");
+	ssize_t n;
+	pid_t pid;
+	int status;
+
+	if (env != NULL) {
+		snprintf(script, sizeof(script), "%s", env);
+	} else {
+		n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+		if (n <= 0)
+			return;
+		exe[n] = 0;
+		/* build/testbed/ofan-fabric -> testbed/plot.sh */
+		snprintf(script, sizeof(script), "%s/../../testbed/plot.sh",
+			 dirname(exe));
+	}
+	if (access(script, X_OK) != 0) {
+		fprintf(stderr, "ofan-fabric: no plots: %s not found (set OFAN_PLOT)\n",
+			script);
+		return;
+	}
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		execl(script, script, out, (char *)NULL);
+		_exit(127);
+	}
+	if (pid > 0)
+		waitpid(pid, &status, 0);
+}
+
+/* Remove the EAL's runtime directory of our prefix (nothing else). */
+static void
+fab_eal_rundir_remove(const char *prefix)
+{
+	char dir[256], cmd[320];
+
+	snprintf(dir, sizeof(dir), "/var/run/dpdk/%s", prefix);
+	if (access(dir, F_OK) != 0)
+		return;
+	snprintf(cmd, sizeof(cmd), "rm -rf -- '%s'", dir);
+	if (system(cmd) != 0)
+		fprintf(stderr, "ofan-fabric: could not remove %s\n", dir);
+}
+
+int
+main(int argc, char **argv)
+{
+	struct fab_opts o = { 0 };
+	struct fab_experiment x;
+	struct rte_mempool *pool;
+	struct fab_out *out;
+	char err[1024] = "", outdir[512], prefix[64], mem[32];
+	char *eal_argv[16];
+	int eal_argc = 0, help, split, rc = 0, status = 0;
+	uint32_t c, pool_n;
+	uint16_t room, s;
+
+	split = ofan_split_args(argc, argv, &help);
+	if (split > 0) {
+		/* The user chose EAL arguments: argv[1 .. split - 1]. */
+		o.eal_argc = split;
+		o.eal_argv = argv;
+		argv[split] = argv[0];
+		argc -= split;
+		argv += split;
+	}
+	if (fab_parse_args(argc, argv, &o) != 0)
+		return 2;
+	if (fab_experiment_load(o.config, o.overrides, o.nb_overrides,
+				o.seed_set, o.seed, &x, err,
+				sizeof(err)) != 0) {
+		fprintf(stderr, "ofan-fabric: %s\n", err);
+		return 2;
+	}
+	snprintf(outdir, sizeof(outdir), "%s", o.out ? o.out : "");
+	if (o.out == NULL)
+		snprintf(outdir, sizeof(outdir), "results/%s",
+			 x.combos[0].name);
+
+	/* EAL: the user's arguments, or the embedded default. */
+	snprintf(prefix, sizeof(prefix), "ofan-fabric-%d", (int)getpid());
+	snprintf(mem, sizeof(mem), "%u", fab_eal_mb(&x, &pool_n, &room));
+	if (o.eal_argc > 0) {
+		rc = rte_eal_init(o.eal_argc, o.eal_argv);
+	} else {
+		char *def[] = {
+			argv[0], "--no-huge", "-m", mem, "--no-pci", "-l", "0",
+			"--file-prefix", prefix, "--no-telemetry",
+			"--log-level", "lib.eal:error",
+		};
+
+		for (eal_argc = 0; eal_argc < (int)RTE_DIM(def); eal_argc++)
+			eal_argv[eal_argc] = def[eal_argc];
+		rc = rte_eal_init(eal_argc, eal_argv);
+	}
+	if (rc < 0) {
+		fprintf(stderr, "ofan-fabric: EAL initialisation failed: %s. Hint: run as root; the default needs %s MB of memory (--no-huge); with your own EAL arguments pass --no-huge -m %s --no-pci\n",
+			rte_strerror(rte_errno), mem, mem);
+		fab_experiment_free(&x);
+		return 4;
+	}
+	pool = rte_pktmbuf_pool_create("fabric", pool_n, 256, 0, room,
+				       SOCKET_ID_ANY);
+	if (pool == NULL) {
+		fprintf(stderr, "ofan-fabric: cannot create a pool of %u mbufs of %u bytes: %s. Hint: give EAL more memory (-m)\n",
+			pool_n, room, rte_strerror(rte_errno));
+		status = 4;
+		goto eal_out;
+	}
+	out = fab_out_open(outdir, &x, err, sizeof(err));
+	if (out == NULL) {
+		fprintf(stderr, "ofan-fabric: %s\n", err);
+		status = 2;
+		goto pool_out;
+	}
+	if (!o.quiet)
+		fprintf(stderr, "ofan-fabric: %s: %u combination(s) x %u scheme(s), results in %s\n",
+			x.combos[0].name, x.nb_combos, x.combos[0].nb_schemes,
+			outdir);
+	for (c = 0; c < x.nb_combos && status != 4; c++) {
+		const struct fab_params *p = &x.combos[c];
+
+		for (s = 0; s < p->nb_schemes; s++) {
+			struct fab_topo t;
+			struct fab_run r;
+
+			if (fab_topo_build(p, p->schemes[s].sw_policy, &t,
+					   err, sizeof(err)) != 0) {
+				fprintf(stderr, "ofan-fabric: %s\n", err);
+				status = 4;
+				break;
+			}
+			rc = fab_run(p, s, &t, pool, o.quiet, &r, err,
+				     sizeof(err));
+			r.combo = c;
+			if (rc != 0) {
+				fprintf(stderr, "ofan-fabric: %s: %s\n",
+					p->schemes[s].name, err);
+				status = 4;
+			} else {
+				if (fab_out_run(out, p, &t, &r) != 0) {
+					fprintf(stderr, "ofan-fabric: cannot write results in %s\n",
+						outdir);
+					status = 2;
+				}
+				if (!r.completed && status == 0)
+					status = 1;
+				if (r.injected != r.delivered + r.dropped +
+				    r.queued_end) {
+					fprintf(stderr, "ofan-fabric: %s: conservation broken: %" PRIu64 " injected != %" PRIu64 " delivered + %" PRIu64 " dropped + %" PRIu64 " queued\n",
+						p->schemes[s].name, r.injected,
+						r.delivered, r.dropped,
+						r.queued_end);
+					status = 1;
+				}
+				if (r.mbuf_leak != 0) {
+					fprintf(stderr, "ofan-fabric: %s: %" PRId64 " mbufs leaked\n",
+						p->schemes[s].name,
+						r.mbuf_leak);
+					status = 3;
+				}
+			}
+			fab_run_free(&r);
+			fab_topo_free(&t);
+			if (status == 4)
+				break;
+		}
+	}
+	if (fab_out_close(out, stdout) != 0) {
+		fprintf(stderr, "ofan-fabric: cannot write the summary in %s\n",
+			outdir);
+		if (status == 0)
+			status = 2;
+	}
+	if (o.plot)
+		fab_plot(outdir);
+pool_out:
+	rte_mempool_free(pool);
+eal_out:
+	rte_eal_cleanup();
+	if (o.eal_argc == 0)
+		fab_eal_rundir_remove(prefix);
+	fab_experiment_free(&x);
+	return status;
+}

@@ -1,0 +1,633 @@
+#!/usr/bin/env bash
+# plot.sh: PNG plots of the result CSV files of ofan-fabric, with gnuplot.
+#
+# usage: testbed/plot.sh OUT_DIR
+#
+# Reads OUT_DIR/runs.csv, OUT_DIR/flows.csv and OUT_DIR/queue-time.csv
+# (comma separated, one header line, no quoting; columns are found by their
+# header name, never by position) and writes into OUT_DIR, printing
+# "plot: OUT_DIR/NAME.png" for each PNG written:
+#
+#   fct-cdf[-COMBO].png       flows.csv: CDF of flow slowdown (fct / ideal),
+#                             one line per scheme, log x from 1.  A flow
+#                             without a numeric slowdown counts as
+#                             unfinished: its scheme's curve ends below 1.
+#   queue-layers[-COMBO].png  runs.csv: maximum queue per layer (the q_*
+#                             columns but q_max), one bar per scheme.
+#   queue-time[-COMBO].png    queue-time.csv: maximum queue over every port
+#                             (layer "all") per time window, per scheme.
+#   sweep-DIM-METRIC.png      runs.csv, for each sweep_DIM column and METRIC
+#                             in q_max, max_slowdown, lost_data: METRIC
+#                             against DIM, one line per scheme, or per
+#                             scheme and value of the other sweep dimensions.
+#
+# -COMBO is added when the CSV holds more than one combo (sweep combination).
+# A sweep value's x is its leading number (55us -> 55, 8/8/8 -> 8); when a
+# dimension has a value without one, or two values sharing one (4/8/8 and
+# 4/4/4), its values are placed in order of appearance and labelled instead.
+# Repeated runs of one scheme in one combo are pooled in the CDF, give their
+# maximum in the queue plots, and the last one is kept in sweep plots.
+# A scheme keeps its colour in every plot (order of first appearance).
+#
+# A missing or header-only CSV skips the plots that need it, with a note on
+# stderr.  Exit status: 0; 1 if gnuplot failed on a plot; 2 on a usage
+# error or when gnuplot is not installed.
+set -euo pipefail
+
+prog=$(basename "$0")
+
+# usage [STATUS]: the usage line, then exit STATUS (default 2).
+usage() {
+	echo "usage: $prog OUT_DIR   (plots OUT_DIR/{runs,flows,queue-time}.csv into OUT_DIR/*.png)" >&2
+	exit "${1:-2}"
+}
+
+note() {
+	echo "$prog: $*" >&2
+}
+
+# gp_quote STRING: STRING as a gnuplot single-quoted string.
+gp_quote() {
+	local s=${1//\'/\'\'}
+	printf "'%s'" "$s"
+}
+
+# safe_name STRING: STRING usable in a file name.
+safe_name() {
+	printf '%s' "$1" | tr -c 'A-Za-z0-9._+-' '_'
+}
+
+# pick_terminal: the gnuplot terminal line, pngcairo if this gnuplot has it.
+pick_terminal() {
+	if gnuplot -e 'set terminal' 2>&1 | grep -qw pngcairo; then
+		terminal="set terminal pngcairo size 900,560 noenhanced font 'sans,10'"
+		us=µs
+	else
+		terminal="set terminal png size 900,560 noenhanced"
+		us=us
+	fi
+}
+
+# csv_ready FILE PLOTS COLUMN...: true if FILE has a header naming every
+# COLUMN and at least one row; otherwise a note that PLOTS are skipped.
+csv_ready() {
+	local file=$1 plots=$2 header c
+	shift 2
+	if [ ! -f "$file" ]; then
+		note "$file not found; skipping $plots"
+		return 1
+	fi
+	if [ "$(head -n 2 "$file" | wc -l)" -lt 2 ]; then
+		note "$file has no rows; skipping $plots"
+		return 1
+	fi
+	IFS= read -r header <"$file"
+	header=${header%$'\r'}
+	for c; do
+		if [[ ",$header," != *",$c,"* ]]; then
+			note "$file has no column $c; skipping $plots"
+			return 1
+		fi
+	done
+}
+
+# Awk functions shared by every awk program below (run with -F, and with
+# q set to a single quote).
+# shellcheck disable=SC2016  # awk code, not shell
+awk_lib='
+BEGIN { OFS = "\t"; OFMT = CONVFMT = "%.12g"; load_schemes() }
+{ sub(/\r$/, "") }
+function isnum(s) {
+	return s ~ /^[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+)([eE][-+]?[0-9]+)?$/
+}
+# leadnum(s): the number s starts with, or "" (55us -> 55, 8/8/8 -> 8)
+function leadnum(s) {
+	if (match(s, /^[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+)([eE][-+]?[0-9]+)?/))
+		return substr(s, 1, RLENGTH)
+	return ""
+}
+# plain(v): number v without exponent or plus sign, for sort -n
+function plain(v) { return v ~ /[eE+]/ ? sprintf("%.9f", v) : v }
+# gq(s): s as a gnuplot single-quoted string
+function gq(s) { gsub(q, q q, s); return q s q }
+# header(): col[NAME] = column number, from the header line
+function header(  i) { for (i = 1; i <= NF; i++) col[$i] = i }
+# load_schemes(): sidx[NAME] = colour index, sname[INDEX] = NAME
+function load_schemes(  s) {
+	while ((getline s < schemes) > 0) { sidx[s] = ++nsch; sname[nsch] = s }
+	close(schemes)
+}
+# combo_index(c): order of first appearance of combo c, cname[] its name
+function combo_index(c) {
+	if (!(c in cidx)) { cidx[c] = ++ncombo; cname[ncombo] = c }
+	return cidx[c]
+}
+'
+
+# run_awk PROGRAM ARGS...: awk -F, with the shared functions.
+run_awk() {
+	local program=$1
+	shift
+	awk -F, -v q="'" -v prog="$prog" -v schemes="$tmp/schemes" -v dir="$tmp" "$awk_lib$program" "$@"
+}
+
+# sort_series: sort "combo index<TAB>scheme index<TAB>x<TAB>..." lines by
+# series, then x (plain numbers: sort -n in the C locale is fast).
+sort_series() {
+	LC_ALL=C sort -t "$(printf '\t')" -k1,1n -k2,2n -k3,3n
+}
+
+# list_schemes: $tmp/schemes, every scheme in order of first appearance in
+# runs.csv, flows.csv, then queue-time.csv.
+list_schemes() {
+	local files=() f
+	for f in runs flows queue-time; do
+		[ -s "$out/$f.csv" ] && files+=("$out/$f.csv")
+	done
+	: >"$tmp/schemes"
+	[ ${#files[@]} -gt 0 ] || return 0
+	awk -F, '
+		{ sub(/\r$/, "") }
+		FNR == 1 { c = 0; for (i = 1; i <= NF; i++) if ($i == "scheme") c = i; next }
+		c && !seen[$c]++ { print $c }
+	' "${files[@]}" >"$tmp/schemes"
+}
+
+# label_combos: $tmp/combos, "COMBO<TAB>DIM=VALUE, DIM=VALUE" per combo of
+# runs.csv that has sweep values.
+label_combos() {
+	: >"$tmp/combos"
+	[ -s "$out/runs.csv" ] || return 0
+	run_awk '
+		NR == 1 {
+			header()
+			for (i = 1; i <= NF; i++)
+				if ($i ~ /^sweep_/) { dim[++nd] = i; name[nd] = substr($i, 7) }
+			if (!("combo" in col)) exit
+			next
+		}
+		nd && !seen[$col["combo"]]++ {
+			l = ""
+			for (d = 1; d <= nd; d++) l = l (d > 1 ? ", " : "") name[d] "=" $dim[d]
+			print $col["combo"], l
+		}
+	' "$out/runs.csv" >"$tmp/combos"
+}
+
+# combo_title COMBO: " (combo COMBO: DIM=VALUE, ...)" for plot titles, or
+# nothing for the only combo of a run without sweep.
+combo_title() {
+	local label
+	label=$(awk -F'\t' -v c="$1" '$1 == c { print $2; exit }' "$tmp/combos")
+	if [ "$nkeys" -gt 1 ] || [ -n "$label" ]; then
+		printf ' (combo %s%s)' "$1" "${label:+: $label}"
+	fi
+}
+
+# render PNG: run gnuplot on the terminal and $tmp/body.gp; print the PNG's
+# path, or note gnuplot's failure.  gnuplot's warnings are passed on.
+render() {
+	local png=$1 rc=0
+	{
+		printf '%s\n' "$terminal" 'set encoding utf8' "set output $(gp_quote "$png")"
+		printf '%s\n' 'set datafile separator "\t"' "set datafile missing '?'" 'set grid'
+		cat "$tmp/body.gp"
+	} >"$tmp/full.gp"
+	gnuplot "$tmp/full.gp" 2>"$tmp/gnuplot.err" || rc=$?
+	sed "s|^|$prog: gnuplot, $(basename "$png"): |" "$tmp/gnuplot.err" >&2
+	if [ "$rc" = 0 ]; then
+		echo "plot: $png"
+	else
+		note "gnuplot failed on $png"
+		rm -f "$png"
+		failed=1
+	fi
+}
+
+# plot_groups LIST KIND: one PNG per key of LIST (lines "KEY<TAB>gnuplot
+# plot clause", grouped by key).  KIND_png KEY prints the PNG's path and
+# KIND_settings KEY the gnuplot settings; nkeys is set for them.
+plot_groups() {
+	local list=$1 kind=$2 keys key n
+	mapfile -t keys < <(awk -F'\t' '!seen[$1]++ { print $1 }' "$list")
+	nkeys=${#keys[@]}
+	for key in "${keys[@]}"; do
+		"${kind}_settings" "$key" >"$tmp/body.gp"
+		# Unless the settings place the legend: below the plot (with
+		# room for its rows), or beside it when long, never over the data.
+		if ! grep -q '^set key' "$tmp/body.gp"; then
+			n=$(awk -F'\t' -v k="$key" '$1 == k' "$list" | wc -l)
+			if [ "$n" -gt 6 ]; then
+				echo 'set key outside right top vertical reverse Left'
+			else
+				echo 'set key below center horizontal reverse Left width 1 maxcols 3'
+				echo "set bmargin $((4 + (n + 1) / 2))"
+			fi >>"$tmp/body.gp"
+		fi
+		{
+			printf 'plot '
+			awk -F'\t' -v k="$key" '$1 == k { printf "%s%s", sep, $2; sep = ", \\\n\t" } END { print "" }' "$list"
+		} >>"$tmp/body.gp"
+		render "$("${kind}_png" "$key")"
+	done
+}
+
+# per_combo_png BASE COMBO: BASE.png with one combo, else BASE-COMBO.png.
+per_combo_png() {
+	if [ "$nkeys" = 1 ]; then
+		echo "$out/$1.png"
+	else
+		echo "$out/$1-$(safe_name "$2").png"
+	fi
+}
+
+# ---- fct-cdf: CDF of flow slowdown ----
+
+# cdf_data: $tmp/cdf.list from flows.csv, one series file per combo and
+# scheme: "slowdown<TAB>fraction of flows" with a step per point.
+cdf_data() {
+	# combo index, scheme index, slowdown of every finished flow; and
+	# $tmp/cdf.n: "combo index, scheme index, flows, combo" per series;
+	# $tmp/cdf.xmax: "combo, largest slowdown".
+	run_awk '
+		NR == 1 { header(); next }
+		{
+			ci = combo_index($col["combo"]); si = sidx[$col["scheme"]]
+			n[ci, si]++
+			v = $col["slowdown"]
+			if (!isnum(v) || v < 0) next
+			if (v < 1) v = 1	# below 1 is rounding
+			if (v + 0 > xmax[ci]) xmax[ci] = v + 0
+			print ci, si, plain(v)
+		}
+		END {
+			for (k in n) { split(k, p, SUBSEP); print p[1], p[2], n[k], cname[p[1]] > (dir "/cdf.n") }
+			for (ci = 1; ci <= ncombo; ci++) print cname[ci], xmax[ci] > (dir "/cdf.xmax")
+		}
+	' "$out/flows.csv" | sort_series >"$tmp/cdf.sorted"
+	# Thin each curve to steps of at least 1e-4 in fraction (and its end).
+	run_awk '
+		BEGIN { FS = "\t" }
+		NR == FNR { n[$1, $2] = $3; cn[$1] = $4; next }
+		function flush(end) {
+			if (px != "" && (end || py - ly >= 1e-4)) { print px, py > file; ly = py }
+		}
+		function finish(  unf) {
+			flush(1); close(file); done[g] = 1
+			unf = n[g] - cnt
+			t = sname[psi] (unf ? " (" unf " of " n[g] " flows unfinished)" : "")
+			print cn[pci], gq(file) " using 1:2 with steps lw 2 lc " psi " title " gq(t) > (dir "/cdf.list")
+		}
+		{
+			if ($1 != pci || $2 != psi) {
+				if (pci != "") finish()
+				pci = $1; psi = $2; g = pci SUBSEP psi; cnt = 0
+				file = dir "/cdf-" pci "-" psi ".dat"
+				print 1, 0 > file; ly = 0; px = ""
+			}
+			cnt++
+			if ($3 != px) flush()
+			px = $3; py = cnt / n[g]
+		}
+		END {
+			if (pci != "") finish()
+			# a series without any finished flow: a legend entry only
+			for (k in n) if (!(k in done)) {
+				split(k, p, SUBSEP)
+				t = sname[p[2]] " (all " n[k] " flows unfinished)"
+				print cn[p[1]], "NaN with lines lw 2 lc " p[2] " title " gq(t) > (dir "/cdf.list")
+			}
+		}
+	' "$tmp/cdf.n" "$tmp/cdf.sorted"
+}
+
+cdf_settings() {
+	printf '%s\n' \
+		"set title $(gp_quote "Flow slowdown CDF$(combo_title "$1")")" \
+		"set xlabel 'flow slowdown = FCT / ideal FCT (log scale)'" \
+		"set ylabel 'fraction of flows (cumulative)'" \
+		'set logscale x' 'set yrange [0:1.02]' \
+		'set key inside bottom right reverse Left'
+	# every flow at slowdown 1 would leave an empty x range
+	if awk -F'\t' -v c="$1" '$1 == c && $2 + 0 <= 1 { f = 1 } END { exit !f }' "$tmp/cdf.xmax"; then
+		echo 'set xrange [1:10]'
+	else
+		echo 'set xrange [1:*]'
+	fi
+}
+
+cdf_png() {
+	per_combo_png fct-cdf "$1"
+}
+
+plot_fct_cdf() {
+	local csv=$out/flows.csv
+	csv_ready "$csv" fct-cdf combo scheme slowdown || return 0
+	: >"$tmp/cdf.list"
+	cdf_data
+	if [ ! -s "$tmp/cdf.list" ]; then
+		note "$csv: no flow finished; skipping fct-cdf"
+		return 0
+	fi
+	plot_groups "$tmp/cdf.list" cdf
+}
+
+# ---- queue-layers: maximum queue per layer ----
+
+# queue_layers_data: $tmp/ql.list from runs.csv, one file per combo with a
+# row per layer: "layer<TAB>max of scheme 1<TAB>...".
+queue_layers_data() {
+	run_awk '
+		NR == 1 {
+			header()
+			for (i = 1; i <= NF; i++)
+				if ($i ~ /^q_/ && $i != "q_max") { lay[++nl] = i; lname[nl] = substr($i, 3) }
+			next
+		}
+		{
+			ci = combo_index($col["combo"]); si = sidx[$col["scheme"]]
+			has[ci, si] = 1
+			for (l = 1; l <= nl; l++) {
+				v = $lay[l]; k = ci SUBSEP si SUBSEP l
+				if (isnum(v) && (!(k in max) || v + 0 > max[k])) max[k] = v + 0
+			}
+		}
+		END {
+			for (ci = 1; ci <= ncombo; ci++) {
+				file = dir "/ql-" ci ".dat"
+				for (l = 1; l <= nl; l++) {
+					line = lname[l]
+					for (si = 1; si <= nsch; si++)
+						if ((ci, si) in has)
+							line = line "\t" (((ci, si, l) in max) ? max[ci, si, l] : "?")
+					print line > file
+				}
+				close(file)
+				c = 1
+				for (si = 1; si <= nsch; si++)
+					if ((ci, si) in has)
+						print cname[ci], gq(file) " using " ++c ":xtic(1) lc " si " title " gq(sname[si]) > (dir "/ql.list")
+			}
+		}
+	' "$out/runs.csv"
+}
+
+ql_settings() {
+	printf '%s\n' \
+		"set title $(gp_quote "Maximum egress queue per layer$(combo_title "$1")")" \
+		"set xlabel 'queue layer (switch egress)'" \
+		"set ylabel 'maximum queue (packets)'" \
+		'set style data histograms' 'set style histogram clustered gap 1' \
+		'set style fill solid 0.8 border -1' 'set yrange [0:*]' \
+		'set grid noxtics'
+}
+
+ql_png() {
+	per_combo_png queue-layers "$1"
+}
+
+plot_queue_layers() {
+	local csv=$out/runs.csv
+	csv_ready "$csv" queue-layers combo scheme || return 0
+	if ! head -n 1 "$csv" | tr -d '\r' | tr , '\n' | grep '^q_' | grep -qvx q_max; then
+		note "$csv has no q_<layer> column; skipping queue-layers"
+		return 0
+	fi
+	: >"$tmp/ql.list"
+	queue_layers_data
+	plot_groups "$tmp/ql.list" ql
+}
+
+# ---- queue-time: maximum queue over time ----
+
+# queue_time_data: $tmp/qt.list from queue-time.csv (layer "all"), one file
+# per combo and scheme: "t_us<TAB>max_pkts", the maximum over repeated runs.
+queue_time_data() {
+	run_awk '
+		NR == 1 { header(); next }
+		$col["layer"] == "all" && isnum($col["t_us"]) && isnum($col["max_pkts"]) {
+			ci = combo_index($col["combo"])
+			print ci, sidx[$col["scheme"]], plain($col["t_us"]), $col["max_pkts"], cname[ci]
+		}
+	' "$out/queue-time.csv" | sort_series >"$tmp/qt.sorted"
+	run_awk '
+		BEGIN { FS = "\t" }
+		function flush() { if (pt != "") print pt, pv > file }
+		# the last window lasts as long as the one before it
+		function finish() {
+			flush()
+			if (ppt != "") print pt + (pt - ppt), pv > file
+			close(file)
+			print pcn, gq(file) " using 1:2 with steps lw 2 lc " psi " title " gq(sname[psi]) > (dir "/qt.list")
+		}
+		{
+			if ($1 != pci || $2 != psi) {
+				if (pci != "") finish()
+				pci = $1; psi = $2; pcn = $5; pt = ppt = ""
+				file = dir "/qt-" pci "-" psi ".dat"
+			}
+			if ($3 == pt) { if ($4 + 0 > pv) pv = $4 + 0; next }
+			flush(); ppt = pt; pt = $3; pv = $4 + 0
+		}
+		END { if (pci != "") finish() }
+	' "$tmp/qt.sorted"
+}
+
+qt_settings() {
+	printf '%s\n' \
+		"set title $(gp_quote "Maximum egress queue over every switch port, per time window$(combo_title "$1")")" \
+		"set xlabel $(gp_quote "time ($us, start of the window)")" \
+		"set ylabel 'maximum queue (packets)'" \
+		'set yrange [0:*]'
+}
+
+qt_png() {
+	per_combo_png queue-time "$1"
+}
+
+plot_queue_time() {
+	local csv=$out/queue-time.csv
+	csv_ready "$csv" queue-time combo scheme t_us layer max_pkts || return 0
+	: >"$tmp/qt.list"
+	queue_time_data
+	if [ ! -s "$tmp/qt.list" ]; then
+		note "$csv has no row of layer all; skipping queue-time"
+		return 0
+	fi
+	plot_groups "$tmp/qt.list" qt
+}
+
+# ---- sweep-DIM-METRIC: a metric against a sweep dimension ----
+
+# sweep_data: from runs.csv, $tmp/sweep.meta, a line per dimension
+# "index<TAB>name<TAB>unit<TAB>xtics<TAB>logx<TAB>ordinal", and $tmp/sweep.list, one
+# file per dimension, metric, scheme and values of the other dimensions:
+# "x<TAB>metric" sorted by x.  Keys of sweep.list are "index/metric".
+sweep_data() {
+	run_awk '
+		NR == 1 {
+			header()
+			for (i = 1; i <= NF; i++)
+				if ($i ~ /^sweep_/) { dim[++nd] = i; dname[nd] = substr($i, 7) }
+			nm = split("q_max max_slowdown lost_data", metric, " ")
+			next
+		}
+		{
+			nr++
+			for (i = 1; i <= NF; i++) cell[nr, i] = $i
+			k = $col["scheme"]
+			for (d = 1; d <= nd; d++) k = k SUBSEP $dim[d]
+			if (k in seen) dups++
+			seen[k] = 1
+		}
+		END {
+			for (d = 1; d <= nd; d++) {
+				x_axis(d)
+				for (m = 1; m <= nm; m++) if (metric[m] in col) series(d, metric[m])
+			}
+			if (dups)
+				print prog ": " FILENAME ": " dups " rows repeat a scheme and its sweep values; sweep plots keep the last" > "/dev/stderr"
+		}
+		# x_axis(d): xv[VALUE] = x of each value of dimension d, and its
+		# line of sweep.meta.  x is the leading number of the value, or
+		# the order of appearance if a value has none or shares it.
+		function x_axis(d,  r, v, nv, val, num, seenx, numeric, allnum, u, unit, same, tics, mn, mx, i) {
+			split("", xv); numeric = same = allnum = 1; nv = 0
+			for (r = 1; r <= nr; r++) {
+				v = cell[r, dim[d]]
+				if (v in xv) continue
+				val[++nv] = v; num = leadnum(v); xv[v] = num + 0
+				if (!isnum(v)) allnum = 0
+				if (num == "" || (num + 0) in seenx) numeric = 0
+				seenx[num + 0] = 1
+				u = substr(v, length(num) + 1)
+				if (nv == 1) unit = u; else if (u != unit) same = 0
+				if (nv == 1 || num + 0 < mn) mn = num + 0
+				if (nv == 1 || num + 0 > mx) mx = num + 0
+			}
+			if (!numeric || !same || unit !~ /^[A-Za-z%]+$/) unit = ""
+			# a tic at each value when few, or when not a number (8/8/8),
+			# labelled with the value less the unit of the axis label
+			tics = ""
+			if (!numeric || nv <= 10 || (unit == "" && !allnum)) {
+				for (i = 1; i <= nv; i++) {
+					if (!numeric) xv[val[i]] = i
+					v = unit == "" ? val[i] : leadnum(val[i])
+					tics = tics (i > 1 ? ", " : "(") gq(v) " " xv[val[i]]
+				}
+				tics = tics ")"
+			}
+			print d, dname[d], unit, tics, (numeric && mn > 0 && mx >= 100 * mn), !numeric > (dir "/sweep.meta")
+		}
+		# series(d, m): the files and plot clauses of metric m against
+		# dimension d, a line per scheme and values of the others.
+		function series(d, m,  r, y, s, e, others, oi, oname, no, o, x, k, np, px, py, n, i, j, t, file, dt, pt) {
+			for (r = 1; r <= nr; r++) {
+				y = cell[r, col[m]]
+				if (!isnum(y)) continue
+				s = sidx[cell[r, col["scheme"]]]
+				others = ""
+				for (e = 1; e <= nd; e++)
+					if (e != d) others = others (others == "" ? "" : " ") dname[e] "=" cell[r, dim[e]]
+				if (!(others in oi)) { oi[others] = ++no; oname[no] = others }
+				o = oi[others]; x = xv[cell[r, dim[d]]]
+				k = s SUBSEP o SUBSEP x
+				if (!(k in py)) px[s, o, ++np[s, o]] = x
+				py[k] = y
+			}
+			for (s = 1; s <= nsch; s++) for (o = 1; o <= no; o++) {
+				if (!((s, o) in np)) continue
+				n = np[s, o]
+				for (i = 2; i <= n; i++)	# insertion sort by x
+					for (j = i; j > 1 && px[s, o, j - 1] > px[s, o, j]; j--) {
+						t = px[s, o, j]; px[s, o, j] = px[s, o, j - 1]; px[s, o, j - 1] = t
+					}
+				file = dir "/sweep-" d "-" m "-" s "-" o ".dat"
+				for (i = 1; i <= n; i++) print px[s, o, i], py[s, o, px[s, o, i]] > file
+				close(file)
+				dt = no > 1 ? (o - 1) % 5 + 1 : 1
+				pt = no > 1 ? substr("7 5 9 11 13 1 2 3 4 6 8 10 12 14", 1 + 2 * ((o - 1) % 5), 2) + 0 : 7
+				t = sname[s] (oname[o] == "" ? "" : " " oname[o])
+				print d "/" m, gq(file) " using 1:2 with linespoints lw 2 ps 1.2 lc " s " dt " dt " pt " pt " title " gq(t) > (dir "/sweep.list")
+			}
+		}
+	' "$out/runs.csv"
+}
+
+# sweep_meta KEY FIELD: FIELD (2 name, 3 unit, 4 xtics, 5 logx, 6 ordinal) of the
+# dimension of sweep.list key KEY ("index/metric").
+sweep_meta() {
+	awk -F'\t' -v d="${1%%/*}" -v f="$2" '$1 == d { print $f; exit }' "$tmp/sweep.meta"
+}
+
+sweep_settings() {
+	local metric=${1#*/} name unit tics order what ylabel
+	name=$(sweep_meta "$1" 2)
+	unit=$(sweep_meta "$1" 3)
+	tics=$(sweep_meta "$1" 4)
+	order=
+	[ "$(sweep_meta "$1" 6)" != 1 ] || order=" (values in sweep order)"
+	case $metric in
+	q_max) what='Maximum egress queue' ylabel='maximum queue over every switch port (packets)' ;;
+	max_slowdown) what='Maximum flow slowdown' ylabel='maximum flow slowdown (FCT / ideal FCT)' ;;
+	# the CSV spec gives no unit for lost_data: bytes assumed
+	lost_data) what='Data lost' ylabel='data lost (bytes)' ;;
+	esac
+	[ "$unit" != us ] || unit=$us
+	printf '%s\n' \
+		"set title $(gp_quote "$what against sweep dimension $name")" \
+		"set xlabel $(gp_quote "$name${unit:+ ($unit)}$order")" \
+		"set ylabel $(gp_quote "$ylabel")" \
+		'set autoscale xfix' 'set offsets graph 0.05, graph 0.05, graph 0.05, 0'
+	[ -z "$tics" ] || echo "set xtics $tics"
+	[ "$(sweep_meta "$1" 5)" != 1 ] || echo 'set logscale x'
+	[ "$metric" = max_slowdown ] || echo 'set yrange [0:*]'
+}
+
+sweep_png() {
+	echo "$out/sweep-$(safe_name "$(sweep_meta "$1" 2)")-${1#*/}.png"
+}
+
+plot_sweeps() {
+	local csv=$out/runs.csv
+	[ -f "$csv" ] && head -n 1 "$csv" | grep -q '\(^\|,\)sweep_' || return 0
+	csv_ready "$csv" sweep scheme || return 0
+	: >"$tmp/sweep.meta"
+	: >"$tmp/sweep.list"
+	sweep_data
+	if [ ! -s "$tmp/sweep.list" ]; then
+		note "$csv has none of q_max, max_slowdown, lost_data with numbers; skipping sweep"
+		return 0
+	fi
+	plot_groups "$tmp/sweep.list" sweep
+}
+
+main() {
+	[ $# -eq 1 ] || usage
+	case $1 in -h | --help) usage 0 ;; esac
+	out=${1%/}
+	[ -n "$out" ] || out=/
+	if [ ! -d "$out" ] || [ ! -w "$out" ]; then
+		note "$out is not a writable directory"
+		exit 2
+	fi
+	if ! command -v gnuplot >/dev/null; then
+		echo "$prog: gnuplot not found; install it with: apt-get install gnuplot-nox" >&2
+		exit 2
+	fi
+	pick_terminal
+	tmp=$(mktemp -d "${TMPDIR:-/tmp}/ofan-plot.XXXXXX")
+	trap 'rm -rf "$tmp"' EXIT
+	trap 'exit 130' INT
+	trap 'exit 143' TERM
+	failed=0
+	list_schemes
+	label_combos
+	plot_fct_cdf
+	plot_queue_layers
+	plot_queue_time
+	plot_sweeps
+	[ "$failed" = 0 ] || exit 1
+}
+
+main "$@"
