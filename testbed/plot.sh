@@ -24,10 +24,15 @@
 # -COMBO is added when the CSV holds more than one combo (sweep combination).
 # A sweep value's x is its leading number (55us -> 55, 8/8/8 -> 8); when a
 # dimension has a value without one, or two values sharing one (4/8/8 and
-# 4/4/4), its values are placed in order of appearance and labelled instead.
+# 4/4/4), its values are placed in order of appearance instead.  Up to 10
+# values, or values that are not plain numbers, get a tic each labelled
+# with the value; a unit shared by every value (us) goes in the axis label;
+# values spanning 100x or more get a log x axis.
 # Repeated runs of one scheme in one combo are pooled in the CDF, give their
-# maximum in the queue plots, and the last one is kept in sweep plots.
-# A scheme keeps its colour in every plot (order of first appearance).
+# maximum in the queue plots, and the last one is kept in sweep plots (with
+# a note).  A scheme keeps its colour in every plot (order of first
+# appearance over the three files).  Needs gnuplot, awk (mawk is enough),
+# sort; the temporary files go in one mktemp directory, removed on exit.
 #
 # A missing or header-only CSV skips the plots that need it, with a note on
 # stderr.  Exit status: 0; 1 if gnuplot failed on a plot; 2 on a usage
@@ -187,14 +192,16 @@ combo_title() {
 # render PNG: run gnuplot on the terminal and $tmp/body.gp; print the PNG's
 # path, or note gnuplot's failure.  gnuplot's warnings are passed on.
 render() {
-	local png=$1 rc=0
+	local png=$1 rc=0 line
 	{
 		printf '%s\n' "$terminal" 'set encoding utf8' "set output $(gp_quote "$png")"
 		printf '%s\n' 'set datafile separator "\t"' "set datafile missing '?'" 'set grid'
 		cat "$tmp/body.gp"
 	} >"$tmp/full.gp"
 	gnuplot "$tmp/full.gp" 2>"$tmp/gnuplot.err" || rc=$?
-	sed "s|^|$prog: gnuplot, $(basename "$png"): |" "$tmp/gnuplot.err" >&2
+	while IFS= read -r line; do
+		note "gnuplot, ${png##*/}: $line"
+	done <"$tmp/gnuplot.err"
 	if [ "$rc" = 0 ]; then
 		echo "plot: $png"
 	else
@@ -460,8 +467,8 @@ plot_queue_time() {
 # ---- sweep-DIM-METRIC: a metric against a sweep dimension ----
 
 # sweep_data: from runs.csv, $tmp/sweep.meta, a line per dimension
-# "index<TAB>name<TAB>unit<TAB>xtics<TAB>logx<TAB>ordinal", and $tmp/sweep.list, one
-# file per dimension, metric, scheme and values of the other dimensions:
+# "index<TAB>name<TAB>unit<TAB>xtics<TAB>logx<TAB>ordinal", and
+# $tmp/sweep.list, one file per dimension, metric, scheme and values of the other dimensions:
 # "x<TAB>metric" sorted by x.  Keys of sweep.list are "index/metric".
 sweep_data() {
 	run_awk '

@@ -11,16 +11,16 @@
  * serialiser drains the switch engine's egress queue (sw_worker_tx_peek /
  * commit), a host's drains its NIC queue, fed by hs_host_output().
  *
- * Events, in a binary heap ordered by (time, insertion order) so a run is
- * reproducible to the byte:
+ * Events, in a queue ordered by (time, insertion order) so a run is
+ * reproducible to the byte (fab_evq.h):
  *   ARRIVE  the head frame of a wire reached its far end;
  *   TX      a serialiser became free and its queue is not empty;
  *   HOST    a host's next event (pacing slot, timer, flow start);
  *   CTL     a scheduled failure, its detection, routing's reconvergence,
  *           or a restoration.
  * An idle serialiser starts at once when a frame is queued; a wire keeps
- * one ARRIVE in the heap, for its head (the delay is constant, so a wire
- * is a FIFO).  So a frame costs about two heap operations per hop.
+ * one ARRIVE queued, for its head (the delay is constant, so a wire is a
+ * FIFO).  So a frame costs about two events per hop.
  *
  * Failures: down and blackhole are the switch engine's own link states on
  * the switch end(s) of the link (the engine drops and counts what it sends
@@ -41,8 +41,10 @@
 #include <rte_lpm.h>
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
+#include <rte_prefetch.h>
 
 #include "fab.h"
+#include "fab_evq.h"
 #include "hs_host.h"
 #include "hs_results.h"
 #include "ofan_clock.h"
@@ -63,11 +65,6 @@ enum fab_ctl_phase {
 	FAB_CTL_RESTORE,	/* the link comes back */
 };
 
-struct fab_ev {
-	uint64_t t;
-	uint32_t seq;
-	uint32_t what;		/* type << 28 | index */
-};
 
 /* Frames in order, each with a time (due, for a wire). */
 struct fab_fifo {
@@ -116,10 +113,12 @@ struct fab_sim {
 	struct rte_lpm *fib;
 	uint64_t now;
 	uint64_t t0;
-	/* Heap. */
-	struct fab_ev *heap;
-	uint32_t nb_ev, cap_ev, seq;
-	uint32_t nb_net_ev;	/* ARRIVE and TX events in the heap */
+	uint32_t win;		/* queue window of now ... */
+	uint64_t win_end;	/* ... which ends here */
+	/* Events. */
+	struct fab_evq *q;
+	uint32_t nb_net_ev;	/* ARRIVE and TX events queued */
+	bool evq_failed;	/* out of memory for an event */
 	/* Nodes. */
 	uint32_t nb_dirs;
 	struct fab_dir *dirs;
@@ -131,68 +130,25 @@ struct fab_sim {
 	struct timespec wall0, wall_last;
 };
 
-/* ---- heap ---- */
+/* ---- events ---- */
 
-static inline bool
-fab_ev_before(const struct fab_ev *a, const struct fab_ev *b)
-{
-	return a->t < b->t || (a->t == b->t && (int32_t)(a->seq - b->seq) < 0);
-}
-
-static int
+static inline void
 fab_push(struct fab_sim *s, uint64_t t, enum fab_ev_type type, uint32_t idx)
 {
-	struct fab_ev ev = { .t = t, .seq = s->seq++,
-			     .what = (uint32_t)type << 28 | idx };
-	uint32_t i;
-
-	if (s->nb_ev == s->cap_ev) {
-		uint32_t cap = s->cap_ev ? 2 * s->cap_ev : 4096;
-		struct fab_ev *h = realloc(s->heap, cap * sizeof(*h));
-
-		if (h == NULL)
-			return -ENOMEM;
-		s->heap = h;
-		s->cap_ev = cap;
-	}
 	if (type == FAB_EV_ARRIVE || type == FAB_EV_TX)
 		s->nb_net_ev++;
-	i = s->nb_ev++;
-	while (i > 0) {
-		uint32_t up = (i - 1) / 2;
-
-		if (!fab_ev_before(&ev, &s->heap[up]))
-			break;
-		s->heap[i] = s->heap[up];
-		i = up;
-	}
-	s->heap[i] = ev;
-	return 0;
+	if (unlikely(fab_evq_push(s->q, t, (uint32_t)type << 28 | idx) != 0))
+		s->evq_failed = true;
 }
 
-static struct fab_ev
+static inline struct fab_ev
 fab_pop(struct fab_sim *s)
 {
-	struct fab_ev top = s->heap[0], last = s->heap[--s->nb_ev];
-	uint32_t i = 0, n = s->nb_ev;
+	struct fab_ev ev = fab_evq_pop(s->q);
 
-	for (;;) {
-		uint32_t c = 2 * i + 1;
-
-		if (c >= n)
-			break;
-		if (c + 1 < n && fab_ev_before(&s->heap[c + 1], &s->heap[c]))
-			c++;
-		if (!fab_ev_before(&s->heap[c], &last))
-			break;
-		s->heap[i] = s->heap[c];
-		i = c;
-	}
-	if (n > 0)
-		s->heap[i] = last;
-	if ((top.what >> 28) <= FAB_EV_TX)
+	if ((ev.what >> 28) <= FAB_EV_TX)
 		s->nb_net_ev--;
-	return top;
+	return ev;
 }
 
 /* ---- FIFOs ---- */
@@ -280,8 +236,14 @@ static inline void
 fab_qwin_note(struct fab_sim *s, uint32_t d, uint32_t len)
 {
 	struct fab_dir *dir = &s->dirs[d];
-	uint32_t w = (uint32_t)((s->now - s->t0) / s->p->queue_window_ns);
+	uint32_t w;
 
+	if (unlikely(s->now >= s->win_end)) {
+		s->win = (uint32_t)((s->now - s->t0) / s->p->queue_window_ns);
+		s->win_end = s->t0 + (uint64_t)(s->win + 1) *
+			s->p->queue_window_ns;
+	}
+	w = s->win;
 	if (w != dir->win) {
 		fab_qwin_flush(s, d);
 		dir->win = w;
@@ -432,15 +394,19 @@ fab_arrive(struct fab_sim *s, uint32_t d)
 	}
 	{
 		struct fab_snode *sw = &s->sw[dir->to];
+		uint32_t before[SW_MAX_PORTS];
 
+		/* Only the queues the burst went to need a look. */
+		memcpy(before, sw->w->port_len, sw->nb_ports * sizeof(before[0]));
 		sw_worker_input(sw->w, dir->to_port, pkts, n, s->now);
 		for (p = 0; p < sw->nb_ports; p++) {
 			uint32_t len = sw->w->port_len[p];
 
-			if (len == 0)
+			if (len == before[p])
 				continue;
 			fab_qwin_note(s, sw->dir[p], len);
-			fab_sw_tx(s, sw->dir[p]);
+			if (!s->dirs[sw->dir[p]].tx_pending)
+				fab_sw_tx(s, sw->dir[p]);
 		}
 	}
 }
@@ -611,7 +577,9 @@ fab_sim_free(struct fab_sim *s)
 	free(s->dirs);
 	free(s->hosts);
 	free(s->sw);
-	free(s->heap);
+	if (s->q != NULL)
+		fab_evq_fini(s->q);
+	free(s->q);
 }
 
 static int
@@ -833,6 +801,42 @@ out:
 
 /* ---- the loop ---- */
 
+/*
+ * Start loading the frame an upcoming event will touch.  A frame's mbuf
+ * was last touched a hop ago, thousands of events back, so without this
+ * every hop waits for memory (perf: the first read of the mbuf was half of
+ * sw_worker_input()).  The headers are at the default headroom.
+ */
+static inline void
+fab_prefetch(const struct fab_sim *s, const struct fab_ev *ev)
+{
+	uint32_t idx = ev->what & ((1u << 28) - 1);
+	const struct fab_dir *d;
+	const uint8_t *m;
+
+	switch (ev->what >> 28) {
+	case FAB_EV_ARRIVE:
+		d = &s->dirs[idx];
+		m = (const uint8_t *)d->wire.m[d->wire.head & d->wire.mask];
+		rte_prefetch0(m);
+		rte_prefetch0(m + sizeof(struct rte_mbuf) +
+			      RTE_PKTMBUF_HEADROOM);
+		break;
+	case FAB_EV_TX:
+		d = &s->dirs[idx];
+		if (!d->from_host) {
+			const struct sw_queue *q =
+				&s->sw[d->from].w->queue[d->from_port];
+
+			if (q->head != q->tail)
+				rte_prefetch0(q->ring[q->head & q->mask]);
+		}
+		break;
+	default:
+		break;
+	}
+}
+
 static double
 fab_wall_since(const struct timespec *a)
 {
@@ -887,6 +891,13 @@ fab_run(const struct fab_params *p, uint16_t scheme, struct fab_topo *t,
 		goto out;
 	s.t0 = FAB_T0_NS;
 	s.now = s.t0;
+	s.q = malloc(sizeof(*s.q));
+	if (s.q == NULL) {
+		snprintf(err, err_size, "out of memory for the event queue");
+		rc = -ENOMEM;
+		goto out;
+	}
+	fab_evq_init(s.q, s.t0);
 	limit = s.t0 + p->time_limit_ns;
 	for (i = 0; i < s.nb_dirs; i++)
 		s.dirs[i].win = UINT32_MAX;
@@ -905,15 +916,21 @@ fab_run(const struct fab_params *p, uint16_t scheme, struct fab_topo *t,
 		fab_host_check_done(&s, i);
 	}
 
-	while (s.nb_ev > 0) {
+	while (s.q->nb > 0 && !s.evq_failed) {
+		const struct fab_ev *next;
 		struct fab_ev ev;
 		uint32_t idx;
 
-		if (s.heap[0].t > limit)
-			break;
 		if (done_ns != 0 && s.nb_net_ev == 0)
 			break;	/* everything done and delivered */
 		ev = fab_pop(&s);
+		if (ev.t > limit) {
+			s.now = limit;
+			break;
+		}
+		next = fab_evq_peek(s.q);
+		if (next != NULL)
+			fab_prefetch(&s, next);
 		idx = ev.what & ((1u << 28) - 1);
 		s.now = ev.t;
 		r->events++;
@@ -945,6 +962,10 @@ fab_run(const struct fab_params *p, uint16_t scheme, struct fab_topo *t,
 			nb_ev = 0;
 			fab_progress(&s, p->schemes[scheme].name, false);
 		}
+	}
+	if (s.evq_failed) {
+		snprintf(err, err_size, "out of memory for events");
+		rc = -ENOMEM;
 	}
 	r->completed = done_ns != 0;
 	r->sim_ns = (done_ns ? done_ns : s.now) - s.t0;
