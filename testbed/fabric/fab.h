@@ -48,6 +48,10 @@ enum fab_topology {
 };
 extern const char *const fab_topology_names[];
 
+/* Where ranks sit: in order (ring neighbours share a ToR), or shuffled. */
+enum fab_placement { FAB_PLACE_LINEAR = 0, FAB_PLACE_RANDOM };
+extern const char *const fab_placement_names[];
+
 /*
  * Where an egress queue sits, for the per-layer maxima.  A leaf-spine
  * uses TOR_UP (leaf up), CORE_DOWN (spine down) and TOR_DOWN (leaf down).
@@ -86,6 +90,7 @@ struct fab_params {
 	enum fab_topology topo;
 	uint32_t k;			/* fat tree */
 	uint32_t leaves, spines, hosts_per_leaf;	/* leaf-spine */
+	enum fab_placement placement;
 	uint64_t rate_bps;		/* host links (and default for all) */
 	uint64_t uplink_rate_bps;	/* switch-to-switch links */
 	uint64_t delay_ns;		/* propagation, every link */
@@ -166,6 +171,8 @@ struct fab_topo {
 	struct fab_link_desc *links;	/* nb_links */
 	uint32_t *host_link;		/* rank -> its link */
 	uint32_t *host_tor;		/* rank -> its ToR (FAB_NONE: b2b) */
+	uint16_t *host_port;		/* rank -> its ToR port */
+	uint32_t *host_pos;		/* rank -> ToR * hosts_per_tor + port */
 	uint8_t *hops;			/* [src * nb_hosts + dst] links on the path */
 	struct sw_config *cfg;		/* nb_switches, generated */
 	bool *alive;			/* nb_links: routing's view */
@@ -273,6 +280,9 @@ uint32_t fab_pool_size(const struct fab_params *p);
  * source is the flow's bytes / rate), and an ACK's way back.
  */
 uint64_t fab_oneway_ns(const struct fab_params *p, uint32_t hops);
+/* The same for a frame of frame_size bytes (a flow shorter than an MSS). */
+uint64_t fab_oneway_frame_ns(const struct fab_params *p, uint32_t hops,
+			     uint64_t frame_size);
 uint64_t fab_ack_back_ns(const struct fab_params *p, uint32_t hops);
 
 /* ---- output (fab_out.c) ---- */

@@ -30,6 +30,8 @@ const char *const fab_topology_names[] = {
 	"fattree", "leafspine", "b2b", NULL
 };
 
+const char *const fab_placement_names[] = { "linear", "random", NULL };
+
 /* A sweep dimension as written: keys and their values. */
 struct fab_sweep {
 	char name[FAB_NAME_SIZE];
@@ -181,7 +183,7 @@ fab_parse_schemes(struct ofan_cfg *cfg, struct fab_params *p)
 static int
 fab_parse_topology(struct ofan_cfg *cfg, struct fab_params *p)
 {
-	int topo = p->topo;
+	int topo = p->topo, place = p->placement;
 	double over = 1.0;
 	bool over_set;
 
@@ -196,9 +198,12 @@ fab_parse_topology(struct ofan_cfg *cfg, struct fab_params *p)
 	    ofan_cfg_get_rate(cfg, FAB_SEC, "rate", 0, 1000000,
 			      10000ull * 1000000000ull, &p->rate_bps) ||
 	    ofan_cfg_get_double(cfg, FAB_SEC, "oversubscription", 0, 0.01,
-				100.0, &over))
+				100.0, &over) ||
+	    ofan_cfg_get_enum(cfg, FAB_SEC, "placement", 0,
+			      fab_placement_names, &place))
 		return -EINVAL;
 	p->topo = (enum fab_topology)topo;
+	p->placement = (enum fab_placement)place;
 	if (p->topo == FAB_TOPO_FATTREE && p->k % 2 != 0)
 		return ofan_cfg_fail(cfg, FAB_SEC, "k",
 			"'%u' is odd; expected an even k from 2 to %d", p->k,
@@ -399,14 +404,20 @@ fab_parse(struct ofan_cfg *cfg, struct fab_params *p)
 			"'no' has no meaning in a fabric; expected yes (links drain the queues at their rate)");
 	if (p->queue.rate_bps != 0)
 		return ofan_cfg_fail(cfg, "queue", "rate",
-			"is a shaping rate; expected link rates in [fabric] rate / uplink_rate instead");
+			"'%llu' bit/s is a shaping rate; expected no rate here (set link rates with [fabric] rate / uplink_rate)",
+			(unsigned long long)p->queue.rate_bps);
 
 	/* Host side: the host agent's [host], [host.*] and [traffic]. */
-	for (i = 0; i < sizeof(host_owned) / sizeof(host_owned[0]); i++)
-		if (ofan_cfg_has_key(cfg, "host", host_owned[i]))
-			return ofan_cfg_fail(cfg, "host", host_owned[i],
-				"is set by the fabric; expected it in [fabric] (%s)",
-				i == 0 ? "schemes" : host_owned[i]);
+	for (i = 0; i < sizeof(host_owned) / sizeof(host_owned[0]); i++) {
+		const char *v = "";
+
+		if (!ofan_cfg_has_key(cfg, "host", host_owned[i]))
+			continue;
+		ofan_cfg_get_str(cfg, "host", host_owned[i], 0, &v);
+		return ofan_cfg_fail(cfg, "host", host_owned[i],
+			"'%s' is set by the fabric; expected no %s here (set [fabric] %s)",
+			v, host_owned[i], i == 0 ? "schemes" : host_owned[i]);
+	}
 	p->base_rtt_set = ofan_cfg_has_key(cfg, "host", "base_rtt");
 	if (hs_config_host_from_cfg(cfg, &p->host, 0))
 		return -EINVAL;
@@ -438,8 +449,9 @@ fab_parse(struct ofan_cfg *cfg, struct fab_params *p)
 	if (fab_parse_failures(cfg, p))
 		return -EINVAL;
 	if (p->topo == FAB_TOPO_B2B && p->nb_failures > 0)
-		return ofan_cfg_fail(cfg, "failure", "link",
-			"failures need a switch; expected topology = fattree or leafspine");
+		return ofan_cfg_fail(cfg, p->failures[0].sec, "link",
+			"'%s' is a host-to-host link; expected failures only with topology = fattree or leafspine",
+			p->failures[0].link);
 	return 0;
 }
 
@@ -591,12 +603,14 @@ fab_experiment_load(const char *path, char *const *overrides,
 				    seed, vidx, &x->combos[c], sweeps,
 				    &nb_sweeps, err, err_size);
 		if (rc != 0) {
-			if (nb_sweeps > 0) {
+			for (d = 0; d < nb_sweeps; d++) {
 				char where[160];
 
-				snprintf(where, sizeof(where), " (sweep %s = %s)",
-					 sweeps[0].name,
-					 sweeps[0].values[vidx[0]]);
+				snprintf(where, sizeof(where), "%s%s = %s%s",
+					 d == 0 ? " (sweep " : ", ",
+					 sweeps[d].name,
+					 sweeps[d].values[vidx[d]],
+					 d == nb_sweeps - 1 ? ")" : "");
 				if (strlen(err) + strlen(where) < err_size)
 					strcat(err, where);
 			}

@@ -502,7 +502,14 @@ fab_control(struct fab_sim *s, uint32_t idx)
 uint64_t
 fab_oneway_ns(const struct fab_params *p, uint32_t hops)
 {
-	uint64_t frame = OFAN_ETH_HDR_SIZE + p->host.mtu + FAB_WIRE_OVERHEAD;
+	return fab_oneway_frame_ns(p, hops, OFAN_ETH_HDR_SIZE + p->host.mtu);
+}
+
+uint64_t
+fab_oneway_frame_ns(const struct fab_params *p, uint32_t hops,
+		    uint64_t frame_size)
+{
+	uint64_t frame = RTE_MAX(frame_size, (uint64_t)60) + FAB_WIRE_OVERHEAD;
 
 	if (hops < 2)
 		return hops * p->delay_ns;
@@ -531,7 +538,6 @@ fab_pool_size(const struct fab_params *p)
 	switch (p->topo) {
 	case FAB_TOPO_FATTREE:
 		hosts = (uint64_t)p->k * p->k * p->k / 4;
-		ports = (uint64_t)p->k * (p->k * p->k + p->k * p->k / 4);
 		ports = hosts * 5;	/* ToR, agg, core: 2 + 2 + 1 per host */
 		links = hosts * 3;
 		break;
@@ -728,6 +734,9 @@ fab_collect(struct fab_sim *s)
 		struct hs_flow_result res;
 		uint32_t hops = s->t->hops[sp->src * s->t->nb_hosts + sp->dst];
 		uint64_t tx = hs_flow_ideal_ns(&ideal_cfg, tr, f, conc);
+		uint64_t frame = RTE_MIN(OFAN_DATA_HDRS_SIZE + sp->size,
+					 OFAN_ETH_HDR_SIZE + (uint64_t)p->host.mtu);
+		uint64_t oneway = fab_oneway_frame_ns(p, hops, frame);
 		uint64_t start;
 
 		memset(&res, 0, sizeof(res));
@@ -738,9 +747,8 @@ fab_collect(struct fab_sim *s)
 		start = sp->start_ns;
 		if (sp->dep != HS_NO_DEP && rx_end[sp->dep] > start)
 			start = rx_end[sp->dep];
-		rx_end[f] = start + tx + fab_oneway_ns(p, hops);
-		fr->ideal_ns = tx + fab_oneway_ns(p, hops) +
-			fab_ack_back_ns(p, hops);
+		rx_end[f] = start + tx + oneway;
+		fr->ideal_ns = tx + oneway + fab_ack_back_ns(p, hops);
 		ideal_last = RTE_MAX(ideal_last, start + fr->ideal_ns);
 		fr->src = sp->src;
 		fr->dst = sp->dst;

@@ -109,9 +109,10 @@ fab_build_fattree(const struct fab_params *p, struct fab_topo *t)
 	for (i = 0; i < half * half; i++)
 		fab_add_switch(t, "core", i, FAB_ROLE_CORE, FAB_NONE);
 	for (r = 0; r < t->nb_hosts; r++) {
-		t->host_tor[r] = r / half;
-		fab_add_link(t, true, r, 0, FAB_L_HOST, r / half,
-			     (uint16_t)(r % half), FAB_L_TOR_DOWN, p->rate_bps);
+		t->host_tor[r] = t->host_pos[r] / half;
+		t->host_port[r] = (uint16_t)(t->host_pos[r] % half);
+		fab_add_link(t, true, r, 0, FAB_L_HOST, t->host_tor[r],
+			     t->host_port[r], FAB_L_TOR_DOWN, p->rate_bps);
 	}
 	for (pod = 0; pod < k; pod++)
 		for (i = 0; i < half; i++)
@@ -141,15 +142,40 @@ fab_build_leafspine(const struct fab_params *p, struct fab_topo *t)
 	for (s = 0; s < p->spines; s++)
 		fab_add_switch(t, "spine", s, FAB_ROLE_CORE, FAB_NONE);
 	for (r = 0; r < t->nb_hosts; r++) {
-		t->host_tor[r] = r / h;
-		fab_add_link(t, true, r, 0, FAB_L_HOST, r / h,
-			     (uint16_t)(r % h), FAB_L_TOR_DOWN, p->rate_bps);
+		t->host_tor[r] = t->host_pos[r] / h;
+		t->host_port[r] = (uint16_t)(t->host_pos[r] % h);
+		fab_add_link(t, true, r, 0, FAB_L_HOST, t->host_tor[r],
+			     t->host_port[r], FAB_L_TOR_DOWN, p->rate_bps);
 	}
 	for (i = 0; i < p->leaves; i++)
 		for (s = 0; s < p->spines; s++)
 			fab_add_link(t, false, i, (uint16_t)(h + s),
 				     FAB_L_TOR_UP, p->leaves + s, (uint16_t)i,
 				     FAB_L_CORE_DOWN, p->uplink_rate_bps);
+}
+
+/*
+ * Where each rank sits: in rank order (rank r on ToR r / hosts_per_tor),
+ * or at a seeded random position, so that ring neighbours are spread over
+ * the fabric as a scheduler that ignores topology would place them.
+ */
+static void
+fab_placement(const struct fab_params *p, struct fab_topo *t)
+{
+	struct ofan_rng rng;
+	uint32_t r, j, tmp;
+
+	for (r = 0; r < t->nb_hosts; r++)
+		t->host_pos[r] = r;
+	if (p->placement != FAB_PLACE_RANDOM)
+		return;
+	ofan_rng_seed(&rng, p->seed, 0x91ace);
+	for (r = t->nb_hosts - 1; r > 0; r--) {
+		j = ofan_rng_below(&rng, r + 1);
+		tmp = t->host_pos[r];
+		t->host_pos[r] = t->host_pos[j];
+		t->host_pos[j] = tmp;
+	}
 }
 
 /* Links on the path from host a to host b. */
@@ -251,8 +277,8 @@ fab_switch_routes(const struct fab_params *p, const struct fab_topo *t,
 			uint32_t tor = t->host_tor[r];
 
 			if (tor == d->index)
-				fab_route(c, r, &p->host, (uint16_t)(r % half),
-					  nb_tors + r % half);
+				fab_route(c, r, &p->host, t->host_port[r],
+					  nb_tors + t->host_port[r]);
 			else
 				fab_route(c, r, &p->host, (uint16_t)(half +
 					  fab_other(tor, d->index)), tor);
@@ -301,7 +327,7 @@ fab_switch_config(const struct fab_params *p, const struct fab_topo *t,
 		  const struct lb_ops *policy, uint32_t s, struct sw_config *c)
 {
 	const struct fab_switch_desc *d = &t->sw[s];
-	uint64_t x = p->seed ^ (0x5717c400000000ull + s);
+	uint64_t x = p->seed;
 	uint16_t i;
 
 	sw_config_defaults(c);
@@ -309,6 +335,9 @@ fab_switch_config(const struct fab_params *p, const struct fab_topo *t,
 	snprintf(c->name, sizeof(c->name), "%s", d->name);
 	c->policy = policy;
 	c->lb = p->lb;
+	/* Mix the fabric seed before the index: seeds 1 and 3 must not just
+	 * swap switch seeds. */
+	x = ofan_splitmix64(&x) + s;
 	c->seed = ofan_splitmix64(&x);
 	c->stats_interval_ns = 0;
 	c->detect_delay_ns = p->detect_delay_ns;
@@ -369,16 +398,20 @@ fab_topo_build(const struct fab_params *p, const struct lb_ops *policy,
 	t->links = calloc(max_links, sizeof(*t->links));
 	t->host_link = calloc(t->nb_hosts, sizeof(*t->host_link));
 	t->host_tor = calloc(t->nb_hosts, sizeof(*t->host_tor));
+	t->host_port = calloc(t->nb_hosts, sizeof(*t->host_port));
+	t->host_pos = calloc(t->nb_hosts, sizeof(*t->host_pos));
 	t->hops = malloc((size_t)t->nb_hosts * t->nb_hosts);
 	t->cfg = calloc(max_sw + 1, sizeof(*t->cfg));
 	t->alive = calloc(max_links, sizeof(*t->alive));
 	if (t->sw == NULL || t->links == NULL || t->host_link == NULL ||
-	    t->host_tor == NULL || t->hops == NULL || t->cfg == NULL ||
+	    t->host_tor == NULL || t->host_port == NULL ||
+	    t->host_pos == NULL || t->hops == NULL || t->cfg == NULL ||
 	    t->alive == NULL) {
 		fab_topo_free(t);
 		snprintf(err, err_size, "out of memory for the topology");
 		return -ENOMEM;
 	}
+	fab_placement(p, t);
 	if (p->topo == FAB_TOPO_FATTREE) {
 		fab_build_fattree(p, t);
 	} else if (p->topo == FAB_TOPO_LEAFSPINE) {
@@ -412,6 +445,8 @@ fab_topo_free(struct fab_topo *t)
 	free(t->links);
 	free(t->host_link);
 	free(t->host_tor);
+	free(t->host_port);
+	free(t->host_pos);
 	free(t->hops);
 	free(t->cfg);
 	free(t->alive);
