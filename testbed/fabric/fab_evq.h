@@ -200,6 +200,21 @@ fab_evq_peek(const struct fab_evq *q)
 	return w;
 }
 
+/*
+ * The event after the next one when it is at the same instant in the
+ * wheel (the common case in a busy fabric), else NULL: for prefetching.
+ */
+static inline const struct fab_ev *
+fab_evq_peek_second(const struct fab_evq *q)
+{
+	uint32_t n;
+
+	if (q->nb_wheel < 2)
+		return NULL;
+	n = q->next[q->head[fab_evq_next_slot(q)]];
+	return n == FAB_EVQ_NONE ? NULL : &q->node[n];
+}
+
 /* Take the next event (the queue must not be empty). */
 static inline struct fab_ev
 fab_evq_pop(struct fab_evq *q)

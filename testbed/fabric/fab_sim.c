@@ -67,9 +67,13 @@ enum fab_ctl_phase {
 
 
 /* Frames in order, each with a time (due, for a wire). */
+struct fab_slot {
+	struct rte_mbuf *m;
+	uint64_t t;
+};
+
 struct fab_fifo {
-	struct rte_mbuf **m;
-	uint64_t *t;
+	struct fab_slot *e;
 	uint32_t head, tail, mask;
 };
 
@@ -87,6 +91,8 @@ struct fab_dir {
 	uint8_t layer;
 	uint32_t win;		/* current queue window and its maximum */
 	uint32_t win_max;
+	uint32_t last_len;	/* the last frame's length and time: most */
+	uint64_t last_ser;	/* frames are full data frames or ACKs */
 };
 
 struct fab_hnode {
@@ -162,30 +168,21 @@ fab_fifo_len(const struct fab_fifo *f)
 static int
 fab_fifo_push(struct fab_fifo *f, struct rte_mbuf *m, uint64_t t)
 {
-	if (f->m == NULL || fab_fifo_len(f) == f->mask + 1) {
-		uint32_t cap = f->m == NULL ? 64 : 2 * (f->mask + 1), i;
-		struct rte_mbuf **nm = malloc(cap * sizeof(*nm));
-		uint64_t *nt = malloc(cap * sizeof(*nt));
+	if (f->e == NULL || fab_fifo_len(f) == f->mask + 1) {
+		uint32_t cap = f->e == NULL ? 64 : 2 * (f->mask + 1), i;
+		struct fab_slot *ne = malloc(cap * sizeof(*ne));
 
-		if (nm == NULL || nt == NULL) {
-			free(nm);
-			free(nt);
+		if (ne == NULL)
 			return -ENOMEM;
-		}
-		for (i = 0; i < fab_fifo_len(f); i++) {
-			nm[i] = f->m[(f->head + i) & f->mask];
-			nt[i] = f->t[(f->head + i) & f->mask];
-		}
+		for (i = 0; i < fab_fifo_len(f); i++)
+			ne[i] = f->e[(f->head + i) & f->mask];
 		f->tail = fab_fifo_len(f);
 		f->head = 0;
-		free(f->m);
-		free(f->t);
-		f->m = nm;
-		f->t = nt;
+		free(f->e);
+		f->e = ne;
 		f->mask = cap - 1;
 	}
-	f->m[f->tail & f->mask] = m;
-	f->t[f->tail & f->mask] = t;
+	f->e[f->tail & f->mask] = (struct fab_slot){ .m = m, .t = t };
 	f->tail++;
 	return 0;
 }
@@ -197,11 +194,10 @@ fab_fifo_free(struct fab_fifo *f)
 	uint32_t n = 0;
 
 	while (f->head != f->tail) {
-		rte_pktmbuf_free(f->m[f->head++ & f->mask]);
+		rte_pktmbuf_free(f->e[f->head++ & f->mask].m);
 		n++;
 	}
-	free(f->m);
-	free(f->t);
+	free(f->e);
 	memset(f, 0, sizeof(*f));
 	return n;
 }
@@ -259,9 +255,15 @@ static void
 fab_wire_send(struct fab_sim *s, uint32_t d, struct rte_mbuf *m)
 {
 	struct fab_dir *dir = &s->dirs[d];
-	uint64_t ser = ofan_tx_time_ns(m->pkt_len + FAB_WIRE_OVERHEAD,
-				       dir->rate_bps);
-	uint64_t due = s->now + ser + dir->delay_ns;
+	uint64_t ser, due;
+
+	if (m->pkt_len != dir->last_len) {
+		dir->last_len = m->pkt_len;
+		dir->last_ser = ofan_tx_time_ns(m->pkt_len + FAB_WIRE_OVERHEAD,
+						dir->rate_bps);
+	}
+	ser = dir->last_ser;
+	due = s->now + ser + dir->delay_ns;
 
 	dir->busy_until = s->now + ser;
 	s->r->hops++;
@@ -318,7 +320,7 @@ fab_host_tx(struct fab_sim *s, uint32_t d)
 		fab_push(s, dir->busy_until, FAB_EV_TX, d);
 		return;
 	}
-	fab_wire_send(s, d, nic->m[nic->head++ & nic->mask]);
+	fab_wire_send(s, d, nic->e[nic->head++ & nic->mask].m);
 	if (fab_fifo_len(nic) > 0) {
 		dir->tx_pending = 1;
 		fab_push(s, dir->busy_until, FAB_EV_TX, d);
@@ -379,11 +381,12 @@ fab_arrive(struct fab_sim *s, uint32_t d)
 
 	dir->rx_pending = 0;
 	while (n < FAB_BURST && wire->head != wire->tail &&
-	       wire->t[wire->head & wire->mask] <= s->now)
-		pkts[n++] = wire->m[wire->head++ & wire->mask];
+	       wire->e[wire->head & wire->mask].t <= s->now)
+		pkts[n++] = wire->e[wire->head++ & wire->mask].m;
 	if (wire->head != wire->tail) {
 		dir->rx_pending = 1;
-		fab_push(s, wire->t[wire->head & wire->mask], FAB_EV_ARRIVE, d);
+		fab_push(s, wire->e[wire->head & wire->mask].t, FAB_EV_ARRIVE,
+			 d);
 	}
 	if (dir->to_host) {
 		s->delivered += n;
@@ -453,6 +456,7 @@ fab_control(struct fab_sim *s, uint32_t idx)
 			if (f->mode == SW_LINK_DEGRADED) {
 				dir->rate_bps = phase == FAB_CTL_FAIL ?
 					f->rate_bps : k->rate_bps;
+				dir->last_len = 0;	/* times change */
 				continue;
 			}
 			if (k->is_host[e])
@@ -810,13 +814,27 @@ out:
 /* ---- the loop ---- */
 
 /*
- * Start loading the frame an upcoming event will touch.  A frame's mbuf
- * was last touched a hop ago, thousands of events back, so without this
- * every hop waits for memory (perf: the first read of the mbuf was half of
- * sw_worker_input()).  The headers are at the default headroom.
+ * Start loading what upcoming events will touch.  A frame's mbuf was last
+ * touched a hop ago, thousands of events back, so without this every hop
+ * waits for memory (perf: the first read of the mbuf was half of
+ * sw_worker_input()).  Two stages: for the event after next, the wire
+ * slot that names its frame; for the next event, the frame's mbuf and
+ * headers (at the default headroom).
  */
 static inline void
-fab_prefetch(const struct fab_sim *s, const struct fab_ev *ev)
+fab_prefetch_far(const struct fab_sim *s, const struct fab_ev *ev)
+{
+	uint32_t idx = ev->what & ((1u << 28) - 1);
+	const struct fab_dir *d;
+
+	if ((ev->what >> 28) != FAB_EV_ARRIVE)
+		return;
+	d = &s->dirs[idx];
+	rte_prefetch0(&d->wire.e[d->wire.head & d->wire.mask]);
+}
+
+static inline void
+fab_prefetch_near(const struct fab_sim *s, const struct fab_ev *ev)
 {
 	uint32_t idx = ev->what & ((1u << 28) - 1);
 	const struct fab_dir *d;
@@ -825,7 +843,7 @@ fab_prefetch(const struct fab_sim *s, const struct fab_ev *ev)
 	switch (ev->what >> 28) {
 	case FAB_EV_ARRIVE:
 		d = &s->dirs[idx];
-		m = (const uint8_t *)d->wire.m[d->wire.head & d->wire.mask];
+		m = (const uint8_t *)d->wire.e[d->wire.head & d->wire.mask].m;
 		rte_prefetch0(m);
 		rte_prefetch0(m + sizeof(struct rte_mbuf) +
 			      RTE_PKTMBUF_HEADROOM);
@@ -937,8 +955,13 @@ fab_run(const struct fab_params *p, uint16_t scheme, struct fab_topo *t,
 			break;
 		}
 		next = fab_evq_peek(s.q);
-		if (next != NULL)
-			fab_prefetch(&s, next);
+		if (next != NULL) {
+			const struct fab_ev *after = fab_evq_peek_second(s.q);
+
+			fab_prefetch_near(&s, next);
+			if (after != NULL)
+				fab_prefetch_far(&s, after);
+		}
 		idx = ev.what & ((1u << 28) - 1);
 		s.now = ev.t;
 		r->events++;
