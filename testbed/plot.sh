@@ -17,7 +17,7 @@
 #   queue-time[-COMBO].png    queue-time.csv: maximum queue over every port
 #                             (layer "all") per time window, per scheme.
 #   sweep-DIM-METRIC.png      runs.csv, for each sweep_DIM column and METRIC
-#                             in q_max, max_slowdown, lost_data: METRIC
+#                             in q_max, max_slowdown, lost_pkts: METRIC
 #                             against DIM, one line per scheme, or per
 #                             scheme and value of the other sweep dimensions.
 #
@@ -476,7 +476,7 @@ sweep_data() {
 			header()
 			for (i = 1; i <= NF; i++)
 				if ($i ~ /^sweep_/) { dim[++nd] = i; dname[nd] = substr($i, 7) }
-			nm = split("q_max max_slowdown lost_data", metric, " ")
+			nm = split("q_max max_slowdown lost_pkts", metric, " ")
 			next
 		}
 		{
@@ -577,8 +577,7 @@ sweep_settings() {
 	case $metric in
 	q_max) what='Maximum egress queue' ylabel='maximum queue over every switch port (packets)' ;;
 	max_slowdown) what='Maximum flow slowdown' ylabel='maximum flow slowdown (FCT / ideal FCT)' ;;
-	# the CSV spec gives no unit for lost_data: bytes assumed
-	lost_data) what='Data lost' ylabel='data lost (bytes)' ;;
+	lost_pkts) what='Packets lost' ylabel='packets dropped in the fabric (data and ACKs)' ;;
 	esac
 	[ "$unit" != us ] || unit=$us
 	printf '%s\n' \
@@ -603,7 +602,7 @@ plot_sweeps() {
 	: >"$tmp/sweep.list"
 	sweep_data
 	if [ ! -s "$tmp/sweep.list" ]; then
-		note "$csv has none of q_max, max_slowdown, lost_data with numbers; skipping sweep"
+		note "$csv has none of q_max, max_slowdown, lost_pkts with numbers; skipping sweep"
 		return 0
 	fi
 	plot_groups "$tmp/sweep.list" sweep

@@ -319,7 +319,7 @@ fab_out_runs_csv(const struct fab_out *o)
 	for (l = 0; l < FAB_L_NB; l++)
 		if (fab_layer_name(p0->topo, l) != NULL && l != FAB_L_HOST)
 			fprintf(f, ",q_%s", fab_layer_name(p0->topo, l));
-	fprintf(f, ",q_max,drops,lost_data,ecn_marks,retx,timeouts,sim_us\n");
+	fprintf(f, ",q_max,drops,lost_pkts,ecn_marks,retx,timeouts,sim_us\n");
 	fprintf(tf, "run,combo,scheme,wall_s,events,packet_hops,mhops_per_s\n");
 	for (i = 0; i < o->nb_runs; i++) {
 		const struct fab_run *r = &o->runs[i].r;
@@ -374,7 +374,8 @@ fab_out_table(const struct fab_out *o, FILE *out)
 		fprintf(t, "%-10s", "scheme");
 		for (d = 0; d < p0->nb_sweep; d++)
 			fprintf(t, " %10.10s", p0->sweep_name[d]);
-		fprintf(t, " %8s %8s %9s", "max_sd", "p99_sd", "fct_us");
+		fprintf(t, " %8s %8s %9s %9s %6s", "max_sd", "p99_sd", "fct_us",
+			"coll_us", "coll_x");
 		for (l = 0; l < FAB_L_NB; l++)
 			if (fab_layer_name(p0->topo, l) != NULL &&
 			    l != FAB_L_HOST)
@@ -388,8 +389,13 @@ fab_out_table(const struct fab_out *o, FILE *out)
 			fprintf(t, "%-10s", p->schemes[r->scheme].name);
 			for (d = 0; d < p->nb_sweep; d++)
 				fprintf(t, " %10.10s", p->sweep_value[d]);
-			fprintf(t, " %8.2f %8.2f %9.1f", r->max_slowdown,
-				r->p99_slowdown, r->mean_fct_ns / 1e3);
+			fprintf(t, " %8.2f %8.2f %9.1f %9.1f %6.2f",
+				r->max_slowdown, r->p99_slowdown,
+				r->mean_fct_ns / 1e3,
+				(double)r->collective_ns / 1e3,
+				r->ideal_collective_ns ?
+				(double)r->collective_ns /
+				(double)r->ideal_collective_ns : 0.0);
 			for (l = 0; l < FAB_L_NB; l++)
 				if (fab_layer_name(p0->topo, l) != NULL &&
 				    l != FAB_L_HOST)
@@ -400,7 +406,9 @@ fab_out_table(const struct fab_out *o, FILE *out)
 				r->wall_s, r->completed ? "" :
 				"  INCOMPLETE (time_limit)");
 		}
-		fprintf(t, "max_sd/p99_sd: flow completion time / ideal (bytes at the paced rate + path RTT); fct_us: mean; layer columns: max egress queue (packets)\n");
+		fprintf(t, "max_sd/p99_sd: flow completion time / ideal (bytes at the paced rate + path RTT); fct_us: mean FCT;\n"
+			   "coll_us: first start to last completion; coll_x: that / its ideal (critical path of ideal flows);\n"
+			   "layer columns: max egress queue (packets); drops: packets dropped in switches, by reason in summary.json\n");
 	}
 	if (f[1] != NULL)
 		fclose(f[1]);
