@@ -11,7 +11,7 @@
  * serialiser drains the switch engine's egress queue (sw_worker_tx_peek /
  * commit), a host's drains its NIC queue, fed by hs_host_output().
  *
- * Events, in a queue ordered by (time, insertion order) so a run is
+ * Events, in a queue ordered by (time, kind, node or link) so a run is
  * reproducible to the byte (fab_evq.h):
  *   ARRIVE  the head frame of a wire reached its far end;
  *   TX      a serialiser became free and its queue is not empty;
@@ -55,7 +55,13 @@
 #define FAB_T0_NS 1000			/* the traffic starts here */
 #define FAB_PROGRESS_EVENTS (1u << 16)	/* wall clock checked this often */
 
-enum fab_ev_type { FAB_EV_ARRIVE = 0, FAB_EV_TX, FAB_EV_HOST, FAB_EV_CTL };
+/*
+ * Kinds of events, in the order simultaneous events run (fab_evq.h): the
+ * control plane first (as a barrier does in a split run), then arrivals
+ * (a frame is queued before a serialiser that frees up at the same
+ * instant picks the next one), then serialisers, then hosts.
+ */
+enum fab_ev_type { FAB_EV_CTL = 0, FAB_EV_ARRIVE, FAB_EV_TX, FAB_EV_HOST };
 
 /* Control phases of a failure, in CTL events (idx = failure * 8 + phase). */
 enum fab_ctl_phase {
@@ -152,7 +158,7 @@ fab_pop(struct fab_sim *s)
 {
 	struct fab_ev ev = fab_evq_pop(s->q);
 
-	if ((ev.what >> 28) <= FAB_EV_TX)
+	if ((ev.what >> 28) == FAB_EV_ARRIVE || (ev.what >> 28) == FAB_EV_TX)
 		s->nb_net_ev--;
 	return ev;
 }
