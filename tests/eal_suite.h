@@ -16,6 +16,11 @@
 #include <unistd.h>
 
 #include <check.h>
+
+/* EAL lcores of the suite; a suite that runs threads defines more. */
+#ifndef T_EAL_LCORES
+#define T_EAL_LCORES "0"
+#endif
 #include <rte_eal.h>
 #include <rte_errno.h>
 #include <rte_mbuf.h>
@@ -54,7 +59,8 @@ t_eal_run_suite(const char *name, Suite *suite, unsigned int nb_mbufs,
 	char *eal_argv[] = {
 		(char *)name, (char *)"--no-huge", (char *)"-m", (char *)"512",
 		(char *)"--no-pci", (char *)"--file-prefix", prefix,
-		(char *)"-l", (char *)"0", (char *)"--log-level=error", NULL,
+		(char *)"-l", (char *)T_EAL_LCORES, (char *)"--log-level=error",
+		NULL,
 	};
 	SRunner *sr;
 	int nb_failed;

@@ -39,6 +39,7 @@
 #define FAB_MAX_SWEEP_VALUES 16
 #define FAB_MAX_K 16		/* groups per ToR stay under SW_MAX_GROUPS */
 #define FAB_WIRE_OVERHEAD 24	/* preamble, SFD, FCS, inter-frame gap */
+#define FAB_MAX_THREADS 8
 
 enum fab_topology {
 	FAB_TOPO_FATTREE = 0,
@@ -99,6 +100,7 @@ struct fab_params {
 	uint64_t reconverge_delay_ns;	/* every switch routes around it */
 	uint64_t time_limit_ns;		/* virtual; flows unfinished are reported */
 	uint64_t queue_window_ns;	/* queues.csv time windows */
+	uint16_t threads;		/* parts run in parallel (same results) */
 	struct sw_queue_config queue;	/* every switch port */
 	struct lb_params lb;		/* switch policies' knobs */
 	struct hs_config host;		/* transport, host policies, traffic */

@@ -372,7 +372,7 @@ fab_parse(struct ofan_cfg *cfg, struct fab_params *p)
 {
 	static const char *const host_owned[] = { "policy", "rate", "mtu" };
 	const char *name = NULL;
-	uint32_t mtu = 4096;
+	uint32_t mtu = 4096, threads = p->threads, parts;
 	unsigned int i;
 
 	if (ofan_cfg_get_str(cfg, FAB_SEC, "name", 0, &name) ||
@@ -390,10 +390,21 @@ fab_parse(struct ofan_cfg *cfg, struct fab_params *p)
 			      3600ull * 1000000000ull, &p->time_limit_ns) ||
 	    ofan_cfg_get_time(cfg, FAB_SEC, "queue_window", 0, 10,
 			      3600ull * 1000000000ull, &p->queue_window_ns) ||
+	    ofan_cfg_get_u32(cfg, FAB_SEC, "threads", 0, 1, FAB_MAX_THREADS,
+			     &threads) ||
 	    fab_parse_schemes(cfg, p))
 		return -EINVAL;
 	if (name != NULL)
 		snprintf(p->name, sizeof(p->name), "%s", name);
+	/* Threads own whole pods (fat tree) or leaves (leaf-spine). */
+	parts = p->topo == FAB_TOPO_FATTREE ? p->k :
+		p->topo == FAB_TOPO_LEAFSPINE ?
+		(p->leaves < p->spines ? p->leaves : p->spines) : 1u;
+	if (threads > parts)
+		return ofan_cfg_fail(cfg, FAB_SEC, "threads",
+			"'%u' is more than this %s can be cut into; expected at most %u",
+			threads, fab_topology_names[p->topo], parts);
+	p->threads = (uint16_t)threads;
 
 	/* Switch side: the switch's own [queue] and policy sections. */
 	if (sw_config_queue_from_cfg(cfg, "queue", &p->queue) ||
@@ -478,6 +489,7 @@ fab_params_defaults(struct fab_params *p, const char *path)
 	p->reconverge_delay_ns = 100000;
 	p->time_limit_ns = 1000000000ull;
 	p->queue_window_ns = 10000;
+	p->threads = 1;
 	sw_queue_config_defaults(&p->queue);
 	p->queue.capacity_pkts = 100;
 	p->queue.capacity_bytes = 1ull << 30;	/* packets decide */

@@ -22,6 +22,18 @@
  * one ARRIVE queued, for its head (the delay is constant, so a wire is a
  * FIFO).  So a frame costs about two events per hop.
  *
+ * Threads ([fabric] threads): the fabric is cut into parts (pods, or
+ * groups of leaves and spines), one per thread, each with its own event
+ * queue.  Time advances in windows no longer than the lookahead, a link's
+ * delay plus the shortest frame's serialisation: a frame sent over a link
+ * between two parts in one window cannot arrive before the next, so the
+ * threads run a window independently, then meet at a barrier; frames that
+ * crossed are handed over (in link order) at the start of the next window,
+ * and the control plane (failures, routing) runs at window ends, alone.
+ * Because the event order is canonical (fab_evq.h) and windows are the
+ * same for any thread count, the results do not depend on it: a run on
+ * two threads is byte-identical to the same run on one.
+ *
  * Failures: down and blackhole are the switch engine's own link states on
  * the switch end(s) of the link (the engine drops and counts what it sends
  * into or receives from a failed port; a down port leaves its own groups
@@ -32,15 +44,20 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include <rte_common.h>
+#include <rte_launch.h>
+#include <rte_lcore.h>
 #include <rte_lpm.h>
+#include <rte_malloc.h>
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
+#include <rte_pause.h>
 #include <rte_prefetch.h>
 
 #include "fab.h"
@@ -53,7 +70,7 @@
 
 #define FAB_BURST 32
 #define FAB_T0_NS 1000			/* the traffic starts here */
-#define FAB_PROGRESS_EVENTS (1u << 16)	/* wall clock checked this often */
+#define FAB_MAX_CTL (4 * FAB_MAX_FAILURES)
 
 /*
  * Kinds of events, in the order simultaneous events run (fab_evq.h): the
@@ -83,23 +100,37 @@ struct fab_fifo {
 	uint32_t head, tail, mask;
 };
 
-/* One direction of a link: the egress at end `end` and its wire. */
+/*
+ * One direction of a link, the sender's side: the egress at one end and
+ * its serialiser.  Written only by the thread that owns the sender.
+ */
 struct fab_dir {
 	uint64_t busy_until;	/* the serialiser is free from then */
 	uint64_t rate_bps;
 	uint64_t delay_ns;
-	struct fab_fifo wire;
 	struct fab_fifo nic;	/* host egress only */
-	uint32_t from, to;	/* host rank or switch index */
-	uint16_t from_port, to_port;
-	uint8_t from_host, to_host;
-	uint8_t tx_pending, rx_pending;
+	struct fab_fifo out[2];	/* to another thread, by window parity */
+	uint32_t from;		/* host rank or switch index */
+	uint16_t from_port;
+	uint8_t from_host;
+	uint8_t tx_pending;
 	uint8_t layer;
+	uint8_t cross;		/* the receiver is another thread's */
+	uint8_t tx_owner, rx_owner;	/* threads */
 	uint32_t win;		/* current queue window and its maximum */
 	uint32_t win_max;
 	uint32_t last_len;	/* the last frame's length and time: most */
 	uint64_t last_ser;	/* frames are full data frames or ACKs */
-};
+} __rte_cache_aligned;
+
+/* The receiver's side: the wire's far end.  Its owner's only. */
+struct fab_rx {
+	struct fab_fifo wire;
+	uint32_t to;		/* host rank or switch index */
+	uint16_t to_port;
+	uint8_t to_host;
+	uint8_t rx_pending;
+} __rte_cache_aligned;
 
 struct fab_hnode {
 	struct hs_host *h;
@@ -115,6 +146,40 @@ struct fab_snode {
 	uint32_t dir[SW_MAX_PORTS];
 };
 
+struct fab_sim;
+
+/* One thread's part of the run. */
+struct fab_thr {
+	struct fab_sim *s;
+	uint16_t id;
+	unsigned int lcore;
+	struct fab_evq *q;
+	uint64_t now;
+	uint32_t nb_net_ev;	/* ARRIVE and TX events queued */
+	bool failed;		/* out of memory for an event */
+	uint32_t win;		/* queue window of now ... */
+	uint64_t win_end;	/* ... which ends here */
+	uint64_t injected, delivered, hops, events, lost;
+	uint32_t nb_hosts_done;
+	uint64_t last_done_ns;	/* when its last host finished */
+	struct fab_qwin *qwin;
+	uint32_t nb_qwin, qwin_cap;
+	uint32_t *in_dirs;	/* links from other threads into this one */
+	uint32_t nb_in;
+} __rte_cache_aligned;
+
+struct fab_barrier {
+	uint32_t n;
+	volatile uint32_t count;
+	volatile uint32_t gen;
+};
+
+/* A control event (failure phases), run at a window's end. */
+struct fab_ctl {
+	uint64_t t;
+	uint32_t idx;
+};
+
 struct fab_sim {
 	const struct fab_params *p;
 	struct fab_topo *t;
@@ -123,44 +188,74 @@ struct fab_sim {
 	struct hs_traffic traffic;
 	struct rte_mempool *pool;
 	struct rte_lpm *fib;
-	uint64_t now;
 	uint64_t t0;
-	uint32_t win;		/* queue window of now ... */
-	uint64_t win_end;	/* ... which ends here */
-	/* Events. */
-	struct fab_evq *q;
-	uint32_t nb_net_ev;	/* ARRIVE and TX events queued */
-	bool evq_failed;	/* out of memory for an event */
+	uint64_t limit;		/* events before this run: time_limit + 1 */
+	uint64_t lookahead;
+	/* Windows, set by thread 0 between barriers. */
+	struct fab_barrier bar;
+	uint64_t w_end;
+	uint32_t w_index;
+	bool stop;
+	uint64_t done_ns;
+	uint16_t nb_ctl;
+	struct fab_ctl ctl[FAB_MAX_CTL];
 	/* Nodes. */
 	uint32_t nb_dirs;
 	struct fab_dir *dirs;
+	struct fab_rx *rx;
 	struct fab_hnode *hosts;
 	struct fab_snode *sw;
-	uint32_t nb_hosts_done;
-	uint64_t injected, delivered;
+	uint8_t *sw_owner;
+	uint8_t *host_owner;
+	uint16_t nb_thr;
+	struct fab_thr thr[FAB_MAX_THREADS];
 	bool quiet;
+	const char *scheme;
 	struct timespec wall0, wall_last;
 };
 
 /* ---- events ---- */
 
 static inline void
-fab_push(struct fab_sim *s, uint64_t t, enum fab_ev_type type, uint32_t idx)
+fab_push(struct fab_thr *th, uint64_t t, enum fab_ev_type type,
+	 uint32_t idx)
 {
 	if (type == FAB_EV_ARRIVE || type == FAB_EV_TX)
-		s->nb_net_ev++;
-	if (unlikely(fab_evq_push(s->q, t, (uint32_t)type << 28 | idx) != 0))
-		s->evq_failed = true;
+		th->nb_net_ev++;
+	if (unlikely(fab_evq_push(th->q, t, (uint32_t)type << 28 | idx) != 0))
+		th->failed = true;
 }
 
 static inline struct fab_ev
-fab_pop(struct fab_sim *s)
+fab_pop(struct fab_thr *th)
 {
-	struct fab_ev ev = fab_evq_pop(s->q);
+	struct fab_ev ev = fab_evq_pop(th->q);
 
 	if ((ev.what >> 28) == FAB_EV_ARRIVE || (ev.what >> 28) == FAB_EV_TX)
-		s->nb_net_ev--;
+		th->nb_net_ev--;
 	return ev;
+}
+
+/* A control event at t (thread 0, between windows). */
+static void
+fab_ctl_push(struct fab_sim *s, uint64_t t, uint32_t idx)
+{
+	if (s->nb_ctl < FAB_MAX_CTL)
+		s->ctl[s->nb_ctl++] = (struct fab_ctl){ .t = t, .idx = idx };
+}
+
+/* The earliest control event by (time, index); -1 if none. */
+static int
+fab_ctl_next(const struct fab_sim *s)
+{
+	int i, best = -1;
+
+	for (i = 0; i < s->nb_ctl; i++)
+		if (best < 0 || s->ctl[i].t < s->ctl[best].t ||
+		    (s->ctl[i].t == s->ctl[best].t &&
+		     s->ctl[i].idx < s->ctl[best].idx))
+			best = i;
+	return best;
 }
 
 /* ---- FIFOs ---- */
@@ -211,23 +306,22 @@ fab_fifo_free(struct fab_fifo *f)
 /* ---- queue windows ---- */
 
 static void
-fab_qwin_flush(struct fab_sim *s, uint32_t d)
+fab_qwin_flush(struct fab_thr *th, uint32_t d)
 {
-	struct fab_dir *dir = &s->dirs[d];
-	struct fab_run *r = s->r;
+	struct fab_dir *dir = &th->s->dirs[d];
 
 	if (dir->win_max == 0)
 		return;
-	if (r->nb_qwin == r->qwin_cap) {
-		uint32_t cap = r->qwin_cap ? 2 * r->qwin_cap : 4096;
-		struct fab_qwin *q = realloc(r->qwin, cap * sizeof(*q));
+	if (th->nb_qwin == th->qwin_cap) {
+		uint32_t cap = th->qwin_cap ? 2 * th->qwin_cap : 4096;
+		struct fab_qwin *q = realloc(th->qwin, cap * sizeof(*q));
 
 		if (q == NULL)
 			return;	/* the windows are incomplete, not wrong */
-		r->qwin = q;
-		r->qwin_cap = cap;
+		th->qwin = q;
+		th->qwin_cap = cap;
 	}
-	r->qwin[r->nb_qwin++] = (struct fab_qwin){
+	th->qwin[th->nb_qwin++] = (struct fab_qwin){
 		.window = dir->win, .link = d / 2, .end = (uint8_t)(d & 1),
 		.max_pkts = dir->win_max,
 	};
@@ -235,19 +329,21 @@ fab_qwin_flush(struct fab_sim *s, uint32_t d)
 }
 
 static inline void
-fab_qwin_note(struct fab_sim *s, uint32_t d, uint32_t len)
+fab_qwin_note(struct fab_thr *th, uint32_t d, uint32_t len)
 {
+	struct fab_sim *s = th->s;
 	struct fab_dir *dir = &s->dirs[d];
 	uint32_t w;
 
-	if (unlikely(s->now >= s->win_end)) {
-		s->win = (uint32_t)((s->now - s->t0) / s->p->queue_window_ns);
-		s->win_end = s->t0 + (uint64_t)(s->win + 1) *
+	if (unlikely(th->now >= th->win_end)) {
+		th->win = (uint32_t)((th->now - s->t0) /
+				     s->p->queue_window_ns);
+		th->win_end = s->t0 + (uint64_t)(th->win + 1) *
 			s->p->queue_window_ns;
 	}
-	w = s->win;
+	w = th->win;
 	if (w != dir->win) {
-		fab_qwin_flush(s, d);
+		fab_qwin_flush(th, d);
 		dir->win = w;
 	}
 	if (len > dir->win_max)
@@ -258,9 +354,11 @@ fab_qwin_note(struct fab_sim *s, uint32_t d, uint32_t len)
 
 /* Put m on dir's wire now; it occupies the serialiser for its frame. */
 static void
-fab_wire_send(struct fab_sim *s, uint32_t d, struct rte_mbuf *m)
+fab_wire_send(struct fab_thr *th, uint32_t d, struct rte_mbuf *m)
 {
+	struct fab_sim *s = th->s;
 	struct fab_dir *dir = &s->dirs[d];
+	struct fab_rx *rx;
 	uint64_t ser, due;
 
 	if (m->pkt_len != dir->last_len) {
@@ -269,153 +367,192 @@ fab_wire_send(struct fab_sim *s, uint32_t d, struct rte_mbuf *m)
 						dir->rate_bps);
 	}
 	ser = dir->last_ser;
-	due = s->now + ser + dir->delay_ns;
-
-	dir->busy_until = s->now + ser;
-	s->r->hops++;
-	if (fab_fifo_push(&dir->wire, m, due) != 0) {
-		rte_pktmbuf_free(m);	/* out of memory: counted lost */
-		s->r->drops[OFAN_DROP_SHUTDOWN]++;
+	due = th->now + ser + dir->delay_ns;
+	dir->busy_until = th->now + ser;
+	th->hops++;
+	if (dir->cross) {
+		/* Another thread's: handed over at the next window. */
+		if (fab_fifo_push(&dir->out[s->w_index & 1], m, due) != 0) {
+			rte_pktmbuf_free(m);
+			th->lost++;
+		}
 		return;
 	}
-	if (!dir->rx_pending) {
-		dir->rx_pending = 1;
-		fab_push(s, due, FAB_EV_ARRIVE, d);
+	rx = &s->rx[d];
+	if (fab_fifo_push(&rx->wire, m, due) != 0) {
+		rte_pktmbuf_free(m);	/* out of memory: counted lost */
+		th->lost++;
+		return;
+	}
+	if (!rx->rx_pending) {
+		rx->rx_pending = 1;
+		fab_push(th, due, FAB_EV_ARRIVE, d);
 	}
 }
 
 /* Start the next frame of a switch port if its serialiser is free. */
 static void
-fab_sw_tx(struct fab_sim *s, uint32_t d)
+fab_sw_tx(struct fab_thr *th, uint32_t d)
 {
-	struct fab_dir *dir = &s->dirs[d];
-	struct fab_snode *sw = &s->sw[dir->from];
-	struct sw_worker *w = sw->w;
+	struct fab_dir *dir = &th->s->dirs[d];
+	struct sw_worker *w = th->s->sw[dir->from].w;
 	struct rte_mbuf *m;
 	uint32_t len = w->port_len[dir->from_port];
 
 	if (len == 0 || dir->tx_pending)
 		return;
-	if (dir->busy_until > s->now) {
+	if (dir->busy_until > th->now) {
 		dir->tx_pending = 1;
-		fab_push(s, dir->busy_until, FAB_EV_TX, d);
+		fab_push(th, dir->busy_until, FAB_EV_TX, d);
 		return;
 	}
-	fab_qwin_note(s, d, len);
-	if (sw_worker_tx_peek(w, dir->from_port, s->now, &m, 1) != 1)
+	fab_qwin_note(th, d, len);
+	if (sw_worker_tx_peek(w, dir->from_port, th->now, &m, 1) != 1)
 		return;	/* a failed link: the engine dropped its queue */
-	sw_worker_tx_commit(w, dir->from_port, s->now, &m, 1, 1);
-	fab_wire_send(s, d, m);
+	sw_worker_tx_commit(w, dir->from_port, th->now, &m, 1, 1);
+	fab_wire_send(th, d, m);
 	if (w->port_len[dir->from_port] > 0) {
 		dir->tx_pending = 1;
-		fab_push(s, dir->busy_until, FAB_EV_TX, d);
+		fab_push(th, dir->busy_until, FAB_EV_TX, d);
 	}
 }
 
 /* Start the next frame of a host's NIC if its serialiser is free. */
 static void
-fab_host_tx(struct fab_sim *s, uint32_t d)
+fab_host_tx(struct fab_thr *th, uint32_t d)
 {
-	struct fab_dir *dir = &s->dirs[d];
+	struct fab_dir *dir = &th->s->dirs[d];
 	struct fab_fifo *nic = &dir->nic;
 
 	if (fab_fifo_len(nic) == 0 || dir->tx_pending)
 		return;
-	if (dir->busy_until > s->now) {
+	if (dir->busy_until > th->now) {
 		dir->tx_pending = 1;
-		fab_push(s, dir->busy_until, FAB_EV_TX, d);
+		fab_push(th, dir->busy_until, FAB_EV_TX, d);
 		return;
 	}
-	fab_wire_send(s, d, nic->e[nic->head++ & nic->mask].m);
+	fab_wire_send(th, d, nic->e[nic->head++ & nic->mask].m);
 	if (fab_fifo_len(nic) > 0) {
 		dir->tx_pending = 1;
-		fab_push(s, dir->busy_until, FAB_EV_TX, d);
+		fab_push(th, dir->busy_until, FAB_EV_TX, d);
 	}
 }
 
 /* Let the host send what is due and book its next event. */
 static void
-fab_host_kick(struct fab_sim *s, uint32_t rank)
+fab_host_kick(struct fab_thr *th, uint32_t rank)
 {
-	struct fab_hnode *hn = &s->hosts[rank];
-	struct fab_dir *dir = &s->dirs[hn->dir];
+	struct fab_hnode *hn = &th->s->hosts[rank];
+	struct fab_dir *dir = &th->s->dirs[hn->dir];
 	struct rte_mbuf *pkts[FAB_BURST];
 	uint64_t next;
 	uint16_t n, i;
 
 	do {
-		n = hs_host_output(hn->h, s->now, pkts, FAB_BURST);
+		n = hs_host_output(hn->h, th->now, pkts, FAB_BURST);
 		for (i = 0; i < n; i++) {
-			if (fab_fifo_push(&dir->nic, pkts[i], s->now) != 0) {
+			if (fab_fifo_push(&dir->nic, pkts[i], th->now) != 0) {
 				rte_pktmbuf_free(pkts[i]);
-				s->r->drops[OFAN_DROP_SHUTDOWN]++;
+				th->lost++;
 			}
 		}
-		s->injected += n;
+		th->injected += n;
 	} while (n == FAB_BURST);
-	fab_host_tx(s, hn->dir);
+	fab_host_tx(th, hn->dir);
 	next = hs_host_next_event(hn->h);
 	if (next == UINT64_MAX)
 		return;
-	if (next <= s->now)
-		next = s->now + 1;	/* output stopped short (no mbuf) */
+	if (next <= th->now)
+		next = th->now + 1;	/* output stopped short (no mbuf) */
 	if (next < hn->wake_at) {
 		hn->wake_at = next;
-		fab_push(s, next, FAB_EV_HOST, rank);
+		fab_push(th, next, FAB_EV_HOST, rank);
 	}
 }
 
 static void
-fab_host_check_done(struct fab_sim *s, uint32_t rank)
+fab_host_check_done(struct fab_thr *th, uint32_t rank)
 {
-	struct fab_hnode *hn = &s->hosts[rank];
+	struct fab_hnode *hn = &th->s->hosts[rank];
 
 	if (!hn->done && hs_host_tx_done(hn->h) && hs_host_rx_done(hn->h)) {
 		hn->done = true;
-		s->nb_hosts_done++;
+		th->nb_hosts_done++;
+		th->last_done_ns = RTE_MAX(th->last_done_ns, th->now);
 	}
 }
 
 /* Deliver what has reached the end of wire d by now. */
 static void
-fab_arrive(struct fab_sim *s, uint32_t d)
+fab_arrive(struct fab_thr *th, uint32_t d)
 {
-	struct fab_dir *dir = &s->dirs[d];
-	struct fab_fifo *wire = &dir->wire;
+	struct fab_sim *s = th->s;
+	struct fab_rx *rx = &s->rx[d];
+	struct fab_fifo *wire = &rx->wire;
 	struct rte_mbuf *pkts[FAB_BURST];
 	uint16_t n = 0, p;
 
-	dir->rx_pending = 0;
+	rx->rx_pending = 0;
 	while (n < FAB_BURST && wire->head != wire->tail &&
-	       wire->e[wire->head & wire->mask].t <= s->now)
+	       wire->e[wire->head & wire->mask].t <= th->now)
 		pkts[n++] = wire->e[wire->head++ & wire->mask].m;
 	if (wire->head != wire->tail) {
-		dir->rx_pending = 1;
-		fab_push(s, wire->e[wire->head & wire->mask].t, FAB_EV_ARRIVE,
-			 d);
+		rx->rx_pending = 1;
+		fab_push(th, wire->e[wire->head & wire->mask].t,
+			 FAB_EV_ARRIVE, d);
 	}
-	if (dir->to_host) {
-		s->delivered += n;
-		hs_host_input(s->hosts[dir->to].h, pkts, n, s->now);
-		fab_host_kick(s, dir->to);
-		fab_host_check_done(s, dir->to);
+	if (rx->to_host) {
+		th->delivered += n;
+		hs_host_input(s->hosts[rx->to].h, pkts, n, th->now);
+		fab_host_kick(th, rx->to);
+		fab_host_check_done(th, rx->to);
 		return;
 	}
 	{
-		struct fab_snode *sw = &s->sw[dir->to];
+		struct fab_snode *sw = &s->sw[rx->to];
 		uint32_t before[SW_MAX_PORTS];
 
 		/* Only the queues the burst went to need a look. */
 		memcpy(before, sw->w->port_len, sw->nb_ports * sizeof(before[0]));
-		sw_worker_input(sw->w, dir->to_port, pkts, n, s->now);
+		sw_worker_input(sw->w, rx->to_port, pkts, n, th->now);
 		for (p = 0; p < sw->nb_ports; p++) {
 			uint32_t len = sw->w->port_len[p];
 
 			if (len == before[p])
 				continue;
-			fab_qwin_note(s, sw->dir[p], len);
+			fab_qwin_note(th, sw->dir[p], len);
 			if (!s->dirs[sw->dir[p]].tx_pending)
-				fab_sw_tx(s, sw->dir[p]);
+				fab_sw_tx(th, sw->dir[p]);
+		}
+	}
+}
+
+/* Take over the frames other threads sent to us in window `parity`. */
+static void
+fab_drain(struct fab_thr *th, uint32_t parity)
+{
+	struct fab_sim *s = th->s;
+	uint32_t i;
+
+	for (i = 0; i < th->nb_in; i++) {
+		uint32_t d = th->in_dirs[i];
+		struct fab_fifo *out = &s->dirs[d].out[parity];
+		struct fab_rx *rx = &s->rx[d];
+
+		if (out->head == out->tail)
+			continue;
+		while (out->head != out->tail) {
+			struct fab_slot e = out->e[out->head++ & out->mask];
+
+			if (fab_fifo_push(&rx->wire, e.m, e.t) != 0) {
+				rte_pktmbuf_free(e.m);
+				th->lost++;
+			}
+		}
+		if (!rx->rx_pending && rx->wire.head != rx->wire.tail) {
+			rx->rx_pending = 1;
+			fab_push(th, rx->wire.e[rx->wire.head & rx->wire.mask].t,
+				 FAB_EV_ARRIVE, d);
 		}
 	}
 }
@@ -433,19 +570,22 @@ fab_set_weight(void *arg, uint32_t sw, uint16_t group, uint16_t port,
 
 /* Run a switch's control plane and let its worker adopt the result. */
 static void
-fab_sw_control(struct fab_sim *s, uint32_t sw)
+fab_sw_control(struct fab_sim *s, uint32_t sw, uint64_t now)
 {
 	struct fab_snode *n = &s->sw[sw];
 
-	sw_engine_control(n->eng, s->now);
-	sw_worker_input(n->w, 0, NULL, 0, s->now);	/* adopt, acknowledge */
-	sw_engine_control(n->eng, s->now);		/* publish what waited */
-	sw_worker_input(n->w, 0, NULL, 0, s->now);
-	/* A withdrawn or failed port may have flushed its queue. */
+	sw_engine_control(n->eng, now);
+	sw_worker_input(n->w, 0, NULL, 0, now);	/* adopt, acknowledge */
+	sw_engine_control(n->eng, now);		/* publish what waited */
+	sw_worker_input(n->w, 0, NULL, 0, now);
 }
 
+/*
+ * A control event at now: every thread waits at the barrier, so this may
+ * touch any switch; frames it moves go through their owners' queues.
+ */
 static void
-fab_control(struct fab_sim *s, uint32_t idx)
+fab_control(struct fab_sim *s, uint32_t idx, uint64_t now)
 {
 	const struct fab_failure *f = &s->p->failures[idx / 8];
 	uint32_t link = fab_topo_find_link(s->t, f->link);
@@ -469,40 +609,41 @@ fab_control(struct fab_sim *s, uint32_t idx)
 				continue;
 			sw_engine_set_link(s->sw[k->node[e]].eng, k->port[e],
 				phase == FAB_CTL_FAIL ? f->mode : SW_LINK_UP,
-				0, s->now);
-			fab_sw_control(s, k->node[e]);
+				0, now);
+			fab_sw_control(s, k->node[e], now);
 			/* Drain (and so drop) a queue towards a dead link. */
-			fab_sw_tx(s, link * 2 + e);
+			fab_sw_tx(&s->thr[s->dirs[link * 2 + e].tx_owner],
+				  link * 2 + e);
 		}
 		if (f->mode == SW_LINK_DEGRADED)
 			break;
 		if (phase == FAB_CTL_FAIL) {
-			fab_push(s, s->now + s->p->detect_delay_ns, FAB_EV_CTL,
-				 idx / 8 * 8 + FAB_CTL_TICK);
-			fab_push(s, s->now + s->p->reconverge_delay_ns,
-				 FAB_EV_CTL, idx / 8 * 8 + FAB_CTL_ROUTE);
+			fab_ctl_push(s, now + s->p->detect_delay_ns,
+				     idx / 8 * 8 + FAB_CTL_TICK);
+			fab_ctl_push(s, now + s->p->reconverge_delay_ns,
+				     idx / 8 * 8 + FAB_CTL_ROUTE);
 		} else {
 			s->t->alive[link] = true;
 			fab_topo_weights(s->t, fab_set_weight, s);
 			for (i = 0; i < s->t->nb_switches; i++)
-				fab_sw_control(s, i);
-			fab_push(s, s->now + s->p->detect_delay_ns, FAB_EV_CTL,
-				 idx / 8 * 8 + FAB_CTL_TICK);
+				fab_sw_control(s, i, now);
+			fab_ctl_push(s, now + s->p->detect_delay_ns,
+				     idx / 8 * 8 + FAB_CTL_TICK);
 		}
 		break;
 	case FAB_CTL_TICK:
 		for (e = 0; e < 2; e++)
 			if (!k->is_host[e])
-				fab_sw_control(s, k->node[e]);
+				fab_sw_control(s, k->node[e], now);
 		break;
 	case FAB_CTL_ROUTE:
 		if (f->duration_ns != 0 &&
-		    s->now >= s->t0 + f->at_ns + f->duration_ns)
+		    now >= s->t0 + f->at_ns + f->duration_ns)
 			break;	/* restored before routing converged */
 		s->t->alive[link] = false;
 		fab_topo_weights(s->t, fab_set_weight, s);
 		for (i = 0; i < s->t->nb_switches; i++)
-			fab_sw_control(s, i);
+			fab_sw_control(s, i, now);
 		break;
 	}
 }
@@ -570,15 +711,46 @@ fab_pool_size(const struct fab_params *p)
 	return (uint32_t)RTE_MIN(n, (uint64_t)(1u << 22));
 }
 
+/*
+ * Which thread owns each node: whole pods (fat tree) or groups of leaves
+ * (leaf-spine) with their hosts, and an even share of the cores/spines.
+ */
+static void
+fab_partition(struct fab_sim *s)
+{
+	const struct fab_topo *t = s->t;
+	uint32_t n = s->nb_thr, i, nb_top = 0, nb_low = 0;
+
+	for (i = 0; i < t->nb_switches; i++) {
+		if (t->sw[i].role == FAB_ROLE_CORE)
+			nb_top++;
+		else
+			nb_low = RTE_MAX(nb_low, t->sw[i].pod + 1);
+	}
+	for (i = 0; i < t->nb_switches; i++) {
+		const struct fab_switch_desc *d = &t->sw[i];
+
+		s->sw_owner[i] = (uint8_t)(d->role == FAB_ROLE_CORE ?
+			d->index * n / RTE_MAX(nb_top, 1u) :
+			d->pod * n / RTE_MAX(nb_low, 1u));
+	}
+	for (i = 0; i < t->nb_hosts; i++)
+		s->host_owner[i] = t->host_tor[i] == FAB_NONE ? 0 :
+			s->sw_owner[t->host_tor[i]];
+}
+
 static void
 fab_sim_free(struct fab_sim *s)
 {
-	uint32_t i;
+	uint32_t i, k;
 
 	for (i = 0; i < s->nb_dirs && s->dirs != NULL; i++) {
-		s->r->queued_end += fab_fifo_free(&s->dirs[i].wire);
 		s->r->queued_end += fab_fifo_free(&s->dirs[i].nic);
+		for (k = 0; k < 2; k++)
+			s->r->queued_end += fab_fifo_free(&s->dirs[i].out[k]);
 	}
+	for (i = 0; i < s->nb_dirs && s->rx != NULL; i++)
+		s->r->queued_end += fab_fifo_free(&s->rx[i].wire);
 	for (i = 0; i < s->t->nb_switches && s->sw != NULL; i++) {
 		if (s->sw[i].eng == NULL)
 			continue;
@@ -590,12 +762,21 @@ fab_sim_free(struct fab_sim *s)
 	if (s->fib != NULL)
 		sw_fib_free(s->fib);
 	hs_traffic_free(&s->traffic);
-	free(s->dirs);
+	for (k = 0; k < s->nb_thr; k++) {
+		struct fab_thr *th = &s->thr[k];
+
+		if (th->q != NULL)
+			fab_evq_fini(th->q);
+		free(th->q);
+		free(th->qwin);
+		free(th->in_dirs);
+	}
+	rte_free(s->dirs);
+	rte_free(s->rx);
 	free(s->hosts);
 	free(s->sw);
-	if (s->q != NULL)
-		fab_evq_fini(s->q);
-	free(s->q);
+	free(s->sw_owner);
+	free(s->host_owner);
 }
 
 static int
@@ -625,32 +806,66 @@ fab_sim_build(struct fab_sim *s, uint16_t scheme, char *err,
 		return -EINVAL;
 
 	s->nb_dirs = 2 * t->nb_links;
-	s->dirs = calloc(s->nb_dirs, sizeof(*s->dirs));
+	s->dirs = rte_zmalloc_socket("fab_dirs", s->nb_dirs * sizeof(*s->dirs),
+				     RTE_CACHE_LINE_SIZE, SOCKET_ID_ANY);
+	s->rx = rte_zmalloc_socket("fab_rx", s->nb_dirs * sizeof(*s->rx),
+				   RTE_CACHE_LINE_SIZE, SOCKET_ID_ANY);
 	s->hosts = calloc(t->nb_hosts, sizeof(*s->hosts));
 	s->sw = calloc(t->nb_switches + 1, sizeof(*s->sw));
-	if (s->dirs == NULL || s->hosts == NULL || s->sw == NULL) {
+	s->sw_owner = calloc(t->nb_switches + 1, 1);
+	s->host_owner = calloc(t->nb_hosts, 1);
+	if (s->dirs == NULL || s->rx == NULL || s->hosts == NULL ||
+	    s->sw == NULL || s->sw_owner == NULL || s->host_owner == NULL) {
 		snprintf(err, err_size, "out of memory for the fabric");
 		return -ENOMEM;
+	}
+	fab_partition(s);
+	for (i = 0; i < s->nb_thr; i++) {
+		struct fab_thr *th = &s->thr[i];
+
+		th->s = s;
+		th->id = (uint16_t)i;
+		th->q = malloc(sizeof(*th->q));
+		th->in_dirs = calloc(s->nb_dirs, sizeof(*th->in_dirs));
+		if (th->q == NULL || th->in_dirs == NULL) {
+			snprintf(err, err_size, "out of memory for the event queues");
+			return -ENOMEM;
+		}
+		fab_evq_init(th->q, s->t0);
+		th->now = s->t0;
 	}
 	for (l = 0; l < t->nb_links; l++) {
 		const struct fab_link_desc *k = &t->links[l];
 
 		for (e = 0; e < 2; e++) {
-			struct fab_dir *d = &s->dirs[2 * l + e];
+			uint32_t id = 2 * l + e;
+			struct fab_dir *d = &s->dirs[id];
+			struct fab_rx *rx = &s->rx[id];
 
 			d->rate_bps = k->rate_bps;
 			d->delay_ns = p->delay_ns;
 			d->from = k->node[e];
 			d->from_port = k->port[e];
 			d->from_host = k->is_host[e];
-			d->to = k->node[1 - e];
-			d->to_port = k->port[1 - e];
-			d->to_host = k->is_host[1 - e];
 			d->layer = k->layer[e];
+			d->win = UINT32_MAX;
+			rx->to = k->node[1 - e];
+			rx->to_port = k->port[1 - e];
+			rx->to_host = k->is_host[1 - e];
+			d->tx_owner = d->from_host ? s->host_owner[d->from] :
+				s->sw_owner[d->from];
+			d->rx_owner = rx->to_host ? s->host_owner[rx->to] :
+				s->sw_owner[rx->to];
+			d->cross = d->tx_owner != d->rx_owner;
+			if (d->cross) {
+				struct fab_thr *th = &s->thr[d->rx_owner];
+
+				th->in_dirs[th->nb_in++] = id;
+			}
 			if (d->from_host)
-				s->hosts[d->from].dir = 2 * l + e;
+				s->hosts[d->from].dir = id;
 			else
-				s->sw[d->from].dir[d->from_port] = 2 * l + e;
+				s->sw[d->from].dir[d->from_port] = id;
 		}
 	}
 
@@ -715,6 +930,39 @@ fab_cmp_double(const void *a, const void *b)
 	double x = *(const double *)a, y = *(const double *)b;
 
 	return (x > y) - (x < y);
+}
+
+static int
+fab_cmp_qwin(const void *a, const void *b)
+{
+	const struct fab_qwin *x = a, *y = b;
+
+	if (x->window != y->window)
+		return x->window < y->window ? -1 : 1;
+	if (x->link != y->link)
+		return x->link < y->link ? -1 : 1;
+	return (int)x->end - (int)y->end;
+}
+
+/* Every thread's queue windows, in one canonical order. */
+static void
+fab_collect_qwin(struct fab_sim *s)
+{
+	struct fab_run *r = s->r;
+	uint32_t n = 0, i;
+
+	for (i = 0; i < s->nb_thr; i++)
+		n += s->thr[i].nb_qwin;
+	r->qwin = malloc((n + 1) * sizeof(*r->qwin));
+	if (r->qwin == NULL)
+		return;
+	for (i = 0; i < s->nb_thr; i++) {
+		memcpy(&r->qwin[r->nb_qwin], s->thr[i].qwin,
+		       s->thr[i].nb_qwin * sizeof(*r->qwin));
+		r->nb_qwin += s->thr[i].nb_qwin;
+	}
+	r->qwin_cap = n + 1;
+	qsort(r->qwin, r->nb_qwin, sizeof(*r->qwin), fab_cmp_qwin);
 }
 
 static void
@@ -807,6 +1055,8 @@ fab_collect(struct fab_sim *s)
 						   tot->queue[port].max_pkts);
 		}
 	}
+	for (i = 0; i < s->nb_thr; i++)
+		r->drops[OFAN_DROP_SHUTDOWN] += s->thr[i].lost;
 	for (f = 0; f < OFAN_DROP_MAX; f++)
 		r->drops_total += r->drops[f];
 	r->dropped = r->drops_total;
@@ -831,25 +1081,26 @@ static inline void
 fab_prefetch_far(const struct fab_sim *s, const struct fab_ev *ev)
 {
 	uint32_t idx = ev->what & ((1u << 28) - 1);
-	const struct fab_dir *d;
+	const struct fab_fifo *w;
 
 	if ((ev->what >> 28) != FAB_EV_ARRIVE)
 		return;
-	d = &s->dirs[idx];
-	rte_prefetch0(&d->wire.e[d->wire.head & d->wire.mask]);
+	w = &s->rx[idx].wire;
+	rte_prefetch0(&w->e[w->head & w->mask]);
 }
 
 static inline void
 fab_prefetch_near(const struct fab_sim *s, const struct fab_ev *ev)
 {
 	uint32_t idx = ev->what & ((1u << 28) - 1);
+	const struct fab_fifo *w;
 	const struct fab_dir *d;
 	const uint8_t *m;
 
 	switch (ev->what >> 28) {
 	case FAB_EV_ARRIVE:
-		d = &s->dirs[idx];
-		m = (const uint8_t *)d->wire.e[d->wire.head & d->wire.mask].m;
+		w = &s->rx[idx].wire;
+		m = (const uint8_t *)w->e[w->head & w->mask].m;
 		rte_prefetch0(m);
 		rte_prefetch0(m + sizeof(struct rte_mbuf) +
 			      RTE_PKTMBUF_HEADROOM);
@@ -869,6 +1120,79 @@ fab_prefetch_near(const struct fab_sim *s, const struct fab_ev *ev)
 	}
 }
 
+/* Run th's events before w_end. */
+static void
+fab_thr_window(struct fab_thr *th, uint64_t w_end)
+{
+	struct fab_sim *s = th->s;
+
+	while (th->q->nb > 0 && !th->failed) {
+		const struct fab_ev *next = fab_evq_peek(th->q);
+		struct fab_ev ev;
+		uint32_t idx;
+
+		if (next->t >= w_end)
+			break;
+		ev = fab_pop(th);
+		next = fab_evq_peek(th->q);
+		if (next != NULL) {
+			const struct fab_ev *after =
+				fab_evq_peek_second(th->q);
+
+			fab_prefetch_near(s, next);
+			if (after != NULL)
+				fab_prefetch_far(s, after);
+		}
+		idx = ev.what & ((1u << 28) - 1);
+		th->now = ev.t;
+		th->events++;
+		switch (ev.what >> 28) {
+		case FAB_EV_ARRIVE:
+			fab_arrive(th, idx);
+			break;
+		case FAB_EV_TX:
+			s->dirs[idx].tx_pending = 0;
+			if (s->dirs[idx].from_host)
+				fab_host_tx(th, idx);
+			else
+				fab_sw_tx(th, idx);
+			break;
+		case FAB_EV_HOST:
+			if (ev.t != s->hosts[idx].wake_at)
+				break;	/* superseded by an earlier one */
+			s->hosts[idx].wake_at = UINT64_MAX;
+			fab_host_kick(th, idx);
+			fab_host_check_done(th, idx);
+			break;
+		default:
+			break;	/* control events are not queued here */
+		}
+	}
+}
+
+/*
+ * A barrier for the threads of a run.  It spins (a window is short), then
+ * yields, so a thread that lost its CPU to something else gets it back.
+ */
+static void
+fab_barrier_wait(struct fab_barrier *b)
+{
+	uint32_t gen = __atomic_load_n(&b->gen, __ATOMIC_ACQUIRE);
+	unsigned int spins = 0;
+
+	if (__atomic_add_fetch(&b->count, 1, __ATOMIC_ACQ_REL) == b->n) {
+		__atomic_store_n(&b->count, 0, __ATOMIC_RELAXED);
+		__atomic_store_n(&b->gen, gen + 1, __ATOMIC_RELEASE);
+		return;
+	}
+	while (__atomic_load_n(&b->gen, __ATOMIC_ACQUIRE) == gen) {
+		if (++spins < 20000)
+			rte_pause();
+		else
+			sched_yield();
+	}
+}
+
 static double
 fab_wall_since(const struct timespec *a)
 {
@@ -880,7 +1204,7 @@ fab_wall_since(const struct timespec *a)
 }
 
 static void
-fab_progress(struct fab_sim *s, const char *scheme, bool last)
+fab_progress(struct fab_sim *s, uint64_t now, bool last)
 {
 	uint64_t acked = 0, total = 0, a, b;
 	uint32_t i;
@@ -896,9 +1220,75 @@ fab_progress(struct fab_sim *s, const char *scheme, bool last)
 		total += b;
 	}
 	fprintf(stderr, "ofan-fabric: %-10s %10.1f us simulated, %5.1f%% of bytes acknowledged, %6.1f s wall%s\n",
-		scheme, (double)(s->now - s->t0) / 1e3,
+		s->scheme, (double)(now - s->t0) / 1e3,
 		total ? 100.0 * (double)acked / (double)total : 100.0,
 		fab_wall_since(&s->wall0), last ? " (done)" : "");
+}
+
+/*
+ * Between windows (every thread waits at the barrier): run the control
+ * events due at the window's end, decide whether the run is over, and set
+ * the next window.  Thread 0 only.
+ */
+static void
+fab_coordinate(struct fab_sim *s)
+{
+	uint64_t w_start = s->w_end, w_end, net = 0;
+	uint32_t done = 0, i;
+	bool failed = false;
+	int c;
+
+	while ((c = fab_ctl_next(s)) >= 0 && s->ctl[c].t <= w_start) {
+		struct fab_ctl ctl = s->ctl[c];
+
+		s->ctl[c] = s->ctl[--s->nb_ctl];
+		for (i = 0; i < s->nb_thr; i++)
+			s->thr[i].now = w_start;
+		fab_control(s, ctl.idx, w_start);
+	}
+	for (i = 0; i < s->nb_thr; i++) {
+		done += s->thr[i].nb_hosts_done;
+		net += s->thr[i].nb_net_ev;
+		failed = failed || s->thr[i].failed;
+	}
+	/* Frames still to hand over count as in the network. */
+	for (i = 0; i < s->nb_dirs; i++)
+		if (s->dirs[i].cross)
+			net += fab_fifo_len(&s->dirs[i].out[s->w_index & 1]);
+	if (done == s->t->nb_hosts && s->done_ns == 0)
+		for (i = 0; i < s->nb_thr; i++)
+			s->done_ns = RTE_MAX(s->done_ns, s->thr[i].last_done_ns);
+	if ((s->done_ns != 0 && net == 0) || w_start >= s->limit || failed) {
+		s->stop = true;
+		return;
+	}
+	fab_progress(s, w_start, false);
+	w_end = RTE_MIN(w_start + s->lookahead, s->limit);
+	c = fab_ctl_next(s);
+	if (c >= 0 && s->ctl[c].t < w_end)
+		w_end = s->ctl[c].t;
+	s->w_index++;
+	s->w_end = w_end;
+}
+
+/* A thread's life: windows until thread 0 says stop. */
+static int
+fab_thr_main(void *arg)
+{
+	struct fab_thr *th = arg;
+	struct fab_sim *s = th->s;
+
+	for (;;) {
+		fab_barrier_wait(&s->bar);	/* thread 0 set the window */
+		if (s->stop)
+			break;
+		fab_drain(th, (s->w_index - 1) & 1);
+		fab_thr_window(th, s->w_end);
+		fab_barrier_wait(&s->bar);	/* everyone finished it */
+		if (th->id == 0)
+			fab_coordinate(s);
+	}
+	return 0;
 }
 
 int
@@ -906,119 +1296,98 @@ fab_run(const struct fab_params *p, uint16_t scheme, struct fab_topo *t,
 	struct rte_mempool *pool, bool quiet, struct fab_run *r, char *err,
 	unsigned int err_size)
 {
-	struct fab_sim s = {
-		.p = p, .t = t, .r = r, .pool = pool, .quiet = quiet,
-	};
+	struct fab_sim *s = rte_zmalloc("fab_sim", sizeof(*s),
+					RTE_CACHE_LINE_SIZE);
 	unsigned int in_use0 = rte_mempool_in_use_count(pool);
-	uint64_t limit, done_ns = 0;
-	uint32_t i, nb_ev = 0;
+	unsigned int lcore = rte_lcore_id();
+	uint64_t end;
+	uint32_t i;
 	int rc;
 
 	memset(r, 0, sizeof(*r));
 	r->scheme = scheme;
-	clock_gettime(CLOCK_MONOTONIC, &s.wall0);
-	s.wall_last = s.wall0;
-	rc = fab_sim_build(&s, scheme, err, err_size);
+	if (s == NULL) {
+		snprintf(err, err_size, "out of memory for the run");
+		return -ENOMEM;
+	}
+	s->p = p;
+	s->t = t;
+	s->r = r;
+	s->pool = pool;
+	s->quiet = quiet;
+	s->scheme = p->schemes[scheme].name;
+	/* Results do not depend on the thread count: fewer lcores than
+	 * threads only makes the run slower. */
+	s->nb_thr = t->kind == FAB_TOPO_B2B ? 1 :
+		(uint16_t)RTE_MIN((unsigned int)p->threads, rte_lcore_count());
+	s->t0 = FAB_T0_NS;
+	s->limit = s->t0 + p->time_limit_ns + 1;	/* the limit itself runs */
+	/* A frame sent between threads arrives a window later at the soonest:
+	 * the delay plus the shortest frame at the fastest rate. */
+	s->lookahead = p->delay_ns + ofan_tx_time_ns(60 + FAB_WIRE_OVERHEAD,
+		RTE_MAX(p->rate_bps, p->uplink_rate_bps));
+	s->bar.n = s->nb_thr;
+	clock_gettime(CLOCK_MONOTONIC, &s->wall0);
+	s->wall_last = s->wall0;
+	rc = fab_sim_build(s, scheme, err, err_size);
 	if (rc != 0)
 		goto out;
-	s.t0 = FAB_T0_NS;
-	s.now = s.t0;
-	s.q = malloc(sizeof(*s.q));
-	if (s.q == NULL) {
-		snprintf(err, err_size, "out of memory for the event queue");
-		rc = -ENOMEM;
-		goto out;
-	}
-	fab_evq_init(s.q, s.t0);
-	limit = s.t0 + p->time_limit_ns;
-	for (i = 0; i < s.nb_dirs; i++)
-		s.dirs[i].win = UINT32_MAX;
 	for (i = 0; i < p->nb_failures; i++) {
-		fab_push(&s, s.t0 + p->failures[i].at_ns, FAB_EV_CTL,
-			 i * 8 + FAB_CTL_FAIL);
+		fab_ctl_push(s, s->t0 + p->failures[i].at_ns,
+			     i * 8 + FAB_CTL_FAIL);
 		if (p->failures[i].duration_ns != 0)
-			fab_push(&s, s.t0 + p->failures[i].at_ns +
-				 p->failures[i].duration_ns, FAB_EV_CTL,
-				 i * 8 + FAB_CTL_RESTORE);
+			fab_ctl_push(s, s->t0 + p->failures[i].at_ns +
+				     p->failures[i].duration_ns,
+				     i * 8 + FAB_CTL_RESTORE);
 	}
 	for (i = 0; i < t->nb_hosts; i++)
-		hs_host_start(s.hosts[i].h, s.t0);
+		hs_host_start(s->hosts[i].h, s->t0);
 	for (i = 0; i < t->nb_hosts; i++) {
-		fab_host_kick(&s, i);
-		fab_host_check_done(&s, i);
-	}
+		struct fab_thr *th = &s->thr[s->host_owner[i]];
 
-	while (s.q->nb > 0 && !s.evq_failed) {
-		const struct fab_ev *next;
-		struct fab_ev ev;
-		uint32_t idx;
-
-		if (done_ns != 0 && s.nb_net_ev == 0)
-			break;	/* everything done and delivered */
-		ev = fab_pop(&s);
-		if (ev.t > limit) {
-			s.now = limit;
-			break;
-		}
-		next = fab_evq_peek(s.q);
-		if (next != NULL) {
-			const struct fab_ev *after = fab_evq_peek_second(s.q);
-
-			fab_prefetch_near(&s, next);
-			if (after != NULL)
-				fab_prefetch_far(&s, after);
-		}
-		idx = ev.what & ((1u << 28) - 1);
-		s.now = ev.t;
-		r->events++;
-		switch (ev.what >> 28) {
-		case FAB_EV_ARRIVE:
-			fab_arrive(&s, idx);
-			break;
-		case FAB_EV_TX:
-			s.dirs[idx].tx_pending = 0;
-			if (s.dirs[idx].from_host)
-				fab_host_tx(&s, idx);
-			else
-				fab_sw_tx(&s, idx);
-			break;
-		case FAB_EV_HOST:
-			if (ev.t != s.hosts[idx].wake_at)
-				break;	/* superseded by an earlier one */
-			s.hosts[idx].wake_at = UINT64_MAX;
-			fab_host_kick(&s, idx);
-			fab_host_check_done(&s, idx);
-			break;
-		default:
-			fab_control(&s, idx);
-			break;
-		}
-		if (done_ns == 0 && s.nb_hosts_done == t->nb_hosts)
-			done_ns = s.now;
-		if (++nb_ev == FAB_PROGRESS_EVENTS) {
-			nb_ev = 0;
-			fab_progress(&s, p->schemes[scheme].name, false);
-		}
+		fab_host_kick(th, i);
+		fab_host_check_done(th, i);
 	}
-	if (s.evq_failed) {
-		snprintf(err, err_size, "out of memory for events");
-		rc = -ENOMEM;
+	/* The first window, after control events due at the start. */
+	s->w_end = s->t0;
+	s->w_index = 0;
+	fab_coordinate(s);
+
+	for (i = 1; i < s->nb_thr; i++) {
+		lcore = rte_get_next_lcore(lcore, 1, 0);
+		s->thr[i].lcore = lcore;
+		rte_eal_remote_launch(fab_thr_main, &s->thr[i], lcore);
 	}
-	r->completed = done_ns != 0;
-	r->sim_ns = (done_ns ? done_ns : s.now) - s.t0;
-	fab_progress(&s, p->schemes[scheme].name, true);
-	for (i = 0; i < s.nb_dirs; i++)
-		if (!s.dirs[i].from_host)
-			fab_qwin_flush(&s, i);
-	r->nb_windows = (uint32_t)((s.now - s.t0) / p->queue_window_ns) + 1;
-	fab_collect(&s);
-	r->injected = s.injected;
-	r->delivered = s.delivered;
+	fab_thr_main(&s->thr[0]);
+	for (i = 1; i < s->nb_thr; i++)
+		rte_eal_wait_lcore(s->thr[i].lcore);
+
+	for (i = 0; i < s->nb_thr; i++) {
+		if (s->thr[i].failed) {
+			snprintf(err, err_size, "out of memory for events");
+			rc = -ENOMEM;
+		}
+		r->events += s->thr[i].events;
+		r->hops += s->thr[i].hops;
+		r->injected += s->thr[i].injected;
+		r->delivered += s->thr[i].delivered;
+	}
+	end = RTE_MIN(s->w_end, s->t0 + p->time_limit_ns);
+	r->completed = s->done_ns != 0;
+	r->sim_ns = (s->done_ns ? s->done_ns : end) - s->t0;
+	fab_progress(s, s->done_ns ? s->done_ns : end, true);
+	for (i = 0; i < s->nb_dirs; i++)
+		if (!s->dirs[i].from_host)
+			fab_qwin_flush(&s->thr[s->dirs[i].tx_owner], i);
+	r->nb_windows = (uint32_t)((end - s->t0) / p->queue_window_ns) + 1;
+	fab_collect_qwin(s);
+	fab_collect(s);
 out:
-	fab_sim_free(&s);
+	fab_sim_free(s);
 	r->mbuf_leak = (int64_t)rte_mempool_in_use_count(pool) -
 		(int64_t)in_use0;
-	r->wall_s = fab_wall_since(&s.wall0);
+	r->wall_s = fab_wall_since(&s->wall0);
+	rte_free(s);
 	return rc;
 }
 

@@ -57,8 +57,9 @@ fab_usage(FILE *f)
 		"  --quiet            no progress lines on stderr\n"
 		"  --no-plot          do not run testbed/plot.sh (gnuplot)\n"
 		"  section.key=value  override a key, e.g. fabric.k=4 traffic.size=256KiB\n"
-		"  EAL starts with --no-huge --no-pci -l 0 and a memory size fitting the\n"
-		"  experiment; to choose EAL options yourself put them first, then --.\n"
+		"  EAL starts with --no-huge --no-pci, one lcore per [fabric] threads and a\n"
+		"  memory size fitting the experiment; to choose EAL options yourself put\n"
+		"  them first, then --.\n"
 		"exit status: 0 all runs completed and conserved every packet; 1 a run\n"
 		"did not complete or lost track of a packet; 2 bad usage or configuration;\n"
 		"3 mbufs leaked; 4 EAL or memory failure.\n");
@@ -197,7 +198,8 @@ struct fab_pool_mem {
 };
 
 static struct rte_mempool *
-fab_pool_create(uint32_t n, uint16_t room, struct fab_pool_mem *mem)
+fab_pool_create(uint32_t n, uint16_t room, bool threads,
+		struct fab_pool_mem *mem)
 {
 	struct rte_pktmbuf_pool_private priv = {
 		.mbuf_data_room_size = room,
@@ -213,9 +215,10 @@ fab_pool_create(uint32_t n, uint16_t room, struct fab_pool_mem *mem)
 				      SOCKET_ID_ANY, 0);
 	if (mp == NULL)
 		goto fallback;
-	/* One thread: the cheapest ring behind the largest cache, so that
-	 * recently freed (cache-hot) mbufs are reused first. */
-	if (rte_mempool_set_ops_byname(mp, "ring_sp_sc", NULL) != 0)
+	/* The largest per-lcore cache, so that recently freed (cache-hot)
+	 * mbufs are reused first; one thread takes the cheapest ring. */
+	if (rte_mempool_set_ops_byname(mp, threads ? "ring_mp_mc" :
+				       "ring_sp_sc", NULL) != 0)
 		goto fail;
 	rte_pktmbuf_pool_init(mp, &priv);
 	mem->len = ((size_t)n * (mp->header_size + mp->elt_size +
@@ -264,11 +267,11 @@ main(int argc, char **argv)
 	struct rte_mempool *pool;
 	struct fab_pool_mem pool_mem;
 	struct fab_out *out;
-	char err[1024] = "", outdir[512], prefix[64], mem[32];
+	char err[1024] = "", outdir[512], prefix[64], mem[32], lcores[16];
 	char *eal_argv[16];
 	int eal_argc = 0, help, split, rc = 0, status = 0;
 	uint32_t c, pool_n;
-	uint16_t room, s;
+	uint16_t room, s, max_threads = 1;
 
 	split = ofan_split_args(argc, argv, &help);
 	if (split > 0) {
@@ -293,13 +296,20 @@ main(int argc, char **argv)
 			 x.combos[0].name);
 
 	/* EAL: the user's arguments, or the embedded default. */
+	for (c = 0; c < x.nb_combos; c++)
+		max_threads = RTE_MAX(max_threads, x.combos[c].threads);
+	/* Threads never change results, so a smaller machine runs fewer. */
+	if (sysconf(_SC_NPROCESSORS_ONLN) > 0 &&
+	    max_threads > sysconf(_SC_NPROCESSORS_ONLN))
+		max_threads = (uint16_t)sysconf(_SC_NPROCESSORS_ONLN);
+	snprintf(lcores, sizeof(lcores), "0-%u", max_threads - 1);
 	snprintf(prefix, sizeof(prefix), "ofan-fabric-%d", (int)getpid());
 	snprintf(mem, sizeof(mem), "%u", fab_eal_mb(&x, &pool_n, &room));
 	if (o.eal_argc > 0) {
 		rc = rte_eal_init(o.eal_argc, o.eal_argv);
 	} else {
 		char *def[] = {
-			argv[0], "--no-huge", "-m", mem, "--no-pci", "-l", "0",
+			argv[0], "--no-huge", "-m", mem, "--no-pci", "-l", lcores,
 			"--file-prefix", prefix, "--no-telemetry",
 			"--log-level", "lib.eal:error",
 		};
@@ -314,7 +324,7 @@ main(int argc, char **argv)
 		fab_experiment_free(&x);
 		return 4;
 	}
-	pool = fab_pool_create(pool_n, room, &pool_mem);
+	pool = fab_pool_create(pool_n, room, max_threads > 1, &pool_mem);
 	if (pool == NULL) {
 		fprintf(stderr, "ofan-fabric: cannot create a pool of %u mbufs of %u bytes: %s. Hint: give EAL more memory (-m)\n",
 			pool_n, room, rte_strerror(rte_errno));
