@@ -9,7 +9,7 @@
  * ofan-fabric loads them, single keys overridden per test; the config
  * error tests write their files to /tmp.  Every run is driven the way
  * ofan-fabric's main() drives it: fab_topo_build() with the scheme's
- * switch policy, fab_run() quiet, then struct fab_run is inspected.
+ * switch policy, fab_run() quiet (no options), then struct fab_run is inspected.
  *
  *   1. determinism   the same seed writes the same files, byte for byte;
  *                    another seed writes other results;
@@ -180,7 +180,7 @@ t_run_topo(const struct fab_params *p, uint16_t s, struct fab_topo *t,
 	ck_assert_uint_le(fab_pool_size(p), T_NB_MBUFS);
 	rc = fab_topo_build(p, p->schemes[s].sw_policy, t, err, sizeof(err));
 	ck_assert_msg(rc == 0, "fab_topo_build: %s", err);
-	rc = fab_run(p, s, t, t_fab_pool, true, r, err, sizeof(err));
+	rc = fab_run(p, s, t, t_fab_pool, NULL, r, err, sizeof(err));
 	ck_assert_msg(rc == 0, "fab_run %s: %s", p->schemes[s].name, err);
 	r->combo = 0;
 }

@@ -247,6 +247,7 @@ struct fab_run {
 	uint64_t injected, delivered, dropped, queued_end;
 	int64_t mbuf_leak;		/* in use after - before */
 	bool completed;			/* every flow done before the limit */
+	bool interrupted;		/* stopped by fab_run_opts.interrupt */
 	uint64_t sim_ns;		/* traffic start to the last completion */
 	/* Queue windows (queues.csv). */
 	uint32_t nb_qwin, qwin_cap;
@@ -264,12 +265,19 @@ struct rte_mempool;
  * scheme's switch policy; its routing view changes with failures), mbufs
  * from pool; fills *r.  A
  * progress line goes to stderr about every second of wall time unless
- * quiet.  Returns 0 (the run may still be incomplete: r->completed), or
+ * opts->quiet (opts NULL: quiet, never interrupted).  Returns 0 (the run may still be incomplete: r->completed), or
  * -errno with a message in err when it could not run at all.
  */
+struct fab_run_opts {
+	bool quiet;			/* no progress lines */
+	/* When it becomes non-zero (a signal handler), the run stops at its
+	 * next window, incomplete; NULL: never. */
+	const volatile int *interrupt;
+};
+
 int fab_run(const struct fab_params *p, uint16_t s, struct fab_topo *t,
-	    struct rte_mempool *pool, bool quiet, struct fab_run *r, char *err,
-	    unsigned int err_size);
+	    struct rte_mempool *pool, const struct fab_run_opts *opts,
+	    struct fab_run *r, char *err, unsigned int err_size);
 void fab_run_free(struct fab_run *r);
 
 /* Mbufs a run of p may hold at once (pool sizing). */

@@ -204,6 +204,8 @@ fab_out_json_run(struct ofan_json *j, const struct fab_out_run *or)
 	ofan_json_u64(j, "flows", r->nb_flows);
 	ofan_json_u64(j, "completed", r->nb_completed);
 	ofan_json_bool(j, "all_completed", r->completed);
+	if (r->interrupted)
+		ofan_json_bool(j, "interrupted", true);
 	ofan_json_double(j, "max_slowdown", r->max_slowdown);
 	ofan_json_double(j, "p99_slowdown", r->p99_slowdown);
 	ofan_json_double(j, "mean_fct_us", r->mean_fct_ns / 1e3);
@@ -404,6 +406,7 @@ fab_out_table(const struct fab_out *o, FILE *out)
 			fprintf(t, " %8" PRIu64 " %8" PRIu64 " %8" PRIu64 " %7.2f%s\n",
 				r->drops_total, r->ecn_marks, r->retx,
 				r->wall_s, r->completed ? "" :
+				r->interrupted ? "  INTERRUPTED" :
 				"  INCOMPLETE (time_limit)");
 		}
 		fprintf(t, "max_sd/p99_sd: flow completion time / ideal (bytes at the paced rate + path RTT); fct_us: mean FCT;\n"

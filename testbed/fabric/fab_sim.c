@@ -210,6 +210,7 @@ struct fab_sim {
 	uint16_t nb_thr;
 	struct fab_thr thr[FAB_MAX_THREADS];
 	bool quiet;
+	const volatile int *interrupt;
 	const char *scheme;
 	struct timespec wall0, wall_last;
 };
@@ -1258,7 +1259,8 @@ fab_coordinate(struct fab_sim *s)
 	if (done == s->t->nb_hosts && s->done_ns == 0)
 		for (i = 0; i < s->nb_thr; i++)
 			s->done_ns = RTE_MAX(s->done_ns, s->thr[i].last_done_ns);
-	if ((s->done_ns != 0 && net == 0) || w_start >= s->limit || failed) {
+	if ((s->done_ns != 0 && net == 0) || w_start >= s->limit || failed ||
+	    (s->interrupt != NULL && *s->interrupt)) {
 		s->stop = true;
 		return;
 	}
@@ -1293,8 +1295,8 @@ fab_thr_main(void *arg)
 
 int
 fab_run(const struct fab_params *p, uint16_t scheme, struct fab_topo *t,
-	struct rte_mempool *pool, bool quiet, struct fab_run *r, char *err,
-	unsigned int err_size)
+	struct rte_mempool *pool, const struct fab_run_opts *opts,
+	struct fab_run *r, char *err, unsigned int err_size)
 {
 	struct fab_sim *s = rte_zmalloc("fab_sim", sizeof(*s),
 					RTE_CACHE_LINE_SIZE);
@@ -1314,7 +1316,8 @@ fab_run(const struct fab_params *p, uint16_t scheme, struct fab_topo *t,
 	s->t = t;
 	s->r = r;
 	s->pool = pool;
-	s->quiet = quiet;
+	s->quiet = opts == NULL || opts->quiet;
+	s->interrupt = opts != NULL ? opts->interrupt : NULL;
 	s->scheme = p->schemes[scheme].name;
 	/* Results do not depend on the thread count: fewer lcores than
 	 * threads only makes the run slower. */
@@ -1374,6 +1377,8 @@ fab_run(const struct fab_params *p, uint16_t scheme, struct fab_topo *t,
 	}
 	end = RTE_MIN(s->w_end, s->t0 + p->time_limit_ns);
 	r->completed = s->done_ns != 0;
+	r->interrupted = !r->completed && s->interrupt != NULL &&
+		*s->interrupt;
 	r->sim_ns = (s->done_ns ? s->done_ns : end) - s->t0;
 	fab_progress(s, s->done_ns ? s->done_ns : end, true);
 	for (i = 0; i < s->nb_dirs; i++)

@@ -8,12 +8,15 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <signal.h>
 #include <libgen.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <ftw.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -28,6 +31,15 @@
 #include "ofan_config.h"
 
 #define FAB_MAX_OVERRIDES 64
+
+/* Set by SIGINT/SIGTERM: the running run stops, results so far are kept. */
+static volatile int fab_interrupted;
+
+static void
+fab_on_signal(int sig)
+{
+	fab_interrupted = sig;
+}
 
 struct fab_opts {
 	const char *config;
@@ -62,7 +74,8 @@ fab_usage(FILE *f)
 		"  them first, then --.\n"
 		"exit status: 0 all runs completed and conserved every packet; 1 a run\n"
 		"did not complete or lost track of a packet; 2 bad usage or configuration;\n"
-		"3 mbufs leaked; 4 EAL or memory failure.\n");
+		"3 mbufs leaked; 4 EAL or memory failure; 130 interrupted (SIGINT/SIGTERM:\n"
+		"the results so far are written, EAL's files removed).\n");
 }
 
 static int
@@ -245,17 +258,28 @@ fallback:
 				       SOCKET_ID_ANY);
 }
 
-/* Remove the EAL's runtime directory of our prefix (nothing else). */
-static void
-fab_eal_rundir_remove(const char *prefix)
+static int
+fab_rm_entry(const char *path, const struct stat *st, int flag,
+	     struct FTW *ftw)
 {
-	char dir[256], cmd[320];
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
 
-	snprintf(dir, sizeof(dir), "/var/run/dpdk/%s", prefix);
-	if (access(dir, F_OK) != 0)
+/*
+ * Remove EAL's runtime directory (/var/run/dpdk/<our prefix>), which
+ * rte_eal_cleanup() leaves behind; only with our own embedded prefix.
+ */
+static void
+fab_eal_rundir_remove(const char *dir)
+{
+	struct stat st;
+
+	if (dir[0] == '\0' || stat(dir, &st) != 0)
 		return;
-	snprintf(cmd, sizeof(cmd), "rm -rf -- '%s'", dir);
-	if (system(cmd) != 0)
+	if (nftw(dir, fab_rm_entry, 8, FTW_DEPTH | FTW_PHYS) != 0)
 		fprintf(stderr, "ofan-fabric: could not remove %s\n", dir);
 }
 
@@ -268,10 +292,12 @@ main(int argc, char **argv)
 	struct fab_pool_mem pool_mem;
 	struct fab_out *out;
 	char err[1024] = "", outdir[512], prefix[64], mem[32], lcores[16];
+	char rundir[512] = "";
 	char *eal_argv[16];
 	int eal_argc = 0, help, split, rc = 0, status = 0;
 	uint32_t c, pool_n;
 	uint16_t room, s, max_threads = 1;
+	struct fab_run_opts ropts = { .interrupt = &fab_interrupted };
 
 	split = ofan_split_args(argc, argv, &help);
 	if (split > 0) {
@@ -324,6 +350,7 @@ main(int argc, char **argv)
 		fab_experiment_free(&x);
 		return 4;
 	}
+	snprintf(rundir, sizeof(rundir), "%s", rte_eal_get_runtime_dir());
 	pool = fab_pool_create(pool_n, room, max_threads > 1, &pool_mem);
 	if (pool == NULL) {
 		fprintf(stderr, "ofan-fabric: cannot create a pool of %u mbufs of %u bytes: %s. Hint: give EAL more memory (-m)\n",
@@ -337,6 +364,9 @@ main(int argc, char **argv)
 		status = 2;
 		goto pool_out;
 	}
+	ropts.quiet = o.quiet;
+	signal(SIGINT, fab_on_signal);
+	signal(SIGTERM, fab_on_signal);
 	if (!o.quiet)
 		fprintf(stderr, "ofan-fabric: %s: %u combination(s) x %u scheme(s), results in %s\n",
 			x.combos[0].name, x.nb_combos, x.combos[0].nb_schemes,
@@ -354,7 +384,7 @@ main(int argc, char **argv)
 				status = 4;
 				break;
 			}
-			rc = fab_run(p, s, &t, pool, o.quiet, &r, err,
+			rc = fab_run(p, s, &t, pool, &ropts, &r, err,
 				     sizeof(err));
 			r.combo = c;
 			if (rc != 0) {
@@ -386,9 +416,16 @@ main(int argc, char **argv)
 			}
 			fab_run_free(&r);
 			fab_topo_free(&t);
-			if (status == 4)
+			if (status == 4 || fab_interrupted)
 				break;
 		}
+		if (fab_interrupted)
+			break;
+	}
+	if (fab_interrupted) {
+		fprintf(stderr, "ofan-fabric: interrupted; results so far in %s\n",
+			outdir);
+		status = 130;
 	}
 	if (fab_out_close(out, stdout) != 0) {
 		fprintf(stderr, "ofan-fabric: cannot write the summary in %s\n",
@@ -406,7 +443,7 @@ pool_out:
 eal_out:
 	rte_eal_cleanup();
 	if (o.eal_argc == 0)
-		fab_eal_rundir_remove(prefix);
+		fab_eal_rundir_remove(rundir);
 	fab_experiment_free(&x);
 	return status;
 }

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Run the experiments of configs/experiments/ (all, or the names given)
+# with ofan-fabric, each into results/<name>/ with its table and plots.
+#
+#   testbed/run-experiments.sh [NAME ...]     e.g. failure-blackhole
+set -euo pipefail
+cd "$(dirname "$0")/.."
+[ -x build/testbed/ofan-fabric ] ||
+	{ echo "run-experiments.sh: build first: scripts/build.sh" >&2; exit 2; }
+if [ $# -eq 0 ]; then
+	set -- permutation-k8 alltoall-k8 queue-scaling failure-blackhole ring-allreduce
+fi
+for name in "$@"; do
+	config=configs/experiments/$name.ini
+	[ -f "$config" ] ||
+		{ echo "run-experiments.sh: no experiment '$name' ($config)" >&2; exit 2; }
+	echo "== $name" >&2
+	build/testbed/ofan-fabric --config "$config" --out "results/$name"
+done
