@@ -476,7 +476,7 @@ sweep_data() {
 			header()
 			for (i = 1; i <= NF; i++)
 				if ($i ~ /^sweep_/) { dim[++nd] = i; dname[nd] = substr($i, 7) }
-			nm = split("q_max max_slowdown lost_pkts", metric, " ")
+			nm = split("q_max max_slowdown lost_pkts collective_x", metric, " ")
 			next
 		}
 		{
@@ -578,6 +578,7 @@ sweep_settings() {
 	q_max) what='Maximum egress queue' ylabel='maximum queue over every switch port (packets)' ;;
 	max_slowdown) what='Maximum flow slowdown' ylabel='maximum flow slowdown (FCT / ideal FCT)' ;;
 	lost_pkts) what='Packets lost' ylabel='packets dropped in the fabric (data and ACKs)' ;;
+	collective_x) what='Collective completion time / ideal' ylabel='collective time / ideal (critical path of ideal flows)' ;;
 	esac
 	[ "$unit" != us ] || unit=$us
 	printf '%s\n' \
@@ -587,7 +588,10 @@ sweep_settings() {
 		'set autoscale xfix' 'set offsets graph 0.05, graph 0.05, graph 0.05, 0'
 	[ -z "$tics" ] || echo "set xtics $tics"
 	[ "$(sweep_meta "$1" 5)" != 1 ] || echo 'set logscale x'
-	[ "$metric" = max_slowdown ] || echo 'set yrange [0:*]'
+	case $metric in
+	max_slowdown | collective_x) ;;
+	*) echo 'set yrange [0:*]' ;;
+	esac
 }
 
 sweep_png() {
@@ -602,7 +606,7 @@ plot_sweeps() {
 	: >"$tmp/sweep.list"
 	sweep_data
 	if [ ! -s "$tmp/sweep.list" ]; then
-		note "$csv has none of q_max, max_slowdown, lost_pkts with numbers; skipping sweep"
+		note "$csv has none of q_max, max_slowdown, lost_pkts, collective_x with numbers; skipping sweep"
 		return 0
 	fi
 	plot_groups "$tmp/sweep.list" sweep

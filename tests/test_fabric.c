@@ -12,7 +12,8 @@
  * switch policy, fab_run() quiet (no options), then struct fab_run is inspected.
  *
  *   1. determinism   the same seed writes the same files, byte for byte;
- *                    another seed writes other results;
+ *                    another seed writes other results; a run split over
+ *                    two threads writes the same files as on one;
  *   2. conservation  every packet injected is delivered, dropped or still
  *                    queued, for every scheme, also when a run is cut
  *                    short; no mbuf leaks;

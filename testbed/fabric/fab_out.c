@@ -321,7 +321,7 @@ fab_out_runs_csv(const struct fab_out *o)
 	for (l = 0; l < FAB_L_NB; l++)
 		if (fab_layer_name(p0->topo, l) != NULL && l != FAB_L_HOST)
 			fprintf(f, ",q_%s", fab_layer_name(p0->topo, l));
-	fprintf(f, ",q_max,drops,lost_pkts,ecn_marks,retx,timeouts,sim_us\n");
+	fprintf(f, ",q_max,drops,lost_pkts,ecn_marks,retx,timeouts,sim_us,collective_x\n");
 	fprintf(tf, "run,combo,scheme,wall_s,events,packet_hops,mhops_per_s\n");
 	for (i = 0; i < o->nb_runs; i++) {
 		const struct fab_run *r = &o->runs[i].r;
@@ -341,11 +341,13 @@ fab_out_runs_csv(const struct fab_out *o)
 			if (fab_layer_name(p0->topo, l) != NULL &&
 			    l != FAB_L_HOST)
 				fprintf(f, ",%" PRIu64, r->max_queue[l]);
-		fprintf(f, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%.3f\n",
+		fprintf(f, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%.3f,%.4f\n",
 			r->max_queue_all, r->drops_total,
 			r->drops_total - r->drops[OFAN_DROP_NOT_FOR_US],
 			r->ecn_marks, r->retx, r->timeouts,
-			(double)r->sim_ns / 1e3);
+			(double)r->sim_ns / 1e3,
+			r->ideal_collective_ns ? (double)r->collective_ns /
+			(double)r->ideal_collective_ns : 0.0);
 		fprintf(tf, "%u,%u,%s,%.3f,%" PRIu64 ",%" PRIu64 ",%.3f\n", i,
 			r->combo, sc->name, r->wall_s, r->events, r->hops,
 			r->wall_s > 0 ? (double)r->hops / r->wall_s / 1e6 : 0);
