@@ -984,6 +984,85 @@ static const struct t_bad_case t_bad_cases[] = {
 	{ "4", "ecmp, ofan", "", "", "fabric.k=7", "fabric:k", "'7'" },
 };
 
+/*
+ * Routing after a failure (fab_topo_weights), on a k=4 fat tree without
+ * running it: with agg0-core0 dead, every member's weight is its number
+ * of live paths.  k=4: ToR t in pod t/2, agg a in pod a/2 (index a%2),
+ * core c on agg index c/2 of every pod; ToR ports 2-3 go to its pod's
+ * aggs 0-1, agg ports 2-3 to cores 2*(a%2) and 2*(a%2)+1.
+ */
+struct t_weight {
+	uint16_t w[64][SW_MAX_GROUPS][4];	/* [switch][group][port - 2] */
+};
+
+static void
+t_weight_set(void *arg, uint32_t sw, uint16_t group, uint16_t port,
+	     uint16_t weight)
+{
+	struct t_weight *tw = arg;
+
+	if (port >= 2)
+		tw->w[sw][group][port - 2] = weight;
+}
+
+/* The group switch sw uses towards host rank `rank`. */
+static uint16_t
+t_group_to(const struct fab_topo *t, uint32_t sw, uint32_t rank)
+{
+	return t->cfg[sw].routes[rank].group;
+}
+
+START_TEST(test_route_weights)
+{
+	static const char *const ov[] = { "fabric.schemes=ofan" };
+	struct t_weight *tw = calloc(1, sizeof(*tw));
+	const struct fab_params *p;
+	struct fab_topo t;
+	struct t_exp e;
+	char err[256] = "";
+	uint32_t link, tor2 = 2, agg2 = 8 + 2, agg3 = 8 + 3, agg0 = 8;
+	uint16_t g;
+
+	ck_assert_ptr_nonnull(tw);
+	t_load(&e, "permutation-k4.ini", ov, RTE_DIM(ov), false, 0);
+	p = &e.x.combos[0];
+	ck_assert_int_eq(fab_topo_build(p, p->schemes[0].sw_policy, &t, err,
+					sizeof(err)), 0);
+	link = fab_topo_find_link(&t, "core0-agg0");
+	ck_assert_uint_ne(link, FAB_NONE);
+	ck_assert_str_eq(t.links[link].name, "agg0-core0");
+	t.alive[link] = false;
+	fab_topo_weights(&t, t_weight_set, tw);
+
+	/* ToR 2 (pod 1) to host 0 (ToR 0, pod 0): through agg 2 (index 0,
+	 * cores 0-1: core 0 is cut off from pod 0's agg 0) 1 path, through
+	 * agg 3 (cores 2-3) 2 paths. */
+	g = t_group_to(&t, tor2, 0);
+	ck_assert_uint_eq(tw->w[tor2][g][0], 1);
+	ck_assert_uint_eq(tw->w[tor2][g][1], 2);
+	/* Agg 2 (pod 1, index 0) to pod 0: core 0 leads nowhere (0), core 1
+	 * reaches both of pod 0's ToRs (2); agg 3 is untouched (2, 2). */
+	g = t_group_to(&t, agg2, 0);
+	ck_assert_uint_eq(tw->w[agg2][g][0], 0);
+	ck_assert_uint_eq(tw->w[agg2][g][1], 2);
+	g = t_group_to(&t, agg3, 0);
+	ck_assert_uint_eq(tw->w[agg3][g][0], 2);
+	ck_assert_uint_eq(tw->w[agg3][g][1], 2);
+	/* Agg 0 itself (pod 0) to pod 1: its dead uplink 0, core 1 2. */
+	g = t_group_to(&t, agg0, 4);
+	ck_assert_uint_eq(tw->w[agg0][g][0], 0);
+	ck_assert_uint_eq(tw->w[agg0][g][1], 2);
+	/* Inside a pod nothing changes: ToR 2 to host 6 (ToR 3, pod 1). */
+	g = t_group_to(&t, tor2, 6);
+	ck_assert_uint_eq(tw->w[tor2][g][0], 1);
+	ck_assert_uint_eq(tw->w[tor2][g][1], 1);
+
+	fab_topo_free(&t);
+	fab_experiment_free(&e.x);
+	free(tw);
+}
+END_TEST
+
 START_TEST(test_config_errors)
 {
 	const struct t_bad_case *c = &t_bad_cases[_i];
@@ -1061,6 +1140,7 @@ fabric_suite(void)
 	tcase_add_test(tc, test_ecmp_collisions);
 	tcase_add_test(tc, test_queue_scaling);
 	tcase_add_test(tc, test_blackhole);
+	tcase_add_test(tc, test_route_weights);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -17,9 +17,10 @@
  * The engines are the same libraries ofan-switch and ofan-host run on
  * NICs; only the ports (emulated links) and the clock (virtual) differ.
  *
- * Determinism: one thread, seeded engines, events ordered by (time,
- * insertion order); nothing reads the wall clock except the progress
- * line and timing.csv, which are kept out of the results.
+ * Determinism: seeded engines, events in a canonical order (time, kind,
+ * node or link), windows independent of the thread count; nothing reads
+ * the wall clock except the progress line and timing.csv, which are kept
+ * out of the results.  So results are byte-identical for any threads.
  */
 #ifndef OFAN_FAB_H
 #define OFAN_FAB_H
@@ -40,6 +41,7 @@
 #define FAB_MAX_K 16		/* groups per ToR stay under SW_MAX_GROUPS */
 #define FAB_WIRE_OVERHEAD 24	/* preamble, SFD, FCS, inter-frame gap */
 #define FAB_MAX_THREADS 8
+#define FAB_MAX_WINDOWS 1000000	/* queue windows per run (time_limit / window) */
 
 enum fab_topology {
 	FAB_TOPO_FATTREE = 0,
@@ -260,14 +262,7 @@ struct fab_run {
 
 struct rte_mempool;
 
-/*
- * Run scheme s of p on topology t (fresh from fab_topo_build() with the
- * scheme's switch policy; its routing view changes with failures), mbufs
- * from pool; fills *r.  A
- * progress line goes to stderr about every second of wall time unless
- * opts->quiet (opts NULL: quiet, never interrupted).  Returns 0 (the run may still be incomplete: r->completed), or
- * -errno with a message in err when it could not run at all.
- */
+/* How a run reports and stops. */
 struct fab_run_opts {
 	bool quiet;			/* no progress lines */
 	/* When it becomes non-zero (a signal handler), the run stops at its
@@ -275,6 +270,15 @@ struct fab_run_opts {
 	const volatile int *interrupt;
 };
 
+/*
+ * Run scheme s of p on topology t (fresh from fab_topo_build() with the
+ * scheme's switch policy; its routing view changes with failures), mbufs
+ * from pool, on min(p->threads, EAL lcores) threads; fills *r.  A
+ * progress line goes to stderr about every second of wall time unless
+ * opts->quiet (opts NULL: quiet, never interrupted).  Returns 0 (the run
+ * may still be incomplete: r->completed), or -errno with a message in err
+ * when it could not run or collect its results.
+ */
 int fab_run(const struct fab_params *p, uint16_t s, struct fab_topo *t,
 	    struct rte_mempool *pool, const struct fab_run_opts *opts,
 	    struct fab_run *r, char *err, unsigned int err_size);

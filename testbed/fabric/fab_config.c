@@ -190,7 +190,8 @@ fab_parse_topology(struct ofan_cfg *cfg, struct fab_params *p)
 	if (ofan_cfg_get_enum(cfg, FAB_SEC, "topology", 0, fab_topology_names,
 			      &topo) ||
 	    ofan_cfg_get_u32(cfg, FAB_SEC, "k", 0, 2, FAB_MAX_K, &p->k) ||
-	    ofan_cfg_get_u32(cfg, FAB_SEC, "leaves", 0, 1, 64, &p->leaves) ||
+	    ofan_cfg_get_u32(cfg, FAB_SEC, "leaves", 0, 1, SW_MAX_PORTS,
+			     &p->leaves) ||
 	    ofan_cfg_get_u32(cfg, FAB_SEC, "spines", 0, 1,
 			     SW_MAX_PORTS - 1, &p->spines) ||
 	    ofan_cfg_get_u32(cfg, FAB_SEC, "hosts_per_leaf", 0, 1,
@@ -328,11 +329,18 @@ fab_parse_sweeps(struct ofan_cfg *cfg, struct fab_sweep *sw, int *nb)
 				"'%s'; expected 1 to %d comma-separated values (a/b/c for several keys)",
 				values, FAB_MAX_SWEEP_VALUES);
 		for (j = 0; j < nv; j++) {
-			int slashes = 0;
+			int slashes = 0, empty;
 			const char *c;
 
 			for (c = parts[j]; *c; c++)
 				slashes += *c == '/';
+			empty = parts[j][0] == '/' || parts[j][0] == 0 ||
+				parts[j][strlen(parts[j]) - 1] == '/' ||
+				strstr(parts[j], "//") != NULL;
+			if (empty)
+				return ofan_cfg_fail(cfg, secs[i], "values",
+					"'%s' has an empty part; expected one value per key, separated by '/'",
+					parts[j]);
 			if (slashes + 1 != nk ||
 			    strlen(parts[j]) >= sizeof(s->values[j]))
 				return ofan_cfg_fail(cfg, secs[i], "values",
@@ -396,6 +404,13 @@ fab_parse(struct ofan_cfg *cfg, struct fab_params *p)
 		return -EINVAL;
 	if (name != NULL)
 		snprintf(p->name, sizeof(p->name), "%s", name);
+	if (p->time_limit_ns / p->queue_window_ns > FAB_MAX_WINDOWS)
+		return ofan_cfg_fail(cfg, FAB_SEC, "queue_window",
+			"'%llu' ns makes %llu windows in time_limit; expected at most %u (a longer window)",
+			(unsigned long long)p->queue_window_ns,
+			(unsigned long long)(p->time_limit_ns /
+					     p->queue_window_ns),
+			FAB_MAX_WINDOWS);
 	/* Threads own whole pods (fat tree) or leaves (leaf-spine). */
 	parts = p->topo == FAB_TOPO_FATTREE ? p->k :
 		p->topo == FAB_TOPO_LEAFSPINE ?
@@ -512,12 +527,31 @@ fab_check_links(struct ofan_cfg *cfg, const struct fab_params *p)
 			   sizeof(err)) != 0)
 		return ofan_cfg_fail(cfg, FAB_SEC, "topology", "%s", err);
 	for (i = 0; i < p->nb_failures && rc == 0; i++) {
-		if (fab_topo_find_link(&t, p->failures[i].link) != FAB_NONE)
-			continue;
-		rc = ofan_cfg_fail(cfg, p->failures[i].sec, "link",
-			"'%s' is not a link of this %s; expected NODE-NODE such as %s",
-			p->failures[i].link, fab_topology_names[p->topo],
-			t.links[t.nb_links - 1].name);
+		const struct fab_failure *f = &p->failures[i];
+		uint32_t link = fab_topo_find_link(&t, f->link);
+		uint16_t j;
+
+		if (link == FAB_NONE) {
+			rc = ofan_cfg_fail(cfg, f->sec, "link",
+				"'%s' is not a link of this %s; expected NODE-NODE such as %s",
+				f->link, fab_topology_names[p->topo],
+				t.links[t.nb_links - 1].name);
+			break;
+		}
+		/* A faster link would shorten the threads' lookahead. */
+		if (f->mode == SW_LINK_DEGRADED &&
+		    f->rate_bps >= t.links[link].rate_bps) {
+			rc = ofan_cfg_fail(cfg, f->sec, "rate",
+				"'%llu' bit/s is not below the link's %llu bit/s; expected a degraded (lower) rate",
+				(unsigned long long)f->rate_bps,
+				(unsigned long long)t.links[link].rate_bps);
+			break;
+		}
+		for (j = 0; j < i; j++)
+			if (fab_topo_find_link(&t, p->failures[j].link) == link)
+				rc = ofan_cfg_fail(cfg, f->sec, "link",
+					"'%s' already fails in [%s]; expected one failure per link",
+					f->link, p->failures[j].sec);
 	}
 	fab_topo_free(&t);
 	return rc;

@@ -44,7 +44,7 @@ struct fab_evq {
 	uint64_t base;		/* every wheel event is in [base, base + WHEEL) */
 	uint32_t seq;
 	uint32_t nb;		/* events queued (wheel + heap) */
-	/* Wheel: per slot a FIFO list of nodes. */
+	/* Wheel: per slot a list of nodes sorted by (what, insertion). */
 	uint32_t nb_wheel;
 	uint32_t head[FAB_EVQ_WHEEL];
 	uint32_t tail[FAB_EVQ_WHEEL];

@@ -70,7 +70,11 @@
 
 #define FAB_BURST 32
 #define FAB_T0_NS 1000			/* the traffic starts here */
+#define FAB_CTL_PHASES 8		/* control event index: failure * 8 + phase */
 #define FAB_MAX_CTL (4 * FAB_MAX_FAILURES)
+#define FAB_EV_SHIFT 28			/* event `what`: kind << 28 | index */
+#define FAB_EV_INDEX(what) ((what) & ((1u << FAB_EV_SHIFT) - 1))
+#define FAB_EV_KIND(what) ((what) >> FAB_EV_SHIFT)
 
 /*
  * Kinds of events, in the order simultaneous events run (fab_evq.h): the
@@ -80,7 +84,7 @@
  */
 enum fab_ev_type { FAB_EV_CTL = 0, FAB_EV_ARRIVE, FAB_EV_TX, FAB_EV_HOST };
 
-/* Control phases of a failure, in CTL events (idx = failure * 8 + phase). */
+/* Control phases of a failure (index = failure * FAB_CTL_PHASES + phase). */
 enum fab_ctl_phase {
 	FAB_CTL_FAIL = 0,	/* the link fails */
 	FAB_CTL_TICK,		/* switch control planes act (detection) */
@@ -223,7 +227,7 @@ fab_push(struct fab_thr *th, uint64_t t, enum fab_ev_type type,
 {
 	if (type == FAB_EV_ARRIVE || type == FAB_EV_TX)
 		th->nb_net_ev++;
-	if (unlikely(fab_evq_push(th->q, t, (uint32_t)type << 28 | idx) != 0))
+	if (unlikely(fab_evq_push(th->q, t, (uint32_t)type << FAB_EV_SHIFT | idx) != 0))
 		th->failed = true;
 }
 
@@ -232,7 +236,8 @@ fab_pop(struct fab_thr *th)
 {
 	struct fab_ev ev = fab_evq_pop(th->q);
 
-	if ((ev.what >> 28) == FAB_EV_ARRIVE || (ev.what >> 28) == FAB_EV_TX)
+	if (FAB_EV_KIND(ev.what) == FAB_EV_ARRIVE ||
+	    FAB_EV_KIND(ev.what) == FAB_EV_TX)
 		th->nb_net_ev--;
 	return ev;
 }
@@ -588,10 +593,10 @@ fab_sw_control(struct fab_sim *s, uint32_t sw, uint64_t now)
 static void
 fab_control(struct fab_sim *s, uint32_t idx, uint64_t now)
 {
-	const struct fab_failure *f = &s->p->failures[idx / 8];
+	const struct fab_failure *f = &s->p->failures[idx / FAB_CTL_PHASES];
 	uint32_t link = fab_topo_find_link(s->t, f->link);
 	const struct fab_link_desc *k = &s->t->links[link];
-	enum fab_ctl_phase phase = (enum fab_ctl_phase)(idx % 8);
+	enum fab_ctl_phase phase = (enum fab_ctl_phase)(idx % FAB_CTL_PHASES);
 	uint32_t i, e;
 
 	switch (phase) {
@@ -620,16 +625,16 @@ fab_control(struct fab_sim *s, uint32_t idx, uint64_t now)
 			break;
 		if (phase == FAB_CTL_FAIL) {
 			fab_ctl_push(s, now + s->p->detect_delay_ns,
-				     idx / 8 * 8 + FAB_CTL_TICK);
+				     idx / FAB_CTL_PHASES * FAB_CTL_PHASES + FAB_CTL_TICK);
 			fab_ctl_push(s, now + s->p->reconverge_delay_ns,
-				     idx / 8 * 8 + FAB_CTL_ROUTE);
+				     idx / FAB_CTL_PHASES * FAB_CTL_PHASES + FAB_CTL_ROUTE);
 		} else {
 			s->t->alive[link] = true;
 			fab_topo_weights(s->t, fab_set_weight, s);
 			for (i = 0; i < s->t->nb_switches; i++)
 				fab_sw_control(s, i, now);
 			fab_ctl_push(s, now + s->p->detect_delay_ns,
-				     idx / 8 * 8 + FAB_CTL_TICK);
+				     idx / FAB_CTL_PHASES * FAB_CTL_PHASES + FAB_CTL_TICK);
 		}
 		break;
 	case FAB_CTL_TICK:
@@ -705,8 +710,9 @@ fab_pool_size(const struct fab_params *p)
 		break;
 	}
 	/* Full frames in flight on a wire, twice over, plus ACKs. */
-	per_wire = 2 * (p->delay_ns * p->rate_bps / 8000000000ull / frame + 2) +
-		16;
+	per_wire = 2 * (uint64_t)((double)p->delay_ns *
+		(double)RTE_MAX(p->rate_bps, p->uplink_rate_bps) / 8e9 /
+		(double)frame + 2) + 16;
 	n = ports * p->queue.capacity_pkts + links * 2 * per_wire +
 		hosts * 256 + 4096;
 	return (uint32_t)RTE_MIN(n, (uint64_t)(1u << 22));
@@ -966,7 +972,7 @@ fab_collect_qwin(struct fab_sim *s)
 	qsort(r->qwin, r->nb_qwin, sizeof(*r->qwin), fab_cmp_qwin);
 }
 
-static void
+static int
 fab_collect(struct fab_sim *s)
 {
 	const struct fab_params *p = s->p;
@@ -978,15 +984,19 @@ fab_collect(struct fab_sim *s)
 	double *slow = calloc(tr->nb_flows + 1, sizeof(*slow));
 	uint64_t first = UINT64_MAX, last = 0, ideal_last = 0, fct_sum = 0;
 	struct sw_totals *tot = malloc(sizeof(*tot));
+	uint64_t first_spec = UINT64_MAX;
 	uint32_t f, i, nb_slow = 0;
 	uint16_t port;
+	int rc = 0;
 
 	ideal_cfg.base_rtt_ns = 0;	/* paths differ: added per flow */
 	r->nb_flows = tr->nb_flows;
 	r->flows = calloc(tr->nb_flows + 1, sizeof(*r->flows));
 	if (conc == NULL || rx_end == NULL || slow == NULL || tot == NULL ||
-	    r->flows == NULL)
+	    r->flows == NULL) {
+		rc = -ENOMEM;
 		goto out;
+	}
 	for (f = 0; f < tr->nb_flows; f++) {
 		const struct hs_flow_spec *sp = &tr->flows[f];
 		struct fab_flow_result *fr = &r->flows[f];
@@ -1004,6 +1014,7 @@ fab_collect(struct fab_sim *s)
 		/* Ideal: when it could start, its bytes, the path there and
 		 * back; a dependent flow starts when its input arrived. */
 		start = sp->start_ns;
+		first_spec = RTE_MIN(first_spec, start);
 		if (sp->dep != HS_NO_DEP && rx_end[sp->dep] > start)
 			start = rx_end[sp->dep];
 		rx_end[f] = start + tx + oneway;
@@ -1033,7 +1044,9 @@ fab_collect(struct fab_sim *s)
 		r->mean_fct_ns = (double)fct_sum / nb_slow;
 		r->collective_ns = last - first;
 	}
-	r->ideal_collective_ns = ideal_last;
+	/* Measured like collective_ns: from the first start. */
+	r->ideal_collective_ns = ideal_last - (first_spec == UINT64_MAX ? 0 :
+					       first_spec);
 	for (i = 0; i < s->t->nb_hosts; i++) {
 		const struct hs_host_stats *st = hs_host_stats(s->hosts[i].h);
 
@@ -1066,6 +1079,7 @@ out:
 	free(rx_end);
 	free(slow);
 	free(tot);
+	return rc;
 }
 
 /* ---- the loop ---- */
@@ -1081,10 +1095,10 @@ out:
 static inline void
 fab_prefetch_far(const struct fab_sim *s, const struct fab_ev *ev)
 {
-	uint32_t idx = ev->what & ((1u << 28) - 1);
+	uint32_t idx = FAB_EV_INDEX(ev->what);
 	const struct fab_fifo *w;
 
-	if ((ev->what >> 28) != FAB_EV_ARRIVE)
+	if (FAB_EV_KIND(ev->what) != FAB_EV_ARRIVE)
 		return;
 	w = &s->rx[idx].wire;
 	rte_prefetch0(&w->e[w->head & w->mask]);
@@ -1093,12 +1107,12 @@ fab_prefetch_far(const struct fab_sim *s, const struct fab_ev *ev)
 static inline void
 fab_prefetch_near(const struct fab_sim *s, const struct fab_ev *ev)
 {
-	uint32_t idx = ev->what & ((1u << 28) - 1);
+	uint32_t idx = FAB_EV_INDEX(ev->what);
 	const struct fab_fifo *w;
 	const struct fab_dir *d;
 	const uint8_t *m;
 
-	switch (ev->what >> 28) {
+	switch (FAB_EV_KIND(ev->what)) {
 	case FAB_EV_ARRIVE:
 		w = &s->rx[idx].wire;
 		m = (const uint8_t *)w->e[w->head & w->mask].m;
@@ -1144,10 +1158,10 @@ fab_thr_window(struct fab_thr *th, uint64_t w_end)
 			if (after != NULL)
 				fab_prefetch_far(s, after);
 		}
-		idx = ev.what & ((1u << 28) - 1);
+		idx = FAB_EV_INDEX(ev.what);
 		th->now = ev.t;
 		th->events++;
-		switch (ev.what >> 28) {
+		switch (FAB_EV_KIND(ev.what)) {
 		case FAB_EV_ARRIVE:
 			fab_arrive(th, idx);
 			break;
@@ -1181,7 +1195,8 @@ fab_barrier_wait(struct fab_barrier *b)
 	uint32_t gen = __atomic_load_n(&b->gen, __ATOMIC_ACQUIRE);
 	unsigned int spins = 0;
 
-	if (__atomic_add_fetch(&b->count, 1, __ATOMIC_ACQ_REL) == b->n) {
+	if (__atomic_add_fetch(&b->count, 1, __ATOMIC_ACQ_REL) ==
+	    __atomic_load_n(&b->n, __ATOMIC_ACQUIRE)) {
 		__atomic_store_n(&b->count, 0, __ATOMIC_RELAXED);
 		__atomic_store_n(&b->gen, gen + 1, __ATOMIC_RELEASE);
 		return;
@@ -1302,8 +1317,8 @@ fab_run(const struct fab_params *p, uint16_t scheme, struct fab_topo *t,
 					RTE_CACHE_LINE_SIZE);
 	unsigned int in_use0 = rte_mempool_in_use_count(pool);
 	unsigned int lcore = rte_lcore_id();
+	uint32_t i, launched;
 	uint64_t end;
-	uint32_t i;
 	int rc;
 
 	memset(r, 0, sizeof(*r));
@@ -1337,11 +1352,11 @@ fab_run(const struct fab_params *p, uint16_t scheme, struct fab_topo *t,
 		goto out;
 	for (i = 0; i < p->nb_failures; i++) {
 		fab_ctl_push(s, s->t0 + p->failures[i].at_ns,
-			     i * 8 + FAB_CTL_FAIL);
+			     i * FAB_CTL_PHASES + FAB_CTL_FAIL);
 		if (p->failures[i].duration_ns != 0)
 			fab_ctl_push(s, s->t0 + p->failures[i].at_ns +
 				     p->failures[i].duration_ns,
-				     i * 8 + FAB_CTL_RESTORE);
+				     i * FAB_CTL_PHASES + FAB_CTL_RESTORE);
 	}
 	for (i = 0; i < t->nb_hosts; i++)
 		hs_host_start(s->hosts[i].h, s->t0);
@@ -1359,11 +1374,24 @@ fab_run(const struct fab_params *p, uint16_t scheme, struct fab_topo *t,
 	for (i = 1; i < s->nb_thr; i++) {
 		lcore = rte_get_next_lcore(lcore, 1, 0);
 		s->thr[i].lcore = lcore;
-		rte_eal_remote_launch(fab_thr_main, &s->thr[i], lcore);
+		if (rte_eal_remote_launch(fab_thr_main, &s->thr[i],
+					  lcore) != 0) {
+			/* Those launched meet thread 0 at the barrier and
+			 * stop with it. */
+			snprintf(err, err_size, "cannot start a thread on lcore %u",
+				 lcore);
+			rc = -EBUSY;
+			s->stop = true;
+			__atomic_store_n(&s->bar.n, i, __ATOMIC_RELEASE);
+			break;
+		}
 	}
+	launched = i;
 	fab_thr_main(&s->thr[0]);
-	for (i = 1; i < s->nb_thr; i++)
+	for (i = 1; i < launched; i++)
 		rte_eal_wait_lcore(s->thr[i].lcore);
+	if (rc != 0)
+		goto out;
 
 	for (i = 0; i < s->nb_thr; i++) {
 		if (s->thr[i].failed) {
@@ -1386,7 +1414,10 @@ fab_run(const struct fab_params *p, uint16_t scheme, struct fab_topo *t,
 			fab_qwin_flush(&s->thr[s->dirs[i].tx_owner], i);
 	r->nb_windows = (uint32_t)((end - s->t0) / p->queue_window_ns) + 1;
 	fab_collect_qwin(s);
-	fab_collect(s);
+	if (fab_collect(s) != 0) {
+		snprintf(err, err_size, "out of memory for the results");
+		rc = -ENOMEM;
+	}
 out:
 	fab_sim_free(s);
 	r->mbuf_leak = (int64_t)rte_mempool_in_use_count(pool) -

@@ -19,8 +19,11 @@
  *   agg   to its pod: a one-port group per ToR; to another pod: that pod's
  *         uplink group, key = destination pod;
  *   core  to pod q: its one port, key q.
- * One group per destination keeps the live-path weights exact after a
- * failure: fab_topo_weights() counts the live paths through each member.
+ * One group per destination key: after a failure, fab_topo_weights() sets
+ * each member's weight to its live paths towards the group's destination
+ * (a ToR for a ToR; every ToR of the pod for an aggregation switch, whose
+ * packets to a ToR cut off below it are steered away by the ToRs' own
+ * weights, as every path to that ToR through that aggregation index is).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -520,64 +523,63 @@ fab_w(uint32_t n)
 	return (uint16_t)(n > 0xffff ? 0xffff : n);
 }
 
+/*
+ * Live paths from switch s through its uplink `port` towards ToR te, under
+ * t->alive.  A ToR's group serves one destination ToR; an aggregation
+ * switch's group serves a whole pod, so its members count the paths to
+ * every ToR of that pod.
+ */
+static uint32_t
+fab_member_paths(const struct fab_topo *t, uint32_t s, uint16_t port,
+		 uint32_t te)
+{
+	const struct fab_switch_desc *d = &t->sw[s];
+	uint32_t half = t->hosts_per_tor, far, pod, e, n = 0;
+
+	if (!fab_port_alive(t, s, port))
+		return 0;
+	far = t->links[d->link[port]].node[1];
+	if (t->kind == FAB_TOPO_LEAFSPINE)
+		return fab_port_alive(t, far, (uint16_t)te) ? 1 : 0;
+	if (d->role == FAB_ROLE_TOR)
+		return te / half == d->pod ? fab_ft_agg_down(t, half, far, te) :
+			fab_ft_agg_up(t, half, far, te);
+	pod = te / half;
+	for (e = 0; e < half; e++)
+		n += fab_ft_core(t, half, far, pod * half + e);
+	return n;
+}
+
 void
 fab_topo_weights(const struct fab_topo *t,
 		 void (*set)(void *arg, uint32_t sw, uint16_t group,
 			     uint16_t port, uint16_t weight),
 		 void *arg)
 {
-	uint32_t s;
+	uint32_t s, i;
 
 	for (s = 0; s < t->nb_switches; s++) {
-		const struct fab_switch_desc *d = &t->sw[s];
 		const struct sw_config *c = &t->cfg[s];
+		uint32_t te_of[SW_MAX_GROUPS];
 		uint16_t g, m;
 
+		/* The destination ToR of each group, from its first route. */
+		for (g = 0; g < c->nb_groups; g++)
+			te_of[g] = FAB_NONE;
+		for (i = 0; i < c->nb_routes; i++)
+			if (te_of[c->routes[i].group] == FAB_NONE)
+				te_of[c->routes[i].group] = t->host_tor[i];
 		for (g = 0; g < c->nb_groups; g++) {
 			const struct sw_group_config *gc = &c->groups[g];
 
+			if (te_of[g] == FAB_NONE)
+				continue;	/* no route uses it */
 			for (m = 0; m < gc->nb_members; m++) {
 				uint16_t port = gc->port[m];
-				uint32_t w = fab_port_alive(t, s, port);
+				uint32_t w = gc->nb_members > 1 ?
+					fab_member_paths(t, s, port, te_of[g]) :
+					fab_port_alive(t, s, port);
 
-				if (w != 0 && gc->nb_members > 1) {
-					/* An uplink group: count paths. */
-					uint32_t half = t->hosts_per_tor;
-					const struct sw_route_config *r = NULL;
-					uint32_t i, far, te;
-
-					for (i = 0; i < c->nb_routes; i++)
-						if (c->routes[i].group == g) {
-							r = &c->routes[i];
-							break;
-						}
-					if (r == NULL)
-						continue;
-					te = t->host_tor[i];
-					far = t->links[d->link[port]].node[1];
-					if (t->kind == FAB_TOPO_LEAFSPINE) {
-						w = fab_port_alive(t, far,
-							(uint16_t)te);
-					} else if (d->role == FAB_ROLE_TOR) {
-						w = t->sw[far].pod == d->pod ?
-							fab_ft_agg_down(t, half,
-								far, te) :
-							fab_ft_agg_up(t, half,
-								far, te);
-					} else {
-						/* agg: the worst ToR of the pod */
-						uint32_t pod = te / half, e;
-
-						w = UINT32_MAX;
-						for (e = 0; e < half; e++) {
-							uint32_t n = fab_ft_core(
-								t, half, far,
-								pod * half + e);
-
-							w = n < w ? n : w;
-						}
-					}
-				}
 				set(arg, s, g, port, fab_w(w));
 			}
 		}

@@ -351,7 +351,7 @@ main(int argc, char **argv)
 		return 4;
 	}
 	snprintf(rundir, sizeof(rundir), "%s", rte_eal_get_runtime_dir());
-	pool = fab_pool_create(pool_n, room, max_threads > 1, &pool_mem);
+	pool = fab_pool_create(pool_n, room, rte_lcore_count() > 1, &pool_mem);
 	if (pool == NULL) {
 		fprintf(stderr, "ofan-fabric: cannot create a pool of %u mbufs of %u bytes: %s. Hint: give EAL more memory (-m)\n",
 			pool_n, room, rte_strerror(rte_errno));
