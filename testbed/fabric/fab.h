@@ -9,9 +9,12 @@
  *   fab_topo.c    params -> topology: nodes, links, and the sw_config of
  *                 every switch (generated addresses, groups, routes and
  *                 destination keys), the live-path weights after failures;
- *   fab_sim.c     one scheme on one topology in virtual time: a discrete
- *                 event loop over link serialisation, propagation, host
- *                 pacing timers, timeouts and scheduled failures;
+ *   fab_build.c   one scheme on one topology: the engines, links and
+ *                 threads, and the results collected at the end;
+ *   fab_sim.c     its run in virtual time: a discrete event loop (events
+ *                 in fab_evq.h) over link serialisation, propagation, host
+ *                 pacing timers, timeouts and scheduled failures, split
+ *                 over threads in windows;
  *   fab_out.c     results: summary.json, flows.csv, queues.csv,
  *                 queue-time.csv, runs.csv, timing.csv and the table.
  * The engines are the same libraries ofan-switch and ofan-host run on

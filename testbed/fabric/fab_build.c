@@ -1,0 +1,460 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Building a run of ofan-fabric: the engines (one shared FIB, a switch
+ * engine per switch, a host engine per rank), the links and which thread
+ * owns what; tearing it down (every frame left anywhere is freed and
+ * counted as queued); and collecting the results: per-flow completion
+ * against its ideal, queue maxima per layer, drops by reason,
+ * conservation.  The ideal model is documented at fab_oneway_ns (fab.h).
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_common.h>
+#include <rte_malloc.h>
+#include <rte_mbuf.h>
+
+#include "fab_sim.h"
+#include "hs_host.h"
+#include "hs_results.h"
+#include "ofan_clock.h"
+#include "ofan_wire.h"
+#include "sw_engine.h"
+
+/* ---- set-up and tear-down ---- */
+
+uint64_t
+fab_oneway_ns(const struct fab_params *p, uint32_t hops)
+{
+	return fab_oneway_frame_ns(p, hops, OFAN_ETH_HDR_SIZE + p->host.mtu);
+}
+
+uint64_t
+fab_oneway_frame_ns(const struct fab_params *p, uint32_t hops,
+		    uint64_t frame_size)
+{
+	uint64_t frame = RTE_MAX(frame_size, (uint64_t)60) + FAB_WIRE_OVERHEAD;
+
+	if (hops < 2)
+		return hops * p->delay_ns;
+	return hops * p->delay_ns + ofan_tx_time_ns(frame, p->rate_bps) +
+		(hops - 2) * ofan_tx_time_ns(frame, p->uplink_rate_bps);
+}
+
+uint64_t
+fab_ack_back_ns(const struct fab_params *p, uint32_t hops)
+{
+	uint64_t frame = RTE_MAX(OFAN_ACK_FRAME_SIZE, 60) + FAB_WIRE_OVERHEAD;
+	uint32_t host_links = hops < 2 ? hops : 2;
+
+	return hops * p->delay_ns +
+		host_links * ofan_tx_time_ns(frame, p->rate_bps) +
+		(hops - host_links) * ofan_tx_time_ns(frame, p->uplink_rate_bps);
+}
+
+uint32_t
+fab_pool_size(const struct fab_params *p)
+{
+	uint64_t ports, links, hosts, n;
+	uint64_t frame = OFAN_ETH_HDR_SIZE + p->host.mtu + FAB_WIRE_OVERHEAD;
+	uint64_t per_wire;
+
+	switch (p->topo) {
+	case FAB_TOPO_FATTREE:
+		hosts = (uint64_t)p->k * p->k * p->k / 4;
+		ports = hosts * 5;	/* ToR, agg, core: 2 + 2 + 1 per host */
+		links = hosts * 3;
+		break;
+	case FAB_TOPO_LEAFSPINE:
+		hosts = (uint64_t)p->leaves * p->hosts_per_leaf;
+		links = hosts + (uint64_t)p->leaves * p->spines;
+		ports = hosts + 2ull * p->leaves * p->spines;
+		break;
+	default:
+		hosts = 2;
+		links = 1;
+		ports = 0;
+		break;
+	}
+	/* Full frames in flight on a wire, twice over, plus ACKs. */
+	per_wire = 2 * (uint64_t)((double)p->delay_ns *
+		(double)RTE_MAX(p->rate_bps, p->uplink_rate_bps) / 8e9 /
+		(double)frame + 2) + 16;
+	n = ports * p->queue.capacity_pkts + links * 2 * per_wire +
+		hosts * 256 + 4096;
+	return (uint32_t)RTE_MIN(n, (uint64_t)(1u << 22));
+}
+
+/*
+ * Which thread owns each node: whole pods (fat tree) or groups of leaves
+ * (leaf-spine) with their hosts, and an even share of the cores/spines.
+ */
+static void
+fab_partition(struct fab_sim *s)
+{
+	const struct fab_topo *t = s->t;
+	uint32_t n = s->nb_thr, i, nb_top = 0, nb_low = 0;
+
+	for (i = 0; i < t->nb_switches; i++) {
+		if (t->sw[i].role == FAB_ROLE_CORE)
+			nb_top++;
+		else
+			nb_low = RTE_MAX(nb_low, t->sw[i].pod + 1);
+	}
+	for (i = 0; i < t->nb_switches; i++) {
+		const struct fab_switch_desc *d = &t->sw[i];
+
+		s->sw_owner[i] = (uint8_t)(d->role == FAB_ROLE_CORE ?
+			d->index * n / RTE_MAX(nb_top, 1u) :
+			d->pod * n / RTE_MAX(nb_low, 1u));
+	}
+	for (i = 0; i < t->nb_hosts; i++)
+		s->host_owner[i] = t->host_tor[i] == FAB_NONE ? 0 :
+			s->sw_owner[t->host_tor[i]];
+}
+
+void
+fab_sim_free(struct fab_sim *s)
+{
+	uint32_t i, k;
+
+	for (i = 0; i < s->nb_dirs && s->dirs != NULL; i++) {
+		s->r->queued_end += fab_fifo_free(&s->dirs[i].nic);
+		for (k = 0; k < 2; k++)
+			s->r->queued_end += fab_fifo_free(&s->dirs[i].out[k]);
+	}
+	for (i = 0; i < s->nb_dirs && s->rx != NULL; i++)
+		s->r->queued_end += fab_fifo_free(&s->rx[i].wire);
+	for (i = 0; i < s->t->nb_switches && s->sw != NULL; i++) {
+		if (s->sw[i].eng == NULL)
+			continue;
+		s->r->queued_end += sw_engine_free_queues(s->sw[i].eng);
+		sw_engine_free(s->sw[i].eng);
+	}
+	for (i = 0; i < s->t->nb_hosts && s->hosts != NULL; i++)
+		hs_host_free(s->hosts[i].h);
+	if (s->fib != NULL)
+		sw_fib_free(s->fib);
+	hs_traffic_free(&s->traffic);
+	for (k = 0; k < s->nb_thr; k++) {
+		struct fab_thr *th = &s->thr[k];
+
+		if (th->q != NULL)
+			fab_evq_fini(th->q);
+		free(th->q);
+		free(th->qwin);
+		free(th->in_dirs);
+	}
+	rte_free(s->dirs);
+	rte_free(s->rx);
+	free(s->hosts);
+	free(s->sw);
+	free(s->sw_owner);
+	free(s->host_owner);
+}
+
+int
+fab_sim_build(struct fab_sim *s, uint16_t scheme, char *err,
+	      unsigned int err_size)
+{
+	const struct fab_params *p = s->p;
+	struct fab_topo *t = s->t;
+	uint32_t i, l, e, hops_max = 0;
+	uint8_t macs[SW_MAX_PORTS][6];
+
+	/* The hosts' configuration: the scheme's policy, the fabric's RTT. */
+	s->hcfg = p->host;
+	s->hcfg.path = "ofan-fabric";
+	s->hcfg.policy = p->schemes[scheme].host_policy;
+	s->hcfg.stats_interval_ns = 0;
+	for (i = 0; i < (uint32_t)t->nb_hosts * t->nb_hosts; i++)
+		hops_max = RTE_MAX(hops_max, (uint32_t)t->hops[i]);
+	if (!p->base_rtt_set)
+		s->hcfg.base_rtt_ns = fab_oneway_ns(p, hops_max) +
+			ofan_tx_time_ns(OFAN_ETH_HDR_SIZE + p->host.mtu +
+					FAB_WIRE_OVERHEAD, p->rate_bps) +
+			fab_ack_back_ns(p, hops_max);
+	hs_config_derive(&s->hcfg);
+	if (hs_traffic_build(&s->hcfg.traffic, &s->traffic, err,
+			     err_size) != 0)
+		return -EINVAL;
+
+	s->nb_dirs = 2 * t->nb_links;
+	s->dirs = rte_zmalloc_socket("fab_dirs", s->nb_dirs * sizeof(*s->dirs),
+				     RTE_CACHE_LINE_SIZE, SOCKET_ID_ANY);
+	s->rx = rte_zmalloc_socket("fab_rx", s->nb_dirs * sizeof(*s->rx),
+				   RTE_CACHE_LINE_SIZE, SOCKET_ID_ANY);
+	s->hosts = calloc(t->nb_hosts, sizeof(*s->hosts));
+	s->sw = calloc(t->nb_switches + 1, sizeof(*s->sw));
+	s->sw_owner = calloc(t->nb_switches + 1, 1);
+	s->host_owner = calloc(t->nb_hosts, 1);
+	if (s->dirs == NULL || s->rx == NULL || s->hosts == NULL ||
+	    s->sw == NULL || s->sw_owner == NULL || s->host_owner == NULL) {
+		snprintf(err, err_size, "out of memory for the fabric");
+		return -ENOMEM;
+	}
+	fab_partition(s);
+	for (i = 0; i < s->nb_thr; i++) {
+		struct fab_thr *th = &s->thr[i];
+
+		th->s = s;
+		th->id = (uint16_t)i;
+		th->q = malloc(sizeof(*th->q));
+		th->in_dirs = calloc(s->nb_dirs, sizeof(*th->in_dirs));
+		if (th->q == NULL || th->in_dirs == NULL) {
+			snprintf(err, err_size, "out of memory for the event queues");
+			return -ENOMEM;
+		}
+		fab_evq_init(th->q, s->t0);
+		th->now = s->t0;
+	}
+	for (l = 0; l < t->nb_links; l++) {
+		const struct fab_link_desc *k = &t->links[l];
+
+		for (e = 0; e < 2; e++) {
+			uint32_t id = 2 * l + e;
+			struct fab_dir *d = &s->dirs[id];
+			struct fab_rx *rx = &s->rx[id];
+
+			d->rate_bps = k->rate_bps;
+			d->delay_ns = p->delay_ns;
+			d->from = k->node[e];
+			d->from_port = k->port[e];
+			d->from_host = k->is_host[e];
+			d->layer = k->layer[e];
+			d->win = UINT32_MAX;
+			rx->to = k->node[1 - e];
+			rx->to_port = k->port[1 - e];
+			rx->to_host = k->is_host[1 - e];
+			d->tx_owner = d->from_host ? s->host_owner[d->from] :
+				s->sw_owner[d->from];
+			d->rx_owner = rx->to_host ? s->host_owner[rx->to] :
+				s->sw_owner[rx->to];
+			d->cross = d->tx_owner != d->rx_owner;
+			if (d->cross) {
+				struct fab_thr *th = &s->thr[d->rx_owner];
+
+				th->in_dirs[th->nb_in++] = id;
+			}
+			if (d->from_host)
+				s->hosts[d->from].dir = id;
+			else
+				s->sw[d->from].dir[d->from_port] = id;
+		}
+	}
+
+	/* Switches: one shared FIB, one worker each. */
+	if (t->nb_switches > 0) {
+		s->fib = sw_fib_create(&t->cfg[0], SOCKET_ID_ANY, err,
+				       err_size);
+		if (s->fib == NULL)
+			return -ENOMEM;
+	}
+	for (i = 0; i < t->nb_switches; i++) {
+		const struct sw_config *c = &t->cfg[i];
+		uint16_t port;
+
+		for (port = 0; port < c->nb_ports; port++)
+			memcpy(macs[port], c->ports[port].mac, 6);
+		s->sw[i].eng = sw_engine_create_shared(c, 1,
+			(const uint8_t (*)[6])macs, SOCKET_ID_ANY, s->fib,
+			err, err_size);
+		if (s->sw[i].eng == NULL)
+			return -ENOMEM;
+		s->sw[i].w = sw_engine_worker(s->sw[i].eng, 0);
+		s->sw[i].nb_ports = c->nb_ports;
+	}
+
+	/* Hosts. */
+	for (i = 0; i < t->nb_hosts; i++) {
+		const struct fab_link_desc *k = &t->links[t->host_link[i]];
+		struct hs_host_params hp = {
+			.cfg = &s->hcfg,
+			.traffic = &s->traffic,
+			.rank = i,
+			.pool = s->pool,
+			.no_announce = true,
+		};
+
+		hp.mac[0] = 0x02;
+		hp.mac[1] = 0x01;
+		hp.mac[2] = (uint8_t)(i >> 16);
+		hp.mac[3] = (uint8_t)(i >> 8);
+		hp.mac[4] = (uint8_t)i;
+		if (t->kind == FAB_TOPO_B2B) {
+			memcpy(hp.dst_mac, hp.mac, 6);
+			hp.dst_mac[4] = (uint8_t)(1 - i);
+		} else {
+			memcpy(hp.dst_mac, t->cfg[k->node[1]].ports[k->port[1]].mac,
+			       6);
+		}
+		s->hosts[i].h = hs_host_create(&hp, err, err_size);
+		if (s->hosts[i].h == NULL)
+			return -ENOMEM;
+		s->hosts[i].wake_at = UINT64_MAX;
+	}
+	return 0;
+}
+
+/* ---- results ---- */
+
+static int
+fab_cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+static int
+fab_cmp_qwin(const void *a, const void *b)
+{
+	const struct fab_qwin *x = a, *y = b;
+
+	if (x->window != y->window)
+		return x->window < y->window ? -1 : 1;
+	if (x->link != y->link)
+		return x->link < y->link ? -1 : 1;
+	return (int)x->end - (int)y->end;
+}
+
+/* Every thread's queue windows, in one canonical order. */
+static void
+fab_collect_qwin(struct fab_sim *s)
+{
+	struct fab_run *r = s->r;
+	uint32_t n = 0, i;
+
+	for (i = 0; i < s->nb_thr; i++)
+		n += s->thr[i].nb_qwin;
+	r->qwin = malloc((n + 1) * sizeof(*r->qwin));
+	if (r->qwin == NULL)
+		return;
+	for (i = 0; i < s->nb_thr; i++) {
+		memcpy(&r->qwin[r->nb_qwin], s->thr[i].qwin,
+		       s->thr[i].nb_qwin * sizeof(*r->qwin));
+		r->nb_qwin += s->thr[i].nb_qwin;
+	}
+	r->qwin_cap = n + 1;
+	qsort(r->qwin, r->nb_qwin, sizeof(*r->qwin), fab_cmp_qwin);
+}
+
+static int
+fab_collect_flows(struct fab_sim *s)
+{
+	const struct fab_params *p = s->p;
+	const struct hs_traffic *tr = &s->traffic;
+	struct fab_run *r = s->r;
+	struct hs_config ideal_cfg = s->hcfg;
+	uint32_t *conc = hs_flow_concurrency(tr);
+	uint64_t *rx_end = calloc(tr->nb_flows + 1, sizeof(*rx_end));
+	double *slow = calloc(tr->nb_flows + 1, sizeof(*slow));
+	uint64_t first = UINT64_MAX, last = 0, ideal_last = 0, fct_sum = 0;
+	struct sw_totals *tot = malloc(sizeof(*tot));
+	uint64_t first_spec = UINT64_MAX;
+	uint32_t f, i, nb_slow = 0;
+	uint16_t port;
+	int rc = 0;
+
+	ideal_cfg.base_rtt_ns = 0;	/* paths differ: added per flow */
+	r->nb_flows = tr->nb_flows;
+	r->flows = calloc(tr->nb_flows + 1, sizeof(*r->flows));
+	if (conc == NULL || rx_end == NULL || slow == NULL || tot == NULL ||
+	    r->flows == NULL) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	for (f = 0; f < tr->nb_flows; f++) {
+		const struct hs_flow_spec *sp = &tr->flows[f];
+		struct fab_flow_result *fr = &r->flows[f];
+		struct hs_flow_result res;
+		uint32_t hops = s->t->hops[sp->src * s->t->nb_hosts + sp->dst];
+		uint64_t tx = hs_flow_ideal_ns(&ideal_cfg, tr, f, conc);
+		uint64_t frame = RTE_MIN(OFAN_DATA_HDRS_SIZE + sp->size,
+					 OFAN_ETH_HDR_SIZE + (uint64_t)p->host.mtu);
+		uint64_t oneway = fab_oneway_frame_ns(p, hops, frame);
+		uint64_t start;
+
+		memset(&res, 0, sizeof(res));
+		hs_host_flow_result(s->hosts[sp->src].h, f, &res);
+		hs_host_flow_result(s->hosts[sp->dst].h, f, &res);
+		/* Ideal: when it could start, its bytes, the path there and
+		 * back; a dependent flow starts when its input arrived. */
+		start = sp->start_ns;
+		first_spec = RTE_MIN(first_spec, start);
+		if (sp->dep != HS_NO_DEP && rx_end[sp->dep] > start)
+			start = rx_end[sp->dep];
+		rx_end[f] = start + tx + oneway;
+		fr->ideal_ns = tx + oneway + fab_ack_back_ns(p, hops);
+		ideal_last = RTE_MAX(ideal_last, start + fr->ideal_ns);
+		fr->src = sp->src;
+		fr->dst = sp->dst;
+		fr->size = sp->size;
+		fr->start_ns = res.start_ns;
+		fr->retx = res.retx;
+		fr->timeouts = res.timeouts;
+		fr->max_reorder = res.max_reorder;
+		if (res.done_ns == 0 || !res.sent_here)
+			continue;
+		fr->fct_ns = res.done_ns - res.start_ns;
+		fr->slowdown = (double)fr->fct_ns / (double)fr->ideal_ns;
+		slow[nb_slow++] = fr->slowdown;
+		fct_sum += fr->fct_ns;
+		first = RTE_MIN(first, res.start_ns);
+		last = RTE_MAX(last, res.done_ns);
+	}
+	r->nb_completed = nb_slow;
+	if (nb_slow > 0) {
+		qsort(slow, nb_slow, sizeof(*slow), fab_cmp_double);
+		r->max_slowdown = slow[nb_slow - 1];
+		r->p99_slowdown = slow[(uint32_t)ceil(0.99 * nb_slow) - 1];
+		r->mean_fct_ns = (double)fct_sum / nb_slow;
+		r->collective_ns = last - first;
+	}
+	/* Measured like collective_ns: from the first start. */
+	r->ideal_collective_ns = ideal_last - (first_spec == UINT64_MAX ? 0 :
+					       first_spec);
+	for (i = 0; i < s->t->nb_hosts; i++) {
+		const struct hs_host_stats *st = hs_host_stats(s->hosts[i].h);
+
+		r->retx += st->data_retx;
+		r->timeouts += st->timeouts;
+		r->data_sent += st->data_sent;
+		r->corrupt += st->corrupt_pkts;
+	}
+	for (i = 0; i < s->t->nb_switches; i++) {
+		sw_engine_totals(s->sw[i].eng, tot);
+		for (f = 0; f < OFAN_DROP_MAX; f++)
+			r->drops[f] += tot->drops[f];
+		for (port = 0; port < s->sw[i].nb_ports; port++) {
+			const struct fab_dir *d = &s->dirs[s->sw[i].dir[port]];
+
+			r->ecn_marks += tot->queue[port].ecn_marked;
+			r->max_queue[d->layer] = RTE_MAX(r->max_queue[d->layer],
+				tot->queue[port].max_pkts);
+			r->max_queue_all = RTE_MAX(r->max_queue_all,
+						   tot->queue[port].max_pkts);
+		}
+	}
+	for (i = 0; i < s->nb_thr; i++)
+		r->drops[OFAN_DROP_SHUTDOWN] += s->thr[i].lost;
+	for (f = 0; f < OFAN_DROP_MAX; f++)
+		r->drops_total += r->drops[f];
+	r->dropped = r->drops_total;
+out:
+	free(conc);
+	free(rx_end);
+	free(slow);
+	free(tot);
+	return rc;
+}
+
+int
+fab_sim_collect(struct fab_sim *s)
+{
+	fab_collect_qwin(s);
+	return fab_collect_flows(s);
+}

@@ -1,0 +1,198 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Inside a run of ofan-fabric: the state fab_sim.c (the event loop, links,
+ * threads, control plane) and fab_build.c (building a fabric of engines,
+ * tearing it down, collecting the results) share.  Not an interface: only
+ * those two files include it.  See fab_sim.c for how a run works.
+ */
+#ifndef OFAN_FAB_SIM_H
+#define OFAN_FAB_SIM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+
+#include <rte_common.h>
+#include <rte_lpm.h>
+#include <rte_mbuf.h>
+
+#include "fab.h"
+#include "fab_evq.h"
+#include "hs_host.h"
+#include "sw_engine.h"
+
+#define FAB_BURST 32
+#define FAB_T0_NS 1000			/* the traffic starts here */
+#define FAB_CTL_PHASES 8		/* control event index: failure * 8 + phase */
+#define FAB_MAX_CTL (4 * FAB_MAX_FAILURES)
+#define FAB_EV_SHIFT 28			/* event `what`: kind << 28 | index */
+#define FAB_EV_INDEX(what) ((what) & ((1u << FAB_EV_SHIFT) - 1))
+#define FAB_EV_KIND(what) ((what) >> FAB_EV_SHIFT)
+
+/*
+ * Kinds of events, in the order simultaneous events run (fab_evq.h): the
+ * control plane first (as a barrier does in a split run), then arrivals
+ * (a frame is queued before a serialiser that frees up at the same
+ * instant picks the next one), then serialisers, then hosts.
+ */
+enum fab_ev_type { FAB_EV_CTL = 0, FAB_EV_ARRIVE, FAB_EV_TX, FAB_EV_HOST };
+
+/* Control phases of a failure (index = failure * FAB_CTL_PHASES + phase). */
+enum fab_ctl_phase {
+	FAB_CTL_FAIL = 0,	/* the link fails */
+	FAB_CTL_TICK,		/* switch control planes act (detection) */
+	FAB_CTL_ROUTE,		/* routing reconverged: new weights */
+	FAB_CTL_RESTORE,	/* the link comes back */
+};
+
+
+/* Frames in order, each with a time (due, for a wire). */
+struct fab_slot {
+	struct rte_mbuf *m;
+	uint64_t t;
+};
+
+struct fab_fifo {
+	struct fab_slot *e;
+	uint32_t head, tail, mask;
+};
+
+/*
+ * One direction of a link, the sender's side: the egress at one end and
+ * its serialiser.  Written only by the thread that owns the sender.
+ */
+struct fab_dir {
+	uint64_t busy_until;	/* the serialiser is free from then */
+	uint64_t rate_bps;
+	uint64_t delay_ns;
+	struct fab_fifo nic;	/* host egress only */
+	struct fab_fifo out[2];	/* to another thread, by window parity */
+	uint32_t from;		/* host rank or switch index */
+	uint16_t from_port;
+	uint8_t from_host;
+	uint8_t tx_pending;
+	uint8_t layer;
+	uint8_t cross;		/* the receiver is another thread's */
+	uint8_t tx_owner, rx_owner;	/* threads */
+	uint32_t win;		/* current queue window and its maximum */
+	uint32_t win_max;
+	uint32_t last_len;	/* the last frame's length and time: most */
+	uint64_t last_ser;	/* frames are full data frames or ACKs */
+} __rte_cache_aligned;
+
+/* The receiver's side: the wire's far end.  Its owner's only. */
+struct fab_rx {
+	struct fab_fifo wire;
+	uint32_t to;		/* host rank or switch index */
+	uint16_t to_port;
+	uint8_t to_host;
+	uint8_t rx_pending;
+} __rte_cache_aligned;
+
+struct fab_hnode {
+	struct hs_host *h;
+	uint32_t dir;
+	uint64_t wake_at;	/* the pending HOST event, UINT64_MAX: none */
+	bool done;
+};
+
+struct fab_snode {
+	struct sw_engine *eng;
+	struct sw_worker *w;
+	uint16_t nb_ports;
+	uint32_t dir[SW_MAX_PORTS];
+};
+
+struct fab_sim;
+
+/* One thread's part of the run. */
+struct fab_thr {
+	struct fab_sim *s;
+	uint16_t id;
+	unsigned int lcore;
+	struct fab_evq *q;
+	uint64_t now;
+	uint32_t nb_net_ev;	/* ARRIVE and TX events queued */
+	bool failed;		/* out of memory for an event */
+	uint32_t win;		/* queue window of now ... */
+	uint64_t win_end;	/* ... which ends here */
+	uint64_t injected, delivered, hops, events, lost;
+	uint32_t nb_hosts_done;
+	uint64_t last_done_ns;	/* when its last host finished */
+	struct fab_qwin *qwin;
+	uint32_t nb_qwin, qwin_cap;
+	uint32_t *in_dirs;	/* links from other threads into this one */
+	uint32_t nb_in;
+} __rte_cache_aligned;
+
+struct fab_barrier {
+	uint32_t n;
+	volatile uint32_t count;
+	volatile uint32_t gen;
+};
+
+/* A control event (failure phases), run at a window's end. */
+struct fab_ctl {
+	uint64_t t;
+	uint32_t idx;
+};
+
+struct fab_sim {
+	const struct fab_params *p;
+	struct fab_topo *t;
+	struct fab_run *r;
+	struct hs_config hcfg;
+	struct hs_traffic traffic;
+	struct rte_mempool *pool;
+	struct rte_lpm *fib;
+	uint64_t t0;
+	uint64_t limit;		/* events before this run: time_limit + 1 */
+	uint64_t lookahead;
+	/* Windows, set by thread 0 between barriers. */
+	struct fab_barrier bar;
+	uint64_t w_end;
+	uint32_t w_index;
+	bool stop;
+	uint64_t done_ns;
+	uint16_t nb_ctl;
+	struct fab_ctl ctl[FAB_MAX_CTL];
+	/* Nodes. */
+	uint32_t nb_dirs;
+	struct fab_dir *dirs;
+	struct fab_rx *rx;
+	struct fab_hnode *hosts;
+	struct fab_snode *sw;
+	uint8_t *sw_owner;
+	uint8_t *host_owner;
+	uint16_t nb_thr;
+	struct fab_thr thr[FAB_MAX_THREADS];
+	bool quiet;
+	const volatile int *interrupt;
+	const char *scheme;
+	struct timespec wall0, wall_last;
+};
+
+/* ---- FIFOs (fab_sim.c) ---- */
+
+static inline uint32_t
+fab_fifo_len(const struct fab_fifo *f)
+{
+	return f->tail - f->head;
+}
+
+/* Append m due at t; -ENOMEM if the FIFO cannot grow. */
+int fab_fifo_push(struct fab_fifo *f, struct rte_mbuf *m, uint64_t t);
+/* Free what is left (returned, for the caller to count) and the storage. */
+uint32_t fab_fifo_free(struct fab_fifo *f);
+
+/* ---- building and results (fab_build.c) ---- */
+
+/* Build the engines, links and threads of s for scheme (s->p, s->t set). */
+int fab_sim_build(struct fab_sim *s, uint16_t scheme, char *err,
+		  unsigned int err_size);
+/* Free everything built, counting frames still anywhere as queued. */
+void fab_sim_free(struct fab_sim *s);
+/* Fill s->r from the hosts, switches and threads; 0 or -ENOMEM. */
+int fab_sim_collect(struct fab_sim *s);
+
+#endif /* OFAN_FAB_SIM_H */
