@@ -248,6 +248,7 @@ struct fab_run {
 	uint64_t ecn_marks;
 	uint64_t retx, timeouts, data_sent;
 	uint64_t corrupt;
+	uint64_t alloc_failed;		/* host mbuf allocations that failed */
 	/* Conservation: injected = delivered + dropped + queued. */
 	uint64_t injected, delivered, dropped, queued_end;
 	int64_t mbuf_leak;		/* in use after - before */

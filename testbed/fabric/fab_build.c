@@ -424,6 +424,7 @@ fab_collect_flows(struct fab_sim *s)
 		r->timeouts += st->timeouts;
 		r->data_sent += st->data_sent;
 		r->corrupt += st->corrupt_pkts;
+		r->alloc_failed += st->alloc_failed;
 	}
 	for (i = 0; i < s->t->nb_switches; i++) {
 		sw_engine_totals(s->sw[i].eng, tot);

@@ -233,6 +233,7 @@ fab_out_json_run(struct ofan_json *j, const struct fab_out_run *or)
 	ofan_json_u64(j, "retransmissions", r->retx);
 	ofan_json_u64(j, "timeouts", r->timeouts);
 	ofan_json_u64(j, "corrupt_payloads", r->corrupt);
+	ofan_json_u64(j, "mbuf_alloc_failures", r->alloc_failed);
 	ofan_json_u64(j, "packet_hops", r->hops);
 	ofan_json_obj_begin(j, "conservation");
 	ofan_json_u64(j, "injected", r->injected);
@@ -413,7 +414,7 @@ fab_out_table(const struct fab_out *o, FILE *out)
 		}
 		fprintf(t, "max_sd/p99_sd: flow completion time / ideal (bytes at the paced rate + path RTT); fct_us: mean FCT;\n"
 			   "coll_us: first start to last completion; coll_x: that / its ideal (critical path of ideal flows);\n"
-			   "layer columns: max egress queue (packets); drops: packets dropped in switches, by reason in summary.json\n");
+			   "layer columns: max egress queue (packets); drops: packets dropped, by reason in summary.json\n");
 	}
 	if (f[1] != NULL)
 		fclose(f[1]);

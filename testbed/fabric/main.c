@@ -407,6 +407,10 @@ main(int argc, char **argv)
 						r.queued_end);
 					status = 1;
 				}
+				if (r.alloc_failed != 0)
+					fprintf(stderr, "ofan-fabric: %s: warning: the mbuf pool ran dry %" PRIu64 " times (hosts waited for mbufs); results may then depend on the thread count\n",
+						p->schemes[s].name,
+						r.alloc_failed);
 				if (r.mbuf_leak != 0) {
 					fprintf(stderr, "ofan-fabric: %s: %" PRId64 " mbufs leaked\n",
 						p->schemes[s].name,
