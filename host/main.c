@@ -48,6 +48,7 @@ struct hs_app {
 	const char *config_path;
 	const char *results;
 	double timeout_s;
+	uint32_t idle_sleep_us;	/* low-CPU mode: sleep up to this when idle */
 	bool check_only;
 	struct hs_config *cfg;
 	struct hs_traffic traffic;
@@ -73,6 +74,9 @@ hs_usage(FILE *f)
 		"  --config FILE      host configuration (see configs/host-*.ini)\n"
 		"  --results FILE     summary JSON; per-flow CSV next to it (-flows.csv)\n"
 		"  --timeout SEC      give up (exit 1) after SEC seconds\n"
+		"  --idle-sleep US    low-CPU mode: when a round received and sent nothing,\n"
+		"                     sleep until the next pacing slot or timer, at most\n"
+		"                     US microseconds (1..10000)\n"
 		"  --check-config     validate the configuration and traffic, then exit\n"
 		"  --help             this text\n"
 		"EAL example without hugepages or NICs:\n"
@@ -86,6 +90,7 @@ hs_parse_args(struct hs_app *app, int argc, char **argv)
 		{ "config", required_argument, NULL, 'c' },
 		{ "results", required_argument, NULL, 'r' },
 		{ "timeout", required_argument, NULL, 't' },
+		{ "idle-sleep", required_argument, NULL, 's' },
 		{ "check-config", no_argument, NULL, 'k' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -112,6 +117,18 @@ hs_parse_args(struct hs_app *app, int argc, char **argv)
 		case 'k':
 			app->check_only = true;
 			break;
+		case 's': {
+			uint64_t us;
+
+			if (ofan_parse_u64(optarg, &us) != 0 || us < 1 ||
+			    us > 10000) {
+				fprintf(stderr, "ofan-host: --idle-sleep '%s' is not a number of microseconds; expected 1 to 10000\n",
+					optarg);
+				return -EINVAL;
+			}
+			app->idle_sleep_us = (uint32_t)us;
+			break;
+		}
 		case 'h':
 			hs_usage(stdout);
 			exit(0);
@@ -260,8 +277,8 @@ hs_run(struct hs_app *app)
 	uint64_t next_stat = start + c->stats_interval_ns, last_stat = start;
 	uint64_t end = app->timeout_s > 0 ?
 		start + (uint64_t)(app->timeout_s * 1e9) : UINT64_MAX;
-	uint64_t prev_bytes = 0, done_at = 0;
-	bool linger = hs_has_remote_peers(app), done = false;
+	uint64_t prev_bytes = 0, done_at = 0, wake;
+	bool linger = hs_has_remote_peers(app), done = false, busy;
 	uint16_t p, n, sent, i;
 
 	for (p = 0; p < c->nb_ports; p++)
@@ -269,15 +286,20 @@ hs_run(struct hs_app *app)
 	while (!hs_quit) {
 		now = hs_now_ns(app);
 		done = true;
+		busy = false;
+		wake = UINT64_MAX;
 		for (p = 0; p < c->nb_ports; p++) {
 			struct hs_host *h = app->hosts[p];
 
 			n = rte_eth_rx_burst(app->port_id[p], 0, pkts, HS_BURST);
 			if (n > 0) {
 				last_rx = now;
+				busy = true;
 				hs_host_input(h, pkts, n, now);
 			}
 			n = hs_host_output(h, now, pkts, HS_BURST);
+			busy = busy || n > 0;
+			wake = RTE_MIN(wake, hs_host_next_event(h));
 			if (n > 0) {
 				sent = rte_eth_tx_burst(app->port_id[p], 0,
 							pkts, n);
@@ -307,6 +329,16 @@ hs_run(struct hs_app *app)
 			fprintf(stderr, "ofan-host: timeout after %.1f s with flows unfinished\n",
 				app->timeout_s);
 			break;
+		}
+		/* Low-CPU mode: nothing came or went; sleep until the next
+		 * pacing slot or timer, at most idle_sleep_us. */
+		if (app->idle_sleep_us > 0 && !busy && wake > now) {
+			uint64_t us = (wake - now) / OFAN_NS_PER_US;
+
+			if (us > app->idle_sleep_us)
+				us = app->idle_sleep_us;
+			if (us > 0)
+				rte_delay_us_sleep((unsigned int)us);
 		}
 	}
 	if (c->stats_interval_ns > 0)

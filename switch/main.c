@@ -50,6 +50,7 @@ struct sw_app {
 	const char *stats_json;
 	double duration_s;	/* 0 = until a signal */
 	double idle_s;		/* 0 = never stop on idleness */
+	uint32_t idle_sleep_us;	/* sleep this long after an empty round */
 	bool check_only;
 	struct sw_config *cfg;
 	struct sw_engine *eng;
@@ -94,6 +95,10 @@ sw_usage(FILE *f)
 		"  --duration SEC       stop after SEC seconds\n"
 		"  --stop-when-idle SEC stop once nothing was received for SEC\n"
 		"                       seconds and every egress queue is empty\n"
+		"  --idle-sleep US      low-CPU mode: after a round that received nothing\n"
+		"                       and left every egress queue empty, sleep US\n"
+		"                       microseconds (1..10000) instead of polling on;\n"
+		"                       for several switches sharing few cores\n"
 		"  --check-config       validate the configuration and exit\n"
 		"  --help               this text\n"
 		"EAL example without hugepages or NICs:\n"
@@ -125,6 +130,7 @@ sw_parse_args(struct sw_app *app, int argc, char **argv)
 		{ "duration", required_argument, NULL, 'd' },
 		{ "stop-when-idle", required_argument, NULL, 'i' },
 		{ "check-config", no_argument, NULL, 'k' },
+		{ "idle-sleep", required_argument, NULL, 's' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -152,6 +158,18 @@ sw_parse_args(struct sw_app *app, int argc, char **argv)
 		case 'k':
 			app->check_only = true;
 			break;
+		case 's': {
+			uint64_t us;
+
+			if (ofan_parse_u64(optarg, &us) != 0 || us < 1 ||
+			    us > 10000) {
+				fprintf(stderr, "ofan-switch: --idle-sleep '%s' is not a number of microseconds; expected 1 to 10000\n",
+					optarg);
+				return -EINVAL;
+			}
+			app->idle_sleep_us = (uint32_t)us;
+			break;
+		}
 		case 'h':
 			sw_usage(stdout);
 			exit(0);
@@ -208,13 +226,17 @@ sw_queues_empty(const struct sw_worker *w, uint16_t nb_ports)
 	return true;
 }
 
-/* One polling round of a forwarding lcore: every RX queue, then TX. */
-static inline void
+/*
+ * One polling round of a forwarding lcore: every RX queue, then TX.
+ * Returns the packets received.
+ */
+static inline uint32_t
 sw_fwd_once(struct sw_fwd_ctx *ctx, uint64_t now)
 {
 	struct sw_app *app = ctx->app;
 	struct rte_mbuf *pkts[SW_MAX_BURST];
 	uint16_t burst = app->cfg->burst;
+	uint32_t total = 0;
 	uint16_t i, n;
 
 	for (i = 0; i < ctx->nb_rxq; i++) {
@@ -222,10 +244,28 @@ sw_fwd_once(struct sw_fwd_ctx *ctx, uint64_t now)
 				     ctx->rx_queue[i], pkts, burst);
 		if (n == 0)
 			continue;
+		total += n;
 		ctx->last_rx_ns = now;
 		sw_worker_input(ctx->w, ctx->rx_port[i], pkts, n, now);
 	}
 	sw_fwd_tx(app, ctx->w, now);
+	return total;
+}
+
+/*
+ * Low-CPU mode: after an empty round with nothing queued, give the core
+ * away for a while (a sleep, not a spin), so that several switches and
+ * hosts can share two cores.  Latency grows by up to the sleep.
+ */
+static inline void
+sw_fwd_idle(const struct sw_fwd_ctx *ctx, uint32_t nb_rx)
+{
+	const struct sw_app *app = ctx->app;
+
+	if (app->idle_sleep_us == 0 || nb_rx != 0 ||
+	    !sw_queues_empty(ctx->w, app->cfg->nb_ports))
+		return;
+	rte_delay_us_sleep(app->idle_sleep_us);
 }
 
 /* Body of a worker lcore. */
@@ -235,7 +275,7 @@ sw_fwd_loop(void *arg)
 	struct sw_fwd_ctx *ctx = arg;
 
 	while (!sw_quit)
-		sw_fwd_once(ctx, sw_now_ns(ctx->app));
+		sw_fwd_idle(ctx, sw_fwd_once(ctx, sw_now_ns(ctx->app)));
 	return 0;
 }
 
@@ -277,7 +317,7 @@ sw_main_loop(struct sw_app *app, struct sw_fwd_ctx *ctxs, uint16_t nb_ctx,
 	while (!sw_quit) {
 		now = sw_now_ns(app);
 		if (main_ctx != NULL)
-			sw_fwd_once(main_ctx, now);
+			sw_fwd_idle(main_ctx, sw_fwd_once(main_ctx, now));
 		else
 			rte_delay_us_sleep(50);
 		if (now - last_ctl >= 10 * OFAN_NS_PER_US) {

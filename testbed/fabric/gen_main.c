@@ -1,0 +1,583 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * ofan-testbed-gen: one experiment file (the format ofan-fabric reads), a
+ * multi-process testbed out of it.  The topology, addresses, groups,
+ * routes and destination keys are ofan-fabric's own (fab_topo.c); what
+ * differs is the ports: veth pairs in network namespaces (net_af_packet),
+ * net_memif sockets between processes, or physical ports / SR-IOV VFs of
+ * several machines listed in an inventory.  It writes, in --out DIR:
+ *   switch-NAME.ini   one ofan-switch configuration per switch;
+ *   hosts-GROUP.ini   one ofan-host configuration per host process (all
+ *                     hosts in one process for veth and memif; the hosts
+ *                     of each machine for sriov);
+ *   plan.txt          what the launcher does, one action per line:
+ *                       netns NS | veth IF_A NS_A IF_B NS_B |
+ *                       switch NAME NS LCORE CONFIG |
+ *                       hosts NAME NS LCORE CONFIG | machine NAME SSH DIR
+ * Sections [host], [host.*], [traffic], the switch policies' sections
+ * and [queue] are copied from the experiment file as they are, so every
+ * key means what it means to ofan-host and ofan-switch; links become
+ * switch-shaped rates ([queue] rate), and sweeps are not supported (the
+ * first combination is generated).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "fab.h"
+#include "lb.h"
+#include "ofan_config.h"
+
+enum gen_mode { GEN_VETH = 0, GEN_MEMIF, GEN_SRIOV };
+static const char *const gen_mode_names[] = { "veth", "memif", "sriov", NULL };
+
+struct gen_opts {
+	const char *config;
+	const char *out;
+	const char *scheme;
+	const char *tag;	/* prefix of interface and namespace names */
+	const char *inventory;	/* sriov */
+	const char *sock_dir;	/* memif */
+	enum gen_mode mode;
+};
+
+/* Where a node runs with sriov: the inventory's view. */
+struct gen_node {
+	char machine[FAB_NAME_SIZE];
+	char pci[SW_MAX_PORTS][32];
+	uint16_t nb_pci;
+	uint32_t lcore;
+};
+
+struct gen {
+	struct gen_opts o;
+	const struct fab_params *p;
+	const struct fab_scheme *sc;
+	struct fab_topo t;
+	FILE *plan;
+	/* sriov */
+	struct ofan_cfg *inv;
+	struct gen_node *sw_node;	/* per switch */
+	struct gen_node *host_node;	/* per rank */
+};
+
+/* Copy sections of the experiment file whose name matches, as written. */
+static int
+gen_copy_sections(FILE *out, const char *path, bool (*want)(const char *sec))
+{
+	char line[1024], sec[256] = "";
+	bool on = false;
+	FILE *in = fopen(path, "r");
+
+	if (in == NULL)
+		return -errno;
+	while (fgets(line, sizeof(line), in) != NULL) {
+		const char *l = line;
+		const char *close;
+
+		while (*l == ' ' || *l == '\t')
+			l++;
+		if (*l == '[' && (close = strchr(l, ']')) != NULL) {
+			snprintf(sec, sizeof(sec), "%.*s", (int)(close - l - 1),
+				 l + 1);
+			on = want(sec);
+			if (on)
+				fputc('\n', out);
+		}
+		if (on)
+			fputs(line, out);
+	}
+	fclose(in);
+	return 0;
+}
+
+static bool
+gen_want_host(const char *sec)
+{
+	return strcmp(sec, "host") == 0 || strncmp(sec, "host.", 5) == 0 ||
+		strcmp(sec, "traffic") == 0;
+}
+
+static bool
+gen_want_switch(const char *sec)
+{
+	int i;
+
+	for (i = 0; lb_registry[i] != NULL; i++)
+		if (strcmp(sec, lb_registry[i]->name) == 0)
+			return true;
+	return strcmp(sec, "queue") == 0;
+}
+
+static void
+gen_mac(FILE *f, const char *key, const uint8_t m[6])
+{
+	fprintf(f, "%s = %02x:%02x:%02x:%02x:%02x:%02x\n", key, m[0], m[1],
+		m[2], m[3], m[4], m[5]);
+}
+
+/* Interface name of link l's end e (<= 15 characters). */
+static void
+gen_ifname(const struct gen *g, uint32_t l, int e, char *buf, size_t size)
+{
+	snprintf(buf, size, "%.6sl%u%c", g->o.tag, l, e ? 'b' : 'a');
+}
+
+/* Namespace of a switch, and of the hosts. */
+static void
+gen_ns(const struct gen *g, bool host, uint32_t node, char *buf, size_t size)
+{
+	if (host)
+		snprintf(buf, size, "%.8s-hosts", g->o.tag);
+	else
+		snprintf(buf, size, "%.8s-%.40s", g->o.tag, g->t.sw[node].name);
+}
+
+/* The ethdev of link l's end e, counted as the nb-th port of its process. */
+static void
+gen_dev(const struct gen *g, uint32_t l, int e, uint16_t nb, char *buf,
+	size_t size)
+{
+	const struct fab_link_desc *k = &g->t.links[l];
+	char ifn[32];
+
+	switch (g->o.mode) {
+	case GEN_VETH:
+		gen_ifname(g, l, e, ifn, sizeof(ifn));
+		snprintf(buf, size, "net_af_packet%u,iface=%s", nb, ifn);
+		break;
+	case GEN_MEMIF:
+		/* The upper end serves, the lower connects. */
+		snprintf(buf, size,
+			 "net_memif%u,role=%s,socket=%s/%sl%u.sock,socket-abstract=no",
+			 nb, e ? "server" : "client", g->o.sock_dir, g->o.tag,
+			 l);
+		break;
+	default: {
+		const struct gen_node *n = k->is_host[e] ?
+			&g->host_node[k->node[e]] : &g->sw_node[k->node[e]];
+		uint16_t i = k->is_host[e] ? 0 : k->port[e];
+
+		snprintf(buf, size, "%s", i < n->nb_pci ? n->pci[i] : "?");
+		break;
+	}
+	}
+}
+
+static int
+gen_switch(struct gen *g, uint32_t s, uint16_t lcore)
+{
+	const struct sw_config *c = &g->t.cfg[s];
+	const struct fab_switch_desc *d = &g->t.sw[s];
+	char path[600], dev[300], ns[96];
+	uint16_t i, m;
+	uint32_t r;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/switch-%s.ini", g->o.out, d->name);
+	f = fopen(path, "w");
+	if (f == NULL)
+		return -errno;
+	fprintf(f, "; %s of %s (%s), generated by ofan-testbed-gen for %s links.\n",
+		d->name, g->p->name, g->o.config, gen_mode_names[g->o.mode]);
+	fprintf(f, "[switch]\nname = %s\npolicy = %s\nseed = %llu\nstats_interval = 0\n",
+		d->name, g->sc->sw_policy->name,
+		(unsigned long long)c->seed);
+	if (gen_copy_sections(f, g->o.config, gen_want_switch) != 0)
+		goto fail;
+	fprintf(f, "\n; Every port shaped to its link's rate (links are faster).\n");
+	for (i = 0; i < c->nb_ports; i++) {
+		uint32_t l = d->link[i];
+		const struct fab_link_desc *k = &g->t.links[l];
+		int e = k->node[0] == s && !k->is_host[0] && k->port[0] == i ?
+			0 : 1;
+
+		gen_dev(g, l, e, i, dev, sizeof(dev));
+		fprintf(f, "[port.%u]\ndev = %s\n", i, dev);
+		if (g->o.mode != GEN_SRIOV) {
+			gen_mac(f, "mac", c->ports[i].mac);
+			gen_mac(f, "peer_mac", c->ports[i].peer_mac);
+		}
+		fprintf(f, "rate = %llu\n", (unsigned long long)k->rate_bps);
+	}
+	for (i = 0; i < c->nb_groups; i++) {
+		const struct sw_group_config *gc = &c->groups[i];
+
+		fprintf(f, "[group.%s]\nmembers = ", gc->name);
+		for (m = 0; m < gc->nb_members; m++)
+			fprintf(f, "%s%u", m ? ", " : "", gc->port[m]);
+		fprintf(f, "\n");
+	}
+	for (r = 0; r < c->nb_routes; r++) {
+		const struct sw_route_config *rc = &c->routes[r];
+
+		fprintf(f, "[route.h%u]\nprefix = %u.%u.%u.%u/%u\ngroup = %s\ndst_key = %u\n",
+			r, rc->prefix >> 24, (rc->prefix >> 16) & 255,
+			(rc->prefix >> 8) & 255, rc->prefix & 255, rc->depth,
+			c->groups[rc->group].name, rc->dst_key);
+	}
+	if (fclose(f) != 0)
+		return -EIO;
+	gen_ns(g, false, s, ns, sizeof(ns));
+	if (g->o.mode == GEN_SRIOV)
+		fprintf(g->plan, "switch %s %s %u switch-%s.ini\n", d->name,
+			g->sw_node[s].machine, g->sw_node[s].lcore, d->name);
+	else
+		fprintf(g->plan, "switch %s %s %u switch-%s.ini\n", d->name,
+			g->o.mode == GEN_VETH ? ns : "-", lcore, d->name);
+	return 0;
+fail:
+	fclose(f);
+	return -EIO;
+}
+
+/* One ofan-host configuration for the ranks r with pick(r) true. */
+static int
+gen_hosts(struct gen *g, const char *name, const char *machine,
+	  uint16_t lcore, bool (*pick)(const struct gen *, uint32_t,
+				       const char *), const char *key)
+{
+	const struct fab_topo *t = &g->t;
+	char path[600], dev[300], ns[96];
+	uint16_t nb = 0;
+	uint32_t r;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/hosts-%s.ini", g->o.out, name);
+	f = fopen(path, "w");
+	if (f == NULL)
+		return -errno;
+	fprintf(f, "; Hosts of %s (%s), generated by ofan-testbed-gen for %s links.\n",
+		g->p->name, g->o.config, gen_mode_names[g->o.mode]);
+	if (gen_copy_sections(f, g->o.config, gen_want_host) != 0) {
+		fclose(f);
+		return -EIO;
+	}
+	fprintf(f, "\n; Set by the experiment's [fabric] for the scheme %s:\n",
+		g->sc->name);
+	fprintf(f, "[host]\npolicy = %s\nrate = %llu\nmtu = %u\n",
+		g->sc->host_policy->name, (unsigned long long)g->p->rate_bps,
+		g->p->host.mtu);
+	fprintf(f, "[ranks]\ncount = %u\nip_base = 10.0.0.1\nper_subnet = %u\n",
+		t->nb_hosts, g->p->host.per_subnet);
+	for (r = 0; r < t->nb_hosts; r++) {
+		const struct fab_link_desc *k = &t->links[t->host_link[r]];
+
+		if (!pick(g, r, key))
+			continue;
+		gen_dev(g, t->host_link[r], 0, nb, dev, sizeof(dev));
+		fprintf(f, "[port.%u]\ndev = %s\nrank = %u\n", nb, dev, r);
+		if (g->o.mode != GEN_SRIOV && t->kind != FAB_TOPO_B2B) {
+			const uint8_t *gw =
+				t->cfg[k->node[1]].ports[k->port[1]].peer_mac;
+
+			gen_mac(f, "mac", gw);
+			gen_mac(f, "gateway_mac",
+				t->cfg[k->node[1]].ports[k->port[1]].mac);
+		}
+		nb++;
+	}
+	if (fclose(f) != 0)
+		return -EIO;
+	gen_ns(g, true, 0, ns, sizeof(ns));
+	fprintf(g->plan, "hosts %s %s %u hosts-%s.ini\n", name,
+		g->o.mode == GEN_SRIOV ? machine :
+		g->o.mode == GEN_VETH ? ns : "-", lcore, name);
+	return 0;
+}
+
+static bool
+gen_pick_all(const struct gen *g, uint32_t r, const char *key)
+{
+	(void)g;
+	(void)r;
+	(void)key;
+	return true;
+}
+
+static bool
+gen_pick_machine(const struct gen *g, uint32_t r, const char *machine)
+{
+	return strcmp(g->host_node[r].machine, machine) == 0;
+}
+
+/*
+ * The inventory (sriov): [machine.NAME] ssh = user@addr, dir = path;
+ * [node.NAME] machine = NAME, ports = PCI, PCI, ... (a switch's ports in
+ * port order, or a host's one port), lcore = N.
+ */
+static int
+gen_inventory(struct gen *g, char *err, size_t err_size)
+{
+	struct ofan_cfg *inv = ofan_cfg_load(g->o.inventory, err, err_size);
+	const struct fab_topo *t = &g->t;
+	uint32_t i, n = t->nb_switches + t->nb_hosts;
+	int rc = 0;
+
+	if (inv == NULL)
+		return -EINVAL;
+	g->inv = inv;
+	g->sw_node = calloc(t->nb_switches + 1, sizeof(*g->sw_node));
+	g->host_node = calloc(t->nb_hosts, sizeof(*g->host_node));
+	if (g->sw_node == NULL || g->host_node == NULL)
+		return -ENOMEM;
+	for (i = 0; i < n && rc == 0; i++) {
+		bool host = i >= t->nb_switches;
+		struct gen_node *node = host ? &g->host_node[i - t->nb_switches] :
+			&g->sw_node[i];
+		char sec[96], msec[96];
+		const char *machine = NULL, *ports = NULL;
+		uint16_t want = host ? 1 : t->sw[i].nb_ports;
+		char buf[2048], *save = NULL, *tok;
+
+		if (host)
+			snprintf(sec, sizeof(sec), "node.h%u",
+				 i - t->nb_switches);
+		else
+			snprintf(sec, sizeof(sec), "node.%s", t->sw[i].name);
+		if (ofan_cfg_get_str(inv, sec, "machine", OFAN_CFG_REQUIRED,
+				     &machine) ||
+		    ofan_cfg_get_str(inv, sec, "ports", OFAN_CFG_REQUIRED,
+				     &ports) ||
+		    ofan_cfg_get_u32(inv, sec, "lcore", 0, 0, 1023,
+				     &node->lcore)) {
+			rc = -EINVAL;
+			break;
+		}
+		snprintf(msec, sizeof(msec), "machine.%s", machine);
+		if (!ofan_cfg_has_section(inv, msec)) {
+			rc = ofan_cfg_fail(inv, sec, "machine",
+				"'%s' has no [%s] section; expected a machine of the inventory",
+				machine, msec);
+			break;
+		}
+		snprintf(node->machine, sizeof(node->machine), "%s", machine);
+		snprintf(buf, sizeof(buf), "%s", ports);
+		for (tok = strtok_r(buf, ", ", &save); tok != NULL;
+		     tok = strtok_r(NULL, ", ", &save)) {
+			if (node->nb_pci == SW_MAX_PORTS)
+				break;
+			snprintf(node->pci[node->nb_pci++], 32, "%s", tok);
+		}
+		if (node->nb_pci != want)
+			rc = ofan_cfg_fail(inv, sec, "ports",
+				"'%s' lists %u port(s); expected %u (one per %s port, in port order)",
+				ports, node->nb_pci, want,
+				host ? "host" : "switch");
+	}
+	if (rc == 0) {
+		/* Read the machines, so that unknown keys are caught. */
+		const char *secs[64];
+		int nm = ofan_cfg_sections(inv, "machine.", secs, 64), j;
+
+		for (j = 0; j < nm && j < 64 && rc == 0; j++) {
+			const char *ssh = NULL, *dir = NULL;
+
+			if (ofan_cfg_get_str(inv, secs[j], "ssh",
+					     OFAN_CFG_REQUIRED, &ssh) ||
+			    ofan_cfg_get_str(inv, secs[j], "dir",
+					     OFAN_CFG_REQUIRED, &dir)) {
+				rc = -EINVAL;
+				break;
+			}
+			fprintf(g->plan, "machine %s %s %s\n", secs[j] + 8,
+				ssh, dir);
+		}
+		if (rc == 0)
+			rc = ofan_cfg_check_unknown(inv);
+	}
+	if (rc != 0)
+		snprintf(err, err_size, "%s", ofan_cfg_error(inv));
+	return rc;
+}
+
+static void
+gen_usage(FILE *f)
+{
+	fprintf(f,
+		"usage: ofan-testbed-gen --config EXPERIMENT.ini --mode veth|memif|sriov --out DIR\n"
+		"                        [--scheme NAME] [--tag TAG] [--sock-dir DIR]\n"
+		"                        [--inventory FILE]\n"
+		"  Writes one ofan-switch config per switch, ofan-host configs and plan.txt\n"
+		"  (see testbed/testbed.sh, which runs them).\n"
+		"  --scheme NAME      one of the experiment's schemes (default: the first)\n"
+		"  --tag TAG          prefix of interface/namespace/socket names (<= 6 chars)\n"
+		"  --sock-dir DIR     memif: directory of the sockets (default: --out)\n"
+		"  --inventory FILE   sriov: machines and PCI addresses (see README)\n");
+}
+
+int
+main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "config", required_argument, NULL, 'c' },
+		{ "mode", required_argument, NULL, 'm' },
+		{ "out", required_argument, NULL, 'o' },
+		{ "scheme", required_argument, NULL, 's' },
+		{ "tag", required_argument, NULL, 't' },
+		{ "sock-dir", required_argument, NULL, 'd' },
+		{ "inventory", required_argument, NULL, 'i' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct gen g;
+	struct fab_experiment x;
+	char err[1024] = "", path[600];
+	int c, i, rc = 0;
+	uint32_t s;
+
+	memset(&g, 0, sizeof(g));
+	g.o.tag = "oft";
+	g.o.mode = GEN_VETH;
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (c) {
+		case 'c': g.o.config = optarg; break;
+		case 'o': g.o.out = optarg; break;
+		case 's': g.o.scheme = optarg; break;
+		case 't': g.o.tag = optarg; break;
+		case 'd': g.o.sock_dir = optarg; break;
+		case 'i': g.o.inventory = optarg; break;
+		case 'm':
+			for (i = 0; gen_mode_names[i] != NULL; i++)
+				if (strcmp(optarg, gen_mode_names[i]) == 0)
+					break;
+			if (gen_mode_names[i] == NULL) {
+				fprintf(stderr, "ofan-testbed-gen: --mode '%s'; expected veth, memif or sriov\n",
+					optarg);
+				return 2;
+			}
+			g.o.mode = (enum gen_mode)i;
+			break;
+		case 'h':
+			gen_usage(stdout);
+			return 0;
+		default:
+			gen_usage(stderr);
+			return 2;
+		}
+	}
+	if (g.o.config == NULL || g.o.out == NULL ||
+	    (g.o.mode == GEN_SRIOV && g.o.inventory == NULL)) {
+		fprintf(stderr, "ofan-testbed-gen: --config and --out are required (and --inventory with --mode sriov)\n");
+		return 2;
+	}
+	if (strlen(g.o.tag) > 6 || strspn(g.o.tag,
+		"abcdefghijklmnopqrstuvwxyz0123456789") != strlen(g.o.tag)) {
+		fprintf(stderr, "ofan-testbed-gen: --tag '%s'; expected 1 to 6 lower-case letters or digits\n",
+			g.o.tag);
+		return 2;
+	}
+	if (g.o.sock_dir == NULL)
+		g.o.sock_dir = g.o.out;
+	if (fab_experiment_load(g.o.config, NULL, 0, false, 0, &x, err,
+				sizeof(err)) != 0) {
+		fprintf(stderr, "ofan-testbed-gen: %s\n", err);
+		return 2;
+	}
+	g.p = &x.combos[0];
+	if (x.nb_combos > 1)
+		fprintf(stderr, "ofan-testbed-gen: %s has sweeps; generating its first combination\n",
+			g.o.config);
+	g.sc = &g.p->schemes[0];
+	for (i = 0; g.o.scheme != NULL && i < g.p->nb_schemes; i++)
+		if (strcmp(g.p->schemes[i].name, g.o.scheme) == 0)
+			g.sc = &g.p->schemes[i];
+	if (g.o.scheme != NULL && strcmp(g.sc->name, g.o.scheme) != 0) {
+		fprintf(stderr, "ofan-testbed-gen: --scheme '%s' is not in %s:fabric:schemes\n",
+			g.o.scheme, g.o.config);
+		rc = 2;
+		goto out;
+	}
+	if (fab_topo_build(g.p, g.sc->sw_policy, &g.t, err,
+			   sizeof(err)) != 0) {
+		fprintf(stderr, "ofan-testbed-gen: %s\n", err);
+		rc = 2;
+		goto out;
+	}
+	if (mkdir(g.o.out, 0755) != 0 && errno != EEXIST) {
+		fprintf(stderr, "ofan-testbed-gen: cannot create %s: %s\n",
+			g.o.out, strerror(errno));
+		rc = 2;
+		goto topo;
+	}
+	snprintf(path, sizeof(path), "%s/plan.txt", g.o.out);
+	g.plan = fopen(path, "w");
+	if (g.plan == NULL) {
+		fprintf(stderr, "ofan-testbed-gen: cannot write %s: %s\n",
+			path, strerror(errno));
+		rc = 2;
+		goto topo;
+	}
+	fprintf(g.plan, "# %s, scheme %s, %s links: %u switches, %u hosts\n",
+		g.p->name, g.sc->name, gen_mode_names[g.o.mode],
+		g.t.nb_switches, g.t.nb_hosts);
+	if (g.o.mode == GEN_SRIOV &&
+	    gen_inventory(&g, err, sizeof(err)) != 0) {
+		fprintf(stderr, "ofan-testbed-gen: %s\n", err);
+		rc = 2;
+		goto plan;
+	}
+	if (g.o.mode == GEN_VETH) {
+		char ns[96], ia[32], ib[32], na[96], nb[96];
+		uint32_t l;
+
+		for (s = 0; s < g.t.nb_switches; s++) {
+			gen_ns(&g, false, s, ns, sizeof(ns));
+			fprintf(g.plan, "netns %s\n", ns);
+		}
+		gen_ns(&g, true, 0, ns, sizeof(ns));
+		fprintf(g.plan, "netns %s\n", ns);
+		for (l = 0; l < g.t.nb_links; l++) {
+			const struct fab_link_desc *k = &g.t.links[l];
+
+			gen_ifname(&g, l, 0, ia, sizeof(ia));
+			gen_ifname(&g, l, 1, ib, sizeof(ib));
+			gen_ns(&g, k->is_host[0], k->node[0], na, sizeof(na));
+			gen_ns(&g, k->is_host[1], k->node[1], nb, sizeof(nb));
+			fprintf(g.plan, "veth %s %s %s %s\n", ia, na, ib, nb);
+		}
+	}
+	for (s = 0; s < g.t.nb_switches && rc == 0; s++)
+		if (gen_switch(&g, s, (uint16_t)(s % 2)) != 0)
+			rc = 2;
+	if (rc == 0 && g.o.mode != GEN_SRIOV) {
+		if (gen_hosts(&g, "all", NULL, 1, gen_pick_all, NULL) != 0)
+			rc = 2;
+	} else if (rc == 0) {
+		const char *secs[64];
+		int nm = ofan_cfg_sections(g.inv, "machine.", secs, 64), j;
+
+		for (j = 0; j < nm && j < 64 && rc == 0; j++) {
+			uint32_t r, lc = 0;
+			bool any = false;
+
+			for (r = 0; r < g.t.nb_hosts; r++)
+				if (gen_pick_machine(&g, r, secs[j] + 8)) {
+					any = true;
+					lc = g.host_node[r].lcore;
+				}
+			if (any && gen_hosts(&g, secs[j] + 8, secs[j] + 8,
+					     (uint16_t)lc, gen_pick_machine,
+					     secs[j] + 8) != 0)
+				rc = 2;
+		}
+	}
+	if (rc != 0)
+		fprintf(stderr, "ofan-testbed-gen: cannot write the configurations in %s\n",
+			g.o.out);
+plan:
+	if (fclose(g.plan) != 0 && rc == 0)
+		rc = 2;
+topo:
+	fab_topo_free(&g.t);
+out:
+	if (g.inv != NULL)
+		ofan_cfg_free(g.inv);
+	free(g.sw_node);
+	free(g.host_node);
+	fab_experiment_free(&x);
+	return rc;
+}
