@@ -161,12 +161,26 @@ start() { # NAME NS LCORE BINARY ARGS...
 	names+=("$nm")
 }
 
+# memif: a client port cannot start before its server's socket exists.
+wait_sockets() { # CONFIG
+	local sock
+	while read -r sock; do
+		for _ in $(seq 1 100); do
+			[ -S "$sock" ] && break
+			sleep 0.05
+		done
+		[ -S "$sock" ] || die "memif socket $sock did not appear"
+	done < <(grep -o 'role=client,socket=[^,]*' "$1" | sed 's/.*socket=//')
+}
+
 : >"$out/commands.txt"
+# Upper layers first: with memif they serve the links below them.
 while read -r what nm ns lcore cfg; do
 	[ "$what" = switch ] || continue
+	wait_sockets "$work/gen/$cfg"
 	start "$nm" "$ns" "$lcore" "$sw_bin" --config "$work/gen/$cfg" \
 		--stats-json "$out/$nm.json" --idle-sleep "$idle"
-done <"$work/gen/plan.txt"
+done < <(grep '^switch ' "$work/gen/plan.txt" | tac)
 sleep 2
 for i in "${!pids[@]}"; do
 	kill -0 "${pids[$i]}" 2>/dev/null ||
@@ -178,6 +192,7 @@ done
 host_rc=0
 while read -r what nm ns lcore cfg; do
 	[ "$what" = hosts ] || continue
+	wait_sockets "$work/gen/$cfg"
 	start "hosts-$nm" "$ns" "$lcore" "$host_bin" --config "$work/gen/$cfg" \
 		--results "$out/hosts-$nm.json" --timeout "$timeout" \
 		--idle-sleep "$idle"

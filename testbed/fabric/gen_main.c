@@ -305,7 +305,9 @@ gen_pick_machine(const struct gen *g, uint32_t r, const char *machine)
 }
 
 /*
- * The inventory (sriov): [machine.NAME] ssh = user@addr, dir = path;
+ * The inventory (sriov): [machine.NAME] ssh = user@addr, dir = path,
+ * bin = directory of the ofan binaries (default dir), eal = extra EAL
+ * arguments, comma separated (e.g. --socket-mem,1024);
  * [node.NAME] machine = NAME, ports = PCI, PCI, ... (a switch's ports in
  * port order, or a host's one port), lcore = N.
  */
@@ -374,17 +376,28 @@ gen_inventory(struct gen *g, char *err, size_t err_size)
 		int nm = ofan_cfg_sections(inv, "machine.", secs, 64), j;
 
 		for (j = 0; j < nm && j < 64 && rc == 0; j++) {
-			const char *ssh = NULL, *dir = NULL;
+			const char *ssh = NULL, *dir = NULL, *bin = NULL;
+			const char *eal = "";
 
 			if (ofan_cfg_get_str(inv, secs[j], "ssh",
 					     OFAN_CFG_REQUIRED, &ssh) ||
 			    ofan_cfg_get_str(inv, secs[j], "dir",
-					     OFAN_CFG_REQUIRED, &dir)) {
+					     OFAN_CFG_REQUIRED, &dir) ||
+			    ofan_cfg_get_str(inv, secs[j], "bin", 0, &bin) ||
+			    ofan_cfg_get_str(inv, secs[j], "eal", 0, &eal)) {
 				rc = -EINVAL;
 				break;
 			}
-			fprintf(g->plan, "machine %s %s %s\n", secs[j] + 8,
-				ssh, dir);
+			if (strchr(ssh, ' ') != NULL || strchr(dir, ' ') ||
+			    (bin != NULL && strchr(bin, ' '))) {
+				rc = ofan_cfg_fail(inv, secs[j], "ssh",
+					"'%s' / dir / bin contain a space; expected single words",
+					ssh);
+				break;
+			}
+			fprintf(g->plan, "machine %s %s %s %s %s\n",
+				secs[j] + 8, ssh, dir, bin != NULL ? bin : dir,
+				eal[0] != 0 ? eal : "-");
 		}
 		if (rc == 0)
 			rc = ofan_cfg_check_unknown(inv);

@@ -1,0 +1,143 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# The multi-process testbed (testbed/testbed.sh) on this machine: 2 leaves,
+# 2 spines, 4 hosts of configs/experiments/testbed-small.ini, as 4
+# ofan-switch processes and one ofan-host process.
+#   - veth (namespaces, net_af_packet) with ofan and with ecmp+ops, and
+#     memif with ofan: exit 0 = every byte of every flow delivered and
+#     verified; the results folder holds every process's JSON, logs, the
+#     generated configs and plan; the switches' counters add up (every
+#     host-facing packet a leaf received was forwarded or dropped with a
+#     reason) and the spines carried traffic;
+#   - cleanup after success, after a failure (hosts given 1 ms: exit 1)
+#     and after an interruption (SIGINT while running: exit 130): no
+#     namespace, veth, process, memif socket or /var/run/dpdk directory of
+#     the run is left.
+# Wall-clock runs: nothing here depends on how fast they are.
+set -euo pipefail
+OFAN_NEEDS=(switch/ofan-switch host/ofan-host testbed/ofan-testbed-gen)
+# shellcheck source=tests/eal/lib.sh
+. "$(dirname "$0")/lib.sh"
+ofan_setup testbed "$@"
+
+[ "$(id -u)" = 0 ] || skip "needs root (namespaces, veths)"
+command -v ip >/dev/null || skip "ip (iproute2) not found"
+TB=$SRC/testbed/testbed.sh
+EXP=$SRC/configs/experiments/testbed-small.ini
+
+# Nothing of the run whose script had PID $1 may be left (its tag).
+expect_clean() { # WHAT PID
+	local tag left
+	tag=o$(printf '%04d' $(($2 % 10000)))
+	left=$(ip netns list | grep -c "^$tag-" || true)
+	expect_eq "$1: namespaces left" "$left" 0
+	left=$(ip -o link show | grep -c "${tag}l[0-9]" || true)
+	expect_eq "$1: veths left" "$left" 0
+	left=$(pgrep -fc -- "--file-prefix $tag-" || true)
+	expect_eq "$1: processes left" "$left" 0
+	left=$(find /var/run/dpdk -maxdepth 1 -name "$tag-*" 2>/dev/null | wc -l)
+	expect_eq "$1: /var/run/dpdk directories left" "$left" 0
+	left=$(find "${TMPDIR:-/tmp}" -maxdepth 1 -name 'ofan-testbed.*' \
+		-newer "$TMP" 2>/dev/null | wc -l)
+	expect_eq "$1: work directories left" "$left" 0
+}
+
+# run_tb WHAT OUT ARGS...: testbed.sh in the background (its PID names its
+# resources); sets RC and TB_PID.
+run_tb() {
+	local what=$1 out=$2
+	shift 2
+	RC=0
+	"$TB" --out "$out" "$@" "$EXP" >"$TMP/$what.out" 2>&1 &
+	TB_PID=$!
+	PIDS+=("$TB_PID")
+	wait "$TB_PID" || RC=$?
+	ofan_forget "$TB_PID"
+}
+
+# A successful run: exit 0, complete results, counters that add up.
+check_run() { # WHAT MODE SCHEME
+	local what=$1 out=$TMP/$1 f
+	run_tb "$what" "$out" --mode "$2" --scheme "$3" --timeout 60
+	expect_eq "$what: exit status" "$RC" 0
+	[ "$RC" = 0 ] || sed 's/^/    /' "$TMP/$what.out" | tail -n 20
+	for f in plan.txt commands.txt hosts-all.json hosts-all-flows.csv \
+		 hosts-all.ini leaf0.json leaf1.json spine0.json spine1.json \
+		 switch-leaf0.ini switch-spine1.ini leaf0.log; do
+		if [ -s "$out/$f" ]; then
+			pass "$what: $f written"
+		else
+			fail "$what: $f missing or empty"
+		fi
+	done
+	if grep -q "^hosts: 4/4 flows completed" "$TMP/$what.out"; then
+		pass "$what: table printed, 4/4 flows"
+	else
+		fail "$what: no table with 4/4 flows"
+	fi
+	if "$OFAN_PY" - "$out" "$3" <<'PY'; then
+import json, sys
+out, scheme = sys.argv[1], sys.argv[2]
+h = json.load(open(f"{out}/hosts-all.json"))
+assert h["flows_completed"] == h["flows_total"] == 4, h
+assert h["corrupt_packets"] == 0 and h["incomplete_receptions"] == 0, h
+assert h["mempool_in_use_end"] == h["mempool_in_use_start"], h
+want_host = {"ofan": "fixed", "ops": "ops", "ecmp": "fixed"}[scheme]
+assert h["policy"] == want_host, h["policy"]
+spine_tx = 0
+for sw in ("leaf0", "leaf1", "spine0", "spine1"):
+    s = json.load(open(f"{out}/{sw}.json"))
+    assert s["mempool_in_use_end"] == s["mempool_in_use_start"], (sw, s)
+    rx = sum(p["rx"] for p in s["ports"])
+    tx = sum(p["tx"] for p in s["ports"])
+    drops = sum(s["drops"].values())
+    # Every packet received was sent on (an ARP request as its reply) or
+    # dropped under a named reason.
+    assert rx == tx + drops, (sw, rx, tx, drops)
+    if sw.startswith("spine"):
+        spine_tx += tx
+assert spine_tx > 0, "nothing crossed the spines"
+PY
+		pass "$what: JSON adds up"
+	else
+		fail "$what: JSON does not add up"
+	fi
+}
+
+check_run veth-ofan veth ofan
+expect_clean "veth-ofan" "$TB_PID"
+check_run veth-ops veth ops
+expect_clean "veth-ops" "$TB_PID"
+check_run memif-ofan memif ofan
+expect_clean "memif-ofan" "$TB_PID"
+
+# A failure after the set-up: the hosts get 1 ms, so flows are unfinished.
+run_tb fail "$TMP/fail" --mode veth --timeout 0.001
+expect_eq "failed run: exit status" "$RC" 1
+expect_clean "failed run" "$TB_PID"
+
+# An interruption with everything set up: SIGINT once the switches run
+# (namespaces, veths and switch processes exist; the hosts start 2 s on).
+# A background job of a script ignores SIGINT; env gives it back the
+# default, as for a command run at a terminal and stopped with Ctrl-C.
+env --default-signal=INT "$TB" --out "$TMP/int" --mode veth --timeout 60 \
+	"$EXP" >"$TMP/int.out" 2>&1 &
+TB_PID=$!
+PIDS+=("$TB_PID")
+for _ in $(seq 1 200); do
+	[ -s "$TMP/int/commands.txt" ] &&
+		[ "$(grep -c ofan-switch "$TMP/int/commands.txt")" -ge 4 ] &&
+		break
+	sleep 0.02
+done
+expect_cmp "interrupted run: switch processes running before SIGINT" \
+	"$(pgrep -fc -- "--file-prefix o$(printf '%04d' $((TB_PID % 10000)))-" || true)" -ge 4
+kill -INT "$TB_PID"
+RC=0
+wait "$TB_PID" || RC=$?
+ofan_forget "$TB_PID"
+expect_eq "interrupted run: exit status" "$RC" 130
+expect_clean "interrupted run" "$TB_PID"
+
+ofan_finish
