@@ -41,6 +41,7 @@ struct gen_opts {
 	const char *tag;	/* prefix of interface and namespace names */
 	const char *inventory;	/* sriov */
 	const char *sock_dir;	/* memif */
+	const char *pmd;	/* veth: af_packet or af_xdp */
 	enum gen_mode mode;
 };
 
@@ -147,7 +148,7 @@ gen_dev(const struct gen *g, uint32_t l, int e, uint16_t nb, char *buf,
 	switch (g->o.mode) {
 	case GEN_VETH:
 		gen_ifname(g, l, e, ifn, sizeof(ifn));
-		snprintf(buf, size, "net_af_packet%u,iface=%s", nb, ifn);
+		snprintf(buf, size, "net_%s%u,iface=%s", g->o.pmd, nb, ifn);
 		break;
 	case GEN_MEMIF:
 		/* The upper end serves, the lower connects. */
@@ -413,13 +414,14 @@ gen_usage(FILE *f)
 	fprintf(f,
 		"usage: ofan-testbed-gen --config EXPERIMENT.ini --mode veth|memif|sriov --out DIR\n"
 		"                        [--scheme NAME] [--tag TAG] [--sock-dir DIR]\n"
-		"                        [--inventory FILE]\n"
+		"                        [--inventory FILE] [--pmd af_packet|af_xdp]\n"
 		"  Writes one ofan-switch config per switch, ofan-host configs and plan.txt\n"
 		"  (see testbed/testbed.sh, which runs them).\n"
 		"  --scheme NAME      one of the experiment's schemes (default: the first)\n"
 		"  --tag TAG          prefix of interface/namespace/socket names (<= 6 chars)\n"
 		"  --sock-dir DIR     memif: directory of the sockets (default: --out)\n"
-		"  --inventory FILE   sriov: machines and PCI addresses (see README)\n");
+		"  --inventory FILE   sriov: machines and PCI addresses (see README)\n"
+		"  --pmd PMD          veth: af_packet (default) or af_xdp\n");
 }
 
 int
@@ -433,6 +435,7 @@ main(int argc, char **argv)
 		{ "tag", required_argument, NULL, 't' },
 		{ "sock-dir", required_argument, NULL, 'd' },
 		{ "inventory", required_argument, NULL, 'i' },
+		{ "pmd", required_argument, NULL, 'p' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -444,6 +447,7 @@ main(int argc, char **argv)
 
 	memset(&g, 0, sizeof(g));
 	g.o.tag = "oft";
+	g.o.pmd = "af_packet";
 	g.o.mode = GEN_VETH;
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (c) {
@@ -453,6 +457,7 @@ main(int argc, char **argv)
 		case 't': g.o.tag = optarg; break;
 		case 'd': g.o.sock_dir = optarg; break;
 		case 'i': g.o.inventory = optarg; break;
+		case 'p': g.o.pmd = optarg; break;
 		case 'm':
 			for (i = 0; gen_mode_names[i] != NULL; i++)
 				if (strcmp(optarg, gen_mode_names[i]) == 0)
@@ -481,6 +486,11 @@ main(int argc, char **argv)
 		"abcdefghijklmnopqrstuvwxyz0123456789") != strlen(g.o.tag)) {
 		fprintf(stderr, "ofan-testbed-gen: --tag '%s'; expected 1 to 6 lower-case letters or digits\n",
 			g.o.tag);
+		return 2;
+	}
+	if (strcmp(g.o.pmd, "af_packet") != 0 && strcmp(g.o.pmd, "af_xdp") != 0) {
+		fprintf(stderr, "ofan-testbed-gen: --pmd '%s'; expected af_packet or af_xdp\n",
+			g.o.pmd);
 		return 2;
 	}
 	if (g.o.sock_dir == NULL)
