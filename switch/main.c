@@ -502,6 +502,7 @@ main(int argc, char **argv)
 	struct sw_fwd_ctx *main_ctx = NULL;
 	int64_t inuse_start = 0, inuse_end;
 	uint64_t t0 = 0;
+	bool pdump_on = false;
 
 	memset(&app, 0, sizeof(app));
 	/* Application arguments follow "--"; everything before is EAL's. */
@@ -576,7 +577,8 @@ main(int argc, char **argv)
 	if (sw_telemetry_register(app.eng) != 0)
 		fprintf(stderr, "ofan-switch: telemetry commands unavailable\n");
 	/* dpdk-dumpcap attaches as a secondary; that needs hugepages. */
-	if (rte_pdump_init() != 0)
+	pdump_on = rte_pdump_init() == 0;
+	if (!pdump_on)
 		fprintf(stderr, "ofan-switch: packet capture (rte_pdump) unavailable: %s\n",
 			rte_strerror(rte_errno));
 
@@ -606,13 +608,18 @@ main(int argc, char **argv)
 	for (wid = 0; wid < nb_workers; wid++)
 		sw_fwd_drain(&app, ctxs[wid].w);
 	sw_telemetry_unregister();
-	rte_pdump_uninit();
 out_ports:
 	if (app.eng != NULL)
 		sw_engine_free_queues(app.eng);
 	for (p = 0; p < app.cfg->nb_ports; p++)
 		if (app.port_started[p])
 			sw_ethdev_close(app.port_id[p]);
+	/*
+	 * After the ports: closing polls them once more, which runs an
+	 * attached capture's callbacks; uninit frees what they use.
+	 */
+	if (pdump_on)
+		rte_pdump_uninit();
 	if (app.pool != NULL) {
 		inuse_end = rte_mempool_in_use_count(app.pool);
 		if (app.eng != NULL)

@@ -24,11 +24,10 @@
 # frames cut short by a snaplen, runts and jumbo frames are counted, never
 # crash the switch.  Only the link type must be Ethernet.
 #
-# Limits that come from DPDK's net_pcap, not from ofan-switch: a frame of
-# more than 65535 bytes is read as its length modulo 65536 (pcap records
-# are read into 16-bit lengths), and a frame of more than 16128 bytes is
-# written to the output pcap cut to 16128 bytes (its original length is
-# kept in the record).  The report warns when the capture has either.
+# A limit of DPDK's net_pcap, not of ofan-switch: a forwarded frame of more
+# than 16128 bytes (e.g. a 64 KB GRO/TSO frame captured on a host) is
+# written to the output pcap cut to 16128 bytes, its original length kept
+# in the record; the report says so when the capture has such frames.
 #
 # Output, per policy P: DIR/P/portN.pcap, DIR/P/stats.json (ofan-switch's
 # JSON), DIR/P/switch.ini (the configuration that ran), DIR/P/switch.log;
@@ -107,7 +106,8 @@ while [ $# -gt 0 ]; do
 done
 
 [ -n "$pcap" ] || die "no capture given; usage: $prog PCAP [options] (see --help)"
-[ -f "$pcap" ] || die "$pcap: no such file; give the path of a pcap or pcapng capture"
+[ -e "$pcap" ] || die "$pcap: no such file; give the path of a pcap or pcapng capture"
+[ -f "$pcap" ] || die "$pcap: not a regular file; give the path of a pcap or pcapng capture"
 [ -r "$pcap" ] || die "$pcap: cannot be read"
 [ -f "$config" ] || die "$config: no such switch configuration (--config)"
 switch=$build_dir/switch/ofan-switch
@@ -165,68 +165,77 @@ import json, os, struct, sys
 LINKTYPES = {0: "BSD loopback", 101: "raw IP", 105: "802.11",
              113: "Linux cooked (capture on 'any')", 127: "radiotap",
              228: "raw IPv4", 276: "Linux cooked v2 (capture on 'any')"}
-NET_PCAP_RX_MAX = 65535   # net_pcap keeps a record's length in 16 bits
 NET_PCAP_TX_MAX = 16128   # longer multi-segment frames are written cut
 
 
 def records(path):
-    """Yield (caplen, wirelen) of every record; raise ValueError."""
+    """Yield (caplen, wirelen) of every record, ("link", type) of every
+    interface, ("cut", 0) if the file ends inside a record; headers only
+    are read, so a capture of any size streams.  Raise ValueError."""
+    size = os.path.getsize(path)
     with open(path, "rb") as f:
-        raw = f.read()
-    if raw[:2] == b"\x1f\x8b":
-        raise ValueError("gzip-compressed; gunzip it first")
-    if len(raw) < 24:
-        raise ValueError("%d bytes, too short for a capture" % len(raw))
-    magic = raw[:4]
-    if magic == b"\x0a\x0d\x0d\x0a":
-        yield from pcapng_records(raw)
-        return
-    for e in "<>":
-        m = struct.unpack(e + "I", magic)[0]
-        if m in (0xA1B2C3D4, 0xA1B23C4D):
-            break
-    else:
-        raise ValueError("neither pcap nor pcapng (magic %s)" % magic.hex())
-    link = struct.unpack(e + "I", raw[20:24])[0] & 0xFFFF
-    yield ("link", link)
-    off = 24
-    while off + 16 <= len(raw):
-        _, _, cap, wire = struct.unpack(e + "IIII", raw[off:off + 16])
-        off += 16
-        if off + cap > len(raw):
-            yield ("cut", 0)
+        head = f.read(24)
+        if head[:2] == b"\x1f\x8b":
+            raise ValueError("gzip-compressed; gunzip it first")
+        if len(head) < 24:
+            raise ValueError("%d bytes, too short for a capture" % len(head))
+        if head[:4] == b"\x0a\x0d\x0d\x0a":
+            f.seek(0)
+            yield from pcapng_records(f, size)
             return
-        yield (cap, wire)
-        off += cap
-    if off != len(raw):
-        yield ("cut", 0)
+        for e in "<>":
+            if struct.unpack(e + "I", head[:4])[0] in (0xA1B2C3D4,
+                                                       0xA1B23C4D):
+                break
+        else:
+            raise ValueError("neither pcap nor pcapng (magic %s)" %
+                             head[:4].hex())
+        yield ("link", struct.unpack(e + "I", head[20:24])[0] & 0xFFFF)
+        off = 24
+        while True:
+            rec = f.read(16)
+            if len(rec) < 16:
+                if rec:
+                    yield ("cut", 0)
+                return
+            _, _, cap, wire = struct.unpack(e + "IIII", rec)
+            off += 16 + cap
+            if off > size:
+                yield ("cut", 0)
+                return
+            yield (cap, wire)
+            f.seek(off)
 
 
-def pcapng_records(raw):
+def pcapng_records(f, size):
     off, e = 0, "<"
-    while off + 12 <= len(raw):
-        if raw[off:off + 4] == b"\x0a\x0d\x0d\x0a":
-            e = "<" if raw[off + 8:off + 12] == b"\x4d\x3c\x2b\x1a" else ">"
-        btype, blen = struct.unpack(e + "II", raw[off:off + 8])
-        if blen < 12 or off + blen > len(raw):
+    while True:
+        hdr = f.read(12)
+        if len(hdr) < 12:
+            if hdr:
+                yield ("cut", 0)
+            return
+        if hdr[:4] == b"\x0a\x0d\x0d\x0a":
+            e = "<" if hdr[8:12] == b"\x4d\x3c\x2b\x1a" else ">"
+        btype, blen = struct.unpack(e + "II", hdr[:8])
+        if blen < 12 or off + blen > size:
             yield ("cut", 0)
             return
-        body = raw[off + 8:off + blen - 4]
+        body = hdr[8:] + f.read(min(blen - 12, 20))
         if btype == 1:                      # interface description
             yield ("link", struct.unpack(e + "H", body[:2])[0])
-        elif btype == 6 and len(body) >= 20:    # enhanced packet
+        elif btype in (2, 6) and len(body) >= 20:   # (enhanced) packet
             yield struct.unpack(e + "II", body[12:20])
         elif btype == 3 and len(body) >= 4:     # simple packet
             wire = struct.unpack(e + "I", body[:4])[0]
-            yield (min(wire, len(body) - 4), wire)
-        elif btype == 2 and len(body) >= 20:    # obsolete packet block
-            yield struct.unpack(e + "II", body[12:20])
+            yield (min(wire, blen - 16), wire)
         off += blen
+        f.seek(off)
 
 
 def inspect(path):
     """Frames in a capture and what is odd about them."""
-    s = {"frames": 0, "short": 0, "over_rx": 0, "over_tx": 0, "links": [],
+    s = {"frames": 0, "short": 0, "over_tx": 0, "links": [],
          "cut": False}
     for cap, wire in records(path):
         if cap == "link":
@@ -236,7 +245,6 @@ def inspect(path):
         else:
             s["frames"] += 1
             s["short"] += cap < wire
-            s["over_rx"] += cap > NET_PCAP_RX_MAX
             s["over_tx"] += cap > NET_PCAP_TX_MAX
     return s
 
@@ -311,14 +319,15 @@ def cmd_report(policy, capture, run_dir, ports, in_port):
         out.append("  MISMATCH: port %d rx %d != sent %d + dropped %d" %
                    (in_port, rx, tx_all, nb_drops))
         ok = False
+    if s["cut"]:
+        out.append("  note: the file ends inside a record (a capture cut "
+                   "short); the %d whole frames before it were replayed" %
+                   s["frames"])
     if j.get("mempool_in_use_end") != j.get("mempool_in_use_start"):
         out.append("  MISMATCH: mbufs in use at exit %s, at start %s" %
                    (j.get("mempool_in_use_end"),
                     j.get("mempool_in_use_start")))
         ok = False
-    if s["over_rx"]:
-        out.append("  note: %d frames exceed 65535 bytes; net_pcap read "
-                   "each as its length modulo 65536" % s["over_rx"])
     if s["over_tx"]:
         out.append("  note: %d frames exceed 16128 bytes; net_pcap writes "
                    "forwarded ones cut to 16128 bytes" % s["over_tx"])
@@ -462,11 +471,22 @@ rewrite_config() {
 	}' "$config"
 }
 
+# Every configuration is checked before the first replay starts, so that a
+# bad policy name or key fails at once with ofan-switch's own message.
+for pol in "${policy_list[@]}"; do
+	mkdir -p "$work/$pol"
+	rewrite_config "$pol" "$work/$pol" >"$work/$pol/switch.ini"
+	"$switch" -- --config "$work/$pol/switch.ini" --check-config \
+		>"$work/check.log" 2>&1 || {
+		msg=$(cat "$work/check.log")
+		echo "${msg//"$work/$pol/switch.ini"/"$config (policy $pol)"}" >&2
+		exit 2
+	}
+done
+
 failed=0
 for pol in "${policy_list[@]}"; do
 	run_dir=$work/$pol
-	mkdir -p "$run_dir"
-	rewrite_config "$pol" "$run_dir" >"$run_dir/switch.ini"
 	run_prefix=ofan_replay_$$_$pol
 	rc=0
 	"$switch" --no-huge -m 512 --no-pci --file-prefix "$run_prefix" \
