@@ -33,11 +33,9 @@
 #
 # (--huge-dir DIR makes the switch use another hugetlbfs mount.)
 #
-# Stop the capture before the switch.  ofan-switch calls rte_pdump_uninit()
-# before it closes its ports, and closing a port still polls it once; with
-# a capture attached at that moment the capture callback finds the pdump
-# statistics freed and the switch dies of SIGSEGV at exit.  (Ctrl-C in one
-# terminal that runs both signals both at once: stop this script first.)
+# Either may stop first: ofan-switch releases rte_pdump only after it has
+# closed its ports (closing polls a port once more, which runs an attached
+# capture's callbacks).
 #
 # Snap length: dpdk-dumpcap 22.11 sizes its mbufs from it; at 65535 they
 # overflow and every packet is counted as dropped, so the default here is
