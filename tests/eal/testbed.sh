@@ -12,8 +12,8 @@
 #     reason) and the spines carried traffic;
 #   - cleanup after success, after a failure (hosts given 1 ms: exit 1)
 #     and after an interruption (SIGINT while running: exit 130): no
-#     namespace, veth, process, memif socket or /var/run/dpdk directory of
-#     the run is left.
+#     namespace, veth, process, work directory (memif sockets),
+#     /var/run/dpdk directory or hugepage file of the run is left.
 # Wall-clock runs: nothing here depends on how fast they are.
 set -euo pipefail
 OFAN_NEEDS=(switch/ofan-switch host/ofan-host testbed/ofan-testbed-gen)
@@ -38,6 +38,10 @@ expect_clean() { # WHAT PID
 	expect_eq "$1: processes left" "$left" 0
 	left=$(find /var/run/dpdk -maxdepth 1 -name "$tag-*" 2>/dev/null | wc -l)
 	expect_eq "$1: /var/run/dpdk directories left" "$left" 0
+	# --no-huge runs make none, but a hugepage file would be a leak too.
+	left=$(find /dev/hugepages /mnt/huge -maxdepth 1 -name "$tag-*" \
+		2>/dev/null | wc -l)
+	expect_eq "$1: hugepage files left" "$left" 0
 	left=$(find "${TMPDIR:-/tmp}" -maxdepth 1 -name 'ofan-testbed.*' \
 		-newer "$TMP" 2>/dev/null | wc -l)
 	expect_eq "$1: work directories left" "$left" 0
