@@ -36,14 +36,15 @@ expect_clean() { # WHAT PID
 	expect_eq "$1: veths left" "$left" 0
 	left=$(pgrep -fc -- "--file-prefix $tag-" || true)
 	expect_eq "$1: processes left" "$left" 0
-	left=$(find /var/run/dpdk -maxdepth 1 -name "$tag-*" 2>/dev/null | wc -l)
+	left=$( (find /var/run/dpdk -maxdepth 1 -name "$tag-*" 2>/dev/null ||
+		true) | wc -l)
 	expect_eq "$1: /var/run/dpdk directories left" "$left" 0
 	# --no-huge runs make none, but a hugepage file would be a leak too.
-	left=$(find /dev/hugepages /mnt/huge -maxdepth 1 -name "$tag-*" \
-		2>/dev/null | wc -l)
+	left=$( (find /dev/hugepages /mnt/huge -maxdepth 1 -name "$tag-*" \
+		2>/dev/null || true) | wc -l)
 	expect_eq "$1: hugepage files left" "$left" 0
-	left=$(find "${TMPDIR:-/tmp}" -maxdepth 1 -name 'ofan-testbed.*' \
-		-newer "$TMP" 2>/dev/null | wc -l)
+	left=$( (find "${TMPDIR:-/tmp}" -maxdepth 1 -name 'ofan-testbed.*' \
+		-newer "$TMP" 2>/dev/null || true) | wc -l)
 	expect_eq "$1: work directories left" "$left" 0
 }
 
