@@ -436,12 +436,13 @@ main(int argc, char **argv)
 	if (rc != 0)
 		fprintf(stderr, "ofan-host: cannot write results to %s: %s\n",
 			app.results, strerror(-rc));
-	printf("%s %s: %u/%u flows complete, max slowdown %.2f, p99 %.2f, mean FCT %.1f us, retx %llu, timeouts %llu, corrupt %llu\n",
+	printf("%s %s: %u/%u flows complete, max slowdown %.2f, p99 %.2f, mean FCT %.1f us, retx %llu, timeouts %llu, corrupt %llu, refused by the device %llu\n",
 	       app.cfg->policy->name, hs_pattern_names[app.cfg->traffic.pattern],
 	       sum.nb_completed, sum.nb_flows, sum.max_slowdown,
 	       sum.p99_slowdown, sum.mean_fct_ns / 1e3,
 	       (unsigned long long)sum.retx, (unsigned long long)sum.timeouts,
-	       (unsigned long long)sum.corrupt);
+	       (unsigned long long)sum.corrupt,
+	       (unsigned long long)app.tx_dropped);
 	if (!done || sum.corrupt != 0 || sum.incomplete_rx != 0 ||
 	    sum.nb_completed != sum.nb_flows)
 		exit_code = 1;
