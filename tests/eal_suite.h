@@ -9,7 +9,6 @@
 #ifndef OFAN_TESTS_EAL_SUITE_H
 #define OFAN_TESTS_EAL_SUITE_H
 
-#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -25,24 +24,13 @@
 #include <rte_errno.h>
 #include <rte_mbuf.h>
 
-static int
-t_eal_rm_entry(const char *path, const struct stat *st, int flag,
-	       struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
+#include "ofan_fs.h"
 
+/* EAL leaves its runtime directory behind: remove it. */
 static void
 t_eal_remove_runtime_dir(const char *dir)
 {
-	struct stat st;
-
-	if (dir[0] == '\0' || stat(dir, &st) != 0)
-		return;
-	if (nftw(dir, t_eal_rm_entry, 8, FTW_DEPTH | FTW_PHYS) != 0)
+	if (ofan_remove_tree(dir) != 0)
 		fprintf(stderr, "cannot remove %s\n", dir);
 }
 

@@ -36,7 +36,6 @@
  */
 #include <check.h>
 #include <errno.h>
-#include <ftw.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,6 +48,7 @@
 #include <rte_mempool.h>
 
 #include "fab.h"
+#include "ofan_fs.h"
 #include "ofan_parse.h"
 #include "ofan_wire.h"
 /* Two lcores: test_threads_identical splits runs over two threads. */
@@ -90,25 +90,11 @@ t_pool_down(void)
 	t_fab_pool = NULL;
 }
 
-static int
-t_rm_entry(const char *path, const struct stat *st, int flag,
-	   struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
 /* Remove path, a file or a directory tree; no error if it is gone. */
 static void
 t_rm(const char *path)
 {
-	struct stat st;
-
-	if (path[0] == '\0' || lstat(path, &st) != 0)
-		return;
-	if (nftw(path, t_rm_entry, 8, FTW_DEPTH | FTW_PHYS) != 0)
+	if (ofan_remove_tree(path) != 0)
 		fprintf(stderr, "test_fabric: cannot remove %s\n", path);
 }
 

@@ -14,9 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <ftw.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -29,6 +27,7 @@
 #include "fab.h"
 #include "ofan_clock.h"
 #include "ofan_config.h"
+#include "ofan_fs.h"
 
 #define FAB_MAX_OVERRIDES 64
 
@@ -258,16 +257,6 @@ fallback:
 				       SOCKET_ID_ANY);
 }
 
-static int
-fab_rm_entry(const char *path, const struct stat *st, int flag,
-	     struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
 /*
  * Remove EAL's runtime directory (/var/run/dpdk/<our prefix>), which
  * rte_eal_cleanup() leaves behind; only with our own embedded prefix.
@@ -275,11 +264,7 @@ fab_rm_entry(const char *path, const struct stat *st, int flag,
 static void
 fab_eal_rundir_remove(const char *dir)
 {
-	struct stat st;
-
-	if (dir[0] == '\0' || stat(dir, &st) != 0)
-		return;
-	if (nftw(dir, fab_rm_entry, 8, FTW_DEPTH | FTW_PHYS) != 0)
+	if (ofan_remove_tree(dir) != 0)
 		fprintf(stderr, "ofan-fabric: could not remove %s\n", dir);
 }
 
