@@ -24,6 +24,8 @@
 set -euo pipefail
 
 prog=$(basename "$0")
+# shellcheck source=testbed/lib.sh
+. "$(dirname "$0")/lib.sh"
 root=$(cd "$(dirname "$0")/.." && pwd)
 
 usage() {
@@ -44,15 +46,6 @@ on net_null as the anchor.
   --json FILE         also write the rows as JSON
   --help              this text
 EOF
-}
-
-die() {
-	echo "$prog: $*" >&2
-	exit 2
-}
-
-need_arg() {
-	[ "$2" -ge 2 ] || die "$1 needs a value (see --help)"
 }
 
 experiments=permutation-k8,alltoall-k8

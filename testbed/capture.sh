@@ -51,6 +51,8 @@
 set -euo pipefail
 
 prog=$(basename "$0")
+# shellcheck source=testbed/lib.sh
+. "$(dirname "$0")/lib.sh"
 
 usage() {
 	cat <<EOF
@@ -79,15 +81,6 @@ interface and direction of each frame).
                       (see the header of this script)
   --help              this text
 EOF
-}
-
-die() {
-	echo "$prog: $*" >&2
-	exit 2
-}
-
-need_arg() {
-	[ "$2" -ge 2 ] || die "$1 needs a value (see --help)"
 }
 
 prefix=
@@ -145,13 +138,7 @@ py=/usr/bin/python3
 [ -x "$py" ] || py=$(command -v python3 || true)
 [ -n "$py" ] || die "python3 not found"
 
-if [ -n "${RUNTIME_DIRECTORY:-}" ]; then
-	rundir=$RUNTIME_DIRECTORY/dpdk/$prefix
-elif [ "$(id -u)" -eq 0 ]; then
-	rundir=/var/run/dpdk/$prefix
-else
-	rundir=${XDG_RUNTIME_DIR:-/tmp}/dpdk/$prefix
-fi
+rundir=$(dpdk_runtime_dir "$prefix")
 [ -S "$rundir/dpdk_telemetry.v2" ] ||
 	die "no DPDK process with --file-prefix $prefix is running (no $rundir/dpdk_telemetry.v2)"
 
@@ -162,18 +149,10 @@ dc_pid=
 # the file, then remove the work directory.
 # shellcheck disable=SC2317  # called by the EXIT trap
 cleanup() {
-	local rc=$? i
+	local rc=$?
 
 	trap - EXIT
-	if [ -n "$dc_pid" ] && kill -0 "$dc_pid" 2>/dev/null; then
-		kill -INT "$dc_pid" 2>/dev/null || true
-		for ((i = 0; i < 50; i++)); do
-			kill -0 "$dc_pid" 2>/dev/null || break
-			sleep 0.1
-		done
-		kill -KILL "$dc_pid" 2>/dev/null || true
-		wait "$dc_pid" 2>/dev/null || true
-	fi
+	[ -z "$dc_pid" ] || stop_pid "$dc_pid" INT
 	rm -rf "$work"
 	exit "$rc"
 }

@@ -38,6 +38,8 @@ set -euo pipefail
 
 prog=$(basename "$0")
 root=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=testbed/lib.sh
+. "$root/testbed/lib.sh"
 ALL_POLICIES=(ecmp spray rr adaptive flowlet ofan)
 
 usage() {
@@ -67,15 +69,6 @@ Examples:
   $prog trace.pcapng --policies all --out /tmp/replay
   $prog trace.pcap --config my-switch.ini --policy ecmp
 EOF
-}
-
-die() {
-	echo "$prog: $*" >&2
-	exit 2
-}
-
-need_arg() {
-	[ "$2" -ge 2 ] || die "$1 needs a value (see --help)"
 }
 
 pcap=
@@ -386,18 +379,6 @@ hint=$(report check "$pcap") || { echo "$prog: $hint" >&2; exit 2; }
 
 # ---- run ----
 
-# Where EAL keeps its runtime files for a prefix (as dpdk-telemetry.py
-# computes it); removed after every run.
-runtime_dir() {
-	if [ -n "${RUNTIME_DIRECTORY:-}" ]; then
-		echo "$RUNTIME_DIRECTORY/dpdk/$1"
-	elif [ "$(id -u)" -eq 0 ]; then
-		echo "/var/run/dpdk/$1"
-	else
-		echo "${XDG_RUNTIME_DIR:-/tmp}/dpdk/$1"
-	fi
-}
-
 work=$(mktemp -d "${TMPDIR:-/tmp}/ofan-replay.XXXXXX")
 run_pid=
 run_prefix=
@@ -406,20 +387,12 @@ run_prefix=
 # directory and the work directory; on success, failure or a signal.
 # shellcheck disable=SC2317  # called by the EXIT trap
 cleanup() {
-	local rc=$? i
+	local rc=$?
 
 	trap - EXIT
-	if [ -n "$run_pid" ] && kill -0 "$run_pid" 2>/dev/null; then
-		kill -TERM "$run_pid" 2>/dev/null || true
-		for ((i = 0; i < 50; i++)); do
-			kill -0 "$run_pid" 2>/dev/null || break
-			sleep 0.1
-		done
-		kill -KILL "$run_pid" 2>/dev/null || true
-		wait "$run_pid" 2>/dev/null || true
-	fi
+	[ -z "$run_pid" ] || stop_pid "$run_pid" TERM
 	if [ -n "$run_prefix" ]; then
-		rm -rf "$(runtime_dir "$run_prefix")"
+		rm -rf "$(dpdk_runtime_dir "$run_prefix")"
 	fi
 	rm -rf "$work"
 	exit "$rc"
@@ -496,7 +469,7 @@ for pol in "${policy_list[@]}"; do
 	run_pid=$!
 	wait "$run_pid" || rc=$?
 	run_pid=
-	rm -rf "$(runtime_dir "$run_prefix")"
+	rm -rf "$(dpdk_runtime_dir "$run_prefix")"
 	run_prefix=
 
 	# Results: replace this policy's files of an earlier run, keep the rest.

@@ -21,6 +21,8 @@
 set -euo pipefail
 
 prog=$(basename "$0")
+# shellcheck source=testbed/lib.sh
+. "$(dirname "$0")/lib.sh"
 root=$(cd "$(dirname "$0")/.." && pwd)
 
 usage() {
@@ -37,11 +39,6 @@ usage: $prog --inventory FILE [options] EXPERIMENT.ini
 EOF
 }
 
-die() {
-	echo "$prog: $*" >&2
-	exit 2
-}
-
 inventory=
 dry=0
 scheme=
@@ -49,11 +46,11 @@ out=
 timeout=120
 while [ $# -gt 0 ]; do
 	case $1 in
-	--inventory) [ $# -ge 2 ] || die "--inventory needs a value"; inventory=$2; shift ;;
+	--inventory) need_arg "$1" $#; inventory=$2; shift ;;
 	--dry-run) dry=1 ;;
-	--scheme) [ $# -ge 2 ] || die "--scheme needs a value"; scheme=$2; shift ;;
-	--out) [ $# -ge 2 ] || die "--out needs a value"; out=$2; shift ;;
-	--timeout) [ $# -ge 2 ] || die "--timeout needs a value"; timeout=$2; shift ;;
+	--scheme) need_arg "$1" $#; scheme=$2; shift ;;
+	--out) need_arg "$1" $#; out=$2; shift ;;
+	--timeout) need_arg "$1" $#; timeout=$2; shift ;;
 	--help | -h) usage; exit 0 ;;
 	-*) usage >&2; die "unknown option '$1'" ;;
 	*) break ;;

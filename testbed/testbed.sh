@@ -21,6 +21,8 @@
 set -euo pipefail
 
 prog=$(basename "$0")
+# shellcheck source=testbed/lib.sh
+. "$(dirname "$0")/lib.sh"
 root=$(cd "$(dirname "$0")/.." && pwd)
 
 usage() {
@@ -41,11 +43,6 @@ Exit status: 0 when every byte of every flow was delivered and verified;
 EOF
 }
 
-die() {
-	echo "$prog: $*" >&2
-	exit 2
-}
-
 mode=
 scheme=
 out=
@@ -54,12 +51,12 @@ timeout=60
 pmd=af_packet
 while [ $# -gt 0 ]; do
 	case $1 in
-	--mode) [ $# -ge 2 ] || die "--mode needs a value"; mode=$2; shift ;;
-	--scheme) [ $# -ge 2 ] || die "--scheme needs a value"; scheme=$2; shift ;;
-	--out) [ $# -ge 2 ] || die "--out needs a value"; out=$2; shift ;;
-	--idle-sleep) [ $# -ge 2 ] || die "--idle-sleep needs a value"; idle=$2; shift ;;
-	--timeout) [ $# -ge 2 ] || die "--timeout needs a value"; timeout=$2; shift ;;
-	--pmd) [ $# -ge 2 ] || die "--pmd needs a value"; pmd=$2; shift ;;
+	--mode) need_arg "$1" $#; mode=$2; shift ;;
+	--scheme) need_arg "$1" $#; scheme=$2; shift ;;
+	--out) need_arg "$1" $#; out=$2; shift ;;
+	--idle-sleep) need_arg "$1" $#; idle=$2; shift ;;
+	--timeout) need_arg "$1" $#; timeout=$2; shift ;;
+	--pmd) need_arg "$1" $#; pmd=$2; shift ;;
 	--help | -h) usage; exit 0 ;;
 	-*) usage >&2; die "unknown option '$1'" ;;
 	*) break ;;
@@ -93,20 +90,13 @@ prefixes=()
 # Stop what we started (by PID: SIGINT, then SIGKILL), remove what we made.
 # shellcheck disable=SC2317  # run by the EXIT trap
 cleanup() {
-	local rc=$? i pid ns p
+	local rc=$? pid ns p
 	trap - EXIT INT TERM
-	for i in "${!pids[@]}"; do
-		pid=${pids[$i]}
-		kill -INT "$pid" 2>/dev/null || true
+	for pid in "${pids[@]}"; do
+		kill -INT "$pid" 2>/dev/null || true	# all at once, then each
 	done
-	for i in "${!pids[@]}"; do
-		pid=${pids[$i]}
-		for _ in $(seq 1 25); do
-			kill -0 "$pid" 2>/dev/null || break
-			sleep 0.2
-		done
-		kill -KILL "$pid" 2>/dev/null || true
-		wait "$pid" 2>/dev/null || true
+	for pid in "${pids[@]}"; do
+		stop_pid "$pid" INT
 	done
 	for ns in "${netns[@]}"; do
 		ip netns del "$ns" 2>/dev/null || true
@@ -186,9 +176,14 @@ while read -r what nm ns lcore cfg; do
 	start "$nm" "$ns" "$lcore" "$sw_bin" --config "$work/gen/$cfg" \
 		--stats-json "$out/$nm.json" --idle-sleep "$idle"
 done < <(grep '^switch ' "$work/gen/plan.txt" | tac)
-sleep 2
+# Ready when each says "NAME: policy P, N ports, ..." (its ports started).
 for i in "${!pids[@]}"; do
-	kill -0 "${pids[$i]}" 2>/dev/null ||
+	for _ in $(seq 1 200); do
+		grep -q ": policy " "$out/${names[$i]}.log" 2>/dev/null && break
+		kill -0 "${pids[$i]}" 2>/dev/null || break
+		sleep 0.05
+	done
+	grep -q ": policy " "$out/${names[$i]}.log" 2>/dev/null ||
 		die "${names[$i]} did not start: $(tail -n 2 "$out/${names[$i]}.log")"
 done
 

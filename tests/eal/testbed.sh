@@ -123,7 +123,7 @@ expect_eq "failed run: exit status" "$RC" 1
 expect_clean "failed run" "$TB_PID"
 
 # An interruption with everything set up: SIGINT once the switches run
-# (namespaces, veths and switch processes exist; the hosts start 2 s on).
+# (namespaces, veths and switch processes exist; the hosts not yet done).
 # A background job of a script ignores SIGINT; env gives it back the
 # default, as for a command run at a terminal and stopped with Ctrl-C.
 env --default-signal=INT "$TB" --out "$TMP/int" --mode veth --timeout 60 \
