@@ -152,6 +152,20 @@ sw_run() {
 	sw_run_raw "$tag" "${EAL[@]}" -- "$@"
 }
 
+# ofan_switch_pids_alive PID...: those of the PIDs still running
+# ofan-switch (a PID may have been reused by something else), or "none".
+ofan_switch_pids_alive() {
+	local pid procs=
+
+	for pid in "$@"; do
+		if [ -r "/proc/$pid/cmdline" ] &&
+		   tr '\0' ' ' <"/proc/$pid/cmdline" | grep -qF "$SWITCH"; then
+			procs="$procs $pid"
+		fi
+	done
+	echo "${procs:-none}"
+}
+
 pass() {
 	echo "ok: $*"
 }

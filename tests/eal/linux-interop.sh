@@ -687,14 +687,8 @@ left=$(ofan_netns_leftovers)
 expect_eq "namespaces left" "${left:-none}" none
 left=$(ip -o link show | grep -o "${TAG}[a-z0-9]*" | sort -u | tr '\n' ' ' || true)
 expect_eq "links named $TAG* left" "${left:-none}" none
-procs=
-for pid in "${ALL_SW_PIDS[@]}"; do
-	if [ -r "/proc/$pid/cmdline" ] &&
-	   tr '\0' ' ' <"/proc/$pid/cmdline" | grep -qF "$SWITCH"; then
-		procs="$procs $pid"
-	fi
-done
-expect_eq "ofan-switch processes left" "${procs:-none}" none
+expect_eq "ofan-switch processes left" \
+	"$(ofan_switch_pids_alive "${ALL_SW_PIDS[@]}")" none
 left=
 for d in "${LI_RUNDIRS[@]}"; do
 	[ ! -e "$d" ] || left="$left $d"

@@ -223,14 +223,8 @@ echo "-- cleanup"
 ofan_netns_teardown
 left=$(ofan_netns_leftovers)
 expect_eq "namespaces and veths left" "${left:-none}" none
-procs=
-for pid in "${ALL_SW_PIDS[@]}"; do
-	if [ -r "/proc/$pid/cmdline" ] &&
-	   tr '\0' ' ' <"/proc/$pid/cmdline" | grep -qF "$SWITCH"; then
-		procs="$procs $pid"
-	fi
-done
-expect_eq "ofan-switch processes left" "${procs:-none}" none
+expect_eq "ofan-switch processes left" \
+	"$(ofan_switch_pids_alive "${ALL_SW_PIDS[@]}")" none
 if [ -e "$RUNDIR" ]; then
 	fail "$RUNDIR is left"
 else
