@@ -1,4 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE	/* nftw(); meson defines it, the fuzz builds do not */
+#endif
 #include <ftw.h>
 #include <stdio.h>
 #include <sys/stat.h>
