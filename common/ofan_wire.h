@@ -97,6 +97,11 @@ struct ofan_aeth {
 
 /* Flag in ofan_ack_ext.flags: the data packet that triggered the ACK was CE. */
 #define OFAN_ACK_F_CE	0x01
+/*
+ * Flag: cum_psn carries the count of distinct packets received (the
+ * erasure recovery model, hs_erasure.h) and sack is 0.
+ */
+#define OFAN_ACK_F_COUNT	0x02
 
 /*
  * The ofan feedback extension, after the AETH of an ACK.  It carries the
@@ -108,7 +113,8 @@ struct ofan_ack_ext {
 	uint8_t flags;		/* OFAN_ACK_F_* */
 	uint8_t reserved;
 	uint32_t echo_psn;	/* PSN of the triggering data packet */
-	uint32_t cum_psn;	/* every PSN below this one was received */
+	uint32_t cum_psn;	/* every PSN below this one was received
+				 * (OFAN_ACK_F_COUNT: packets received) */
 	uint64_t sack;		/* bit i set: PSN cum_psn + 1 + i was received */
 } __attribute__((packed));
 

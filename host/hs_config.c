@@ -12,6 +12,8 @@
 #include "hs_config.h"
 
 const char *const hs_cc_names[] = { "rate", "ecn_window", NULL };
+const char *const hs_recovery_names[] = { "sack", "erasure", NULL };
+const char *const hs_pacing_names[] = { "host", "flow", NULL };
 
 static const char *const hs_ecn_names[] = {
 	"not-ect", "ect1", "ect0", NULL
@@ -54,6 +56,10 @@ hs_config_defaults(struct hs_config *c)
 	c->base_rtt_ns = 20000;			/* 20 us */
 	c->cc = HS_CC_RATE;
 	c->window_pkts = 64;
+	c->recovery = HS_RECOVERY_SACK;
+	c->erasure_k = 3;		/* the study's simulator's default */
+	c->pacing = HS_PACING_HOST;
+	c->pacing_jitter = 0.0;
 	c->ecn = OFAN_ECN_ECT0;
 	c->verify_payload = true;
 	c->stats_interval_ns = 1000000000ull;
@@ -86,7 +92,8 @@ hs_config_host(struct ofan_cfg *cfg, struct hs_config *c,
 {
 	static const char *const sec = "host";
 	const char *names[16];
-	int i, n, cc = c->cc, ecn = c->ecn;
+	int i, n, cc = c->cc, ecn = c->ecn, rec = c->recovery;
+	int pacing = c->pacing;
 
 	for (n = 0; hlb_registry[n] != NULL && n < 15; n++)
 		names[n] = hlb_registry[n]->name;
@@ -117,6 +124,14 @@ hs_config_host(struct ofan_cfg *cfg, struct hs_config *c,
 	    ofan_cfg_get_u32(cfg, sec, "window", 0, 1, 1u << 20,
 			     &c->window_pkts) ||
 	    ofan_cfg_get_enum(cfg, sec, "ecn", 0, hs_ecn_names, &ecn) ||
+	    ofan_cfg_get_enum(cfg, sec, "recovery", 0, hs_recovery_names,
+			      &rec) ||
+	    ofan_cfg_get_u32(cfg, sec, "erasure_k", 0, 0, 1u << 20,
+			     &c->erasure_k) ||
+	    ofan_cfg_get_enum(cfg, sec, "pacing", 0, hs_pacing_names,
+			      &pacing) ||
+	    ofan_cfg_get_double(cfg, sec, "pacing_jitter", 0, 0.0, 0.5,
+				&c->pacing_jitter) ||
 	    ofan_cfg_get_bool(cfg, sec, "verify_payload", 0,
 			      &c->verify_payload) ||
 	    ofan_cfg_get_time(cfg, sec, "stats_interval", 0, 0,
@@ -126,6 +141,12 @@ hs_config_host(struct ofan_cfg *cfg, struct hs_config *c,
 		return -EINVAL;
 	c->cc = (enum hs_cc)cc;
 	c->ecn = (uint8_t)ecn;
+	c->recovery = (enum hs_recovery)rec;
+	c->pacing = (enum hs_pacing)pacing;
+	if (c->pacing_jitter > 0 && c->pacing != HS_PACING_FLOW)
+		return ofan_cfg_fail(cfg, sec, "pacing_jitter",
+			"'%g' needs per-flow pacers; expected pacing = flow, or no jitter",
+			c->pacing_jitter);
 	if (c->hlb.ev_max < c->hlb.ev_min)
 		return ofan_cfg_fail(cfg, sec, "ev_max",
 			"'%u' is below ev_min (%u); expected ev_min <= ev_max",
@@ -168,9 +189,26 @@ hs_config_traffic_from_cfg(struct ofan_cfg *cfg, struct hs_config *c)
 			     &t->incast_degree) ||
 	    ofan_cfg_get_time(cfg, sec, "start", 0, 0, 3600ull * 1000000000ull,
 			      &t->start_ns) ||
-	    ofan_cfg_get_str(cfg, sec, "cm_file", 0, &cm))
+	    ofan_cfg_get_str(cfg, sec, "cm_file", 0, &cm) ||
+	    ofan_cfg_get_u32(cfg, sec, "tor_size", 0, 2, 1u << 20,
+			     &t->tor_size) ||
+	    ofan_cfg_get_u32(cfg, sec, "pod_size", 0, 2, 1u << 20,
+			     &t->pod_size))
 		return -EINVAL;
 	t->pattern = (enum hs_pattern)pattern;
+	if (t->pattern >= HS_PATTERN_RING &&
+	    (t->pod_size == 0 || t->tor_size == 0))
+		return ofan_cfg_fail(cfg, sec,
+			t->pod_size == 0 ? "pod_size" : "tor_size",
+			"missing; expected the hosts per %s for pattern = %s",
+			t->pod_size == 0 ? "pod" : "ToR",
+			hs_pattern_names[t->pattern]);
+	if (t->pattern >= HS_PATTERN_RING &&
+	    (t->pod_size % t->tor_size != 0 ||
+	     t->nb_ranks % t->pod_size != 0))
+		return ofan_cfg_fail(cfg, sec, "pod_size",
+			"'%u' with tor_size %u and %u ranks; expected tor_size dividing pod_size and pod_size dividing the rank count",
+			t->pod_size, t->tor_size, t->nb_ranks);
 	if (t->pattern == HS_PATTERN_CM) {
 		if (cm == NULL)
 			return ofan_cfg_fail(cfg, sec, "cm_file",

@@ -16,6 +16,7 @@
 
 #include "hlb.h"
 #include "hs_traffic.h"
+#include "hs_transport.h"
 
 struct ofan_cfg;
 
@@ -29,6 +30,18 @@ enum hs_cc {
 };
 
 extern const char *const hs_cc_names[];
+
+/*
+ * How a host shares its rate among its flows.  host: one pacer at rate x
+ * rate_coef, round robin over the active flows (each at rate / active
+ * flows).  flow: every flow paces itself at rate x rate_coef / the flows
+ * its source released with it, from a random offset within its first gap,
+ * each gap lengthened by a random 0 .. pacing_jitter of itself -- the
+ * study's simulator's senders (constant_cca_erasure*.cpp).
+ */
+enum hs_pacing { HS_PACING_HOST = 0, HS_PACING_FLOW = 1 };
+
+extern const char *const hs_pacing_names[];
 
 struct hs_port_config {
 	char dev[HS_DEV_SIZE];
@@ -55,6 +68,10 @@ struct hs_config {
 	uint64_t base_rtt_ns;
 	enum hs_cc cc;
 	uint32_t window_pkts;	/* ECN_WINDOW: initial and maximum window */
+	enum hs_recovery recovery;
+	uint32_t erasure_k;	/* erasure: packets beyond the data's */
+	enum hs_pacing pacing;
+	double pacing_jitter;	/* pacing = flow: extra gap, fraction */
 	uint8_t ecn;		/* ECN codepoint of data packets */
 	bool verify_payload;
 	uint64_t stats_interval_ns;

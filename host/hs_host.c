@@ -1,6 +1,17 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The host engine: flows, pacing, ACKs, timers.  See hs_host.h.
+ *
+ * A sent flow is WAITING (for its start time, the reception of the flow
+ * it depends on, or its trigger), ACTIVE, then DONE.  Its packets come
+ * from its transport (hs_transport.h) when a pacer slot comes:
+ *   - pacing = host: one slot stream at the host's rate, handed round
+ *     robin to the active flows that can send;
+ *   - pacing = flow: a slot stream per flow at its own rate, the flows
+ *     due ordered in a heap by (slot time, flow index).
+ * A flow that cannot send at its slot (everything out, waiting for ACKs
+ * or timers) is blocked: its pacer sleeps until an ACK, a timer or its
+ * activation wakes it, and banks no credit meanwhile.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -12,71 +23,69 @@
 #include <rte_mbuf.h>
 
 #include "hlb.h"
-#include "hs_flow.h"
+#include "hs_frames.h"
 #include "hs_host.h"
+#include "hs_transport.h"
 #include "ofan_clock.h"
 #include "ofan_parse.h"
 #include "ofan_rng.h"
 #include "ofan_wire.h"
 
-/* QP numbers 0 and 1 are special in InfiniBand; flow f uses QP f + 2. */
-#define HS_QP_OFFSET 2
 #define HS_ACK_RING 4096	/* pending ACKs (power of two) */
-#define HS_WIRE_OVERHEAD 24	/* preamble, SFD, IFG, FCS */
+#define HS_NOT_IN_HEAP UINT32_MAX
 
 enum hs_sflow_state { HS_WAITING = 0, HS_ACTIVE, HS_DONE };
 
 /* A flow this host sends. */
 struct hs_sflow {
 	const struct hs_flow_spec *spec;
-	/*
-	 * Headers of a full-size data packet of this flow: every such packet
-	 * differs only in its EV and PSN (the IPv4 checksum covers neither),
-	 * so they are copied and patched instead of built field by field.
-	 */
-	uint8_t hdr[OFAN_DATA_HDRS_SIZE];
-	struct hs_tx tx;
+	struct hs_frame_tmpl tmpl;
+	struct hs_sender tx;
 	void *lb;		/* policy state */
 	uint64_t *evs_seen;	/* bitmap over the EV range */
 	uint32_t distinct_evs;
-	uint32_t dst_ip;
+	uint32_t nic_slot;
 	uint8_t state;
+	bool blocked;		/* pacing = flow: its pacer sleeps */
 	uint64_t start_at;	/* absolute, for flows without a dependency */
-	uint64_t start_ns;	/* absolute, when it became active */
+	uint64_t start_ns;	/* absolute, when it began */
 	uint64_t done_ns;
 	double cwnd;		/* ECN window mode */
 	uint64_t acks;
 	uint64_t ce_acks;
+	/* pacing = flow */
+	uint64_t pace_at;	/* its next slot */
+	uint32_t heap_pos;	/* in h->heap, HS_NOT_IN_HEAP */
 };
 
 /* A flow this host receives. */
 struct hs_rflow {
 	const struct hs_flow_spec *spec;
-	struct hs_rx rx;
+	struct hs_receiver rx;
 	uint32_t src_ip;
+	uint32_t nic_slot;
 	uint64_t done_ns;
+	uint64_t goodput;	/* payload bytes delivered, at most size */
 	uint64_t corrupt;
-};
-
-struct hs_ack_req {
-	uint32_t flow;
-	uint16_t echo_ev;
-	struct hs_ack_info info;
 };
 
 struct hs_host {
 	const struct hs_config *cfg;
 	const struct hs_traffic *traffic;
+	struct hs_transport_params tp;
 	uint32_t rank;
 	uint32_t ip;
-	uint8_t mac[6];
-	uint8_t dst_mac[6];
+	struct hs_frame_ctx fx;
 	struct rte_mempool *pool;
 	struct ofan_rng rng;
+	uint64_t rate_bps;	/* rate x rate_coef */
 	uint64_t t0;
 	bool started;
 	bool announce;		/* a gratuitous ARP is due */
 	bool no_announce;	/* never send one */
+	void (*on_flow_end)(void *arg, uint32_t flow, bool received,
+			    uint64_t now_ns);
+	void *on_flow_end_arg;
 
 	uint32_t nb_sflows;
 	struct hs_sflow *sflows;
@@ -94,6 +103,7 @@ struct hs_host {
 	uint32_t nb_done;
 	uint32_t nb_rx_done;
 
+	/* pacing = host */
 	uint64_t pace_ns;	/* the pacer's next slot */
 	/*
 	 * No active flow could send at the last slot (all in flight, or
@@ -101,7 +111,11 @@ struct hs_host {
 	 * timer or a new flow wakes it, instead of asking for every ns.
 	 */
 	bool pace_blocked;
-	uint64_t timer_ns;	/* earliest retransmission timer */
+	/* pacing = flow: a min-heap of sflow indexes by (pace_at, index). */
+	uint32_t *heap;
+	uint32_t nb_heap;
+
+	uint64_t timer_ns;	/* earliest transport timer */
 	uint64_t next_start_ns;	/* earliest start of a waiting flow */
 
 	struct hs_ack_req acks[HS_ACK_RING];
@@ -120,12 +134,89 @@ hs_ev_range(const struct hs_config *c)
 	return (uint16_t)(c->hlb.ev_max - c->hlb.ev_min);
 }
 
+/* ---- the per-flow pacers' heap ---- */
+
+static inline bool
+hs_heap_before(const struct hs_host *h, uint32_t a, uint32_t b)
+{
+	const struct hs_sflow *x = &h->sflows[a], *y = &h->sflows[b];
+
+	return x->pace_at != y->pace_at ? x->pace_at < y->pace_at : a < b;
+}
+
+static inline void
+hs_heap_set(struct hs_host *h, uint32_t pos, uint32_t si)
+{
+	h->heap[pos] = si;
+	h->sflows[si].heap_pos = pos;
+}
+
+static void
+hs_heap_up(struct hs_host *h, uint32_t pos)
+{
+	uint32_t si = h->heap[pos];
+
+	while (pos > 0 && hs_heap_before(h, si, h->heap[(pos - 1) / 2])) {
+		hs_heap_set(h, pos, h->heap[(pos - 1) / 2]);
+		pos = (pos - 1) / 2;
+	}
+	hs_heap_set(h, pos, si);
+}
+
+static void
+hs_heap_down(struct hs_host *h, uint32_t pos)
+{
+	uint32_t si = h->heap[pos], c;
+
+	for (;;) {
+		c = 2 * pos + 1;
+		if (c >= h->nb_heap)
+			break;
+		if (c + 1 < h->nb_heap &&
+		    hs_heap_before(h, h->heap[c + 1], h->heap[c]))
+			c++;
+		if (!hs_heap_before(h, h->heap[c], si))
+			break;
+		hs_heap_set(h, pos, h->heap[c]);
+		pos = c;
+	}
+	hs_heap_set(h, pos, si);
+}
+
+static void
+hs_heap_push(struct hs_host *h, uint32_t si)
+{
+	if (h->sflows[si].heap_pos != HS_NOT_IN_HEAP)
+		return;
+	h->heap[h->nb_heap] = si;
+	h->sflows[si].heap_pos = h->nb_heap++;
+	hs_heap_up(h, h->nb_heap - 1);
+}
+
+static void
+hs_heap_remove(struct hs_host *h, uint32_t si)
+{
+	uint32_t pos = h->sflows[si].heap_pos, last;
+
+	if (pos == HS_NOT_IN_HEAP)
+		return;
+	h->sflows[si].heap_pos = HS_NOT_IN_HEAP;
+	last = h->heap[--h->nb_heap];
+	if (pos == h->nb_heap)
+		return;
+	hs_heap_set(h, pos, last);
+	hs_heap_down(h, pos);
+	hs_heap_up(h, h->sflows[last].heap_pos);
+}
+
+/* ---- set-up ---- */
+
 static int
 hs_host_alloc(struct hs_host *h, const struct hs_traffic *t, char *err,
 	      unsigned int err_size)
 {
 	const struct hs_config *c = h->cfg;
-	uint32_t i, ns = 0, nr = 0;
+	uint32_t i, ns = 0, nr = 0, slot = 0;
 	size_t ev_words = ((size_t)hs_ev_range(c) + 1 + 63) / 64;
 
 	for (i = 0; i < t->nb_flows; i++) {
@@ -135,12 +226,13 @@ hs_host_alloc(struct hs_host *h, const struct hs_traffic *t, char *err,
 	h->sflows = calloc(ns ? ns : 1, sizeof(*h->sflows));
 	h->rflows = calloc(nr ? nr : 1, sizeof(*h->rflows));
 	h->active = calloc(ns ? ns : 1, sizeof(*h->active));
+	h->heap = calloc(ns ? ns : 1, sizeof(*h->heap));
 	h->sflow_of = malloc(sizeof(int32_t) * (t->nb_flows + 1));
 	h->rflow_of = malloc(sizeof(int32_t) * (t->nb_flows + 1));
 	h->first_child = malloc(sizeof(int32_t) * (t->nb_flows + 1));
 	h->next_child = malloc(sizeof(int32_t) * (ns + 1));
 	if (h->sflows == NULL || h->rflows == NULL || h->active == NULL ||
-	    h->sflow_of == NULL || h->rflow_of == NULL ||
+	    h->heap == NULL || h->sflow_of == NULL || h->rflow_of == NULL ||
 	    h->first_child == NULL || h->next_child == NULL)
 		goto nomem;
 	for (i = 0; i < t->nb_flows; i++) {
@@ -148,6 +240,7 @@ hs_host_alloc(struct hs_host *h, const struct hs_traffic *t, char *err,
 		h->rflow_of[i] = -1;
 		h->first_child[i] = -1;
 	}
+	/* In flow id order: the NIC slots follow it (hs_host_nic_slots). */
 	for (i = 0; i < t->nb_flows; i++) {
 		const struct hs_flow_spec *f = &t->flows[i];
 
@@ -155,7 +248,8 @@ hs_host_alloc(struct hs_host *h, const struct hs_traffic *t, char *err,
 			struct hs_sflow *s = &h->sflows[h->nb_sflows];
 
 			s->spec = f;
-			s->dst_ip = hs_rank_ip(c, f->dst);
+			s->nic_slot = slot++;
+			s->heap_pos = HS_NOT_IN_HEAP;
 			s->lb = calloc(1, c->policy->state_size ?
 				       c->policy->state_size : 1);
 			s->evs_seen = calloc(ev_words, sizeof(uint64_t));
@@ -172,12 +266,12 @@ hs_host_alloc(struct hs_host *h, const struct hs_traffic *t, char *err,
 		}
 		if (f->dst == h->rank) {
 			struct hs_rflow *r = &h->rflows[h->nb_rflows];
-			uint32_t nb_pkts = (uint32_t)((f->size + c->mss - 1) /
-						      c->mss);
 
 			r->spec = f;
+			r->nic_slot = slot++;
 			r->src_ip = hs_rank_ip(c, f->src);
-			if (hs_rx_init(&r->rx, nb_pkts, c->ack_every) != 0)
+			if (hs_receiver_init(&r->rx, &h->tp, f->size,
+					     c->ack_every) != 0)
 				goto nomem;
 			h->rflow_of[i] = (int32_t)h->nb_rflows++;
 		}
@@ -193,6 +287,7 @@ struct hs_host *
 hs_host_create(const struct hs_host_params *p, char *err,
 	       unsigned int err_size)
 {
+	const struct hs_config *c = p->cfg;
 	struct hs_host *h;
 
 	if (p->traffic->nb_flows >= (1u << 24) - HS_QP_OFFSET) {
@@ -205,21 +300,36 @@ hs_host_create(const struct hs_host_params *p, char *err,
 		snprintf(err, err_size, "out of memory");
 		return NULL;
 	}
-	h->cfg = p->cfg;
+	h->cfg = c;
 	h->traffic = p->traffic;
 	h->rank = p->rank;
-	h->ip = hs_rank_ip(p->cfg, p->rank);
-	memcpy(h->mac, p->mac, 6);
-	memcpy(h->dst_mac, p->dst_mac, 6);
+	h->ip = hs_rank_ip(c, p->rank);
+	h->fx.cfg = c;
+	h->fx.ip = h->ip;
+	memcpy(h->fx.mac, p->mac, 6);
+	memcpy(h->fx.dst_mac, p->dst_mac, 6);
 	h->pool = p->pool;
 	h->no_announce = p->no_announce;
-	ofan_rng_seed(&h->rng, p->cfg->seed, 0x40570000ull + p->rank);
+	h->on_flow_end = p->on_flow_end;
+	h->on_flow_end_arg = p->on_flow_end_arg;
+	h->rate_bps = (uint64_t)((double)c->rate_bps * c->rate_coef);
+	h->tp = (struct hs_transport_params){
+		.mode = c->recovery,
+		.mss = c->mss,
+		.erasure_k = c->erasure_k,
+		.reorder_window_ns = c->reorder_window_ns,
+		.rto_ns = RTE_MAX(c->min_rto_ns, 2 * c->base_rtt_ns),
+		.min_rto_ns = c->min_rto_ns,
+		.base_rtt_ns = c->base_rtt_ns,
+	};
+	ofan_rng_seed(&h->rng, c->seed, 0x40570000ull + p->rank);
 	h->timer_ns = UINT64_MAX;
 	h->next_start_ns = UINT64_MAX;
 	if (hs_host_alloc(h, p->traffic, err, err_size) != 0) {
 		hs_host_free(h);
 		return NULL;
 	}
+	h->fx.arp_slot = hs_host_nic_slots(h) - 1;
 	return h;
 }
 
@@ -231,17 +341,19 @@ hs_host_free(struct hs_host *h)
 	if (h == NULL)
 		return;
 	for (i = 0; i < h->nb_sflows; i++) {
-		hs_tx_fini(&h->sflows[i].tx);
+		if (h->sflows[i].state != HS_WAITING)
+			hs_sender_fini(&h->sflows[i].tx);
 		free(h->sflows[i].lb);
 		free(h->sflows[i].evs_seen);
 	}
 	for (i = 0; i < h->nb_rflows; i++)
-		hs_rx_fini(&h->rflows[i].rx);
+		hs_receiver_fini(&h->rflows[i].rx);
 	for (i = 0; i < h->nb_arp_reply; i++)
 		rte_pktmbuf_free(h->arp_reply[i]);
 	free(h->sflows);
 	free(h->rflows);
 	free(h->active);
+	free(h->heap);
 	free(h->sflow_of);
 	free(h->rflow_of);
 	free(h->first_child);
@@ -249,58 +361,49 @@ hs_host_free(struct hs_host *h)
 	free(h);
 }
 
-static void hs_fill_spec(const struct hs_host *h, struct ofan_pkt_spec *sp,
-			 uint32_t dst_ip, uint16_t ev, uint32_t flow,
-			 uint32_t psn);
+/* ---- pacing ---- */
 
-/* Build s->hdr: the headers ofan_build_data() writes for a full packet. */
-static void
-hs_flow_template(const struct hs_host *h, struct hs_sflow *s)
+/* The gap after a packet of wire bytes of flow s (pacing = flow). */
+static inline uint64_t
+hs_flow_gap(const struct hs_host *h, const struct hs_sflow *s, uint32_t wire)
 {
-	struct ofan_pkt_spec sp;
-	uint8_t *buf = malloc(OFAN_DATA_HDRS_SIZE + h->cfg->mss);
+	const uint32_t *c = h->traffic->concurrency;
+	uint32_t conc = c != NULL ? c[s->spec->id] : 1;
 
-	memset(s->hdr, 0, sizeof(s->hdr));
-	if (buf == NULL)
-		return;
-	hs_fill_spec(h, &sp, s->dst_ip, 0, s->spec->id, 0);
-	sp.tos = h->cfg->ecn;
-	sp.payload_size = h->cfg->mss;
-	if (ofan_build_data(buf, OFAN_DATA_HDRS_SIZE + h->cfg->mss, &sp) > 0)
-		memcpy(s->hdr, buf, sizeof(s->hdr));
-	free(buf);
+	return (uint64_t)(conc ? conc : 1) * ofan_tx_time_ns(wire, h->rate_bps);
 }
 
-/* A full-size data packet from the template; returns the frame size. */
-static inline int
-hs_build_full(const struct hs_sflow *s, uint8_t *f, uint16_t ev,
-	      uint32_t psn, uint16_t mss)
+/* A random extra of 0 .. pacing_jitter of gap (htsim's: never negative). */
+static inline uint64_t
+hs_jitter(struct hs_host *h, uint64_t gap)
 {
-	const uint32_t udp = OFAN_ETH_HDR_SIZE + OFAN_IPV4_HDR_SIZE;
-	const uint32_t bth = udp + OFAN_UDP_HDR_SIZE;
-
-	memcpy(f, s->hdr, sizeof(s->hdr));
-	f[udp] = (uint8_t)(ev >> 8);
-	f[udp + 1] = (uint8_t)ev;
-	/* BTH PSN: 24 bits after the ack-request byte. */
-	f[bth + 9] = (uint8_t)(psn >> 16);
-	f[bth + 10] = (uint8_t)(psn >> 8);
-	f[bth + 11] = (uint8_t)psn;
-	ofan_payload_fill(f + OFAN_DATA_HDRS_SIZE, s->spec->id + HS_QP_OFFSET,
-			  psn & 0xffffff, mss);
-	return OFAN_DATA_HDRS_SIZE + mss;
+	if (h->cfg->pacing_jitter <= 0)
+		return 0;
+	return (uint64_t)(ofan_rng_unit(&h->rng) * h->cfg->pacing_jitter *
+			  (double)gap);
 }
 
-/* Something may have become sendable: an idle pacer banks no credit. */
+/* Something may have become sendable for s: its pacer wakes. */
 static inline void
-hs_pacer_wake(struct hs_host *h, uint64_t now)
+hs_wake(struct hs_host *h, uint32_t si, uint64_t now)
 {
-	if (h->pace_blocked) {
+	struct hs_sflow *s = &h->sflows[si];
+
+	if (h->cfg->pacing == HS_PACING_FLOW) {
+		if (s->state != HS_ACTIVE || !s->blocked)
+			return;
+		s->blocked = false;
+		if (s->pace_at < now)
+			s->pace_at = now;	/* an idle pacer banks no credit */
+		hs_heap_push(h, si);
+	} else if (h->pace_blocked) {
 		h->pace_blocked = false;
 		if (h->pace_ns < now)
 			h->pace_ns = now;
 	}
 }
+
+/* ---- flows ---- */
 
 /* A flow becomes active: transport state, policy state, pacing. */
 static void
@@ -308,24 +411,35 @@ hs_flow_activate(struct hs_host *h, uint32_t si, uint64_t now)
 {
 	const struct hs_config *c = h->cfg;
 	struct hs_sflow *s = &h->sflows[si];
-	uint64_t rto = RTE_MAX(c->min_rto_ns, 2 * c->base_rtt_ns);
+	uint64_t gap;
 
-	if (hs_tx_init(&s->tx, s->spec->size, c->mss, c->reorder_window_ns,
-		       rto, now) != 0) {
+	if (hs_sender_init(&s->tx, &h->tp, s->spec->size, now) != 0) {
 		/* Out of memory: the flow never completes; the run fails. */
+		hs_sender_fini(&s->tx);
 		s->state = HS_DONE;
 		h->st.alloc_failed++;
 		return;
 	}
 	c->policy->init(s->lb, &c->hlb, &h->rng, now);
-	hs_flow_template(h, s);
+	hs_frame_template(&h->fx, &s->tmpl, s->spec, s->nic_slot);
 	s->cwnd = c->window_pkts;
 	s->state = HS_ACTIVE;
 	s->start_ns = now;
 	h->active[h->nb_active++] = si;
+	if (c->pacing == HS_PACING_FLOW) {
+		/* The first slot at a random offset within the first gap. */
+		gap = hs_flow_gap(h, s, hs_frame_wire_size(&s->tmpl,
+			hs_sender_payload(&s->tx, 0)));
+		s->pace_at = now + (gap > 1 ? ofan_rng_below(&h->rng,
+			(uint32_t)RTE_MIN(gap, (uint64_t)UINT32_MAX)) : 0);
+		s->start_ns = s->pace_at;
+		s->blocked = true;
+		hs_wake(h, si, s->pace_at);
+		return;
+	}
 	if (h->nb_active == 1 && h->pace_ns < now)
 		h->pace_ns = now;	/* an idle pacer banks no credit */
-	hs_pacer_wake(h, now);
+	hs_wake(h, si, now);
 }
 
 /* Activate flows whose start time has come; recompute the next one. */
@@ -340,7 +454,8 @@ hs_host_start_due(struct hs_host *h, uint64_t now)
 	for (i = 0; i < h->nb_sflows; i++) {
 		struct hs_sflow *s = &h->sflows[i];
 
-		if (s->state != HS_WAITING || s->spec->dep != HS_NO_DEP)
+		if (s->state != HS_WAITING || s->spec->dep != HS_NO_DEP ||
+		    s->spec->trigger != HS_NO_TRIGGER)
 			continue;
 		if (s->start_at <= now)
 			hs_flow_activate(h, i, now);
@@ -363,6 +478,21 @@ hs_host_start(struct hs_host *h, uint64_t now_ns)
 	for (i = 0; i < h->nb_sflows; i++)
 		h->sflows[i].start_at = now_ns + h->sflows[i].spec->start_ns;
 	hs_host_start_due(h, now_ns);
+}
+
+bool
+hs_host_release(struct hs_host *h, uint32_t flow, uint64_t now_ns)
+{
+	struct hs_sflow *s;
+
+	if (!h->started || flow >= h->traffic->nb_flows ||
+	    h->sflow_of[flow] < 0)
+		return false;
+	s = &h->sflows[h->sflow_of[flow]];
+	if (s->state != HS_WAITING || s->spec->trigger == HS_NO_TRIGGER)
+		return false;
+	hs_flow_activate(h, (uint32_t)h->sflow_of[flow], now_ns);
+	return true;
 }
 
 /* A flow to us was received completely: start what waited for it. */
@@ -389,20 +519,26 @@ hs_rflow_complete(struct hs_host *h, struct hs_rflow *r, uint64_t now)
 				h->next_start_ns = at;
 		}
 	}
+	if (r->spec->recv_done_trigger != HS_NO_TRIGGER &&
+	    h->on_flow_end != NULL)
+		h->on_flow_end(h->on_flow_end_arg, r->spec->id, true, now);
 }
 
 static void
-hs_queue_ack(struct hs_host *h, uint32_t flow, uint16_t ev,
-	     const struct hs_ack_info *info)
+hs_queue_ack(struct hs_host *h, const struct hs_rflow *r, uint16_t ev,
+	     const struct hs_ack_content *a)
 {
-	struct hs_ack_req *a;
+	struct hs_ack_req *q;
 
 	if (h->ack_tail - h->ack_head >= HS_ACK_RING)
-		return;	/* overflow: the sender's timer recovers */
-	a = &h->acks[h->ack_tail++ & (HS_ACK_RING - 1)];
-	a->flow = flow;
-	a->echo_ev = ev;
-	a->info = *info;
+		return;	/* overflow: the sender recovers */
+	q = &h->acks[h->ack_tail++ & (HS_ACK_RING - 1)];
+	q->flow = r->spec->id;
+	q->src = r->spec->src;
+	q->nic_slot = r->nic_slot;
+	q->echo_ev = ev;
+	q->count = h->tp.mode == HS_RECOVERY_ERASURE;
+	q->a = *a;
 }
 
 static void
@@ -410,10 +546,12 @@ hs_input_data(struct hs_host *h, const uint8_t *frame,
 	      const struct ofan_pkt_info *pi, uint64_t now)
 {
 	uint32_t flow = pi->dest_qp - HS_QP_OFFSET;
-	struct hs_ack_info ack;
+	const struct hs_flow_spec *f;
+	struct hs_ack_content ack;
 	struct hs_rflow *r;
 	bool send_ack = false;
 	bool ce = (pi->tos & OFAN_ECN_MASK) == OFAN_ECN_CE;
+	uint64_t add;
 
 	if (pi->dest_qp < HS_QP_OFFSET || flow >= h->traffic->nb_flows ||
 	    h->rflow_of[flow] < 0) {
@@ -421,48 +559,55 @@ hs_input_data(struct hs_host *h, const uint8_t *frame,
 		return;
 	}
 	r = &h->rflows[h->rflow_of[flow]];
+	f = r->spec;
 	if (pi->src_ip != r->src_ip) {
 		h->st.unknown_flow++;
 		return;
 	}
 	if (h->cfg->verify_payload &&
-	    (ofan_payload_check(frame + pi->payload_offset, pi->dest_qp,
-				pi->psn, pi->payload_size) != 0 ||
-	     pi->psn >= r->rx.nb_pkts ||
-	     pi->payload_size != (pi->psn + 1 == r->rx.nb_pkts ?
-		r->spec->size - (uint64_t)pi->psn * h->cfg->mss :
-		h->cfg->mss))) {
+	    (pi->payload_size == 0 ||
+	     pi->payload_size != hs_receiver_expect(&r->rx, pi->psn, f->size,
+						    h->cfg->mss) ||
+	     ofan_payload_check(frame + pi->payload_offset, pi->dest_qp,
+				pi->psn, pi->payload_size) != 0)) {
 		/* Corrupt: not delivered, not acknowledged; the run fails. */
 		r->corrupt++;
 		h->st.corrupt_pkts++;
 		return;
 	}
-	if (hs_rx_on_data(&r->rx, pi->psn, ce, &send_ack, &ack)) {
-		h->st.goodput_bytes += pi->payload_size;
-		if (hs_rx_done(&r->rx))
+	if (hs_receiver_on_data(&r->rx, pi->psn, ce, &send_ack, &ack)) {
+		add = RTE_MIN((uint64_t)pi->payload_size, f->size - r->goodput);
+		r->goodput += add;
+		h->st.goodput_bytes += add;
+		if (r->done_ns == 0 && hs_receiver_done(&r->rx))
 			hs_rflow_complete(h, r, now);
 	} else {
 		h->st.dup_pkts++;
 	}
 	if (send_ack)
-		hs_queue_ack(h, flow, pi->src_port, &ack);
+		hs_queue_ack(h, r, pi->src_port, &ack);
 }
 
 static void
-hs_flow_done(struct hs_host *h, struct hs_sflow *s, uint64_t now)
+hs_flow_done(struct hs_host *h, uint32_t si, uint64_t now)
 {
+	struct hs_sflow *s = &h->sflows[si];
 	uint32_t i;
 
 	s->state = HS_DONE;
 	s->done_ns = now;
 	h->nb_done++;
+	hs_heap_remove(h, si);
 	for (i = 0; i < h->nb_active; i++)
-		if (&h->sflows[h->active[i]] == s) {
+		if (h->active[i] == si) {
 			h->active[i] = h->active[--h->nb_active];
 			break;
 		}
 	if (h->rr >= h->nb_active)
 		h->rr = 0;
+	if (s->spec->send_done_trigger != HS_NO_TRIGGER &&
+	    h->on_flow_end != NULL)
+		h->on_flow_end(h->on_flow_end_arg, s->spec->id, false, now);
 }
 
 static void
@@ -470,13 +615,13 @@ hs_input_ack(struct hs_host *h, const uint8_t *frame,
 	     const struct ofan_pkt_info *pi, uint64_t now)
 {
 	const struct hs_config *c = h->cfg;
-	uint32_t flow = pi->dest_qp - HS_QP_OFFSET;
+	uint32_t flow = pi->dest_qp - HS_QP_OFFSET, si;
 	const struct ofan_ack_ext *ext;
+	struct hs_ack_content a;
 	struct hs_sflow *s;
 	uint64_t rtt = 0, sack;
-	uint32_t newly, cum, echo_psn;
 	uint16_t ev;
-	bool ce;
+	bool counted;
 
 	h->st.acks_received++;
 	if (pi->dest_qp < HS_QP_OFFSET || flow >= h->traffic->nb_flows ||
@@ -484,55 +629,39 @@ hs_input_ack(struct hs_host *h, const uint8_t *frame,
 		h->st.unknown_flow++;
 		return;
 	}
-	s = &h->sflows[h->sflow_of[flow]];
+	si = (uint32_t)h->sflow_of[flow];
+	s = &h->sflows[si];
 	if (s->state != HS_ACTIVE)
 		return;	/* a late ACK of a finished flow */
 	ext = (const struct ofan_ack_ext *)(frame + pi->payload_offset +
 					    OFAN_AETH_SIZE);
+	counted = (ext->flags & OFAN_ACK_F_COUNT) != 0;
+	if (counted != (h->tp.mode == HS_RECOVERY_ERASURE)) {
+		h->st.ack_mismatch++;
+		return;
+	}
 	ev = rte_be_to_cpu_16(ext->echo_ev);
-	ce = (ext->flags & OFAN_ACK_F_CE) != 0;
-	echo_psn = rte_be_to_cpu_32(ext->echo_psn);
-	cum = rte_be_to_cpu_32(ext->cum_psn);
+	a.ce = (ext->flags & OFAN_ACK_F_CE) != 0;
+	a.echo_psn = rte_be_to_cpu_32(ext->echo_psn);
+	a.cum = rte_be_to_cpu_32(ext->cum_psn);
 	memcpy(&sack, &ext->sack, sizeof(sack));
-	sack = rte_be_to_cpu_64(sack);
-	newly = hs_tx_on_ack(&s->tx, cum, sack, echo_psn, ce, now, &rtt);
-	hs_pacer_wake(h, now);
+	a.sack = rte_be_to_cpu_64(sack);
+	hs_sender_on_ack(&s->tx, &a, now, &rtt);
+	hs_wake(h, si, now);
+	/* The erasure sender's timers can move earlier with a new RTT. */
+	h->timer_ns = RTE_MIN(h->timer_ns, hs_sender_timer_ns(&s->tx));
 	s->acks++;
-	s->ce_acks += ce;
-	c->policy->on_ack(s->lb, &c->hlb, &h->rng, ev, ce, rtt, now);
+	s->ce_acks += a.ce;
+	c->policy->on_ack(s->lb, &c->hlb, &h->rng, ev, a.ce, rtt, now);
 	if (c->cc == HS_CC_ECN_WINDOW) {
-		if (ce)
+		if (a.ce)
 			s->cwnd = RTE_MAX(1.0, s->cwnd - 0.5);
 		else
 			s->cwnd = RTE_MIN((double)c->window_pkts,
 					  s->cwnd + 1.0 / s->cwnd);
 	}
-	if (newly != 0 && hs_tx_done(&s->tx))
-		hs_flow_done(h, s, now);
-}
-
-/* Answer ARP requests for our address (in place: the mbuf is reused). */
-static bool
-hs_input_arp(struct hs_host *h, struct rte_mbuf *m,
-	     const struct ofan_pkt_info *pi)
-{
-	struct ofan_eth_hdr *eth = rte_pktmbuf_mtod(m, struct ofan_eth_hdr *);
-	struct ofan_arp *arp;
-
-	if (pi->arp_oper != OFAN_ARP_OP_REQUEST || pi->arp_tpa != h->ip ||
-	    h->nb_arp_reply >= RTE_DIM(h->arp_reply))
-		return false;
-	arp = rte_pktmbuf_mtod_offset(m, struct ofan_arp *, pi->l3_offset);
-	memcpy(eth->dst, pi->arp_sha, 6);
-	memcpy(eth->src, h->mac, 6);
-	arp->oper = rte_cpu_to_be_16(OFAN_ARP_OP_REPLY);
-	memcpy(arp->tha, pi->arp_sha, 6);
-	arp->tpa = rte_cpu_to_be_32(pi->arp_spa);
-	memcpy(arp->sha, h->mac, 6);
-	arp->spa = rte_cpu_to_be_32(h->ip);
-	h->arp_reply[h->nb_arp_reply++] = m;
-	h->st.arp_replies++;
-	return true;
+	if (hs_sender_done(&s->tx))
+		hs_flow_done(h, si, now);
 }
 
 void
@@ -561,8 +690,15 @@ hs_host_input(struct hs_host *h, struct rte_mbuf **pkts, uint16_t n,
 		if (v != OFAN_PARSE_OK) {
 			h->st.drops[v]++;
 		} else if (pi.kind == OFAN_KIND_ARP) {
-			if (hs_input_arp(h, m, &pi))
-				continue;	/* the mbuf is the reply */
+			if (pi.arp_oper == OFAN_ARP_OP_REQUEST &&
+			    pi.arp_tpa == h->ip &&
+			    h->nb_arp_reply < RTE_DIM(h->arp_reply)) {
+				/* The mbuf becomes the reply. */
+				hs_frame_arp_reply(&h->fx, m, &pi);
+				h->arp_reply[h->nb_arp_reply++] = m;
+				h->st.arp_replies++;
+				continue;
+			}
 		} else if (pi.dst_ip != h->ip ||
 			   pi.dst_port != OFAN_UDP_PORT_ROCEV2) {
 			h->st.drops[OFAN_DROP_NOT_FOR_US]++;
@@ -575,82 +711,9 @@ hs_host_input(struct hs_host *h, struct rte_mbuf **pkts, uint16_t n,
 	}
 }
 
-static void
-hs_fill_spec(const struct hs_host *h, struct ofan_pkt_spec *sp,
-	     uint32_t dst_ip, uint16_t ev, uint32_t flow, uint32_t psn)
-{
-	memset(sp, 0, sizeof(*sp));
-	memcpy(sp->src_mac, h->mac, 6);
-	memcpy(sp->dst_mac, h->dst_mac, 6);
-	sp->src_ip = h->ip;
-	sp->dst_ip = dst_ip;
-	sp->ev = ev;
-	sp->ttl = 64;
-	sp->dest_qp = flow + HS_QP_OFFSET;
-	sp->psn = psn;
-}
+/* ---- output ---- */
 
-static struct rte_mbuf *
-hs_build_ack(struct hs_host *h, const struct hs_ack_req *a)
-{
-	const struct hs_flow_spec *f = &h->traffic->flows[a->flow];
-	struct ofan_ack_ext ext = {
-		.echo_ev = a->echo_ev,
-		.flags = a->info.ce ? OFAN_ACK_F_CE : 0,
-		.echo_psn = a->info.echo_psn,
-		.cum_psn = a->info.cum_psn,
-		.sack = a->info.sack,
-	};
-	struct ofan_pkt_spec sp;
-	struct rte_mbuf *m = rte_pktmbuf_alloc(h->pool);
-	int len;
-
-	if (m == NULL)
-		return NULL;
-	/* ACKs reuse the data packet's EV: same path class back. */
-	hs_fill_spec(h, &sp, hs_rank_ip(h->cfg, f->src), a->echo_ev, a->flow,
-		     a->info.echo_psn);
-	sp.tos = h->cfg->ecn;
-	len = ofan_build_ack(rte_pktmbuf_mtod(m, uint8_t *),
-			     rte_pktmbuf_tailroom(m), &sp, &ext);
-	if (len < 0) {
-		rte_pktmbuf_free(m);
-		return NULL;
-	}
-	if (len < 60) {
-		memset(rte_pktmbuf_mtod_offset(m, uint8_t *, len), 0, 60 - len);
-		len = 60;	/* Ethernet minimum (without FCS) */
-	}
-	m->data_len = (uint16_t)len;
-	m->pkt_len = (uint32_t)len;
-	return m;
-}
-
-static struct rte_mbuf *
-hs_build_arp_announce(struct hs_host *h)
-{
-	static const uint8_t bcast[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
-	struct rte_mbuf *m = rte_pktmbuf_alloc(h->pool);
-	int len;
-
-	if (m == NULL)
-		return NULL;
-	/* Gratuitous ARP request: switches learn our MAC from it. */
-	len = ofan_build_arp(rte_pktmbuf_mtod(m, uint8_t *),
-			     rte_pktmbuf_tailroom(m), OFAN_ARP_OP_REQUEST,
-			     h->mac, h->ip, NULL, h->ip);
-	if (len < 0) {
-		rte_pktmbuf_free(m);
-		return NULL;
-	}
-	memcpy(rte_pktmbuf_mtod(m, struct ofan_eth_hdr *)->dst, bcast, 6);
-	memset(rte_pktmbuf_mtod_offset(m, uint8_t *, len), 0, 60 - len);
-	m->data_len = 60;
-	m->pkt_len = 60;
-	return m;
-}
-
-/* Retransmission timers of active flows (scanned when the earliest is due). */
+/* Transport timers of active flows (scanned when the earliest is due). */
 static void
 hs_host_timers(struct hs_host *h, uint64_t now)
 {
@@ -661,115 +724,158 @@ hs_host_timers(struct hs_host *h, uint64_t now)
 	if (now < h->timer_ns)
 		return;
 	for (i = 0; i < h->nb_active; i++) {
-		struct hs_sflow *s = &h->sflows[h->active[i]];
+		uint32_t si = h->active[i];
+		struct hs_sflow *s = &h->sflows[si];
+		/* A timer that came may make the flow sendable (a timeout's
+		 * retransmission, the erasure sender's end of waiting). */
+		bool due = hs_sender_timer_ns(&s->tx) <= now;
 
-		if (hs_tx_check_timeout(&s->tx, now)) {
-			hs_pacer_wake(h, now);
+		if (hs_sender_check_timeout(&s->tx, now)) {
 			h->st.timeouts++;
 			c->policy->on_timeout(s->lb, &c->hlb, &h->rng, now);
 			if (c->cc == HS_CC_ECN_WINDOW)
 				s->cwnd = 1.0;
 		}
-		next = RTE_MIN(next, hs_tx_timer_ns(&s->tx));
+		if (due)
+			hs_wake(h, si, now);
+		next = RTE_MIN(next, hs_sender_timer_ns(&s->tx));
 	}
-	h->timer_ns = next;
+	h->timer_ns = next > now ? next : now + 1;
 }
 
 /*
- * The next data packet, round robin over flows that may send.  NULL with
- * *wire_bytes 0: nothing may be sent; NULL with *wire_bytes 1: no mbuf.
+ * The next data packet of flow si, if it may send now.  NULL with *wire
+ * 0: it may not; NULL with *wire 1: no mbuf.
  */
 static struct rte_mbuf *
-hs_next_data(struct hs_host *h, uint64_t now, uint32_t *wire_bytes)
+hs_flow_packet(struct hs_host *h, uint32_t si, uint64_t now, uint32_t *wire)
 {
 	const struct hs_config *c = h->cfg;
-	uint32_t tries;
+	struct hs_sflow *s = &h->sflows[si];
+	struct rte_mbuf *m;
+	uint32_t psn;
+	uint16_t ev, off;
+	int len;
 
-	for (tries = 0; tries < h->nb_active; tries++) {
-		struct hs_sflow *s;
-		struct ofan_pkt_spec sp;
-		struct rte_mbuf *m;
-		uint32_t psn;
-		uint16_t ev, off;
-		int len;
-
-		if (h->rr >= h->nb_active)
-			h->rr = 0;
-		s = &h->sflows[h->active[h->rr++]];
-		psn = hs_tx_next(&s->tx);
-		if (psn == HS_PSN_NONE)
-			continue;
-		if (c->cc == HS_CC_ECN_WINDOW &&
-		    hs_tx_in_flight(&s->tx) >= (uint32_t)s->cwnd &&
-		    psn >= s->tx.next_new)
-			continue;
-		m = rte_pktmbuf_alloc(h->pool);
-		if (m == NULL) {
-			h->st.alloc_failed++;
-			*wire_bytes = 1;
-			return NULL;
-		}
-		ev = c->policy->next_ev(s->lb, &c->hlb, &h->rng, now);
-		off = (uint16_t)(ev - c->hlb.ev_min);
-		if (off <= hs_ev_range(c) &&
-		    !(s->evs_seen[off / 64] & (1ull << (off % 64)))) {
-			s->evs_seen[off / 64] |= 1ull << (off % 64);
-			s->distinct_evs++;
-		}
-		sp.payload_size = hs_tx_payload_size(&s->tx, psn);
-		if (likely(sp.payload_size == c->mss &&
-			   rte_pktmbuf_tailroom(m) >= OFAN_DATA_HDRS_SIZE +
-			   c->mss)) {
-			len = hs_build_full(s, rte_pktmbuf_mtod(m, uint8_t *),
-					    ev, psn, c->mss);
-		} else {
-			uint16_t size = sp.payload_size;
-
-			hs_fill_spec(h, &sp, s->dst_ip, ev, s->spec->id, psn);
-			sp.tos = c->ecn;
-			sp.payload_size = size;
-			len = ofan_build_data(rte_pktmbuf_mtod(m, uint8_t *),
-					      rte_pktmbuf_tailroom(m), &sp);
-		}
-		if (len < 0) {
-			rte_pktmbuf_free(m);
-			h->st.alloc_failed++;
-			*wire_bytes = 1;
-			return NULL;
-		}
-		if (len < 60) {
-			memset(rte_pktmbuf_mtod_offset(m, uint8_t *, len), 0,
-			       60 - len);
-			len = 60;
-		}
-		m->data_len = (uint16_t)len;
-		m->pkt_len = (uint32_t)len;
-		if (s->tx.nb_tx[psn] != 0)
-			h->st.data_retx++;
-		hs_tx_sent(&s->tx, psn, now);
-		h->st.data_sent++;
-		if (h->timer_ns > hs_tx_timer_ns(&s->tx))
-			h->timer_ns = hs_tx_timer_ns(&s->tx);
-		*wire_bytes = (uint32_t)len + HS_WIRE_OVERHEAD;
-		return m;
+	*wire = 0;
+	psn = hs_sender_next(&s->tx, now);
+	if (psn == HS_PSN_NONE)
+		return NULL;
+	if (c->cc == HS_CC_ECN_WINDOW &&
+	    hs_sender_in_flight(&s->tx) >= (uint32_t)s->cwnd &&
+	    hs_sender_is_new(&s->tx, psn))
+		return NULL;
+	m = rte_pktmbuf_alloc(h->pool);
+	if (m == NULL) {
+		h->st.alloc_failed++;
+		*wire = 1;
+		return NULL;
 	}
-	return NULL;
+	ev = c->policy->next_ev(s->lb, &c->hlb, &h->rng, now);
+	off = (uint16_t)(ev - c->hlb.ev_min);
+	if (off <= hs_ev_range(c) &&
+	    !(s->evs_seen[off / 64] & (1ull << (off % 64)))) {
+		s->evs_seen[off / 64] |= 1ull << (off % 64);
+		s->distinct_evs++;
+	}
+	len = hs_frame_data(&h->fx, &s->tmpl, s->spec, m, ev, psn,
+			    hs_sender_payload(&s->tx, psn));
+	if (len < 0) {
+		rte_pktmbuf_free(m);
+		h->st.alloc_failed++;
+		*wire = 1;
+		return NULL;
+	}
+	if (hs_sender_is_resend(&s->tx, psn))
+		h->st.data_retx++;
+	hs_sender_sent(&s->tx, psn, now);
+	h->st.data_sent++;
+	if (h->timer_ns > hs_sender_timer_ns(&s->tx))
+		h->timer_ns = hs_sender_timer_ns(&s->tx);
+	*wire = (uint32_t)len + HS_WIRE_OVERHEAD;
+	return m;
+}
+
+/* pacing = host: every slot of the host's pacer that has come. */
+static uint16_t
+hs_output_shared(struct hs_host *h, uint64_t now, struct rte_mbuf **pkts,
+		 uint16_t n, uint16_t max)
+{
+	while (n < max && !h->pace_blocked && h->pace_ns <= now &&
+	       h->nb_active > 0) {
+		struct rte_mbuf *m = NULL;
+		uint32_t wire = 0, tries;
+
+		for (tries = 0; tries < h->nb_active && m == NULL &&
+		     wire == 0; tries++) {
+			if (h->rr >= h->nb_active)
+				h->rr = 0;
+			m = hs_flow_packet(h, h->active[h->rr++], now, &wire);
+		}
+		if (m == NULL && wire == 0) {
+			/* Nothing to send: sleep until something changes. */
+			h->pace_blocked = true;
+			h->pace_ns = now;
+			break;
+		}
+		if (m == NULL) {
+			/* Out of mbufs: try again a microsecond later. */
+			h->pace_ns = now + OFAN_NS_PER_US;
+			break;
+		}
+		pkts[n++] = m;
+		h->pace_ns += ofan_tx_time_ns(wire, h->rate_bps);
+	}
+	if (h->pace_ns < now && h->nb_active == 0)
+		h->pace_ns = now;
+	return n;
+}
+
+/* pacing = flow: every flow's slots that have come, in time order. */
+static uint16_t
+hs_output_flows(struct hs_host *h, uint64_t now, struct rte_mbuf **pkts,
+		uint16_t n, uint16_t max)
+{
+	while (n < max && h->nb_heap > 0) {
+		uint32_t si = h->heap[0], wire;
+		struct hs_sflow *s = &h->sflows[si];
+		struct rte_mbuf *m;
+		uint64_t gap;
+
+		if (s->pace_at > now)
+			break;
+		m = hs_flow_packet(h, si, now, &wire);
+		if (m == NULL && wire == 0) {
+			s->blocked = true;
+			hs_heap_remove(h, si);
+			continue;
+		}
+		if (m == NULL) {
+			s->pace_at = now + OFAN_NS_PER_US;
+			hs_heap_down(h, 0);
+			break;
+		}
+		pkts[n++] = m;
+		gap = hs_flow_gap(h, s, wire);
+		s->pace_at += gap + hs_jitter(h, gap);
+		if (s->state == HS_ACTIVE)
+			hs_heap_down(h, 0);
+	}
+	return n;
 }
 
 uint16_t
 hs_host_output(struct hs_host *h, uint64_t now_ns, struct rte_mbuf **pkts,
 	       uint16_t max)
 {
-	const struct hs_config *c = h->cfg;
-	uint64_t rate = (uint64_t)((double)c->rate_bps * c->rate_coef);
-	uint16_t n = 0;
+	uint16_t n = 0, i;
 
 	if (!h->started)
 		return 0;
 	while (n < max && h->nb_arp_reply > 0)
 		pkts[n++] = h->arp_reply[--h->nb_arp_reply];
 	if (h->announce && n < max) {
-		struct rte_mbuf *m = hs_build_arp_announce(h);
+		struct rte_mbuf *m = hs_frame_arp_announce(&h->fx, h->pool);
 
 		if (m != NULL) {
 			pkts[n++] = m;
@@ -777,7 +883,7 @@ hs_host_output(struct hs_host *h, uint64_t now_ns, struct rte_mbuf **pkts,
 		}
 	}
 	while (n < max && h->ack_head != h->ack_tail) {
-		struct rte_mbuf *m = hs_build_ack(h,
+		struct rte_mbuf *m = hs_frame_ack(&h->fx, h->pool,
 			&h->acks[h->ack_head & (HS_ACK_RING - 1)]);
 
 		if (m == NULL) {
@@ -790,29 +896,11 @@ hs_host_output(struct hs_host *h, uint64_t now_ns, struct rte_mbuf **pkts,
 	}
 	hs_host_start_due(h, now_ns);
 	hs_host_timers(h, now_ns);
-	/* Data: every slot of the pacer that has come. */
-	while (n < max && !h->pace_blocked && h->pace_ns <= now_ns &&
-	       h->nb_active > 0) {
-		uint32_t wire = 0;
-		struct rte_mbuf *m = hs_next_data(h, now_ns, &wire);
-
-		if (m == NULL && wire == 0) {
-			/* Nothing to send: sleep until something changes. */
-			h->pace_blocked = true;
-			h->pace_ns = now_ns;
-			break;
-		}
-		if (m == NULL) {
-			/* Out of mbufs: try again a microsecond later. */
-			h->pace_ns = now_ns + OFAN_NS_PER_US;
-			break;
-		}
-		pkts[n++] = m;
-		h->pace_ns += ofan_tx_time_ns(wire, rate);
-	}
-	if (h->pace_ns < now_ns && h->nb_active == 0)
-		h->pace_ns = now_ns;
-	for (uint16_t i = 0; i < n; i++) {
+	if (h->cfg->pacing == HS_PACING_FLOW)
+		n = hs_output_flows(h, now_ns, pkts, n, max);
+	else
+		n = hs_output_shared(h, now_ns, pkts, n, max);
+	for (i = 0; i < n; i++) {
 		h->st.tx_pkts++;
 		h->st.tx_bytes += pkts[i]->pkt_len;
 	}
@@ -828,9 +916,21 @@ hs_host_next_event(const struct hs_host *h)
 		return UINT64_MAX;
 	if (h->ack_head != h->ack_tail || h->nb_arp_reply > 0 || h->announce)
 		return 0;
-	if (h->nb_active > 0 && !h->pace_blocked)
+	if (h->cfg->pacing == HS_PACING_FLOW) {
+		if (h->nb_heap > 0)
+			t = RTE_MIN(t, h->sflows[h->heap[0]].pace_at);
+	} else if (h->nb_active > 0 && !h->pace_blocked) {
 		t = RTE_MIN(t, h->pace_ns);
+	}
 	return t;
+}
+
+/* ---- results ---- */
+
+uint32_t
+hs_host_nic_slots(const struct hs_host *h)
+{
+	return h->nb_sflows + h->nb_rflows + 1;
 }
 
 bool
@@ -870,8 +970,7 @@ hs_host_progress(const struct hs_host *h, uint64_t *acked_bytes,
 		if (s->state == HS_DONE)
 			acked += s->spec->size;
 		else if (s->state == HS_ACTIVE)
-			acked += RTE_MIN(s->spec->size,
-					 (uint64_t)s->tx.nb_acked * h->cfg->mss);
+			acked += hs_sender_acked_bytes(&s->tx, s->spec->size);
 	}
 	*acked_bytes = acked;
 	*total_bytes = h->total_bytes;
@@ -891,10 +990,11 @@ hs_host_flow_result(const struct hs_host *h, uint32_t id,
 
 		r->sent_here = true;
 		r->start_ns = s->state != HS_WAITING ? s->start_ns - h->t0 : 0;
-		r->done_ns = s->state == HS_DONE ? s->done_ns - h->t0 : 0;
-		r->pkts_sent = s->tx.nb_sent;
-		r->retx = s->tx.nb_retx;
-		r->timeouts = s->tx.nb_timeouts;
+		r->done_ns = s->state == HS_DONE && s->done_ns != 0 ?
+			s->done_ns - h->t0 : 0;
+		if (s->state != HS_WAITING)
+			hs_sender_counters(&s->tx, &r->pkts_sent, &r->retx,
+					   &r->timeouts);
 		r->acks = s->acks;
 		r->ce_acks = s->ce_acks;
 		r->distinct_evs = s->distinct_evs;
@@ -905,9 +1005,9 @@ hs_host_flow_result(const struct hs_host *h, uint32_t id,
 
 		r->received_here = true;
 		r->rx_done_ns = f->done_ns ? f->done_ns - h->t0 : 0;
-		r->max_reorder = f->rx.max_reorder;
-		r->dups = f->rx.nb_dups;
-		r->ce_pkts = f->rx.nb_ce;
+		r->rx_pkts = hs_receiver_count(&f->rx);
+		hs_receiver_counters(&f->rx, &r->max_reorder, &r->dups,
+				     &r->ce_pkts);
 		r->corrupt = f->corrupt;
 		touched = true;
 	}

@@ -4,20 +4,28 @@
  * is backed and of what clock drives it.
  *
  * A host instance owns one address, the flows it sends (a reliable,
- * sprayable transport per flow: hs_flow.h, with a host load-balancing
+ * sprayable transport per flow: hs_transport.h, with a host load-balancing
  * policy choosing each packet's EV: hlb.h), the flows it receives, and its
  * counters.  Whoever drives it supplies packets and time:
  *   - ofan-host: ethdev bursts and the TSC clock;
  *   - ofan-fabric: emulated links and a virtual clock
  * through three calls: hs_host_input() (a received burst),
  * hs_host_output() (packets due now: ACKs first, then paced data) and
- * hs_host_next_event() (when output next has something to do).
+ * hs_host_next_event() (when output next has something to do).  Flows
+ * that wait for an htsim trigger start when the driver, which keeps the
+ * triggers (hs_traffic.h), calls hs_host_release(); the host reports the
+ * flow ends that activate triggers through hs_host_params.on_flow_end.
  *
- * Pacing: constant-rate senders share the host's rate (link rate x
- * rate_coef) round robin over the active flows, which is each flow at
- * rate / active flows.  In the ecn_window mode each flow also keeps a
- * window of packets in flight that shrinks on CE echoes and grows
- * otherwise.
+ * Pacing ([host] pacing): host -- constant-rate senders share the host's
+ * rate (link rate x rate_coef) round robin over the active flows, which
+ * is each flow at rate / active flows; flow -- every flow has its own
+ * pacer (the study's senders).  In the ecn_window mode each flow also
+ * keeps a window of packets in flight that shrinks on CE echoes.
+ *
+ * Every frame built here is tagged with its flow's NIC slot in
+ * mbuf->hash.usr (hs_host_nic_slots()): an emulated NIC can then serve
+ * its flows round robin, as an RDMA NIC serves its queue pairs.  Drivers
+ * do not read the field on transmit.
  */
 #ifndef OFAN_HS_HOST_H
 #define OFAN_HS_HOST_H
@@ -43,6 +51,17 @@ struct hs_host_params {
 	struct rte_mempool *pool;
 	/* No gratuitous ARP at start (the fabric's switches know our MAC). */
 	bool no_announce;
+	/*
+	 * Called (may be NULL) when a flow of this host ends that activates
+	 * a trigger: received is false when the sender saw flow fully
+	 * acknowledged (its send_done_trigger), true when this host, its
+	 * receiver, has it all (recv_done_trigger).  It runs inside
+	 * hs_host_input() and may call hs_host_release() on any host, this
+	 * one included, but not hs_host_output().
+	 */
+	void (*on_flow_end)(void *arg, uint32_t flow, bool received,
+			    uint64_t now_ns);
+	void *on_flow_end_arg;
 };
 
 /* Counters of one host. */
@@ -52,13 +71,14 @@ struct hs_host_stats {
 	uint64_t rx_pkts;
 	uint64_t rx_bytes;
 	uint64_t data_sent;	/* data packets, retransmissions included */
-	uint64_t data_retx;
+	uint64_t data_retx;	/* resent (erasure: sent beyond the needed) */
 	uint64_t acks_sent;
 	uint64_t acks_received;
 	uint64_t goodput_bytes;	/* new payload bytes received and verified */
 	uint64_t dup_pkts;
 	uint64_t corrupt_pkts;	/* payload differed from the pattern */
 	uint64_t unknown_flow;	/* RoCE packets of no flow of ours */
+	uint64_t ack_mismatch;	/* ACKs of the other recovery model */
 	uint64_t arp_replies;
 	uint64_t alloc_failed;	/* no mbuf for a packet to send */
 	uint64_t timeouts;
@@ -71,7 +91,7 @@ struct hs_flow_result {
 	bool sent_here;		/* the send-side fields are valid */
 	bool received_here;	/* the receive-side fields are valid */
 	/* Send side. */
-	uint64_t start_ns;	/* when it became active (since host start) */
+	uint64_t start_ns;	/* when it began sending (since host start) */
 	uint64_t done_ns;	/* when the last packet was acknowledged */
 	uint64_t pkts_sent;
 	uint64_t retx;
@@ -81,6 +101,7 @@ struct hs_flow_result {
 	uint32_t distinct_evs;
 	/* Receive side. */
 	uint64_t rx_done_ns;
+	uint32_t rx_pkts;	/* distinct data packets received */
 	uint32_t max_reorder;
 	uint64_t dups;
 	uint64_t ce_pkts;
@@ -95,6 +116,12 @@ void hs_host_free(struct hs_host *h);
 /* Start the traffic at now (flow start times are relative to it). */
 void hs_host_start(struct hs_host *h, uint64_t now_ns);
 
+/*
+ * Start flow (an id) now: it waited for its trigger, which fired.
+ * Returns false if it is not a waiting flow of this host.
+ */
+bool hs_host_release(struct hs_host *h, uint32_t flow, uint64_t now_ns);
+
 /* Consume a received burst (every mbuf is freed). */
 void hs_host_input(struct hs_host *h, struct rte_mbuf **pkts, uint16_t n,
 		   uint64_t now_ns);
@@ -108,6 +135,13 @@ uint16_t hs_host_output(struct hs_host *h, uint64_t now_ns,
 
 /* The earliest time output() may have something new (UINT64_MAX: none). */
 uint64_t hs_host_next_event(const struct hs_host *h);
+
+/*
+ * NIC slots of this host: one per flow it sends or receives, in flow id
+ * order (data of a sent flow, ACKs of a received one), and a last one for
+ * ARP.  Frames carry theirs in mbuf->hash.usr.
+ */
+uint32_t hs_host_nic_slots(const struct hs_host *h);
 
 /* Every flow this host sends is acknowledged. */
 bool hs_host_tx_done(const struct hs_host *h);

@@ -12,7 +12,7 @@
 #define HS_WIRE_OVERHEAD 24
 
 /* Bytes f puts on the wire: every frame with headers and overhead. */
-static uint64_t
+uint64_t
 hs_flow_wire_bytes(const struct hs_config *c, uint64_t size)
 {
 	uint64_t nb_full = size / c->mss, last = size % c->mss;
@@ -36,42 +36,6 @@ hs_flow_ideal_ns(const struct hs_config *c, const struct hs_traffic *t,
 
 	return (uint64_t)((double)hs_flow_wire_bytes(c, t->flows[f].size) *
 			  8e9 / rate) + c->base_rtt_ns;
-}
-
-/*
- * Flows released together share their source's rate: count the flows of
- * each (source, iteration, step, dependency) group.
- */
-uint32_t *
-hs_flow_concurrency(const struct hs_traffic *t)
-{
-	uint32_t *conc = calloc(t->nb_flows + 1, sizeof(*conc));
-	uint32_t i, j;
-
-	if (conc == NULL)
-		return NULL;
-	for (i = 0; i < t->nb_flows; i++) {
-		const struct hs_flow_spec *a = &t->flows[i];
-
-		if (conc[i] != 0)
-			continue;
-		/* Group members are contiguous in practice; scan all. */
-		for (j = i; j < t->nb_flows; j++) {
-			const struct hs_flow_spec *b = &t->flows[j];
-
-			if (b->src == a->src && b->iteration == a->iteration &&
-			    b->step == a->step && b->start_ns == a->start_ns)
-				conc[i]++;
-		}
-		for (j = i + 1; j < t->nb_flows; j++) {
-			const struct hs_flow_spec *b = &t->flows[j];
-
-			if (b->src == a->src && b->iteration == a->iteration &&
-			    b->step == a->step && b->start_ns == a->start_ns)
-				conc[j] = conc[i];
-		}
-	}
-	return conc;
 }
 
 static int
@@ -116,7 +80,9 @@ hs_results(struct hs_host *const *hosts, uint16_t nb_hosts,
 	   const char *json_path, const char *csv_path,
 	   struct hs_summary *sum)
 {
-	uint32_t *conc = hs_flow_concurrency(t);
+	const uint32_t *conc = t->concurrency;
+	uint64_t *ideal = calloc(t->nb_flows + 1, sizeof(uint64_t));
+	uint64_t *ideal_rx = calloc(t->nb_flows + 1, sizeof(uint64_t));
 	uint64_t *ideal_end = calloc(t->nb_flows + 1, sizeof(uint64_t));
 	double *slow = calloc(t->nb_flows + 1, sizeof(double));
 	struct hs_kv_table pol = { .n = 0 };
@@ -129,20 +95,25 @@ hs_results(struct hs_host *const *hosts, uint16_t nb_hosts,
 	int rc = 0;
 
 	memset(sum, 0, sizeof(*sum));
-	if (conc == NULL || ideal_end == NULL || slow == NULL) {
+	if (conc == NULL || ideal == NULL || ideal_rx == NULL ||
+	    ideal_end == NULL || slow == NULL) {
 		rc = -ENOMEM;
 		goto out;
 	}
-	/* Critical path of ideal times (dependencies point backwards). */
+	/*
+	 * Critical path of ideal times through deps and triggers: a flow is
+	 * received half a base RTT before its last ACK is back.
+	 */
 	for (i = 0; i < t->nb_flows; i++) {
-		const struct hs_flow_spec *f = &t->flows[i];
-		uint64_t begin = f->start_ns;
-
-		if (f->dep != HS_NO_DEP && f->dep < i &&
-		    ideal_end[f->dep] > begin)
-			begin = ideal_end[f->dep];
-		ideal_end[i] = begin + hs_flow_ideal_ns(cfg, t, i, conc);
+		ideal[i] = hs_flow_ideal_ns(cfg, t, i, conc);
+		ideal_rx[i] = ideal[i] - cfg->base_rtt_ns / 2;
 	}
+	rc = hs_traffic_ideal_begin(t, ideal, ideal_rx, ideal_end);
+	if (rc != 0)
+		goto out;
+	for (i = 0; i < t->nb_flows; i++)
+		if (ideal_end[i] != UINT64_MAX)
+			ideal_end[i] += ideal[i];
 	if (csv_path != NULL) {
 		csv = fopen(csv_path, "w");
 		if (csv == NULL) {
@@ -154,7 +125,7 @@ hs_results(struct hs_host *const *hosts, uint16_t nb_hosts,
 	for (i = 0; i < t->nb_flows; i++) {
 		const struct hs_flow_spec *f = &t->flows[i];
 		struct hs_flow_result r, one;
-		uint64_t ideal = hs_flow_ideal_ns(cfg, t, i, conc), fct = 0;
+		uint64_t fct = 0;
 		double sd = 0;
 		bool any = false;
 
@@ -201,14 +172,15 @@ hs_results(struct hs_host *const *hosts, uint16_t nb_hosts,
 			if (r.done_ns != 0) {
 				sum->nb_completed++;
 				fct = r.done_ns - r.start_ns;
-				sd = (double)fct / (double)ideal;
+				sd = (double)fct / (double)ideal[i];
 				slow[nb_slow++] = sd;
 				fct_sum += fct;
 				if (r.start_ns < first_start)
 					first_start = r.start_ns;
 				if (r.done_ns > last_done)
 					last_done = r.done_ns;
-				if (ideal_end[i] > ideal_last)
+				if (ideal_end[i] != UINT64_MAX &&
+				    ideal_end[i] > ideal_last)
 					ideal_last = ideal_end[i];
 			}
 		}
@@ -221,7 +193,7 @@ hs_results(struct hs_host *const *hosts, uint16_t nb_hosts,
 				(unsigned long long)r.start_ns,
 				(unsigned long long)r.done_ns,
 				(unsigned long long)fct,
-				(unsigned long long)ideal, sd,
+				(unsigned long long)ideal[i], sd,
 				(unsigned long long)r.pkts_sent,
 				(unsigned long long)r.retx,
 				(unsigned long long)r.timeouts,
@@ -229,7 +201,8 @@ hs_results(struct hs_host *const *hosts, uint16_t nb_hosts,
 				r.acks ? (double)r.ce_acks / (double)r.acks : 0.0,
 				r.distinct_evs);
 		else
-			fprintf(csv, ",,,%llu,,,,,,,,", (unsigned long long)ideal);
+			fprintf(csv, ",,,%llu,,,,,,,,",
+				(unsigned long long)ideal[i]);
 		if (r.received_here)
 			fprintf(csv, "%llu,%u,%llu,%llu,%llu\n",
 				(unsigned long long)r.rx_done_ns, r.max_reorder,
@@ -260,6 +233,8 @@ hs_results(struct hs_host *const *hosts, uint16_t nb_hosts,
 	ofan_json_obj_begin(&j, NULL);
 	ofan_json_str(&j, "policy", cfg->policy->name);
 	ofan_json_str(&j, "pattern", hs_pattern_names[cfg->traffic.pattern]);
+	ofan_json_str(&j, "recovery", hs_recovery_names[cfg->recovery]);
+	ofan_json_str(&j, "pacing", hs_pacing_names[cfg->pacing]);
 	ofan_json_u64(&j, "ranks", t->nb_ranks);
 	ofan_json_u64(&j, "flows_total", t->nb_flows);
 	ofan_json_u64(&j, "flows_sent_here", sum->nb_flows);
@@ -297,6 +272,7 @@ hs_results(struct hs_host *const *hosts, uint16_t nb_hosts,
 		ofan_json_u64(&j, "dup_pkts", s->dup_pkts);
 		ofan_json_u64(&j, "corrupt_pkts", s->corrupt_pkts);
 		ofan_json_u64(&j, "unknown_flow", s->unknown_flow);
+		ofan_json_u64(&j, "ack_mismatch", s->ack_mismatch);
 		ofan_json_u64(&j, "timeouts", s->timeouts);
 		ofan_json_u64(&j, "alloc_failed", s->alloc_failed);
 		ofan_json_obj_begin(&j, "drops");
@@ -314,7 +290,8 @@ out:
 		rc = -EIO;
 	if (jf != NULL && fclose(jf) != 0 && rc == 0)
 		rc = -EIO;
-	free(conc);
+	free(ideal);
+	free(ideal_rx);
 	free(ideal_end);
 	free(slow);
 	return rc;

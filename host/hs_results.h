@@ -28,17 +28,12 @@ struct hs_summary {
 	uint64_t collective_ideal_ns;
 };
 
-/*
- * How many flows share their source's rate with each flow (flows of one
- * source released together: same iteration, step and start), indexed by
- * flow id; calloc'ed, the caller frees it.  NULL when out of memory.
- */
-uint32_t *hs_flow_concurrency(const struct hs_traffic *t);
-
 /* Ideal time of flow f under cfg (see above), in ns. */
 uint64_t hs_flow_ideal_ns(const struct hs_config *cfg,
 			  const struct hs_traffic *t, uint32_t f,
 			  const uint32_t *concurrency);
+/* Bytes a flow of size bytes puts on the wire (frames with overhead). */
+uint64_t hs_flow_wire_bytes(const struct hs_config *cfg, uint64_t size);
 
 /*
  * Compute the summary and, when the paths are not NULL, write the JSON

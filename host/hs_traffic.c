@@ -35,35 +35,24 @@
  *    starts at start_ns: iterations of an incast overlap.
  *  - tornado: rank i sends to (i + floor(N/2)) mod N; for odd N that is
  *    the rank just before the opposite point of the ring.
- *  - cm: the file, once (iterations must be 1), every start time shifted
- *    by params->start_ns.
- *
- * The .cm format accepted here, one item per line:
- *
- *	# comment (also after a line's text)
- *	Nodes N			N ranks, 2 .. 2^32-1
- *	Connections C		C connection lines follow, 1 .. 2^32-2
- *	SRC->DST start T size B [id X] [after X]
- *
- * Both header lines must come (in either order) before the first
- * connection, and the testbed's rank count must equal N when the caller
- * gives one.  After SRC->DST (no blanks inside) come keyword-value pairs
- * in any order, each at most once, as htsim writes them: "start T" and
- * "size B" are required; "id X" names the connection (any unsigned
- * integer, unique in the file); "after X" makes it start only once the
- * connection with id X, which must be on an earlier line and must end at
- * this connection's SRC, has been received completely (and not before T).
- * Naming only earlier lines keeps the dependencies free of cycles by
- * construction, and every error is found in one pass.
- * T is a plain decimal in microseconds as in htsim ("12", "0.5") or a
- * decimal with a unit ns/us/ms/s ("250ns"), rounded to the nearest ns.  B
- * is bytes, optionally with a unit as in the config files ("4KiB", "1MB").
- * htsim's trigger lines and fields (Triggers, trigger,
- * send_done_trigger, recv_done_trigger) and failures are rejected with a
- * pointer to "after": a one-flow dependency is all a host can follow.
- * Blank lines are ignored and blanks are spaces, tabs or CR.
+ *  - cm: the file (hs_cm.c), once (iterations must be 1), every start
+ *    time shifted by params->start_ns.
+ *  - ring, podring, podring_ol, torring: the study's structured
+ *    permutations, built by the rules of htsim's generators (its
+ *    connection_matrices/gen_permutation_*.py) so that they equal the
+ *    authors' .cm files; P = pod_size, T = tor_size hosts:
+ *      ring        s -> s + 1 (mod N);
+ *      podring     s -> s + P; past the last pod, d = ((s + P) mod N + 1)
+ *                  mod P, so the last pod wraps into pod 0 rotated by one;
+ *      podring_ol  "one less": the first host of each pod sends to its ToR
+ *                  neighbour, the others to the same position in the next
+ *                  pod (in the last pod d = (d_prev + 1) mod P, d_prev the
+ *                  previous line's destination, as the generator does),
+ *                  and a destination at position 1 moves to position 0;
+ *      torring     the first host of each ToR sends to its neighbour, the
+ *                  others to the same position in the next pod, moved to
+ *                  the ToR's first host for the second host of a ToR.
  */
-#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -73,29 +62,13 @@
 #include <string.h>
 
 #include "hs_traffic.h"
-#include "ofan_config.h"
 #include "ofan_rng.h"
 
 /* Ids are uint32 and HS_NO_DEP is reserved. */
 #define HS_MAX_FLOWS (UINT32_MAX - 1)
 /* RNG stream of the permutation (ASCII "perm"), independent of others. */
 #define HS_PERM_STREAM 0x7065726dull
-/* A connection line has 1 + 2 * 4 tokens; more is reported, not split. */
-#define CM_MAX_TOKENS 32
-/* How much of an offending text an error message quotes. */
-#define CM_QUOTE_MAX 80
-#define CM_TEXT_SIZE 256
-#define CM_WHAT_SIZE 160
-#define CM_EXPECT_SIZE 160
-
-#define CM_EXPECT_CONN "SRC->DST start T size B [id X] [after X]"
-#define CM_EXPECT_TIME \
-	"a time >= 0: microseconds (12.5) or with a unit ns/us/ms/s (250ns)"
-#define CM_EXPECT_SIZE_B "a number of bytes > 0 (1000000, 64KiB, 1MB)"
-#define CM_EXPECT_ID "a non-negative integer"
-#define CM_EXPECT_AFTER "the id of an earlier connection"
-#define CM_EXPECT_HEADER \
-	"'Nodes N' and 'Connections C' before the connections"
+#define HS_NAMES_SIZE 256
 
 const char *const hs_pattern_names[] = {
 	[HS_PATTERN_PERMUTATION] = "permutation",
@@ -106,6 +79,10 @@ const char *const hs_pattern_names[] = {
 	[HS_PATTERN_INCAST] = "incast",
 	[HS_PATTERN_TORNADO] = "tornado",
 	[HS_PATTERN_CM] = "cm",
+	[HS_PATTERN_RING] = "ring",
+	[HS_PATTERN_PODRING] = "podring",
+	[HS_PATTERN_PODRING_OL] = "podring_ol",
+	[HS_PATTERN_TORRING] = "torring",
 	[HS_PATTERN_NB] = NULL,
 };
 
@@ -155,6 +132,9 @@ hs_set(struct hs_flow_spec *f, uint32_t src, uint32_t dst, uint64_t size)
 	f->dst = dst;
 	f->size = size;
 	f->dep = HS_NO_DEP;
+	f->trigger = HS_NO_TRIGGER;
+	f->send_done_trigger = HS_NO_TRIGGER;
+	f->recv_done_trigger = HS_NO_TRIGGER;
 	f->step = 0;
 }
 
@@ -267,6 +247,46 @@ hs_fill_tornado(const struct hs_traffic_params *p, struct hs_flow_spec *f)
 		hs_set(&f[i], i, (i + n / 2) % n, p->size);
 }
 
+/* The study's structured permutations (see the top of this file). */
+static void
+hs_fill_structured(const struct hs_traffic_params *p, struct hs_flow_spec *f)
+{
+	uint32_t n = p->nb_ranks, P = p->pod_size, T = p->tor_size;
+	uint32_t s, d = 0, npods = n / P;
+
+	for (s = 0; s < n; s++) {
+		switch (p->pattern) {
+		case HS_PATTERN_RING:
+			d = (s + 1) % n;
+			break;
+		case HS_PATTERN_PODRING:
+			d = s + P;
+			if (d >= n)
+				d = (d % n + 1) % P;
+			break;
+		case HS_PATTERN_PODRING_OL:
+			if (s % P == 0) {
+				d = s + 1;
+			} else {
+				d = s + P < n ? s + P : (d % n + 1) % P;
+				if (d % P == 1)
+					d--;
+			}
+			break;
+		default:	/* HS_PATTERN_TORRING */
+			if (s % T == 0) {
+				d = s + 1;
+			} else {
+				d = (s / P + 1) % npods * P + s % P;
+				if (s % T == 1)
+					d--;
+			}
+			break;
+		}
+		hs_set(&f[s], s, d, p->size);
+	}
+}
+
 static const struct hs_pattern_ops hs_pattern_ops[HS_PATTERN_NB] = {
 	[HS_PATTERN_PERMUTATION] = { hs_one_per_rank, hs_fill_permutation },
 	[HS_PATTERN_ALLTOALL] = { hs_nb_alltoall, hs_fill_alltoall },
@@ -276,6 +296,10 @@ static const struct hs_pattern_ops hs_pattern_ops[HS_PATTERN_NB] = {
 	[HS_PATTERN_INCAST] = { hs_nb_incast, hs_fill_incast },
 	[HS_PATTERN_TORNADO] = { hs_one_per_rank, hs_fill_tornado },
 	/* HS_PATTERN_CM comes from a file, see hs_traffic_load_cm(). */
+	[HS_PATTERN_RING] = { hs_one_per_rank, hs_fill_structured },
+	[HS_PATTERN_PODRING] = { hs_one_per_rank, hs_fill_structured },
+	[HS_PATTERN_PODRING_OL] = { hs_one_per_rank, hs_fill_structured },
+	[HS_PATTERN_TORRING] = { hs_one_per_rank, hs_fill_structured },
 };
 
 /*
@@ -332,7 +356,7 @@ static int
 hs_fail_pattern(const struct hs_traffic_params *p, char *err,
 		unsigned int err_size)
 {
-	char names[CM_EXPECT_SIZE] = "";
+	char names[HS_NAMES_SIZE] = "";
 	size_t used = 0;
 	int i, n;
 
@@ -377,6 +401,10 @@ hs_build_cm(const struct hs_traffic_params *p, struct hs_traffic *t,
 		}
 		t->flows[i].start_ns += p->start_ns;
 	}
+	if (hs_traffic_derive(t) != 0) {
+		hs_traffic_free(t);
+		return hs_fail(err, err_size, "%s: out of memory", p->cm_path);
+	}
 	return 0;
 }
 
@@ -389,9 +417,7 @@ hs_traffic_build(const struct hs_traffic_params *p, struct hs_traffic *t,
 	struct hs_flow_spec *f;
 	int rc;
 
-	t->nb_ranks = 0;
-	t->nb_flows = 0;
-	t->flows = NULL;
+	memset(t, 0, sizeof(*t));
 	if ((unsigned int)p->pattern >= HS_PATTERN_NB)
 		return hs_fail_pattern(p, err, err_size);
 	if (p->nb_ranks < 2)
@@ -407,6 +433,15 @@ hs_traffic_build(const struct hs_traffic_params *p, struct hs_traffic *t,
 	if (p->size < 1)
 		return hs_fail(err, err_size,
 			       "traffic: size is 0; expected at least 1 byte");
+	if (p->pattern >= HS_PATTERN_RING &&
+	    (p->pod_size < 2 || p->nb_ranks % p->pod_size != 0 ||
+	     p->tor_size < 2 || p->pod_size % p->tor_size != 0))
+		return hs_fail(err, err_size,
+			       "traffic: %s needs pods of pod_size hosts made of ToRs of tor_size hosts, but pod_size is %" PRIu32
+			       " and tor_size %" PRIu32 " with %" PRIu32
+			       " ranks; expected tor_size >= 2 dividing pod_size, pod_size dividing the rank count",
+			       hs_pattern_names[p->pattern], p->pod_size,
+			       p->tor_size, p->nb_ranks);
 	if (p->pattern == HS_PATTERN_INCAST &&
 	    (p->incast_degree < 1 || p->incast_degree >= p->nb_ranks))
 		return hs_fail(err, err_size,
@@ -439,6 +474,11 @@ hs_traffic_build(const struct hs_traffic_params *p, struct hs_traffic *t,
 	t->nb_ranks = p->nb_ranks;
 	t->nb_flows = (uint32_t)total;
 	t->flows = f;
+	if (hs_traffic_derive(t) != 0) {
+		hs_traffic_free(t);
+		hs_fail(err, err_size, "traffic: out of memory");
+		return -ENOMEM;
+	}
 	return 0;
 }
 
@@ -448,557 +488,265 @@ hs_traffic_free(struct hs_traffic *t)
 	if (t == NULL)
 		return;
 	free(t->flows);
-	t->flows = NULL;
-	t->nb_flows = 0;
-	t->nb_ranks = 0;
+	free(t->triggers);
+	free(t->trigger_targets);
+	free(t->failures);
+	free(t->concurrency);
+	memset(t, 0, sizeof(*t));
 }
 
 /*
- * .cm parser.
+ * Flows released together share a group key; a multishot's flows each
+ * have their own (single = their index).
  */
-
-/* An "id X" seen so far: which flow and on which line. */
-struct cm_id {
-	uint64_t id;
-	uint64_t line;
-	uint32_t flow;		/* HS_NO_DEP: empty slot */
+struct hs_group_key {
+	uint32_t src, iteration, step, trigger, single;
+	uint64_t start_ns;
+	uint32_t flow;		/* not part of the key */
 };
 
-struct cm_parser {
-	const char *path;
-	uint32_t nb_ranks_expected;
-	char *err;
-	unsigned int err_size;
-
-	uint64_t line;
-	char *tok[CM_MAX_TOKENS];
-	unsigned int nb_tok;
-
-	bool have_nodes;
-	bool have_conns;
-	uint32_t nb_nodes;
-	uint32_t nb_conns;	/* as the header says */
-
-	struct hs_flow_spec *flows;
-	uint32_t nb_flows;
-	uint32_t flows_cap;
-
-	struct cm_id *ids;	/* open addressing, power-of-two size */
-	uint32_t ids_cap;
-	uint32_t nb_ids;
-};
-
-/*
- * "PATH:LINE: WHAT 'TEXT'; expected EXPECT".  TEXT is quoted only up to
- * CM_QUOTE_MAX characters so that the expectation is never cut off.
- */
 static int
-cm_fail(struct cm_parser *p, const char *what, const char *text,
-	const char *expect)
+hs_cmp_group_key(const struct hs_group_key *x, const struct hs_group_key *y)
 {
-	size_t len = strlen(text);
-
-	if (p->err != NULL && p->err_size > 0)
-		snprintf(p->err, p->err_size,
-			 "%s:%" PRIu64 ": %s '%.*s%s'; expected %s", p->path,
-			 p->line, what, CM_QUOTE_MAX, text,
-			 len > CM_QUOTE_MAX ? "..." : "", expect);
-	return -EINVAL;
-}
-
-/* Errors that concern a whole line quote its tokens joined by a space. */
-static const char *
-cm_line_text(struct cm_parser *p, char *buf, size_t size)
-{
-	size_t used = 0;
-	unsigned int i;
-	int n;
-
-	buf[0] = '\0';
-	for (i = 0; i < p->nb_tok && used < size; i++) {
-		n = snprintf(buf + used, size - used, "%s%s", i ? " " : "",
-			     p->tok[i]);
-		if (n < 0)
-			break;
-		used += (size_t)n;
-	}
-	return buf;
-}
-
-static int
-cm_fail_line(struct cm_parser *p, const char *what, const char *expect)
-{
-	char text[CM_TEXT_SIZE];
-
-	return cm_fail(p, what, cm_line_text(p, text, sizeof(text)), expect);
-}
-
-static int
-cm_fail_file(struct cm_parser *p, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static int
-cm_fail_file(struct cm_parser *p, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	if (p->err != NULL && p->err_size > 0) {
-		n = snprintf(p->err, p->err_size, "%s: ", p->path);
-		if (n >= 0 && (unsigned int)n < p->err_size) {
-			va_start(ap, fmt);
-			vsnprintf(p->err + n, p->err_size - n, fmt, ap);
-			va_end(ap);
-		}
-	}
-	return -EINVAL;
-}
-
-static uint32_t
-cm_id_slot(uint64_t id, uint32_t cap)
-{
-	uint64_t x = id;
-
-	return (uint32_t)ofan_splitmix64(&x) & (cap - 1);
-}
-
-static struct cm_id *
-cm_id_find(const struct cm_parser *p, uint64_t id)
-{
-	uint32_t i;
-
-	if (p->ids_cap == 0)
-		return NULL;
-	for (i = cm_id_slot(id, p->ids_cap); p->ids[i].flow != HS_NO_DEP;
-	     i = (i + 1) & (p->ids_cap - 1))
-		if (p->ids[i].id == id)
-			return &p->ids[i];
-	return NULL;
-}
-
-static void
-cm_id_put(struct cm_id *tab, uint32_t cap, const struct cm_id *e)
-{
-	uint32_t i;
-
-	for (i = cm_id_slot(e->id, cap); tab[i].flow != HS_NO_DEP;
-	     i = (i + 1) & (cap - 1))
-		;
-	tab[i] = *e;
-}
-
-/* Record a new id (known to be absent); keeps the table at most half full. */
-static int
-cm_id_add(struct cm_parser *p, uint64_t id, uint32_t flow)
-{
-	struct cm_id e = { .id = id, .flow = flow, .line = p->line };
-	struct cm_id *tab;
-	uint32_t cap, i;
-
-	if ((uint64_t)(p->nb_ids + 1) * 2 > p->ids_cap) {
-		cap = p->ids_cap == 0 ? 64 : p->ids_cap * 2;
-		tab = malloc(sizeof(*tab) * cap);
-		if (tab == NULL)
-			return -ENOMEM;
-		for (i = 0; i < cap; i++)
-			tab[i].flow = HS_NO_DEP;
-		for (i = 0; i < p->ids_cap; i++)
-			if (p->ids[i].flow != HS_NO_DEP)
-				cm_id_put(tab, cap, &p->ids[i]);
-		free(p->ids);
-		p->ids = tab;
-		p->ids_cap = cap;
-	}
-	cm_id_put(p->ids, p->ids_cap, &e);
-	p->nb_ids++;
+#define HS_CMP(f) if (x->f != y->f) return x->f < y->f ? -1 : 1
+	HS_CMP(src);
+	HS_CMP(iteration);
+	HS_CMP(step);
+	HS_CMP(trigger);
+	HS_CMP(start_ns);
+	HS_CMP(single);
+#undef HS_CMP
 	return 0;
 }
 
-/* htsim features a host cannot follow: triggers and failures. */
 static int
-cm_unsupported(struct cm_parser *p, const char *text)
+hs_cmp_group(const void *a, const void *b)
 {
-	if (strstr(text, "trigger") != NULL ||
-	    strcmp(text, "Triggers") == 0)
-		return cm_fail(p, "htsim triggers are not supported", text,
-			       "'after ID' on a connection instead");
-	return cm_fail(p, "htsim failures are not supported", text,
-		       "failures in the testbed configuration instead");
-}
+	const struct hs_group_key *x = a, *y = b;
+	int c = hs_cmp_group_key(x, y);
 
-/* "Nodes N" or "Connections C". */
-static int
-cm_header(struct cm_parser *p)
-{
-	const char *key = p->tok[0];
-	bool nodes = strcmp(key, "Nodes") == 0;
-	bool *seen = nodes ? &p->have_nodes : &p->have_conns;
-	char what[CM_WHAT_SIZE], expect[CM_EXPECT_SIZE];
-	uint64_t v;
-
-	if (*seen) {
-		snprintf(what, sizeof(what), "second '%s' line", key);
-		snprintf(expect, sizeof(expect), "one '%s' line", key);
-		return cm_fail_line(p, what, expect);
-	}
-	if (p->nb_tok != 2) {
-		snprintf(expect, sizeof(expect), "'%s %s'", key,
-			 nodes ? "N" : "C");
-		return cm_fail_line(p, "bad header line", expect);
-	}
-	if (nodes) {
-		if (ofan_parse_u64(p->tok[1], &v) < 0 || v < 2 ||
-		    v > UINT32_MAX)
-			return cm_fail(p, "bad node count", p->tok[1],
-				       "an integer from 2 to 4294967295");
-		if (p->nb_ranks_expected != 0 && v != p->nb_ranks_expected) {
-			snprintf(expect, sizeof(expect),
-				 "Nodes %" PRIu32 ", one per rank",
-				 p->nb_ranks_expected);
-			return cm_fail_line(p, "node count does not match "
-					    "the testbed", expect);
-		}
-		p->nb_nodes = (uint32_t)v;
-	} else {
-		if (ofan_parse_u64(p->tok[1], &v) < 0 || v < 1 ||
-		    v > HS_MAX_FLOWS)
-			return cm_fail(p, "bad connection count", p->tok[1],
-				       "an integer from 1 to 4294967294");
-		p->nb_conns = (uint32_t)v;
-	}
-	*seen = true;
-	return 0;
-}
-
-/* "SRC->DST" into two ranks below nb_nodes. */
-static int
-cm_endpoints(struct cm_parser *p, uint32_t *src, uint32_t *dst)
-{
-	char *arrow = strstr(p->tok[0], "->");
-	char expect[CM_EXPECT_SIZE];
-	const char *dst_text;
-	uint64_t v[2];
-	int i;
-
-	if (arrow == NULL)
-		return cm_fail(p, "bad endpoints", p->tok[0],
-			       "SRC->DST with no blanks");
-	/* Split in place; the arrow is restored for later messages. */
-	*arrow = '\0';
-	dst_text = arrow + 2;
-	snprintf(expect, sizeof(expect), "an integer below %" PRIu32,
-		 p->nb_nodes);
-	for (i = 0; i < 2; i++) {
-		const char *s = i == 0 ? p->tok[0] : dst_text;
-		const char *name = i == 0 ? "source" : "destination";
-		char what[CM_WHAT_SIZE];
-
-		if (ofan_parse_u64(s, &v[i]) < 0) {
-			snprintf(what, sizeof(what), "bad %s rank", name);
-			cm_fail(p, what, s, expect);
-			*arrow = '-';
-			return -EINVAL;
-		}
-		if (v[i] >= p->nb_nodes) {
-			snprintf(what, sizeof(what), "%s rank out of range",
-				 name);
-			cm_fail(p, what, s, expect);
-			*arrow = '-';
-			return -EINVAL;
-		}
-	}
-	*arrow = '-';
-	if (v[0] == v[1])
-		return cm_fail(p, "connection from a rank to itself",
-			       p->tok[0], "two different ranks");
-	*src = (uint32_t)v[0];
-	*dst = (uint32_t)v[1];
-	return 0;
-}
-
-/* "start T": a plain number is microseconds, as htsim writes it. */
-static int
-cm_time(const char *s, uint64_t *ns)
-{
-	char buf[CM_TEXT_SIZE];
-	size_t len = strlen(s), digits = strspn(s, "0123456789.");
-
-	if (len > 0 && digits == len) {
-		if (len + 3 > sizeof(buf))
-			return -EINVAL;
-		snprintf(buf, sizeof(buf), "%sus", s);
-		return ofan_parse_time(buf, ns);
-	}
-	return ofan_parse_time(s, ns);
-}
-
-static int
-cm_grow(struct cm_parser *p)
-{
-	struct hs_flow_spec *f;
-	uint32_t cap;
-
-	if (p->nb_flows < p->flows_cap)
-		return 0;
-	if (p->flows_cap >= HS_MAX_FLOWS)
-		return -ENOMEM;
-	cap = p->flows_cap == 0 ? 64 :
-	      p->flows_cap > HS_MAX_FLOWS / 2 ? HS_MAX_FLOWS :
-	      p->flows_cap * 2;
-	f = realloc(p->flows, sizeof(*f) * cap);
-	if (f == NULL)
-		return -ENOMEM;
-	p->flows = f;
-	p->flows_cap = cap;
-	return 0;
-}
-
-/* "id X": a new id; *id is set. */
-static int
-cm_field_id(struct cm_parser *p, const char *v, uint64_t *id)
-{
-	char what[CM_WHAT_SIZE];
-	const struct cm_id *prior;
-
-	if (ofan_parse_u64(v, id) < 0)
-		return cm_fail(p, "bad id", v, CM_EXPECT_ID);
-	prior = cm_id_find(p, *id);
-	if (prior != NULL) {
-		snprintf(what, sizeof(what), "id already used on line %" PRIu64,
-			 prior->line);
-		return cm_fail(p, what, v, "a unique id");
-	}
-	return 0;
-}
-
-/* "after X": an earlier connection into this one's source; f->dep set. */
-static int
-cm_field_after(struct cm_parser *p, const char *v, struct hs_flow_spec *f)
-{
-	char what[CM_WHAT_SIZE], expect[CM_EXPECT_SIZE];
-	const struct hs_flow_spec *d;
-	const struct cm_id *prior;
-	uint64_t after;
-
-	if (ofan_parse_u64(v, &after) < 0)
-		return cm_fail(p, "bad dependency", v, CM_EXPECT_AFTER);
-	prior = cm_id_find(p, after);
-	if (prior == NULL)
-		return cm_fail(p, "no earlier connection has this id", v,
-			       CM_EXPECT_AFTER);
-	d = &p->flows[prior->flow];
-	if (d->dst != f->src) {
-		snprintf(what, sizeof(what),
-			 "dependency on %" PRIu32 "->%" PRIu32 " (line %"
-			 PRIu64 "), which does not end at rank %" PRIu32,
-			 d->src, d->dst, prior->line, f->src);
-		snprintf(expect, sizeof(expect),
-			 "the id of an earlier connection into rank %" PRIu32,
-			 f->src);
-		return cm_fail(p, what, v, expect);
-	}
-	f->dep = prior->flow;
-	return 0;
-}
-
-/*
- * "SRC->DST" then keyword-value pairs, checked left to right so that the
- * first thing wrong on the line is the one reported.
- */
-static int
-cm_connection(struct cm_parser *p)
-{
-	enum { F_START, F_SIZE, F_ID, F_AFTER, F_NB };
-	static const char *const keys[F_NB] = { "start", "size", "id",
-						"after" };
-	static const char *const placeholders[F_NB] = { "T", "B", "X", "X" };
-	char what[CM_WHAT_SIZE], expect[CM_EXPECT_SIZE];
-	struct hs_flow_spec f = { .dep = HS_NO_DEP };
-	bool seen[F_NB] = { false };
-	const char *v;
-	uint64_t id = 0;
-	unsigned int i;
-	int k, rc;
-
-	if (!p->have_nodes || !p->have_conns)
-		return cm_fail_line(p, "connection before the header",
-				    CM_EXPECT_HEADER);
-	if (p->nb_tok == CM_MAX_TOKENS)
-		return cm_fail_line(p, "too many fields", CM_EXPECT_CONN);
-	rc = cm_endpoints(p, &f.src, &f.dst);
-	if (rc < 0)
-		return rc;
-
-	for (i = 1; i < p->nb_tok; i += 2) {
-		for (k = 0; k < F_NB; k++)
-			if (strcmp(p->tok[i], keys[k]) == 0)
-				break;
-		if (k == F_NB) {
-			if (strstr(p->tok[i], "trigger") != NULL)
-				return cm_unsupported(p, p->tok[i]);
-			return cm_fail(p, "unknown field", p->tok[i],
-				       "start, size, id or after");
-		}
-		if (seen[k]) {
-			snprintf(what, sizeof(what), "second '%s' field",
-				 keys[k]);
-			return cm_fail(p, what, p->tok[i],
-				       "each field at most once");
-		}
-		seen[k] = true;
-		if (i + 1 == p->nb_tok) {
-			snprintf(what, sizeof(what), "no value after '%s'",
-				 keys[k]);
-			snprintf(expect, sizeof(expect), "%s %s", keys[k],
-				 placeholders[k]);
-			return cm_fail_line(p, what, expect);
-		}
-		v = p->tok[i + 1];
-		switch (k) {
-		case F_START:
-			if (cm_time(v, &f.start_ns) < 0)
-				return cm_fail(p, "bad start time", v,
-					       CM_EXPECT_TIME);
-			break;
-		case F_SIZE:
-			if (ofan_parse_size(v, &f.size) < 0)
-				return cm_fail(p, "bad size", v,
-					       CM_EXPECT_SIZE_B);
-			if (f.size == 0)
-				return cm_fail(p, "zero size", v,
-					       CM_EXPECT_SIZE_B);
-			break;
-		case F_ID:
-			rc = cm_field_id(p, v, &id);
-			if (rc < 0)
-				return rc;
-			break;
-		default:
-			rc = cm_field_after(p, v, &f);
-			if (rc < 0)
-				return rc;
-			break;
-		}
-	}
-	if (!seen[F_START])
-		return cm_fail_line(p, "no 'start' field", CM_EXPECT_CONN);
-	if (!seen[F_SIZE])
-		return cm_fail_line(p, "no 'size' field", CM_EXPECT_CONN);
-
-	if (cm_grow(p) < 0)
-		return -ENOMEM;
-	f.id = p->nb_flows;
-	if (seen[F_ID] && cm_id_add(p, id, f.id) < 0)
-		return -ENOMEM;
-	p->flows[p->nb_flows++] = f;
-	return 0;
-}
-
-/* One line, already stripped of its comment: split it and dispatch. */
-static int
-cm_line(struct cm_parser *p, char *s)
-{
-	char *save = NULL, *tok;
-	const char *t0;
-
-	p->nb_tok = 0;
-	for (tok = strtok_r(s, " \t\r\n\v\f", &save);
-	     tok != NULL && p->nb_tok < CM_MAX_TOKENS;
-	     tok = strtok_r(NULL, " \t\r\n\v\f", &save))
-		p->tok[p->nb_tok++] = tok;
-	if (p->nb_tok == 0)
-		return 0;
-	t0 = p->tok[0];
-	if (strcmp(t0, "Nodes") == 0 || strcmp(t0, "Connections") == 0)
-		return cm_header(p);
-	if (strcmp(t0, "Triggers") == 0 || strcmp(t0, "trigger") == 0 ||
-	    strcmp(t0, "Failures") == 0 || strcmp(t0, "failure") == 0)
-		return cm_unsupported(p, t0);
-	if (strstr(t0, "->") != NULL || isdigit((unsigned char)t0[0]))
-		return cm_connection(p);
-	return cm_fail_line(p, "unrecognised line",
-			    "'Nodes N', 'Connections C' or " CM_EXPECT_CONN);
-}
-
-static int
-cm_parse(struct cm_parser *p, FILE *fp)
-{
-	size_t cap = 0;
-	char *buf = NULL, *hash;
-	ssize_t len;
-	int rc = 0;
-
-	while ((len = getline(&buf, &cap, fp)) >= 0) {
-		p->line++;
-		if (strlen(buf) != (size_t)len) {
-			rc = cm_fail(p, "NUL byte in line", buf,
-				     "a text file");
-			break;
-		}
-		hash = strchr(buf, '#');
-		if (hash != NULL)
-			*hash = '\0';
-		rc = cm_line(p, buf);
-		if (rc < 0)
-			break;
-	}
-	free(buf);
-	if (rc == -ENOMEM) {
-		cm_fail_file(p, "out of memory at line %" PRIu64, p->line);
-		return -ENOMEM;
-	}
-	if (rc < 0)
-		return rc;
-	if (ferror(fp)) {
-		cm_fail_file(p, "read error; expected a readable file");
-		return -EIO;
-	}
-	if (!p->have_nodes)
-		return cm_fail_file(p, "no 'Nodes' line; expected "
-				    CM_EXPECT_HEADER);
-	if (!p->have_conns)
-		return cm_fail_file(p, "no 'Connections' line; expected "
-				    CM_EXPECT_HEADER);
-	if (p->nb_flows != p->nb_conns)
-		return cm_fail_file(p, "Connections says %" PRIu32
-				    " but the file has %" PRIu32
-				    " connection lines",
-				    p->nb_conns, p->nb_flows);
-	return 0;
+	return c != 0 ? c : (x->flow > y->flow) - (x->flow < y->flow);
 }
 
 int
-hs_traffic_load_cm(const char *path, uint32_t nb_ranks_expected,
-		   struct hs_traffic *t, char *err, unsigned int err_size)
+hs_traffic_derive(struct hs_traffic *t)
 {
-	struct cm_parser p = {
-		.path = path,
-		.nb_ranks_expected = nb_ranks_expected,
-		.err = err,
-		.err_size = err_size,
-	};
-	FILE *fp;
-	int rc;
+	struct hs_group_key *k;
+	uint32_t i, j, m, n = t->nb_flows;
 
-	t->nb_ranks = 0;
-	t->nb_flows = 0;
-	t->flows = NULL;
-	fp = fopen(path, "r");
-	if (fp == NULL) {
-		rc = -errno;
-		hs_fail(err, err_size, "%s: cannot open (%s); expected a "
-			"readable .cm file", path, strerror(-rc));
-		return rc;
+	free(t->concurrency);
+	t->concurrency = calloc(n + 1, sizeof(*t->concurrency));
+	k = malloc(sizeof(*k) * (n + 1));
+	if (t->concurrency == NULL || k == NULL) {
+		free(k);
+		return -ENOMEM;
 	}
-	rc = cm_parse(&p, fp);
-	fclose(fp);
-	free(p.ids);
-	if (rc < 0) {
-		free(p.flows);
-		return rc;
+	for (i = 0; i < n; i++) {
+		const struct hs_flow_spec *f = &t->flows[i];
+		bool alone = f->trigger != HS_NO_TRIGGER &&
+			t->triggers[f->trigger].kind == HS_TRIG_MULTISHOT;
+
+		k[i] = (struct hs_group_key){
+			.src = f->src, .iteration = f->iteration,
+			.step = f->step, .trigger = f->trigger,
+			.start_ns = f->trigger == HS_NO_TRIGGER ?
+				f->start_ns : 0,
+			.single = alone ? i : UINT32_MAX,
+			.flow = i,
+		};
 	}
-	t->nb_ranks = p.nb_nodes;
-	t->nb_flows = p.nb_flows;
-	t->flows = p.flows;
+	qsort(k, n, sizeof(*k), hs_cmp_group);
+	for (i = 0; i < n; i = j) {
+		for (j = i + 1; j < n && hs_cmp_group_key(&k[i], &k[j]) == 0;
+		     j++)
+			;
+		for (m = i; m < j; m++)
+			t->concurrency[k[m].flow] = j - i;
+	}
+	free(k);
 	return 0;
+}
+
+/* An ideal flow end: (time, flow, which end) in time order. */
+struct hs_ideal_ev {
+	uint64_t t;
+	uint32_t flow;
+	uint8_t recv;		/* 0: the sender's end, 1: the receiver's */
+};
+
+static bool
+hs_ideal_before(const struct hs_ideal_ev *a, const struct hs_ideal_ev *b)
+{
+	if (a->t != b->t)
+		return a->t < b->t;
+	if (a->flow != b->flow)
+		return a->flow < b->flow;
+	return a->recv < b->recv;
+}
+
+static void
+hs_ideal_push(struct hs_ideal_ev *h, uint32_t *n, struct hs_ideal_ev e)
+{
+	uint32_t i = (*n)++;
+
+	while (i > 0 && hs_ideal_before(&e, &h[(i - 1) / 2])) {
+		h[i] = h[(i - 1) / 2];
+		i = (i - 1) / 2;
+	}
+	h[i] = e;
+}
+
+static struct hs_ideal_ev
+hs_ideal_pop(struct hs_ideal_ev *h, uint32_t *n)
+{
+	struct hs_ideal_ev top = h[0], last = h[--*n];
+	uint32_t i = 0, c;
+
+	for (;;) {
+		c = 2 * i + 1;
+		if (c >= *n)
+			break;
+		if (c + 1 < *n && hs_ideal_before(&h[c + 1], &h[c]))
+			c++;
+		if (!hs_ideal_before(&h[c], &last))
+			break;
+		h[i] = h[c];
+		i = c;
+	}
+	if (*n > 0)
+		h[i] = last;
+	return top;
+}
+
+/* The ideal run of hs_traffic_ideal_begin(): an event heap of flow ends. */
+struct hs_ideal_run {
+	const uint64_t *send_ns, *recv_ns;
+	uint64_t *begin;
+	struct hs_ideal_ev *h;
+	uint32_t nh;
+};
+
+static void
+hs_ideal_start(struct hs_ideal_run *r, uint32_t f, uint64_t at)
+{
+	if (r->begin[f] != UINT64_MAX)
+		return;
+	r->begin[f] = at;
+	hs_ideal_push(r->h, &r->nh, (struct hs_ideal_ev){
+		at + r->send_ns[f], f, 0 });
+	hs_ideal_push(r->h, &r->nh, (struct hs_ideal_ev){
+		at + r->recv_ns[f], f, 1 });
+}
+
+int
+hs_traffic_ideal_begin(const struct hs_traffic *t, const uint64_t *send_ns,
+		       const uint64_t *recv_ns, uint64_t *begin)
+{
+	struct hs_ideal_run r = { .send_ns = send_ns, .recv_ns = recv_ns,
+				  .begin = begin };
+	uint32_t n = t->nb_flows, i, k;
+	uint32_t *children = malloc(sizeof(*children) * (n + 1));
+	uint32_t *first = malloc(sizeof(*first) * (n + 1));
+	struct hs_trigger_state st = { .activations = NULL };
+	int rc = 0;
+
+	r.h = malloc(sizeof(*r.h) * (2 * (size_t)n + 1));
+	if (r.h == NULL || children == NULL || first == NULL ||
+	    hs_trigger_state_init(&st, t) != 0) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	/* Flows waiting for the reception of flow d: a list per d. */
+	for (i = 0; i < n; i++)
+		first[i] = UINT32_MAX;
+	for (i = n; i-- > 0; ) {
+		uint32_t d = t->flows[i].dep;
+
+		children[i] = UINT32_MAX;
+		if (d != HS_NO_DEP && d < n) {
+			children[i] = first[d];
+			first[d] = i;
+		}
+	}
+	for (i = 0; i < n; i++)
+		begin[i] = UINT64_MAX;
+	for (i = 0; i < n; i++) {
+		const struct hs_flow_spec *f = &t->flows[i];
+
+		if (f->trigger == HS_NO_TRIGGER &&
+		    (f->dep == HS_NO_DEP || f->dep >= n))
+			hs_ideal_start(&r, i, f->start_ns);
+	}
+	while (r.nh > 0) {
+		struct hs_ideal_ev e = hs_ideal_pop(r.h, &r.nh);
+		const struct hs_flow_spec *f = &t->flows[e.flow];
+		uint32_t tr = e.recv ? f->recv_done_trigger :
+			f->send_done_trigger;
+		const uint32_t *go = NULL;
+		uint32_t nb_go = 0;
+
+		if (tr != HS_NO_TRIGGER)
+			nb_go = hs_trigger_activate(t, &st, tr, &go);
+		for (k = 0; k < nb_go; k++)
+			hs_ideal_start(&r, go[k], e.t);
+		/* Dependants begin at their input's arrival, not before
+		 * their own start time. */
+		if (e.recv)
+			for (k = first[e.flow]; k != UINT32_MAX;
+			     k = children[k])
+				hs_ideal_start(&r, k,
+					e.t > t->flows[k].start_ns ? e.t :
+					t->flows[k].start_ns);
+	}
+out:
+	hs_trigger_state_fini(&st);
+	free(r.h);
+	free(children);
+	free(first);
+	return rc;
+}
+
+int
+hs_trigger_state_init(struct hs_trigger_state *st, const struct hs_traffic *t)
+{
+	st->activations = calloc(t->nb_triggers + 1, sizeof(*st->activations));
+	return st->activations == NULL ? -ENOMEM : 0;
+}
+
+void
+hs_trigger_state_fini(struct hs_trigger_state *st)
+{
+	free(st->activations);
+	st->activations = NULL;
+}
+
+uint32_t
+hs_trigger_activate(const struct hs_traffic *t, struct hs_trigger_state *st,
+		    uint32_t tr, const uint32_t **flows)
+{
+	const struct hs_trigger *g;
+	uint32_t n;
+
+	*flows = NULL;
+	if (tr >= t->nb_triggers)
+		return 0;
+	g = &t->triggers[tr];
+	n = ++st->activations[tr];
+	switch (g->kind) {
+	case HS_TRIG_ONESHOT:
+		if (n != 1)
+			return 0;
+		break;
+	case HS_TRIG_MULTISHOT:
+		if (n > g->nb_targets)
+			return 0;
+		*flows = &t->trigger_targets[g->first_target + n - 1];
+		return 1;
+	default:
+		if (n != g->count)
+			return 0;
+		break;
+	}
+	*flows = &t->trigger_targets[g->first_target];
+	return g->nb_targets;
 }

@@ -3,21 +3,34 @@
  * Traffic: which rank sends how many bytes to which, when, and after what.
  *
  * A traffic pattern expands to a flat list of flows over N ranks.  A flow
- * may start at a time, or only once its source has *received* another
- * flow completely (ring all-reduce: step i+1 of a rank starts after it has
- * received step i), which is how dependent collectives are expressed.
+ * starts at a time, or once something it waits for has happened:
+ *   - dep: its source has *received* another flow completely (the ring
+ *     collectives: step i+1 of a rank starts after it has received step
+ *     i), which a host follows alone;
+ *   - trigger: an htsim trigger fired (a .cm file's `trigger X`).  A
+ *     trigger is activated by the flows that name it as their
+ *     send_done_trigger (the sender saw the whole flow acknowledged) or
+ *     recv_done_trigger (the receiver has the whole flow); a oneshot
+ *     starts all its flows on its one activation, a multishot the next
+ *     of its flows (in file order) on each activation, a barrier all of
+ *     them once it has been activated `count` times.  Triggers may cross
+ *     hosts: whoever drives the hosts keeps their state (hs_trigger_*).
  * Iterations repeat the collective, each one after the previous has
  * completed at every rank involved.  The list is the same for every host
  * (same seed, same list); each host runs the flows whose source it is.
  *
- * Pure C, no EAL: patterns and the .cm parser are unit tested alone.
+ * Pure C, no EAL: patterns and the .cm parser (hs_cm.c) are unit tested
+ * alone.
  */
 #ifndef OFAN_HS_TRAFFIC_H
 #define OFAN_HS_TRAFFIC_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #define HS_NO_DEP UINT32_MAX
+#define HS_NO_TRIGGER UINT32_MAX
 
 enum hs_pattern {
 	HS_PATTERN_PERMUTATION,	/* each rank to one other, a random derangement */
@@ -28,11 +41,48 @@ enum hs_pattern {
 	HS_PATTERN_INCAST,	/* k ranks to rank 0 (incast_degree) */
 	HS_PATTERN_TORNADO,	/* rank i to i + N/2 */
 	HS_PATTERN_CM,		/* htsim connection-matrix file */
+	/* The study's structured permutations (htsim's generators). */
+	HS_PATTERN_RING,	/* rank i to i + 1 */
+	HS_PATTERN_PODRING,	/* to the same position in the next pod */
+	HS_PATTERN_PODRING_OL,	/* pod ring, one intra-ToR flow per pod */
+	HS_PATTERN_TORRING,	/* pod ring, one intra-ToR flow per ToR */
 	HS_PATTERN_NB
 };
 
 /* Names of enum hs_pattern, NULL-terminated (config values). */
 extern const char *const hs_pattern_names[];
+
+enum hs_trigger_kind {
+	HS_TRIG_ONESHOT = 0,	/* starts every flow waiting on it, once */
+	HS_TRIG_MULTISHOT,	/* each activation starts the next flow */
+	HS_TRIG_BARRIER,	/* starts every flow after `count` activations */
+	HS_TRIG_NB
+};
+
+extern const char *const hs_trigger_kind_names[];
+
+struct hs_trigger {
+	uint32_t id;		/* as in the file */
+	uint8_t kind;		/* enum hs_trigger_kind */
+	uint32_t count;		/* barrier: activations it waits for */
+	/* The flows it starts: trigger_targets[first_target ..] in file order. */
+	uint32_t first_target;
+	uint32_t nb_targets;
+	uint32_t nb_activators;	/* flows whose send or receive end fires it */
+	uint64_t line;
+};
+
+/* An htsim failure line: a switch's link, mapped by the fabric. */
+enum hs_switch_type { HS_SW_TOR = 0, HS_SW_AGG, HS_SW_CORE, HS_SW_NB };
+
+extern const char *const hs_switch_type_names[];
+
+struct hs_cm_failure {
+	uint8_t switch_type;	/* enum hs_switch_type */
+	uint32_t switch_id;
+	uint32_t link_id;
+	uint64_t line;
+};
 
 struct hs_flow_spec {
 	uint32_t id;		/* index in the list */
@@ -45,8 +95,14 @@ struct hs_flow_spec {
 	 * source: this flow starts only once that one was fully received.
 	 */
 	uint32_t dep;
+	/* Triggers: indexes into hs_traffic.triggers, or HS_NO_TRIGGER. */
+	uint32_t trigger;		/* starts when this fires (no start time) */
+	uint32_t send_done_trigger;	/* activated when fully acknowledged */
+	uint32_t recv_done_trigger;	/* activated when fully received */
 	uint32_t iteration;	/* 0-based */
 	uint32_t step;		/* ring step within the iteration, else 0 */
+	uint32_t cm_id;		/* the .cm file's id, 0: none */
+	int32_t prio;		/* the .cm file's prio (read, not used) */
 };
 
 struct hs_traffic_params {
@@ -58,12 +114,27 @@ struct hs_traffic_params {
 	uint32_t incast_degree;	/* senders for incast, < nb_ranks */
 	uint64_t start_ns;	/* start of the first iteration */
 	const char *cm_path;	/* HS_PATTERN_CM */
+	/* The structured permutations: hosts per ToR and per pod. */
+	uint32_t tor_size;
+	uint32_t pod_size;
 };
 
 struct hs_traffic {
 	uint32_t nb_ranks;
 	uint32_t nb_flows;
 	struct hs_flow_spec *flows;	/* nb_flows entries */
+	uint32_t nb_triggers;
+	struct hs_trigger *triggers;
+	uint32_t *trigger_targets;	/* flow ids, grouped by trigger */
+	uint32_t nb_failures;
+	struct hs_cm_failure *failures;
+	/*
+	 * Per flow, how many flows share their source's rate with it: the
+	 * flows one source releases together (same iteration, step and start
+	 * time, or the same oneshot or barrier trigger; a multishot releases
+	 * them one by one).  The ideal times and per-flow pacing use it.
+	 */
+	uint32_t *concurrency;
 };
 
 /*
@@ -78,20 +149,70 @@ int hs_traffic_build(const struct hs_traffic_params *params,
 void hs_traffic_free(struct hs_traffic *t);
 
 /*
- * Parse an htsim connection-matrix file: a header "Nodes N" and
- * "Connections C" (either order; C must match the lines that follow), then
- * one line per connection "SRC->DST start T size B" with T in the units
- * htsim uses (a plain number is microseconds; a unit suffix ns/us/ms/s is
- * also accepted) and B in bytes; optional trailing fields "id X" and
- * "after X" (start once connection X, which ends at SRC, was received);
- * htsim's trigger forms are rejected with a pointer to "after" (see
- * hs_traffic.c).  Blank lines and # comments are ignored.  Every
- * malformed line is rejected with its line number: returns 0, -EINVAL
- * with the message in err, -errno if the file cannot be read, -ENOMEM.
- * On failure t is left empty (safe to hs_traffic_free).
+ * Read an htsim connection-matrix file as htsim's ConnectionMatrix::load()
+ * reads it, but stricter where htsim is sloppy (hs_cm.c lists every rule):
+ *
+ *	Nodes N
+ *	Connections C
+ *	Triggers T			(optional, 0 when absent)
+ *	Failures F			(optional, 0 when absent)
+ *	SRC->DST [id I] [start T] [size B] [trigger X]
+ *		 [send_done_trigger Y] [recv_done_trigger Z] [prio P]
+ *	trigger id N oneshot|multishot|barrier [count K]
+ *	failure switch_type TOR|AGG|CORE switch_id S link_id L
+ *
+ * Start times are picoseconds (an explicit unit, "5us", is an extension).
+ * nb_ranks_expected, when not 0, must equal N.  Returns 0, -EINVAL with
+ * "FILE:LINE: what 'text'; expected what" in err, -errno if the file
+ * cannot be read, -ENOMEM.  On failure t is left empty (safe to free).
  */
 int hs_traffic_load_cm(const char *path, uint32_t nb_ranks_expected,
 		       struct hs_traffic *t, char *err,
 		       unsigned int err_size);
+
+/* The same from memory (name is used in messages); text need not end in NUL. */
+int hs_traffic_parse_cm(const char *name, const char *text, size_t len,
+			uint32_t nb_ranks_expected, struct hs_traffic *t,
+			char *err, unsigned int err_size);
+
+/* Compute t->concurrency (the parsers and builders do); 0 or -ENOMEM. */
+int hs_traffic_derive(struct hs_traffic *t);
+
+/*
+ * The ideal schedule: when each flow would begin if every flow took its
+ * ideal time, through deps and triggers (a trigger fires at the ideal end
+ * of the activation it waits for; activations are taken in time order, so
+ * a multishot's k-th flow begins at its k-th activation).  send_ns[f]: the
+ * ideal time from f's begin until its sender saw the last ACK; recv_ns[f]:
+ * until its receiver had it all.  begin[f] is UINT64_MAX for a flow that
+ * would never begin.  Returns 0 or -ENOMEM.
+ */
+int hs_traffic_ideal_begin(const struct hs_traffic *t, const uint64_t *send_ns,
+			   const uint64_t *recv_ns, uint64_t *begin);
+
+/*
+ * Trigger state of one run: one activation counter per trigger.  Whoever
+ * drives the hosts activates a trigger when a host reports that a flow
+ * with a send_done_trigger or recv_done_trigger has ended, and starts
+ * the flows it returns at once (htsim: no delay).
+ */
+struct hs_trigger_state {
+	uint32_t *activations;
+};
+
+int hs_trigger_state_init(struct hs_trigger_state *st,
+			  const struct hs_traffic *t);
+void hs_trigger_state_fini(struct hs_trigger_state *st);
+
+/*
+ * Activate trigger tr (an index).  Returns how many flows start now and
+ * points *flows at their ids (inside t, valid as long as t).  A oneshot
+ * fires once, a multishot hands out its flows one per activation, a
+ * barrier fires on its count-th activation; other activations start
+ * nothing.
+ */
+uint32_t hs_trigger_activate(const struct hs_traffic *t,
+			     struct hs_trigger_state *st, uint32_t tr,
+			     const uint32_t **flows);
 
 #endif /* OFAN_HS_TRAFFIC_H */

@@ -56,9 +56,79 @@ struct hs_app {
 	uint16_t port_id[HS_MAX_PORTS];
 	bool port_started[HS_MAX_PORTS];
 	struct hs_host *hosts[HS_MAX_PORTS];
+	int32_t *host_of_rank;	/* rank -> index in hosts, -1: not ours */
+	struct hs_trigger_state trig;
 	struct ofan_clock clock;
 	uint64_t tx_dropped;	/* built but refused by the device */
 };
+
+/*
+ * A local flow ended that activates a trigger: start what it releases
+ * (every such flow is local: hs_check_triggers()).
+ */
+static void
+hs_on_flow_end(void *arg, uint32_t flow, bool received, uint64_t now)
+{
+	struct hs_app *app = arg;
+	const struct hs_flow_spec *f = &app->traffic.flows[flow];
+	const uint32_t *go;
+	uint32_t n, i;
+
+	n = hs_trigger_activate(&app->traffic, &app->trig, received ?
+				f->recv_done_trigger : f->send_done_trigger,
+				&go);
+	for (i = 0; i < n; i++) {
+		int32_t h = app->host_of_rank[app->traffic.flows[go[i]].src];
+
+		if (h >= 0)
+			hs_host_release(app->hosts[h], go[i], now);
+	}
+}
+
+/*
+ * What this process can follow of a .cm file: no failure lines (they are
+ * a fabric's), and triggers whose every flow end and started flow is on
+ * a rank of this process (a trigger entirely elsewhere is not ours).
+ * Returns 0 or -EINVAL with a message.
+ */
+static int
+hs_check_triggers(struct hs_app *app, char *err, size_t size)
+{
+	const struct hs_traffic *t = &app->traffic;
+	const char *cm = app->cfg->cm_path;
+	uint8_t *seen;		/* per trigger: 1 local part, 2 remote part */
+	uint32_t i, k;
+	int rc = 0;
+
+	if (t->nb_failures > 0) {
+		snprintf(err, size, "%s:%llu: a failure line; expected no failures for ofan-host (they are the fabric's: run the matrix in ofan-fabric)",
+			 cm, (unsigned long long)t->failures[0].line);
+		return -EINVAL;
+	}
+	seen = calloc(t->nb_triggers + 1, 1);
+	if (seen == NULL)
+		return -ENOMEM;
+	for (i = 0; i < t->nb_flows; i++) {
+		const struct hs_flow_spec *f = &t->flows[i];
+		uint32_t tg[3] = { f->trigger, f->send_done_trigger,
+				   f->recv_done_trigger };
+		uint32_t rank[3] = { f->src, f->src, f->dst };
+
+		for (k = 0; k < 3; k++)
+			if (tg[k] != HS_NO_TRIGGER)
+				seen[tg[k]] |= app->host_of_rank[rank[k]] >= 0 ?
+					1 : 2;
+	}
+	for (i = 0; i < t->nb_triggers && rc == 0; i++)
+		if (seen[i] == 3) {
+			snprintf(err, size, "%s:%llu: trigger %u joins ranks of this ofan-host with ranks it does not run; expected every flow that activates or waits for a trigger on ranks of one ofan-host process",
+				 cm, (unsigned long long)t->triggers[i].line,
+				 t->triggers[i].id);
+			rc = -EINVAL;
+		}
+	free(seen);
+	return rc;
+}
 
 static inline uint64_t
 hs_now_ns(const struct hs_app *app)
@@ -194,6 +264,8 @@ hs_setup(struct hs_app *app)
 			.traffic = &app->traffic,
 			.rank = c->ports[p].rank,
 			.pool = app->pool,
+			.on_flow_end = hs_on_flow_end,
+			.on_flow_end_arg = app,
 		};
 		struct rte_ether_addr a;
 
@@ -357,6 +429,7 @@ main(int argc, char **argv)
 	int64_t inuse_start = 0, inuse_end = 0;
 	uint64_t t0;
 	bool done;
+	uint32_t r;
 	uint16_t p;
 
 	memset(&app, 0, sizeof(app));
@@ -389,14 +462,29 @@ main(int argc, char **argv)
 		free(app.cfg);
 		return 2;
 	}
+	app.host_of_rank = malloc(sizeof(int32_t) * app.traffic.nb_ranks);
+	if (app.host_of_rank == NULL ||
+	    hs_trigger_state_init(&app.trig, &app.traffic) != 0) {
+		fprintf(stderr, "ofan-host: out of memory\n");
+		hs_traffic_free(&app.traffic);
+		free(app.cfg);
+		return 1;
+	}
+	for (r = 0; r < app.traffic.nb_ranks; r++)
+		app.host_of_rank[r] = -1;
+	for (p = 0; p < app.cfg->nb_ports; p++)
+		app.host_of_rank[app.cfg->ports[p].rank] = p;
+	if (hs_check_triggers(&app, err, sizeof(err)) != 0) {
+		fprintf(stderr, "ofan-host: %s\n", err);
+		exit_code = 2;
+		goto early_out;
+	}
 	if (app.check_only) {
 		printf("%s: ok (%u ranks, %u flows, %u local ranks, policy %s)\n",
 		       app.config_path, app.traffic.nb_ranks,
 		       app.traffic.nb_flows, app.cfg->nb_ports,
 		       app.cfg->policy->name);
-		hs_traffic_free(&app.traffic);
-		free(app.cfg);
-		return 0;
+		goto early_out;
 	}
 	rc = rte_eal_init(eal_argc, argv);
 	if (rc < 0) {
@@ -459,6 +547,9 @@ out:
 	}
 	rte_mempool_free(app.pool);
 	rte_eal_cleanup();
+early_out:
+	hs_trigger_state_fini(&app.trig);
+	free(app.host_of_rank);
 	hs_traffic_free(&app.traffic);
 	free(app.cfg);
 	return exit_code;

@@ -151,6 +151,13 @@ void sw_worker_tx_commit(struct sw_worker *w, uint16_t port,
 			 uint64_t now_ns, struct rte_mbuf **pkts,
 			 uint16_t nb_peeked, uint16_t nb_sent);
 
+/* Bytes queued for port now (w->port_len[port] counts the packets). */
+static inline uint64_t
+sw_worker_port_bytes(const struct sw_worker *w, uint16_t port)
+{
+	return w->queue[port].bytes;
+}
+
 /*
  * Control plane tick: applies scheduled failures and restorations whose
  * time has come, withdraws paths after the detection/reconvergence delay

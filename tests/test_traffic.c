@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Tests of the traffic patterns and the .cm parser (hs_traffic.h).
+ * Tests of the traffic patterns (hs_traffic.h; the .cm reader has its
+ * own, test_cm.c).
  *
  * Patterns are checked for the properties a run relies on: who sends to
  * whom and how much, and in which order flows may start.  The order is
@@ -8,10 +9,6 @@
  * once its dependency has completed, so a flow's completion "level" is
  * 1 + the level of its dependency.  Ring steps and chained iterations must
  * then complete at exactly the level the collective implies.
- *
- * .cm files are written into a fresh temporary directory, which becomes
- * the working directory, so messages name "t.cm" and are compared
- * exactly.  The shipped good file is found through OFAN_TEST_DATA.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -28,7 +25,6 @@
 #include "hs_traffic.h"
 
 #define ERR_SIZE 1024
-#define CM_NAME "t.cm"
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 static struct hs_traffic_params
@@ -130,7 +126,8 @@ START_TEST(test_pattern_names)
 {
 	static const char *const expect[] = {
 		"permutation", "alltoall", "ring_allreduce", "allgather",
-		"reduce_scatter", "incast", "tornado", "cm",
+		"reduce_scatter", "incast", "tornado", "cm", "ring", "podring",
+		"podring_ol", "torring",
 	};
 	unsigned int i;
 
@@ -516,9 +513,21 @@ static const struct bad_params_case bad_params_cases[] = {
 	  "traffic: incast_degree is 8 with 8 ranks; expected 1 to 7" },
 	{ { .pattern = HS_PATTERN_NB, .nb_ranks = 8, .size = 10,
 	    .iterations = 1 },
-	  "traffic: unknown pattern 8; expected one of permutation, "
+	  "traffic: unknown pattern 12; expected one of permutation, "
 	  "alltoall, ring_allreduce, allgather, reduce_scatter, incast, "
-	  "tornado, cm" },
+	  "tornado, cm, ring, podring, podring_ol, torring" },
+	{ { .pattern = HS_PATTERN_PODRING, .nb_ranks = 16, .size = 1,
+	    .iterations = 1, .tor_size = 2, .pod_size = 6 },
+	  "traffic: podring needs pods of pod_size hosts made of ToRs of "
+	  "tor_size hosts, but pod_size is 6 and tor_size 2 with 16 ranks; "
+	  "expected tor_size >= 2 dividing pod_size, pod_size dividing the "
+	  "rank count" },
+	{ { .pattern = HS_PATTERN_TORRING, .nb_ranks = 16, .size = 1,
+	    .iterations = 1, .tor_size = 3, .pod_size = 4 },
+	  "traffic: torring needs pods of pod_size hosts made of ToRs of "
+	  "tor_size hosts, but pod_size is 4 and tor_size 3 with 16 ranks; "
+	  "expected tor_size >= 2 dividing pod_size, pod_size dividing the "
+	  "rank count" },
 	{ { .pattern = HS_PATTERN_CM, .nb_ranks = 4, .iterations = 1 },
 	  "traffic: pattern cm has no file; expected the path of a .cm file" },
 	{ { .pattern = HS_PATTERN_CM, .nb_ranks = 4, .iterations = 2,
@@ -553,479 +562,107 @@ START_TEST(test_bad_params)
 }
 END_TEST
 
-/* Write text (len bytes, or up to its NUL when len is 0) to CM_NAME. */
-static void
-write_cm(const char *text, size_t len)
+/*
+ * The study's structured permutations on k = 8 (128 hosts, ToRs of 4,
+ * pods of 16): the lines of the authors' files
+ * (connection_matrices/perm_128n_128c_2MB_{ring,podring,podringol,
+ * torring}.cm), every pair src->dst checked where the file lists it.
+ */
+struct structured_case {
+	enum hs_pattern pattern;
+	uint32_t pairs[24][2];
+};
+
+static const struct structured_case structured_cases[] = {
+	{ HS_PATTERN_RING, { { 0, 1 }, { 1, 2 }, { 7, 8 }, { 126, 127 },
+			     { 127, 0 } } },
+	{ HS_PATTERN_PODRING, { { 0, 16 }, { 1, 17 }, { 7, 23 }, { 111, 127 },
+				{ 112, 1 }, { 113, 2 }, { 126, 15 },
+				{ 127, 0 } } },
+	{ HS_PATTERN_PODRING_OL, { { 0, 1 }, { 1, 16 }, { 2, 18 }, { 3, 19 },
+				   { 7, 23 }, { 16, 17 }, { 17, 32 },
+				   { 18, 34 }, { 112, 113 }, { 113, 2 },
+				   { 114, 3 }, { 126, 15 }, { 127, 0 } } },
+	{ HS_PATTERN_TORRING, { { 0, 1 }, { 1, 16 }, { 2, 18 }, { 3, 19 },
+				{ 4, 5 }, { 5, 20 }, { 6, 22 }, { 7, 23 },
+				{ 112, 113 }, { 113, 0 }, { 114, 2 },
+				{ 115, 3 }, { 116, 117 }, { 117, 4 },
+				{ 126, 14 }, { 127, 15 } } },
+};
+
+START_TEST(test_structured)
 {
-	FILE *f = fopen(CM_NAME, "w");
-
-	ck_assert_ptr_nonnull(f);
-	if (len == 0)
-		len = strlen(text);
-	ck_assert_uint_eq(fwrite(text, 1, len, f), len);
-	ck_assert_int_eq(fclose(f), 0);
-}
-
-static void
-check_flow(const struct hs_flow_spec *f, uint32_t id, uint32_t src,
-	   uint32_t dst, uint64_t start_ns, uint64_t size, uint32_t dep)
-{
-	ck_assert_uint_eq(f->id, id);
-	ck_assert_uint_eq(f->src, src);
-	ck_assert_uint_eq(f->dst, dst);
-	ck_assert_uint_eq(f->start_ns, start_ns);
-	ck_assert_uint_eq(f->size, size);
-	ck_assert_uint_eq(f->dep, dep);
-	ck_assert_uint_eq(f->iteration, 0);
-	ck_assert_uint_eq(f->step, 0);
-}
-
-static void
-check_good_cm(const struct hs_traffic *t, uint64_t shift)
-{
-	ck_assert_uint_eq(t->nb_ranks, 4);
-	ck_assert_uint_eq(t->nb_flows, 7);
-	check_flow(&t->flows[0], 0, 0, 1, shift + 0, 1000, HS_NO_DEP);
-	check_flow(&t->flows[1], 1, 1, 2, shift + 1500, 2000, HS_NO_DEP);
-	check_flow(&t->flows[2], 2, 2, 3, shift + 250, 4096, HS_NO_DEP);
-	check_flow(&t->flows[3], 3, 3, 0, shift + 2000000, 100, 2);
-	check_flow(&t->flows[4], 4, 0, 2, shift + 1000000000, 5, 3);
-	check_flow(&t->flows[5], 5, 1, 3, shift + 3000, 1000000, HS_NO_DEP);
-	check_flow(&t->flows[6], 6, 3, 1, shift + 250, 64, 5);
-	check_well_formed(t);
-}
-
-static void
-good_cm_path(char *path, size_t size)
-{
-	const char *data = getenv("OFAN_TEST_DATA");
-
-	ck_assert_msg(data != NULL, "OFAN_TEST_DATA is not set");
-	snprintf(path, size, "%s/cm/good.cm", data);
-}
-
-START_TEST(test_cm_good)
-{
-	char path[PATH_MAX], err[ERR_SIZE] = "";
-	struct hs_traffic_params p;
+	const struct structured_case *c = &structured_cases[_i];
+	struct hs_traffic_params p = params_of(c->pattern, 128, 2097152);
 	struct hs_traffic t;
-	int rc;
+	bool *hit = calloc(128, sizeof(*hit));
+	uint32_t i;
 
-	good_cm_path(path, sizeof(path));
-	rc = hs_traffic_load_cm(path, 4, &t, err, sizeof(err));
-	ck_assert_msg(rc == 0, "%s", err);
-	check_good_cm(&t, 0);
-	hs_traffic_free(&t);
-
-	/* No expected rank count: the file's says it. */
-	rc = hs_traffic_load_cm(path, 0, &t, err, sizeof(err));
-	ck_assert_msg(rc == 0, "%s", err);
-	check_good_cm(&t, 0);
-	hs_traffic_free(&t);
-
-	/* Through the pattern table, shifted by the start of the run. */
-	p = params_of(HS_PATTERN_CM, 4, 0);
-	p.cm_path = path;
-	p.start_ns = 5000;
+	ck_assert_ptr_nonnull(hit);
+	p.tor_size = 4;
+	p.pod_size = 16;
 	build_ok(&p, &t);
-	check_good_cm(&t, 5000);
+	ck_assert_uint_eq(t.nb_flows, 128);
+	check_well_formed(&t);
+	/* A permutation: every rank sends once and receives once. */
+	for (i = 0; i < 128; i++) {
+		ck_assert_uint_eq(t.flows[i].src, i);
+		ck_assert(!hit[t.flows[i].dst]);
+		hit[t.flows[i].dst] = true;
+		ck_assert_uint_eq(t.concurrency[i], 1);
+	}
+	for (i = 0; i < 24 && (c->pairs[i][0] | c->pairs[i][1]) != 0; i++)
+		ck_assert_msg(t.flows[c->pairs[i][0]].dst == c->pairs[i][1],
+			      "%s: %u -> %u, the authors' file says %u",
+			      hs_pattern_names[c->pattern], c->pairs[i][0],
+			      t.flows[c->pairs[i][0]].dst, c->pairs[i][1]);
+	free(hit);
 	hs_traffic_free(&t);
 }
 END_TEST
 
-/* Files that must parse, with the flows they give in short. */
-struct good_cm_case {
-	const char *text;
-	uint32_t nb_ranks;
-	uint32_t nb_flows;
-	uint32_t src, dst;	/* of the last flow */
-	uint64_t start_ns, size;
-	uint32_t dep;
-};
-
-static const struct good_cm_case good_cm_cases[] = {
-	/* Nodes first. */
-	{ "Nodes 3\nConnections 1\n1->2 start 7 size 9\n",
-	  3, 1, 1, 2, 7000, 9, HS_NO_DEP },
-	/* CRLF line ends and no final newline. */
-	{ "Nodes 3\r\nConnections 1\r\n2->0 start 2.5 size 10\r\n",
-	  3, 1, 2, 0, 2500, 10, HS_NO_DEP },
-	{ "Nodes 3\nConnections 1\n2->0 start 1ms size 1", 3, 1, 2, 0,
-	  1000000, 1, HS_NO_DEP },
-	/* Tabs, runs of blanks, a trailing comment hiding junk. */
-	{ "\tNodes\t2 \n  Connections   1\t# one\n"
-	  " 0->1\t\tstart  0   size 5  # id 3 junk\n",
-	  2, 1, 0, 1, 0, 5, HS_NO_DEP },
-	/* Fields in another order; htsim's default fractional output. */
-	{ "Nodes 4\nConnections 2\n0->1 id 99 size 1 start 0.000000\n"
-	  "1->3 after 99 size 2 start 10.000000 id 5\n",
-	  4, 2, 1, 3, 10000, 2, 0 },
-	/* Rounded to the nearest nanosecond. */
-	{ "Nodes 2\nConnections 1\n1->0 start 0.0004 size 1\n",
-	  2, 1, 1, 0, 0, 1, HS_NO_DEP },
-	{ "Nodes 2\nConnections 1\n1->0 start 0.0005 size 1\n",
-	  2, 1, 1, 0, 1, 1, HS_NO_DEP },
-	/* Upper-case units, as in the config files. */
-	{ "Nodes 2\nConnections 1\n1->0 start 3US size 2KB\n",
-	  2, 1, 1, 0, 3000, 2000, HS_NO_DEP },
-	/* The largest id. */
-	{ "Nodes 2\nConnections 2\n0->1 start 0 size 1 id "
-	  "18446744073709551615\n1->0 start 0 size 1 after "
-	  "18446744073709551615\n", 2, 2, 1, 0, 0, 1, 0 },
-};
-
-START_TEST(test_cm_good_variants)
+/* Flows one source releases together share its rate. */
+START_TEST(test_concurrency)
 {
-	const struct good_cm_case *c = &good_cm_cases[_i];
-	const struct hs_flow_spec *f;
-	char err[ERR_SIZE] = "";
+	struct hs_traffic_params p = params_of(HS_PATTERN_ALLTOALL, 6, 100);
 	struct hs_traffic t;
-	int rc;
+	uint32_t i;
 
-	write_cm(c->text, 0);
-	rc = hs_traffic_load_cm(CM_NAME, 0, &t, err, sizeof(err));
-	unlink(CM_NAME);
-	ck_assert_msg(rc == 0, "rc %d: %s", rc, err);
-	ck_assert_uint_eq(t.nb_ranks, c->nb_ranks);
-	ck_assert_uint_eq(t.nb_flows, c->nb_flows);
-	check_well_formed(&t);
-	f = &t.flows[t.nb_flows - 1];
-	ck_assert_uint_eq(f->src, c->src);
-	ck_assert_uint_eq(f->dst, c->dst);
-	ck_assert_uint_eq(f->start_ns, c->start_ns);
-	ck_assert_uint_eq(f->size, c->size);
-	ck_assert_uint_eq(f->dep, c->dep);
+	p.iterations = 2;
+	build_ok(&p, &t);
+	for (i = 0; i < t.nb_flows; i++)
+		ck_assert_uint_eq(t.concurrency[i], 5);
+	hs_traffic_free(&t);
+	p = params_of(HS_PATTERN_RING_ALLREDUCE, 5, 1000);
+	build_ok(&p, &t);
+	for (i = 0; i < t.nb_flows; i++)
+		ck_assert_uint_eq(t.concurrency[i], 1);
 	hs_traffic_free(&t);
 }
 END_TEST
 
 /*
- * Malformed files.  line 0 means a whole-file message ("t.cm: ..."),
- * else "t.cm:LINE: ...".  expected_ranks is the testbed's rank count.
+ * The ideal schedule through dependencies: on a ring all-reduce of N
+ * ranks with every flow taking 10 units to be received and 12 to be
+ * acknowledged, step s begins at 10 s.
  */
-struct bad_cm_case {
-	const char *text;
-	size_t len;		/* 0: up to the NUL */
-	uint32_t expected_ranks;
-	unsigned int line;
-	const char *message;
-};
-
-#define H "Nodes 4\nConnections 1\n"
-#define H2 "Nodes 4\nConnections 2\n"
-#define HEADER_EXPECT \
-	"expected 'Nodes N' and 'Connections C' before the connections"
-#define CONN_EXPECT "expected SRC->DST start T size B [id X] [after X]"
-#define TIME_EXPECT "expected a time >= 0: microseconds (12.5) or with a " \
-	"unit ns/us/ms/s (250ns)"
-#define SIZE_EXPECT "expected a number of bytes > 0 (1000000, 64KiB, 1MB)"
-#define RANK_EXPECT "expected an integer below 4"
-
-static const struct bad_cm_case bad_cm_cases[] = {
-	/* The header. */
-	{ "", 0, 0, 0, "no 'Nodes' line; " HEADER_EXPECT },
-	{ "# only a comment\n\n", 0, 0, 0, "no 'Nodes' line; " HEADER_EXPECT },
-	{ "Nodes 4\n", 0, 0, 0, "no 'Connections' line; " HEADER_EXPECT },
-	{ "Connections 4\n", 0, 0, 0, "no 'Nodes' line; " HEADER_EXPECT },
-	{ "0->1 start 0 size 10\n", 0, 0, 1,
-	  "connection before the header '0->1 start 0 size 10'; "
-	  HEADER_EXPECT },
-	{ "Nodes 4\n0->1 start 0 size 10\nConnections 1\n", 0, 0, 2,
-	  "connection before the header '0->1 start 0 size 10'; "
-	  HEADER_EXPECT },
-	{ "Nodes 0\n", 0, 0, 1,
-	  "bad node count '0'; expected an integer from 2 to 4294967295" },
-	{ "Nodes 1\n", 0, 0, 1,
-	  "bad node count '1'; expected an integer from 2 to 4294967295" },
-	{ "Nodes four\n", 0, 0, 1,
-	  "bad node count 'four'; expected an integer from 2 to 4294967295" },
-	{ "Nodes -4\n", 0, 0, 1,
-	  "bad node count '-4'; expected an integer from 2 to 4294967295" },
-	{ "Nodes 4294967296\n", 0, 0, 1,
-	  "bad node count '4294967296'; expected an integer from 2 to "
-	  "4294967295" },
-	{ "Nodes\n", 0, 0, 1, "bad header line 'Nodes'; expected 'Nodes N'" },
-	{ "Nodes 4 5\n", 0, 0, 1,
-	  "bad header line 'Nodes 4 5'; expected 'Nodes N'" },
-	{ "Nodes 4\nNodes 4\n", 0, 0, 2,
-	  "second 'Nodes' line 'Nodes 4'; expected one 'Nodes' line" },
-	{ "Nodes 4\n", 0, 8, 1,
-	  "node count does not match the testbed 'Nodes 4'; expected "
-	  "Nodes 8, one per rank" },
-	{ "Connections 0\n", 0, 0, 1,
-	  "bad connection count '0'; expected an integer from 1 to "
-	  "4294967294" },
-	{ "Connections 4294967295\n", 0, 0, 1,
-	  "bad connection count '4294967295'; expected an integer from 1 "
-	  "to 4294967294" },
-	{ "Connections x\n", 0, 0, 1,
-	  "bad connection count 'x'; expected an integer from 1 to "
-	  "4294967294" },
-	{ "Connections\t1 2\n", 0, 0, 1,
-	  "bad header line 'Connections 1 2'; expected 'Connections C'" },
-	{ "Connections 1\nConnections 1\n", 0, 0, 2,
-	  "second 'Connections' line 'Connections 1'; expected one "
-	  "'Connections' line" },
-	/* The count, checked at the end. */
-	{ H2 "0->1 start 0 size 10\n", 0, 0, 0,
-	  "Connections says 2 but the file has 1 connection lines" },
-	{ H "0->1 start 0 size 10\n1->2 start 0 size 10\n", 0, 0, 0,
-	  "Connections says 1 but the file has 2 connection lines" },
-	/* Lines that are nothing. */
-	{ "hello world\n", 0, 0, 1,
-	  "unrecognised line 'hello world'; expected 'Nodes N', "
-	  "'Connections C' or SRC->DST start T size B [id X] [after X]" },
-	{ "nodes 4\n", 0, 0, 1,
-	  "unrecognised line 'nodes 4'; expected 'Nodes N', "
-	  "'Connections C' or SRC->DST start T size B [id X] [after X]" },
-	{ "Nodes 4\nCon\0nections 1\n", 23, 0, 2,
-	  "NUL byte in line 'Con'; expected a text file" },
-	/* Endpoints. */
-	{ H "0->4 start 0 size 10\n", 0, 0, 3,
-	  "destination rank out of range '4'; " RANK_EXPECT },
-	{ H "7->1 start 0 size 10\n", 0, 0, 3,
-	  "source rank out of range '7'; " RANK_EXPECT },
-	{ H "a->1 start 0 size 10\n", 0, 0, 3,
-	  "bad source rank 'a'; " RANK_EXPECT },
-	{ H "1->b start 0 size 10\n", 0, 0, 3,
-	  "bad destination rank 'b'; " RANK_EXPECT },
-	{ H "1-> start 0 size 10\n", 0, 0, 3,
-	  "bad destination rank ''; " RANK_EXPECT },
-	{ H "->1 start 0 size 10\n", 0, 0, 3,
-	  "bad source rank ''; " RANK_EXPECT },
-	{ H "-1->2 start 0 size 10\n", 0, 0, 3,
-	  "bad source rank '-1'; " RANK_EXPECT },
-	{ H "1->2->3 start 0 size 10\n", 0, 0, 3,
-	  "bad destination rank '2->3'; " RANK_EXPECT },
-	{ H "1-2 start 0 size 10\n", 0, 0, 3,
-	  "bad endpoints '1-2'; expected SRC->DST with no blanks" },
-	{ H "1 -> 2 start 0 size 10\n", 0, 0, 3,
-	  "bad endpoints '1'; expected SRC->DST with no blanks" },
-	{ H "2->2 start 0 size 10\n", 0, 0, 3,
-	  "connection from a rank to itself '2->2'; expected two different "
-	  "ranks" },
-	/* Sizes. */
-	{ H "0->1 start 0 size -5\n", 0, 0, 3, "bad size '-5'; " SIZE_EXPECT },
-	{ H "0->1 start 0 size 0\n", 0, 0, 3, "zero size '0'; " SIZE_EXPECT },
-	{ H "0->1 start 0 size 1.5\n", 0, 0, 3,
-	  "bad size '1.5'; " SIZE_EXPECT },
-	{ H "0->1 start 0 size 10x\n", 0, 0, 3,
-	  "bad size '10x'; " SIZE_EXPECT },
-	{ H "0->1 start 0 size 99999999999999999999\n", 0, 0, 3,
-	  "bad size '99999999999999999999'; " SIZE_EXPECT },
-	{ H "0->1 start 0 size\n", 0, 0, 3,
-	  "no value after 'size' '0->1 start 0 size'; expected size B" },
-	/* Times. */
-	{ H "0->1 start -1 size 10\n", 0, 0, 3,
-	  "bad start time '-1'; " TIME_EXPECT },
-	{ H "0->1 start 1x size 10\n", 0, 0, 3,
-	  "bad start time '1x'; " TIME_EXPECT },
-	{ H "0->1 start 1.2.3 size 10\n", 0, 0, 3,
-	  "bad start time '1.2.3'; " TIME_EXPECT },
-	{ H "0->1 start .5 size 10\n", 0, 0, 3,
-	  "bad start time '.5'; " TIME_EXPECT },
-	{ H "0->1 start 1e3 size 10\n", 0, 0, 3,
-	  "bad start time '1e3'; " TIME_EXPECT },
-	{ H "0->1 start 5min size 10\n", 0, 0, 3,
-	  "bad start time '5min'; " TIME_EXPECT },
-	{ H "0->1 start 99999999999999999999 size 10\n", 0, 0, 3,
-	  "bad start time '99999999999999999999'; " TIME_EXPECT },
-	{ H "0->1 start size 10\n", 0, 0, 3,
-	  "bad start time 'size'; " TIME_EXPECT },
-	/* Keywords. */
-	{ H "0->1 size 10\n", 0, 0, 3,
-	  "no 'start' field '0->1 size 10'; " CONN_EXPECT },
-	{ H "0->1 start 0\n", 0, 0, 3,
-	  "no 'size' field '0->1 start 0'; " CONN_EXPECT },
-	{ H "0->1\n", 0, 0, 3, "no 'start' field '0->1'; " CONN_EXPECT },
-	{ H "0->1 start 0 size 10 junk\n", 0, 0, 3,
-	  "unknown field 'junk'; expected start, size, id or after" },
-	{ H "0->1 start 0 size 10 prio 3\n", 0, 0, 3,
-	  "unknown field 'prio'; expected start, size, id or after" },
-	{ H "0->1 start 0 10 size\n", 0, 0, 3,
-	  "unknown field '10'; expected start, size, id or after" },
-	{ H "0->1 start 0 start 1 size 10\n", 0, 0, 3,
-	  "second 'start' field 'start'; expected each field at most once" },
-	{ H "0->1 start 0 size 10 size 10\n", 0, 0, 3,
-	  "second 'size' field 'size'; expected each field at most once" },
-	/* Ids and dependencies. */
-	{ H "0->1 start 0 size 10 id x\n", 0, 0, 3,
-	  "bad id 'x'; expected a non-negative integer" },
-	{ H "0->1 start 0 size 10 id -1\n", 0, 0, 3,
-	  "bad id '-1'; expected a non-negative integer" },
-	{ H "0->1 start 0 size 10 id\n", 0, 0, 3,
-	  "no value after 'id' '0->1 start 0 size 10 id'; expected id X" },
-	{ H2 "0->1 start 0 size 10 id 3\n\n1->2 start 0 size 10 id 3\n",
-	  0, 0, 5, "id already used on line 3 '3'; expected a unique id" },
-	{ H2 "0->1 start 0 size 10 id 3\n1->2 start 0 size 10 id 4 id 5\n",
-	  0, 0, 4, "second 'id' field 'id'; expected each field at most "
-	  "once" },
-	{ H "0->1 start 0 size 10 after x\n", 0, 0, 3,
-	  "bad dependency 'x'; expected the id of an earlier connection" },
-	{ H "0->1 start 0 size 10 after\n", 0, 0, 3,
-	  "no value after 'after' '0->1 start 0 size 10 after'; expected "
-	  "after X" },
-	{ H2 "0->1 start 0 size 10 id 3\n1->2 start 0 size 10 after 4\n",
-	  0, 0, 4, "no earlier connection has this id '4'; expected the id "
-	  "of an earlier connection" },
-	{ H2 "1->2 start 0 size 10 after 3\n0->1 start 0 size 10 id 3\n",
-	  0, 0, 3, "no earlier connection has this id '3'; expected the id "
-	  "of an earlier connection" },
-	{ H "0->1 start 0 size 10 id 3 after 3\n", 0, 0, 3,
-	  "no earlier connection has this id '3'; expected the id of an "
-	  "earlier connection" },
-	{ H2 "0->1 start 0 size 10 id 3\n2->3 start 0 size 10 after 3\n",
-	  0, 0, 4, "dependency on 0->1 (line 3), which does not end at rank "
-	  "2 '3'; expected the id of an earlier connection into rank 2" },
-	{ H2 "0->1 start 0 size 10 id 3\n0->2 start 0 size 10 after 3\n",
-	  0, 0, 4, "dependency on 0->1 (line 3), which does not end at rank "
-	  "0 '3'; expected the id of an earlier connection into rank 0" },
-	/* htsim features a host cannot follow. */
-	{ H "0->1 start 0 size 10 send_done_trigger 1\n", 0, 0, 3,
-	  "htsim triggers are not supported 'send_done_trigger'; expected "
-	  "'after ID' on a connection instead" },
-	{ H "0->1 size 10 trigger 1\n", 0, 0, 3,
-	  "htsim triggers are not supported 'trigger'; expected 'after ID' "
-	  "on a connection instead" },
-	{ "Triggers 1\n", 0, 0, 1,
-	  "htsim triggers are not supported 'Triggers'; expected 'after ID' "
-	  "on a connection instead" },
-	{ H "trigger id 1 oneshot\n", 0, 0, 3,
-	  "htsim triggers are not supported 'trigger'; expected 'after ID' "
-	  "on a connection instead" },
-	{ "Failures 1\n", 0, 0, 1,
-	  "htsim failures are not supported 'Failures'; expected failures "
-	  "in the testbed configuration instead" },
-	/* Line numbers count comments, blank lines and CRLF lines. */
-	{ "# c\n\nNodes 4\n\n# x\nConnections 1\n\n0->9 start 0 size 1\n",
-	  0, 0, 8, "destination rank out of range '9'; " RANK_EXPECT },
-	{ "Nodes 4\r\nConnections 1\r\n0->1 start 0 size 0\r\n", 0, 0, 3,
-	  "zero size '0'; " SIZE_EXPECT },
-	{ H "0->1 start 0 size 5\n0->1 start 0 size 5 id\n", 0, 0, 4,
-	  "no value after 'id' '0->1 start 0 size 5 id'; expected id X" },
-};
-
-START_TEST(test_cm_bad)
+START_TEST(test_ideal_begin)
 {
-	const struct bad_cm_case *c = &bad_cm_cases[_i];
-	char err[ERR_SIZE] = "", expect[ERR_SIZE];
-	struct hs_flow_spec junk;
-	struct hs_traffic t = { .nb_ranks = 5, .nb_flows = 5,
-				.flows = &junk };
-	int rc;
-
-	write_cm(c->text, c->len);
-	rc = hs_traffic_load_cm(CM_NAME, c->expected_ranks, &t, err,
-				sizeof(err));
-	unlink(CM_NAME);
-	if (c->line == 0)
-		snprintf(expect, sizeof(expect), "%s: %s", CM_NAME,
-			 c->message);
-	else
-		snprintf(expect, sizeof(expect), "%s:%u: %s", CM_NAME,
-			 c->line, c->message);
-	ck_assert_int_eq(rc, -EINVAL);
-	ck_assert_str_eq(err, expect);
-	ck_assert_ptr_null(t.flows);
-	ck_assert_uint_eq(t.nb_flows, 0);
-}
-END_TEST
-
-/* A long offending text is cut so that the expectation still shows. */
-START_TEST(test_cm_long_text)
-{
-	char text[512], err[ERR_SIZE] = "", expect[ERR_SIZE];
-	char junk[201];
-	struct hs_traffic t;
-
-	memset(junk, 'z', sizeof(junk) - 1);
-	junk[sizeof(junk) - 1] = '\0';
-	snprintf(text, sizeof(text), H "0->1 start 0 size 10 %s 1\n", junk);
-	write_cm(text, 0);
-	ck_assert_int_eq(hs_traffic_load_cm(CM_NAME, 0, &t, err, sizeof(err)),
-			 -EINVAL);
-	unlink(CM_NAME);
-	snprintf(expect, sizeof(expect),
-		 "t.cm:3: unknown field '%.80s...'; expected start, size, id "
-		 "or after", junk);
-	ck_assert_str_eq(err, expect);
-
-	/* More fields than any connection line has. */
-	snprintf(text, sizeof(text), H "0->1%s\n",
-		 " id 1 id 1 id 1 id 1 id 1 id 1 id 1 id 1 id 1 id 1"
-		 " id 1 id 1 id 1 id 1 id 1 id 1 id 1");
-	write_cm(text, 0);
-	ck_assert_int_eq(hs_traffic_load_cm(CM_NAME, 0, &t, err, sizeof(err)),
-			 -EINVAL);
-	unlink(CM_NAME);
-	/* 80 characters: "0->1", 15 times " id 1" and a blank. */
-	ck_assert_str_eq(err, "t.cm:3: too many fields '0->1 id 1 id 1 id 1 "
-			 "id 1 id 1 id 1 id 1 id 1 id 1 id 1 id 1 id 1 id 1 "
-			 "id 1 id 1 ...'; " CONN_EXPECT);
-
-	/* A small buffer gets a cut message, never an overflow. */
-	write_cm(H "0->1 start 0 size 0\n", 0);
-	ck_assert_int_eq(hs_traffic_load_cm(CM_NAME, 0, &t, err, 12),
-			 -EINVAL);
-	unlink(CM_NAME);
-	ck_assert_str_eq(err, "t.cm:3: zer");
-}
-END_TEST
-
-START_TEST(test_cm_missing_file)
-{
-	char err[ERR_SIZE] = "";
-	struct hs_traffic_params p = params_of(HS_PATTERN_CM, 4, 0);
-	struct hs_traffic t;
-
-	ck_assert_int_eq(hs_traffic_load_cm("absent.cm", 4, &t, err,
-					    sizeof(err)), -ENOENT);
-	ck_assert_str_eq(err, "absent.cm: cannot open (No such file or "
-			 "directory); expected a readable .cm file");
-	ck_assert_ptr_null(t.flows);
-
-	/* hs_traffic_build passes the testbed's rank count on. */
-	write_cm(H "0->1 start 0 size 5\n", 0);
-	p.cm_path = CM_NAME;
-	p.nb_ranks = 6;
-	ck_assert_int_eq(hs_traffic_build(&p, &t, err, sizeof(err)), -EINVAL);
-	unlink(CM_NAME);
-	ck_assert_str_eq(err, "t.cm:1: node count does not match the testbed "
-			 "'Nodes 4'; expected Nodes 6, one per rank");
-}
-END_TEST
-
-/* Many ids: the id table grows and still finds every one of them. */
-START_TEST(test_cm_many_ids)
-{
-	const uint32_t nb = 5000;
-	char err[ERR_SIZE] = "", line[128];
+	struct hs_traffic_params p = params_of(HS_PATTERN_RING_ALLREDUCE, 4,
+					       400);
+	uint64_t send[64], recv[64], begin[64];
 	struct hs_traffic t;
 	uint32_t i;
-	FILE *f;
-	int rc;
 
-	f = fopen(CM_NAME, "w");
-	ck_assert_ptr_nonnull(f);
-	fprintf(f, "Nodes 2\nConnections %u\n", nb);
-	/* A ping-pong chain: each flow after the previous one. */
-	for (i = 0; i < nb; i++) {
-		snprintf(line, sizeof(line), "%u->%u start 0 size 1 id %u",
-			 i % 2, 1 - i % 2, i * 7919 + 3);
-		if (i > 0)
-			fprintf(f, "%s after %u\n", line, (i - 1) * 7919 + 3);
-		else
-			fprintf(f, "%s\n", line);
+	build_ok(&p, &t);
+	ck_assert_uint_le(t.nb_flows, 64);
+	for (i = 0; i < t.nb_flows; i++) {
+		send[i] = 12;
+		recv[i] = 10;
 	}
-	ck_assert_int_eq(fclose(f), 0);
-	rc = hs_traffic_load_cm(CM_NAME, 2, &t, err, sizeof(err));
-	unlink(CM_NAME);
-	ck_assert_msg(rc == 0, "%s", err);
-	ck_assert_uint_eq(t.nb_flows, nb);
-	check_well_formed(&t);
-	ck_assert_uint_eq(t.flows[0].dep, HS_NO_DEP);
-	for (i = 1; i < nb; i++)
-		ck_assert_uint_eq(t.flows[i].dep, i - 1);
+	ck_assert_int_eq(hs_traffic_ideal_begin(&t, send, recv, begin), 0);
+	for (i = 0; i < t.nb_flows; i++)
+		ck_assert_uint_eq(begin[i], 777 + 10ull * t.flows[i].step);
 	hs_traffic_free(&t);
 }
 END_TEST
@@ -1035,7 +672,6 @@ traffic_suite(void)
 {
 	Suite *s = suite_create("traffic");
 	TCase *tp = tcase_create("patterns");
-	TCase *tc = tcase_create("cm");
 
 	tcase_add_test(tp, test_pattern_names);
 	tcase_add_test(tp, test_permutation_derangement);
@@ -1048,16 +684,12 @@ traffic_suite(void)
 	tcase_add_loop_test(tp, test_iterations, 0, ARRAY_SIZE(iter_cases));
 	tcase_add_loop_test(tp, test_bad_params, 0,
 			    ARRAY_SIZE(bad_params_cases));
+	tcase_add_loop_test(tp, test_structured, 0,
+			    ARRAY_SIZE(structured_cases));
+	tcase_add_test(tp, test_concurrency);
+	tcase_add_test(tp, test_ideal_begin);
 	suite_add_tcase(s, tp);
 
-	tcase_add_test(tc, test_cm_good);
-	tcase_add_loop_test(tc, test_cm_good_variants, 0,
-			    ARRAY_SIZE(good_cm_cases));
-	tcase_add_loop_test(tc, test_cm_bad, 0, ARRAY_SIZE(bad_cm_cases));
-	tcase_add_test(tc, test_cm_long_text);
-	tcase_add_test(tc, test_cm_missing_file);
-	tcase_add_test(tc, test_cm_many_ids);
-	suite_add_tcase(s, tc);
 	return s;
 }
 

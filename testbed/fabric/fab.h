@@ -38,13 +38,14 @@
 
 #define FAB_NAME_SIZE 64
 #define FAB_MAX_SCHEMES 16
-#define FAB_MAX_FAILURES 16
+#define FAB_MAX_FAILURES 64
 #define FAB_MAX_SWEEP_DIMS 2
 #define FAB_MAX_SWEEP_VALUES 16
 #define FAB_MAX_K 16		/* groups per ToR stay under SW_MAX_GROUPS */
 #define FAB_WIRE_OVERHEAD 24	/* preamble, SFD, FCS, inter-frame gap */
 #define FAB_MAX_THREADS 8
 #define FAB_MAX_WINDOWS 1000000	/* queue windows per run (time_limit / window) */
+#define FAB_MAX_SEEDS 1000
 
 enum fab_topology {
 	FAB_TOPO_FATTREE = 0,
@@ -82,11 +83,16 @@ struct fab_scheme {
 };
 
 struct fab_failure {
-	char link[FAB_NAME_SIZE];	/* "agg3-core5" */
+	char link[2 * FAB_NAME_SIZE];	/* "agg3-core5" */
 	uint8_t mode;			/* enum sw_link_state, not UP */
 	uint64_t at_ns;			/* since the traffic started */
 	uint64_t duration_ns;		/* 0 = until the end */
 	uint64_t rate_bps;		/* DEGRADED only */
+	/*
+	 * An htsim failure line of the .cm file: the link is gone before
+	 * the traffic starts and routing knows it (htsim removes the link).
+	 */
+	bool at_start;
 	char sec[FAB_NAME_SIZE + 16];	/* its section, for messages */
 };
 
@@ -106,6 +112,9 @@ struct fab_params {
 	uint64_t time_limit_ns;		/* virtual; flows unfinished are reported */
 	uint64_t queue_window_ns;	/* queues.csv time windows */
 	uint16_t threads;		/* parts run in parallel (same results) */
+	uint32_t seeds;			/* runs per scheme: seed, seed + 1, ... */
+	bool host_seed_set;		/* [host] seed given: the seeds keep it */
+	bool traffic_seed_set;		/* [traffic] seed given: likewise */
 	struct sw_queue_config queue;	/* every switch port */
 	struct lb_params lb;		/* switch policies' knobs */
 	struct hs_config host;		/* transport, host policies, traffic */
@@ -119,6 +128,14 @@ struct fab_params {
 	char sweep_name[FAB_MAX_SWEEP_DIMS][FAB_NAME_SIZE];
 	char sweep_value[FAB_MAX_SWEEP_DIMS][FAB_NAME_SIZE];
 };
+
+/*
+ * The params of the i-th seed of p: seed + i for the switches, the hosts
+ * and the permutation (a [host] or [traffic] seed written in the file
+ * stays as written; a .cm file stays the same).
+ */
+void fab_params_for_seed(const struct fab_params *p, uint32_t i,
+			 struct fab_params *out);
 
 /*
  * An experiment: the file, the command-line overrides, and one params per
@@ -141,6 +158,11 @@ int fab_experiment_load(const char *path, char *const *overrides,
 			int nb_overrides, bool seed_set, uint64_t seed,
 			struct fab_experiment *x, char *err,
 			unsigned int err_size);
+/* The same with --seeds N (0: as the file says). */
+int fab_experiment_load_seeds(const char *path, char *const *overrides,
+			      int nb_overrides, bool seed_set, uint64_t seed,
+			      uint32_t seeds, struct fab_experiment *x,
+			      char *err, unsigned int err_size);
 void fab_experiment_free(struct fab_experiment *x);
 
 /* ---- topology (fab_topo.c) ---- */
@@ -198,6 +220,22 @@ void fab_topo_free(struct fab_topo *t);
 uint32_t fab_topo_find_link(const struct fab_topo *t, const char *name);
 
 /*
+ * The link an htsim failure line names, in htsim's fat-tree numbering
+ * (host h on ToR h / (k/2); aggregation switch a's uplink l goes to
+ * htsim's core (a mod k/2) + (k/2) l):
+ *   TOR S link L    ToR S's uplink L, to the aggregation switch L of its pod;
+ *   AGG S link L    aggregation switch S's uplink L;
+ *   CORE S link L   htsim's core S's link to pod L.
+ * On a leaf-spine TOR S link L is leaf S's link to spine L and CORE S
+ * link L spine S's link to leaf L.  Returns the link, or FAB_NONE with
+ * what is allowed in err.
+ */
+struct hs_cm_failure;
+uint32_t fab_topo_cm_link(const struct fab_params *p, const struct fab_topo *t,
+			  const struct hs_cm_failure *f, char *err,
+			  unsigned int err_size);
+
+/*
  * Call set(arg, switch, group, port, weight) for every group member of
  * every switch with its weight under t->alive: the number of live paths
  * through that member towards the group's destination (DESIGN section 4).
@@ -220,6 +258,7 @@ struct fab_flow_result {
 	uint64_t retx;
 	uint64_t timeouts;
 	uint32_t max_reorder;
+	uint32_t rx_pkts;	/* distinct data packets its receiver got */
 };
 
 /* A queue's maximum in one time window (queues.csv). */
@@ -228,21 +267,32 @@ struct fab_qwin {
 	uint32_t link;
 	uint8_t end;		/* which end's egress */
 	uint32_t max_pkts;
+	uint64_t max_bytes;
 };
 
 struct fab_run {
 	/* What ran. */
 	uint32_t combo;
 	uint16_t scheme;
+	uint32_t seed_index;		/* 0 .. seeds - 1 */
+	uint64_t seed;
+	bool one_part;			/* triggers crossed parts: one thread */
 	/* Flows. */
 	uint32_t nb_flows;
 	struct fab_flow_result *flows;
 	uint32_t nb_completed;
 	double max_slowdown, p99_slowdown, mean_fct_ns;
 	uint64_t collective_ns, ideal_collective_ns;
-	/* Network. */
-	uint64_t max_queue[FAB_L_NB];	/* packets, per layer */
+	/*
+	 * Network.  Queues count the frame being sent, as htsim's do; their
+	 * size is in bytes (queue[l] / the full data frame is what tables
+	 * show) and in frames of any size.
+	 */
+	uint64_t max_queue[FAB_L_NB];	/* frames, per layer */
 	uint64_t max_queue_all;		/* every switch port */
+	uint64_t max_queue_bytes[FAB_L_NB];
+	uint64_t max_queue_bytes_all;
+	uint32_t full_frame;		/* bytes of a full data frame */
 	uint64_t drops[OFAN_DROP_MAX];
 	uint64_t drops_total;
 	uint64_t ecn_marks;

@@ -116,13 +116,52 @@ fab_partition(struct fab_sim *s)
 			s->sw_owner[t->host_tor[i]];
 }
 
+/*
+ * Triggers start flows at the instant a flow ends, possibly at another
+ * host.  That is exact only when the trigger's hosts (where its flows end
+ * and where the flows it starts begin) are in one part; otherwise the
+ * run takes a single part (results do not depend on it).
+ */
+static bool
+fab_triggers_local(const struct fab_sim *s)
+{
+	const struct hs_traffic *tr = &s->traffic;
+	uint32_t *owner = malloc(sizeof(*owner) * (tr->nb_triggers + 1));
+	bool local = owner != NULL;
+	uint32_t i, k;
+
+	for (i = 0; i < tr->nb_triggers && owner != NULL; i++)
+		owner[i] = UINT32_MAX;
+	for (i = 0; i < tr->nb_flows && local; i++) {
+		const struct hs_flow_spec *f = &tr->flows[i];
+		uint32_t tg[3] = { f->trigger, f->send_done_trigger,
+				   f->recv_done_trigger };
+		uint32_t host[3] = { f->src, f->src, f->dst };
+
+		for (k = 0; k < 3; k++) {
+			uint32_t o;
+
+			if (tg[k] == HS_NO_TRIGGER)
+				continue;
+			o = s->host_owner[host[k]];
+			if (owner[tg[k]] == UINT32_MAX)
+				owner[tg[k]] = o;
+			else if (owner[tg[k]] != o)
+				local = false;
+		}
+	}
+	free(owner);
+	return local;
+}
+
 void
 fab_sim_free(struct fab_sim *s)
 {
 	uint32_t i, k;
 
+	for (i = 0; i < s->t->nb_hosts && s->hosts != NULL; i++)
+		s->r->queued_end += fab_nic_free(&s->hosts[i].nic);
 	for (i = 0; i < s->nb_dirs && s->dirs != NULL; i++) {
-		s->r->queued_end += fab_fifo_free(&s->dirs[i].nic);
 		for (k = 0; k < 2; k++)
 			s->r->queued_end += fab_fifo_free(&s->dirs[i].out[k]);
 	}
@@ -139,6 +178,7 @@ fab_sim_free(struct fab_sim *s)
 	if (s->fib != NULL)
 		sw_fib_free(s->fib);
 	hs_traffic_free(&s->traffic);
+	hs_trigger_state_fini(&s->trig);
 	for (k = 0; k < s->nb_thr; k++) {
 		struct fab_thr *th = &s->thr[k];
 
@@ -178,8 +218,11 @@ fab_sim_build(struct fab_sim *s, uint16_t scheme, char *err,
 					FAB_WIRE_OVERHEAD, p->rate_bps) +
 			fab_ack_back_ns(p, hops_max);
 	hs_config_derive(&s->hcfg);
+	if (s->hcfg.traffic.pattern == HS_PATTERN_CM)
+		s->hcfg.traffic.cm_path = s->hcfg.cm_path;
 	if (hs_traffic_build(&s->hcfg.traffic, &s->traffic, err,
-			     err_size) != 0)
+			     err_size) != 0 ||
+	    hs_trigger_state_init(&s->trig, &s->traffic) != 0)
 		return -EINVAL;
 
 	s->nb_dirs = 2 * t->nb_links;
@@ -197,6 +240,13 @@ fab_sim_build(struct fab_sim *s, uint16_t scheme, char *err,
 		return -ENOMEM;
 	}
 	fab_partition(s);
+	if (s->nb_thr > 1 && s->traffic.nb_triggers > 0 &&
+	    !fab_triggers_local(s)) {
+		s->one_part = true;
+		s->nb_thr = 1;
+		s->bar.n = 1;
+		fab_partition(s);
+	}
 	for (i = 0; i < s->nb_thr; i++) {
 		struct fab_thr *th = &s->thr[i];
 
@@ -277,6 +327,8 @@ fab_sim_build(struct fab_sim *s, uint16_t scheme, char *err,
 			.rank = i,
 			.pool = s->pool,
 			.no_announce = true,
+			.on_flow_end = fab_sim_flow_end,
+			.on_flow_end_arg = s,
 		};
 
 		hp.mac[0] = 0x02;
@@ -294,6 +346,11 @@ fab_sim_build(struct fab_sim *s, uint16_t scheme, char *err,
 		s->hosts[i].h = hs_host_create(&hp, err, err_size);
 		if (s->hosts[i].h == NULL)
 			return -ENOMEM;
+		if (fab_nic_init(&s->hosts[i].nic,
+				 hs_host_nic_slots(s->hosts[i].h)) != 0) {
+			snprintf(err, err_size, "out of memory for the NICs");
+			return -ENOMEM;
+		}
 		s->hosts[i].wake_at = UINT64_MAX;
 	}
 	return 0;
@@ -349,47 +406,59 @@ fab_collect_flows(struct fab_sim *s)
 	const struct hs_traffic *tr = &s->traffic;
 	struct fab_run *r = s->r;
 	struct hs_config ideal_cfg = s->hcfg;
-	uint32_t *conc = hs_flow_concurrency(tr);
-	uint64_t *rx_end = calloc(tr->nb_flows + 1, sizeof(*rx_end));
-	double *slow = calloc(tr->nb_flows + 1, sizeof(*slow));
+	uint32_t n = tr->nb_flows;
+	uint64_t *send_ns = calloc(n + 1, sizeof(*send_ns));
+	uint64_t *recv_ns = calloc(n + 1, sizeof(*recv_ns));
+	uint64_t *begin = calloc(n + 1, sizeof(*begin));
+	double *slow = calloc(n + 1, sizeof(*slow));
 	uint64_t first = UINT64_MAX, last = 0, ideal_last = 0, fct_sum = 0;
 	struct sw_totals *tot = malloc(sizeof(*tot));
-	uint64_t first_spec = UINT64_MAX;
+	uint64_t first_ideal = UINT64_MAX;
 	uint32_t f, i, nb_slow = 0;
 	uint16_t port;
 	int rc = 0;
 
 	ideal_cfg.base_rtt_ns = 0;	/* paths differ: added per flow */
-	r->nb_flows = tr->nb_flows;
-	r->flows = calloc(tr->nb_flows + 1, sizeof(*r->flows));
-	if (conc == NULL || rx_end == NULL || slow == NULL || tot == NULL ||
-	    r->flows == NULL) {
+	r->nb_flows = n;
+	r->flows = calloc(n + 1, sizeof(*r->flows));
+	if (send_ns == NULL || recv_ns == NULL || begin == NULL ||
+	    slow == NULL || tot == NULL || r->flows == NULL) {
 		rc = -ENOMEM;
 		goto out;
 	}
-	for (f = 0; f < tr->nb_flows; f++) {
+	/*
+	 * Ideal: the flow's bytes at its paced rate, the path there (one full
+	 * frame stored and forwarded per switch) and an ACK's way back; a
+	 * flow that waits begins in the ideal schedule when its input has
+	 * arrived or its trigger fired there (hs_traffic_ideal_begin).
+	 */
+	for (f = 0; f < n; f++) {
+		const struct hs_flow_spec *sp = &tr->flows[f];
+		uint32_t hops = s->t->hops[sp->src * s->t->nb_hosts + sp->dst];
+		uint64_t frame = RTE_MIN(OFAN_DATA_HDRS_SIZE + sp->size,
+					 OFAN_ETH_HDR_SIZE + (uint64_t)p->host.mtu);
+
+		recv_ns[f] = hs_flow_ideal_ns(&ideal_cfg, tr, f,
+					      tr->concurrency) +
+			fab_oneway_frame_ns(p, hops, frame);
+		send_ns[f] = recv_ns[f] + fab_ack_back_ns(p, hops);
+	}
+	rc = hs_traffic_ideal_begin(tr, send_ns, recv_ns, begin);
+	if (rc != 0)
+		goto out;
+	for (f = 0; f < n; f++) {
 		const struct hs_flow_spec *sp = &tr->flows[f];
 		struct fab_flow_result *fr = &r->flows[f];
 		struct hs_flow_result res;
-		uint32_t hops = s->t->hops[sp->src * s->t->nb_hosts + sp->dst];
-		uint64_t tx = hs_flow_ideal_ns(&ideal_cfg, tr, f, conc);
-		uint64_t frame = RTE_MIN(OFAN_DATA_HDRS_SIZE + sp->size,
-					 OFAN_ETH_HDR_SIZE + (uint64_t)p->host.mtu);
-		uint64_t oneway = fab_oneway_frame_ns(p, hops, frame);
-		uint64_t start;
 
 		memset(&res, 0, sizeof(res));
 		hs_host_flow_result(s->hosts[sp->src].h, f, &res);
 		hs_host_flow_result(s->hosts[sp->dst].h, f, &res);
-		/* Ideal: when it could start, its bytes, the path there and
-		 * back; a dependent flow starts when its input arrived. */
-		start = sp->start_ns;
-		first_spec = RTE_MIN(first_spec, start);
-		if (sp->dep != HS_NO_DEP && rx_end[sp->dep] > start)
-			start = rx_end[sp->dep];
-		rx_end[f] = start + tx + oneway;
-		fr->ideal_ns = tx + oneway + fab_ack_back_ns(p, hops);
-		ideal_last = RTE_MAX(ideal_last, start + fr->ideal_ns);
+		fr->ideal_ns = send_ns[f];
+		if (begin[f] != UINT64_MAX) {
+			first_ideal = RTE_MIN(first_ideal, begin[f]);
+			ideal_last = RTE_MAX(ideal_last, begin[f] + send_ns[f]);
+		}
 		fr->src = sp->src;
 		fr->dst = sp->dst;
 		fr->size = sp->size;
@@ -397,6 +466,7 @@ fab_collect_flows(struct fab_sim *s)
 		fr->retx = res.retx;
 		fr->timeouts = res.timeouts;
 		fr->max_reorder = res.max_reorder;
+		fr->rx_pkts = res.rx_pkts;
 		if (res.done_ns == 0 || !res.sent_here)
 			continue;
 		fr->fct_ns = res.done_ns - res.start_ns;
@@ -415,8 +485,8 @@ fab_collect_flows(struct fab_sim *s)
 		r->collective_ns = last - first;
 	}
 	/* Measured like collective_ns: from the first start. */
-	r->ideal_collective_ns = ideal_last - (first_spec == UINT64_MAX ? 0 :
-					       first_spec);
+	r->ideal_collective_ns = first_ideal == UINT64_MAX ? 0 :
+		ideal_last - first_ideal;
 	for (i = 0; i < s->t->nb_hosts; i++) {
 		const struct hs_host_stats *st = hs_host_stats(s->hosts[i].h);
 
@@ -426,18 +496,24 @@ fab_collect_flows(struct fab_sim *s)
 		r->corrupt += st->corrupt_pkts;
 		r->alloc_failed += st->alloc_failed;
 	}
+	r->full_frame = OFAN_ETH_HDR_SIZE + p->host.mtu;
 	for (i = 0; i < s->t->nb_switches; i++) {
 		sw_engine_totals(s->sw[i].eng, tot);
 		for (f = 0; f < OFAN_DROP_MAX; f++)
 			r->drops[f] += tot->drops[f];
 		for (port = 0; port < s->sw[i].nb_ports; port++) {
 			const struct fab_dir *d = &s->dirs[s->sw[i].dir[port]];
+			const struct sw_queue_stats *q = &tot->queue[port];
 
-			r->ecn_marks += tot->queue[port].ecn_marked;
+			r->ecn_marks += q->ecn_marked;
 			r->max_queue[d->layer] = RTE_MAX(r->max_queue[d->layer],
-				tot->queue[port].max_pkts);
+							 q->max_pkts);
 			r->max_queue_all = RTE_MAX(r->max_queue_all,
-						   tot->queue[port].max_pkts);
+						   q->max_pkts);
+			r->max_queue_bytes[d->layer] = RTE_MAX(
+				r->max_queue_bytes[d->layer], q->max_bytes);
+			r->max_queue_bytes_all = RTE_MAX(
+				r->max_queue_bytes_all, q->max_bytes);
 		}
 	}
 	for (i = 0; i < s->nb_thr; i++)
@@ -445,9 +521,11 @@ fab_collect_flows(struct fab_sim *s)
 	for (f = 0; f < OFAN_DROP_MAX; f++)
 		r->drops_total += r->drops[f];
 	r->dropped = r->drops_total;
+	r->one_part = s->one_part;
 out:
-	free(conc);
-	free(rx_end);
+	free(send_ns);
+	free(recv_ns);
+	free(begin);
 	free(slow);
 	free(tot);
 	return rc;

@@ -21,6 +21,7 @@
 
 #include "fab.h"
 #include "hlb.h"
+#include "hs_traffic.h"
 #include "lb.h"
 #include "ofan_config.h"
 
@@ -400,6 +401,8 @@ fab_parse(struct ofan_cfg *cfg, struct fab_params *p)
 			      3600ull * 1000000000ull, &p->queue_window_ns) ||
 	    ofan_cfg_get_u32(cfg, FAB_SEC, "threads", 0, 1, FAB_MAX_THREADS,
 			     &threads) ||
+	    ofan_cfg_get_u32(cfg, FAB_SEC, "seeds", 0, 1, FAB_MAX_SEEDS,
+			     &p->seeds) ||
 	    fab_parse_schemes(cfg, p))
 		return -EINVAL;
 	if (name != NULL)
@@ -445,33 +448,50 @@ fab_parse(struct ofan_cfg *cfg, struct fab_params *p)
 			v, host_owned[i], i == 0 ? "schemes" : host_owned[i]);
 	}
 	p->base_rtt_set = ofan_cfg_has_key(cfg, "host", "base_rtt");
+	p->host_seed_set = ofan_cfg_has_key(cfg, "host", "seed");
+	p->traffic_seed_set = ofan_cfg_has_key(cfg, "traffic", "seed");
 	if (hs_config_host_from_cfg(cfg, &p->host, 0))
 		return -EINVAL;
 	p->host.rate_bps = p->rate_bps;
 	p->host.mtu = (uint16_t)mtu;
 	if (!ofan_cfg_has_key(cfg, "host", "seed"))
 		p->host.seed = p->seed;
+	/* The structured permutations' ToRs and pods are the topology's. */
 	switch (p->topo) {
 	case FAB_TOPO_FATTREE:
 		p->host.traffic.nb_ranks = p->k * p->k * p->k / 4;
 		p->host.per_subnet = p->k / 2;
+		p->host.traffic.tor_size = p->k / 2;
+		p->host.traffic.pod_size = p->k * p->k / 4;
 		break;
 	case FAB_TOPO_LEAFSPINE:
 		p->host.traffic.nb_ranks = p->leaves * p->hosts_per_leaf;
 		p->host.per_subnet = p->hosts_per_leaf;
+		p->host.traffic.tor_size = p->hosts_per_leaf;
+		p->host.traffic.pod_size = p->hosts_per_leaf;
 		break;
 	default:
 		p->host.traffic.nb_ranks = 2;
 		p->host.per_subnet = 2;
+		p->host.traffic.tor_size = 2;
+		p->host.traffic.pod_size = 2;
 		break;
+	}
+	for (i = 0; i < 2; i++) {
+		static const char *const sizes[2] = { "tor_size", "pod_size" };
+		const char *v = "";
+
+		if (!ofan_cfg_has_key(cfg, "traffic", sizes[i]))
+			continue;
+		ofan_cfg_get_str(cfg, "traffic", sizes[i], 0, &v);
+		return ofan_cfg_fail(cfg, "traffic", sizes[i],
+			"'%s' is set by the fabric; expected no %s here (the topology's ToRs and pods)",
+			v, sizes[i]);
 	}
 	p->host.ip_base = (10u << 24) | 1;
 	p->host.traffic.seed = p->seed;
 	if (hs_config_traffic_from_cfg(cfg, &p->host))
 		return -EINVAL;
-	if (p->host.traffic.pattern == HS_PATTERN_CM)
-		return ofan_cfg_fail(cfg, "traffic", "pattern",
-			"'cm' is not supported by ofan-fabric yet; expected a built-in pattern");
 	if (fab_parse_failures(cfg, p))
 		return -EINVAL;
 	if (p->topo == FAB_TOPO_B2B && p->nb_failures > 0)
@@ -505,11 +525,78 @@ fab_params_defaults(struct fab_params *p, const char *path)
 	p->time_limit_ns = 1000000000ull;
 	p->queue_window_ns = 10000;
 	p->threads = 1;
+	p->seeds = 1;
 	sw_queue_config_defaults(&p->queue);
 	p->queue.capacity_pkts = 100;
 	p->queue.capacity_bytes = 1ull << 30;	/* packets decide */
 	lb_params_defaults(&p->lb);
 	hs_config_defaults(&p->host);
+}
+
+/*
+ * A .cm file: read it now (every mistake is reported before EAL starts,
+ * "FILE:LINE: ..."), its Nodes against the fabric's hosts, and its
+ * failure lines added to p's failures as links gone from the start.
+ */
+static int
+fab_check_cm(struct ofan_cfg *cfg, struct fab_params *p, char *err,
+	     unsigned int err_size)
+{
+	struct hs_traffic tr;
+	struct fab_topo t;
+	char msg[512];
+	int rc = 0;
+	uint32_t i;
+
+	if (p->host.traffic.pattern != HS_PATTERN_CM)
+		return 0;
+	if (p->host.traffic.iterations != 1)
+		return ofan_cfg_fail(cfg, "traffic", "iterations",
+			"'%u' with a .cm file, which is replayed once; expected 1",
+			p->host.traffic.iterations);
+	if (hs_traffic_load_cm(p->host.cm_path, p->host.traffic.nb_ranks, &tr,
+			       msg, sizeof(msg)) != 0) {
+		snprintf(err, err_size, "%s (the [traffic] cm_file of %s)", msg,
+			 ofan_cfg_path(cfg));
+		return -EINVAL;
+	}
+	if (tr.nb_failures > 0 && fab_topo_build(p, p->schemes[0].sw_policy,
+						 &t, msg, sizeof(msg)) != 0) {
+		hs_traffic_free(&tr);
+		return ofan_cfg_fail(cfg, FAB_SEC, "topology", "%s", msg);
+	}
+	for (i = 0; i < tr.nb_failures && rc == 0; i++) {
+		const struct hs_cm_failure *cf = &tr.failures[i];
+		struct fab_failure *f;
+		uint32_t link;
+
+		if (p->nb_failures == FAB_MAX_FAILURES) {
+			snprintf(err, err_size, "%s:%llu: failure beyond the %d a run can have; expected at most %d failures in all",
+				 p->host.cm_path,
+				 (unsigned long long)cf->line,
+				 FAB_MAX_FAILURES, FAB_MAX_FAILURES);
+			rc = -EINVAL;
+			break;
+		}
+		link = fab_topo_cm_link(p, &t, cf, msg, sizeof(msg));
+		if (link == FAB_NONE) {
+			snprintf(err, err_size, "%s:%llu: %s", p->host.cm_path,
+				 (unsigned long long)cf->line, msg);
+			rc = -EINVAL;
+			break;
+		}
+		f = &p->failures[p->nb_failures++];
+		memset(f, 0, sizeof(*f));
+		snprintf(f->link, sizeof(f->link), "%s", t.links[link].name);
+		f->mode = SW_LINK_DOWN;
+		f->at_start = true;
+		snprintf(f->sec, sizeof(f->sec), "cm:%llu",
+			 (unsigned long long)cf->line);
+	}
+	if (tr.nb_failures > 0)
+		fab_topo_free(&t);
+	hs_traffic_free(&tr);
+	return rc;
 }
 
 /* Check that every failure names a link of the topology. */
@@ -601,12 +688,49 @@ fab_load_combo(const char *path, char *const *ov, int nb_ov, bool seed_set,
 		rc = -EINVAL;
 		goto fail;
 	}
+	/* A cm error is its own file's, FILE:LINE (err is set). */
+	err[0] = '\0';
+	if (fab_check_cm(cfg, p, err, err_size) != 0) {
+		rc = -EINVAL;
+		if (err[0] == '\0')
+			goto fail;
+	}
 	goto out;
 fail:
 	snprintf(err, err_size, "%s", ofan_cfg_error(cfg));
 out:
 	ofan_cfg_free(cfg);
 	return rc;
+}
+
+void
+fab_params_for_seed(const struct fab_params *p, uint32_t i,
+		    struct fab_params *out)
+{
+	*out = *p;
+	out->seed = p->seed + i;
+	if (!p->host_seed_set)
+		out->host.seed = out->seed;
+	if (!p->traffic_seed_set)
+		out->host.traffic.seed = out->seed;
+	out->host.traffic.cm_path = NULL;	/* fab_sim_build() sets it */
+}
+
+int
+fab_experiment_load_seeds(const char *path, char *const *overrides,
+			  int nb_overrides, bool seed_set, uint64_t seed,
+			  uint32_t seeds, struct fab_experiment *x, char *err,
+			  unsigned int err_size)
+{
+	uint32_t c;
+	int rc = fab_experiment_load(path, overrides, nb_overrides, seed_set,
+				     seed, x, err, err_size);
+
+	if (rc != 0 || seeds == 0)
+		return rc;
+	for (c = 0; c < x->nb_combos; c++)
+		x->combos[c].seeds = seeds;
+	return 0;
 }
 
 int

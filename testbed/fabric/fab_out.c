@@ -5,6 +5,9 @@
  *                   collective time, max queue per layer, drops by reason,
  *                   ECN marks, retransmissions, conservation;
  *   runs.csv        the same, one row per run (what the plots read);
+ *                   with [fabric] seeds = N, one row per seed, and the
+ *                   table and summary.json give each scheme's mean and
+ *                   95 % confidence interval over the seeds;
  *   flows.csv       one row per flow per run;
  *   queues.csv      max occupancy of each switch port per time window
  *                   (windows where it held a packet);
@@ -16,6 +19,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +29,7 @@
 
 #include "fab.h"
 #include "ofan_json.h"
+#include "ofan_wire.h"
 
 struct fab_out_run {
 	struct fab_run r;	/* without flows and windows */
@@ -95,10 +100,17 @@ fab_out_open(const char *dir, const struct fab_experiment *x, char *err,
 		free(o);
 		return NULL;
 	}
-	fprintf(o->flows, "run,combo,scheme,flow,src,dst,size,start_us,fct_us,ideal_us,slowdown,retx,timeouts,max_reorder\n");
-	fprintf(o->queues, "run,combo,scheme,t_us,link,switch,port,layer,max_pkts\n");
-	fprintf(o->qtime, "run,combo,scheme,t_us,layer,max_pkts\n");
+	fprintf(o->flows, "run,combo,scheme,seed,flow,src,dst,size,start_us,fct_us,ideal_us,slowdown,retx,timeouts,max_reorder,rx_pkts\n");
+	fprintf(o->queues, "run,combo,scheme,seed,t_us,link,switch,port,layer,max_pkts,max_bytes,max_full\n");
+	fprintf(o->qtime, "run,combo,scheme,seed,t_us,layer,max_pkts,max_bytes,max_full\n");
 	return o;
+}
+
+/* Bytes as full data frames, the unit of the tables and plots. */
+static inline double
+fab_full(const struct fab_run *r, uint64_t bytes)
+{
+	return r->full_frame ? (double)bytes / r->full_frame : 0.0;
 }
 
 static void
@@ -107,45 +119,54 @@ fab_out_qtime(struct fab_out *o, uint32_t run, const struct fab_params *p,
 {
 	const char *scheme = p->schemes[r->scheme].name;
 	uint32_t nw = r->nb_windows, i, w;
-	uint32_t *lmax = calloc((size_t)nw * (FAB_L_NB + 1), sizeof(*lmax));
+	size_t cells = (size_t)nw * (FAB_L_NB + 1);
+	uint32_t *lmax = calloc(cells, sizeof(*lmax));
+	uint64_t *bmax = calloc(cells, sizeof(*bmax));
 	int l;
 
-	if (lmax == NULL)
+	if (lmax == NULL || bmax == NULL) {
+		free(lmax);
+		free(bmax);
 		return;
+	}
 	for (i = 0; i < r->nb_qwin; i++) {
 		const struct fab_qwin *q = &r->qwin[i];
 		const struct fab_link_desc *k = &t->links[q->link];
-		uint32_t *row;
+		size_t row = (size_t)q->window * (FAB_L_NB + 1);
+		uint8_t lay = k->layer[q->end];
 
 		if (q->window >= nw)
 			continue;
-		row = &lmax[(size_t)q->window * (FAB_L_NB + 1)];
-		row[k->layer[q->end]] = RTE_MAX(row[k->layer[q->end]],
-						q->max_pkts);
-		row[FAB_L_NB] = RTE_MAX(row[FAB_L_NB], q->max_pkts);
-		fprintf(o->queues, "%u,%u,%s,%.3f,%s,%s,%u,%s,%u\n", run,
-			r->combo, scheme,
+		lmax[row + lay] = RTE_MAX(lmax[row + lay], q->max_pkts);
+		lmax[row + FAB_L_NB] = RTE_MAX(lmax[row + FAB_L_NB], q->max_pkts);
+		bmax[row + lay] = RTE_MAX(bmax[row + lay], q->max_bytes);
+		bmax[row + FAB_L_NB] = RTE_MAX(bmax[row + FAB_L_NB],
+					       q->max_bytes);
+		fprintf(o->queues, "%u,%u,%s,%" PRIu64 ",%.3f,%s,%s,%u,%s,%u,%" PRIu64 ",%.3f\n",
+			run, r->combo, scheme, r->seed,
 			(double)q->window * p->queue_window_ns / 1e3, k->name,
 			t->sw[k->node[q->end]].name, k->port[q->end],
-			fab_layer_name(t->kind, k->layer[q->end]),
-			q->max_pkts);
+			fab_layer_name(t->kind, lay), q->max_pkts,
+			q->max_bytes, fab_full(r, q->max_bytes));
 	}
 	for (w = 0; w < nw; w++) {
-		const uint32_t *row = &lmax[(size_t)w * (FAB_L_NB + 1)];
+		size_t row = (size_t)w * (FAB_L_NB + 1);
 		double t_us = (double)w * p->queue_window_ns / 1e3;
 
-		for (l = 0; l < FAB_L_NB; l++) {
-			const char *name = fab_layer_name(t->kind, l);
+		for (l = 0; l <= FAB_L_NB; l++) {
+			const char *name = l == FAB_L_NB ? "all" :
+				fab_layer_name(t->kind, l);
 
 			if (name == NULL || l == FAB_L_HOST)
 				continue;
-			fprintf(o->qtime, "%u,%u,%s,%.3f,%s,%u\n", run,
-				r->combo, scheme, t_us, name, row[l]);
+			fprintf(o->qtime, "%u,%u,%s,%" PRIu64 ",%.3f,%s,%u,%" PRIu64 ",%.3f\n",
+				run, r->combo, scheme, r->seed, t_us, name,
+				lmax[row + l], bmax[row + l],
+				fab_full(r, bmax[row + l]));
 		}
-		fprintf(o->qtime, "%u,%u,%s,%.3f,all,%u\n", run, r->combo,
-			scheme, t_us, row[FAB_L_NB]);
 	}
 	free(lmax);
+	free(bmax);
 }
 
 int
@@ -171,11 +192,12 @@ fab_out_run(struct fab_out *o, const struct fab_params *p,
 	o->nb_runs++;
 	for (f = 0; f < r->nb_flows && r->flows != NULL; f++) {
 		const struct fab_flow_result *fr = &r->flows[f];
-		fprintf(o->flows, "%u,%u,%s,%u,%u,%u,%" PRIu64 ",%.3f,%.3f,%.3f,%.4f,%" PRIu64 ",%" PRIu64 ",%u\n",
-			run, r->combo, scheme, f, fr->src, fr->dst, fr->size,
-			(double)fr->start_ns / 1e3, (double)fr->fct_ns / 1e3,
-			(double)fr->ideal_ns / 1e3, fr->slowdown, fr->retx,
-			fr->timeouts, fr->max_reorder);
+		fprintf(o->flows, "%u,%u,%s,%" PRIu64 ",%u,%u,%u,%" PRIu64 ",%.3f,%.3f,%.3f,%.4f,%" PRIu64 ",%" PRIu64 ",%u,%u\n",
+			run, r->combo, scheme, r->seed, f, fr->src, fr->dst,
+			fr->size, (double)fr->start_ns / 1e3,
+			(double)fr->fct_ns / 1e3, (double)fr->ideal_ns / 1e3,
+			fr->slowdown, fr->retx, fr->timeouts, fr->max_reorder,
+			fr->rx_pkts);
 	}
 	fab_out_qtime(o, run, p, t, r);
 	return ferror(o->flows) || ferror(o->queues) || ferror(o->qtime) ?
@@ -183,6 +205,134 @@ fab_out_run(struct fab_out *o, const struct fab_params *p,
 }
 
 /* ---- summary ---- */
+
+/*
+ * A scheme's runs in one combination, over its seeds: runs
+ * [first, first + n) of o->runs (they are written seed after seed).
+ */
+struct fab_agg {
+	uint32_t first, n;
+	/* Mean and half-width of the 95 % confidence interval of the mean. */
+	double max_sd[2], p99_sd[2], fct_us[2], coll_x[2];
+};
+
+/* Student's t quantile 0.975 for df degrees of freedom. */
+static double
+fab_t975(uint32_t df)
+{
+	static const double t[31] = {
+		0, 12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306,
+		2.262, 2.228, 2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110,
+		2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056,
+		2.052, 2.048, 2.045, 2.042,
+	};
+	const double z = 1.959964;
+
+	if (df <= 30)
+		return t[df];
+	/* Cornish-Fisher: within 0.001 of the table from 30 on. */
+	return z + (z * z * z + z) / (4.0 * df);
+}
+
+/* Mean and 95 % confidence half-width of n values (0 for one value). */
+static void
+fab_mean_ci(const double *v, uint32_t n, double out[2])
+{
+	double sum = 0, ss = 0, m;
+	uint32_t i;
+
+	for (i = 0; i < n; i++)
+		sum += v[i];
+	m = n ? sum / n : 0;
+	for (i = 0; i < n; i++)
+		ss += (v[i] - m) * (v[i] - m);
+	out[0] = m;
+	out[1] = n > 1 ? fab_t975(n - 1) * sqrt(ss / (n - 1)) / sqrt(n) : 0;
+}
+
+static double
+fab_coll_x(const struct fab_run *r)
+{
+	return r->ideal_collective_ns ? (double)r->collective_ns /
+		(double)r->ideal_collective_ns : 0.0;
+}
+
+/* Group the runs by (combo, scheme); returns the groups (free them). */
+static struct fab_agg *
+fab_out_aggregate(const struct fab_out *o, uint32_t *nb)
+{
+	struct fab_agg *g = calloc(o->nb_runs + 1, sizeof(*g));
+	double *v = malloc(sizeof(*v) * (o->nb_runs + 1));
+	uint32_t i, j, k, n = 0;
+
+	*nb = 0;
+	if (g == NULL || v == NULL) {
+		free(g);
+		free(v);
+		return NULL;
+	}
+	for (i = 0; i < o->nb_runs; i = j) {
+		const struct fab_run *a = &o->runs[i].r;
+		struct fab_agg *x = &g[n++];
+
+		for (j = i + 1; j < o->nb_runs &&
+		     o->runs[j].r.combo == a->combo &&
+		     o->runs[j].r.scheme == a->scheme; j++)
+			;
+		x->first = i;
+		x->n = j - i;
+#define FAB_AGG(field, expr) \
+		for (k = 0; k < x->n; k++) { \
+			const struct fab_run *r = &o->runs[i + k].r; \
+			v[k] = (expr); \
+		} \
+		fab_mean_ci(v, x->n, x->field)
+		FAB_AGG(max_sd, r->max_slowdown);
+		FAB_AGG(p99_sd, r->p99_slowdown);
+		FAB_AGG(fct_us, r->mean_fct_ns / 1e3);
+		FAB_AGG(coll_x, fab_coll_x(r));
+#undef FAB_AGG
+	}
+	free(v);
+	*nb = n;
+	return g;
+}
+
+static void
+fab_out_json_stat(struct ofan_json *j, const char *name, const double v[2])
+{
+	ofan_json_obj_begin(j, name);
+	ofan_json_double(j, "mean", v[0]);
+	ofan_json_double(j, "ci95", v[1]);
+	ofan_json_obj_end(j);
+}
+
+/* Per layer: key -> f(r, layer), and "all". */
+static void
+fab_out_json_layers(struct ofan_json *j, const struct fab_params *p,
+		    const struct fab_run *r, const char *name, int kind)
+{
+	int i;
+
+	ofan_json_obj_begin(j, name);
+	for (i = 0; i <= FAB_L_NB; i++) {
+		const char *l = i == FAB_L_NB ? "all" :
+			fab_layer_name(p->topo, i);
+		uint64_t b = i == FAB_L_NB ? r->max_queue_bytes_all :
+			r->max_queue_bytes[i];
+		uint64_t f = i == FAB_L_NB ? r->max_queue_all : r->max_queue[i];
+
+		if (l == NULL || i == FAB_L_HOST)
+			continue;
+		if (kind == 0)
+			ofan_json_double(j, l, fab_full(r, b));
+		else if (kind == 1)
+			ofan_json_u64(j, l, b);
+		else
+			ofan_json_u64(j, l, f);
+	}
+	ofan_json_obj_end(j);
+}
 
 static void
 fab_out_json_run(struct ofan_json *j, const struct fab_out_run *or)
@@ -197,6 +347,8 @@ fab_out_json_run(struct ofan_json *j, const struct fab_out_run *or)
 	ofan_json_str(j, "switch_policy", sc->sw_policy->name);
 	ofan_json_str(j, "host_policy", sc->host_policy->name);
 	ofan_json_u64(j, "combo", r->combo);
+	ofan_json_u64(j, "seed", r->seed);
+	ofan_json_u64(j, "seed_index", r->seed_index);
 	ofan_json_obj_begin(j, "sweep");
 	for (i = 0; i < p->nb_sweep; i++)
 		ofan_json_str(j, p->sweep_name[i], p->sweep_value[i]);
@@ -213,15 +365,10 @@ fab_out_json_run(struct ofan_json *j, const struct fab_out_run *or)
 	ofan_json_double(j, "ideal_collective_us",
 			 (double)r->ideal_collective_ns / 1e3);
 	ofan_json_double(j, "sim_us", (double)r->sim_ns / 1e3);
-	ofan_json_obj_begin(j, "max_queue_pkts");
-	for (i = 0; i < FAB_L_NB; i++) {
-		const char *name = fab_layer_name(p->topo, i);
-
-		if (name != NULL && i != FAB_L_HOST)
-			ofan_json_u64(j, name, r->max_queue[i]);
-	}
-	ofan_json_u64(j, "all", r->max_queue_all);
-	ofan_json_obj_end(j);
+	/* Full data frames' worth of bytes, the frame being sent included. */
+	fab_out_json_layers(j, p, r, "max_queue", 0);
+	fab_out_json_layers(j, p, r, "max_queue_bytes", 1);
+	fab_out_json_layers(j, p, r, "max_queue_frames", 2);
 	ofan_json_u64(j, "drops", r->drops_total);
 	ofan_json_obj_begin(j, "drops_by_reason");
 	for (i = 0; i < OFAN_DROP_MAX; i++)
@@ -248,12 +395,14 @@ fab_out_json_run(struct ofan_json *j, const struct fab_out_run *or)
 }
 
 static int
-fab_out_summary(const struct fab_out *o)
+fab_out_summary(const struct fab_out *o, const struct fab_agg *g,
+		uint32_t nb_agg)
 {
 	const struct fab_params *p0 = &o->x->combos[0];
 	struct ofan_json j;
 	char path[640];
 	uint32_t i;
+	int d;
 	FILE *f;
 
 	snprintf(path, sizeof(path), "%s/summary.json", o->dir);
@@ -265,6 +414,7 @@ fab_out_summary(const struct fab_out *o)
 	ofan_json_str(&j, "experiment", p0->name);
 	ofan_json_str(&j, "config", o->x->path);
 	ofan_json_u64(&j, "seed", p0->seed);
+	ofan_json_u64(&j, "seeds", p0->seeds);
 	ofan_json_obj_begin(&j, "fabric");
 	ofan_json_str(&j, "topology", fab_topology_names[p0->topo]);
 	if (p0->topo == FAB_TOPO_FATTREE)
@@ -279,15 +429,42 @@ fab_out_summary(const struct fab_out *o)
 	ofan_json_u64(&j, "uplink_rate_bps", p0->uplink_rate_bps);
 	ofan_json_u64(&j, "delay_ns", p0->delay_ns);
 	ofan_json_u64(&j, "mtu", p0->host.mtu);
+	ofan_json_u64(&j, "full_frame_bytes", OFAN_ETH_HDR_SIZE + p0->host.mtu);
 	ofan_json_u64(&j, "queue_pkts", p0->queue.capacity_pkts);
+	ofan_json_u64(&j, "queue_bytes", p0->queue.capacity_bytes);
 	ofan_json_str(&j, "pattern",
 		      hs_pattern_names[p0->host.traffic.pattern]);
+	if (p0->host.traffic.pattern == HS_PATTERN_CM)
+		ofan_json_str(&j, "cm_file", p0->host.cm_path);
 	ofan_json_u64(&j, "size", p0->host.traffic.size);
 	ofan_json_double(&j, "rate_coef", p0->host.rate_coef);
+	ofan_json_str(&j, "recovery", hs_recovery_names[p0->host.recovery]);
+	ofan_json_str(&j, "pacing", hs_pacing_names[p0->host.pacing]);
 	ofan_json_obj_end(&j);
 	ofan_json_arr_begin(&j, "runs");
 	for (i = 0; i < o->nb_runs; i++)
 		fab_out_json_run(&j, &o->runs[i]);
+	ofan_json_arr_end(&j);
+	/* One entry per scheme and combination: over its seeds. */
+	ofan_json_arr_begin(&j, "schemes");
+	for (i = 0; i < nb_agg; i++) {
+		const struct fab_out_run *a = &o->runs[g[i].first];
+
+		ofan_json_obj_begin(&j, NULL);
+		ofan_json_str(&j, "scheme", a->p->schemes[a->r.scheme].name);
+		ofan_json_u64(&j, "combo", a->r.combo);
+		ofan_json_obj_begin(&j, "sweep");
+		for (d = 0; d < a->p->nb_sweep; d++)
+			ofan_json_str(&j, a->p->sweep_name[d],
+				      a->p->sweep_value[d]);
+		ofan_json_obj_end(&j);
+		ofan_json_u64(&j, "seeds", g[i].n);
+		fab_out_json_stat(&j, "max_slowdown", g[i].max_sd);
+		fab_out_json_stat(&j, "p99_slowdown", g[i].p99_sd);
+		fab_out_json_stat(&j, "mean_fct_us", g[i].fct_us);
+		fab_out_json_stat(&j, "collective_x", g[i].coll_x);
+		ofan_json_obj_end(&j);
+	}
 	ofan_json_arr_end(&j);
 	ofan_json_obj_end(&j);
 	if (ofan_json_finish(&j) != 0 || fclose(f) != 0)
@@ -315,21 +492,22 @@ fab_out_runs_csv(const struct fab_out *o)
 			fclose(tf);
 		return -errno;
 	}
-	fprintf(f, "run,combo,scheme");
+	fprintf(f, "run,combo,scheme,seed_index,seed");
 	for (d = 0; d < p0->nb_sweep; d++)
 		fprintf(f, ",sweep_%s", p0->sweep_name[d]);
 	fprintf(f, ",switch_policy,host_policy,flows,completed,max_slowdown,p99_slowdown,mean_fct_us,collective_us,ideal_collective_us");
 	for (l = 0; l < FAB_L_NB; l++)
 		if (fab_layer_name(p0->topo, l) != NULL && l != FAB_L_HOST)
 			fprintf(f, ",q_%s", fab_layer_name(p0->topo, l));
-	fprintf(f, ",q_max,drops,lost_pkts,ecn_marks,retx,timeouts,sim_us,collective_x\n");
-	fprintf(tf, "run,combo,scheme,wall_s,events,packet_hops,mhops_per_s\n");
+	fprintf(f, ",q_max,q_max_frames,drops,lost_pkts,ecn_marks,retx,timeouts,sim_us,collective_x\n");
+	fprintf(tf, "run,combo,scheme,seed,wall_s,events,packet_hops,mhops_per_s\n");
 	for (i = 0; i < o->nb_runs; i++) {
 		const struct fab_run *r = &o->runs[i].r;
 		const struct fab_params *p = o->runs[i].p;
 		const struct fab_scheme *sc = &p->schemes[r->scheme];
 
-		fprintf(f, "%u,%u,%s", i, r->combo, sc->name);
+		fprintf(f, "%u,%u,%s,%u,%" PRIu64, i, r->combo, sc->name,
+			r->seed_index, r->seed);
 		for (d = 0; d < p->nb_sweep; d++)
 			fprintf(f, ",%s", p->sweep_value[d]);
 		fprintf(f, ",%s,%s,%u,%u,%.4f,%.4f,%.3f,%.3f,%.3f",
@@ -341,16 +519,17 @@ fab_out_runs_csv(const struct fab_out *o)
 		for (l = 0; l < FAB_L_NB; l++)
 			if (fab_layer_name(p0->topo, l) != NULL &&
 			    l != FAB_L_HOST)
-				fprintf(f, ",%" PRIu64, r->max_queue[l]);
-		fprintf(f, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%.3f,%.4f\n",
-			r->max_queue_all, r->drops_total,
+				fprintf(f, ",%.3f",
+					fab_full(r, r->max_queue_bytes[l]));
+		fprintf(f, ",%.3f,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%.3f,%.4f\n",
+			fab_full(r, r->max_queue_bytes_all), r->max_queue_all,
+			r->drops_total,
 			r->drops_total - r->drops[OFAN_DROP_NOT_FOR_US],
 			r->ecn_marks, r->retx, r->timeouts,
-			(double)r->sim_ns / 1e3,
-			r->ideal_collective_ns ? (double)r->collective_ns /
-			(double)r->ideal_collective_ns : 0.0);
-		fprintf(tf, "%u,%u,%s,%.3f,%" PRIu64 ",%" PRIu64 ",%.3f\n", i,
-			r->combo, sc->name, r->wall_s, r->events, r->hops,
+			(double)r->sim_ns / 1e3, fab_coll_x(r));
+		fprintf(tf, "%u,%u,%s,%" PRIu64 ",%.3f,%" PRIu64 ",%" PRIu64 ",%.3f\n",
+			i, r->combo, sc->name, r->seed, r->wall_s, r->events,
+			r->hops,
 			r->wall_s > 0 ? (double)r->hops / r->wall_s / 1e6 : 0);
 	}
 	if (fclose(f) != 0 || fclose(tf) != 0)
@@ -358,63 +537,107 @@ fab_out_runs_csv(const struct fab_out *o)
 	return 0;
 }
 
-/* The comparison table, to out (the terminal) and to table.txt. */
+/* "1.12" or, over several seeds, "1.12+-0.03" (mean, 95 % CI). */
+static const char *
+fab_stat_text(const double v[2], uint32_t n, const char *fmt, char *buf,
+	      size_t size)
+{
+	int k = snprintf(buf, size, fmt, v[0]);
+
+	if (n > 1 && k > 0 && (size_t)k < size) {
+		snprintf(buf + k, size - (size_t)k, "+-");
+		snprintf(buf + k + 2, size - (size_t)k - 2, fmt, v[1]);
+	}
+	return buf;
+}
+
+/*
+ * The comparison table, to out (the terminal) and to table.txt: a row
+ * per scheme and combination; over several seeds the slowdowns and FCT
+ * are means +- their 95 % confidence interval, the queues the largest of
+ * any seed, the counts means.
+ */
 static void
-fab_out_table(const struct fab_out *o, FILE *out)
+fab_out_table(const struct fab_out *o, const struct fab_agg *g,
+	      uint32_t nb_agg, FILE *out)
 {
 	const struct fab_params *p0 = &o->x->combos[0];
-	char path[640];
+	int w = p0->seeds > 1 ? 12 : 8;
+	char path[640], b1[32], b2[32], b3[32];
 	FILE *f[2];
-	uint32_t i;
-	int l, d, k;
+	uint32_t i, k;
+	int l, d, fi;
 
 	snprintf(path, sizeof(path), "%s/table.txt", o->dir);
 	f[0] = out;
 	f[1] = fopen(path, "w");
-	for (k = 0; k < 2; k++) {
-		FILE *t = f[k];
+	for (fi = 0; fi < 2; fi++) {
+		FILE *t = f[fi];
 
 		if (t == NULL)
 			continue;
 		fprintf(t, "%-10s", "scheme");
 		for (d = 0; d < p0->nb_sweep; d++)
 			fprintf(t, " %10.10s", p0->sweep_name[d]);
-		fprintf(t, " %8s %8s %9s %9s %6s", "max_sd", "p99_sd", "fct_us",
-			"coll_us", "coll_x");
+		fprintf(t, " %*s %*s %*s %9s %6s", w, "max_sd", w, "p99_sd",
+			w + 2, "fct_us", "coll_us", "coll_x");
 		for (l = 0; l < FAB_L_NB; l++)
 			if (fab_layer_name(p0->topo, l) != NULL &&
 			    l != FAB_L_HOST)
-				fprintf(t, " %10.10s", fab_layer_name(p0->topo, l));
+				fprintf(t, " %9.9s", fab_layer_name(p0->topo, l));
 		fprintf(t, " %8s %8s %8s %7s\n", "drops", "ecn", "retx",
 			"wall_s");
-		for (i = 0; i < o->nb_runs; i++) {
-			const struct fab_run *r = &o->runs[i].r;
-			const struct fab_params *p = o->runs[i].p;
+		for (i = 0; i < nb_agg; i++) {
+			const struct fab_agg *a = &g[i];
+			const struct fab_run *r0 = &o->runs[a->first].r;
+			const struct fab_params *p = o->runs[a->first].p;
+			double coll = 0, drops = 0, ecn = 0, retx = 0, wall = 0;
+			uint64_t qb[FAB_L_NB] = { 0 };
+			bool done = true, intr = false;
 
-			fprintf(t, "%-10s", p->schemes[r->scheme].name);
+			for (k = 0; k < a->n; k++) {
+				const struct fab_run *r = &o->runs[a->first + k].r;
+
+				coll += (double)r->collective_ns / 1e3;
+				drops += (double)r->drops_total;
+				ecn += (double)r->ecn_marks;
+				retx += (double)r->retx;
+				wall += r->wall_s;
+				done = done && r->completed;
+				intr = intr || r->interrupted;
+				for (l = 0; l < FAB_L_NB; l++)
+					qb[l] = RTE_MAX(qb[l],
+							r->max_queue_bytes[l]);
+			}
+			fprintf(t, "%-10s", p->schemes[r0->scheme].name);
 			for (d = 0; d < p->nb_sweep; d++)
 				fprintf(t, " %10.10s", p->sweep_value[d]);
-			fprintf(t, " %8.2f %8.2f %9.1f %9.1f %6.2f",
-				r->max_slowdown, r->p99_slowdown,
-				r->mean_fct_ns / 1e3,
-				(double)r->collective_ns / 1e3,
-				r->ideal_collective_ns ?
-				(double)r->collective_ns /
-				(double)r->ideal_collective_ns : 0.0);
+			fprintf(t, " %*s %*s %*s %9.1f %6.2f", w,
+				fab_stat_text(a->max_sd, a->n, "%.2f", b1,
+					      sizeof(b1)),
+				w, fab_stat_text(a->p99_sd, a->n, "%.2f", b2,
+						 sizeof(b2)),
+				w + 2, fab_stat_text(a->fct_us, a->n, "%.1f",
+						     b3, sizeof(b3)),
+				coll / a->n, a->coll_x[0]);
 			for (l = 0; l < FAB_L_NB; l++)
 				if (fab_layer_name(p0->topo, l) != NULL &&
 				    l != FAB_L_HOST)
-					fprintf(t, " %10" PRIu64,
-						r->max_queue[l]);
-			fprintf(t, " %8" PRIu64 " %8" PRIu64 " %8" PRIu64 " %7.2f%s\n",
-				r->drops_total, r->ecn_marks, r->retx,
-				r->wall_s, r->completed ? "" :
-				r->interrupted ? "  INTERRUPTED" :
+					fprintf(t, " %9.1f", fab_full(r0, qb[l]));
+			fprintf(t, " %8.0f %8.0f %8.0f %7.2f%s\n",
+				drops / a->n, ecn / a->n, retx / a->n, wall,
+				done ? "" : intr ? "  INTERRUPTED" :
 				"  INCOMPLETE (time_limit)");
 		}
 		fprintf(t, "max_sd/p99_sd: flow completion time / ideal (bytes at the paced rate + path RTT); fct_us: mean FCT;\n"
 			   "coll_us: first start to last completion; coll_x: that / its ideal (critical path of ideal flows);\n"
-			   "layer columns: max egress queue (packets); drops: packets dropped, by reason in summary.json\n");
+			   "layer columns: max egress queue in full %u-byte frames' worth of bytes, the frame being sent included;\n"
+			   "drops: packets dropped, by reason in summary.json",
+			OFAN_ETH_HDR_SIZE + p0->host.mtu);
+		if (p0->seeds > 1)
+			fprintf(t, ";\nover %u seeds: mean+-95%% confidence interval; queues: the largest; counts: means; wall_s: total",
+				p0->seeds);
+		fprintf(t, "\n");
 	}
 	if (f[1] != NULL)
 		fclose(f[1]);
@@ -423,17 +646,23 @@ fab_out_table(const struct fab_out *o, FILE *out)
 int
 fab_out_close(struct fab_out *o, FILE *table)
 {
+	struct fab_agg *g;
+	uint32_t nb_agg = 0;
 	int rc = 0;
 
 	if (fclose(o->flows) != 0 || fclose(o->queues) != 0 ||
 	    fclose(o->qtime) != 0)
 		rc = -EIO;
+	g = fab_out_aggregate(o, &nb_agg);
+	if (g == NULL && o->nb_runs > 0)
+		rc = -ENOMEM;
 	if (rc == 0)
-		rc = fab_out_summary(o);
+		rc = fab_out_summary(o, g, nb_agg);
 	if (rc == 0)
 		rc = fab_out_runs_csv(o);
-	if (table != NULL)
-		fab_out_table(o, table);
+	if (table != NULL && g != NULL)
+		fab_out_table(o, g, nb_agg, table);
+	free(g);
 	free(o->runs);
 	free(o);
 	return rc;

@@ -146,6 +146,72 @@ fab_fifo_free(struct fab_fifo *f)
 	return n;
 }
 
+/* ---- host NICs ---- */
+
+int
+fab_nic_init(struct fab_nic *n, uint32_t nb_slots)
+{
+	memset(n, 0, sizeof(*n));
+	n->slot = calloc(nb_slots, sizeof(*n->slot));
+	n->busy = calloc((nb_slots + 63) / 64, sizeof(*n->busy));
+	if (n->slot == NULL || n->busy == NULL)
+		return -ENOMEM;
+	n->nb_slots = nb_slots;
+	return 0;
+}
+
+int
+fab_nic_push(struct fab_nic *n, struct rte_mbuf *m)
+{
+	uint32_t i = m->hash.usr < n->nb_slots ? m->hash.usr : n->nb_slots - 1;
+
+	if (fab_fifo_push(&n->slot[i], m, 0) != 0)
+		return -ENOMEM;
+	n->busy[i / 64] |= 1ull << (i % 64);
+	n->len++;
+	return 0;
+}
+
+struct rte_mbuf *
+fab_nic_pop(struct fab_nic *n)
+{
+	uint32_t words = (n->nb_slots + 63) / 64, w, k, i;
+	struct fab_fifo *f;
+	struct rte_mbuf *m;
+	uint64_t bits;
+
+	if (n->len == 0)
+		return NULL;
+	/* The first busy slot at or after pos, wrapping around. */
+	w = n->pos / 64;
+	bits = n->busy[w] & (~0ull << (n->pos % 64));
+	for (k = 0; bits == 0 && k < words; k++) {
+		w = (w + 1) % words;
+		bits = n->busy[w];
+	}
+	i = w * 64 + (uint32_t)__builtin_ctzll(bits);
+	f = &n->slot[i];
+	m = f->e[f->head++ & f->mask].m;
+	if (f->head == f->tail)
+		n->busy[i / 64] &= ~(1ull << (i % 64));
+	n->len--;
+	n->pos = i + 1 == n->nb_slots ? 0 : i + 1;
+	return m;
+}
+
+uint32_t
+fab_nic_free(struct fab_nic *n)
+{
+	uint32_t i, left = 0;
+
+	for (i = 0; i < n->nb_slots && n->slot != NULL; i++)
+		left += fab_fifo_free(&n->slot[i]);
+	free(n->slot);
+	free(n->busy);
+	memset(n, 0, sizeof(*n));
+	return left;
+}
+
 /* ---- queue windows ---- */
 
 static void
@@ -166,13 +232,14 @@ fab_qwin_flush(struct fab_thr *th, uint32_t d)
 	}
 	th->qwin[th->nb_qwin++] = (struct fab_qwin){
 		.window = dir->win, .link = d / 2, .end = (uint8_t)(d & 1),
-		.max_pkts = dir->win_max,
+		.max_pkts = dir->win_max, .max_bytes = dir->win_max_bytes,
 	};
 	dir->win_max = 0;
+	dir->win_max_bytes = 0;
 }
 
 static inline void
-fab_qwin_note(struct fab_thr *th, uint32_t d, uint32_t len)
+fab_qwin_note(struct fab_thr *th, uint32_t d, uint32_t len, uint64_t bytes)
 {
 	struct fab_sim *s = th->s;
 	struct fab_dir *dir = &s->dirs[d];
@@ -191,31 +258,23 @@ fab_qwin_note(struct fab_thr *th, uint32_t d, uint32_t len)
 	}
 	if (len > dir->win_max)
 		dir->win_max = len;
+	if (bytes > dir->win_max_bytes)
+		dir->win_max_bytes = bytes;
 }
 
 /* ---- serialisers and wires ---- */
 
-/* Put m on dir's wire now; it occupies the serialiser for its frame. */
+/* Hand m to dir's wire: it reaches the far end at due. */
 static void
-fab_wire_send(struct fab_thr *th, uint32_t d, struct rte_mbuf *m)
+fab_wire_put(struct fab_thr *th, uint32_t d, struct rte_mbuf *m, uint64_t due)
 {
 	struct fab_sim *s = th->s;
-	struct fab_dir *dir = &s->dirs[d];
 	struct fab_rx *rx;
-	uint64_t ser, due;
 
-	if (m->pkt_len != dir->last_len) {
-		dir->last_len = m->pkt_len;
-		dir->last_ser = ofan_tx_time_ns(m->pkt_len + FAB_WIRE_OVERHEAD,
-						dir->rate_bps);
-	}
-	ser = dir->last_ser;
-	due = th->now + ser + dir->delay_ns;
-	dir->busy_until = th->now + ser;
 	th->hops++;
-	if (dir->cross) {
+	if (s->dirs[d].cross) {
 		/* Another thread's: handed over at the next window. */
-		if (fab_fifo_push(&dir->out[s->w_index & 1], m, due) != 0) {
+		if (fab_fifo_push(&s->dirs[d].out[s->w_index & 1], m, due) != 0) {
 			rte_pktmbuf_free(m);
 			th->lost++;
 		}
@@ -233,31 +292,79 @@ fab_wire_send(struct fab_thr *th, uint32_t d, struct rte_mbuf *m)
 	}
 }
 
-/* Start the next frame of a switch port if its serialiser is free. */
+/* The serialisation time of m on dir (the last length's is cached). */
+static inline uint64_t
+fab_ser_ns(struct fab_dir *dir, const struct rte_mbuf *m)
+{
+	if (m->pkt_len != dir->last_len) {
+		dir->last_len = m->pkt_len;
+		dir->last_ser = ofan_tx_time_ns(m->pkt_len + FAB_WIRE_OVERHEAD,
+						dir->rate_bps);
+	}
+	return dir->last_ser;
+}
+
+/* Put m on dir's wire now; it occupies the serialiser for its frame. */
+static void
+fab_wire_send(struct fab_thr *th, uint32_t d, struct rte_mbuf *m)
+{
+	struct fab_dir *dir = &th->s->dirs[d];
+	uint64_t ser = fab_ser_ns(dir, m);
+
+	dir->busy_until = th->now + ser;
+	fab_wire_put(th, d, m, dir->busy_until + dir->delay_ns);
+}
+
+static inline void
+fab_sw_note(struct fab_thr *th, uint32_t d)
+{
+	const struct fab_dir *dir = &th->s->dirs[d];
+	const struct sw_worker *w = th->s->sw[dir->from].w;
+
+	fab_qwin_note(th, d, w->port_len[dir->from_port],
+		      sw_worker_port_bytes(w, dir->from_port));
+}
+
+/*
+ * A switch port's serialiser: at the end of a frame's service the frame
+ * leaves the engine's queue for the wire, then the next one starts.  The
+ * frame in service stays queued meanwhile, so a queue's occupancy, its
+ * capacity and the policies' view of it count the frame being sent, as
+ * in a store-and-forward switch (and in htsim).  If the link failed
+ * meanwhile the engine has dropped the queue, the frame in service with
+ * it.
+ */
 static void
 fab_sw_tx(struct fab_thr *th, uint32_t d)
 {
 	struct fab_dir *dir = &th->s->dirs[d];
 	struct sw_worker *w = th->s->sw[dir->from].w;
 	struct rte_mbuf *m;
-	uint32_t len = w->port_len[dir->from_port];
 
-	if (len == 0 || dir->tx_pending)
+	if (dir->tx_pending)
 		return;
-	if (dir->busy_until > th->now) {
-		dir->tx_pending = 1;
-		fab_push(th, dir->busy_until, FAB_EV_TX, d);
-		return;
+	if (dir->in_service != NULL) {
+		if (dir->busy_until > th->now) {
+			dir->tx_pending = 1;
+			fab_push(th, dir->busy_until, FAB_EV_TX, d);
+			return;
+		}
+		if (sw_worker_tx_peek(w, dir->from_port, th->now, &m, 1) == 1 &&
+		    m == dir->in_service) {
+			sw_worker_tx_commit(w, dir->from_port, th->now, &m, 1, 1);
+			fab_wire_put(th, d, m, th->now + dir->delay_ns);
+		}
+		dir->in_service = NULL;
 	}
-	fab_qwin_note(th, d, len);
+	if (w->port_len[dir->from_port] == 0)
+		return;
 	if (sw_worker_tx_peek(w, dir->from_port, th->now, &m, 1) != 1)
 		return;	/* a failed link: the engine dropped its queue */
-	sw_worker_tx_commit(w, dir->from_port, th->now, &m, 1, 1);
-	fab_wire_send(th, d, m);
-	if (w->port_len[dir->from_port] > 0) {
-		dir->tx_pending = 1;
-		fab_push(th, dir->busy_until, FAB_EV_TX, d);
-	}
+	fab_sw_note(th, d);
+	dir->in_service = m;
+	dir->busy_until = th->now + fab_ser_ns(dir, m);
+	dir->tx_pending = 1;
+	fab_push(th, dir->busy_until, FAB_EV_TX, d);
 }
 
 /* Start the next frame of a host's NIC if its serialiser is free. */
@@ -265,17 +372,17 @@ static void
 fab_host_tx(struct fab_thr *th, uint32_t d)
 {
 	struct fab_dir *dir = &th->s->dirs[d];
-	struct fab_fifo *nic = &dir->nic;
+	struct fab_nic *nic = &th->s->hosts[dir->from].nic;
 
-	if (fab_fifo_len(nic) == 0 || dir->tx_pending)
+	if (nic->len == 0 || dir->tx_pending)
 		return;
 	if (dir->busy_until > th->now) {
 		dir->tx_pending = 1;
 		fab_push(th, dir->busy_until, FAB_EV_TX, d);
 		return;
 	}
-	fab_wire_send(th, d, nic->e[nic->head++ & nic->mask].m);
-	if (fab_fifo_len(nic) > 0) {
+	fab_wire_send(th, d, fab_nic_pop(nic));
+	if (nic->len > 0) {
 		dir->tx_pending = 1;
 		fab_push(th, dir->busy_until, FAB_EV_TX, d);
 	}
@@ -294,13 +401,14 @@ fab_host_kick(struct fab_thr *th, uint32_t rank)
 	do {
 		n = hs_host_output(hn->h, th->now, pkts, FAB_BURST);
 		for (i = 0; i < n; i++) {
-			if (fab_fifo_push(&dir->nic, pkts[i], th->now) != 0) {
+			if (fab_nic_push(&hn->nic, pkts[i]) != 0) {
 				rte_pktmbuf_free(pkts[i]);
 				th->lost++;
 			}
 		}
 		th->injected += n;
 	} while (n == FAB_BURST);
+	(void)dir;
 	fab_host_tx(th, hn->dir);
 	next = hs_host_next_event(hn->h);
 	if (next == UINT64_MAX)
@@ -310,6 +418,34 @@ fab_host_kick(struct fab_thr *th, uint32_t rank)
 	if (next < hn->wake_at) {
 		hn->wake_at = next;
 		fab_push(th, next, FAB_EV_HOST, rank);
+	}
+}
+
+/*
+ * A flow ended that activates a trigger (hs_host_params.on_flow_end):
+ * the flows it starts begin now, at their hosts (in this thread's part:
+ * fab_sim_build() keeps every trigger in one part), each host woken by a
+ * HOST event now.
+ */
+void
+fab_sim_flow_end(void *arg, uint32_t flow, bool received, uint64_t now)
+{
+	struct fab_sim *s = arg;
+	const struct hs_flow_spec *f = &s->traffic.flows[flow];
+	const uint32_t *go;
+	uint32_t n, i;
+
+	n = hs_trigger_activate(&s->traffic, &s->trig, received ?
+				f->recv_done_trigger : f->send_done_trigger,
+				&go);
+	for (i = 0; i < n; i++) {
+		uint32_t src = s->traffic.flows[go[i]].src;
+		struct fab_hnode *hn = &s->hosts[src];
+
+		if (!hs_host_release(hn->h, go[i], now) || hn->wake_at <= now)
+			continue;
+		hn->wake_at = now;
+		fab_push(&s->thr[s->host_owner[src]], now, FAB_EV_HOST, src);
 	}
 }
 
@@ -359,11 +495,9 @@ fab_arrive(struct fab_thr *th, uint32_t d)
 		memcpy(before, sw->w->port_len, sw->nb_ports * sizeof(before[0]));
 		sw_worker_input(sw->w, rx->to_port, pkts, n, th->now);
 		for (p = 0; p < sw->nb_ports; p++) {
-			uint32_t len = sw->w->port_len[p];
-
-			if (len == before[p])
+			if (sw->w->port_len[p] == before[p])
 				continue;
-			fab_qwin_note(th, sw->dir[p], len);
+			fab_sw_note(th, sw->dir[p]);
 			if (!s->dirs[sw->dir[p]].tx_pending)
 				fab_sw_tx(th, sw->dir[p]);
 		}
@@ -489,6 +623,40 @@ fab_control(struct fab_sim *s, uint32_t idx, uint64_t now)
 			fab_sw_control(s, i, now);
 		break;
 	}
+}
+
+/*
+ * Links gone before the traffic starts (a .cm file's failure lines, which
+ * htsim applies by removing the link): down at their switch ends, and
+ * routing converged around them, at t0.
+ */
+static void
+fab_fail_at_start(struct fab_sim *s)
+{
+	uint32_t i, e, any = 0;
+
+	for (i = 0; i < s->p->nb_failures; i++) {
+		const struct fab_failure *f = &s->p->failures[i];
+		uint32_t link;
+		const struct fab_link_desc *k;
+
+		if (!f->at_start)
+			continue;
+		link = fab_topo_find_link(s->t, f->link);
+		k = &s->t->links[link];
+		for (e = 0; e < 2; e++)
+			if (!k->is_host[e])
+				sw_engine_set_link(s->sw[k->node[e]].eng,
+						   k->port[e], SW_LINK_DOWN, 0,
+						   s->t0);
+		s->t->alive[link] = false;
+		any++;
+	}
+	if (any == 0)
+		return;
+	fab_topo_weights(s->t, fab_set_weight, s);
+	for (i = 0; i < s->t->nb_switches; i++)
+		fab_sw_control(s, i, s->t0);
 }
 
 /* ---- the loop ---- */
@@ -759,7 +927,10 @@ fab_run(const struct fab_params *p, uint16_t scheme, struct fab_topo *t,
 	rc = fab_sim_build(s, scheme, err, err_size);
 	if (rc != 0)
 		goto out;
+	fab_fail_at_start(s);
 	for (i = 0; i < p->nb_failures; i++) {
+		if (p->failures[i].at_start)
+			continue;
 		fab_ctl_push(s, s->t0 + p->failures[i].at_ns,
 			     i * FAB_CTL_PHASES + FAB_CTL_FAIL);
 		if (p->failures[i].duration_ns != 0)

@@ -65,7 +65,9 @@ struct fab_dir {
 	uint64_t busy_until;	/* the serialiser is free from then */
 	uint64_t rate_bps;
 	uint64_t delay_ns;
-	struct fab_fifo nic;	/* host egress only */
+	/* A switch port's frame being sent: it stays in the engine's queue
+	 * (and counts there) until its last bit has left. */
+	struct rte_mbuf *in_service;
 	struct fab_fifo out[2];	/* to another thread, by window parity */
 	uint32_t from;		/* host rank or switch index */
 	uint16_t from_port;
@@ -74,8 +76,9 @@ struct fab_dir {
 	uint8_t layer;
 	uint8_t cross;		/* the receiver is another thread's */
 	uint8_t tx_owner, rx_owner;	/* threads */
-	uint32_t win;		/* current queue window and its maximum */
+	uint32_t win;		/* current queue window and its maxima */
 	uint32_t win_max;
+	uint64_t win_max_bytes;
 	uint32_t last_len;	/* the last frame's length and time: most */
 	uint64_t last_ser;	/* frames are full data frames or ACKs */
 } __rte_cache_aligned;
@@ -89,8 +92,24 @@ struct fab_rx {
 	uint8_t rx_pending;
 } __rte_cache_aligned;
 
+/*
+ * A host's NIC: a FIFO per NIC slot (hs_host_nic_slots(): the data of each
+ * flow it sends, the ACKs of each flow it receives, ARP), served round
+ * robin one frame per turn in slot (flow id) order from where the last
+ * turn ended -- an RDMA NIC serving its queue pairs, htsim's
+ * ConstFairScheduler.  A bitmap finds the next busy slot.
+ */
+struct fab_nic {
+	struct fab_fifo *slot;
+	uint64_t *busy;
+	uint32_t nb_slots;
+	uint32_t pos;		/* the next slot to look at */
+	uint32_t len;		/* frames queued */
+};
+
 struct fab_hnode {
 	struct hs_host *h;
+	struct fab_nic nic;
 	uint32_t dir;
 	uint64_t wake_at;	/* the pending HOST event, UINT64_MAX: none */
 	bool done;
@@ -143,6 +162,8 @@ struct fab_sim {
 	struct fab_run *r;
 	struct hs_config hcfg;
 	struct hs_traffic traffic;
+	struct hs_trigger_state trig;
+	bool one_part;		/* triggers cross parts: one thread */
 	struct rte_mempool *pool;
 	struct rte_lpm *fib;
 	uint64_t t0;
@@ -184,6 +205,16 @@ fab_fifo_len(const struct fab_fifo *f)
 int fab_fifo_push(struct fab_fifo *f, struct rte_mbuf *m, uint64_t t);
 /* Free what is left (returned, for the caller to count) and the storage. */
 uint32_t fab_fifo_free(struct fab_fifo *f);
+
+int fab_nic_init(struct fab_nic *n, uint32_t nb_slots);
+/* Queue m in its slot (m->hash.usr); -ENOMEM if it cannot grow. */
+int fab_nic_push(struct fab_nic *n, struct rte_mbuf *m);
+/* The next frame round robin, NULL if empty. */
+struct rte_mbuf *fab_nic_pop(struct fab_nic *n);
+uint32_t fab_nic_free(struct fab_nic *n);
+
+/* The hosts' on_flow_end: activate the trigger, start its flows. */
+void fab_sim_flow_end(void *arg, uint32_t flow, bool received, uint64_t now);
 
 /* ---- building and results (fab_build.c) ---- */
 

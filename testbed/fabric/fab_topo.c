@@ -31,6 +31,7 @@
 #include <string.h>
 
 #include "fab.h"
+#include "hs_traffic.h"
 #include "ofan_rng.h"
 #include "ofan_wire.h"
 
@@ -583,5 +584,74 @@ fab_topo_weights(const struct fab_topo *t,
 				set(arg, s, g, port, fab_w(w));
 			}
 		}
+	}
+}
+
+/* ---- htsim failure lines ---- */
+
+static uint32_t
+fab_cm_port(const struct fab_topo *t, uint32_t sw, uint16_t port)
+{
+	return t->sw[sw].link[port];
+}
+
+uint32_t
+fab_topo_cm_link(const struct fab_params *p, const struct fab_topo *t,
+		 const struct hs_cm_failure *f, char *err, unsigned int err_size)
+{
+	const char *type = hs_switch_type_names[f->switch_type];
+	uint32_t nb_sw, nb_links, half = p->k / 2, nb_tors = p->k * half;
+
+	if (t->kind == FAB_TOPO_B2B) {
+		snprintf(err, err_size, "failure of %s %u on a b2b link; expected failures only on a fattree or leafspine",
+			 type, f->switch_id);
+		return FAB_NONE;
+	}
+	if (t->kind == FAB_TOPO_LEAFSPINE) {
+		if (f->switch_type == HS_SW_AGG) {
+			snprintf(err, err_size, "switch_type AGG on a leaf-spine; expected TOR (a leaf) or CORE (a spine)");
+			return FAB_NONE;
+		}
+		nb_sw = f->switch_type == HS_SW_TOR ? p->leaves : p->spines;
+		nb_links = f->switch_type == HS_SW_TOR ? p->spines : p->leaves;
+	} else {
+		nb_sw = f->switch_type == HS_SW_CORE ? half * half : nb_tors;
+		nb_links = f->switch_type == HS_SW_CORE ? p->k : half;
+	}
+	if (f->switch_id >= nb_sw) {
+		snprintf(err, err_size, "switch_id %u of a %s; expected 0 to %u in this %s",
+			 f->switch_id, type, nb_sw - 1,
+			 fab_topology_names[t->kind]);
+		return FAB_NONE;
+	}
+	if (f->link_id >= nb_links) {
+		snprintf(err, err_size, "link_id %u of %s %u; expected 0 to %u (%s)",
+			 f->link_id, type, f->switch_id, nb_links - 1,
+			 f->switch_type == HS_SW_CORE ?
+			 (t->kind == FAB_TOPO_FATTREE ? "a pod" : "a leaf") :
+			 "an uplink");
+		return FAB_NONE;
+	}
+	if (t->kind == FAB_TOPO_LEAFSPINE)
+		return f->switch_type == HS_SW_TOR ?
+			fab_cm_port(t, f->switch_id, (uint16_t)(p->hosts_per_leaf +
+							f->link_id)) :
+			fab_cm_port(t, p->leaves + f->switch_id,
+				    (uint16_t)f->link_id);
+	switch (f->switch_type) {
+	case HS_SW_TOR:
+		return fab_cm_port(t, f->switch_id,
+				   (uint16_t)(half + f->link_id));
+	case HS_SW_AGG:
+		return fab_cm_port(t, nb_tors + f->switch_id,
+				   (uint16_t)(half + f->link_id));
+	default:
+		/* htsim's core c serves the aggregation switches at position
+		 * c mod k/2 (through their uplink c / (k/2)); here that core
+		 * is (c mod k/2) * k/2 + c / (k/2). */
+		return fab_cm_port(t, 2 * nb_tors +
+				   (f->switch_id % half) * half +
+				   f->switch_id / half,
+				   (uint16_t)f->link_id);
 	}
 }

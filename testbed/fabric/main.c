@@ -45,6 +45,7 @@ struct fab_opts {
 	const char *out;
 	bool seed_set;
 	uint64_t seed;
+	uint32_t seeds;		/* --seeds N, 0: as the file says */
 	bool quiet;
 	bool plot;
 	int nb_overrides;
@@ -57,14 +58,16 @@ static void
 fab_usage(FILE *f)
 {
 	fprintf(f,
-		"usage: ofan-fabric --config FILE [--out DIR] [--seed N] [--quiet] [--no-plot]\n"
-		"                   [section.key=value ...]\n"
+		"usage: ofan-fabric --config FILE [--out DIR] [--seed N] [--seeds N] [--quiet]\n"
+		"                   [--no-plot] [section.key=value ...]\n"
 		"  Runs the experiment FILE (e.g. configs/experiments/permutation-k8.ini) on an\n"
 		"  emulated fabric of ofan switch and host engines in virtual time, prints the\n"
 		"  comparison table and writes summary.json, runs.csv, flows.csv, queues.csv,\n"
 		"  queue-time.csv, table.txt, timing.csv and PNG plots into DIR\n"
 		"  (default results/<experiment name>).\n"
 		"  --seed N           the [fabric] seed (switches, hosts, traffic)\n"
+		"  --seeds N          run every scheme N times, seeds seed .. seed+N-1, and\n"
+		"                     report means with 95%% confidence intervals ([fabric] seeds)\n"
 		"  --quiet            no progress lines on stderr\n"
 		"  --no-plot          do not run testbed/plot.sh (gnuplot)\n"
 		"  section.key=value  override a key, e.g. fabric.k=4 traffic.size=256KiB\n"
@@ -84,11 +87,13 @@ fab_parse_args(int argc, char **argv, struct fab_opts *o)
 		{ "config", required_argument, NULL, 'c' },
 		{ "out", required_argument, NULL, 'o' },
 		{ "seed", required_argument, NULL, 's' },
+		{ "seeds", required_argument, NULL, 'S' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "no-plot", no_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	uint64_t v;
 	int c;
 
 	o->plot = true;
@@ -107,6 +112,15 @@ fab_parse_args(int argc, char **argv, struct fab_opts *o)
 				return -EINVAL;
 			}
 			o->seed_set = true;
+			break;
+		case 'S':
+			if (ofan_parse_u64(optarg, &v) != 0 || v < 1 ||
+			    v > FAB_MAX_SEEDS) {
+				fprintf(stderr, "ofan-fabric: --seeds '%s'; expected an integer from 1 to %d\n",
+					optarg, FAB_MAX_SEEDS);
+				return -EINVAL;
+			}
+			o->seeds = (uint32_t)v;
 			break;
 		case 'q':
 			o->quiet = true;
@@ -268,6 +282,74 @@ fab_eal_rundir_remove(const char *dir)
 		fprintf(stderr, "ofan-fabric: could not remove %s\n", dir);
 }
 
+/*
+ * Seed k of scheme s of combination c: topology, run, results, checks.
+ * Returns the exit status so far (status, or worse).
+ */
+static int
+fab_one_run(const struct fab_params *p, uint32_t c, uint16_t s, uint32_t k,
+	    struct rte_mempool *pool, const struct fab_run_opts *ropts,
+	    struct fab_out *out, const char *outdir, int status)
+{
+	static bool noted_one_part;
+	struct fab_params *q = malloc(sizeof(*q));
+	const char *name = p->schemes[s].name;
+	char err[1024] = "";
+	struct fab_topo t;
+	struct fab_run r;
+	int rc;
+
+	if (q == NULL) {
+		fprintf(stderr, "ofan-fabric: out of memory\n");
+		return 4;
+	}
+	fab_params_for_seed(p, k, q);
+	if (fab_topo_build(q, q->schemes[s].sw_policy, &t, err,
+			   sizeof(err)) != 0) {
+		fprintf(stderr, "ofan-fabric: %s\n", err);
+		free(q);
+		return 4;
+	}
+	rc = fab_run(q, s, &t, pool, ropts, &r, err, sizeof(err));
+	r.combo = c;
+	r.seed_index = k;
+	r.seed = q->seed;
+	if (rc != 0) {
+		fprintf(stderr, "ofan-fabric: %s: %s\n", name, err);
+		status = 4;
+	} else {
+		if (r.one_part && !noted_one_part && !ropts->quiet) {
+			fprintf(stderr, "ofan-fabric: note: triggers connect hosts of different parts; runs take one thread (the results do not depend on it)\n");
+			noted_one_part = true;
+		}
+		if (fab_out_run(out, p, &t, &r) != 0) {
+			fprintf(stderr, "ofan-fabric: cannot write results in %s\n",
+				outdir);
+			status = 2;
+		}
+		if (!r.completed && status == 0)
+			status = 1;
+		if (r.injected != r.delivered + r.dropped + r.queued_end) {
+			fprintf(stderr, "ofan-fabric: %s: conservation broken: %" PRIu64 " injected != %" PRIu64 " delivered + %" PRIu64 " dropped + %" PRIu64 " queued\n",
+				name, r.injected, r.delivered, r.dropped,
+				r.queued_end);
+			status = 1;
+		}
+		if (r.alloc_failed != 0)
+			fprintf(stderr, "ofan-fabric: %s: warning: the mbuf pool ran dry %" PRIu64 " times (hosts waited for mbufs); results may then depend on the thread count\n",
+				name, r.alloc_failed);
+		if (r.mbuf_leak != 0) {
+			fprintf(stderr, "ofan-fabric: %s: %" PRId64 " mbufs leaked\n",
+				name, r.mbuf_leak);
+			status = 3;
+		}
+	}
+	fab_run_free(&r);
+	fab_topo_free(&t);
+	free(q);
+	return status;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -280,7 +362,7 @@ main(int argc, char **argv)
 	char rundir[512] = "";
 	char *eal_argv[16];
 	int eal_argc = 0, help, split, rc = 0, status = 0;
-	uint32_t c, pool_n;
+	uint32_t c, k, pool_n;
 	uint16_t room, s, max_threads = 1;
 	struct fab_run_opts ropts = { .interrupt = &fab_interrupted };
 
@@ -295,9 +377,9 @@ main(int argc, char **argv)
 	}
 	if (fab_parse_args(argc, argv, &o) != 0)
 		return 2;
-	if (fab_experiment_load(o.config, o.overrides, o.nb_overrides,
-				o.seed_set, o.seed, &x, err,
-				sizeof(err)) != 0) {
+	if (fab_experiment_load_seeds(o.config, o.overrides, o.nb_overrides,
+				      o.seed_set, o.seed, o.seeds, &x, err,
+				      sizeof(err)) != 0) {
 		fprintf(stderr, "ofan-fabric: %s\n", err);
 		return 2;
 	}
@@ -353,58 +435,19 @@ main(int argc, char **argv)
 	signal(SIGINT, fab_on_signal);
 	signal(SIGTERM, fab_on_signal);
 	if (!o.quiet)
-		fprintf(stderr, "ofan-fabric: %s: %u combination(s) x %u scheme(s), results in %s\n",
+		fprintf(stderr, "ofan-fabric: %s: %u combination(s) x %u scheme(s) x %u seed(s), results in %s\n",
 			x.combos[0].name, x.nb_combos, x.combos[0].nb_schemes,
-			outdir);
+			x.combos[0].seeds, outdir);
 	for (c = 0; c < x.nb_combos && status != 4; c++) {
 		const struct fab_params *p = &x.combos[c];
 
 		for (s = 0; s < p->nb_schemes; s++) {
-			struct fab_topo t;
-			struct fab_run r;
-
-			if (fab_topo_build(p, p->schemes[s].sw_policy, &t,
-					   err, sizeof(err)) != 0) {
-				fprintf(stderr, "ofan-fabric: %s\n", err);
-				status = 4;
-				break;
+			for (k = 0; k < p->seeds; k++) {
+				status = fab_one_run(p, c, s, k, pool, &ropts,
+						     out, outdir, status);
+				if (status == 4 || fab_interrupted)
+					break;
 			}
-			rc = fab_run(p, s, &t, pool, &ropts, &r, err,
-				     sizeof(err));
-			r.combo = c;
-			if (rc != 0) {
-				fprintf(stderr, "ofan-fabric: %s: %s\n",
-					p->schemes[s].name, err);
-				status = 4;
-			} else {
-				if (fab_out_run(out, p, &t, &r) != 0) {
-					fprintf(stderr, "ofan-fabric: cannot write results in %s\n",
-						outdir);
-					status = 2;
-				}
-				if (!r.completed && status == 0)
-					status = 1;
-				if (r.injected != r.delivered + r.dropped +
-				    r.queued_end) {
-					fprintf(stderr, "ofan-fabric: %s: conservation broken: %" PRIu64 " injected != %" PRIu64 " delivered + %" PRIu64 " dropped + %" PRIu64 " queued\n",
-						p->schemes[s].name, r.injected,
-						r.delivered, r.dropped,
-						r.queued_end);
-					status = 1;
-				}
-				if (r.alloc_failed != 0)
-					fprintf(stderr, "ofan-fabric: %s: warning: the mbuf pool ran dry %" PRIu64 " times (hosts waited for mbufs); results may then depend on the thread count\n",
-						p->schemes[s].name,
-						r.alloc_failed);
-				if (r.mbuf_leak != 0) {
-					fprintf(stderr, "ofan-fabric: %s: %" PRId64 " mbufs leaked\n",
-						p->schemes[s].name,
-						r.mbuf_leak);
-					status = 3;
-				}
-			}
-			fab_run_free(&r);
-			fab_topo_free(&t);
 			if (status == 4 || fab_interrupted)
 				break;
 		}

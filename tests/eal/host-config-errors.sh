@@ -110,7 +110,7 @@ expect_eq "good config --check-config stderr" "$(cat "$TMP/good.err")" ""
 nothing_touched good
 
 POLICIES="fixed, ops, reps, plb, mp, flowlet"
-PATTERNS="permutation, alltoall, ring_allreduce, allgather, reduce_scatter, incast, tornado, cm"
+PATTERNS="permutation, alltoall, ring_allreduce, allgather, reduce_scatter, incast, tornado, cm, ring, podring, podring_ol, torring"
 
 write_config missing_policy ""
 bad_config missing_policy \
@@ -123,7 +123,7 @@ bad_config unknown_policy \
 write_config unknown_key "policy = reps
 colour = blue"
 bad_config unknown_key \
-	"ofan-host: $TMP/unknown_key.ini:host:colour: unknown key; allowed keys in [host]: policy, seed, rate, rate_coef, mtu, ack_every, min_rto, reorder_window, base_rtt, cc, window, ecn, verify_payload, stats_interval, ev_min, ev_max"
+	"ofan-host: $TMP/unknown_key.ini:host:colour: unknown key; allowed keys in [host]: policy, seed, rate, rate_coef, mtu, ack_every, min_rto, reorder_window, base_rtt, cc, window, ecn, recovery, erasure_k, pacing, pacing_jitter, verify_payload, stats_interval, ev_min, ev_max"
 
 write_config bad_number "policy = reps
 mtu = 12abc"
@@ -154,7 +154,35 @@ EOF
 write_config bad_cm "policy = reps" "pattern = cm
 cm_file = $CM"
 bad_config bad_cm \
-	"ofan-host: $TMP/bad_cm.ini:traffic:cm_file: $CM:3: bad size '12x'; expected a number of bytes > 0 (1000000, 64KiB, 1MB)"
+	"ofan-host: $TMP/bad_cm.ini:traffic:cm_file: $CM:3: bad size '12x'; expected a whole number of bytes from 1 to 2147483647"
+
+# A matrix with a failure line: failures are a fabric's.
+cat >"$TMP/fail.cm" <<EOF
+Nodes 2
+Connections 1
+Failures 1
+0->1 start 0 size 1000
+failure switch_type AGG switch_id 0 link_id 0
+EOF
+write_config fail_cm "policy = reps" "pattern = cm
+cm_file = $TMP/fail.cm"
+bad_config fail_cm \
+	"ofan-host: $TMP/fail.cm:5: a failure line; expected no failures for ofan-host (they are the fabric's: run the matrix in ofan-fabric)"
+
+# A trigger between a rank of this process (0) and one it does not run (2).
+cat >"$TMP/trig.cm" <<EOF
+Nodes 3
+Connections 2
+Triggers 1
+2->1 id 1 start 0 size 1000 send_done_trigger 7
+0->1 id 2 trigger 7 size 1000
+trigger id 7 oneshot
+EOF
+write_config remote_trigger "policy = reps" "pattern = cm
+cm_file = $TMP/trig.cm"
+sed -i 's/^count = 2/count = 3/' "$TMP/remote_trigger.ini"
+bad_config remote_trigger \
+	"ofan-host: $TMP/trig.cm:6: trigger 7 joins ranks of this ofan-host with ranks it does not run; expected every flow that activates or waits for a trigger on ranks of one ofan-host process"
 
 # Control: the same ports in a real run do create OUT.pcap (so the checks
 # above can fail).  Port 0 sends into a file and receives nothing, so the
