@@ -39,7 +39,8 @@
 	X(BLACKHOLE, "blackhole", "egress link silently drops (black hole)") \
 	X(TX_FULL, "tx_full", "device TX ring full and the port has no software queue") \
 	X(SHUTDOWN, "shutdown", "still queued when the switch stopped") \
-	X(NOT_FOR_US, "not_for_us", "ARP or local traffic not addressed to this node")
+	X(NOT_FOR_US, "not_for_us", "ARP or local traffic not addressed to this node") \
+	X(INJECTED, "injected", "dropped on purpose by an ofan-fabric [drop.NAME] section")
 
 enum ofan_drop {
 #define OFAN_DROP_ENUM(e, n, h) OFAN_DROP_##e,

@@ -86,6 +86,9 @@ struct hs_host {
 	void (*on_flow_end)(void *arg, uint32_t flow, bool received,
 			    uint64_t now_ns);
 	void *on_flow_end_arg;
+	bool (*nic_full)(void *arg, uint32_t slot);
+	void *nic_arg;
+	int32_t *slot_sflow;	/* NIC slot -> sflow index, -1 */
 
 	uint32_t nb_sflows;
 	struct hs_sflow *sflows;
@@ -231,10 +234,14 @@ hs_host_alloc(struct hs_host *h, const struct hs_traffic *t, char *err,
 	h->rflow_of = malloc(sizeof(int32_t) * (t->nb_flows + 1));
 	h->first_child = malloc(sizeof(int32_t) * (t->nb_flows + 1));
 	h->next_child = malloc(sizeof(int32_t) * (ns + 1));
+	h->slot_sflow = malloc(sizeof(int32_t) * (ns + nr + 1));
 	if (h->sflows == NULL || h->rflows == NULL || h->active == NULL ||
 	    h->heap == NULL || h->sflow_of == NULL || h->rflow_of == NULL ||
-	    h->first_child == NULL || h->next_child == NULL)
+	    h->first_child == NULL || h->next_child == NULL ||
+	    h->slot_sflow == NULL)
 		goto nomem;
+	for (i = 0; i < ns + nr + 1; i++)
+		h->slot_sflow[i] = -1;
 	for (i = 0; i < t->nb_flows; i++) {
 		h->sflow_of[i] = -1;
 		h->rflow_of[i] = -1;
@@ -248,6 +255,7 @@ hs_host_alloc(struct hs_host *h, const struct hs_traffic *t, char *err,
 			struct hs_sflow *s = &h->sflows[h->nb_sflows];
 
 			s->spec = f;
+			h->slot_sflow[slot] = (int32_t)h->nb_sflows;
 			s->nic_slot = slot++;
 			s->heap_pos = HS_NOT_IN_HEAP;
 			s->lb = calloc(1, c->policy->state_size ?
@@ -312,6 +320,8 @@ hs_host_create(const struct hs_host_params *p, char *err,
 	h->no_announce = p->no_announce;
 	h->on_flow_end = p->on_flow_end;
 	h->on_flow_end_arg = p->on_flow_end_arg;
+	h->nic_full = p->nic_full;
+	h->nic_arg = p->nic_arg;
 	h->rate_bps = (uint64_t)((double)c->rate_bps * c->rate_coef);
 	h->tp = (struct hs_transport_params){
 		.mode = c->recovery,
@@ -358,6 +368,7 @@ hs_host_free(struct hs_host *h)
 	free(h->rflow_of);
 	free(h->first_child);
 	free(h->next_child);
+	free(h->slot_sflow);
 	free(h);
 }
 
@@ -758,9 +769,15 @@ hs_flow_packet(struct hs_host *h, uint32_t si, uint64_t now, uint32_t *wire)
 	int len;
 
 	*wire = 0;
-	psn = hs_sender_next(&s->tx, now);
-	if (psn == HS_PSN_NONE)
+	/* The NIC has no room for this flow: wait for hs_host_nic_room(). */
+	if (h->nic_full != NULL && h->nic_full(h->nic_arg, s->nic_slot))
 		return NULL;
+	psn = hs_sender_next(&s->tx, now);
+	if (psn == HS_PSN_NONE) {
+		/* The erasure sender may just have begun its one-RTT wait. */
+		h->timer_ns = RTE_MIN(h->timer_ns, hs_sender_timer_ns(&s->tx));
+		return NULL;
+	}
 	if (c->cc == HS_CC_ECN_WINDOW &&
 	    hs_sender_in_flight(&s->tx) >= (uint32_t)s->cwnd &&
 	    hs_sender_is_new(&s->tx, psn))
@@ -923,6 +940,20 @@ hs_host_next_event(const struct hs_host *h)
 		t = RTE_MIN(t, h->pace_ns);
 	}
 	return t;
+}
+
+bool
+hs_host_nic_room(struct hs_host *h, uint32_t slot, uint64_t now_ns)
+{
+	int32_t si;
+
+	if (slot >= hs_host_nic_slots(h) || h->slot_sflow[slot] < 0)
+		return false;
+	si = h->slot_sflow[slot];
+	if (h->sflows[si].state != HS_ACTIVE)
+		return false;
+	hs_wake(h, (uint32_t)si, now_ns);
+	return true;
 }
 
 /* ---- results ---- */

@@ -62,6 +62,15 @@ struct hs_host_params {
 	void (*on_flow_end)(void *arg, uint32_t flow, bool received,
 			    uint64_t now_ns);
 	void *on_flow_end_arg;
+	/*
+	 * May be NULL.  A NIC that asks its flows for packets only when it
+	 * has room (an RDMA NIC; htsim's send_callback): true if the NIC
+	 * queue of slot (hs_host_nic_slots()) is full.  A flow whose queue
+	 * is full skips its pacer slots, banking no credit, until the
+	 * driver calls hs_host_nic_room().
+	 */
+	bool (*nic_full)(void *arg, uint32_t slot);
+	void *nic_arg;
 };
 
 /* Counters of one host. */
@@ -121,6 +130,12 @@ void hs_host_start(struct hs_host *h, uint64_t now_ns);
  * Returns false if it is not a waiting flow of this host.
  */
 bool hs_host_release(struct hs_host *h, uint32_t flow, uint64_t now_ns);
+
+/*
+ * The NIC queue of slot has room again (see hs_host_params.nic_full).
+ * Returns true if a flow that waited for it may send now.
+ */
+bool hs_host_nic_room(struct hs_host *h, uint32_t slot, uint64_t now_ns);
 
 /* Consume a received burst (every mbuf is freed). */
 void hs_host_input(struct hs_host *h, struct rte_mbuf **pkts, uint16_t n,

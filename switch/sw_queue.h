@@ -113,16 +113,25 @@ sw_queue_hist_bin(const struct sw_queue *q, uint32_t len)
 	return (uint32_t)(((uint64_t)len * q->hist_mult) >> 40);
 }
 
-/* Occupancy level 0 .. nb_levels-1 of the queue, for adaptive policies. */
+/*
+ * Occupancy level 0 .. nb_levels-1 of the queue, for adaptive policies:
+ * the fuller of its packets against cap_pkts and its bytes against
+ * cap_bytes, whichever capacity binds first.
+ */
 static inline uint8_t
 sw_queue_level(const struct sw_queue *q, uint8_t nb_levels)
 {
 	uint64_t len = sw_queue_len(q);
-	uint64_t l;
+	uint64_t l, lb;
 
 	if (len == 0)
 		return 0;
 	l = len * nb_levels / (q->cap_pkts + 1);
+	if (q->cap_bytes != UINT64_MAX) {
+		lb = q->bytes * nb_levels / (q->cap_bytes + 1);
+		if (lb > l)
+			l = lb;
+	}
 	if (l == 0)
 		l = 1;	/* non-empty is never level 0 */
 	return (uint8_t)(l >= nb_levels ? (uint64_t)nb_levels - 1 : l);

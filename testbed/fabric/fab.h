@@ -46,6 +46,7 @@
 #define FAB_MAX_THREADS 8
 #define FAB_MAX_WINDOWS 1000000	/* queue windows per run (time_limit / window) */
 #define FAB_MAX_SEEDS 1000
+#define FAB_MAX_DROPS 16
 
 enum fab_topology {
 	FAB_TOPO_FATTREE = 0,
@@ -96,6 +97,19 @@ struct fab_failure {
 	char sec[FAB_NAME_SIZE + 16];	/* its section, for messages */
 };
 
+/*
+ * Frames dropped on purpose ([drop.NAME]): on the link direction from
+ * the first named node to the second, the frame-th to the
+ * (frame + count - 1)-th frame its sender puts on it (data and ACKs,
+ * counted from 1).  For studying loss recovery without a failure.
+ */
+struct fab_drop {
+	char link[2 * FAB_NAME_SIZE];	/* "h0-leaf0": from h0 to leaf0 */
+	uint64_t frame;
+	uint32_t count;
+	char sec[FAB_NAME_SIZE + 16];
+};
+
 /* Everything one run needs, for one sweep combination. */
 struct fab_params {
 	char name[FAB_NAME_SIZE];	/* experiment name */
@@ -112,6 +126,7 @@ struct fab_params {
 	uint64_t time_limit_ns;		/* virtual; flows unfinished are reported */
 	uint64_t queue_window_ns;	/* queues.csv time windows */
 	uint16_t threads;		/* parts run in parallel (same results) */
+	uint32_t nic_queue;		/* frames a flow may have in its NIC, 0: any */
 	uint32_t seeds;			/* runs per scheme: seed, seed + 1, ... */
 	bool host_seed_set;		/* [host] seed given: the seeds keep it */
 	bool traffic_seed_set;		/* [traffic] seed given: likewise */
@@ -123,6 +138,8 @@ struct fab_params {
 	struct fab_scheme schemes[FAB_MAX_SCHEMES];
 	uint16_t nb_failures;
 	struct fab_failure failures[FAB_MAX_FAILURES];
+	uint16_t nb_drops;
+	struct fab_drop drops[FAB_MAX_DROPS];
 	/* This combination's sweep values ("55us"), one per dimension. */
 	uint16_t nb_sweep;
 	char sweep_name[FAB_MAX_SWEEP_DIMS][FAB_NAME_SIZE];
@@ -218,6 +235,11 @@ void fab_topo_free(struct fab_topo *t);
 
 /* The link called name ("a-b" or "b-a"), FAB_NONE if there is none. */
 uint32_t fab_topo_find_link(const struct fab_topo *t, const char *name);
+/*
+ * The direction of a link named "a-b" from a to b: 2 * link + the end a
+ * is at (0: the lower layer); FAB_NONE if there is no such link.
+ */
+uint32_t fab_topo_find_dir(const struct fab_topo *t, const char *name);
 
 /*
  * The link an htsim failure line names, in htsim's fat-tree numbering
@@ -259,6 +281,7 @@ struct fab_flow_result {
 	uint64_t timeouts;
 	uint32_t max_reorder;
 	uint32_t rx_pkts;	/* distinct data packets its receiver got */
+	uint64_t rx_done_ns;	/* when its receiver had it all, 0: never */
 };
 
 /* A queue's maximum in one time window (queues.csv). */
@@ -337,6 +360,9 @@ int fab_run(const struct fab_params *p, uint16_t s, struct fab_topo *t,
 	    struct rte_mempool *pool, const struct fab_run_opts *opts,
 	    struct fab_run *r, char *err, unsigned int err_size);
 void fab_run_free(struct fab_run *r);
+
+/* Mean and 95 % confidence half-width (Student's t) of n values. */
+void fab_mean_ci(const double *v, uint32_t n, double out[2]);
 
 /* Mbufs a run of p may hold at once (pool sizing). */
 uint32_t fab_pool_size(const struct fab_params *p);

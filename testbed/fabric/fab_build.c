@@ -83,8 +83,14 @@ fab_pool_size(const struct fab_params *p)
 	per_wire = 2 * (uint64_t)((double)p->delay_ns *
 		(double)RTE_MAX(p->rate_bps, p->uplink_rate_bps) / 8e9 /
 		(double)frame + 2) + 16;
-	n = ports * p->queue.capacity_pkts + links * 2 * per_wire +
-		hosts * 256 + 4096;
+	/*
+	 * A port holds at most its packets, or, when bytes decide, its bytes
+	 * of full frames and as many ACKs (ACKs are a few per cent of the
+	 * bytes, never the bulk of a full queue).
+	 */
+	n = ports * RTE_MIN((uint64_t)p->queue.capacity_pkts,
+			    2 * (p->queue.capacity_bytes / frame) + 8) +
+		links * 2 * per_wire + hosts * 256 + 4096;
 	return (uint32_t)RTE_MIN(n, (uint64_t)(1u << 22));
 }
 
@@ -296,6 +302,14 @@ fab_sim_build(struct fab_sim *s, uint16_t scheme, char *err,
 		}
 	}
 
+	for (i = 0; i < p->nb_drops; i++) {
+		struct fab_dir *d = &s->dirs[fab_topo_find_dir(t,
+						p->drops[i].link)];
+
+		d->drop_first = p->drops[i].frame;
+		d->drop_end = p->drops[i].frame + p->drops[i].count;
+	}
+
 	/* Switches: one shared FIB, one worker each. */
 	if (t->nb_switches > 0) {
 		s->fib = sw_fib_create(&t->cfg[0], SOCKET_ID_ANY, err,
@@ -329,6 +343,8 @@ fab_sim_build(struct fab_sim *s, uint16_t scheme, char *err,
 			.no_announce = true,
 			.on_flow_end = fab_sim_flow_end,
 			.on_flow_end_arg = s,
+			.nic_full = fab_nic_full,
+			.nic_arg = &s->hosts[i].nic,
 		};
 
 		hp.mac[0] = 0x02;
@@ -351,6 +367,7 @@ fab_sim_build(struct fab_sim *s, uint16_t scheme, char *err,
 			snprintf(err, err_size, "out of memory for the NICs");
 			return -ENOMEM;
 		}
+		s->hosts[i].nic.limit = p->nic_queue;
 		s->hosts[i].wake_at = UINT64_MAX;
 	}
 	return 0;
@@ -467,6 +484,7 @@ fab_collect_flows(struct fab_sim *s)
 		fr->timeouts = res.timeouts;
 		fr->max_reorder = res.max_reorder;
 		fr->rx_pkts = res.rx_pkts;
+		fr->rx_done_ns = res.rx_done_ns;
 		if (res.done_ns == 0 || !res.sent_here)
 			continue;
 		fr->fct_ns = res.done_ns - res.start_ns;
@@ -516,8 +534,10 @@ fab_collect_flows(struct fab_sim *s)
 				r->max_queue_bytes_all, q->max_bytes);
 		}
 	}
-	for (i = 0; i < s->nb_thr; i++)
+	for (i = 0; i < s->nb_thr; i++) {
 		r->drops[OFAN_DROP_SHUTDOWN] += s->thr[i].lost;
+		r->drops[OFAN_DROP_INJECTED] += s->thr[i].dropped_on_purpose;
+	}
 	for (f = 0; f < OFAN_DROP_MAX; f++)
 		r->drops_total += r->drops[f];
 	r->dropped = r->drops_total;

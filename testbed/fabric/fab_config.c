@@ -282,6 +282,40 @@ fab_parse_failures(struct ofan_cfg *cfg, struct fab_params *p)
 	return 0;
 }
 
+static int
+fab_parse_drops(struct ofan_cfg *cfg, struct fab_params *p)
+{
+	const char *secs[FAB_MAX_DROPS + 1];
+	int n, i;
+
+	n = ofan_cfg_sections(cfg, "drop.", secs, FAB_MAX_DROPS + 1);
+	if (n > FAB_MAX_DROPS)
+		return ofan_cfg_fail(cfg, secs[FAB_MAX_DROPS], "link",
+			"too many [drop.*] sections; expected at most %d",
+			FAB_MAX_DROPS);
+	for (i = 0; i < n; i++) {
+		struct fab_drop *d = &p->drops[i];
+		const char *link = NULL;
+
+		d->count = 1;
+		if (ofan_cfg_get_str(cfg, secs[i], "link", OFAN_CFG_REQUIRED,
+				     &link) ||
+		    ofan_cfg_get_u64(cfg, secs[i], "frame", OFAN_CFG_REQUIRED,
+				     1, UINT64_MAX / 2, &d->frame) ||
+		    ofan_cfg_get_u32(cfg, secs[i], "count", 0, 1, 1u << 30,
+				     &d->count))
+			return -EINVAL;
+		if (strlen(link) >= sizeof(d->link))
+			return ofan_cfg_fail(cfg, secs[i], "link",
+				"'%s' is too long; expected a link name such as h0-leaf0",
+				link);
+		snprintf(d->link, sizeof(d->link), "%s", link);
+		snprintf(d->sec, sizeof(d->sec), "%s", secs[i]);
+	}
+	p->nb_drops = (uint16_t)n;
+	return 0;
+}
+
 /* [sweep.NAME] sections, in file order (read, so they count as known). */
 static int
 fab_parse_sweeps(struct ofan_cfg *cfg, struct fab_sweep *sw, int *nb)
@@ -403,6 +437,8 @@ fab_parse(struct ofan_cfg *cfg, struct fab_params *p)
 			     &threads) ||
 	    ofan_cfg_get_u32(cfg, FAB_SEC, "seeds", 0, 1, FAB_MAX_SEEDS,
 			     &p->seeds) ||
+	    ofan_cfg_get_u32(cfg, FAB_SEC, "nic_queue", 0, 0, 1u << 20,
+			     &p->nic_queue) ||
 	    fab_parse_schemes(cfg, p))
 		return -EINVAL;
 	if (name != NULL)
@@ -492,7 +528,7 @@ fab_parse(struct ofan_cfg *cfg, struct fab_params *p)
 	p->host.traffic.seed = p->seed;
 	if (hs_config_traffic_from_cfg(cfg, &p->host))
 		return -EINVAL;
-	if (fab_parse_failures(cfg, p))
+	if (fab_parse_failures(cfg, p) || fab_parse_drops(cfg, p))
 		return -EINVAL;
 	if (p->topo == FAB_TOPO_B2B && p->nb_failures > 0)
 		return ofan_cfg_fail(cfg, p->failures[0].sec, "link",
@@ -526,6 +562,7 @@ fab_params_defaults(struct fab_params *p, const char *path)
 	p->queue_window_ns = 10000;
 	p->threads = 1;
 	p->seeds = 1;
+	p->nic_queue = 3;
 	sw_queue_config_defaults(&p->queue);
 	p->queue.capacity_pkts = 100;
 	p->queue.capacity_bytes = 1ull << 30;	/* packets decide */
@@ -608,11 +645,28 @@ fab_check_links(struct ofan_cfg *cfg, const struct fab_params *p)
 	int rc = 0;
 	uint16_t i;
 
-	if (p->nb_failures == 0)
+	if (p->nb_failures == 0 && p->nb_drops == 0)
 		return 0;
 	if (fab_topo_build(p, p->schemes[0].sw_policy, &t, err,
 			   sizeof(err)) != 0)
 		return ofan_cfg_fail(cfg, FAB_SEC, "topology", "%s", err);
+	for (i = 0; i < p->nb_drops && rc == 0; i++) {
+		uint32_t d = fab_topo_find_dir(&t, p->drops[i].link);
+		uint16_t j;
+
+		if (d == FAB_NONE) {
+			rc = ofan_cfg_fail(cfg, p->drops[i].sec, "link",
+				"'%s' is not a link of this %s; expected FROM-TO such as %s",
+				p->drops[i].link, fab_topology_names[p->topo],
+				t.links[0].name);
+			break;
+		}
+		for (j = 0; j < i; j++)
+			if (fab_topo_find_dir(&t, p->drops[j].link) == d)
+				rc = ofan_cfg_fail(cfg, p->drops[i].sec, "link",
+					"'%s' already drops frames in [%s]; expected one [drop.*] per link direction",
+					p->drops[i].link, p->drops[j].sec);
+	}
 	for (i = 0; i < p->nb_failures && rc == 0; i++) {
 		const struct fab_failure *f = &p->failures[i];
 		uint32_t link = fab_topo_find_link(&t, f->link);

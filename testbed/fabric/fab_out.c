@@ -100,7 +100,7 @@ fab_out_open(const char *dir, const struct fab_experiment *x, char *err,
 		free(o);
 		return NULL;
 	}
-	fprintf(o->flows, "run,combo,scheme,seed,flow,src,dst,size,start_us,fct_us,ideal_us,slowdown,retx,timeouts,max_reorder,rx_pkts\n");
+	fprintf(o->flows, "run,combo,scheme,seed,flow,src,dst,size,start_us,fct_us,ideal_us,slowdown,retx,timeouts,max_reorder,rx_pkts,rx_done_us\n");
 	fprintf(o->queues, "run,combo,scheme,seed,t_us,link,switch,port,layer,max_pkts,max_bytes,max_full\n");
 	fprintf(o->qtime, "run,combo,scheme,seed,t_us,layer,max_pkts,max_bytes,max_full\n");
 	return o;
@@ -192,12 +192,12 @@ fab_out_run(struct fab_out *o, const struct fab_params *p,
 	o->nb_runs++;
 	for (f = 0; f < r->nb_flows && r->flows != NULL; f++) {
 		const struct fab_flow_result *fr = &r->flows[f];
-		fprintf(o->flows, "%u,%u,%s,%" PRIu64 ",%u,%u,%u,%" PRIu64 ",%.3f,%.3f,%.3f,%.4f,%" PRIu64 ",%" PRIu64 ",%u,%u\n",
+		fprintf(o->flows, "%u,%u,%s,%" PRIu64 ",%u,%u,%u,%" PRIu64 ",%.3f,%.3f,%.3f,%.4f,%" PRIu64 ",%" PRIu64 ",%u,%u,%.3f\n",
 			run, r->combo, scheme, r->seed, f, fr->src, fr->dst,
 			fr->size, (double)fr->start_ns / 1e3,
 			(double)fr->fct_ns / 1e3, (double)fr->ideal_ns / 1e3,
 			fr->slowdown, fr->retx, fr->timeouts, fr->max_reorder,
-			fr->rx_pkts);
+			fr->rx_pkts, (double)fr->rx_done_ns / 1e3);
 	}
 	fab_out_qtime(o, run, p, t, r);
 	return ferror(o->flows) || ferror(o->queues) || ferror(o->qtime) ?
@@ -235,7 +235,7 @@ fab_t975(uint32_t df)
 }
 
 /* Mean and 95 % confidence half-width of n values (0 for one value). */
-static void
+void
 fab_mean_ci(const double *v, uint32_t n, double out[2])
 {
 	double sum = 0, ss = 0, m;

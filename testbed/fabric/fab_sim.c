@@ -172,8 +172,17 @@ fab_nic_push(struct fab_nic *n, struct rte_mbuf *m)
 	return 0;
 }
 
+bool
+fab_nic_full(void *nic, uint32_t slot)
+{
+	const struct fab_nic *n = nic;
+
+	return n->limit != 0 && slot < n->nb_slots &&
+		fab_fifo_len(&n->slot[slot]) >= n->limit;
+}
+
 struct rte_mbuf *
-fab_nic_pop(struct fab_nic *n)
+fab_nic_pop(struct fab_nic *n, uint32_t *slot)
 {
 	uint32_t words = (n->nb_slots + 63) / 64, w, k, i;
 	struct fab_fifo *f;
@@ -196,6 +205,7 @@ fab_nic_pop(struct fab_nic *n)
 		n->busy[i / 64] &= ~(1ull << (i % 64));
 	n->len--;
 	n->pos = i + 1 == n->nb_slots ? 0 : i + 1;
+	*slot = i;
 	return m;
 }
 
@@ -269,12 +279,20 @@ static void
 fab_wire_put(struct fab_thr *th, uint32_t d, struct rte_mbuf *m, uint64_t due)
 {
 	struct fab_sim *s = th->s;
+	struct fab_dir *dir = &s->dirs[d];
 	struct fab_rx *rx;
 
+	dir->nb_frames++;
+	if (unlikely(dir->nb_frames >= dir->drop_first &&
+		     dir->nb_frames < dir->drop_end)) {
+		rte_pktmbuf_free(m);	/* [drop.*]: on purpose */
+		th->dropped_on_purpose++;
+		return;
+	}
 	th->hops++;
-	if (s->dirs[d].cross) {
+	if (dir->cross) {
 		/* Another thread's: handed over at the next window. */
-		if (fab_fifo_push(&s->dirs[d].out[s->w_index & 1], m, due) != 0) {
+		if (fab_fifo_push(&dir->out[s->w_index & 1], m, due) != 0) {
 			rte_pktmbuf_free(m);
 			th->lost++;
 		}
@@ -372,7 +390,9 @@ static void
 fab_host_tx(struct fab_thr *th, uint32_t d)
 {
 	struct fab_dir *dir = &th->s->dirs[d];
-	struct fab_nic *nic = &th->s->hosts[dir->from].nic;
+	struct fab_hnode *hn = &th->s->hosts[dir->from];
+	struct fab_nic *nic = &hn->nic;
+	uint32_t slot;
 
 	if (nic->len == 0 || dir->tx_pending)
 		return;
@@ -381,7 +401,16 @@ fab_host_tx(struct fab_thr *th, uint32_t d)
 		fab_push(th, dir->busy_until, FAB_EV_TX, d);
 		return;
 	}
-	fab_wire_send(th, d, fab_nic_pop(nic));
+	fab_wire_send(th, d, fab_nic_pop(nic, &slot));
+	/* The flow may send again: the host learns it now. */
+	if (nic->limit != 0 &&
+	    fab_fifo_len(&nic->slot[slot]) + 1 == nic->limit &&
+	    hs_host_nic_room(hn->h, slot, th->now)) {
+		if (hn->wake_at > th->now) {
+			hn->wake_at = th->now;
+			fab_push(th, th->now, FAB_EV_HOST, dir->from);
+		}
+	}
 	if (nic->len > 0) {
 		dir->tx_pending = 1;
 		fab_push(th, dir->busy_until, FAB_EV_TX, d);

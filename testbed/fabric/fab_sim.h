@@ -81,6 +81,9 @@ struct fab_dir {
 	uint64_t win_max_bytes;
 	uint32_t last_len;	/* the last frame's length and time: most */
 	uint64_t last_ser;	/* frames are full data frames or ACKs */
+	uint64_t nb_frames;	/* frames put on the wire */
+	uint64_t drop_first;	/* [drop.*]: frames drop_first .. drop_end - 1 */
+	uint64_t drop_end;	/* 0: none */
 } __rte_cache_aligned;
 
 /* The receiver's side: the wire's far end.  Its owner's only. */
@@ -105,6 +108,7 @@ struct fab_nic {
 	uint32_t nb_slots;
 	uint32_t pos;		/* the next slot to look at */
 	uint32_t len;		/* frames queued */
+	uint32_t limit;		/* frames per data slot ([fabric] nic_queue) */
 };
 
 struct fab_hnode {
@@ -135,7 +139,7 @@ struct fab_thr {
 	bool failed;		/* out of memory for an event */
 	uint32_t win;		/* queue window of now ... */
 	uint64_t win_end;	/* ... which ends here */
-	uint64_t injected, delivered, hops, events, lost;
+	uint64_t injected, delivered, hops, events, lost, dropped_on_purpose;
 	uint32_t nb_hosts_done;
 	uint64_t last_done_ns;	/* when its last host finished */
 	struct fab_qwin *qwin;
@@ -209,8 +213,10 @@ uint32_t fab_fifo_free(struct fab_fifo *f);
 int fab_nic_init(struct fab_nic *n, uint32_t nb_slots);
 /* Queue m in its slot (m->hash.usr); -ENOMEM if it cannot grow. */
 int fab_nic_push(struct fab_nic *n, struct rte_mbuf *m);
-/* The next frame round robin, NULL if empty. */
-struct rte_mbuf *fab_nic_pop(struct fab_nic *n);
+/* The next frame round robin, NULL if empty; *slot is its slot. */
+struct rte_mbuf *fab_nic_pop(struct fab_nic *n, uint32_t *slot);
+/* hs_host_params.nic_full: the slot holds limit frames. */
+bool fab_nic_full(void *nic, uint32_t slot);
 uint32_t fab_nic_free(struct fab_nic *n);
 
 /* The hosts' on_flow_end: activate the trigger, start its flows. */

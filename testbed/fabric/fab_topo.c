@@ -475,6 +475,16 @@ fab_topo_find_link(const struct fab_topo *t, const char *name)
 	return FAB_NONE;
 }
 
+uint32_t
+fab_topo_find_dir(const struct fab_topo *t, const char *name)
+{
+	uint32_t l = fab_topo_find_link(t, name);
+
+	if (l == FAB_NONE)
+		return FAB_NONE;
+	return 2 * l + (strcmp(t->links[l].name, name) == 0 ? 0 : 1);
+}
+
 /* ---- live paths ---- */
 
 static inline bool
@@ -619,7 +629,7 @@ fab_topo_cm_link(const struct fab_params *p, const struct fab_topo *t,
 		nb_links = f->switch_type == HS_SW_CORE ? p->k : half;
 	}
 	if (f->switch_id >= nb_sw) {
-		snprintf(err, err_size, "switch_id %u of a %s; expected 0 to %u in this %s",
+		snprintf(err, err_size, "switch_id %u of switch_type %s; expected 0 to %u in this %s",
 			 f->switch_id, type, nb_sw - 1,
 			 fab_topology_names[t->kind]);
 		return FAB_NONE;
