@@ -9,6 +9,7 @@ packages=(
 	libpcap-dev libiniparser-dev check
 	clang-14 libclang-rt-14-dev
 	tshark gnuplot-nox python3-scapy iperf3 iproute2 iputils-ping shellcheck
+	chromium fonts-dejavu-core
 )
 
 missing=()

@@ -28,9 +28,8 @@
 # values, or values that are not plain numbers, get a tic each labelled
 # with the value; a unit shared by every value (us) goes in the axis label;
 # values spanning 100x or more get a log x axis.
-# Repeated runs of one scheme in one combo are pooled in the CDF, give their
-# maximum in the queue plots, and the last one is kept in sweep plots (with
-# a note).  A scheme keeps its colour in every plot (order of first
+# Repeated runs of one scheme in one combo (seeds) are pooled in the CDF,
+# give their maximum in the queue plots and their mean in sweep plots.  A scheme keeps its colour in every plot (order of first
 # appearance over the three files).  Needs gnuplot, awk (mawk is enough),
 # sort; the temporary files go in one mktemp directory, removed on exit.
 #
@@ -493,7 +492,7 @@ sweep_data() {
 				for (m = 1; m <= nm; m++) if (metric[m] in col) series(d, metric[m])
 			}
 			if (dups)
-				print prog ": " FILENAME ": " dups " rows repeat a scheme and its sweep values; sweep plots keep the last" > "/dev/stderr"
+				print prog ": " FILENAME ": " dups " rows repeat a scheme and its sweep values (seeds); sweep plots show their mean" > "/dev/stderr"
 		}
 		# x_axis(d): xv[VALUE] = x of each value of dimension d, and its
 		# line of sweep.meta.  x is the leading number of the value, or
@@ -528,7 +527,7 @@ sweep_data() {
 		}
 		# series(d, m): the files and plot clauses of metric m against
 		# dimension d, a line per scheme and values of the others.
-		function series(d, m,  r, y, s, e, others, oi, oname, no, o, x, k, np, px, py, n, i, j, t, file, dt, pt) {
+		function series(d, m,  r, y, s, e, others, oi, oname, no, o, x, k, np, px, py, pn, n, i, j, t, file, dt, pt) {
 			for (r = 1; r <= nr; r++) {
 				y = cell[r, col[m]]
 				if (!isnum(y)) continue
@@ -540,7 +539,7 @@ sweep_data() {
 				o = oi[others]; x = xv[cell[r, dim[d]]]
 				k = s SUBSEP o SUBSEP x
 				if (!(k in py)) px[s, o, ++np[s, o]] = x
-				py[k] = y
+				py[k] += y; pn[k]++
 			}
 			for (s = 1; s <= nsch; s++) for (o = 1; o <= no; o++) {
 				if (!((s, o) in np)) continue
@@ -550,7 +549,7 @@ sweep_data() {
 						t = px[s, o, j]; px[s, o, j] = px[s, o, j - 1]; px[s, o, j - 1] = t
 					}
 				file = dir "/sweep-" d "-" m "-" s "-" o ".dat"
-				for (i = 1; i <= n; i++) print px[s, o, i], py[s, o, px[s, o, i]] > file
+				for (i = 1; i <= n; i++) print px[s, o, i], py[s, o, px[s, o, i]] / pn[s, o, px[s, o, i]] > file
 				close(file)
 				dt = no > 1 ? (o - 1) % 5 + 1 : 1
 				pt = no > 1 ? substr("7 5 9 11 13 1 2 3 4 6 8 10 12 14", 1 + 2 * ((o - 1) % 5), 2) + 0 : 7

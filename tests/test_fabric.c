@@ -417,6 +417,48 @@ START_TEST(test_threads_identical)
 }
 END_TEST
 
+/*
+ * The same with the study's model (erasure recovery, per-flow pacers
+ * with jitter, feedback timeouts from a 2 us RTO floor, byte-sized
+ * queues, a .cm-free permutation at the full rate), where frames that
+ * cross between parts leave at the end of their service: every file of
+ * a run on two threads equals the run on one.
+ */
+START_TEST(test_threads_identical_study)
+{
+	const char *ov[2][9];
+	char dir[2][T_PATH_SIZE];
+	struct t_exp e[2];
+	unsigned int i, k;
+
+	for (i = 0; i < 2; i++) {
+		k = 0;
+		ov[i][k++] = "fabric.schemes=ops, spray, adaptive, ofan";
+		ov[i][k++] = "traffic.size=2MiB";
+		ov[i][k++] = i == 0 ? "fabric.threads=1" : "fabric.threads=2";
+		ov[i][k++] = "host.recovery=erasure";
+		ov[i][k++] = "host.pacing=flow";
+		ov[i][k++] = "host.pacing_jitter=0.01";
+		ov[i][k++] = "host.min_rto=2us";
+		ov[i][k++] = "queue.queue_bytes=65760";
+		ov[i][k++] = "queue.queue_packets=250";
+		snprintf(dir[i], sizeof(dir[i]),
+			 "/tmp/ofan_test_fabric_XXXXXX");
+		ck_assert_ptr_nonnull(mkdtemp(dir[i]));
+		t_tmp_add(dir[i]);
+		t_load(&e[i], "permutation-k4.ini", ov[i], (int)k, false, 0);
+		t_out_all(&e[i], dir[i]);
+	}
+	for (i = 0; i < RTE_DIM(t_det_files); i++)
+		ck_assert_msg(t_same_file(dir[0], dir[1], t_det_files[i]),
+			      "%s differs between 1 and 2 threads",
+			      t_det_files[i]);
+	fab_experiment_free(&e[0].x);
+	fab_experiment_free(&e[1].x);
+	t_teardown();
+}
+END_TEST
+
 /* ==== 2. conservation ==== */
 
 /*
@@ -1559,6 +1601,7 @@ fabric_suite(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_determinism);
 	tcase_add_test(tc, test_threads_identical);
+	tcase_add_test(tc, test_threads_identical_study);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("conservation");

@@ -127,6 +127,7 @@ struct fab_params {
 	uint64_t queue_window_ns;	/* queues.csv time windows */
 	uint16_t threads;		/* parts run in parallel (same results) */
 	uint32_t nic_queue;		/* frames a flow may have in its NIC, 0: any */
+	uint32_t mbufs;			/* the mbuf pool, 0: sized from the queues */
 	uint32_t seeds;			/* runs per scheme: seed, seed + 1, ... */
 	bool host_seed_set;		/* [host] seed given: the seeds keep it */
 	bool traffic_seed_set;		/* [traffic] seed given: likewise */

@@ -83,13 +83,18 @@ fab_pool_size(const struct fab_params *p)
 	per_wire = 2 * (uint64_t)((double)p->delay_ns *
 		(double)RTE_MAX(p->rate_bps, p->uplink_rate_bps) / 8e9 /
 		(double)frame + 2) + 16;
+	if (p->mbufs != 0)
+		return p->mbufs;
 	/*
 	 * A port holds at most its packets, or, when bytes decide, its bytes
 	 * of full frames and as many ACKs (ACKs are a few per cent of the
-	 * bytes, never the bulk of a full queue).
+	 * bytes, never the bulk of a full queue); deep queues never all fill
+	 * at once, so each counts for at most 512 (runs that need more say
+	 * so: the pool runs dry; [fabric] mbufs sets it).
 	 */
-	n = ports * RTE_MIN((uint64_t)p->queue.capacity_pkts,
-			    2 * (p->queue.capacity_bytes / frame) + 8) +
+	n = ports * RTE_MIN(RTE_MIN((uint64_t)p->queue.capacity_pkts,
+				    2 * (p->queue.capacity_bytes / frame) + 8),
+			    (uint64_t)512) +
 		links * 2 * per_wire + hosts * 256 + 4096;
 	return (uint32_t)RTE_MIN(n, (uint64_t)(1u << 22));
 }

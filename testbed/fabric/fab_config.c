@@ -439,6 +439,8 @@ fab_parse(struct ofan_cfg *cfg, struct fab_params *p)
 			     &p->seeds) ||
 	    ofan_cfg_get_u32(cfg, FAB_SEC, "nic_queue", 0, 0, 1u << 20,
 			     &p->nic_queue) ||
+	    ofan_cfg_get_u32(cfg, FAB_SEC, "mbufs", 0, 0, 1u << 24,
+			     &p->mbufs) ||
 	    fab_parse_schemes(cfg, p))
 		return -EINVAL;
 	if (name != NULL)

@@ -25,8 +25,10 @@
  * Threads ([fabric] threads): the fabric is cut into parts (pods, or
  * groups of leaves and spines), one per thread, each with its own event
  * queue.  Time advances in windows no longer than the lookahead, a link's
- * delay plus the shortest frame's serialisation: a frame sent over a link
- * between two parts in one window cannot arrive before the next, so the
+ * delay: a frame leaves a switch port when its last bit has been sent, so
+ * one sent over a link between two parts in one window cannot arrive
+ * before the next (a host's NIC, which hands a frame over when its first
+ * bit leaves, adds its serialisation to that), so the
  * threads run a window independently, then meet at a barrier; frames that
  * crossed are handed over (in link order) at the start of the next window,
  * and the control plane (failures, routing) runs at window ends, alone.
@@ -941,15 +943,17 @@ fab_run(const struct fab_params *p, uint16_t scheme, struct fab_topo *t,
 	s->interrupt = opts != NULL ? opts->interrupt : NULL;
 	s->scheme = p->schemes[scheme].name;
 	/* Results do not depend on the thread count: fewer lcores than
-	 * threads only makes the run slower. */
-	s->nb_thr = t->kind == FAB_TOPO_B2B ? 1 :
+	 * threads only makes the run slower.  Links without delay give no
+	 * lookahead to run parts apart. */
+	s->nb_thr = t->kind == FAB_TOPO_B2B || p->delay_ns == 0 ? 1 :
 		(uint16_t)RTE_MIN((unsigned int)p->threads, rte_lcore_count());
 	s->t0 = FAB_T0_NS;
 	s->limit = s->t0 + p->time_limit_ns + 1;	/* the limit itself runs */
 	/* A frame sent between threads arrives a window later at the soonest:
-	 * the delay plus the shortest frame at the fastest rate. */
-	s->lookahead = p->delay_ns + ofan_tx_time_ns(60 + FAB_WIRE_OVERHEAD,
-		RTE_MAX(p->rate_bps, p->uplink_rate_bps));
+	 * a switch port hands it to the wire at the end of its service, one
+	 * delay before it arrives.  Windows are the same for any thread
+	 * count. */
+	s->lookahead = p->delay_ns > 0 ? p->delay_ns : 1;
 	s->bar.n = s->nb_thr;
 	clock_gettime(CLOCK_MONOTONIC, &s->wall0);
 	s->wall_last = s->wall0;

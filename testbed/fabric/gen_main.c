@@ -28,6 +28,7 @@
 #include <sys/stat.h>
 
 #include "fab.h"
+#include "hs_traffic.h"
 #include "lb.h"
 #include "ofan_config.h"
 
@@ -268,6 +269,18 @@ gen_hosts(struct gen *g, const char *name, const char *machine,
 		g->p->host.mtu);
 	fprintf(f, "[ranks]\ncount = %u\nip_base = 10.0.0.1\nper_subnet = %u\n",
 		t->nb_hosts, g->p->host.per_subnet);
+	/* What ofan-fabric derives from the topology, ofan-host is told. */
+	if (g->p->host.traffic.pattern >= HS_PATTERN_RING)
+		fprintf(f, "[traffic]\ntor_size = %u\npod_size = %u\n",
+			g->p->host.traffic.tor_size,
+			g->p->host.traffic.pod_size);
+	if (g->p->host.traffic.pattern == HS_PATTERN_CM) {
+		char *abs = realpath(g->p->host.cm_path, NULL);
+
+		fprintf(f, "[traffic]\ncm_file = %s\n",
+			abs != NULL ? abs : g->p->host.cm_path);
+		free(abs);
+	}
 	for (r = 0; r < t->nb_hosts; r++) {
 		const struct fab_link_desc *k = &t->links[t->host_link[r]];
 
@@ -505,6 +518,13 @@ main(int argc, char **argv)
 		return 2;
 	}
 	g.p = &x.combos[0];
+	if (g.p->nb_failures > 0) {
+		fprintf(stderr, "ofan-testbed-gen: %s: %s fails a link; expected an experiment without failures (the multi-process testbed runs none; ofan-fabric does)\n",
+			g.o.config, g.p->failures[0].at_start ?
+			"the .cm file" : g.p->failures[0].sec);
+		fab_experiment_free(&x);
+		return 2;
+	}
 	if (x.nb_combos > 1)
 		fprintf(stderr, "ofan-testbed-gen: %s has sweeps; generating its first combination\n",
 			g.o.config);

@@ -336,8 +336,8 @@ fab_one_run(const struct fab_params *p, uint32_t c, uint16_t s, uint32_t k,
 			status = 1;
 		}
 		if (r.alloc_failed != 0)
-			fprintf(stderr, "ofan-fabric: %s: warning: the mbuf pool ran dry %" PRIu64 " times (hosts waited for mbufs); results may then depend on the thread count\n",
-				name, r.alloc_failed);
+			fprintf(stderr, "ofan-fabric: %s: warning: the mbuf pool ran dry %" PRIu64 " times (hosts waited for mbufs); results may then depend on the thread count. Hint: set [fabric] mbufs above %u\n",
+				name, r.alloc_failed, fab_pool_size(p));
 		if (r.mbuf_leak != 0) {
 			fprintf(stderr, "ofan-fabric: %s: %" PRId64 " mbufs leaked\n",
 				name, r.mbuf_leak);

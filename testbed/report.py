@@ -1,0 +1,542 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""report.py: the study's reproduction as one HTML page (testbed/reproduce.sh).
+
+usage: report.py [--mode MODE] DIR
+
+Reads DIR/<experiment>/summary.json and the PNG plots ofan-fabric wrote
+next to it, for the experiments of configs/experiments/paper/, and writes
+DIR/report.html: for each of the study's four findings a verdict computed
+from the data (never written in advance) with the numbers that decide it,
+then every experiment's table (mean and 95 % confidence interval over the
+seeds) and plots.  A finding whose experiment is missing is "not run".
+
+The rules, each on the schemes' means over their seeds:
+ 1. spraying beats flow, flowlet and subflow load balancing: on the
+    permutation at full load with 100-packet queues and on every structured
+    permutation, the worst spraying scheme's max slowdown is below the best
+    flow, flowlet or subflow scheme's, or within 2 % of it where nothing
+    needs balancing (a tie); never above, and below in at least one case;
+ 2. host and switch spraying are alike without failures (OPS and REPS
+    within 10 % of switch spray on the permutation at full load), and
+    host-based wins under a link failure (REPS's max slowdown below every
+    switch-based scheme's at most reconvergence delays, and at the longest);
+ 3. no leading scheme has O(1) queues at full load: each of OPS, REPS,
+    spray, adaptive and rr has its largest queue grow by half or more from
+    the shortest flows to the longest (queue-scaling);
+ 4. DR/ofan does, and gains over the other spraying schemes: ofan's largest
+    queue stays within one full packet of its value for the shortest
+    flows and at 8 or fewer, and its max slowdown is below every other
+    spraying scheme's on the permutation at full load.
+Exit status 0, or 1 if no experiment was found.
+"""
+import argparse
+import datetime
+import glob
+import html
+import json
+import os
+import re
+import subprocess
+import sys
+
+EXPERIMENTS = ["permutation", "structured", "alltoall", "failure",
+               "queue-scaling"]
+FLOW_LB = ["ecmp", "plb", "flowlet", "mp"]
+SPRAYING = ["ops", "reps", "spray", "adaptive", "rr", "ofan"]
+HOST_SPRAY = ["ops", "reps"]
+SWITCH_SPRAY = ["spray", "adaptive", "rr", "ofan"]
+LEADING = ["ops", "reps", "spray", "adaptive", "rr"]
+ALIKE = 0.10          # finding 2: within 10 %
+TIE = 0.02            # finding 1: a tie, nothing to balance
+GROWTH = 1.5          # finding 3: grows by half or more
+OFAN_BOUND = 8.0      # finding 4: full frames
+
+
+def esc(s):
+    return html.escape(str(s), quote=True)
+
+
+def load(dirpath, name):
+    path = os.path.join(dirpath, name, "summary.json")
+    if not os.path.exists(path):
+        return None
+    with open(path) as f:
+        j = json.load(f)
+    j["_dir"] = os.path.join(dirpath, name)
+    return j
+
+
+def lead_number(v):
+    m = re.match(r"[-+]?[0-9]*\.?[0-9]+", v)
+    return float(m.group(0)) if m else None
+
+
+class Exp:
+    """One experiment's runs, grouped by sweep point and scheme."""
+
+    def __init__(self, j):
+        self.j = j
+        self.dims = []
+        for r in j["runs"]:
+            for k in r["sweep"]:
+                if k not in self.dims:
+                    self.dims.append(k)
+        self.points = []           # sweep points, in run order
+        self.runs = {}             # (point, scheme) -> [runs]
+        self.schemes = []
+        for r in j["runs"]:
+            pt = tuple(r["sweep"].get(d, "") for d in self.dims)
+            if pt not in self.points:
+                self.points.append(pt)
+            if r["scheme"] not in self.schemes:
+                self.schemes.append(r["scheme"])
+            self.runs.setdefault((pt, r["scheme"]), []).append(r)
+        self.stats = {}            # (point, scheme) -> aggregate entry
+        for s in j.get("schemes", []):
+            pt = tuple(s["sweep"].get(d, "") for d in self.dims)
+            self.stats[(pt, s["scheme"])] = s
+
+    def mean(self, pt, scheme, key="max_slowdown"):
+        s = self.stats.get((pt, scheme))
+        return None if s is None else s[key]["mean"]
+
+    def qmax(self, pt, scheme, layer="all"):
+        """Largest queue over the seeds, in full frames' worth of bytes."""
+        rs = self.runs.get((pt, scheme), [])
+        vals = [r["max_queue"].get(layer) for r in rs
+                if r["max_queue"].get(layer) is not None]
+        return max(vals) if vals else None
+
+    def point(self, **want):
+        """The sweep point whose values start like the wanted ones."""
+        for pt in self.points:
+            ok = True
+            for d, v in want.items():
+                if d not in self.dims:
+                    continue
+                got = pt[self.dims.index(d)]
+                if lead_number(got) is not None and lead_number(v) is not None:
+                    ok = ok and abs(lead_number(got) - lead_number(v)) < 1e-9
+                else:
+                    ok = ok and got == v
+            if ok:
+                return pt
+        return None
+
+    def completed(self):
+        return all(r["all_completed"] for r in self.j["runs"])
+
+
+def fmt(x, nd=2):
+    return "—" if x is None else f"{x:.{nd}f}"
+
+
+class Verdict:
+    def __init__(self, title):
+        self.title = title
+        self.state = "not run"
+        self.lines = []
+        self.table = None      # (header, rows)
+        self.missing = []      # experiments it needs that did not run
+
+    def need(self, name, e):
+        if e is None:
+            self.missing.append(name)
+
+    def decide(self, ok):
+        # A failed check decides; a passed one holds only if all ran.
+        if not ok:
+            self.state = "does not hold"
+        elif self.missing:
+            self.state = "incomplete"
+            self.lines.append("Holds on what ran; not run: " +
+                              ", ".join(self.missing) + ".")
+        else:
+            self.state = "holds"
+
+
+def finding1(perm, struct):
+    v = Verdict("1. Spraying beats flow, flowlet and subflow load balancing")
+    v.need("permutation", perm)
+    v.need("structured", struct)
+    cases = []
+    if perm is not None:
+        pt = perm.point(load="1.0", queue="415000")
+        if pt is not None:
+            cases.append(("permutation, load 1.0, 100-packet queues", perm, pt))
+    if struct is not None:
+        for pt in struct.points:
+            cases.append((f"{pt[0]} (structured)", struct, pt))
+    if not cases:
+        return v
+    rows, worse, better = [], 0, 0
+    for label, e, pt in cases:
+        spray = {s: e.mean(pt, s) for s in SPRAYING if e.mean(pt, s) is not None}
+        flow = {s: e.mean(pt, s) for s in FLOW_LB if e.mean(pt, s) is not None}
+        if not spray or not flow:
+            continue
+        worst_spray = max(spray, key=spray.get)
+        best_flow = min(flow, key=flow.get)
+        a, b = spray[worst_spray], flow[best_flow]
+        if abs(a - b) <= TIE * b:
+            what = "tie (nothing to balance)"
+        elif a < b:
+            what = "spraying better"
+            better += 1
+        else:
+            what = "spraying worse"
+            worse += 1
+        rows.append([label, f"{worst_spray} {fmt(a)}",
+                     f"{best_flow} {fmt(b)}", what])
+    if not rows:
+        return v
+    v.table = (["case", "worst spraying scheme (max slowdown)",
+                "best flow/flowlet/subflow scheme", ""], rows)
+    v.lines.append("The worst spraying scheme (of " + ", ".join(SPRAYING) +
+                   ") against the best flow, flowlet or subflow scheme (of " +
+                   ", ".join(FLOW_LB) + "), mean max slowdown over the "
+                   f"seeds: spraying must never be worse (within "
+                   f"{int(TIE * 100)} % is a tie) and better somewhere.")
+    v.decide(worse == 0 and better > 0)
+    return v
+
+
+def finding2(perm, fail):
+    v = Verdict("2. Host and switch spraying are alike without failures; "
+                "host-based wins under a link failure")
+    v.need("permutation", perm)
+    v.need("failure", fail)
+    parts = []
+    rows = []
+    if perm is not None:
+        pt = perm.point(load="1.0", queue="415000")
+        sp = perm.mean(pt, "spray") if pt else None
+        if sp is not None:
+            alike = True
+            for h in HOST_SPRAY:
+                x = perm.mean(pt, h)
+                if x is None:
+                    continue
+                d = abs(x - sp) / sp
+                alike = alike and d <= ALIKE
+                rows.append([f"no failure: {h} vs switch spray",
+                             f"{fmt(x)} vs {fmt(sp)}", f"{100 * d:.1f} %",
+                             "alike" if d <= ALIKE else "apart"])
+            parts.append(alike)
+    if fail is not None:
+        wins, total, last_ok = 0, 0, False
+        for pt in fail.points:
+            r = fail.mean(pt, "reps")
+            sw = {s: fail.mean(pt, s) for s in SWITCH_SPRAY
+                  if fail.mean(pt, s) is not None}
+            if r is None or not sw:
+                continue
+            best = min(sw, key=sw.get)
+            ok = r < sw[best]
+            total += 1
+            wins += ok
+            last_ok = ok
+            rows.append([f"black hole, routing after {pt[0]}: reps vs best "
+                         f"switch-based ({best})", f"{fmt(r)} vs {fmt(sw[best])}",
+                         f"{100 * (sw[best] - r) / sw[best]:+.1f} %",
+                         "host wins" if ok else "switch wins"])
+        if total:
+            parts.append(2 * wins > total and last_ok)
+            v.lines.append(f"Under the failure REPS has the lowest max "
+                           f"slowdown at {wins} of {total} reconvergence "
+                           f"delays (it must at most of them and at the "
+                           f"longest).")
+    if not parts:
+        return v
+    v.lines.insert(0, f"Without failures OPS and REPS must be within "
+                      f"{int(ALIKE * 100)} % of switch spray (mean max "
+                      f"slowdown, permutation at full load).")
+    v.table = (["comparison", "max slowdown", "difference", ""], rows)
+    v.decide(all(parts))
+    return v
+
+
+def queue_ends(qs):
+    """The queue-scaling experiment's shortest and longest flow points."""
+    pts = sorted(qs.points, key=lambda p: lead_number(p[0]) *
+                 (1024 if "MiB" in p[0] else 1))
+    return pts[0], pts[-1]
+
+
+def finding3(qs):
+    v = Verdict("3. No leading scheme has O(1) queues at full load")
+    v.need("queue-scaling", qs)
+    if qs is None or len(qs.points) < 2:
+        return v
+    lo, hi = queue_ends(qs)
+    rows, ok_all = [], True
+    for s in LEADING:
+        a, b = qs.qmax(lo, s), qs.qmax(hi, s)
+        if a is None or b is None:
+            continue
+        grows = b >= GROWTH * a
+        ok_all = ok_all and grows
+        rows.append([s, fmt(a, 1), fmt(b, 1), f"{b / a:.2f}x" if a else "—",
+                     "grows" if grows else "bounded"])
+    if not rows:
+        return v
+    v.lines.append(f"Largest queue (full packets' worth of bytes, any seed, "
+                   f"any switch) with {lo[0]} flows and with {hi[0]} flows; "
+                   f"growth of {GROWTH}x or more counts as growing.")
+    v.table = (["scheme", f"max queue, {lo[0]}", f"max queue, {hi[0]}",
+                "ratio", ""], rows)
+    v.decide(ok_all)
+    return v
+
+
+def finding4(qs, perm):
+    v = Verdict("4. DR/ofan has O(1) queues and gains over the other "
+                "spraying schemes")
+    v.need("queue-scaling", qs)
+    v.need("permutation", perm)
+    parts, rows = [], []
+    if qs is not None and len(qs.points) >= 2:
+        lo, hi = queue_ends(qs)
+        a, b = qs.qmax(lo, "ofan"), qs.qmax(hi, "ofan")
+        if a is not None and b is not None:
+            ok = b <= a + 1.0 and b <= OFAN_BOUND
+            parts.append(ok)
+            rows.append([f"ofan's max queue, {lo[0]} -> {hi[0]} flows",
+                         f"{fmt(a, 1)} -> {fmt(b, 1)}",
+                         f"bounded at {OFAN_BOUND:.0f}" if ok else "grows"])
+    if perm is not None:
+        pt = perm.point(load="1.0", queue="415000")
+        o = perm.mean(pt, "ofan") if pt else None
+        others = {s: perm.mean(pt, s) for s in SPRAYING
+                  if s != "ofan" and pt and perm.mean(pt, s) is not None}
+        if o is not None and others:
+            best = min(others, key=others.get)
+            ok = o < others[best]
+            parts.append(ok)
+            rows.append([f"ofan vs the best other spraying scheme ({best}), "
+                         "max slowdown", f"{fmt(o)} vs {fmt(others[best])}",
+                         "ofan lower" if ok else "ofan not lower"])
+    if not parts:
+        return v
+    v.lines.append("ofan's largest queue must stay within one full packet of "
+                   "its value for the shortest flows and at 8 or fewer; its "
+                   "max slowdown must be below every other spraying scheme's.")
+    v.table = (["check", "value", ""], rows)
+    v.decide(all(parts))
+    return v
+
+
+def ini_comment(path):
+    """The leading ; comment of an experiment file, as paragraphs."""
+    lines = []
+    try:
+        with open(path) as f:
+            for line in f:
+                if not line.startswith(";"):
+                    break
+                lines.append(line[1:].strip())
+    except OSError:
+        return ""
+    text = " ".join(l if l else "\n" for l in lines)
+    return [p.strip() for p in text.split("\n") if p.strip()]
+
+
+def exp_table(e):
+    j = e.j
+    layers = []
+    for r in j["runs"]:
+        for k in r["max_queue"]:
+            if k not in layers:
+                layers.append(k)
+    head = e.dims + ["scheme", "seeds", "max slowdown", "p99 slowdown",
+                     "mean FCT (µs)", "collective / ideal"] + \
+        [f"max queue {l}" for l in layers] + ["drops (mean)"]
+    rows = []
+    for pt in e.points:
+        for s in e.schemes:
+            st = e.stats.get((pt, s))
+            rs = e.runs.get((pt, s), [])
+            if st is None or not rs:
+                continue
+
+            def ci(k, nd=2):
+                m, c = st[k]["mean"], st[k]["ci95"]
+                return f"{m:.{nd}f}" + (f" ± {c:.{nd}f}" if st["seeds"] > 1
+                                        else "")
+            row = list(pt) + [s, st["seeds"], ci("max_slowdown"),
+                              ci("p99_slowdown"), ci("mean_fct_us", 1),
+                              ci("collective_x")]
+            row += [fmt(e.qmax(pt, s, l), 1) for l in layers]
+            row.append(f"{sum(r['drops'] for r in rs) / len(rs):.0f}")
+            if not all(r["all_completed"] for r in rs):
+                row[-1] += " (incomplete)"
+            rows.append(row)
+    return head, rows
+
+
+def html_table(head, rows, cls="data"):
+    out = [f'<table class="{cls}"><thead><tr>']
+    out += [f"<th>{esc(h)}</th>" for h in head]
+    out.append("</tr></thead><tbody>")
+    for r in rows:
+        out.append("<tr>" + "".join(f"<td>{esc(c)}</td>" for c in r) +
+                   "</tr>")
+    out.append("</tbody></table>")
+    return "".join(out)
+
+
+def git_describe(root):
+    try:
+        return subprocess.run(["git", "-C", root, "describe", "--always",
+                               "--dirty"], capture_output=True, text=True,
+                              timeout=10).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return ""
+
+
+STYLE = """
+body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 1200px;
+       padding: 0 1em; color: #222; line-height: 1.45; }
+h1 { margin-bottom: 0.2em; }
+.meta { color: #666; font-size: 0.9em; }
+.verdict { border: 1px solid #ccc; border-left: 8px solid #999;
+           padding: 0.6em 1em; margin: 1em 0; border-radius: 4px; }
+.verdict.holds { border-left-color: #2a8a2a; background: #f3fbf3; }
+.verdict.does-not-hold { border-left-color: #c0392b; background: #fdf3f2; }
+.verdict.not-run, .verdict.incomplete { border-left-color: #999;
+  background: #f6f6f6; }
+.badge { font-weight: bold; padding: 0.1em 0.5em; border-radius: 3px;
+         color: #fff; background: #999; margin-left: 0.5em; font-size: 0.9em; }
+.holds .badge { background: #2a8a2a; }
+.does-not-hold .badge { background: #c0392b; }
+table { border-collapse: collapse; margin: 0.6em 0; font-size: 0.88em; }
+th, td { border: 1px solid #ddd; padding: 0.25em 0.6em; text-align: right; }
+td { white-space: nowrap; }
+th { background: #f0f0f0; }
+td:first-child, th:first-child { text-align: left; }
+.plots { display: flex; flex-wrap: wrap; gap: 1em; }
+.plots figure { margin: 0; width: 560px; }
+.plots img { width: 100%; border: 1px solid #eee; }
+figcaption { font-size: 0.8em; color: #555; }
+.scroll { overflow-x: auto; }
+nav a { margin-right: 1em; }
+"""
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("dir")
+    ap.add_argument("--mode", default="full")
+    a = ap.parse_args()
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    exps = {}
+    for n in EXPERIMENTS:
+        j = load(a.dir, n)
+        if j is not None and j.get("runs"):
+            exps[n] = Exp(j)
+    if not exps:
+        print(f"report.py: no experiment results in {a.dir}", file=sys.stderr)
+        return 1
+    verdicts = [finding1(exps.get("permutation"), exps.get("structured")),
+                finding2(exps.get("permutation"), exps.get("failure")),
+                finding3(exps.get("queue-scaling")),
+                finding4(exps.get("queue-scaling"), exps.get("permutation"))]
+    durations = {}
+    try:
+        with open(os.path.join(a.dir, "durations.txt")) as f:
+            for line in f:
+                k, v = line.split()
+                durations[k] = int(v)
+    except (OSError, ValueError):
+        pass
+
+    out = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
+           "<title>ofan: reproducing 'Load Balancing for AI Training "
+           "Workloads'</title>", f"<style>{STYLE}</style></head><body>"]
+    out.append("<h1>Reproducing <em>Load Balancing for AI Training "
+               "Workloads</em> with ofan</h1>")
+    when = datetime.datetime.now(datetime.timezone.utc).strftime(
+        "%Y-%m-%d %H:%M UTC")
+    out.append(f'<p class="meta">ofan {esc(git_describe(root))}, '
+               f"{esc(a.mode)} run, written {esc(when)}"
+               + (f", {durations['total']} s" if "total" in durations else "")
+               + ". Every number below is read from the runs' summary.json "
+                 "files in this directory; the verdicts are computed from "
+                 "them by testbed/report.py.</p>")
+    out.append("<p>The study (arXiv 2507.21372) compares load balancing "
+               "schemes on a k=8 fat tree with its own simulator (htsim, "
+               "<code>htsim_consterase_drb</code>): constant-rate senders "
+               "with erasure recovery, so that load balancing is judged "
+               "apart from congestion control and loss recovery.  ofan runs "
+               "the same experiments with the switch and host engines it "
+               "runs on NICs, in ofan-fabric's virtual time, with the "
+               "study's model (<code>recovery = erasure</code>, per-flow "
+               "pacing, queues sized in bytes).  Slowdown is a flow's "
+               "completion time over its ideal; queues are in full "
+               "packets' worth of bytes, the packet being sent included.</p>")
+    out.append("<nav>" + "".join(f'<a href="#{esc(n)}">{esc(n)}</a>'
+                                 for n in exps) + "</nav>")
+    out.append("<h2>The four findings</h2>")
+    for v in verdicts:
+        cls = v.state.replace(" ", "-")
+        out.append(f'<div class="verdict {cls}"><h3>{esc(v.title)}'
+                   f'<span class="badge">{esc(v.state)}</span></h3>')
+        for line in v.lines:
+            out.append(f"<p>{esc(line)}</p>")
+        if v.table:
+            out.append('<div class="scroll">' + html_table(*v.table) +
+                       "</div>")
+        if v.state == "not run":
+            out.append("<p>The experiments this finding needs are not in "
+                       "this directory.</p>")
+        out.append("</div>")
+    for n, e in exps.items():
+        j = e.j
+        out.append(f'<h2 id="{esc(n)}">{esc(n)}: {esc(j["experiment"])}</h2>')
+        for p in ini_comment(os.path.join(root, j["config"])
+                             if not os.path.isabs(j["config"])
+                             else j["config"]) or []:
+            out.append(f"<p>{esc(p)}</p>")
+        fab = j["fabric"]
+        out.append(f'<p class="meta">{esc(fab["topology"])}'
+                   + (f' k={fab["k"]}' if "k" in fab else "")
+                   + f', {fab["hosts"]} hosts, {fab["rate_bps"] / 1e9:g} Gb/s,'
+                   f' pattern {esc(fab["pattern"])}, recovery '
+                   f'{esc(fab.get("recovery", "?"))}, pacing '
+                   f'{esc(fab.get("pacing", "?"))}, {j.get("seeds", 1)} '
+                   f'seed(s), config {esc(j["config"])}'
+                   + (f", {durations[n]} s" if n in durations else "")
+                   + ("" if e.completed() else
+                      " — some runs did not complete") + ".</p>")
+        out.append('<div class="scroll">' + html_table(*exp_table(e)) +
+                   "</div>")
+        pngs = sorted(glob.glob(os.path.join(e.j["_dir"], "*.png")))
+        out.append('<div class="plots">')
+        for p in pngs:
+            rel = os.path.relpath(p, a.dir)
+            out.append(f'<figure><img src="{esc(rel)}" '
+                       f'alt="{esc(os.path.basename(p))}" loading="eager">'
+                       f"<figcaption>{esc(os.path.basename(p))}"
+                       "</figcaption></figure>")
+        out.append("</div>")
+    # Marks the page once every image has loaded (the rendering test reads
+    # it); nothing a reader sees.
+    out.append("<script>window.addEventListener('load', function () {"
+               "var im = document.images, ok = 0;"
+               "for (var i = 0; i < im.length; i++)"
+               " if (im[i].complete && im[i].naturalWidth > 0) ok++;"
+               "document.body.setAttribute('data-images', ok + '/' + "
+               "im.length); });</script>")
+    out.append("</body></html>")
+    path = os.path.join(a.dir, "report.html")
+    with open(path, "w") as f:
+        f.write("\n".join(out) + "\n")
+    for v in verdicts:
+        print(f"finding {v.title}: {v.state}")
+    print(f"report: {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

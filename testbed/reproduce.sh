@@ -1,0 +1,116 @@
+#!/usr/bin/env bash
+# reproduce.sh: run the study's experiments (configs/experiments/paper/)
+# on ofan-fabric and write one report a person reads: every table and
+# plot, and for each of the study's four findings a verdict computed from
+# the data (testbed/report.py).
+#
+# usage: testbed/reproduce.sh [--quick | --smoke] [--out DIR] [--only NAME]...
+#
+#   --quick    fewer seeds and shorter all-to-all and queue-scaling flows:
+#              every finding, under 10 minutes here
+#   --smoke    the same set on a k = 4 fat tree with small flows, about a
+#              minute (what the test suite renders)
+#   --out DIR  results/paper by default; DIR/NAME per experiment and
+#              DIR/report.html
+#   --only N   run only experiment N (permutation, structured, alltoall,
+#              failure, queue-scaling); repeatable; the report covers what
+#              DIR holds
+#
+# Needs a build (scripts/build.sh) and gnuplot.  Exit status: 0 when every
+# run completed and the report was written, 1 otherwise, 2 on bad usage.
+set -euo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+fabric=${OFAN_FABRIC:-$root/build/testbed/ofan-fabric}
+cfgdir=$root/configs/experiments/paper
+out=$root/results/paper
+mode=full
+only=()
+experiments=(permutation structured alltoall failure queue-scaling)
+
+usage() {
+	sed -n '2,/^set /{/^set /d;s/^# \{0,1\}//;p}' "$0" >&2
+	exit "${1:-2}"
+}
+
+while [ $# -gt 0 ]; do
+	case $1 in
+	--quick) mode=quick ;;
+	--smoke) mode=smoke ;;
+	--out)
+		[ $# -ge 2 ] || usage
+		out=$2
+		shift
+		;;
+	--only)
+		[ $# -ge 2 ] || usage
+		only+=("$2")
+		shift
+		;;
+	-h | --help) usage 0 ;;
+	*)
+		echo "reproduce.sh: unknown argument '$1'" >&2
+		usage
+		;;
+	esac
+	shift
+done
+for n in "${only[@]}"; do
+	case " ${experiments[*]} " in
+	*" $n "*) ;;
+	*)
+		echo "reproduce.sh: no experiment '$n'; expected one of ${experiments[*]}" >&2
+		exit 2
+		;;
+	esac
+done
+if [ ! -x "$fabric" ]; then
+	echo "reproduce.sh: $fabric not found; build first: scripts/build.sh" >&2
+	exit 1
+fi
+mkdir -p "$out"
+
+# overrides NAME: the command-line overrides of experiment NAME in $mode.
+overrides() {
+	case $mode/$1 in
+	full/*) ;;
+	quick/permutation) echo fabric.seeds=3 ;;
+	quick/structured) echo fabric.seeds=3 ;;
+	quick/alltoall) echo traffic.size=256KiB fabric.queue_window=20us ;;
+	quick/failure) echo fabric.seeds=3 ;;
+	quick/queue-scaling) echo fabric.seeds=1 ;;
+	smoke/*)
+		echo fabric.k=4 traffic.size=256KiB fabric.seeds=2
+		case $1 in
+		failure) echo failure.hole.link=agg1-core3 ;;
+		queue-scaling) echo "sweep.size.values=256KiB,1MiB" fabric.mbufs=60000 ;;
+		alltoall) echo traffic.size=64KiB ;;
+		esac
+		;;
+	esac
+}
+
+status=0
+t_all=$(date +%s)
+: >"$out/durations.txt"
+for n in "${experiments[@]}"; do
+	if [ ${#only[@]} -gt 0 ] && [[ " ${only[*]} " != *" $n "* ]]; then
+		continue
+	fi
+	# shellcheck disable=SC2207  # the overrides are words without blanks
+	ov=($(overrides "$n"))
+	echo "reproduce.sh: $n ($mode${ov[*]:+: ${ov[*]}})" >&2
+	t0=$(date +%s)
+	rc=0
+	"$fabric" --config "$cfgdir/$n.ini" --out "$out/$n" --quiet "${ov[@]}" \
+		>"$out/$n.log" 2>&1 || rc=$?
+	t1=$(date +%s)
+	echo "$n $((t1 - t0))" >>"$out/durations.txt"
+	if [ "$rc" != 0 ]; then
+		echo "reproduce.sh: $n: ofan-fabric exited $rc (see $out/$n.log)" >&2
+		status=1
+	fi
+done
+echo "total $(($(date +%s) - t_all))" >>"$out/durations.txt"
+/usr/bin/python3 "$root/testbed/report.py" --mode "$mode" "$out" || status=1
+exit "$status"

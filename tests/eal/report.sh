@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# The study's reproduction as a person reads it: testbed/reproduce.sh
+# --smoke runs the whole paper set (configs/experiments/paper/) on a
+# k = 4 fat tree with small flows, and headless Chromium renders
+# report.html.  Checked:
+#   - reproduce.sh exits 0 and report.html names four findings, each with
+#     a verdict computed from the data ("holds", "does not hold" or
+#     "incomplete"; none "not run": every experiment ran) and a table;
+#   - every experiment's section, table and plots are on the page;
+#   - in Chromium every image loads (the page marks data-images="N/N"
+#     once loaded; N is the number of PNGs written) and the page logs
+#     nothing to the console (no error, no exception);
+#   - a screenshot renders.
+# Chromium runs as the machine's probe runs it (--headless --no-sandbox
+# --disable-gpu, no background networking), with a fresh profile in TMP,
+# bounded by a timeout and stopped by PID on exit.
+set -euo pipefail
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+. "$(dirname "$0")/lib.sh"
+
+OFAN_NEEDS=(testbed/ofan-fabric)
+ofan_setup report "$@"
+CHROMIUM=$(command -v chromium || true)
+[ -n "$CHROMIUM" ] || skip "chromium not found (scripts/install-deps.sh installs it)"
+command -v gnuplot >/dev/null || skip "gnuplot not found (scripts/install-deps.sh)"
+
+OUT=$TMP/paper
+echo "-- reproduce.sh --smoke"
+rc=0
+OFAN_FABRIC=$BUILD/testbed/ofan-fabric timeout -k 10 600 \
+	"$SRC/testbed/reproduce.sh" --smoke --out "$OUT" >"$TMP/reproduce.out" \
+	2>"$TMP/reproduce.err" || rc=$?
+expect_eq "reproduce.sh --smoke exit status" "$rc" 0
+if [ "$rc" != 0 ]; then
+	sed 's/^/  /' "$TMP/reproduce.err" | tail -20
+fi
+REPORT=$OUT/report.html
+if [ ! -s "$REPORT" ]; then
+	fail "$REPORT was not written"
+	ofan_finish
+fi
+
+# The verdicts, from the page itself (and as reproduce.sh printed them).
+for n in 1 2 3 4; do
+	v=$(grep -o "<h3>$n\. [^<]*<span class=\"badge\">[^<]*</span>" "$REPORT" |
+		sed 's/.*badge">//; s/<.*//' || true)
+	case $v in
+	holds | "does not hold" | incomplete)
+		pass "finding $n: a verdict computed from the data ($v)" ;;
+	*) fail "finding $n: verdict '$v'" ;;
+	esac
+	expect_file_has "reproduce.sh printed finding $n" "$TMP/reproduce.out" \
+		"finding $n. "
+done
+expect_eq "no finding is 'not run'" \
+	"$(grep -c 'badge">not run<' "$REPORT" || true)" 0
+for e in permutation structured alltoall failure queue-scaling; do
+	expect_eq "section $e on the page" \
+		"$(grep -c "<h2 id=\"$e\">" "$REPORT" || true)" 1
+done
+nb_png=$(find "$OUT" -name '*.png' | wc -l)
+expect_cmp "plots written" "$nb_png" -ge 20
+expect_eq "every plot is on the page" \
+	"$(grep -c '<img src=' "$REPORT" || true)" "$nb_png"
+
+# chromium_run TAG ARGS...: headless Chromium on the report, bounded.
+chromium_run() {
+	local tag=$1 pid
+
+	shift
+	mkdir -p "$TMP/profile-$tag"
+	timeout -k 5 120 "$CHROMIUM" --headless --no-sandbox --disable-gpu \
+		--disable-quic --no-first-run --disable-background-networking \
+		--disable-component-update --disable-sync \
+		--user-data-dir="$TMP/profile-$tag" "$@" "file://$REPORT" \
+		>"$TMP/$tag.out" 2>"$TMP/$tag.err" &
+	pid=$!
+	PIDS+=("$pid")
+	CH_RC=0
+	wait "$pid" || CH_RC=$?
+	ofan_forget "$pid"
+}
+
+echo "-- headless Chromium"
+chromium_run dom --virtual-time-budget=10000 --enable-logging=stderr --v=0 \
+	--dump-dom
+expect_eq "chromium --dump-dom exit status" "$CH_RC" 0
+expect_eq "every image loaded (data-images)" \
+	"$(grep -o 'data-images="[^"]*"' "$TMP/dom.out" | head -n 1)" \
+	"data-images=\"$nb_png/$nb_png\""
+console=$(grep ':CONSOLE' "$TMP/dom.err" || true)
+expect_eq "no console message from the page" "$console" ""
+chromium_run shot --screenshot="$TMP/report.png" --window-size=1300,2400
+expect_eq "chromium --screenshot exit status" "$CH_RC" 0
+if [ -s "$TMP/report.png" ] &&
+	[ "$(head -c 8 "$TMP/report.png" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ]; then
+	pass "the screenshot is a PNG"
+else
+	fail "no screenshot"
+fi
+
+ofan_finish
