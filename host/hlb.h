@@ -122,9 +122,23 @@ struct hlb_ops {
 	void (*on_ack)(void *st, const struct hlb_params *p,
 		       struct ofan_rng *rng, uint16_t ev, bool ce,
 		       uint64_t rtt_ns, uint64_t now_ns);
-	/* The connection's retransmission timer fired. */
+	/*
+	 * The connection's retransmission timer fired (SACK recovery), or
+	 * with erasure recovery no ACK came for an RTO while packets were
+	 * out -- unless the policy has on_path_timeout, which then replaces
+	 * it with erasure recovery.
+	 */
 	void (*on_timeout)(void *st, const struct hlb_params *p,
 			   struct ofan_rng *rng, uint64_t now_ns);
+	/*
+	 * Erasure recovery only; may be NULL.  next_ev() just chose ev, and
+	 * a packet sent on ev has gone unacknowledged for longer than the
+	 * RTO (the sender's per-EV timers, as the study's sender keeps them
+	 * for REPS); the host then calls next_ev() again.
+	 */
+	void (*on_path_timeout)(void *st, const struct hlb_params *p,
+				struct ofan_rng *rng, uint16_t ev,
+				uint64_t now_ns);
 	/* Report counters: emit(arg, key, value).  May be NULL. */
 	void (*dump)(const void *st,
 		     void (*emit)(void *arg, const char *key, uint64_t value),

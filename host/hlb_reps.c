@@ -33,6 +33,11 @@
  * bdp_pkts packets (at least one) explore random EVs while ACKs refill
  * the ring; only then does recycling resume.
  *
+ * With erasure recovery there is no retransmission timeout; as in the
+ * study's simulator, a path timeout takes its place: the EV just chosen
+ * still has a packet out after an RTO (the sender's per-EV timers).  It
+ * freezes as a timeout does, except while exploring after a freeze.
+ *
  * Trade-off: adapts per packet to congestion with 8 EVs of state and no
  * switch support; it reorders like spraying and its knowledge is one
  * round trip old.
@@ -51,6 +56,7 @@ struct hlb_reps {
 	uint64_t nb_explored;	/* packets that drew a random EV */
 	uint64_t nb_ce_dropped;	/* CE-marked ACKs, EV not cached */
 	uint64_t nb_freezes;
+	uint64_t nb_path_timeouts;	/* erasure: EVs found timed out */
 	uint64_t nb_frozen_packets; /* packets sent while frozen */
 	uint32_t explore_left;	/* random packets left after a freeze */
 	uint16_t ring[HLB_REPS_SLOTS];
@@ -198,13 +204,11 @@ hlb_reps_rtt_low(const struct hlb_reps *st, const struct hlb_params *p)
 	       (double)max < p->reps.freeze_rtt_factor * (double)p->base_rtt_ns;
 }
 
+/* Freeze, unless frozen already or the RTTs say congestion. */
 static void
-hlb_reps_on_timeout(void *state, const struct hlb_params *p,
-		    struct ofan_rng *rng, uint64_t now_ns)
+hlb_reps_freeze(struct hlb_reps *st, const struct hlb_params *p,
+		uint64_t now_ns)
 {
-	struct hlb_reps *st = state;
-
-	hlb_reps_thaw(st, p, now_ns);
 	/* High RTTs: the losses are congestion drops, spraying handles it. */
 	if (st->frozen || !hlb_reps_rtt_low(st, p))
 		return;
@@ -213,6 +217,33 @@ hlb_reps_on_timeout(void *state, const struct hlb_params *p,
 	st->cycle_pos = 0;
 	st->explore_left = 0;
 	st->nb_freezes++;
+}
+
+static void
+hlb_reps_on_timeout(void *state, const struct hlb_params *p,
+		    struct ofan_rng *rng, uint64_t now_ns)
+{
+	struct hlb_reps *st = state;
+
+	hlb_reps_thaw(st, p, now_ns);
+	hlb_reps_freeze(st, p, now_ns);
+}
+
+/*
+ * With erasure recovery: the EV just chosen still has a packet out after
+ * an RTO.  As the study's REPS, a path timeout freezes -- but not while
+ * exploring after a freeze -- and the host draws another EV.
+ */
+static void
+hlb_reps_on_path_timeout(void *state, const struct hlb_params *p,
+			 struct ofan_rng *rng, uint16_t ev, uint64_t now_ns)
+{
+	struct hlb_reps *st = state;
+
+	hlb_reps_thaw(st, p, now_ns);
+	st->nb_path_timeouts++;
+	if (st->explore_left == 0)
+		hlb_reps_freeze(st, p, now_ns);
 }
 
 static void
@@ -226,6 +257,7 @@ hlb_reps_dump(const void *state,
 	emit(arg, "explored", st->nb_explored);
 	emit(arg, "ce_dropped", st->nb_ce_dropped);
 	emit(arg, "freezes", st->nb_freezes);
+	emit(arg, "path_timeouts", st->nb_path_timeouts);
 	emit(arg, "frozen_packets", st->nb_frozen_packets);
 	emit(arg, "cached", st->nb_cached);
 	emit(arg, "frozen", st->frozen);
@@ -240,5 +272,6 @@ const struct hlb_ops hlb_reps_ops = {
 	.next_ev = hlb_reps_next_ev,
 	.on_ack = hlb_reps_on_ack,
 	.on_timeout = hlb_reps_on_timeout,
+	.on_path_timeout = hlb_reps_on_path_timeout,
 	.dump = hlb_reps_dump,
 };

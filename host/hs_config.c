@@ -14,6 +14,7 @@
 const char *const hs_cc_names[] = { "rate", "ecn_window", NULL };
 const char *const hs_recovery_names[] = { "sack", "erasure", NULL };
 const char *const hs_pacing_names[] = { "host", "flow", NULL };
+const char *const hs_ce_echo_names[] = { "data", "ack", NULL };
 
 static const char *const hs_ecn_names[] = {
 	"not-ect", "ect1", "ect0", NULL
@@ -93,7 +94,7 @@ hs_config_host(struct ofan_cfg *cfg, struct hs_config *c,
 	static const char *const sec = "host";
 	const char *names[16];
 	int i, n, cc = c->cc, ecn = c->ecn, rec = c->recovery;
-	int pacing = c->pacing;
+	int pacing = c->pacing, ce_echo = c->ce_echo;
 
 	for (n = 0; hlb_registry[n] != NULL && n < 15; n++)
 		names[n] = hlb_registry[n]->name;
@@ -124,6 +125,8 @@ hs_config_host(struct ofan_cfg *cfg, struct hs_config *c,
 	    ofan_cfg_get_u32(cfg, sec, "window", 0, 1, 1u << 20,
 			     &c->window_pkts) ||
 	    ofan_cfg_get_enum(cfg, sec, "ecn", 0, hs_ecn_names, &ecn) ||
+	    ofan_cfg_get_enum(cfg, sec, "ce_echo", 0, hs_ce_echo_names,
+			      &ce_echo) ||
 	    ofan_cfg_get_enum(cfg, sec, "recovery", 0, hs_recovery_names,
 			      &rec) ||
 	    ofan_cfg_get_u32(cfg, sec, "erasure_k", 0, 0, 1u << 20,
@@ -143,6 +146,7 @@ hs_config_host(struct ofan_cfg *cfg, struct hs_config *c,
 	c->ecn = (uint8_t)ecn;
 	c->recovery = (enum hs_recovery)rec;
 	c->pacing = (enum hs_pacing)pacing;
+	c->ce_echo = (enum hs_ce_echo)ce_echo;
 	if (c->pacing_jitter > 0 && c->pacing != HS_PACING_FLOW)
 		return ofan_cfg_fail(cfg, sec, "pacing_jitter",
 			"'%g' needs per-flow pacers; expected pacing = flow, or no jitter",

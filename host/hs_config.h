@@ -43,6 +43,18 @@ enum hs_pacing { HS_PACING_HOST = 0, HS_PACING_FLOW = 1 };
 
 extern const char *const hs_pacing_names[];
 
+/*
+ * Which congestion mark a sender's policy sees in an ACK (ce_echo).
+ * data: the CE bit of the data packet that triggered the ACK, echoed by
+ * the receiver (ECN as RoCEv2 and TCP do it: the forward path's
+ * congestion).  ack: the CE bit switches set on the ACK itself on its
+ * way back (the reverse path's congestion) -- what the study's simulator
+ * feeds REPS and PLB, whose receiver echoes no mark.
+ */
+enum hs_ce_echo { HS_CE_ECHO_DATA = 0, HS_CE_ECHO_ACK = 1 };
+
+extern const char *const hs_ce_echo_names[];
+
 struct hs_port_config {
 	char dev[HS_DEV_SIZE];
 	uint32_t rank;
@@ -72,7 +84,8 @@ struct hs_config {
 	uint32_t erasure_k;	/* erasure: packets beyond the data's */
 	enum hs_pacing pacing;
 	double pacing_jitter;	/* pacing = flow: extra gap, fraction */
-	uint8_t ecn;		/* ECN codepoint of data packets */
+	uint8_t ecn;		/* ECN codepoint of data packets and ACKs */
+	enum hs_ce_echo ce_echo;
 	bool verify_payload;
 	uint64_t stats_interval_ns;
 

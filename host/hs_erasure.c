@@ -71,6 +71,126 @@ hs_etx_fini(struct hs_etx *tx)
 {
 	free(tx->sent_ns);
 	tx->sent_ns = NULL;
+	free(tx->evt);
+	tx->evt = NULL;
+	tx->evt_cap = 0;
+	tx->evt_used = 0;
+}
+
+/* ---- per-EV path timers: linear probing on EV + 1 ---- */
+
+#define HS_EVT_MIN_CAP 16u
+
+static uint32_t
+hs_evt_home(const struct hs_etx *tx, uint32_t key)
+{
+	return (key * 2654435761u) >> tx->evt_shift;
+}
+
+/* The slot of key, or evt_cap if it has none. */
+static uint32_t
+hs_evt_find(const struct hs_etx *tx, uint32_t key)
+{
+	uint32_t mask = tx->evt_cap - 1, i;
+
+	if (tx->evt_cap == 0)
+		return 0;
+	for (i = hs_evt_home(tx, key); tx->evt[i].key != 0;
+	     i = (i + 1) & mask)
+		if (tx->evt[i].key == key)
+			return i;
+	return tx->evt_cap;
+}
+
+static void
+hs_evt_put(struct hs_etx *tx, uint32_t key, uint64_t t)
+{
+	uint32_t mask = tx->evt_cap - 1, i;
+
+	for (i = hs_evt_home(tx, key); tx->evt[i].key != 0;
+	     i = (i + 1) & mask)
+		;
+	tx->evt[i].key = key;
+	tx->evt[i].sent_ns = t;
+	tx->evt_used++;
+}
+
+/* Double the table (or make the first); -ENOMEM leaves it as it was. */
+static int
+hs_evt_grow(struct hs_etx *tx)
+{
+	uint32_t cap = tx->evt_cap ? tx->evt_cap * 2 : HS_EVT_MIN_CAP, i;
+	struct hs_etx_evt *old = tx->evt, *t;
+	uint32_t old_cap = tx->evt_cap;
+
+	t = calloc(cap, sizeof(*t));
+	if (t == NULL)
+		return -ENOMEM;
+	tx->evt = t;
+	tx->evt_cap = cap;
+	tx->evt_used = 0;
+	tx->evt_shift = (uint8_t)(32 - __builtin_ctz(cap));
+	for (i = 0; i < old_cap; i++)
+		if (old[i].key != 0)
+			hs_evt_put(tx, old[i].key, old[i].sent_ns);
+	free(old);
+	return 0;
+}
+
+/* Free slot i, moving later entries of its run back (no tombstones). */
+static void
+hs_evt_remove(struct hs_etx *tx, uint32_t i)
+{
+	uint32_t mask = tx->evt_cap - 1, j = i, k;
+
+	for (;;) {
+		j = (j + 1) & mask;
+		if (tx->evt[j].key == 0)
+			break;
+		k = hs_evt_home(tx, tx->evt[j].key);
+		/* An entry whose home lies cyclically in (i, j] stays. */
+		if (i <= j ? (i < k && k <= j) : (i < k || k <= j))
+			continue;
+		tx->evt[i] = tx->evt[j];
+		i = j;
+	}
+	tx->evt[i].key = 0;
+	tx->evt_used--;
+}
+
+int
+hs_etx_path_sent(struct hs_etx *tx, uint16_t ev, uint64_t now_ns)
+{
+	uint32_t key = (uint32_t)ev + 1;
+
+	if (hs_evt_find(tx, key) < tx->evt_cap)
+		return 0;	/* its timer runs already */
+	if ((tx->evt_used + 1) * 2 > tx->evt_cap && hs_evt_grow(tx) != 0)
+		return -ENOMEM;
+	hs_evt_put(tx, key, now_ns);
+	return 0;
+}
+
+void
+hs_etx_path_acked(struct hs_etx *tx, uint16_t ev)
+{
+	uint32_t i = hs_evt_find(tx, (uint32_t)ev + 1);
+
+	if (i < tx->evt_cap)
+		hs_evt_remove(tx, i);
+}
+
+bool
+hs_etx_path_expired(struct hs_etx *tx, uint16_t ev, uint64_t now_ns)
+{
+	uint32_t i = hs_evt_find(tx, (uint32_t)ev + 1);
+
+	if (i >= tx->evt_cap || now_ns < tx->evt[i].sent_ns ||
+	    now_ns - tx->evt[i].sent_ns <= tx->rto_ns)
+		return false;
+	hs_evt_remove(tx, i);
+	tx->nb_path_timeouts++;
+	return true;
 }
 
 uint32_t

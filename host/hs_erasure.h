@@ -42,6 +42,11 @@
 
 #include "hs_flow.h"
 
+struct hs_etx_evt {
+	uint32_t key;		/* EV + 1; 0: a free slot */
+	uint64_t sent_ns;
+};
+
 struct hs_etx {
 	uint64_t size;
 	uint16_t symbol;	/* payload bytes of every packet */
@@ -65,7 +70,17 @@ struct hs_etx {
 	/* Feedback timer: no ACK for one RTO while packets are out. */
 	uint64_t last_progress_ns;
 	uint32_t in_flight_since;	/* next_psn at the last ACK */
+	/*
+	 * Per-EV timers (hs_etx_path_*), as the study's sender keeps them
+	 * for REPS: EV + 1 -> when a packet went out on it with no timer
+	 * running; open addressing, allocated on first use.
+	 */
+	struct hs_etx_evt *evt;
+	uint32_t evt_cap;	/* slots, a power of two (0: none yet) */
+	uint32_t evt_used;
+	uint8_t evt_shift;	/* 32 - log2(evt_cap) */
 	/* Counters. */
+	uint64_t nb_path_timeouts;
 	uint64_t nb_sent;
 	uint64_t nb_extra;	/* sent beyond nb_needed */
 	uint64_t nb_timeouts;	/* feedback timeouts */
@@ -106,6 +121,21 @@ uint32_t hs_etx_on_ack(struct hs_etx *tx, uint32_t count, uint32_t echo_psn,
  * arrived for one RTO.  Nothing is queued for resending.
  */
 bool hs_etx_check_timeout(struct hs_etx *tx, uint64_t now_ns);
+
+/*
+ * Path timers, one per EV, as the study's sender runs them for REPS
+ * (constant_cca_erasure*.cpp, _ev_timers): a packet sent on ev starts
+ * ev's timer unless it runs already (hs_etx_path_sent); any ACK echoing
+ * ev stops it (hs_etx_path_acked); when the policy picks ev again and its
+ * timer is older than the RTO, the path timed out (hs_etx_path_expired
+ * says so once and stops the timer; the host tells the policy and asks
+ * for another EV).  A lost packet's EV is found out only if it is picked
+ * again: REPS picks the EVs of ACKs, so its timeouts are rare.
+ * path_sent returns 0 or -ENOMEM (the timer is then not kept).
+ */
+int hs_etx_path_sent(struct hs_etx *tx, uint16_t ev, uint64_t now_ns);
+void hs_etx_path_acked(struct hs_etx *tx, uint16_t ev);
+bool hs_etx_path_expired(struct hs_etx *tx, uint16_t ev, uint64_t now_ns);
 
 /*
  * When this sender next needs attention without an ACK: the feedback

@@ -83,6 +83,9 @@ struct hs_host {
 	bool started;
 	bool announce;		/* a gratuitous ARP is due */
 	bool no_announce;	/* never send one */
+	/* Erasure recovery and a policy with on_path_timeout: the senders
+	 * keep per-EV timers for it, and its on_timeout is not called. */
+	bool path_timers;
 	void (*on_flow_end)(void *arg, uint32_t flow, bool received,
 			    uint64_t now_ns);
 	void *on_flow_end_arg;
@@ -332,6 +335,8 @@ hs_host_create(const struct hs_host_params *p, char *err,
 		.min_rto_ns = c->min_rto_ns,
 		.base_rtt_ns = c->base_rtt_ns,
 	};
+	h->path_timers = c->recovery == HS_RECOVERY_ERASURE &&
+		c->policy->on_path_timeout != NULL;
 	ofan_rng_seed(&h->rng, c->seed, 0x40570000ull + p->rank);
 	h->timer_ns = UINT64_MAX;
 	h->next_start_ns = UINT64_MAX;
@@ -652,12 +657,16 @@ hs_input_ack(struct hs_host *h, const uint8_t *frame,
 		return;
 	}
 	ev = rte_be_to_cpu_16(ext->echo_ev);
-	a.ce = (ext->flags & OFAN_ACK_F_CE) != 0;
+	a.ce = c->ce_echo == HS_CE_ECHO_ACK ?
+		(pi->tos & OFAN_ECN_MASK) == OFAN_ECN_CE :
+		(ext->flags & OFAN_ACK_F_CE) != 0;
 	a.echo_psn = rte_be_to_cpu_32(ext->echo_psn);
 	a.cum = rte_be_to_cpu_32(ext->cum_psn);
 	memcpy(&sack, &ext->sack, sizeof(sack));
 	a.sack = rte_be_to_cpu_64(sack);
 	hs_sender_on_ack(&s->tx, &a, now, &rtt);
+	if (h->path_timers)
+		hs_sender_path_acked(&s->tx, ev);
 	hs_wake(h, si, now);
 	/* The erasure sender's timers can move earlier with a new RTT. */
 	h->timer_ns = RTE_MIN(h->timer_ns, hs_sender_timer_ns(&s->tx));
@@ -743,7 +752,9 @@ hs_host_timers(struct hs_host *h, uint64_t now)
 
 		if (hs_sender_check_timeout(&s->tx, now)) {
 			h->st.timeouts++;
-			c->policy->on_timeout(s->lb, &c->hlb, &h->rng, now);
+			if (!h->path_timers)
+				c->policy->on_timeout(s->lb, &c->hlb, &h->rng,
+						      now);
 			if (c->cc == HS_CC_ECN_WINDOW)
 				s->cwnd = 1.0;
 		}
@@ -789,6 +800,12 @@ hs_flow_packet(struct hs_host *h, uint32_t si, uint64_t now, uint32_t *wire)
 		return NULL;
 	}
 	ev = c->policy->next_ev(s->lb, &c->hlb, &h->rng, now);
+	/* A chosen EV whose last packet is overdue: tell, choose again
+	 * (each check stops that EV's timer, so this ends). */
+	while (h->path_timers && hs_sender_path_expired(&s->tx, ev, now)) {
+		c->policy->on_path_timeout(s->lb, &c->hlb, &h->rng, ev, now);
+		ev = c->policy->next_ev(s->lb, &c->hlb, &h->rng, now);
+	}
 	off = (uint16_t)(ev - c->hlb.ev_min);
 	if (off <= hs_ev_range(c) &&
 	    !(s->evs_seen[off / 64] & (1ull << (off % 64)))) {
@@ -806,6 +823,8 @@ hs_flow_packet(struct hs_host *h, uint32_t si, uint64_t now, uint32_t *wire)
 	if (hs_sender_is_resend(&s->tx, psn))
 		h->st.data_retx++;
 	hs_sender_sent(&s->tx, psn, now);
+	if (h->path_timers)
+		hs_sender_path_sent(&s->tx, ev, now);
 	h->st.data_sent++;
 	if (h->timer_ns > hs_sender_timer_ns(&s->tx))
 		h->timer_ns = hs_sender_timer_ns(&s->tx);

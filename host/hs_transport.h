@@ -163,6 +163,32 @@ hs_sender_check_timeout(struct hs_sender *s, uint64_t now)
 	return hs_tx_check_timeout(&s->u.sack, now);
 }
 
+/*
+ * Per-EV path timers (hs_etx_path_*): the erasure sender keeps them for
+ * a policy that asks (hlb_ops.on_path_timeout); SACK has none.
+ */
+static inline void
+hs_sender_path_sent(struct hs_sender *s, uint16_t ev, uint64_t now)
+{
+	/* A timer not kept (no memory) is a timeout not seen: feedback. */
+	if (s->mode == HS_RECOVERY_ERASURE)
+		(void)hs_etx_path_sent(&s->u.era, ev, now);
+}
+
+static inline void
+hs_sender_path_acked(struct hs_sender *s, uint16_t ev)
+{
+	if (s->mode == HS_RECOVERY_ERASURE)
+		hs_etx_path_acked(&s->u.era, ev);
+}
+
+static inline bool
+hs_sender_path_expired(struct hs_sender *s, uint16_t ev, uint64_t now)
+{
+	return s->mode == HS_RECOVERY_ERASURE &&
+	       hs_etx_path_expired(&s->u.era, ev, now);
+}
+
 /* When the sender next needs attention without an ACK. */
 static inline uint64_t
 hs_sender_timer_ns(const struct hs_sender *s)

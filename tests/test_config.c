@@ -22,6 +22,7 @@
 
 #include "ofan_config.h"
 #include "ofan_json.h"
+#include "unit_suite.h"
 
 #define ERR_SIZE 1024
 #define SENTINEL 12345
@@ -936,22 +937,5 @@ config_suite(void)
 int
 main(void)
 {
-	char dir[PATH_MAX];
-	const char *tmp = getenv("TMPDIR");
-	SRunner *sr;
-	int failed;
-
-	snprintf(dir, sizeof(dir), "%s/ofan-test-config-XXXXXX",
-		 tmp != NULL && tmp[0] != '\0' ? tmp : "/tmp");
-	if (mkdtemp(dir) == NULL || chdir(dir) != 0) {
-		perror(dir);
-		return EXIT_FAILURE;
-	}
-	sr = srunner_create(config_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	if (chdir("/") != 0 || rmdir(dir) != 0)
-		perror(dir);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return t_unit_run_suite("config", config_suite());
 }

@@ -251,6 +251,94 @@ START_TEST(test_feedback_timeout)
 }
 END_TEST
 
+/*
+ * Per-EV path timers (htsim's _ev_timers): the first packet on an EV
+ * starts its timer, later ones on the same EV do not restart it, an ACK
+ * echoing the EV stops it, and a check after more than one RTO says
+ * "expired" once.
+ */
+START_TEST(test_path_timers)
+{
+	struct hs_etx tx;
+
+	ck_assert_int_eq(hs_etx_init(&tx, 64 * MSS, MSS, 0, 10 * US, 20 * US,
+				     0), 0);
+	ck_assert_uint_eq(tx.rto_ns, 30 * US);
+	ck_assert(!hs_etx_path_expired(&tx, 7, 100 * US));	/* none */
+	ck_assert_int_eq(hs_etx_path_sent(&tx, 7, 0), 0);
+	ck_assert_int_eq(hs_etx_path_sent(&tx, 7, 20 * US), 0);
+	ck_assert(!hs_etx_path_expired(&tx, 7, 30 * US));	/* = RTO */
+	ck_assert(hs_etx_path_expired(&tx, 7, 30 * US + 1));
+	ck_assert(!hs_etx_path_expired(&tx, 7, 100 * US));	/* stopped */
+	ck_assert_uint_eq(tx.nb_path_timeouts, 1);
+	ck_assert_int_eq(hs_etx_path_sent(&tx, 7, 100 * US), 0);
+	hs_etx_path_acked(&tx, 7);
+	ck_assert(!hs_etx_path_expired(&tx, 7, 200 * US));
+	hs_etx_path_acked(&tx, 8);	/* no timer: nothing */
+	/* EV 65535 (key 65536) and EV 0 are EVs like the others. */
+	ck_assert_int_eq(hs_etx_path_sent(&tx, 65535, 0), 0);
+	ck_assert_int_eq(hs_etx_path_sent(&tx, 0, 0), 0);
+	ck_assert(hs_etx_path_expired(&tx, 65535, 31 * US));
+	ck_assert(hs_etx_path_expired(&tx, 0, 31 * US));
+	ck_assert_uint_eq(tx.evt_used, 0);
+	hs_etx_fini(&tx);
+}
+END_TEST
+
+/*
+ * The table against a plain array over many EVs: it grows, and removals
+ * (ACKs, expiries) in any order keep every other timer findable.
+ */
+START_TEST(test_path_timers_many)
+{
+	static uint64_t ref[4096];	/* 0: no timer, else sent + 1 */
+	uint64_t x = 88172645463325252ull, now;
+	struct hs_etx tx;
+	unsigned int i, used = 0;
+
+	ck_assert_int_eq(hs_etx_init(&tx, 64 * MSS, MSS, 0, 10 * US, 20 * US,
+				     0), 0);
+	for (i = 0; i < 4096; i++)
+		ref[i] = 0;
+	for (now = 1; now <= 200000; now++) {
+		uint16_t ev;
+
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		ev = (uint16_t)(x % 4096);
+		switch ((x >> 20) % 3) {
+		case 0:
+			ck_assert_int_eq(hs_etx_path_sent(&tx, ev, now), 0);
+			if (ref[ev] == 0) {
+				ref[ev] = now + 1;
+				used++;
+			}
+			break;
+		case 1:
+			hs_etx_path_acked(&tx, ev);
+			if (ref[ev] != 0)
+				used--;
+			ref[ev] = 0;
+			break;
+		default: {
+			bool want = ref[ev] != 0 && now - (ref[ev] - 1) > tx.rto_ns;
+
+			ck_assert(hs_etx_path_expired(&tx, ev, now) == want);
+			if (want) {
+				ref[ev] = 0;
+				used--;
+			}
+		}
+		}
+		ck_assert_uint_eq(tx.evt_used, used);
+	}
+	ck_assert_uint_gt(tx.evt_cap, 1024);
+	ck_assert_uint_gt(tx.nb_path_timeouts, 1000);
+	hs_etx_fini(&tx);
+}
+END_TEST
+
 /* ACKs may arrive out of order: the largest count and PSN win. */
 START_TEST(test_reordered_acks)
 {
@@ -326,6 +414,8 @@ erasure_suite(void)
 	tcase_add_test(tc, test_base_rtt_before_sample);
 	tcase_add_test(tc, test_rtt);
 	tcase_add_test(tc, test_feedback_timeout);
+	tcase_add_test(tc, test_path_timers);
+	tcase_add_test(tc, test_path_timers_many);
 	tcase_add_test(tc, test_reordered_acks);
 	tcase_add_test(tc, test_receiver);
 	suite_add_tcase(s, tc);

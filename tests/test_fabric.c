@@ -1241,6 +1241,126 @@ START_TEST(test_erasure_vs_sack)
 END_TEST
 
 /*
+ * Which mark a sender sees ([host] ce_echo), on leaf 0 of
+ * queues-leafspine.ini with ECN above 16 KiB: flows 1->0 and 2->0 share
+ * the leaf's port to host 0 at twice its rate, so their data is marked;
+ * flows 0->1 and 3->1 do the same to host 1, the port the ACKs of 1->0
+ * go down, while the ACKs of 2->0 go down a port that carries nothing
+ * else.  ce_echo = data: both flows to host 0 see their data's marks.
+ * ce_echo = ack (the study's simulator): 1->0 sees the marks of its ACKs'
+ * congested port, 2->0 sees none, however marked its data.
+ */
+static void
+t_ce_echo_run(const char *echo, struct fab_run *r)
+{
+	static const char text[] =
+		"Nodes 16\nConnections 4\n"
+		"1->0 id 1 start 0 size 262144\n"
+		"2->0 id 2 start 0 size 262144\n"
+		"0->1 id 3 start 0 size 262144\n"
+		"3->1 id 4 start 0 size 262144\n";
+	char path[T_PATH_SIZE], ov[8][T_PATH_SIZE + 32];
+	const char *ovp[8];
+	unsigned int i;
+	struct t_exp e;
+
+	t_write_cm(path, sizeof(path), text);
+	snprintf(ov[0], sizeof(ov[0]), "traffic.pattern=cm");
+	snprintf(ov[1], sizeof(ov[1]), "traffic.cm_file=%s", path);
+	snprintf(ov[2], sizeof(ov[2]), "queue.ecn=yes");
+	snprintf(ov[3], sizeof(ov[3]), "queue.ecn_kmin=16KiB");
+	snprintf(ov[4], sizeof(ov[4]), "queue.ecn_kmax=16KiB");
+	snprintf(ov[5], sizeof(ov[5]), "host.ce_echo=%s", echo);
+	snprintf(ov[6], sizeof(ov[6]), "fabric.schemes=ofan");
+	snprintf(ov[7], sizeof(ov[7]), "host.recovery=erasure");
+	for (i = 0; i < 8; i++)
+		ovp[i] = ov[i];
+	t_load(&e, "queues-leafspine.ini", ovp, 8, false, 0);
+	t_run(&e.x.combos[0], 0, r);
+	t_check_conserved(r, echo);
+	ck_assert(r->completed);
+	ck_assert_uint_gt(r->ecn_marks, 0);
+	fab_experiment_free(&e.x);
+}
+
+START_TEST(test_ce_echo)
+{
+	struct fab_run data, ack;
+	uint32_t f;
+
+	t_ce_echo_run("data", &data);
+	t_ce_echo_run("ack", &ack);
+	/* The same traffic and marks: only what the senders read differs. */
+	ck_assert_uint_eq(data.ecn_marks, ack.ecn_marks);
+	for (f = 0; f < 4; f++) {
+		ck_assert_uint_eq(data.flows[f].fct_ns, ack.flows[f].fct_ns);
+		ck_assert_uint_gt(data.flows[f].ce_acks, 0);
+		ck_assert_uint_le(data.flows[f].ce_acks, data.flows[f].acks);
+	}
+	ck_assert_uint_gt(ack.flows[0].ce_acks, 0);
+	ck_assert_uint_eq(ack.flows[1].ce_acks, 0);
+	ck_assert_uint_gt(ack.flows[1].acks, 60);
+	fab_run_free(&data);
+	fab_run_free(&ack);
+}
+END_TEST
+
+/* A policy counter of a run (0 when the policy has no such counter). */
+static uint64_t
+t_policy_counter(const struct fab_run *r, const char *key)
+{
+	unsigned int i;
+
+	for (i = 0; i < r->nb_policy; i++)
+		if (strcmp(r->policy[i].key, key) == 0)
+			return r->policy[i].value;
+	return 0;
+}
+
+/*
+ * REPS's timeouts under the black hole of blackhole-k4.ini, with 8 EVs so
+ * that lost EVs come round again.  Erasure recovery: path timeouts (the
+ * EV chosen still has a packet out after an RTO) freeze it, the
+ * connection-level feedback timer does not reach it.  SACK: the RTO
+ * freezes it, and there are no path timers.
+ */
+START_TEST(test_reps_path_timeouts)
+{
+	static const char *const ov[2][4] = {
+		{ "host.recovery=erasure", "host.ev_min=49152",
+		  "host.ev_max=49159", "host.min_rto=20us" },
+		{ "host.recovery=sack", "host.ev_min=49152",
+		  "host.ev_max=49159", "host.min_rto=20us" },
+	};
+	uint64_t pt[2], fz[2];
+	unsigned int m;
+
+	for (m = 0; m < 2; m++) {
+		const struct fab_params *p;
+		struct t_exp e;
+		struct fab_run r;
+
+		t_load(&e, "blackhole-k4.ini", ov[m], 4, false, 0);
+		p = &e.x.combos[0];
+		t_run(p, t_scheme(p, "reps"), &r);
+		t_check_conserved(&r, ov[m][0]);
+		ck_assert(r.completed);
+		ck_assert_uint_gt(r.drops[OFAN_DROP_BLACKHOLE], 0);
+		pt[m] = t_policy_counter(&r, "path_timeouts");
+		fz[m] = t_policy_counter(&r, "freezes");
+		ck_assert_uint_gt(t_policy_counter(&r, "recycled"), 0);
+		fab_run_free(&r);
+		fab_experiment_free(&e.x);
+	}
+	ck_assert_uint_gt(pt[0], 0);
+	ck_assert_uint_gt(fz[0], 0);
+	ck_assert_uint_le(fz[0], pt[0]);
+	ck_assert_uint_eq(pt[1], 0);
+	ck_assert_uint_gt(fz[1], 0);
+}
+END_TEST
+
+/*
  * The study's queue finding with its model (erasure recovery, per-flow
  * pacers with htsim's jitter, the full link rate, deep queues) on the
  * k = 4 permutation: random spraying's maximum queue
@@ -1613,6 +1733,7 @@ fabric_suite(void)
 
 	tc = tcase_create("science");
 	tcase_add_unchecked_fixture(tc, t_pool_up, t_pool_down);
+	tcase_add_checked_fixture(tc, NULL, t_teardown);
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_ecmp_collisions);
 	tcase_add_test(tc, test_queue_scaling);
@@ -1622,6 +1743,8 @@ fabric_suite(void)
 	tcase_add_test(tc, test_cm_triggers_parts);
 	tcase_add_test(tc, test_cm_failures);
 	tcase_add_test(tc, test_erasure_vs_sack);
+	tcase_add_test(tc, test_ce_echo);
+	tcase_add_test(tc, test_reps_path_timeouts);
 	tcase_add_test(tc, test_queue_scaling_study);
 	tcase_add_test(tc, test_ops_vs_spray);
 	tcase_add_test(tc, test_seeds);

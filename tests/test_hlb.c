@@ -805,6 +805,49 @@ START_TEST(test_reps_freeze_trigger)
 }
 END_TEST
 
+/*
+ * Erasure recovery's path timeout (the EV just chosen is overdue) freezes
+ * like a timeout -- with the same RTT rule -- except while exploring
+ * after a freeze, as the study's REPS.
+ */
+START_TEST(test_reps_path_timeout)
+{
+	const uint64_t freeze = 10 * T_MS;
+	unsigned int i;
+	struct conn c;
+
+	ck_assert_ptr_nonnull(hlb_reps_ops.on_path_timeout);
+	c_params(&c, &hlb_reps_ops, T_EV_MIN, T_EV_MAX);
+	c.p.bdp_pkts = 3;
+	c_start(&c, T_SEED);
+	reps_cache_run(&c, 50000, 2);
+	c.ops->on_path_timeout(c.state, &c.p, &c.rng, 50000, c.now);
+	ck_assert_uint_eq(c_dump(&c, "path_timeouts"), 1);
+	ck_assert_uint_eq(c_dump(&c, "freezes"), 1);
+	reps_expect_frozen(&c, 50000);
+	/* Thawed: 3 packets explore, and a path timeout then does not
+	 * freeze; after them it does again. */
+	c.now += freeze;
+	reps_expect_explore(&c);
+	c.ops->on_path_timeout(c.state, &c.p, &c.rng, 50001, c.now);
+	ck_assert_uint_eq(c_dump(&c, "freezes"), 1);
+	for (i = 1; i < 3; i++)
+		reps_expect_explore(&c);
+	c.ops->on_path_timeout(c.state, &c.p, &c.rng, 50001, c.now);
+	ck_assert_uint_eq(c_dump(&c, "freezes"), 2);
+	ck_assert_uint_eq(c_dump(&c, "path_timeouts"), 3);
+	c_stop(&c);
+
+	/* High RTTs: congestion, not a black hole. */
+	reps_start(&c, T_EV_MIN, T_EV_MAX);
+	c_ack(&c, 50000, false, 2 * T_BASE_RTT);
+	c.ops->on_path_timeout(c.state, &c.p, &c.rng, 50000, c.now);
+	ck_assert_uint_eq(c_dump(&c, "freezes"), 0);
+	ck_assert_uint_eq(c_dump(&c, "path_timeouts"), 1);
+	c_stop(&c);
+}
+END_TEST
+
 START_TEST(test_reps_frozen_cycles)
 {
 	unsigned int i;
@@ -1547,6 +1590,7 @@ hlb_suite(void)
 	tcase_add_test(tc, test_reps_ring_overwrites_oldest);
 	tcase_add_test(tc, test_reps_ignores_foreign_ev);
 	tcase_add_test(tc, test_reps_freeze_trigger);
+	tcase_add_test(tc, test_reps_path_timeout);
 	tcase_add_test(tc, test_reps_frozen_cycles);
 	tcase_add_test(tc, test_reps_frozen_empty);
 	tcase_add_test(tc, test_reps_thaw);

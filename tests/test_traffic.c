@@ -23,6 +23,7 @@
 #include <check.h>
 
 #include "hs_traffic.h"
+#include "unit_suite.h"
 
 #define ERR_SIZE 1024
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -696,22 +697,5 @@ traffic_suite(void)
 int
 main(void)
 {
-	char dir[PATH_MAX];
-	const char *tmp = getenv("TMPDIR");
-	SRunner *sr;
-	int failed;
-
-	snprintf(dir, sizeof(dir), "%s/ofan-test-traffic-XXXXXX",
-		 tmp != NULL && tmp[0] != '\0' ? tmp : "/tmp");
-	if (mkdtemp(dir) == NULL || chdir(dir) != 0) {
-		perror(dir);
-		return EXIT_FAILURE;
-	}
-	sr = srunner_create(traffic_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	if (chdir("/") != 0 || rmdir(dir) != 0)
-		perror(dir);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return t_unit_run_suite("traffic", traffic_suite());
 }

@@ -46,6 +46,7 @@
 #define FAB_MAX_THREADS 8
 #define FAB_MAX_WINDOWS 1000000	/* queue windows per run (time_limit / window) */
 #define FAB_MAX_SEEDS 1000
+#define FAB_MAX_POLICY_COUNTERS 16
 #define FAB_MAX_DROPS 16
 
 enum fab_topology {
@@ -281,6 +282,8 @@ struct fab_flow_result {
 	uint64_t retx;
 	uint64_t timeouts;
 	uint32_t max_reorder;
+	uint64_t acks;		/* ACKs its sender processed */
+	uint64_t ce_acks;	/* of them with a congestion mark ([host] ce_echo) */
 	uint32_t rx_pkts;	/* distinct data packets its receiver got */
 	uint64_t rx_done_ns;	/* when its receiver had it all, 0: never */
 };
@@ -326,6 +329,13 @@ struct fab_run {
 	/* Conservation: injected = delivered + dropped + queued. */
 	uint64_t injected, delivered, dropped, queued_end;
 	int64_t mbuf_leak;		/* in use after - before */
+	/* The host policy's counters summed over its connections (REPS's
+	 * freezes and path timeouts, PLB's repaths, ...), in dump order. */
+	uint8_t nb_policy;
+	struct {
+		char key[24];
+		uint64_t value;
+	} policy[FAB_MAX_POLICY_COUNTERS];
 	bool completed;			/* every flow done before the limit */
 	bool interrupted;		/* stopped by fab_run_opts.interrupt */
 	uint64_t sim_ns;		/* traffic start to the last completion */

@@ -421,6 +421,24 @@ fab_collect_qwin(struct fab_sim *s)
 	qsort(r->qwin, r->nb_qwin, sizeof(*r->qwin), fab_cmp_qwin);
 }
 
+/* hs_host_policy_dump()'s emit: sum a counter into the run's. */
+static void
+fab_policy_add(void *arg, const char *key, uint64_t value)
+{
+	struct fab_run *r = arg;
+	unsigned int i;
+
+	for (i = 0; i < r->nb_policy; i++)
+		if (strcmp(r->policy[i].key, key) == 0) {
+			r->policy[i].value += value;
+			return;
+		}
+	if (r->nb_policy < FAB_MAX_POLICY_COUNTERS) {
+		snprintf(r->policy[i].key, sizeof(r->policy[i].key), "%s", key);
+		r->policy[r->nb_policy++].value = value;
+	}
+}
+
 static int
 fab_collect_flows(struct fab_sim *s)
 {
@@ -488,6 +506,8 @@ fab_collect_flows(struct fab_sim *s)
 		fr->retx = res.retx;
 		fr->timeouts = res.timeouts;
 		fr->max_reorder = res.max_reorder;
+		fr->acks = res.acks;
+		fr->ce_acks = res.ce_acks;
 		fr->rx_pkts = res.rx_pkts;
 		fr->rx_done_ns = res.rx_done_ns;
 		if (res.done_ns == 0 || !res.sent_here)
@@ -518,6 +538,7 @@ fab_collect_flows(struct fab_sim *s)
 		r->data_sent += st->data_sent;
 		r->corrupt += st->corrupt_pkts;
 		r->alloc_failed += st->alloc_failed;
+		hs_host_policy_dump(s->hosts[i].h, fab_policy_add, r);
 	}
 	r->full_frame = OFAN_ETH_HDR_SIZE + p->host.mtu;
 	for (i = 0; i < s->t->nb_switches; i++) {

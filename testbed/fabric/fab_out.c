@@ -100,7 +100,7 @@ fab_out_open(const char *dir, const struct fab_experiment *x, char *err,
 		free(o);
 		return NULL;
 	}
-	fprintf(o->flows, "run,combo,scheme,seed,flow,src,dst,size,start_us,fct_us,ideal_us,slowdown,retx,timeouts,max_reorder,rx_pkts,rx_done_us\n");
+	fprintf(o->flows, "run,combo,scheme,seed,flow,src,dst,size,start_us,fct_us,ideal_us,slowdown,retx,timeouts,max_reorder,acks,ce_acks,rx_pkts,rx_done_us\n");
 	fprintf(o->queues, "run,combo,scheme,seed,t_us,link,switch,port,layer,max_pkts,max_bytes,max_full\n");
 	fprintf(o->qtime, "run,combo,scheme,seed,t_us,layer,max_pkts,max_bytes,max_full\n");
 	return o;
@@ -192,12 +192,12 @@ fab_out_run(struct fab_out *o, const struct fab_params *p,
 	o->nb_runs++;
 	for (f = 0; f < r->nb_flows && r->flows != NULL; f++) {
 		const struct fab_flow_result *fr = &r->flows[f];
-		fprintf(o->flows, "%u,%u,%s,%" PRIu64 ",%u,%u,%u,%" PRIu64 ",%.3f,%.3f,%.3f,%.4f,%" PRIu64 ",%" PRIu64 ",%u,%u,%.3f\n",
+		fprintf(o->flows, "%u,%u,%s,%" PRIu64 ",%u,%u,%u,%" PRIu64 ",%.3f,%.3f,%.3f,%.4f,%" PRIu64 ",%" PRIu64 ",%u,%" PRIu64 ",%" PRIu64 ",%u,%.3f\n",
 			run, r->combo, scheme, r->seed, f, fr->src, fr->dst,
 			fr->size, (double)fr->start_ns / 1e3,
 			(double)fr->fct_ns / 1e3, (double)fr->ideal_ns / 1e3,
 			fr->slowdown, fr->retx, fr->timeouts, fr->max_reorder,
-			fr->rx_pkts, (double)fr->rx_done_ns / 1e3);
+			fr->acks, fr->ce_acks, fr->rx_pkts, (double)fr->rx_done_ns / 1e3);
 	}
 	fab_out_qtime(o, run, p, t, r);
 	return ferror(o->flows) || ferror(o->queues) || ferror(o->qtime) ?
@@ -379,6 +379,10 @@ fab_out_json_run(struct ofan_json *j, const struct fab_out_run *or)
 	ofan_json_u64(j, "data_packets_sent", r->data_sent);
 	ofan_json_u64(j, "retransmissions", r->retx);
 	ofan_json_u64(j, "timeouts", r->timeouts);
+	ofan_json_obj_begin(j, "policy_counters");
+	for (i = 0; i < r->nb_policy; i++)
+		ofan_json_u64(j, r->policy[i].key, r->policy[i].value);
+	ofan_json_obj_end(j);
 	ofan_json_u64(j, "corrupt_payloads", r->corrupt);
 	ofan_json_u64(j, "mbuf_alloc_failures", r->alloc_failed);
 	ofan_json_u64(j, "packet_hops", r->hops);
