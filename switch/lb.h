@@ -55,24 +55,80 @@ struct lb_pkt {
 	const struct lb_group *grp;
 	uint32_t flow_hash;	/* seeded hash of the 5-tuple (EV included) */
 	uint32_t dst_key;	/* < lb_params.nb_dst_keys */
+	uint16_t len;		/* frame bytes */
 	uint8_t kind;		/* enum lb_kind; non-RoCE traffic is DATA */
 };
 
+#define LB_MAX_THRESHOLDS 15
+
+/*
+ * How a queue's occupancy becomes a level for adaptive policies
+ * ([adaptive] levels or thresholds): the fuller of its packets against
+ * its packet capacity and its bytes against its byte capacity, so that
+ * whichever capacity binds first decides.
+ *  - linear (nb_thresholds = 0): level = occupancy x nb_levels, and a
+ *    queue holding anything is at least level 1;
+ *  - thresholds: level = how many of threshold[] (increasing fractions
+ *    of the capacity, in millionths) the occupancy has reached, so nb_levels =
+ *    nb_thresholds + 1 and a short queue ties with an empty one (htsim's
+ *    packet AR: 5, 10 and 20 % of the queue).
+ */
+struct lb_levels {
+	uint8_t nb_levels;
+	uint8_t nb_thresholds;
+	uint32_t threshold[LB_MAX_THRESHOLDS];
+};
+
+/* The level of used out of cap (cap 0 or UINT64_MAX: no capacity). */
+static inline uint8_t
+lb_level_of(uint64_t used, uint64_t cap, const struct lb_levels *lv)
+{
+	uint64_t l;
+	uint8_t i;
+
+	if (used == 0 || cap == 0 || cap == UINT64_MAX)
+		return 0;
+	if (lv->nb_thresholds == 0) {
+		l = used * lv->nb_levels / (cap + 1);
+		if (l == 0)
+			l = 1;	/* non-empty is never level 0 */
+		return (uint8_t)(l >= lv->nb_levels ?
+				 (uint64_t)lv->nb_levels - 1 : l);
+	}
+	for (i = 0; i < lv->nb_thresholds &&
+	     used * 1000000u >= (uint64_t)lv->threshold[i] * cap; i++)
+		;
+	return i;
+}
+
+static inline uint8_t
+lb_queue_level(uint64_t pkts, uint64_t cap_pkts, uint64_t bytes,
+	       uint64_t cap_bytes, const struct lb_levels *lv)
+{
+	uint8_t a = lb_level_of(pkts, cap_pkts, lv);
+	uint8_t b = lb_level_of(bytes, cap_bytes, lv);
+
+	return a > b ? a : b;
+}
+
 /*
  * What a policy may know about the switch: the occupancy level of each
- * egress port's queue, quantised to 0 .. nb_levels-1 by the engine
- * (0 = empty).  Updated by the engine as it enqueues.
+ * egress port's queue, quantised by the engine as *levels says (0 =
+ * empty or short).  Updated by the engine as it enqueues.
  */
 struct lb_view {
 	const uint8_t *port_level;	/* indexed by port id */
-	uint8_t nb_levels;
+	const struct lb_levels *levels;
 	/*
-	 * Packets queued now and queue capacity per port, or NULL.  The
-	 * levels above do not move within a burst; with these a policy can
-	 * count its own picks of the burst (adaptive does).
+	 * Packets queued now and queue capacity per port, or NULL; bytes
+	 * queued and byte capacity (UINT64_MAX: none), or NULL.  The levels
+	 * above do not move within a burst; with these a policy can count
+	 * its own picks of the burst (adaptive does).
 	 */
 	const uint32_t *port_len;
 	const uint32_t *port_cap;
+	const uint64_t *port_bytes;
+	const uint64_t *port_cap_bytes;
 };
 
 enum lb_flowlet_repick { LB_FLOWLET_RANDOM = 0, LB_FLOWLET_LEAST_LOADED = 1 };
@@ -100,7 +156,7 @@ struct lb_params {
 		uint8_t repick;		/* enum lb_flowlet_repick */
 	} flowlet;
 	struct {
-		uint8_t nb_levels;	/* quantisation levels of queue occupancy */
+		struct lb_levels levels;	/* how queue occupancy is quantised */
 	} adaptive;
 };
 

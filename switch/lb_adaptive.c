@@ -9,6 +9,13 @@
  * engine quantises each queue into [adaptive] levels (lb_params) and keeps
  * view->port_level current as it enqueues; this policy only reads it.
  *
+ * Levels ([adaptive] levels or thresholds, lb_levels): linear by default
+ * (8 levels; anything queued is above empty), or the occupancy
+ * thresholds of the study's simulator (htsim's packet AR: 5, 10 and 20 %
+ * of the queue, so short queues tie with empty ones and the tie-break
+ * spreads them).  Packets and bytes are both measured; the capacity that
+ * binds first decides.
+ *
  * Trade-off: it reacts to congestion it can see, but only locally: a
  * queue downstream is invisible.  Coarse levels make ties common, which
  * the random tie-break then spreads.  The engine's levels do not move
@@ -30,19 +37,81 @@ struct lb_adaptive {
 	uint64_t nb_ties;	/* picks that broke a tie at random */
 	uint16_t nb_ports;
 	uint32_t *burst_picks;	/* [nb_ports] picks in the current burst */
+	uint64_t *burst_bytes;	/* [nb_ports] their bytes */
 } __attribute__((aligned(64)));
+
+#define LB_ADAPTIVE_THRESHOLDS_EXPECT \
+	"increasing fractions of the queue between 0 and 1, comma separated (at most 15), e.g. 0.05, 0.1, 0.2"
+
+/* [adaptive] thresholds = 0.05, 0.1, 0.2 into lv. */
+static int
+lb_adaptive_parse_thresholds(struct ofan_cfg *cfg, const char *text,
+			     struct lb_levels *lv)
+{
+	const char *c = text;
+	double prev = 0.0;
+	uint8_t n = 0;
+
+	for (;;) {
+		char *end;
+		double f;
+
+		while (*c == ' ')
+			c++;
+		f = strtod(c, &end);
+		if (end == c || f <= prev || f >= 1.0 ||
+		    n == LB_MAX_THRESHOLDS)
+			return ofan_cfg_fail(cfg, "adaptive", "thresholds",
+				"'%s' is not a list of thresholds; expected "
+				LB_ADAPTIVE_THRESHOLDS_EXPECT, text);
+		lv->threshold[n] = (uint32_t)(f * 1e6 + 0.5);
+		if (lv->threshold[n] == 0 ||
+		    (n > 0 && lv->threshold[n] <= lv->threshold[n - 1]))
+			return ofan_cfg_fail(cfg, "adaptive", "thresholds",
+				"'%s': %g is too close to its neighbour; expected "
+				LB_ADAPTIVE_THRESHOLDS_EXPECT, text, f);
+		n++;
+		prev = f;
+		c = end;
+		while (*c == ' ')
+			c++;
+		if (*c == '\0')
+			break;
+		if (*c != ',')
+			return ofan_cfg_fail(cfg, "adaptive", "thresholds",
+				"'%s' is not a list of thresholds; expected "
+				LB_ADAPTIVE_THRESHOLDS_EXPECT, text);
+		c++;
+	}
+	lv->nb_thresholds = n;
+	lv->nb_levels = (uint8_t)(n + 1);
+	return 0;
+}
 
 static int
 lb_adaptive_parse(struct ofan_cfg *cfg, struct lb_params *p)
 {
-	uint32_t levels = p->adaptive.nb_levels;
+	struct lb_levels *lv = &p->adaptive.levels;
+	uint32_t levels = lv->nb_levels;
+	const char *text = NULL;
 	int ret;
 
 	ret = ofan_cfg_get_u32(cfg, "adaptive", "levels", 0, 2, 16, &levels);
 	if (ret < 0)
 		return ret;
-	p->adaptive.nb_levels = (uint8_t)levels;
-	return 0;
+	ret = ofan_cfg_get_str(cfg, "adaptive", "thresholds", 0, &text);
+	if (ret < 0)
+		return ret;
+	if (text == NULL) {
+		lv->nb_levels = (uint8_t)levels;
+		lv->nb_thresholds = 0;
+		return 0;
+	}
+	if (ofan_cfg_has_key(cfg, "adaptive", "levels"))
+		return ofan_cfg_fail(cfg, "adaptive", "levels",
+			"'%u' with thresholds; expected one of levels (linear) and thresholds",
+			levels);
+	return lb_adaptive_parse_thresholds(cfg, text, lv);
 }
 
 static int
@@ -57,7 +126,11 @@ lb_adaptive_create(const struct lb_params *p, void **state)
 	st->nb_ports = p->nb_ports;
 	st->burst_picks = calloc(p->nb_ports ? p->nb_ports : 1,
 				 sizeof(*st->burst_picks));
-	if (st->burst_picks == NULL) {
+	st->burst_bytes = calloc(p->nb_ports ? p->nb_ports : 1,
+				 sizeof(*st->burst_bytes));
+	if (st->burst_picks == NULL || st->burst_bytes == NULL) {
+		free(st->burst_picks);
+		free(st->burst_bytes);
 		free(st);
 		return -ENOMEM;
 	}
@@ -71,21 +144,8 @@ lb_adaptive_destroy(void *state)
 	struct lb_adaptive *st = state;
 
 	free(st->burst_picks);
+	free(st->burst_bytes);
 	free(st);
-}
-
-/* Occupancy level of a queue of len packets out of cap, as the engine's. */
-static inline uint8_t
-lb_adaptive_level(uint64_t len, uint64_t cap, uint8_t nb_levels)
-{
-	uint64_t l;
-
-	if (len == 0)
-		return 0;
-	l = len * nb_levels / (cap + 1);
-	if (l == 0)
-		l = 1;
-	return (uint8_t)(l >= nb_levels ? (uint64_t)nb_levels - 1 : l);
 }
 
 /* Nothing is derived from the group: pick() reads its live list. */
@@ -139,13 +199,26 @@ lb_adaptive_pick(void *state, const struct lb_pkt *pkts, uint16_t n,
 		 * at it: 27 instead of 32 ns per packet over 8 members
 		 * (one branchy pass) in a 64-packet burst micro-benchmark.
 		 */
-		if (view->port_len != NULL) {
+		if (view->port_len != NULL && view->port_bytes != NULL) {
 			for (k = 0; k < nb_live; k++) {
 				uint16_t port = grp->port[grp->live[k]];
 
-				lvl[k] = lb_adaptive_level(view->port_len[port] +
+				lvl[k] = lb_queue_level(view->port_len[port] +
 					st->burst_picks[port],
-					view->port_cap[port], view->nb_levels);
+					view->port_cap[port],
+					view->port_bytes[port] +
+					st->burst_bytes[port],
+					view->port_cap_bytes[port],
+					view->levels);
+			}
+		} else if (view->port_len != NULL) {
+			for (k = 0; k < nb_live; k++) {
+				uint16_t port = grp->port[grp->live[k]];
+
+				lvl[k] = lb_queue_level(view->port_len[port] +
+					st->burst_picks[port],
+					view->port_cap[port], 0, UINT64_MAX,
+					view->levels);
 			}
 		} else {
 			for (k = 0; k < nb_live; k++)
@@ -165,13 +238,18 @@ lb_adaptive_pick(void *state, const struct lb_pkt *pkts, uint16_t n,
 			out[i] = tied[ofan_rng_below(&st->rng, nb_tied)];
 			st->nb_ties++;
 		}
-		if (out[i] != LB_NONE && grp->port[out[i]] < st->nb_ports)
+		if (out[i] != LB_NONE && grp->port[out[i]] < st->nb_ports) {
 			st->burst_picks[grp->port[out[i]]]++;
+			st->burst_bytes[grp->port[out[i]]] += pkts[i].len;
+		}
 	}
 	/* The engine's lengths include this burst from the next call on. */
 	for (i = 0; i < n; i++)
-		if (out[i] != LB_NONE && pkts[i].grp->port[out[i]] < st->nb_ports)
+		if (out[i] != LB_NONE &&
+		    pkts[i].grp->port[out[i]] < st->nb_ports) {
 			st->burst_picks[pkts[i].grp->port[out[i]]] = 0;
+			st->burst_bytes[pkts[i].grp->port[out[i]]] = 0;
+		}
 }
 
 static void

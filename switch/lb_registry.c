@@ -72,7 +72,8 @@ lb_params_defaults(struct lb_params *p)
 	p->flowlet.gap_ns = 50 * 1000;
 	p->flowlet.table_size = 4096;
 	p->flowlet.repick = LB_FLOWLET_RANDOM;
-	p->adaptive.nb_levels = 8;
+	p->adaptive.levels.nb_levels = 8;
+	p->adaptive.levels.nb_thresholds = 0;
 }
 
 void

@@ -434,7 +434,6 @@ int
 sw_config_from_cfg(struct ofan_cfg *cfg, struct sw_config *c)
 {
 	struct sw_queue_config qdef;
-	int i;
 
 	sw_config_defaults(c);
 	c->path = ofan_cfg_path(cfg);

@@ -231,6 +231,7 @@ sw_engine_init_worker(struct sw_engine *eng, struct sw_worker *w,
 			return rc;
 		}
 		w->port_cap[i] = w->queue[i].cap_pkts;
+		w->port_cap_bytes[i] = w->queue[i].cap_bytes;
 	}
 	/*
 	 * Each worker's policy instance gets its own stream of the switch
@@ -577,9 +578,11 @@ sw_worker_input(struct sw_worker *w, uint16_t in_port,
 	uint64_t rx_bytes = 0;
 	struct lb_view view = {
 		.port_level = w->port_level,
-		.nb_levels = eng->cfg.lb.adaptive.nb_levels,
+		.levels = &eng->cfg.lb.adaptive.levels,
 		.port_len = w->port_len,
 		.port_cap = w->port_cap,
+		.port_bytes = w->port_bytes,
+		.port_cap_bytes = w->port_cap_bytes,
 	};
 	struct sw_port_stats *rx_st = &w->port_st[in_port];
 	const bool hash_needed = eng->cfg.policy->uses_flow_hash;
@@ -650,6 +653,8 @@ sw_worker_input(struct sw_worker *w, uint16_t in_port,
 							    LB_KIND_DATA;
 		meta[k].grp = &w->groups[eng->route_group[hop]];
 		meta[k].dst_key = eng->route_key[hop];
+		meta[k].len = m->pkt_len > UINT16_MAX ? UINT16_MAX :
+			(uint16_t)m->pkt_len;
 		k++;
 	}
 	rx_st->rx_pkts += n;
@@ -683,9 +688,9 @@ sw_worker_input(struct sw_worker *w, uint16_t in_port,
 		}
 		sw_worker_queued(q, now_ns);
 		w->port_len[port] = sw_queue_len(q);
+		w->port_bytes[port] = q->bytes;
 		if (levels_needed)
-			w->port_level[port] = sw_queue_level(q,
-							     view.nb_levels);
+			w->port_level[port] = sw_queue_level(q, view.levels);
 	}
 }
 
@@ -707,6 +712,7 @@ sw_worker_flush_failed(struct sw_worker *w, uint16_t port,
 	}
 	w->port_level[port] = 0;
 	w->port_len[port] = 0;
+	w->port_bytes[port] = 0;
 }
 
 uint16_t
@@ -752,8 +758,9 @@ sw_worker_tx_commit(struct sw_worker *w, uint16_t port, uint64_t now_ns,
 		w->drops[OFAN_DROP_TX_FULL] += nb_dropped;
 		st->egress_drops += nb_dropped;
 	}
-	w->port_level[port] = sw_queue_level(q, w->eng->cfg.lb.adaptive.nb_levels);
+	w->port_level[port] = sw_queue_level(q, &w->eng->cfg.lb.adaptive.levels);
 	w->port_len[port] = sw_queue_len(q);
+	w->port_bytes[port] = q->bytes;
 }
 
 /* ---- control plane ---- */

@@ -66,6 +66,8 @@ struct sw_worker {
 	uint8_t port_level[SW_MAX_PORTS];
 	uint32_t port_len[SW_MAX_PORTS];	/* packets queued per port */
 	uint32_t port_cap[SW_MAX_PORTS];	/* queue capacity per port */
+	uint64_t port_bytes[SW_MAX_PORTS];	/* bytes queued per port */
+	uint64_t port_cap_bytes[SW_MAX_PORTS];	/* byte capacity (UINT64_MAX: none) */
 	struct sw_port_stats port_st[SW_MAX_PORTS];
 	uint64_t drops[OFAN_DROP_MAX];
 	uint64_t picks[SW_MAX_PORTS];	/* policy decisions per egress port */

@@ -26,6 +26,7 @@
 
 #include <rte_mbuf.h>
 
+#include "lb.h"
 #include "ofan_rng.h"
 #include "sw_config.h"
 
@@ -113,28 +114,12 @@ sw_queue_hist_bin(const struct sw_queue *q, uint32_t len)
 	return (uint32_t)(((uint64_t)len * q->hist_mult) >> 40);
 }
 
-/*
- * Occupancy level 0 .. nb_levels-1 of the queue, for adaptive policies:
- * the fuller of its packets against cap_pkts and its bytes against
- * cap_bytes, whichever capacity binds first.
- */
+/* Occupancy level of the queue for adaptive policies (lb_queue_level). */
 static inline uint8_t
-sw_queue_level(const struct sw_queue *q, uint8_t nb_levels)
+sw_queue_level(const struct sw_queue *q, const struct lb_levels *lv)
 {
-	uint64_t len = sw_queue_len(q);
-	uint64_t l, lb;
-
-	if (len == 0)
-		return 0;
-	l = len * nb_levels / (q->cap_pkts + 1);
-	if (q->cap_bytes != UINT64_MAX) {
-		lb = q->bytes * nb_levels / (q->cap_bytes + 1);
-		if (lb > l)
-			l = lb;
-	}
-	if (l == 0)
-		l = 1;	/* non-empty is never level 0 */
-	return (uint8_t)(l >= nb_levels ? (uint64_t)nb_levels - 1 : l);
+	return lb_queue_level(sw_queue_len(q), q->cap_pkts, q->bytes,
+			      q->cap_bytes, lv);
 }
 
 /* Change the shaping rate at runtime (degraded links). */

@@ -75,7 +75,7 @@ h_params(struct harness *h, const struct lb_ops *ops, uint64_t seed)
 	h->p.nb_dst_keys = T_NB_DSTS;
 	h->p.nb_ports = T_NB_PORTS;
 	h->view.port_level = h->level;
-	h->view.nb_levels = 8;
+	h->view.levels = &h->p.adaptive.levels;
 }
 
 static void
@@ -366,7 +366,8 @@ START_TEST(test_params_defaults)
 	ck_assert_uint_eq(p.flowlet.gap_ns, 50000);
 	ck_assert_uint_eq(p.flowlet.table_size, 4096);
 	ck_assert_uint_eq(p.flowlet.repick, LB_FLOWLET_RANDOM);
-	ck_assert_uint_eq(p.adaptive.nb_levels, 8);
+	ck_assert_uint_eq(p.adaptive.levels.nb_levels, 8);
+	ck_assert_uint_eq(p.adaptive.levels.nb_thresholds, 0);
 	/* The engine's fields are not knobs and stay as they were. */
 	ck_assert_uint_eq(p.seed, 0xa5a5a5a5a5a5a5a5ull);
 	ck_assert_uint_eq(p.nb_groups, 0xa5a5a5a5u);
@@ -1361,7 +1362,88 @@ START_TEST(test_parse_knobs)
 	ck_assert_uint_eq(p.flowlet.gap_ns, 20000);
 	ck_assert_uint_eq(p.flowlet.table_size, 65536);
 	ck_assert_uint_eq(p.flowlet.repick, LB_FLOWLET_LEAST_LOADED);
-	ck_assert_uint_eq(p.adaptive.nb_levels, 4);
+	ck_assert_uint_eq(p.adaptive.levels.nb_levels, 4);
+	ck_assert_uint_eq(p.adaptive.levels.nb_thresholds, 0);
+
+	ck_assert_int_eq(parse_all("[adaptive]\nthresholds = 0.05, 0.1,0.2\n",
+				   &p, msg, sizeof(msg)), 0);
+	ck_assert_uint_eq(p.adaptive.levels.nb_thresholds, 3);
+	ck_assert_uint_eq(p.adaptive.levels.nb_levels, 4);
+	ck_assert_uint_eq(p.adaptive.levels.threshold[0], 50000);
+	ck_assert_uint_eq(p.adaptive.levels.threshold[1], 100000);
+	ck_assert_uint_eq(p.adaptive.levels.threshold[2], 200000);
+}
+END_TEST
+
+/*
+ * Queue levels (lb_queue_level): linear -- anything queued is above
+ * empty -- or htsim's thresholds, where a short queue ties with an empty
+ * one; packets and bytes both count, the fuller decides.
+ */
+START_TEST(test_levels)
+{
+	struct lb_levels lin = { .nb_levels = 8 };
+	struct lb_levels th = { .nb_levels = 4, .nb_thresholds = 3,
+				.threshold = { 50000, 100000, 200000 } };
+
+	/* Linear, 8 levels of a 99-packet queue. */
+	ck_assert_uint_eq(lb_queue_level(0, 99, 0, UINT64_MAX, &lin), 0);
+	ck_assert_uint_eq(lb_queue_level(1, 99, 0, UINT64_MAX, &lin), 1);
+	ck_assert_uint_eq(lb_queue_level(50, 99, 0, UINT64_MAX, &lin), 4);
+	ck_assert_uint_eq(lb_queue_level(99, 99, 0, UINT64_MAX, &lin), 7);
+	/* Bytes bind first: 1 packet of 400000 bytes in a 415000 queue. */
+	ck_assert_uint_eq(lb_queue_level(1, 4096, 400000, 415000, &lin), 7);
+	/* Thresholds at 5, 10, 20 % of 415000 bytes (20750, 41500, 83000). */
+	ck_assert_uint_eq(lb_queue_level(1, 4096, 4150, 415000, &th), 0);
+	ck_assert_uint_eq(lb_queue_level(4, 4096, 20749, 415000, &th), 0);
+	ck_assert_uint_eq(lb_queue_level(5, 4096, 20750, 415000, &th), 1);
+	ck_assert_uint_eq(lb_queue_level(9, 4096, 41500, 415000, &th), 2);
+	ck_assert_uint_eq(lb_queue_level(20, 4096, 83000, 415000, &th), 3);
+	ck_assert_uint_eq(lb_queue_level(100, 4096, 415000, 415000, &th), 3);
+	/* Packets bind: 25 % of a 100-packet queue of ACKs. */
+	ck_assert_uint_eq(lb_queue_level(25, 100, 1950, 415000, &th), 3);
+	ck_assert_uint_eq(lb_queue_level(0, 100, 0, 415000, &th), 0);
+}
+END_TEST
+
+/*
+ * With byte counts in the view, adaptive weighs queues by bytes: a queue
+ * of few large frames is fuller than one of many ACKs; the frames the
+ * burst itself sends count too.
+ */
+START_TEST(test_adaptive_bytes)
+{
+	static uint32_t len[T_NB_PORTS], cap[T_NB_PORTS];
+	static uint64_t bytes[T_NB_PORTS], cap_bytes[T_NB_PORTS];
+	struct lb_pkt pkts[4];
+	uint16_t out[4];
+	struct harness h;
+	unsigned int i;
+
+	h_params(&h, &lb_adaptive_ops, T_SEED);
+	for (i = 0; i < T_NB_PORTS; i++) {
+		cap[i] = 4096;
+		cap_bytes[i] = 41500;	/* 10 frames of 4150 */
+	}
+	h.view.port_len = len;
+	h.view.port_cap = cap;
+	h.view.port_bytes = bytes;
+	h.view.port_cap_bytes = cap_bytes;
+	h_start(&h);
+	h_group(&h, 0, 2, NULL);
+	/* Member 0: 20 ACKs (1560 bytes); member 1: 3 full frames. */
+	len[h.grp[0].port[0]] = 20;
+	bytes[h.grp[0].port[0]] = 1560;
+	len[h.grp[0].port[1]] = 3;
+	bytes[h.grp[0].port[1]] = 3 * 4150;
+	for (i = 0; i < 4; i++)
+		pkts[i] = (struct lb_pkt){ .grp = &h.grp[0], .len = 4150 };
+	h.ops->pick(h.state, pkts, 4, &h.view, 0, out);
+	/* 8 levels of 5187.5 bytes: member 0 is at level 1 (1560), member 1
+	 * at 2 (12450); 0 takes frames until it is at level 2 or above. */
+	ck_assert_uint_eq(out[0], 0);
+	ck_assert_uint_eq(out[1], 0);
+	h_stop(&h);
 }
 END_TEST
 
@@ -1382,6 +1464,15 @@ START_TEST(test_parse_errors)
 		  "least_loaded" },
 		{ "[adaptive]\nlevels = 1\n", "adaptive:levels", "1" },
 		{ "[adaptive]\nlevels = 17\n", "adaptive:levels", "17" },
+		{ "[adaptive]\nthresholds = 0.2, 0.1\n", "adaptive:thresholds",
+		  "0.2, 0.1" },
+		{ "[adaptive]\nthresholds = 0.05, 1.5\n", "adaptive:thresholds",
+		  "increasing fractions" },
+		{ "[adaptive]\nthresholds = 0.05 0.1\n", "adaptive:thresholds",
+		  "0.05 0.1" },
+		{ "[adaptive]\nthresholds =\n", "adaptive:thresholds", "" },
+		{ "[adaptive]\nlevels = 4\nthresholds = 0.1\n",
+		  "adaptive:levels", "one of levels" },
 		{ "[ofan]\nnudge_cycles = 12abc\n", "ofan:nudge_cycles",
 		  "12abc" },
 		{ "[ofan]\nnudge_cycles = 1000001\n", "ofan:nudge_cycles",
@@ -1394,8 +1485,8 @@ START_TEST(test_parse_errors)
 	unsigned int i;
 
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		ck_assert_int_eq(parse_all(bad[i].text, &p, msg, sizeof(msg)),
-				 -EINVAL);
+		ck_assert_msg(parse_all(bad[i].text, &p, msg, sizeof(msg)) ==
+			      -EINVAL, "'%s' was accepted", bad[i].text);
 		if (i == 0)
 			fprintf(stderr, "parse: %s\n", msg);
 		ck_assert_msg(strstr(msg, bad[i].where) != NULL &&
@@ -1454,6 +1545,8 @@ lb_suite(void)
 	tcase_add_test(tc, test_adaptive_least_level);
 	tcase_add_test(tc, test_adaptive_ties);
 	tcase_add_test(tc, test_adaptive_burst_accounting);
+	tcase_add_test(tc, test_adaptive_bytes);
+	tcase_add_test(tc, test_levels);
 	tcase_add_test(tc, test_flowlet_gap);
 	tcase_add_test(tc, test_flowlet_member_dies);
 	tcase_add_test(tc, test_flowlet_least_loaded);
