@@ -16,6 +16,7 @@
 #include <stdlib.h>
 
 #include "hs_erasure.h"
+#include "unit_suite.h"
 
 #define MSS 4096
 #define US 1000ull
@@ -425,11 +426,5 @@ erasure_suite(void)
 int
 main(void)
 {
-	SRunner *sr = srunner_create(erasure_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return t_run_suite(erasure_suite());
 }

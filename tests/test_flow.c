@@ -20,6 +20,7 @@
 
 #include "hs_flow.h"
 #include "ofan_rng.h"
+#include "unit_suite.h"
 
 #define T_SEED 0x0f1a5eedull
 #define T_DIM(a) (sizeof(a) / sizeof((a)[0]))
@@ -1464,11 +1465,5 @@ flow_suite(void)
 int
 main(void)
 {
-	SRunner *sr = srunner_create(flow_suite());
-	int nb_failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	nb_failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return nb_failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return t_run_suite(flow_suite());
 }

@@ -25,6 +25,7 @@
 #include "hlb.h"
 #include "ofan_config.h"
 #include "ofan_rng.h"
+#include "unit_suite.h"
 
 #define T_SEED 0x0fa1ba5eull
 #define T_BASE_RTT 10000ull		/* ns */
@@ -1624,11 +1625,5 @@ hlb_suite(void)
 int
 main(void)
 {
-	SRunner *sr = srunner_create(hlb_suite());
-	int nb_failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	nb_failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return nb_failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return t_run_suite(hlb_suite());
 }

@@ -29,6 +29,7 @@
 #include "lb.h"
 #include "ofan_config.h"
 #include "ofan_rng.h"
+#include "unit_suite.h"
 
 #define T_NB_GROUPS 4
 #define T_NB_DSTS 64
@@ -1563,11 +1564,5 @@ lb_suite(void)
 int
 main(void)
 {
-	SRunner *sr = srunner_create(lb_suite());
-	int nb_failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	nb_failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return nb_failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return t_run_suite(lb_suite());
 }

@@ -24,6 +24,7 @@
 #include "ofan_pcap.h"
 #include "ofan_wire.h"
 #include "sw_parse_fast.h"
+#include "unit_suite.h"
 
 #define FRAME_MAX	2048
 #define IP(a, b, c, d) \
@@ -1300,11 +1301,5 @@ parse_suite(void)
 int
 main(void)
 {
-	SRunner *sr = srunner_create(parse_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return t_run_suite(parse_suite());
 }

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The main() of a Check suite without EAL that writes files: it runs in a
+ * The main() of a Check suite without EAL: t_run_suite() runs it where it
+ * stands; t_unit_run_suite(), for suites that write files, runs it in a
  * temporary directory of its own ($TMPDIR or /tmp), so relative paths in
  * the tests land there, and removes that directory at the end (the tests
  * remove what they wrote).
@@ -15,17 +16,29 @@
 
 #include <check.h>
 
+/* Run suite; returns the process exit status. */
+static inline int
+t_run_suite(Suite *suite)
+{
+	SRunner *sr = srunner_create(suite);
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
+
 /*
  * Run suite in a fresh directory ofan-test-<name>-XXXXXX.  Returns the
  * process exit status.
  */
-static int
+static inline int
 t_unit_run_suite(const char *name, Suite *suite)
 {
 	char dir[PATH_MAX];
 	const char *tmp = getenv("TMPDIR");
-	SRunner *sr;
-	int failed;
+	int rc;
 
 	snprintf(dir, sizeof(dir), "%s/ofan-test-%s-XXXXXX",
 		 tmp != NULL && tmp[0] != '\0' ? tmp : "/tmp", name);
@@ -33,13 +46,10 @@ t_unit_run_suite(const char *name, Suite *suite)
 		perror(dir);
 		return EXIT_FAILURE;
 	}
-	sr = srunner_create(suite);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
+	rc = t_run_suite(suite);
 	if (chdir("/") != 0 || rmdir(dir) != 0)
 		perror(dir);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return rc;
 }
 
 #endif /* OFAN_TESTS_UNIT_SUITE_H */
