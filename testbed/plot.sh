@@ -347,7 +347,7 @@ queue_layers_data() {
 		NR == 1 {
 			header()
 			for (i = 1; i <= NF; i++)
-				if ($i ~ /^q_/ && $i != "q_max") { lay[++nl] = i; lname[nl] = substr($i, 3) }
+				if ($i ~ /^q_/ && $i != "q_max" && $i != "q_max_frames") { lay[++nl] = i; lname[nl] = substr($i, 3) }
 			next
 		}
 		{
@@ -382,7 +382,7 @@ ql_settings() {
 	printf '%s\n' \
 		"set title $(gp_quote "Maximum egress queue per layer$(combo_title "$1")")" \
 		"set xlabel 'queue layer (switch egress)'" \
-		"set ylabel 'maximum queue (packets)'" \
+		"set ylabel \"maximum queue (full frames' worth of bytes)\"" \
 		'set style data histograms' 'set style histogram clustered gap 1' \
 		'set style fill solid 0.8 border -1' 'set yrange [0:*]' \
 		'set grid noxtics'
@@ -407,13 +407,13 @@ plot_queue_layers() {
 # ---- queue-time: maximum queue over time ----
 
 # queue_time_data: $tmp/qt.list from queue-time.csv (layer "all"), one file
-# per combo and scheme: "t_us<TAB>max_pkts", the maximum over repeated runs.
+# per combo and scheme: "t_us<TAB>max_full", the maximum over repeated runs.
 queue_time_data() {
 	run_awk '
 		NR == 1 { header(); next }
-		$col["layer"] == "all" && isnum($col["t_us"]) && isnum($col["max_pkts"]) {
+		$col["layer"] == "all" && isnum($col["t_us"]) && isnum($col["max_full"]) {
 			ci = combo_index($col["combo"])
-			print ci, sidx[$col["scheme"]], plain($col["t_us"]), $col["max_pkts"], cname[ci]
+			print ci, sidx[$col["scheme"]], plain($col["t_us"]), $col["max_full"], cname[ci]
 		}
 	' "$out/queue-time.csv" | sort_series >"$tmp/qt.sorted"
 	run_awk '
@@ -443,7 +443,7 @@ qt_settings() {
 	printf '%s\n' \
 		"set title $(gp_quote "Maximum egress queue over every switch port, per time window$(combo_title "$1")")" \
 		"set xlabel $(gp_quote "time ($us, start of the window)")" \
-		"set ylabel 'maximum queue (packets)'" \
+		"set ylabel \"maximum queue (full frames' worth of bytes)\"" \
 		'set yrange [0:*]'
 }
 
@@ -453,7 +453,7 @@ qt_png() {
 
 plot_queue_time() {
 	local csv=$out/queue-time.csv
-	csv_ready "$csv" queue-time combo scheme t_us layer max_pkts || return 0
+	csv_ready "$csv" queue-time combo scheme t_us layer max_full || return 0
 	: >"$tmp/qt.list"
 	queue_time_data
 	if [ ! -s "$tmp/qt.list" ]; then
