@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "hs_results.h"
+#include "hs_summary.h"
 #include "ofan_clock.h"
 #include "ofan_json.h"
 #include "ofan_wire.h"
@@ -38,14 +39,6 @@ hs_flow_ideal_ns(const struct hs_config *c, const struct hs_traffic *t,
 			  8e9 / rate) + c->base_rtt_ns;
 }
 
-static int
-hs_cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
 struct hs_kv {
 	char key[32];
 	uint64_t value;
@@ -73,6 +66,52 @@ hs_kv_add(void *arg, const char *key, uint64_t value)
 	}
 }
 
+/*
+ * Flow f as the local hosts saw it: the sender's view, with the
+ * receiver's fields from the host that received it.  Returns false when
+ * no local host has the flow.
+ */
+static bool
+hs_merge_flow_result(struct hs_host *const *hosts, uint16_t nb_hosts,
+		     uint32_t i, struct hs_flow_result *out)
+{
+	struct hs_flow_result r, one;
+	bool any = false;
+	uint16_t k;
+
+	memset(&r, 0, sizeof(r));
+	for (k = 0; k < nb_hosts; k++) {
+		memset(&one, 0, sizeof(one));
+		if (!hs_host_flow_result(hosts[k], i, &one))
+			continue;
+		any = true;
+		if (one.sent_here) {
+			bool rx = r.received_here;
+			struct hs_flow_result keep = r;
+
+			r = one;
+			if (rx) {
+				r.received_here = true;
+				r.rx_done_ns = keep.rx_done_ns;
+				r.max_reorder = keep.max_reorder;
+				r.dups = keep.dups;
+				r.ce_pkts = keep.ce_pkts;
+				r.corrupt = keep.corrupt;
+			}
+		}
+		if (one.received_here) {
+			r.received_here = true;
+			r.rx_done_ns = one.rx_done_ns;
+			r.max_reorder = one.max_reorder;
+			r.dups = one.dups;
+			r.ce_pkts = one.ce_pkts;
+			r.corrupt = one.corrupt;
+		}
+	}
+	*out = r;
+	return any;
+}
+
 int
 hs_results(struct hs_host *const *hosts, uint16_t nb_hosts,
 	   const struct hs_config *cfg, const struct hs_traffic *t,
@@ -83,20 +122,20 @@ hs_results(struct hs_host *const *hosts, uint16_t nb_hosts,
 	const uint32_t *conc = t->concurrency;
 	uint64_t *ideal = calloc(t->nb_flows + 1, sizeof(uint64_t));
 	uint64_t *ideal_rx = calloc(t->nb_flows + 1, sizeof(uint64_t));
-	uint64_t *ideal_end = calloc(t->nb_flows + 1, sizeof(uint64_t));
+	uint64_t *begin = calloc(t->nb_flows + 1, sizeof(uint64_t));
+	struct hs_flow_times *times = calloc(t->nb_flows + 1, sizeof(*times));
 	double *slow = calloc(t->nb_flows + 1, sizeof(double));
 	struct hs_kv_table pol = { .n = 0 };
-	uint64_t first_start = UINT64_MAX, last_done = 0, fct_sum = 0;
-	uint64_t ideal_last = 0;
+	struct hs_flow_summary fs;
 	FILE *csv = NULL, *jf = NULL;
 	struct ofan_json j;
-	uint32_t i, nb_slow = 0;
+	uint32_t i, nb_here = 0;
 	uint16_t k;
 	int rc = 0;
 
 	memset(sum, 0, sizeof(*sum));
 	if (conc == NULL || ideal == NULL || ideal_rx == NULL ||
-	    ideal_end == NULL || slow == NULL) {
+	    begin == NULL || times == NULL || slow == NULL) {
 		rc = -ENOMEM;
 		goto out;
 	}
@@ -108,12 +147,9 @@ hs_results(struct hs_host *const *hosts, uint16_t nb_hosts,
 		ideal[i] = hs_flow_ideal_ns(cfg, t, i, conc);
 		ideal_rx[i] = ideal[i] - cfg->base_rtt_ns / 2;
 	}
-	rc = hs_traffic_ideal_begin(t, ideal, ideal_rx, ideal_end);
+	rc = hs_traffic_ideal_begin(t, ideal, ideal_rx, begin);
 	if (rc != 0)
 		goto out;
-	for (i = 0; i < t->nb_flows; i++)
-		if (ideal_end[i] != UINT64_MAX)
-			ideal_end[i] += ideal[i];
 	if (csv_path != NULL) {
 		csv = fopen(csv_path, "w");
 		if (csv == NULL) {
@@ -123,76 +159,52 @@ hs_results(struct hs_host *const *hosts, uint16_t nb_hosts,
 		fprintf(csv, "flow,src,dst,size,iteration,step,start_ns,done_ns,fct_ns,ideal_ns,slowdown,pkts_sent,retx,timeouts,acks,ecn_fraction,distinct_evs,rx_done_ns,max_reorder,dups,ce_pkts,corrupt\n");
 	}
 	for (i = 0; i < t->nb_flows; i++) {
-		const struct hs_flow_spec *f = &t->flows[i];
-		struct hs_flow_result r, one;
-		uint64_t fct = 0;
-		double sd = 0;
-		bool any = false;
+		struct hs_flow_result r;
 
-		memset(&r, 0, sizeof(r));
-		for (k = 0; k < nb_hosts; k++) {
-			memset(&one, 0, sizeof(one));
-			if (!hs_host_flow_result(hosts[k], i, &one))
-				continue;
-			any = true;
-			if (one.sent_here) {
-				bool rx = r.received_here;
-				struct hs_flow_result keep = r;
-
-				r = one;
-				if (rx) {
-					r.received_here = true;
-					r.rx_done_ns = keep.rx_done_ns;
-					r.max_reorder = keep.max_reorder;
-					r.dups = keep.dups;
-					r.ce_pkts = keep.ce_pkts;
-					r.corrupt = keep.corrupt;
-				}
-			}
-			if (one.received_here) {
-				r.received_here = true;
-				r.rx_done_ns = one.rx_done_ns;
-				r.max_reorder = one.max_reorder;
-				r.dups = one.dups;
-				r.ce_pkts = one.ce_pkts;
-				r.corrupt = one.corrupt;
-			}
-		}
-		if (!any)
+		if (!hs_merge_flow_result(hosts, nb_hosts, i, &r))
 			continue;
 		if (r.received_here) {
 			sum->corrupt += r.corrupt;
 			if (r.rx_done_ns == 0)
 				sum->incomplete_rx++;
 		}
-		if (r.sent_here) {
-			sum->nb_flows++;
-			sum->retx += r.retx;
-			sum->timeouts += r.timeouts;
-			if (r.done_ns != 0) {
-				sum->nb_completed++;
-				fct = r.done_ns - r.start_ns;
-				sd = (double)fct / (double)ideal[i];
-				slow[nb_slow++] = sd;
-				fct_sum += fct;
-				if (r.start_ns < first_start)
-					first_start = r.start_ns;
-				if (r.done_ns > last_done)
-					last_done = r.done_ns;
-				if (ideal_end[i] != UINT64_MAX &&
-				    ideal_end[i] > ideal_last)
-					ideal_last = ideal_end[i];
-			}
-		}
-		if (csv == NULL)
+		if (!r.sent_here)
 			continue;
+		sum->nb_flows++;
+		sum->retx += r.retx;
+		sum->timeouts += r.timeouts;
+		times[nb_here].start_ns = r.start_ns;
+		times[nb_here].done_ns = r.done_ns;
+		times[nb_here].ideal_ns = ideal[i];
+		times[nb_here].ideal_begin_ns = begin[i];
+		nb_here++;
+	}
+	rc = hs_flow_summarise(times, nb_here, slow, &fs);
+	if (rc != 0)
+		goto out;
+	sum->nb_completed = fs.nb_completed;
+	sum->max_slowdown = fs.max_slowdown;
+	sum->p99_slowdown = fs.p99_slowdown;
+	sum->mean_fct_ns = fs.mean_fct_ns;
+	sum->collective_ns = fs.collective_ns;
+	sum->collective_ideal_ns = fs.collective_ideal_ns;
+	for (i = 0, nb_here = 0; csv != NULL && i < t->nb_flows; i++) {
+		const struct hs_flow_spec *f = &t->flows[i];
+		struct hs_flow_result r;
+		double sd = 0;
+
+		if (!hs_merge_flow_result(hosts, nb_hosts, i, &r))
+			continue;
+		if (r.sent_here)
+			sd = slow[nb_here++];
 		fprintf(csv, "%u,%u,%u,%llu,%u,%u,", i, f->src, f->dst,
 			(unsigned long long)f->size, f->iteration, f->step);
 		if (r.sent_here)
 			fprintf(csv, "%llu,%llu,%llu,%llu,%.4f,%llu,%llu,%llu,%llu,%.4f,%u,",
 				(unsigned long long)r.start_ns,
 				(unsigned long long)r.done_ns,
-				(unsigned long long)fct,
+				(unsigned long long)(r.done_ns != 0 ?
+						     r.done_ns - r.start_ns : 0),
 				(unsigned long long)ideal[i], sd,
 				(unsigned long long)r.pkts_sent,
 				(unsigned long long)r.retx,
@@ -211,14 +223,6 @@ hs_results(struct hs_host *const *hosts, uint16_t nb_hosts,
 				(unsigned long long)r.corrupt);
 		else
 			fprintf(csv, ",,,,\n");
-	}
-	if (nb_slow > 0) {
-		qsort(slow, nb_slow, sizeof(double), hs_cmp_double);
-		sum->max_slowdown = slow[nb_slow - 1];
-		sum->p99_slowdown = slow[(uint32_t)((nb_slow - 1) * 0.99)];
-		sum->mean_fct_ns = (double)fct_sum / nb_slow;
-		sum->collective_ns = last_done - first_start;
-		sum->collective_ideal_ns = ideal_last;
 	}
 	if (json_path == NULL)
 		goto out;
@@ -292,7 +296,8 @@ out:
 		rc = -EIO;
 	free(ideal);
 	free(ideal_rx);
-	free(ideal_end);
+	free(begin);
+	free(times);
 	free(slow);
 	return rc;
 }

@@ -48,6 +48,7 @@
 #include <rte_mempool.h>
 
 #include "fab.h"
+#include "hs_summary.h"
 #include "hs_traffic.h"
 #include "ofan_fs.h"
 #include "ofan_parse.h"
@@ -1361,6 +1362,53 @@ START_TEST(test_reps_path_timeouts)
 END_TEST
 
 /*
+ * ofan-fabric's flow summary is hs_flow_summarise()'s on its own flows,
+ * the function ofan-host's hs_results() calls too (test_host checks that
+ * side): the k = 4 all-to-all's 240 flows, where the nearest-rank p99
+ * (rank 238) is not the maximum.
+ */
+START_TEST(test_summary_shared)
+{
+	const char *ov[] = { "traffic.pattern=alltoall", "traffic.size=16KiB" };
+	struct hs_flow_times *times;
+	struct hs_flow_summary s;
+	const struct fab_params *p;
+	struct fab_run r;
+	struct t_exp e;
+	double *sd;
+	uint32_t f;
+
+	t_load(&e, "permutation-k4.ini", ov, RTE_DIM(ov), false, 0);
+	p = &e.x.combos[0];
+	t_run(p, t_scheme(p, "spray"), &r);
+	ck_assert_uint_eq(r.nb_flows, 240);
+	ck_assert_uint_eq(r.nb_completed, 240);
+	times = calloc(r.nb_flows, sizeof(*times));
+	sd = calloc(r.nb_flows, sizeof(*sd));
+	ck_assert(times != NULL && sd != NULL);
+	for (f = 0; f < r.nb_flows; f++) {
+		times[f].start_ns = r.flows[f].start_ns;
+		times[f].done_ns = r.flows[f].start_ns + r.flows[f].fct_ns;
+		times[f].ideal_ns = r.flows[f].ideal_ns;
+		times[f].ideal_begin_ns = UINT64_MAX;
+	}
+	ck_assert_int_eq(hs_flow_summarise(times, r.nb_flows, sd, &s), 0);
+	ck_assert_uint_eq(s.nb_completed, r.nb_completed);
+	ck_assert(s.max_slowdown == r.max_slowdown);
+	ck_assert(s.p99_slowdown == r.p99_slowdown);
+	ck_assert(s.p99_slowdown < s.max_slowdown);
+	ck_assert(s.mean_fct_ns == r.mean_fct_ns);
+	ck_assert_uint_eq(s.collective_ns, r.collective_ns);
+	for (f = 0; f < r.nb_flows; f++)
+		ck_assert(sd[f] == r.flows[f].slowdown);
+	free(times);
+	free(sd);
+	fab_run_free(&r);
+	fab_experiment_free(&e.x);
+}
+END_TEST
+
+/*
  * The study's queue finding with its model (erasure recovery, per-flow
  * pacers with htsim's jitter, the full link rate, deep queues) on the
  * k = 4 permutation: random spraying's maximum queue
@@ -1746,6 +1794,7 @@ fabric_suite(void)
 	tcase_add_test(tc, test_ce_echo);
 	tcase_add_test(tc, test_reps_path_timeouts);
 	tcase_add_test(tc, test_queue_scaling_study);
+	tcase_add_test(tc, test_summary_shared);
 	tcase_add_test(tc, test_ops_vs_spray);
 	tcase_add_test(tc, test_seeds);
 	suite_add_tcase(s, tc);

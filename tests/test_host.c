@@ -58,6 +58,7 @@
 #include "hs_config.h"
 #include "hs_host.h"
 #include "hs_results.h"
+#include "hs_summary.h"
 #include "hs_traffic.h"
 #include "lb.h"
 #include "ofan_clock.h"
@@ -622,6 +623,40 @@ t_bytes_to(const struct t_net *net, uint32_t r)
 }
 
 /*
+ * hs_results()'s summary is hs_flow_summarise()'s on the flows' measured
+ * times and ideals, the function ofan-fabric calls too (test_fabric's
+ * test_summary_shared checks that side).
+ */
+static void
+t_check_summary_shared(struct t_net *net, const struct hs_summary *sum)
+{
+	uint32_t n = net->traffic.nb_flows, f;
+	struct hs_flow_times *times = calloc(n + 1, sizeof(*times));
+	struct hs_flow_summary s;
+
+	ck_assert_ptr_nonnull(times);
+	for (f = 0; f < n; f++) {
+		const struct hs_flow_spec *spec = &net->traffic.flows[f];
+		struct hs_flow_result r;
+
+		memset(&r, 0, sizeof(r));
+		ck_assert(hs_host_flow_result(net->host[spec->src], f, &r));
+		times[f].start_ns = r.start_ns;
+		times[f].done_ns = r.done_ns;
+		times[f].ideal_ns = hs_flow_ideal_ns(&net->cfg, &net->traffic,
+						     f, net->traffic.concurrency);
+		times[f].ideal_begin_ns = UINT64_MAX;
+	}
+	ck_assert_int_eq(hs_flow_summarise(times, n, NULL, &s), 0);
+	ck_assert_uint_eq(s.nb_completed, sum->nb_completed);
+	ck_assert(s.max_slowdown == sum->max_slowdown);
+	ck_assert(s.p99_slowdown == sum->p99_slowdown);
+	ck_assert(s.mean_fct_ns == sum->mean_fct_ns);
+	ck_assert_uint_eq(s.collective_ns, sum->collective_ns);
+	free(times);
+}
+
+/*
  * Every flow delivered completely, verified and acknowledged, seen from
  * the hosts' counters, from each flow's results and from hs_results()'s
  * summary.  nb_corrupt: payload corruptions the test caused on purpose.
@@ -673,6 +708,7 @@ t_check_delivered(struct t_net *net, uint64_t nb_corrupt,
 	ck_assert_int_eq(hs_results(net->host, net->nb_hosts, &net->cfg,
 				    &net->traffic, 0, 0, 0, NULL, NULL, sum),
 			 0);
+	t_check_summary_shared(net, sum);
 	ck_assert_uint_eq(sum->nb_flows, net->traffic.nb_flows);
 	ck_assert_uint_eq(sum->nb_completed, net->traffic.nb_flows);
 	ck_assert_uint_eq(sum->incomplete_rx, 0);

@@ -20,6 +20,7 @@
 #include "fab_sim.h"
 #include "hs_host.h"
 #include "hs_results.h"
+#include "hs_summary.h"
 #include "ofan_clock.h"
 #include "ofan_wire.h"
 #include "sw_engine.h"
@@ -381,14 +382,6 @@ fab_sim_build(struct fab_sim *s, uint16_t scheme, char *err,
 /* ---- results ---- */
 
 static int
-fab_cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-static int
 fab_cmp_qwin(const void *a, const void *b)
 {
 	const struct fab_qwin *x = a, *y = b;
@@ -450,11 +443,11 @@ fab_collect_flows(struct fab_sim *s)
 	uint64_t *send_ns = calloc(n + 1, sizeof(*send_ns));
 	uint64_t *recv_ns = calloc(n + 1, sizeof(*recv_ns));
 	uint64_t *begin = calloc(n + 1, sizeof(*begin));
+	struct hs_flow_times *times = calloc(n + 1, sizeof(*times));
 	double *slow = calloc(n + 1, sizeof(*slow));
-	uint64_t first = UINT64_MAX, last = 0, ideal_last = 0, fct_sum = 0;
 	struct sw_totals *tot = malloc(sizeof(*tot));
-	uint64_t first_ideal = UINT64_MAX;
-	uint32_t f, i, nb_slow = 0;
+	struct hs_flow_summary sum;
+	uint32_t f, i;
 	uint16_t port;
 	int rc = 0;
 
@@ -462,7 +455,7 @@ fab_collect_flows(struct fab_sim *s)
 	r->nb_flows = n;
 	r->flows = calloc(n + 1, sizeof(*r->flows));
 	if (send_ns == NULL || recv_ns == NULL || begin == NULL ||
-	    slow == NULL || tot == NULL || r->flows == NULL) {
+	    times == NULL || slow == NULL || tot == NULL || r->flows == NULL) {
 		rc = -ENOMEM;
 		goto out;
 	}
@@ -495,10 +488,6 @@ fab_collect_flows(struct fab_sim *s)
 		hs_host_flow_result(s->hosts[sp->src].h, f, &res);
 		hs_host_flow_result(s->hosts[sp->dst].h, f, &res);
 		fr->ideal_ns = send_ns[f];
-		if (begin[f] != UINT64_MAX) {
-			first_ideal = RTE_MIN(first_ideal, begin[f]);
-			ideal_last = RTE_MAX(ideal_last, begin[f] + send_ns[f]);
-		}
 		fr->src = sp->src;
 		fr->dst = sp->dst;
 		fr->size = sp->size;
@@ -510,26 +499,24 @@ fab_collect_flows(struct fab_sim *s)
 		fr->ce_acks = res.ce_acks;
 		fr->rx_pkts = res.rx_pkts;
 		fr->rx_done_ns = res.rx_done_ns;
-		if (res.done_ns == 0 || !res.sent_here)
-			continue;
-		fr->fct_ns = res.done_ns - res.start_ns;
-		fr->slowdown = (double)fr->fct_ns / (double)fr->ideal_ns;
-		slow[nb_slow++] = fr->slowdown;
-		fct_sum += fr->fct_ns;
-		first = RTE_MIN(first, res.start_ns);
-		last = RTE_MAX(last, res.done_ns);
+		times[f].start_ns = res.start_ns;
+		times[f].done_ns = res.sent_here ? res.done_ns : 0;
+		times[f].ideal_ns = send_ns[f];
+		times[f].ideal_begin_ns = begin[f];
+		if (times[f].done_ns != 0)
+			fr->fct_ns = res.done_ns - res.start_ns;
 	}
-	r->nb_completed = nb_slow;
-	if (nb_slow > 0) {
-		qsort(slow, nb_slow, sizeof(*slow), fab_cmp_double);
-		r->max_slowdown = slow[nb_slow - 1];
-		r->p99_slowdown = slow[(uint32_t)ceil(0.99 * nb_slow) - 1];
-		r->mean_fct_ns = (double)fct_sum / nb_slow;
-		r->collective_ns = last - first;
-	}
-	/* Measured like collective_ns: from the first start. */
-	r->ideal_collective_ns = first_ideal == UINT64_MAX ? 0 :
-		ideal_last - first_ideal;
+	rc = hs_flow_summarise(times, n, slow, &sum);
+	if (rc != 0)
+		goto out;
+	for (f = 0; f < n; f++)
+		r->flows[f].slowdown = slow[f];
+	r->nb_completed = sum.nb_completed;
+	r->max_slowdown = sum.max_slowdown;
+	r->p99_slowdown = sum.p99_slowdown;
+	r->mean_fct_ns = sum.mean_fct_ns;
+	r->collective_ns = sum.collective_ns;
+	r->ideal_collective_ns = sum.collective_ideal_ns;
 	for (i = 0; i < s->t->nb_hosts; i++) {
 		const struct hs_host_stats *st = hs_host_stats(s->hosts[i].h);
 
@@ -572,6 +559,7 @@ out:
 	free(send_ns);
 	free(recv_ns);
 	free(begin);
+	free(times);
 	free(slow);
 	free(tot);
 	return rc;
