@@ -8,7 +8,6 @@
  * conservation.  The ideal model is documented at fab_oneway_ns (fab.h).
  */
 #include <errno.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -18,7 +18,8 @@
 #   - the per-port counts equal tests/data/eal/golden-POLICY.txt (the
 #     seed is fixed; regenerate with OFAN_REGOLD=1 after a deliberate
 #     change, and review the diff);
-#   - if tshark is installed, it decodes the output as RoCE (BTH opcodes).
+#   - tshark decodes the output as RoCE (BTH opcodes); without tshark
+#     the test fails.
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -118,6 +119,7 @@ for pol in "${POLICIES[@]}"; do
 done
 
 # Wireshark's RoCE dissector sees BTHs: SEND ONLY (4) data and ACKs (17).
+# tshark is installed by scripts/install-deps.sh: without it this fails.
 if command -v tshark >/dev/null 2>&1; then
 	out=$TMP/out-ofan-1.pcap
 	n=$("${CHECK[@]}" count "$out")
@@ -128,7 +130,7 @@ if command -v tshark >/dev/null 2>&1; then
 	expect_eq "tshark: BTH opcodes seen" \
 		"$(sort -un "$TMP/tshark.txt" | tr '\n' ' ')" "4 17 "
 else
-	echo "skip: tshark not installed, RoCE decoding not checked"
+	fail "tshark not found: RoCE decoding not checked (scripts/install-deps.sh installs it)"
 fi
 
 ofan_finish

@@ -462,7 +462,7 @@ if command -v tshark >/dev/null 2>&1; then
 	expect_eq "tshark: frames decoded as InfiniBand (BTH)" \
 		"$(wc -l <"$TMP/a.tshark")" 300
 else
-	echo "skip: tshark not installed, decoding not checked"
+	fail "tshark not found: decoding not checked (scripts/install-deps.sh installs it)"
 fi
 
 echo "-- B: capture.sh --port all, 200 more frames"

@@ -681,7 +681,7 @@ if command -v editcap >/dev/null 2>&1; then
 	editcap -F pcapng "$TMP/mixed.pcap" "$TMP/mixed.pcapng"
 	in=$TMP/mixed.pcapng
 else
-	echo "skip: editcap not installed, pcapng input not tried"
+	fail "editcap not found: pcapng input not tried (scripts/install-deps.sh installs tshark, which brings it)"
 fi
 run_replay def "$in" --out "$TMP/out-def"
 sed 's/^/    /' "$TMP/def.out"
