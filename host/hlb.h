@@ -11,7 +11,9 @@
  * EAL.
  *
  * Adding a policy: one hlb_<name>.c defining `const struct hlb_ops
- * hlb_<name>_ops`, a line in hlb_registry.c, its config section, a test.
+ * hlb_<name>_ops` (its settings block, defaults and parse included), a
+ * line in hlb_registry.c (or an hlb_register() call), its config section,
+ * a test: docs/architecture.md walks through it.
  *
  * Ownership: the connection owns state_size bytes of policy state (zeroed
  * before init()); the host owns the RNG and passes it in.  Nothing is
@@ -28,42 +30,50 @@
 
 struct ofan_cfg;
 
-#define HLB_REPS_SLOTS 8
-#define HLB_MP_MAX_SUBFLOWS 64
+/*
+ * A policy's settings live in a block of its own, settings_size bytes of
+ * an hlb_settings, that only the policy reads: its defaults() and parse()
+ * fill it, and every hook gets it back in hlb_params.settings.
+ */
+#define HLB_MAX_POLICIES 16
+#define HLB_SETTINGS_MAX 64
+
+struct hlb_settings {
+	_Alignas(8) unsigned char bytes[HLB_SETTINGS_MAX];
+};
+
+/* The settings of every registered policy, by registry position. */
+struct hlb_settings_table {
+	struct hlb_settings of[HLB_MAX_POLICIES];
+};
+
+struct hlb_ops;
+
+/* Each registered policy's defaults() into its block (zeroed first). */
+void hlb_settings_defaults(struct hlb_settings_table *t);
 
 /*
- * Parameters shared by the connections of a host.  The host fills the
- * path facts (EV range, base RTT, BDP); each policy's parse() fills its
- * own sub-struct from the config.
+ * Every registered policy's parse() over its own section, selected or
+ * not.  Returns 0 or -EINVAL with the message recorded in cfg.
+ */
+int hlb_settings_from_cfg(struct ofan_cfg *cfg, struct hlb_settings_table *t);
+
+/* The block of ops in t; NULL when ops has none or is not registered. */
+const void *hlb_settings_of(const struct hlb_settings_table *t,
+			    const struct hlb_ops *ops);
+
+/*
+ * What the policies of a host's connections share: the path facts the
+ * host fills in (EV range, base RTT, BDP) and the chosen policy's
+ * settings block.
  */
 struct hlb_params {
 	uint16_t ev_min;		/* EVs are in [ev_min, ev_max] */
 	uint16_t ev_max;
 	uint64_t base_rtt_ns;		/* unloaded round trip of a data packet */
 	uint32_t bdp_pkts;		/* packets in one bandwidth-delay product */
-	struct {
-		/* Cycle through a seeded permutation of the EV range instead
-		 * of drawing each EV at random. */
-		bool permuted;
-	} ops;
-	struct {
-		uint64_t freeze_ns;		/* default 10 ms */
-		double freeze_rtt_factor;	/* freeze only if max RTT < this x base (1.65) */
-	} reps;
-	struct {
-		double ce_threshold;		/* a round is congested above this CE fraction (0.25) */
-		uint32_t congested_rounds;	/* repath after this many in a row (1) */
-	} plb;
-	struct {
-		uint16_t subflows;		/* k fixed EVs, round robin (4) */
-	} mp;
-	struct {
-		uint64_t gap_ns;		/* 0: half the base RTT */
-	} flowlet;
+	const void *settings;		/* the policy's block, or NULL */
 };
-
-/* Set every knob to its default; leaves the path facts alone. */
-void hlb_params_defaults(struct hlb_params *p);
 
 /* Uniform random EV in [p->ev_min, p->ev_max]. */
 static inline uint16_t
@@ -94,15 +104,25 @@ hlb_random_other_ev(const struct hlb_params *p, struct ofan_rng *rng,
 	return (uint16_t)(p->ev_min + r);
 }
 
+/*
+ * A host policy.  name, summary, init, next_ev, on_ack and on_timeout are
+ * required; every other member may be 0 or NULL, and the host then skips
+ * it.
+ */
 struct hlb_ops {
 	const char *name;	/* as in the config: host_policy = <name> */
 	const char *summary;	/* one line for --help and README */
+	/* Bytes of the policy's settings block (<= HLB_SETTINGS_MAX); 0: none. */
+	size_t settings_size;
+	/* Fill the block, zeroed, with the defaults.  May be NULL (zeros). */
+	void (*defaults)(void *settings);
 	/*
-	 * Read and validate this policy's [host.<name>] section (may be
-	 * absent).  Called for every registered policy at start-up.  May be
-	 * NULL.  Returns 0 or -EINVAL with the message recorded in cfg.
+	 * Read and validate this policy's [host.<name>] section into its
+	 * block (the section may be absent).  Called for every registered
+	 * policy at start-up.  May be NULL.  Returns 0 or -EINVAL with the
+	 * message recorded in cfg.
 	 */
-	int (*parse)(struct ofan_cfg *cfg, struct hlb_params *p);
+	int (*parse)(struct ofan_cfg *cfg, void *settings);
 	/* Bytes of per-connection state. */
 	size_t state_size;
 	/* A connection starts: set up st (zeroed, state_size bytes). */
@@ -145,15 +165,19 @@ struct hlb_ops {
 		     void *arg);
 };
 
-/* NULL-terminated registry, in documentation order. */
-extern const struct hlb_ops *const hlb_registry[];
-const struct hlb_ops *hlb_find(const char *name);
+/*
+ * NULL-terminated registry: the built-in policies in documentation order
+ * (hlb_registry.c), then any hlb_register() added.
+ */
+extern const struct hlb_ops *hlb_registry[HLB_MAX_POLICIES + 1];
 
-extern const struct hlb_ops hlb_fixed_ops;
-extern const struct hlb_ops hlb_ops_ops;
-extern const struct hlb_ops hlb_reps_ops;
-extern const struct hlb_ops hlb_plb_ops;
-extern const struct hlb_ops hlb_mp_ops;
-extern const struct hlb_ops hlb_flowlet_ops;
+/*
+ * Add a policy before any configuration is read.  Returns 0, -EEXIST
+ * when the name is taken, -ENOSPC when the registry is full, -EINVAL when
+ * ops lacks a required member or its settings do not fit.
+ */
+int hlb_register(const struct hlb_ops *ops);
+
+const struct hlb_ops *hlb_find(const char *name);
 
 #endif /* OFAN_HLB_H */

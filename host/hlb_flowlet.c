@@ -26,6 +26,7 @@
  * never pauses never moves, however congested its path.
  */
 #include "hlb.h"
+#include "hlb_flowlet.h"
 #include "ofan_config.h"
 
 #define HLB_FLOWLET_MAX_GAP_NS 1000000000ull	/* 1 s */
@@ -38,17 +39,33 @@ struct hlb_flowlet {
 	bool move;		/* a timeout: the next packet moves */
 };
 
-static int
-hlb_flowlet_parse(struct ofan_cfg *cfg, struct hlb_params *p)
+/* This policy's settings (hlb_params.settings). */
+static inline const struct hlb_flowlet_settings *
+hlb_flowlet_set(const struct hlb_params *p)
 {
-	uint64_t gap_ns = p->flowlet.gap_ns;
+	return p->settings;
+}
+
+static void
+hlb_flowlet_defaults(void *settings)
+{
+	struct hlb_flowlet_settings *s = settings;
+
+	s->gap_ns = 0;
+}
+
+static int
+hlb_flowlet_parse(struct ofan_cfg *cfg, void *settings)
+{
+	struct hlb_flowlet_settings *s = settings;
+	uint64_t gap_ns = s->gap_ns;
 	int ret;
 
 	ret = ofan_cfg_get_time(cfg, "host.flowlet", "gap", 0, 0,
 				HLB_FLOWLET_MAX_GAP_NS, &gap_ns);
 	if (ret < 0)
 		return ret;
-	p->flowlet.gap_ns = gap_ns;
+	s->gap_ns = gap_ns;
 	return 0;
 }
 
@@ -68,7 +85,7 @@ hlb_flowlet_next_ev(void *state, const struct hlb_params *p,
 		    struct ofan_rng *rng, uint64_t now_ns)
 {
 	struct hlb_flowlet *st = state;
-	uint64_t gap_ns = p->flowlet.gap_ns != 0 ? p->flowlet.gap_ns :
+	uint64_t gap_ns = hlb_flowlet_set(p)->gap_ns != 0 ? hlb_flowlet_set(p)->gap_ns :
 			  p->base_rtt_ns / 2;
 
 	if (st->move || (st->acked && now_ns - st->last_ns > gap_ns)) {
@@ -115,6 +132,8 @@ hlb_flowlet_dump(const void *state,
 const struct hlb_ops hlb_flowlet_ops = {
 	.name = "flowlet",
 	.summary = "new random EV after an ACK gap",
+	.settings_size = sizeof(struct hlb_flowlet_settings),
+	.defaults = hlb_flowlet_defaults,
 	.parse = hlb_flowlet_parse,
 	.state_size = sizeof(struct hlb_flowlet),
 	.init = hlb_flowlet_init,

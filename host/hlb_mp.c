@@ -17,6 +17,7 @@
  * subflow stays there, as nothing reacts to feedback.
  */
 #include "hlb.h"
+#include "hlb_mp.h"
 #include "ofan_config.h"
 
 struct hlb_mp {
@@ -25,17 +26,33 @@ struct hlb_mp {
 	uint16_t next;			/* subflow of the next packet */
 };
 
-static int
-hlb_mp_parse(struct ofan_cfg *cfg, struct hlb_params *p)
+/* This policy's settings (hlb_params.settings). */
+static inline const struct hlb_mp_settings *
+hlb_mp_set(const struct hlb_params *p)
 {
-	uint32_t subflows = p->mp.subflows;
+	return p->settings;
+}
+
+static void
+hlb_mp_defaults(void *settings)
+{
+	struct hlb_mp_settings *s = settings;
+
+	s->subflows = 4;
+}
+
+static int
+hlb_mp_parse(struct ofan_cfg *cfg, void *settings)
+{
+	struct hlb_mp_settings *s = settings;
+	uint32_t subflows = s->subflows;
 	int ret;
 
 	ret = ofan_cfg_get_u32(cfg, "host.mp", "subflows", 0, 1,
 			       HLB_MP_MAX_SUBFLOWS, &subflows);
 	if (ret < 0)
 		return ret;
-	p->mp.subflows = (uint16_t)subflows;
+	s->subflows = (uint16_t)subflows;
 	return 0;
 }
 
@@ -45,7 +62,7 @@ hlb_mp_init(void *state, const struct hlb_params *p, struct ofan_rng *rng,
 {
 	struct hlb_mp *st = state;
 	uint32_t range = (uint32_t)p->ev_max - p->ev_min + 1;
-	uint32_t k = p->mp.subflows;
+	uint32_t k = hlb_mp_set(p)->subflows;
 	uint32_t j, i;
 	uint16_t n = 0;
 
@@ -114,6 +131,8 @@ hlb_mp_dump(const void *state,
 const struct hlb_ops hlb_mp_ops = {
 	.name = "mp",
 	.summary = "k subflows with fixed distinct EVs, packets round robin",
+	.settings_size = sizeof(struct hlb_mp_settings),
+	.defaults = hlb_mp_defaults,
 	.parse = hlb_mp_parse,
 	.state_size = sizeof(struct hlb_mp),
 	.init = hlb_mp_init,

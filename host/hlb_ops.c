@@ -28,6 +28,7 @@
  * most reordering; a failed path keeps receiving its share of packets.
  */
 #include "hlb.h"
+#include "hlb_ops.h"
 #include "ofan_config.h"
 
 #define HLB_OPS_ROUNDS 4
@@ -38,16 +39,32 @@ struct hlb_ops_state {
 	uint64_t nb_cycles;		/* permutations started */
 };
 
-static int
-hlb_ops_parse(struct ofan_cfg *cfg, struct hlb_params *p)
+/* This policy's settings (hlb_params.settings). */
+static inline const struct hlb_ops_settings *
+hlb_ops_set(const struct hlb_params *p)
 {
-	bool permuted = p->ops.permuted;
+	return p->settings;
+}
+
+static void
+hlb_ops_defaults(void *settings)
+{
+	struct hlb_ops_settings *s = settings;
+
+	s->permuted = false;
+}
+
+static int
+hlb_ops_parse(struct ofan_cfg *cfg, void *settings)
+{
+	struct hlb_ops_settings *s = settings;
+	bool permuted = s->permuted;
 	int ret;
 
 	ret = ofan_cfg_get_bool(cfg, "host.ops", "permuted", 0, &permuted);
 	if (ret < 0)
 		return ret;
-	p->ops.permuted = permuted;
+	s->permuted = permuted;
 	return 0;
 }
 
@@ -68,7 +85,7 @@ hlb_ops_init(void *state, const struct hlb_params *p, struct ofan_rng *rng,
 {
 	struct hlb_ops_state *st = state;
 
-	if (p->ops.permuted)
+	if (hlb_ops_set(p)->permuted)
 		hlb_ops_new_cycle(st, rng);
 }
 
@@ -109,7 +126,7 @@ hlb_ops_next_ev(void *state, const struct hlb_params *p,
 	unsigned int half;
 	uint32_t x;
 
-	if (!p->ops.permuted)
+	if (!hlb_ops_set(p)->permuted)
 		return hlb_random_ev(p, rng);
 	if (st->idx >= range)
 		hlb_ops_new_cycle(st, rng);
@@ -149,6 +166,8 @@ hlb_ops_dump(const void *state,
 const struct hlb_ops hlb_ops_ops = {
 	.name = "ops",
 	.summary = "oblivious spraying: a new EV per packet",
+	.settings_size = sizeof(struct hlb_ops_settings),
+	.defaults = hlb_ops_defaults,
 	.parse = hlb_ops_parse,
 	.state_size = sizeof(struct hlb_ops_state),
 	.init = hlb_ops_init,

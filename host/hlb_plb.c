@@ -21,6 +21,7 @@
  * cannot split one connection over several paths.
  */
 #include "hlb.h"
+#include "hlb_plb.h"
 #include "ofan_config.h"
 
 #define HLB_PLB_MAX_ROUNDS 1000
@@ -34,11 +35,28 @@ struct hlb_plb {
 	uint16_t ev;
 };
 
-static int
-hlb_plb_parse(struct ofan_cfg *cfg, struct hlb_params *p)
+/* This policy's settings (hlb_params.settings). */
+static inline const struct hlb_plb_settings *
+hlb_plb_set(const struct hlb_params *p)
 {
-	double threshold = p->plb.ce_threshold;
-	uint32_t rounds = p->plb.congested_rounds;
+	return p->settings;
+}
+
+static void
+hlb_plb_defaults(void *settings)
+{
+	struct hlb_plb_settings *s = settings;
+
+	s->ce_threshold = 0.25;
+	s->congested_rounds = 1;
+}
+
+static int
+hlb_plb_parse(struct ofan_cfg *cfg, void *settings)
+{
+	struct hlb_plb_settings *s = settings;
+	double threshold = s->ce_threshold;
+	uint32_t rounds = s->congested_rounds;
 	int ret;
 
 	ret = ofan_cfg_get_double(cfg, "host.plb", "ce_threshold", 0, 0.0,
@@ -49,8 +67,8 @@ hlb_plb_parse(struct ofan_cfg *cfg, struct hlb_params *p)
 			       HLB_PLB_MAX_ROUNDS, &rounds);
 	if (ret < 0)
 		return ret;
-	p->plb.ce_threshold = threshold;
-	p->plb.congested_rounds = rounds;
+	s->ce_threshold = threshold;
+	s->congested_rounds = rounds;
 	return 0;
 }
 
@@ -98,14 +116,14 @@ hlb_plb_on_ack(void *state, const struct hlb_params *p,
 	if (st->nb_acks < round)
 		return;
 	congested = (double)st->nb_ce >
-		    p->plb.ce_threshold * (double)st->nb_acks;
+		    hlb_plb_set(p)->ce_threshold * (double)st->nb_acks;
 	st->nb_acks = 0;
 	st->nb_ce = 0;
 	if (!congested) {
 		st->nb_congested = 0;
 		return;
 	}
-	if (++st->nb_congested < p->plb.congested_rounds)
+	if (++st->nb_congested < hlb_plb_set(p)->congested_rounds)
 		return;
 	hlb_plb_repath(st, p, rng);
 	st->nb_repaths++;
@@ -136,6 +154,8 @@ hlb_plb_dump(const void *state,
 const struct hlb_ops hlb_plb_ops = {
 	.name = "plb",
 	.summary = "one EV, moved after congested rounds of ACKs or a timeout",
+	.settings_size = sizeof(struct hlb_plb_settings),
+	.defaults = hlb_plb_defaults,
 	.parse = hlb_plb_parse,
 	.state_size = sizeof(struct hlb_plb),
 	.init = hlb_plb_init,

@@ -1,17 +1,25 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The table of host load-balancing policies, lookup by name and the
- * default knobs.
+ * The table of host load-balancing policies, registration and lookup by
+ * name, and the policies' settings blocks.
  *
  * The host chooses one policy by name at start-up (host_policy = <name>)
  * and gives every connection its own state_size bytes of state; nothing
  * here runs per packet.
  */
+#include <errno.h>
 #include <string.h>
 
 #include "hlb.h"
 
-const struct hlb_ops *const hlb_registry[] = {
+extern const struct hlb_ops hlb_fixed_ops;
+extern const struct hlb_ops hlb_ops_ops;
+extern const struct hlb_ops hlb_reps_ops;
+extern const struct hlb_ops hlb_plb_ops;
+extern const struct hlb_ops hlb_mp_ops;
+extern const struct hlb_ops hlb_flowlet_ops;
+
+const struct hlb_ops *hlb_registry[HLB_MAX_POLICIES + 1] = {
 	&hlb_fixed_ops,
 	&hlb_ops_ops,
 	&hlb_reps_ops,
@@ -34,18 +42,56 @@ hlb_find(const char *name)
 	return NULL;
 }
 
-/*
- * Only the policy knobs are set: the EV range, base RTT and BDP are facts
- * about the fabric that the host fills in, so they are left untouched.
- */
-void
-hlb_params_defaults(struct hlb_params *p)
+int
+hlb_register(const struct hlb_ops *ops)
 {
-	p->ops.permuted = false;
-	p->reps.freeze_ns = 10 * 1000 * 1000;
-	p->reps.freeze_rtt_factor = 1.65;
-	p->plb.ce_threshold = 0.25;
-	p->plb.congested_rounds = 1;
-	p->mp.subflows = 4;
-	p->flowlet.gap_ns = 0;
+	unsigned int i;
+
+	if (ops == NULL || ops->name == NULL || ops->init == NULL ||
+	    ops->next_ev == NULL || ops->on_ack == NULL ||
+	    ops->on_timeout == NULL || ops->settings_size > HLB_SETTINGS_MAX)
+		return -EINVAL;
+	if (hlb_find(ops->name) != NULL)
+		return -EEXIST;
+	for (i = 0; hlb_registry[i] != NULL; i++)
+		;
+	if (i >= HLB_MAX_POLICIES)
+		return -ENOSPC;
+	hlb_registry[i] = ops;
+	hlb_registry[i + 1] = NULL;
+	return 0;
+}
+
+void
+hlb_settings_defaults(struct hlb_settings_table *t)
+{
+	unsigned int i;
+
+	memset(t, 0, sizeof(*t));
+	for (i = 0; hlb_registry[i] != NULL; i++)
+		if (hlb_registry[i]->defaults != NULL)
+			hlb_registry[i]->defaults(t->of[i].bytes);
+}
+
+int
+hlb_settings_from_cfg(struct ofan_cfg *cfg, struct hlb_settings_table *t)
+{
+	unsigned int i;
+
+	for (i = 0; hlb_registry[i] != NULL; i++)
+		if (hlb_registry[i]->parse != NULL &&
+		    hlb_registry[i]->parse(cfg, t->of[i].bytes) != 0)
+			return -EINVAL;
+	return 0;
+}
+
+const void *
+hlb_settings_of(const struct hlb_settings_table *t, const struct hlb_ops *ops)
+{
+	unsigned int i;
+
+	for (i = 0; hlb_registry[i] != NULL; i++)
+		if (hlb_registry[i] == ops)
+			return ops->settings_size > 0 ? t->of[i].bytes : NULL;
+	return NULL;
 }

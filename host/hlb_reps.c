@@ -43,6 +43,7 @@
  * round trip old.
  */
 #include "hlb.h"
+#include "hlb_reps.h"
 #include "ofan_config.h"
 
 #define HLB_REPS_RTT_SAMPLES 8
@@ -68,11 +69,28 @@ struct hlb_reps {
 	bool frozen;
 };
 
-static int
-hlb_reps_parse(struct ofan_cfg *cfg, struct hlb_params *p)
+/* This policy's settings (hlb_params.settings). */
+static inline const struct hlb_reps_settings *
+hlb_reps_set(const struct hlb_params *p)
 {
-	uint64_t freeze_ns = p->reps.freeze_ns;
-	double factor = p->reps.freeze_rtt_factor;
+	return p->settings;
+}
+
+static void
+hlb_reps_defaults(void *settings)
+{
+	struct hlb_reps_settings *s = settings;
+
+	s->freeze_ns = 10 * 1000 * 1000;
+	s->freeze_rtt_factor = 1.65;
+}
+
+static int
+hlb_reps_parse(struct ofan_cfg *cfg, void *settings)
+{
+	struct hlb_reps_settings *s = settings;
+	uint64_t freeze_ns = s->freeze_ns;
+	double factor = s->freeze_rtt_factor;
 	int ret;
 
 	ret = ofan_cfg_get_time(cfg, "host.reps", "freeze_time", 0,
@@ -84,8 +102,8 @@ hlb_reps_parse(struct ofan_cfg *cfg, struct hlb_params *p)
 				  1.0, 100.0, &factor);
 	if (ret < 0)
 		return ret;
-	p->reps.freeze_ns = freeze_ns;
-	p->reps.freeze_rtt_factor = factor;
+	s->freeze_ns = freeze_ns;
+	s->freeze_rtt_factor = factor;
 	return 0;
 }
 
@@ -201,7 +219,7 @@ hlb_reps_rtt_low(const struct hlb_reps *st, const struct hlb_params *p)
 		if (st->rtt[i] > max)
 			max = st->rtt[i];
 	return st->nb_rtt == 0 ||
-	       (double)max < p->reps.freeze_rtt_factor * (double)p->base_rtt_ns;
+	       (double)max < hlb_reps_set(p)->freeze_rtt_factor * (double)p->base_rtt_ns;
 }
 
 /* Freeze, unless frozen already or the RTTs say congestion. */
@@ -213,7 +231,7 @@ hlb_reps_freeze(struct hlb_reps *st, const struct hlb_params *p,
 	if (st->frozen || !hlb_reps_rtt_low(st, p))
 		return;
 	st->frozen = true;
-	st->thaw_ns = now_ns + p->reps.freeze_ns;
+	st->thaw_ns = now_ns + hlb_reps_set(p)->freeze_ns;
 	st->cycle_pos = 0;
 	st->explore_left = 0;
 	st->nb_freezes++;
@@ -266,6 +284,8 @@ hlb_reps_dump(const void *state,
 const struct hlb_ops hlb_reps_ops = {
 	.name = "reps",
 	.summary = "recycled entropy: reuse EVs of unmarked ACKs",
+	.settings_size = sizeof(struct hlb_reps_settings),
+	.defaults = hlb_reps_defaults,
 	.parse = hlb_reps_parse,
 	.state_size = sizeof(struct hlb_reps),
 	.init = hlb_reps_init,

@@ -43,7 +43,7 @@ void
 hs_config_defaults(struct hs_config *c)
 {
 	memset(c, 0, sizeof(*c));
-	hlb_params_defaults(&c->hlb);
+	hlb_settings_defaults(&c->hlb_set);
 	c->hlb.ev_min = 49152;
 	c->hlb.ev_max = 65535;
 	c->policy = hlb_find("fixed");
@@ -92,11 +92,11 @@ hs_config_host(struct ofan_cfg *cfg, struct hs_config *c,
 	       unsigned int policy_flags)
 {
 	static const char *const sec = "host";
-	const char *names[16];
+	const char *names[HLB_MAX_POLICIES + 1];
 	int i, n, cc = c->cc, ecn = c->ecn, rec = c->recovery;
 	int pacing = c->pacing, ce_echo = c->ce_echo;
 
-	for (n = 0; hlb_registry[n] != NULL && n < 15; n++)
+	for (n = 0; hlb_registry[n] != NULL && n < HLB_MAX_POLICIES; n++)
 		names[n] = hlb_registry[n]->name;
 	names[n] = NULL;
 	i = 0;
@@ -293,13 +293,7 @@ hs_config_ports(struct ofan_cfg *cfg, struct hs_config *c)
 static int
 hs_config_policies(struct ofan_cfg *cfg, struct hs_config *c)
 {
-	int i;
-
-	for (i = 0; hlb_registry[i] != NULL; i++)
-		if (hlb_registry[i]->parse != NULL &&
-		    hlb_registry[i]->parse(cfg, &c->hlb) != 0)
-			return -EINVAL;
-	return 0;
+	return hlb_settings_from_cfg(cfg, &c->hlb_set);
 }
 
 int

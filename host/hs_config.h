@@ -68,7 +68,9 @@ struct hs_port_config {
 struct hs_config {
 	const char *path;
 	const struct hlb_ops *policy;
+	/* Path facts for the policies; hosts add the policy's settings. */
 	struct hlb_params hlb;
+	struct hlb_settings_table hlb_set;	/* every policy's own settings */
 	uint64_t seed;
 	uint64_t rate_bps;	/* link rate the host paces against */
 	double rate_coef;	/* fraction of it used */

@@ -71,6 +71,8 @@ struct hs_rflow {
 
 struct hs_host {
 	const struct hs_config *cfg;
+	/* cfg's path facts with its policy's settings (cfg->hlb_set). */
+	struct hlb_params hlb;
 	const struct hs_traffic *traffic;
 	struct hs_transport_params tp;
 	uint32_t rank;
@@ -312,6 +314,8 @@ hs_host_create(const struct hs_host_params *p, char *err,
 		return NULL;
 	}
 	h->cfg = c;
+	h->hlb = c->hlb;
+	h->hlb.settings = hlb_settings_of(&c->hlb_set, c->policy);
 	h->traffic = p->traffic;
 	h->rank = p->rank;
 	h->ip = hs_rank_ip(c, p->rank);
@@ -436,7 +440,7 @@ hs_flow_activate(struct hs_host *h, uint32_t si, uint64_t now)
 		h->st.alloc_failed++;
 		return;
 	}
-	c->policy->init(s->lb, &c->hlb, &h->rng, now);
+	c->policy->init(s->lb, &h->hlb, &h->rng, now);
 	hs_frame_template(&h->fx, &s->tmpl, s->spec, s->nic_slot);
 	s->cwnd = c->window_pkts;
 	s->state = HS_ACTIVE;
@@ -672,7 +676,7 @@ hs_input_ack(struct hs_host *h, const uint8_t *frame,
 	h->timer_ns = RTE_MIN(h->timer_ns, hs_sender_timer_ns(&s->tx));
 	s->acks++;
 	s->ce_acks += a.ce;
-	c->policy->on_ack(s->lb, &c->hlb, &h->rng, ev, a.ce, rtt, now);
+	c->policy->on_ack(s->lb, &h->hlb, &h->rng, ev, a.ce, rtt, now);
 	if (c->cc == HS_CC_ECN_WINDOW) {
 		if (a.ce)
 			s->cwnd = RTE_MAX(1.0, s->cwnd - 0.5);
@@ -753,7 +757,7 @@ hs_host_timers(struct hs_host *h, uint64_t now)
 		if (hs_sender_check_timeout(&s->tx, now)) {
 			h->st.timeouts++;
 			if (!h->path_timers)
-				c->policy->on_timeout(s->lb, &c->hlb, &h->rng,
+				c->policy->on_timeout(s->lb, &h->hlb, &h->rng,
 						      now);
 			if (c->cc == HS_CC_ECN_WINDOW)
 				s->cwnd = 1.0;
@@ -799,12 +803,12 @@ hs_flow_packet(struct hs_host *h, uint32_t si, uint64_t now, uint32_t *wire)
 		*wire = 1;
 		return NULL;
 	}
-	ev = c->policy->next_ev(s->lb, &c->hlb, &h->rng, now);
+	ev = c->policy->next_ev(s->lb, &h->hlb, &h->rng, now);
 	/* A chosen EV whose last packet is overdue: tell, choose again
 	 * (each check stops that EV's timer, so this ends). */
 	while (h->path_timers && hs_sender_path_expired(&s->tx, ev, now)) {
-		c->policy->on_path_timeout(s->lb, &c->hlb, &h->rng, ev, now);
-		ev = c->policy->next_ev(s->lb, &c->hlb, &h->rng, now);
+		c->policy->on_path_timeout(s->lb, &h->hlb, &h->rng, ev, now);
+		ev = c->policy->next_ev(s->lb, &h->hlb, &h->rng, now);
 	}
 	off = (uint16_t)(ev - c->hlb.ev_min);
 	if (off <= hs_ev_range(c) &&

@@ -10,8 +10,9 @@
  * tested without EAL; they are called once per burst, not per packet.
  *
  * Adding a policy: one lb_<name>.c defining `const struct lb_ops
- * lb_<name>_ops`, one line in lb_registry.c, its section in the configs
- * and a test file.
+ * lb_<name>_ops` (its settings block, defaults and parse included), one
+ * line in lb_registry.c (or an lb_register() call), its section in the
+ * configs and a test file: docs/architecture.md walks through it.
  *
  * Ownership and threading: a policy instance (the void *state) belongs to
  * exactly one forwarding lcore.  Nothing in it is shared or locked; with
@@ -21,9 +22,11 @@
 #define OFAN_LB_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct ofan_cfg;
+struct lb_ops;
 
 #define LB_MAX_MEMBERS 64
 #define LB_NONE 0xffff		/* pick result when no member is live */
@@ -62,10 +65,11 @@ struct lb_pkt {
 #define LB_MAX_THRESHOLDS 15
 
 /*
- * How a queue's occupancy becomes a level for adaptive policies
- * ([adaptive] levels or thresholds): the fuller of its packets against
- * its packet capacity and its bytes against its byte capacity, so that
- * whichever capacity binds first decides.
+ * How the engine turns a queue's occupancy into the level it shows
+ * policies (lb_view; [queue] levels or level_thresholds, lb_levels.c):
+ * the fuller of its packets against its packet capacity and its bytes
+ * against its byte capacity, so that whichever capacity binds first
+ * decides.
  *  - linear (nb_thresholds = 0): level = occupancy x nb_levels, and a
  *    queue holding anything is at least level 1;
  *  - thresholds: level = how many of threshold[] (increasing fractions
@@ -78,6 +82,17 @@ struct lb_levels {
 	uint8_t nb_thresholds;
 	uint32_t threshold[LB_MAX_THRESHOLDS];
 };
+
+/* The engine's default: 8 linear levels. */
+void lb_levels_defaults(struct lb_levels *lv);
+
+/*
+ * Read [sec] levels (2..16, linear) or level_thresholds (a list of
+ * fractions) into lv, which holds the defaults.  Returns 0 or -EINVAL
+ * with the message recorded in cfg.
+ */
+int lb_levels_from_cfg(struct ofan_cfg *cfg, const char *sec,
+		       struct lb_levels *lv);
 
 /* The level of used out of cap (cap 0 or UINT64_MAX: no capacity). */
 static inline uint8_t
@@ -131,42 +146,52 @@ struct lb_view {
 	const uint64_t *port_cap_bytes;
 };
 
-enum lb_flowlet_repick { LB_FLOWLET_RANDOM = 0, LB_FLOWLET_LEAST_LOADED = 1 };
+/*
+ * A policy's settings live in a block of its own, settings_size bytes of
+ * an lb_settings, that only the policy reads: its defaults() and parse()
+ * fill it, its create() gets it back in lb_params.settings.
+ */
+#define LB_MAX_POLICIES 16
+#define LB_SETTINGS_MAX 128
+
+struct lb_settings {
+	_Alignas(8) unsigned char bytes[LB_SETTINGS_MAX];
+};
+
+/* The settings of every registered policy, by registry position. */
+struct lb_settings_table {
+	struct lb_settings of[LB_MAX_POLICIES];
+};
+
+/* Each registered policy's defaults() into its block (zeroed first). */
+void lb_settings_defaults(struct lb_settings_table *t);
 
 /*
- * Creation parameters: sizes from the engine, knobs from the config.
- * Each policy's parse() fills only its own sub-struct.
+ * Every registered policy's parse() over its own section, selected or
+ * not, so that a bad knob is reported either way.  Returns 0 or -EINVAL.
  */
+int lb_settings_from_cfg(struct ofan_cfg *cfg, struct lb_settings_table *t);
+
+/* The block of ops in t; NULL when ops is not registered. */
+const void *lb_settings_of(const struct lb_settings_table *t,
+			   const struct lb_ops *ops);
+
+/* Creation parameters: sizes and the seed from the engine. */
 struct lb_params {
 	uint64_t seed;		/* per switch, already mixed with the lcore */
 	uint32_t nb_groups;
 	uint32_t nb_dst_keys;
 	uint16_t nb_ports;
-	struct {
-		/* Advance the pointer by one extra every N full cycles (0 = off). */
-		uint32_t nudge_cycles;
-		/* Shuffle the member order once per switch (default yes). */
-		uint8_t shuffle;
-		/* Random start per destination (default yes). */
-		uint8_t random_start;
-	} ofan;
-	struct {
-		uint64_t gap_ns;	/* idle gap that ends a flowlet */
-		uint32_t table_size;	/* flow table entries, power of two */
-		uint8_t repick;		/* enum lb_flowlet_repick */
-	} flowlet;
-	struct {
-		struct lb_levels levels;	/* how queue occupancy is quantised */
-	} adaptive;
+	const void *settings;	/* the policy's own block, or NULL if it has none */
 };
 
-/* Set every knob of every policy to its default. */
-void lb_params_defaults(struct lb_params *p);
 
 /*
- * A policy.  Members are called from the control path (parse, create,
- * destroy, group_changed, dump) or the data path (pick) of the lcore that
- * owns the instance, never concurrently.
+ * A policy.  Members are called from the control path (defaults, parse,
+ * create, destroy, group_changed, dump) or the data path (pick) of the
+ * lcore that owns the instance, never concurrently.  name, summary,
+ * create, destroy and pick are required; every other member may be 0 or
+ * NULL, and the engine then skips it.
  */
 struct lb_ops {
 	const char *name;	/* as written in the config: policy = <name> */
@@ -177,14 +202,19 @@ struct lb_ops {
 	 */
 	bool uses_flow_hash;
 	bool uses_queue_levels;
+	/* Bytes of the policy's settings block (<= LB_SETTINGS_MAX); 0: none. */
+	size_t settings_size;
+	/* Fill the block, zeroed, with the defaults.  May be NULL (zeros). */
+	void (*defaults)(void *settings);
 	/*
-	 * Read and validate this policy's own [<name>] section (it may be
-	 * absent: defaults stay).  Called for every registered policy at
-	 * start-up, so a bad knob is reported even for an unselected policy.
-	 * May be NULL when the policy has no knobs.  Returns 0 or -EINVAL
-	 * with the message recorded in cfg.
+	 * Read and validate the policy's own [<name>] section into its block
+	 * (the section may be absent: defaults stay).  Called for every
+	 * registered policy at start-up, so a bad knob is reported even for
+	 * an unselected policy; the keys it asks for are the section's
+	 * allowed keys.  May be NULL when the policy has no knobs.  Returns
+	 * 0 or -EINVAL with the message recorded in cfg.
 	 */
-	int (*parse)(struct ofan_cfg *cfg, struct lb_params *p);
+	int (*parse)(struct ofan_cfg *cfg, void *settings);
 	/* Allocate an instance; returns 0 or -errno.  *state owned by caller. */
 	int (*create)(const struct lb_params *p, void **state);
 	void (*destroy)(void *state);
@@ -210,20 +240,24 @@ struct lb_ops {
 		     void *arg);
 };
 
-/* NULL-terminated registry of every policy, in documentation order. */
-extern const struct lb_ops *const lb_registry[];
+/*
+ * NULL-terminated registry of every policy: the built-in ones in
+ * documentation order (lb_registry.c), then any lb_register() added.
+ */
+extern const struct lb_ops *lb_registry[LB_MAX_POLICIES + 1];
+
+/*
+ * Add a policy, before any configuration is read (a constructor may call
+ * it).  Returns 0, -EEXIST when the name is taken, -ENOSPC when the
+ * registry is full, -EINVAL when ops lacks a required member or its
+ * settings do not fit.
+ */
+int lb_register(const struct lb_ops *ops);
 
 /* Look a policy up by name; NULL if unknown. */
 const struct lb_ops *lb_find(const char *name);
 
-/* "ecmp, spray, rr, adaptive, flowlet, ofan" into buf, for messages. */
+/* The registered names, comma separated, into buf, for messages. */
 const char *lb_names(char *buf, unsigned int size);
-
-extern const struct lb_ops lb_ecmp_ops;
-extern const struct lb_ops lb_spray_ops;
-extern const struct lb_ops lb_rr_ops;
-extern const struct lb_ops lb_adaptive_ops;
-extern const struct lb_ops lb_flowlet_ops;
-extern const struct lb_ops lb_ofan_ops;
 
 #endif /* OFAN_LB_H */

@@ -6,10 +6,10 @@
  * uniformly at random among the tied members.
  *
  * Where it sits: the load-balancing stage of the switch pipeline.  The
- * engine quantises each queue into [adaptive] levels (lb_params) and keeps
+ * engine quantises each queue into its levels (lb_levels) and keeps
  * view->port_level current as it enqueues; this policy only reads it.
  *
- * Levels ([adaptive] levels or thresholds, lb_levels): linear by default
+ * Levels ([queue] levels or level_thresholds, an engine setting): linear by default
  * (8 levels; anything queued is above empty), or the occupancy
  * thresholds of the study's simulator (htsim's packet AR: 5, 10 and 20 %
  * of the queue, so short queues tie with empty ones and the tie-break
@@ -27,7 +27,6 @@
 #include <stdlib.h>
 
 #include "lb.h"
-#include "ofan_config.h"
 #include "ofan_rng.h"
 
 #define LB_ADAPTIVE_STREAM 0x4164617074ull
@@ -39,80 +38,6 @@ struct lb_adaptive {
 	uint32_t *burst_picks;	/* [nb_ports] picks in the current burst */
 	uint64_t *burst_bytes;	/* [nb_ports] their bytes */
 } __attribute__((aligned(64)));
-
-#define LB_ADAPTIVE_THRESHOLDS_EXPECT \
-	"increasing fractions of the queue between 0 and 1, comma separated (at most 15), e.g. 0.05, 0.1, 0.2"
-
-/* [adaptive] thresholds = 0.05, 0.1, 0.2 into lv. */
-static int
-lb_adaptive_parse_thresholds(struct ofan_cfg *cfg, const char *text,
-			     struct lb_levels *lv)
-{
-	const char *c = text;
-	double prev = 0.0;
-	uint8_t n = 0;
-
-	for (;;) {
-		char *end;
-		double f;
-
-		while (*c == ' ')
-			c++;
-		f = strtod(c, &end);
-		if (end == c || f <= prev || f >= 1.0 ||
-		    n == LB_MAX_THRESHOLDS)
-			return ofan_cfg_fail(cfg, "adaptive", "thresholds",
-				"'%s' is not a list of thresholds; expected "
-				LB_ADAPTIVE_THRESHOLDS_EXPECT, text);
-		lv->threshold[n] = (uint32_t)(f * 1e6 + 0.5);
-		if (lv->threshold[n] == 0 ||
-		    (n > 0 && lv->threshold[n] <= lv->threshold[n - 1]))
-			return ofan_cfg_fail(cfg, "adaptive", "thresholds",
-				"'%s': %g is too close to its neighbour; expected "
-				LB_ADAPTIVE_THRESHOLDS_EXPECT, text, f);
-		n++;
-		prev = f;
-		c = end;
-		while (*c == ' ')
-			c++;
-		if (*c == '\0')
-			break;
-		if (*c != ',')
-			return ofan_cfg_fail(cfg, "adaptive", "thresholds",
-				"'%s' is not a list of thresholds; expected "
-				LB_ADAPTIVE_THRESHOLDS_EXPECT, text);
-		c++;
-	}
-	lv->nb_thresholds = n;
-	lv->nb_levels = (uint8_t)(n + 1);
-	return 0;
-}
-
-static int
-lb_adaptive_parse(struct ofan_cfg *cfg, struct lb_params *p)
-{
-	struct lb_levels *lv = &p->adaptive.levels;
-	uint32_t levels = lv->nb_levels;
-	const char *text = NULL;
-	int ret;
-
-	ret = ofan_cfg_get_u32(cfg, "adaptive", "levels", 0, 2, 16, &levels);
-	if (ret < 0)
-		return ret;
-	ret = ofan_cfg_get_str(cfg, "adaptive", "thresholds", 0, &text);
-	if (ret < 0)
-		return ret;
-	if (text == NULL) {
-		lv->nb_levels = (uint8_t)levels;
-		lv->nb_thresholds = 0;
-		return 0;
-	}
-	if (ofan_cfg_has_key(cfg, "adaptive", "levels"))
-		return ofan_cfg_fail(cfg, "adaptive", "levels",
-			"'%u' with thresholds; expected one of levels (linear) and thresholds",
-			levels);
-	return lb_adaptive_parse_thresholds(cfg, text, lv);
-}
 
 static int
 lb_adaptive_create(const struct lb_params *p, void **state)
@@ -146,12 +71,6 @@ lb_adaptive_destroy(void *state)
 	free(st->burst_picks);
 	free(st->burst_bytes);
 	free(st);
-}
-
-/* Nothing is derived from the group: pick() reads its live list. */
-static void
-lb_adaptive_group_changed(void *state, const struct lb_group *grp)
-{
 }
 
 /* Without a view every queue looks empty: a uniform random pick. */
@@ -267,10 +186,8 @@ const struct lb_ops lb_adaptive_ops = {
 	.summary = "least occupied egress queue, random among ties",
 	.uses_flow_hash = false,
 	.uses_queue_levels = true,
-	.parse = lb_adaptive_parse,
 	.create = lb_adaptive_create,
 	.destroy = lb_adaptive_destroy,
-	.group_changed = lb_adaptive_group_changed,
 	.pick = lb_adaptive_pick,
 	.dump = lb_adaptive_dump,
 };

@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "lb.h"
+#include "lb_flowlet.h"
 #include "ofan_config.h"
 #include "ofan_rng.h"
 
@@ -50,17 +51,28 @@ struct lb_flowlet {
 	struct lb_flowlet_entry *table;
 } __attribute__((aligned(64)));
 
-static int
-lb_flowlet_parse(struct ofan_cfg *cfg, struct lb_params *p)
+static void
+lb_flowlet_defaults(void *settings)
 {
+	struct lb_flowlet_settings *s = settings;
+
+	s->gap_ns = 50 * 1000;
+	s->table_size = 4096;
+	s->repick = LB_FLOWLET_RANDOM;
+}
+
+static int
+lb_flowlet_parse(struct ofan_cfg *cfg, void *settings)
+{
+	struct lb_flowlet_settings *s = settings;
 	static const char *const repick_names[] = {
 		[LB_FLOWLET_RANDOM] = "random",
 		[LB_FLOWLET_LEAST_LOADED] = "least_loaded",
 		NULL,
 	};
-	uint64_t gap_ns = p->flowlet.gap_ns;
-	uint32_t size = p->flowlet.table_size;
-	int repick = p->flowlet.repick;
+	uint64_t gap_ns = s->gap_ns;
+	uint32_t size = s->table_size;
+	int repick = s->repick;
 	int ret;
 
 	ret = ofan_cfg_get_time(cfg, "flowlet", "gap", 0, 1,
@@ -80,22 +92,23 @@ lb_flowlet_parse(struct ofan_cfg *cfg, struct lb_params *p)
 				&repick);
 	if (ret < 0)
 		return ret;
-	p->flowlet.gap_ns = gap_ns;
-	p->flowlet.table_size = size;
-	p->flowlet.repick = (uint8_t)repick;
+	s->gap_ns = gap_ns;
+	s->table_size = size;
+	s->repick = (uint8_t)repick;
 	return 0;
 }
 
 static int
 lb_flowlet_create(const struct lb_params *p, void **state)
 {
-	uint32_t size = p->flowlet.table_size;
+	const struct lb_flowlet_settings *s = p->settings;
+	uint32_t size = s != NULL ? s->table_size : 0;
 	struct lb_flowlet *st;
 	void *mem;
 	uint32_t i;
 
 	if (size == 0 || (size & (size - 1)) != 0 ||
-	    p->flowlet.repick > LB_FLOWLET_LEAST_LOADED)
+	    s->repick > LB_FLOWLET_LEAST_LOADED)
 		return -EINVAL;
 	if (posix_memalign((void **)&st, 64, sizeof(*st)) != 0)
 		return -ENOMEM;
@@ -112,9 +125,9 @@ lb_flowlet_create(const struct lb_params *p, void **state)
 		st->table[i].member = LB_NONE;
 	}
 	ofan_rng_seed(&st->rng, p->seed, LB_FLOWLET_STREAM);
-	st->gap_ns = p->flowlet.gap_ns;
+	st->gap_ns = s->gap_ns;
 	st->mask = size - 1;
-	st->repick = p->flowlet.repick;
+	st->repick = s->repick;
 	*state = st;
 	return 0;
 }
@@ -218,6 +231,8 @@ const struct lb_ops lb_flowlet_ops = {
 	.summary = "per-flow member until an idle gap, then repick",
 	.uses_flow_hash = true,
 	.uses_queue_levels = true,
+	.settings_size = sizeof(struct lb_flowlet_settings),
+	.defaults = lb_flowlet_defaults,
 	.parse = lb_flowlet_parse,
 	.create = lb_flowlet_create,
 	.destroy = lb_flowlet_destroy,

@@ -12,7 +12,7 @@
  * where random spraying's queues grow like a random walk.  Pointers are
  * per instance, that is per lcore, so with k lcores the bound is k.
  *
- * The cycle of a group: the members are shuffled once (p->ofan.shuffle),
+ * The cycle of a group: the members are shuffled once ([ofan] shuffle),
  * with an rng seeded from (seed, group id), so every rebuild of the group
  * gives the same order.  The live members' weights are divided by their
  * gcd and the cycle is the interleaved weighted round robin
@@ -26,14 +26,14 @@
  * member and the proportions to within one entry each.
  *
  * Pointers: the first packet to a destination sets both its pointers, the
- * data pointer at a seeded random position (p->ofan.random_start) and the
+ * data pointer at a seeded random position ([ofan] random_start) and the
  * ACK pointer half a cycle further, so that data and ACKs toward one
  * destination do not start on the same member.  A pointer remembers the
  * group version and cycle length it refers to; after group_changed() its
  * next packet rescales the position to the new cycle (pos * new / old,
  * which keeps the data/ACK offset and the spread of starts) before
  * picking, so a dead member is skipped from the very next packet.  With
- * p->ofan.nudge_cycles = N, every N full cycles a pointer skips one extra
+ * [ofan] nudge_cycles = N, every N full cycles a pointer skips one extra
  * position, shifting its phase against other switches' rotations; the
  * skip happens when every member has had its share, so evenness holds.
  *
@@ -45,6 +45,7 @@
 #include <string.h>
 
 #include "lb.h"
+#include "lb_ofan.h"
 #include "ofan_config.h"
 #include "ofan_rng.h"
 
@@ -86,12 +87,23 @@ struct lb_ofan {
 	struct lb_ofan_ptr *ptrs;	/* [dst_key * LB_NB_KINDS + kind] */
 } __attribute__((aligned(64)));
 
-static int
-lb_ofan_parse(struct ofan_cfg *cfg, struct lb_params *p)
+static void
+lb_ofan_defaults(void *settings)
 {
-	uint32_t nudge = p->ofan.nudge_cycles;
-	bool shuffle = p->ofan.shuffle != 0;
-	bool random_start = p->ofan.random_start != 0;
+	struct lb_ofan_settings *s = settings;
+
+	s->nudge_cycles = 0;
+	s->shuffle = 1;
+	s->random_start = 1;
+}
+
+static int
+lb_ofan_parse(struct ofan_cfg *cfg, void *settings)
+{
+	struct lb_ofan_settings *s = settings;
+	uint32_t nudge = s->nudge_cycles;
+	bool shuffle = s->shuffle != 0;
+	bool random_start = s->random_start != 0;
 	int ret;
 
 	ret = ofan_cfg_get_u32(cfg, "ofan", "nudge_cycles", 0, 0,
@@ -105,9 +117,9 @@ lb_ofan_parse(struct ofan_cfg *cfg, struct lb_params *p)
 				&random_start);
 	if (ret < 0)
 		return ret;
-	p->ofan.nudge_cycles = nudge;
-	p->ofan.shuffle = shuffle;
-	p->ofan.random_start = random_start;
+	s->nudge_cycles = nudge;
+	s->shuffle = shuffle;
+	s->random_start = random_start;
 	return 0;
 }
 
@@ -130,11 +142,12 @@ lb_ofan_create(const struct lb_params *p, void **state)
 			     sizeof(struct lb_ofan_group);
 	size_t ptrs_size = (size_t)p->nb_dst_keys * LB_NB_KINDS *
 			   sizeof(struct lb_ofan_ptr);
+	const struct lb_ofan_settings *s = p->settings;
 	struct ofan_rng rng;
 	struct lb_ofan *st;
 	void *mem;
 
-	if (p->nb_groups == 0 || p->nb_dst_keys == 0)
+	if (p->nb_groups == 0 || p->nb_dst_keys == 0 || s == NULL)
 		return -EINVAL;
 	if (posix_memalign((void **)&st, 64, sizeof(*st)) != 0)
 		return -ENOMEM;
@@ -151,9 +164,9 @@ lb_ofan_create(const struct lb_params *p, void **state)
 	ofan_rng_seed(&rng, p->seed, LB_OFAN_START_STREAM);
 	st->seed = p->seed;
 	st->start_salt = (uint32_t)(ofan_rng_next(&rng) >> 32);
-	st->nudge_cycles = p->ofan.nudge_cycles;
-	st->shuffle = p->ofan.shuffle;
-	st->random_start = p->ofan.random_start;
+	st->nudge_cycles = s->nudge_cycles;
+	st->shuffle = s->shuffle;
+	st->random_start = s->random_start;
 	st->nb_groups = p->nb_groups;
 	st->nb_dst_keys = p->nb_dst_keys;
 	*state = st;
@@ -363,6 +376,8 @@ const struct lb_ops lb_ofan_ops = {
 	.summary = "destination-based rotation, exactly even per destination",
 	.uses_flow_hash = false,
 	.uses_queue_levels = false,
+	.settings_size = sizeof(struct lb_ofan_settings),
+	.defaults = lb_ofan_defaults,
 	.parse = lb_ofan_parse,
 	.create = lb_ofan_create,
 	.destroy = lb_ofan_destroy,

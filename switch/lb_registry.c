@@ -1,18 +1,27 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The table of switch load-balancing policies and the few helpers shared
- * by the engine and every policy: lookup by name, default knobs and the
- * refresh of a next-hop group's derived fields.
+ * by the engine and every policy: registration and lookup by name, the
+ * policies' settings blocks and the refresh of a next-hop group's
+ * derived fields.
  *
  * The engine chooses a policy once, by name, at start-up (testpmd's
  * forwarding engines work the same way); nothing here runs per packet.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "lb.h"
 
-const struct lb_ops *const lb_registry[] = {
+extern const struct lb_ops lb_ecmp_ops;
+extern const struct lb_ops lb_spray_ops;
+extern const struct lb_ops lb_rr_ops;
+extern const struct lb_ops lb_adaptive_ops;
+extern const struct lb_ops lb_flowlet_ops;
+extern const struct lb_ops lb_ofan_ops;
+
+const struct lb_ops *lb_registry[LB_MAX_POLICIES + 1] = {
 	&lb_ecmp_ops,
 	&lb_spray_ops,
 	&lb_rr_ops,
@@ -21,6 +30,26 @@ const struct lb_ops *const lb_registry[] = {
 	&lb_ofan_ops,
 	NULL,
 };
+
+int
+lb_register(const struct lb_ops *ops)
+{
+	unsigned int i;
+
+	if (ops == NULL || ops->name == NULL || ops->create == NULL ||
+	    ops->destroy == NULL || ops->pick == NULL ||
+	    ops->settings_size > LB_SETTINGS_MAX)
+		return -EINVAL;
+	if (lb_find(ops->name) != NULL)
+		return -EEXIST;
+	for (i = 0; lb_registry[i] != NULL; i++)
+		;
+	if (i >= LB_MAX_POLICIES)
+		return -ENOSPC;
+	lb_registry[i] = ops;
+	lb_registry[i + 1] = NULL;
+	return 0;
+}
 
 const struct lb_ops *
 lb_find(const char *name)
@@ -59,21 +88,38 @@ lb_names(char *buf, unsigned int size)
 	return buf;
 }
 
-/*
- * Only the policy knobs are set: the seed and the table sizes belong to
- * the engine, which fills them after parsing, so they are left untouched.
- */
 void
-lb_params_defaults(struct lb_params *p)
+lb_settings_defaults(struct lb_settings_table *t)
 {
-	p->ofan.nudge_cycles = 0;
-	p->ofan.shuffle = 1;
-	p->ofan.random_start = 1;
-	p->flowlet.gap_ns = 50 * 1000;
-	p->flowlet.table_size = 4096;
-	p->flowlet.repick = LB_FLOWLET_RANDOM;
-	p->adaptive.levels.nb_levels = 8;
-	p->adaptive.levels.nb_thresholds = 0;
+	unsigned int i;
+
+	memset(t, 0, sizeof(*t));
+	for (i = 0; lb_registry[i] != NULL; i++)
+		if (lb_registry[i]->defaults != NULL)
+			lb_registry[i]->defaults(t->of[i].bytes);
+}
+
+int
+lb_settings_from_cfg(struct ofan_cfg *cfg, struct lb_settings_table *t)
+{
+	unsigned int i;
+
+	for (i = 0; lb_registry[i] != NULL; i++)
+		if (lb_registry[i]->parse != NULL &&
+		    lb_registry[i]->parse(cfg, t->of[i].bytes) != 0)
+			return -EINVAL;
+	return 0;
+}
+
+const void *
+lb_settings_of(const struct lb_settings_table *t, const struct lb_ops *ops)
+{
+	unsigned int i;
+
+	for (i = 0; lb_registry[i] != NULL; i++)
+		if (lb_registry[i] == ops)
+			return ops->settings_size > 0 ? t->of[i].bytes : NULL;
+	return NULL;
 }
 
 void

@@ -46,12 +46,6 @@ lb_rr_destroy(void *state)
 	free(state);
 }
 
-/* Nothing is derived from the group: pick() reads its live list. */
-static void
-lb_rr_group_changed(void *state, const struct lb_group *grp)
-{
-}
-
 static void
 lb_rr_pick(void *state, const struct lb_pkt *pkts, uint16_t n,
 	   const struct lb_view *view, uint64_t now_ns, uint16_t *out)
@@ -80,7 +74,6 @@ const struct lb_ops lb_rr_ops = {
 	.parse = NULL,
 	.create = lb_rr_create,
 	.destroy = lb_rr_destroy,
-	.group_changed = lb_rr_group_changed,
 	.pick = lb_rr_pick,
 	.dump = NULL,
 };

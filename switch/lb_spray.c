@@ -43,12 +43,6 @@ lb_spray_destroy(void *state)
 	free(state);
 }
 
-/* Nothing is derived from the group: pick() reads its live list. */
-static void
-lb_spray_group_changed(void *state, const struct lb_group *grp)
-{
-}
-
 static void
 lb_spray_pick(void *state, const struct lb_pkt *pkts, uint16_t n,
 	      const struct lb_view *view, uint64_t now_ns, uint16_t *out)
@@ -75,7 +69,6 @@ const struct lb_ops lb_spray_ops = {
 	.parse = NULL,
 	.create = lb_spray_create,
 	.destroy = lb_spray_destroy,
-	.group_changed = lb_spray_group_changed,
 	.pick = lb_spray_pick,
 	.dump = NULL,
 };

@@ -41,7 +41,8 @@ sw_config_defaults(struct sw_config *c)
 {
 	memset(c, 0, sizeof(*c));
 	snprintf(c->name, sizeof(c->name), "switch");
-	lb_params_defaults(&c->lb);
+	lb_settings_defaults(&c->lb);
+	lb_levels_defaults(&c->levels);
 	c->policy = lb_find("ecmp");
 	c->seed = 1;
 	c->burst = 32;
@@ -86,13 +87,13 @@ static int
 sw_config_switch(struct ofan_cfg *cfg, struct sw_config *c)
 {
 	static const char *const sec = "switch";
-	const char *names[16];
+	const char *names[LB_MAX_POLICIES + 1];
 	const char *name = c->name;
 	uint32_t burst = c->burst;
 	int i, n;
 
 	/* Build the list of policy names for the enum getter. */
-	for (n = 0; lb_registry[n] != NULL && n < 15; n++)
+	for (n = 0; lb_registry[n] != NULL && n < LB_MAX_POLICIES; n++)
 		names[n] = lb_registry[n]->name;
 	names[n] = NULL;
 	if (ofan_cfg_get_str(cfg, sec, "name", 0, &name))
@@ -419,18 +420,6 @@ sw_config_find_group(const struct sw_config *c, const char *name)
 }
 
 int
-sw_config_policies_from_cfg(struct ofan_cfg *cfg, struct lb_params *lb)
-{
-	int i;
-
-	for (i = 0; lb_registry[i] != NULL; i++)
-		if (lb_registry[i]->parse != NULL &&
-		    lb_registry[i]->parse(cfg, lb) != 0)
-			return -EINVAL;
-	return 0;
-}
-
-int
 sw_config_from_cfg(struct ofan_cfg *cfg, struct sw_config *c)
 {
 	struct sw_queue_config qdef;
@@ -439,6 +428,7 @@ sw_config_from_cfg(struct ofan_cfg *cfg, struct sw_config *c)
 	c->path = ofan_cfg_path(cfg);
 	sw_queue_config_defaults(&qdef);
 	if (sw_config_switch(cfg, c) || sw_config_queue_from_cfg(cfg, "queue", &qdef) ||
+	    lb_levels_from_cfg(cfg, "queue", &c->levels) ||
 	    sw_config_ports(cfg, c, &qdef) || sw_config_groups(cfg, c) ||
 	    sw_config_routes(cfg, c) || sw_config_failures(cfg, c))
 		return -EINVAL;
@@ -447,7 +437,7 @@ sw_config_from_cfg(struct ofan_cfg *cfg, struct sw_config *c)
 	 * it asks for become the allowed keys of that section, so a typo
 	 * there is reported like anywhere else.
 	 */
-	if (sw_config_policies_from_cfg(cfg, &c->lb) != 0)
+	if (lb_settings_from_cfg(cfg, &c->lb) != 0)
 		return -EINVAL;
 	if (c->nb_routes == 0)
 		return ofan_cfg_fail(cfg, "route.default", "prefix",

@@ -89,7 +89,8 @@ struct sw_config {
 	const char *path;	/* config file, for messages */
 	char name[SW_NAME_SIZE];
 	const struct lb_ops *policy;
-	struct lb_params lb;	/* knobs of every policy */
+	struct lb_settings_table lb;	/* every policy's own settings */
+	struct lb_levels levels;	/* queue levels shown to policies */
 	uint64_t seed;
 	uint16_t burst;
 	bool verify_checksum;
@@ -128,12 +129,12 @@ int sw_config_from_cfg(struct ofan_cfg *cfg, struct sw_config *c);
 
 /*
  * Pieces of the loader that ofan-fabric reuses: the queue keys of section
- * sec into q (which holds the defaults), and every policy's own section
- * into lb.  Return 0 or -EINVAL (message in the cfg).
+ * sec into q (which holds the defaults); every policy's own section is
+ * lb_settings_from_cfg() and the queue levels lb_levels_from_cfg().
+ * Return 0 or -EINVAL (message in the cfg).
  */
 int sw_config_queue_from_cfg(struct ofan_cfg *cfg, const char *sec,
 			     struct sw_queue_config *q);
-int sw_config_policies_from_cfg(struct ofan_cfg *cfg, struct lb_params *lb);
 
 /* Look a group up by name; -1 if none. */
 int sw_config_find_group(const struct sw_config *c, const char *name);

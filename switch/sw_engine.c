@@ -106,7 +106,9 @@ sw_worker_sync(struct sw_worker *w)
 		return;
 	memcpy(w->groups, eng->snap[gen & 1], sw_groups_size(eng));
 	for (i = 0; i < eng->cfg.nb_groups; i++)
-		eng->cfg.policy->group_changed(w->lb_state, &w->groups[i]);
+		if (eng->cfg.policy->group_changed != NULL)
+			eng->cfg.policy->group_changed(w->lb_state,
+						       &w->groups[i]);
 	w->groups_gen = gen;
 	__atomic_store_n(&w->acked_gen, gen, __ATOMIC_RELEASE);
 }
@@ -208,7 +210,7 @@ sw_engine_init_worker(struct sw_engine *eng, struct sw_worker *w,
 		      unsigned int err_size)
 {
 	const struct sw_config *c = &eng->cfg;
-	struct lb_params p = c->lb;
+	struct lb_params p = { .settings = lb_settings_of(&c->lb, c->policy) };
 	uint16_t i;
 	int rc;
 
@@ -578,7 +580,7 @@ sw_worker_input(struct sw_worker *w, uint16_t in_port,
 	uint64_t rx_bytes = 0;
 	struct lb_view view = {
 		.port_level = w->port_level,
-		.levels = &eng->cfg.lb.adaptive.levels,
+		.levels = &eng->cfg.levels,
 		.port_len = w->port_len,
 		.port_cap = w->port_cap,
 		.port_bytes = w->port_bytes,
@@ -758,7 +760,7 @@ sw_worker_tx_commit(struct sw_worker *w, uint16_t port, uint64_t now_ns,
 		w->drops[OFAN_DROP_TX_FULL] += nb_dropped;
 		st->egress_drops += nb_dropped;
 	}
-	w->port_level[port] = sw_queue_level(q, &w->eng->cfg.lb.adaptive.levels);
+	w->port_level[port] = sw_queue_level(q, &w->eng->cfg.levels);
 	w->port_len[port] = sw_queue_len(q);
 	w->port_bytes[port] = q->bytes;
 }

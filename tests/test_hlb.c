@@ -23,6 +23,11 @@
 #include <unistd.h>
 
 #include "hlb.h"
+#include "hlb_flowlet.h"
+#include "hlb_mp.h"
+#include "hlb_ops.h"
+#include "hlb_plb.h"
+#include "hlb_reps.h"
 #include "ofan_config.h"
 #include "ofan_rng.h"
 #include "unit_suite.h"
@@ -38,6 +43,7 @@
 struct conn {
 	const struct hlb_ops *ops;
 	struct hlb_params p;
+	struct hlb_settings_table set;	/* every policy's settings */
 	struct ofan_rng rng;
 	uint64_t now;
 	void *state;
@@ -53,6 +59,24 @@ nb_policies(void)
 	return n;
 }
 
+/* The settings block of policy name in c, for the test to tweak. */
+static void *
+t_block(struct conn *c, const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; hlb_registry[i] != NULL; i++)
+		if (strcmp(hlb_registry[i]->name, name) == 0)
+			return c->set.of[i].bytes;
+	ck_abort_msg("no host policy %s", name);
+	return NULL;
+}
+
+/* Policy name's settings in conn c, or in a settings table t. */
+#define T_SET(c, name) ((struct hlb_##name##_settings *)t_block((c), #name))
+#define T_TAB(t, name) ((const struct hlb_##name##_settings *) \
+			hlb_settings_of((t), hlb_find(#name)))
+
 /* Defaults, ready for the test to tweak c->p before c_start(). */
 static void
 c_params(struct conn *c, const struct hlb_ops *ops, uint16_t ev_min,
@@ -60,7 +84,8 @@ c_params(struct conn *c, const struct hlb_ops *ops, uint16_t ev_min,
 {
 	memset(c, 0, sizeof(*c));
 	c->ops = ops;
-	hlb_params_defaults(&c->p);
+	hlb_settings_defaults(&c->set);
+	c->p.settings = hlb_settings_of(&c->set, ops);
 	c->p.ev_min = ev_min;
 	c->p.ev_max = ev_max;
 	c->p.base_rtt_ns = T_BASE_RTT;
@@ -252,22 +277,19 @@ END_TEST
 
 START_TEST(test_params_defaults)
 {
-	struct hlb_params p;
+	struct hlb_settings_table st;
 
-	memset(&p, 0xa5, sizeof(p));
-	hlb_params_defaults(&p);
-	ck_assert(!p.ops.permuted);
-	ck_assert_uint_eq(p.reps.freeze_ns, 10 * T_MS);
-	ck_assert_double_eq(p.reps.freeze_rtt_factor, 1.65);
-	ck_assert_double_eq(p.plb.ce_threshold, 0.25);
-	ck_assert_uint_eq(p.plb.congested_rounds, 1);
-	ck_assert_uint_eq(p.mp.subflows, 4);
-	ck_assert_uint_eq(p.flowlet.gap_ns, 0);
-	/* The path facts belong to the host and stay as they were. */
-	ck_assert_uint_eq(p.ev_min, 0xa5a5);
-	ck_assert_uint_eq(p.ev_max, 0xa5a5);
-	ck_assert_uint_eq(p.base_rtt_ns, 0xa5a5a5a5a5a5a5a5ull);
-	ck_assert_uint_eq(p.bdp_pkts, 0xa5a5a5a5u);
+	memset(&st, 0xa5, sizeof(st));
+	hlb_settings_defaults(&st);
+	ck_assert(!T_TAB(&st, ops)->permuted);
+	ck_assert_uint_eq(T_TAB(&st, reps)->freeze_ns, 10 * T_MS);
+	ck_assert_double_eq(T_TAB(&st, reps)->freeze_rtt_factor, 1.65);
+	ck_assert_double_eq(T_TAB(&st, plb)->ce_threshold, 0.25);
+	ck_assert_uint_eq(T_TAB(&st, plb)->congested_rounds, 1);
+	ck_assert_uint_eq(T_TAB(&st, mp)->subflows, 4);
+	ck_assert_uint_eq(T_TAB(&st, flowlet)->gap_ns, 0);
+	/* A policy without settings has no block. */
+	ck_assert_ptr_null(hlb_settings_of(&st, hlb_find("fixed")));
 }
 END_TEST
 
@@ -335,9 +357,9 @@ START_TEST(test_all_in_range)
 			struct conn c;
 
 			c_params(&c, ops, ranges[r][0], ranges[r][1]);
-			c.p.ops.permuted = mode == 1;
-			c.p.mp.subflows = mode == 1 ? HLB_MP_MAX_SUBFLOWS : 3;
-			c.p.reps.freeze_ns = T_MS;
+			T_SET(&c, ops)->permuted = mode == 1;
+			T_SET(&c, mp)->subflows = mode == 1 ? HLB_MP_MAX_SUBFLOWS : 3;
+			T_SET(&c, reps)->freeze_ns = T_MS;
 			c.p.bdp_pkts = mode == 1 ? 0 : 4;
 			c_start(&c, T_SEED + r);
 			n = script_run(&c, 7 + r, 20000, out);
@@ -363,8 +385,8 @@ run_seeded(const struct hlb_ops *ops, bool permuted, uint64_t seed,
 	unsigned int n;
 
 	c_params(&c, ops, T_EV_MIN, T_EV_MAX);
-	c.p.ops.permuted = permuted;
-	c.p.reps.freeze_ns = T_MS;
+	T_SET(&c, ops)->permuted = permuted;
+	T_SET(&c, reps)->freeze_ns = T_MS;
 	c_start(&c, seed);
 	n = script_run(&c, 11, 5000, out);
 	c_stop(&c);
@@ -401,7 +423,7 @@ START_TEST(test_fixed_constant)
 	for (k = 0; k < 100; k++) {
 		struct conn c;
 
-		c_params(&c, &hlb_fixed_ops, T_EV_MIN, T_EV_MAX);
+		c_params(&c, hlb_find("fixed"), T_EV_MIN, T_EV_MAX);
 		c_start(&c, T_SEED + k);
 		first[k] = c_ev(&c);
 		/* Marks, timeouts and time change nothing. */
@@ -440,7 +462,7 @@ START_TEST(test_ops_spread_random)
 	struct conn c;
 	double sd;
 
-	c_params(&c, &hlb_ops_ops, 2000, (uint16_t)(2000 + n - 1));
+	c_params(&c, hlb_find("ops"), 2000, (uint16_t)(2000 + n - 1));
 	c_start(&c, T_SEED);
 	for (i = 0; i < nb; i++) {
 		uint16_t ev = c_ev(&c);
@@ -486,8 +508,8 @@ START_TEST(test_ops_permuted_cycles)
 		unsigned int nb_cycles = m < 1000 ? 20 : 2;
 		struct conn c;
 
-		c_params(&c, &hlb_ops_ops, ranges[r][0], ranges[r][1]);
-		c.p.ops.permuted = true;
+		c_params(&c, hlb_find("ops"), ranges[r][0], ranges[r][1]);
+		T_SET(&c, ops)->permuted = true;
 		c_start(&c, T_SEED + r);
 		for (k = 0; k < nb_cycles; k++) {
 			uint16_t *cur = cycle[k % 2];
@@ -539,8 +561,8 @@ START_TEST(test_ops_spread_permuted)
 	unsigned int i;
 	struct conn c;
 
-	c_params(&c, &hlb_ops_ops, 3000, 3015);
-	c.p.ops.permuted = true;
+	c_params(&c, hlb_find("ops"), 3000, 3015);
+	T_SET(&c, ops)->permuted = true;
 	c_start(&c, T_SEED);
 	for (i = 0; i < 16 * 1000; i++) {
 		counts[c_ev(&c) - 3000]++;
@@ -559,7 +581,7 @@ END_TEST
 static void
 reps_start(struct conn *c, uint16_t ev_min, uint16_t ev_max)
 {
-	c_params(c, &hlb_reps_ops, ev_min, ev_max);
+	c_params(c, hlb_find("reps"), ev_min, ev_max);
 	c_start(c, T_SEED);
 }
 
@@ -777,7 +799,7 @@ START_TEST(test_reps_freeze_trigger)
 
 	/* The factor is a knob. */
 	reps_start(&c, T_EV_MIN, T_EV_MAX);
-	c.p.reps.freeze_rtt_factor = 2.0;
+	T_SET(&c, reps)->freeze_rtt_factor = 2.0;
 	c_ack(&c, 50001, false, limit);
 	c_timeout(&c);
 	ck_assert_uint_eq(c_dump(&c, "freezes"), 1);
@@ -817,8 +839,8 @@ START_TEST(test_reps_path_timeout)
 	unsigned int i;
 	struct conn c;
 
-	ck_assert_ptr_nonnull(hlb_reps_ops.on_path_timeout);
-	c_params(&c, &hlb_reps_ops, T_EV_MIN, T_EV_MAX);
+	ck_assert_ptr_nonnull(hlb_find("reps")->on_path_timeout);
+	c_params(&c, hlb_find("reps"), T_EV_MIN, T_EV_MAX);
 	c.p.bdp_pkts = 3;
 	c_start(&c, T_SEED);
 	reps_cache_run(&c, 50000, 2);
@@ -919,7 +941,7 @@ START_TEST(test_reps_thaw)
 	unsigned int i;
 	struct conn c;
 
-	c_params(&c, &hlb_reps_ops, T_EV_MIN, T_EV_MAX);
+	c_params(&c, hlb_find("reps"), T_EV_MIN, T_EV_MAX);
 	c.p.bdp_pkts = 5;
 	c_start(&c, T_SEED);
 	reps_cache_run(&c, 50000, 4);
@@ -957,9 +979,9 @@ START_TEST(test_reps_thaw_on_ack)
 	unsigned int i;
 	struct conn c;
 
-	c_params(&c, &hlb_reps_ops, T_EV_MIN, T_EV_MAX);
+	c_params(&c, hlb_find("reps"), T_EV_MIN, T_EV_MAX);
 	c.p.bdp_pkts = 3;
-	c.p.reps.freeze_ns = 2 * T_MS;
+	T_SET(&c, reps)->freeze_ns = 2 * T_MS;
 	c_start(&c, T_SEED);
 	reps_cache_run(&c, 50000, 8);
 	c_timeout(&c);
@@ -989,11 +1011,11 @@ START_TEST(test_reps_thaw_zero_bdp)
 {
 	struct conn c;
 
-	c_params(&c, &hlb_reps_ops, T_EV_MIN, T_EV_MAX);
+	c_params(&c, hlb_find("reps"), T_EV_MIN, T_EV_MAX);
 	c.p.bdp_pkts = 0;
 	c_start(&c, T_SEED);
 	c_timeout(&c);
-	c.now += c.p.reps.freeze_ns;
+	c.now += T_SET(&c, reps)->freeze_ns;
 	c_ack(&c, 62000, false, T_BASE_RTT);
 	reps_expect_explore(&c);
 	reps_expect_recycle(&c, 62000);
@@ -1008,9 +1030,9 @@ static void
 plb_start(struct conn *c, uint16_t ev_min, uint16_t ev_max, uint32_t bdp,
 	  uint32_t rounds)
 {
-	c_params(c, &hlb_plb_ops, ev_min, ev_max);
+	c_params(c, hlb_find("plb"), ev_min, ev_max);
 	c->p.bdp_pkts = bdp;
-	c->p.plb.congested_rounds = rounds;
+	T_SET(c, plb)->congested_rounds = rounds;
 	c_start(c, T_SEED);
 }
 
@@ -1179,8 +1201,8 @@ static void
 mp_start(struct conn *c, uint16_t ev_min, uint16_t ev_max, uint16_t k,
 	 uint64_t seed)
 {
-	c_params(c, &hlb_mp_ops, ev_min, ev_max);
-	c->p.mp.subflows = k;
+	c_params(c, hlb_find("mp"), ev_min, ev_max);
+	T_SET(c, mp)->subflows = k;
 	c_start(c, seed);
 }
 
@@ -1292,8 +1314,8 @@ static void
 flowlet_start(struct conn *c, uint16_t ev_min, uint16_t ev_max,
 	      uint64_t gap_ns)
 {
-	c_params(c, &hlb_flowlet_ops, ev_min, ev_max);
-	c->p.flowlet.gap_ns = gap_ns;
+	c_params(c, hlb_find("flowlet"), ev_min, ev_max);
+	T_SET(c, flowlet)->gap_ns = gap_ns;
 	c_start(c, T_SEED);
 }
 
@@ -1430,16 +1452,14 @@ cfg_from(const char *text)
 
 /* Run every registered parse() over text; returns the first error. */
 static int
-parse_all(const char *text, struct hlb_params *p, char *msg, size_t size)
+parse_all(const char *text, struct hlb_settings_table *st, char *msg,
+	  size_t size)
 {
 	struct ofan_cfg *cfg = cfg_from(text);
-	int ret = 0;
-	int i;
+	int ret;
 
-	hlb_params_defaults(p);
-	for (i = 0; hlb_registry[i] != NULL && ret == 0; i++)
-		if (hlb_registry[i]->parse != NULL)
-			ret = hlb_registry[i]->parse(cfg, p);
+	hlb_settings_defaults(st);
+	ret = hlb_settings_from_cfg(cfg, st);
 	if (ret == 0)
 		ret = ofan_cfg_check_unknown(cfg);
 	snprintf(msg, size, "%s", ofan_cfg_error(cfg));
@@ -1449,14 +1469,14 @@ parse_all(const char *text, struct hlb_params *p, char *msg, size_t size)
 
 START_TEST(test_parse_knobs)
 {
-	struct hlb_params p;
+	struct hlb_settings_table st;
 	char msg[512];
 
 	/* Absent sections keep the defaults. */
-	ck_assert_int_eq(parse_all("", &p, msg, sizeof(msg)), 0);
-	ck_assert(!p.ops.permuted);
-	ck_assert_uint_eq(p.reps.freeze_ns, 10 * T_MS);
-	ck_assert_uint_eq(p.mp.subflows, 4);
+	ck_assert_int_eq(parse_all("", &st, msg, sizeof(msg)), 0);
+	ck_assert(!T_TAB(&st, ops)->permuted);
+	ck_assert_uint_eq(T_TAB(&st, reps)->freeze_ns, 10 * T_MS);
+	ck_assert_uint_eq(T_TAB(&st, mp)->subflows, 4);
 
 	ck_assert_int_eq(parse_all("[host.ops]\npermuted = yes\n"
 				   "[host.reps]\nfreeze_time = 2.5ms\n"
@@ -1465,14 +1485,14 @@ START_TEST(test_parse_knobs)
 				   "congested_rounds = 3\n"
 				   "[host.mp]\nsubflows = 64\n"
 				   "[host.flowlet]\ngap = 7us\n",
-				   &p, msg, sizeof(msg)), 0);
-	ck_assert(p.ops.permuted);
-	ck_assert_uint_eq(p.reps.freeze_ns, 2500000);
-	ck_assert_double_eq(p.reps.freeze_rtt_factor, 2.25);
-	ck_assert_double_eq(p.plb.ce_threshold, 0.5);
-	ck_assert_uint_eq(p.plb.congested_rounds, 3);
-	ck_assert_uint_eq(p.mp.subflows, 64);
-	ck_assert_uint_eq(p.flowlet.gap_ns, 7000);
+				   &st, msg, sizeof(msg)), 0);
+	ck_assert(T_TAB(&st, ops)->permuted);
+	ck_assert_uint_eq(T_TAB(&st, reps)->freeze_ns, 2500000);
+	ck_assert_double_eq(T_TAB(&st, reps)->freeze_rtt_factor, 2.25);
+	ck_assert_double_eq(T_TAB(&st, plb)->ce_threshold, 0.5);
+	ck_assert_uint_eq(T_TAB(&st, plb)->congested_rounds, 3);
+	ck_assert_uint_eq(T_TAB(&st, mp)->subflows, 64);
+	ck_assert_uint_eq(T_TAB(&st, flowlet)->gap_ns, 7000);
 
 	/* The edges of each range are allowed. */
 	ck_assert_int_eq(parse_all("[host.ops]\npermuted = off\n"
@@ -1482,23 +1502,23 @@ START_TEST(test_parse_knobs)
 				   "congested_rounds = 1000\n"
 				   "[host.mp]\nsubflows = 1\n"
 				   "[host.flowlet]\ngap = 0\n",
-				   &p, msg, sizeof(msg)), 0);
-	ck_assert(!p.ops.permuted);
-	ck_assert_uint_eq(p.reps.freeze_ns, 1000);
-	ck_assert_double_eq(p.reps.freeze_rtt_factor, 1.0);
-	ck_assert_double_eq(p.plb.ce_threshold, 0.0);
-	ck_assert_uint_eq(p.plb.congested_rounds, 1000);
-	ck_assert_uint_eq(p.mp.subflows, 1);
-	ck_assert_uint_eq(p.flowlet.gap_ns, 0);
+				   &st, msg, sizeof(msg)), 0);
+	ck_assert(!T_TAB(&st, ops)->permuted);
+	ck_assert_uint_eq(T_TAB(&st, reps)->freeze_ns, 1000);
+	ck_assert_double_eq(T_TAB(&st, reps)->freeze_rtt_factor, 1.0);
+	ck_assert_double_eq(T_TAB(&st, plb)->ce_threshold, 0.0);
+	ck_assert_uint_eq(T_TAB(&st, plb)->congested_rounds, 1000);
+	ck_assert_uint_eq(T_TAB(&st, mp)->subflows, 1);
+	ck_assert_uint_eq(T_TAB(&st, flowlet)->gap_ns, 0);
 	ck_assert_int_eq(parse_all("[host.reps]\nfreeze_time = 10s\n"
 				   "freeze_rtt_factor = 100\n"
 				   "[host.plb]\nce_threshold = 1\n"
 				   "[host.flowlet]\ngap = 1s\n",
-				   &p, msg, sizeof(msg)), 0);
-	ck_assert_uint_eq(p.reps.freeze_ns, 10000000000ull);
-	ck_assert_double_eq(p.reps.freeze_rtt_factor, 100.0);
-	ck_assert_double_eq(p.plb.ce_threshold, 1.0);
-	ck_assert_uint_eq(p.flowlet.gap_ns, 1000000000ull);
+				   &st, msg, sizeof(msg)), 0);
+	ck_assert_uint_eq(T_TAB(&st, reps)->freeze_ns, 10000000000ull);
+	ck_assert_double_eq(T_TAB(&st, reps)->freeze_rtt_factor, 100.0);
+	ck_assert_double_eq(T_TAB(&st, plb)->ce_threshold, 1.0);
+	ck_assert_uint_eq(T_TAB(&st, flowlet)->gap_ns, 1000000000ull);
 }
 END_TEST
 
@@ -1540,12 +1560,12 @@ START_TEST(test_parse_errors)
 		{ "[host.flowlet]\ngap = 2s\n", "host.flowlet:gap", "2s" },
 		{ "[host.flowlet]\ngap = 5\n", "host.flowlet:gap", "5" },
 	};
-	struct hlb_params p;
+	struct hlb_settings_table st;
 	char msg[512];
 	unsigned int i;
 
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		ck_assert_int_eq(parse_all(bad[i].text, &p, msg, sizeof(msg)),
+		ck_assert_int_eq(parse_all(bad[i].text, &st, msg, sizeof(msg)),
 				 -EINVAL);
 		if (i == 0)
 			fprintf(stderr, "parse: %s\n", msg);

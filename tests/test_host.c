@@ -55,6 +55,7 @@
 #include <rte_mempool.h>
 
 #include "hlb.h"
+#include "hlb_mp.h"
 #include "hs_config.h"
 #include "hs_host.h"
 #include "hs_results.h"
@@ -778,7 +779,9 @@ START_TEST(test_b2b)
 				      r.distinct_evs);
 		else if (strcmp(policy, "mp") == 0)
 			ck_assert_uint_eq(r.distinct_evs,
-					  net->cfg.hlb.mp.subflows);
+					  ((const struct hlb_mp_settings *)
+					   hlb_settings_of(&net->cfg.hlb_set,
+							   hlb_find("mp")))->subflows);
 		else if (strcmp(policy, "ops") == 0)
 			ck_assert_uint_gt(r.distinct_evs, r.pkts_sent * 9 / 10);
 		else	/* reps: every ACK vouches for its EV, reused */

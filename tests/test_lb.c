@@ -27,6 +27,8 @@
 #include <unistd.h>
 
 #include "lb.h"
+#include "lb_flowlet.h"
+#include "lb_ofan.h"
 #include "ofan_config.h"
 #include "ofan_rng.h"
 #include "unit_suite.h"
@@ -42,6 +44,8 @@ struct harness {
 	const struct lb_ops *ops;
 	void *state;
 	struct lb_params p;
+	struct lb_settings_table set;	/* every policy's settings */
+	struct lb_levels levels;	/* the engine's queue levels */
 	struct lb_group grp[T_NB_GROUPS];
 	uint8_t level[T_NB_PORTS];
 	struct lb_view view;
@@ -64,19 +68,37 @@ nb_policies(void)
 	return n;
 }
 
+/* The policy's settings block in h, for the test to tweak. */
+static void *
+h_settings(struct harness *h)
+{
+	unsigned int i;
+
+	for (i = 0; lb_registry[i] != NULL; i++)
+		if (lb_registry[i] == h->ops)
+			return h->set.of[i].bytes;
+	ck_abort_msg("%s is not registered", h->ops->name);
+	return NULL;
+}
+
+#define H_FLOWLET(h) ((struct lb_flowlet_settings *)h_settings(h))
+#define H_OFAN(h) ((struct lb_ofan_settings *)h_settings(h))
+
 /* Defaults for ops, ready for the test to tweak h->p before h_start(). */
 static void
 h_params(struct harness *h, const struct lb_ops *ops, uint64_t seed)
 {
 	memset(h, 0, sizeof(*h));
 	h->ops = ops;
-	lb_params_defaults(&h->p);
+	lb_settings_defaults(&h->set);
+	lb_levels_defaults(&h->levels);
+	h->p.settings = lb_settings_of(&h->set, ops);
 	h->p.seed = seed;
 	h->p.nb_groups = T_NB_GROUPS;
 	h->p.nb_dst_keys = T_NB_DSTS;
 	h->p.nb_ports = T_NB_PORTS;
 	h->view.port_level = h->level;
-	h->view.levels = &h->p.adaptive.levels;
+	h->view.levels = &h->levels;
 }
 
 static void
@@ -111,7 +133,8 @@ h_group(struct harness *h, uint16_t gid, uint16_t nb,
 		grp->weight[i] = weights != NULL ? weights[i] : 1;
 	}
 	lb_group_refresh(grp);
-	h->ops->group_changed(h->state, grp);
+	if (h->ops->group_changed != NULL)
+		h->ops->group_changed(h->state, grp);
 }
 
 static void
@@ -119,7 +142,8 @@ h_weight(struct harness *h, uint16_t gid, uint16_t member, uint16_t w)
 {
 	h->grp[gid].weight[member] = w;
 	lb_group_refresh(&h->grp[gid]);
-	h->ops->group_changed(h->state, &h->grp[gid]);
+	if (h->ops->group_changed != NULL)
+		h->ops->group_changed(h->state, &h->grp[gid]);
 }
 
 static uint16_t
@@ -327,7 +351,9 @@ START_TEST(test_registry_find)
 		ck_assert_uint_gt(strlen(ops->summary), 10);
 		ck_assert_ptr_nonnull(ops->create);
 		ck_assert_ptr_nonnull(ops->destroy);
-		ck_assert_ptr_nonnull(ops->group_changed);
+		/* group_changed, parse, defaults and dump may be NULL. */
+		ck_assert(ops->settings_size <= LB_SETTINGS_MAX);
+		ck_assert(ops->settings_size == 0 || ops->parse != NULL);
 		ck_assert_ptr_nonnull(ops->pick);
 		for (j = 0; j < i; j++)
 			ck_assert_str_ne(lb_registry[j]->name, ops->name);
@@ -357,21 +383,29 @@ END_TEST
 
 START_TEST(test_params_defaults)
 {
-	struct lb_params p;
+	const struct lb_ofan_settings *o;
+	const struct lb_flowlet_settings *f;
+	struct lb_settings_table st;
+	struct lb_levels lv;
 
-	memset(&p, 0xa5, sizeof(p));
-	lb_params_defaults(&p);
-	ck_assert_uint_eq(p.ofan.nudge_cycles, 0);
-	ck_assert_uint_eq(p.ofan.shuffle, 1);
-	ck_assert_uint_eq(p.ofan.random_start, 1);
-	ck_assert_uint_eq(p.flowlet.gap_ns, 50000);
-	ck_assert_uint_eq(p.flowlet.table_size, 4096);
-	ck_assert_uint_eq(p.flowlet.repick, LB_FLOWLET_RANDOM);
-	ck_assert_uint_eq(p.adaptive.levels.nb_levels, 8);
-	ck_assert_uint_eq(p.adaptive.levels.nb_thresholds, 0);
-	/* The engine's fields are not knobs and stay as they were. */
-	ck_assert_uint_eq(p.seed, 0xa5a5a5a5a5a5a5a5ull);
-	ck_assert_uint_eq(p.nb_groups, 0xa5a5a5a5u);
+	memset(&st, 0xa5, sizeof(st));
+	lb_settings_defaults(&st);
+	o = lb_settings_of(&st, lb_find("ofan"));
+	f = lb_settings_of(&st, lb_find("flowlet"));
+	ck_assert_ptr_nonnull(o);
+	ck_assert_ptr_nonnull(f);
+	ck_assert_uint_eq(o->nudge_cycles, 0);
+	ck_assert_uint_eq(o->shuffle, 1);
+	ck_assert_uint_eq(o->random_start, 1);
+	ck_assert_uint_eq(f->gap_ns, 50000);
+	ck_assert_uint_eq(f->table_size, 4096);
+	ck_assert_uint_eq(f->repick, LB_FLOWLET_RANDOM);
+	/* Policies without settings have no block. */
+	ck_assert_ptr_null(lb_settings_of(&st, lb_find("spray")));
+	memset(&lv, 0xa5, sizeof(lv));
+	lb_levels_defaults(&lv);
+	ck_assert_uint_eq(lv.nb_levels, 8);
+	ck_assert_uint_eq(lv.nb_thresholds, 0);
 }
 END_TEST
 
@@ -404,15 +438,15 @@ START_TEST(test_create_rejects)
 	struct harness h;
 	void *state = NULL;
 
-	h_params(&h, &lb_ecmp_ops, 1);
+	h_params(&h, lb_find("ecmp"), 1);
 	h.p.nb_groups = 0;
-	ck_assert_int_eq(lb_ecmp_ops.create(&h.p, &state), -EINVAL);
-	h_params(&h, &lb_ofan_ops, 1);
+	ck_assert_int_eq(lb_find("ecmp")->create(&h.p, &state), -EINVAL);
+	h_params(&h, lb_find("ofan"), 1);
 	h.p.nb_dst_keys = 0;
-	ck_assert_int_eq(lb_ofan_ops.create(&h.p, &state), -EINVAL);
-	h_params(&h, &lb_flowlet_ops, 1);
-	h.p.flowlet.table_size = 1000;
-	ck_assert_int_eq(lb_flowlet_ops.create(&h.p, &state), -EINVAL);
+	ck_assert_int_eq(lb_find("ofan")->create(&h.p, &state), -EINVAL);
+	h_params(&h, lb_find("flowlet"), 1);
+	H_FLOWLET(&h)->table_size = 1000;
+	ck_assert_int_eq(lb_find("flowlet")->create(&h.p, &state), -EINVAL);
 	ck_assert_ptr_null(state);
 }
 END_TEST
@@ -436,7 +470,7 @@ START_TEST(test_all_determinism)
 	ck_assert_msg(memcmp(a, c, T_STREAM * sizeof(*a)) == 0,
 		      "%s: picks depend on the burst size", ops->name);
 	stream_of(ops, T_SEED + 1, 0, b);
-	if (ops == &lb_ecmp_ops)
+	if (ops == lb_find("ecmp"))
 		/* All lcores of a switch must agree on a flow's member. */
 		ck_assert_msg(memcmp(a, b, T_STREAM * sizeof(*a)) == 0,
 			      "ecmp depends on the per-lcore seed");
@@ -538,7 +572,7 @@ START_TEST(test_all_evenness)
 {
 	const struct lb_ops *ops = policy(_i);
 	const unsigned int n = 8;
-	const int per_flow = ops == &lb_ecmp_ops;
+	const int per_flow = ops == lb_find("ecmp");
 	const unsigned int nb = per_flow ? 10000 : 100000;
 	uint64_t counts[8] = { 0 };
 	struct harness h;
@@ -560,10 +594,10 @@ START_TEST(test_all_evenness)
 		counts[m]++;
 	}
 	sd = rel_sd(counts, n);
-	if (ops == &lb_rr_ops)
+	if (ops == lb_find("rr"))
 		/* One counter over one group: exact. */
 		bound = 1e-12;
-	else if (ops == &lb_ofan_ops)
+	else if (ops == lb_find("ofan"))
 		/* 32 streams, each within one packet per member. */
 		bound = 32.0 * n / nb;
 	else
@@ -585,10 +619,10 @@ static void
 ofan_start(struct harness *h, uint64_t seed, int shuffle, int random_start,
 	   uint32_t nudge_cycles)
 {
-	h_params(h, &lb_ofan_ops, seed);
-	h->p.ofan.shuffle = (uint8_t)shuffle;
-	h->p.ofan.random_start = (uint8_t)random_start;
-	h->p.ofan.nudge_cycles = nudge_cycles;
+	h_params(h, lb_find("ofan"), seed);
+	H_OFAN(h)->shuffle = (uint8_t)shuffle;
+	H_OFAN(h)->random_start = (uint8_t)random_start;
+	H_OFAN(h)->nudge_cycles = nudge_cycles;
 	h_start(h);
 }
 
@@ -877,7 +911,7 @@ START_TEST(test_ecmp_stable)
 	uint16_t out[64];
 	int f;
 
-	h_params(&h, &lb_ecmp_ops, T_SEED);
+	h_params(&h, lb_find("ecmp"), T_SEED);
 	h_start(&h);
 	h_group(&h, 0, 8, NULL);
 	h_group(&h, 1, 3, NULL);
@@ -896,7 +930,7 @@ START_TEST(test_ecmp_stable)
 			pkts[k].dst_key = 0;
 			pkts[k].kind = LB_KIND_DATA;
 		}
-		lb_ecmp_ops.pick(h.state, pkts, 64, &h.view, 0, out);
+		lb_find("ecmp")->pick(h.state, pkts, 64, &h.view, 0, out);
 		for (k = 0; k < 64; k += 2) {
 			int flow = f - k / 2 >= 0 ? f - k / 2 : 0;
 
@@ -913,7 +947,7 @@ START_TEST(test_ecmp_ev_change)
 	unsigned int f, moved = 0;
 	double frac;
 
-	h_params(&h, &lb_ecmp_ops, T_SEED);
+	h_params(&h, lb_find("ecmp"), T_SEED);
 	h_start(&h);
 	h_group(&h, 0, 8, NULL);
 	for (f = 0; f < T_FLOWS; f++)
@@ -937,7 +971,7 @@ START_TEST(test_ecmp_disruption)
 	unsigned int f, moved = 0, on_dead = 0;
 	double frac;
 
-	h_params(&h, &lb_ecmp_ops, T_SEED);
+	h_params(&h, lb_find("ecmp"), T_SEED);
 	h_start(&h);
 	h_group(&h, 0, 8, NULL);
 	for (f = 0; f < T_FLOWS; f++)
@@ -1000,7 +1034,7 @@ START_TEST(test_rr_shared_counter)
 	struct harness r, o;
 	unsigned int i;
 
-	h_params(&r, &lb_rr_ops, T_SEED);
+	h_params(&r, lb_find("rr"), T_SEED);
 	h_start(&r);
 	h_group(&r, 0, 2, NULL);
 	ofan_start(&o, T_SEED, 1, 1, 0);
@@ -1050,7 +1084,7 @@ START_TEST(test_adaptive_least_level)
 	struct ofan_rng rng;
 	unsigned int i, k;
 
-	h_params(&h, &lb_adaptive_ops, T_SEED);
+	h_params(&h, lb_find("adaptive"), T_SEED);
 	h_start(&h);
 	h_group(&h, 0, 8, NULL);
 	h_weight(&h, 0, 3, 0);
@@ -1086,7 +1120,7 @@ START_TEST(test_adaptive_burst_accounting)
 	struct harness h;
 	unsigned int i;
 
-	h_params(&h, &lb_adaptive_ops, T_SEED);
+	h_params(&h, lb_find("adaptive"), T_SEED);
 	/* Capacity 7 with 8 levels: one level per queued packet. */
 	for (i = 0; i < T_NB_PORTS; i++)
 		cap[i] = 7;
@@ -1119,7 +1153,7 @@ START_TEST(test_adaptive_ties)
 	unsigned int i;
 	double sd;
 
-	h_params(&h, &lb_adaptive_ops, T_SEED);
+	h_params(&h, lb_find("adaptive"), T_SEED);
 	h_start(&h);
 	h_group(&h, 0, 8, NULL);
 	for (i = 0; i < 8; i++)
@@ -1160,9 +1194,9 @@ flowlet_hash(uint32_t i)
 static void
 flowlet_start(struct harness *h, uint8_t repick)
 {
-	h_params(h, &lb_flowlet_ops, T_SEED);
-	h->p.flowlet.gap_ns = T_GAP_NS;
-	h->p.flowlet.repick = repick;
+	h_params(h, lb_find("flowlet"), T_SEED);
+	H_FLOWLET(h)->gap_ns = T_GAP_NS;
+	H_FLOWLET(h)->repick = repick;
 	h_start(h);
 	h_group(h, 0, 8, NULL);
 }
@@ -1274,8 +1308,8 @@ START_TEST(test_flowlet_evictions)
 	struct harness h;
 	unsigned int i;
 
-	h_params(&h, &lb_flowlet_ops, T_SEED);
-	h.p.flowlet.table_size = 64;
+	h_params(&h, lb_find("flowlet"), T_SEED);
+	H_FLOWLET(&h)->table_size = 64;
 	h_start(&h);
 	h_group(&h, 0, 8, NULL);
 	/* Two flows sharing bucket 5 evict each other at every packet. */
@@ -1321,18 +1355,22 @@ cfg_from(const char *text)
 	return cfg;
 }
 
-/* Run every registered parse() over text; returns the first error. */
+/*
+ * Run every registered parse() and the engine's [queue] levels over text;
+ * returns the first error.
+ */
 static int
-parse_all(const char *text, struct lb_params *p, char *msg, size_t size)
+parse_all(const char *text, struct lb_settings_table *st,
+	  struct lb_levels *lv, char *msg, size_t size)
 {
 	struct ofan_cfg *cfg = cfg_from(text);
-	int ret = 0;
-	int i;
+	int ret;
 
-	lb_params_defaults(p);
-	for (i = 0; lb_registry[i] != NULL && ret == 0; i++)
-		if (lb_registry[i]->parse != NULL)
-			ret = lb_registry[i]->parse(cfg, p);
+	lb_settings_defaults(st);
+	lb_levels_defaults(lv);
+	ret = lb_settings_from_cfg(cfg, st);
+	if (ret == 0)
+		ret = lb_levels_from_cfg(cfg, "queue", lv);
 	if (ret == 0)
 		ret = ofan_cfg_check_unknown(cfg);
 	snprintf(msg, size, "%s", ofan_cfg_error(cfg));
@@ -1342,37 +1380,42 @@ parse_all(const char *text, struct lb_params *p, char *msg, size_t size)
 
 START_TEST(test_parse_knobs)
 {
-	struct lb_params p;
+	const struct lb_flowlet_settings *fl;
+	const struct lb_ofan_settings *of;
+	struct lb_settings_table st;
+	struct lb_levels lv;
 	char msg[512];
 
 	/* Absent sections keep the defaults. */
-	ck_assert_int_eq(parse_all("", &p, msg, sizeof(msg)), 0);
-	ck_assert_uint_eq(p.flowlet.gap_ns, 50000);
-	ck_assert_uint_eq(p.ofan.shuffle, 1);
+	fl = lb_settings_of(&st, lb_find("flowlet"));
+	of = lb_settings_of(&st, lb_find("ofan"));
+	ck_assert_int_eq(parse_all("", &st, &lv, msg, sizeof(msg)), 0);
+	ck_assert_uint_eq(fl->gap_ns, 50000);
+	ck_assert_uint_eq(of->shuffle, 1);
 
 	ck_assert_int_eq(parse_all("[ofan]\nnudge_cycles = 16\n"
 				   "shuffle = no\nrandom_start = off\n"
 				   "[flowlet]\ngap = 20us\n"
 				   "table_size = 65536\n"
 				   "repick = least_loaded\n"
-				   "[adaptive]\nlevels = 4\n",
-				   &p, msg, sizeof(msg)), 0);
-	ck_assert_uint_eq(p.ofan.nudge_cycles, 16);
-	ck_assert_uint_eq(p.ofan.shuffle, 0);
-	ck_assert_uint_eq(p.ofan.random_start, 0);
-	ck_assert_uint_eq(p.flowlet.gap_ns, 20000);
-	ck_assert_uint_eq(p.flowlet.table_size, 65536);
-	ck_assert_uint_eq(p.flowlet.repick, LB_FLOWLET_LEAST_LOADED);
-	ck_assert_uint_eq(p.adaptive.levels.nb_levels, 4);
-	ck_assert_uint_eq(p.adaptive.levels.nb_thresholds, 0);
+				   "[queue]\nlevels = 4\n",
+				   &st, &lv, msg, sizeof(msg)), 0);
+	ck_assert_uint_eq(of->nudge_cycles, 16);
+	ck_assert_uint_eq(of->shuffle, 0);
+	ck_assert_uint_eq(of->random_start, 0);
+	ck_assert_uint_eq(fl->gap_ns, 20000);
+	ck_assert_uint_eq(fl->table_size, 65536);
+	ck_assert_uint_eq(fl->repick, LB_FLOWLET_LEAST_LOADED);
+	ck_assert_uint_eq(lv.nb_levels, 4);
+	ck_assert_uint_eq(lv.nb_thresholds, 0);
 
-	ck_assert_int_eq(parse_all("[adaptive]\nthresholds = 0.05, 0.1,0.2\n",
-				   &p, msg, sizeof(msg)), 0);
-	ck_assert_uint_eq(p.adaptive.levels.nb_thresholds, 3);
-	ck_assert_uint_eq(p.adaptive.levels.nb_levels, 4);
-	ck_assert_uint_eq(p.adaptive.levels.threshold[0], 50000);
-	ck_assert_uint_eq(p.adaptive.levels.threshold[1], 100000);
-	ck_assert_uint_eq(p.adaptive.levels.threshold[2], 200000);
+	ck_assert_int_eq(parse_all("[queue]\nlevel_thresholds = 0.05, 0.1,0.2\n",
+				   &st, &lv, msg, sizeof(msg)), 0);
+	ck_assert_uint_eq(lv.nb_thresholds, 3);
+	ck_assert_uint_eq(lv.nb_levels, 4);
+	ck_assert_uint_eq(lv.threshold[0], 50000);
+	ck_assert_uint_eq(lv.threshold[1], 100000);
+	ck_assert_uint_eq(lv.threshold[2], 200000);
 }
 END_TEST
 
@@ -1421,7 +1464,7 @@ START_TEST(test_adaptive_bytes)
 	struct harness h;
 	unsigned int i;
 
-	h_params(&h, &lb_adaptive_ops, T_SEED);
+	h_params(&h, lb_find("adaptive"), T_SEED);
 	for (i = 0; i < T_NB_PORTS; i++) {
 		cap[i] = 4096;
 		cap_bytes[i] = 41500;	/* 10 frames of 4150 */
@@ -1463,17 +1506,17 @@ START_TEST(test_parse_errors)
 		{ "[flowlet]\ngap = 0\n", "flowlet:gap", "0" },
 		{ "[flowlet]\nrepick = nearest\n", "flowlet:repick",
 		  "least_loaded" },
-		{ "[adaptive]\nlevels = 1\n", "adaptive:levels", "1" },
-		{ "[adaptive]\nlevels = 17\n", "adaptive:levels", "17" },
-		{ "[adaptive]\nthresholds = 0.2, 0.1\n", "adaptive:thresholds",
+		{ "[queue]\nlevels = 1\n", "queue:levels", "1" },
+		{ "[queue]\nlevels = 17\n", "queue:levels", "17" },
+		{ "[queue]\nlevel_thresholds = 0.2, 0.1\n", "queue:level_thresholds",
 		  "0.2, 0.1" },
-		{ "[adaptive]\nthresholds = 0.05, 1.5\n", "adaptive:thresholds",
+		{ "[queue]\nlevel_thresholds = 0.05, 1.5\n", "queue:level_thresholds",
 		  "increasing fractions" },
-		{ "[adaptive]\nthresholds = 0.05 0.1\n", "adaptive:thresholds",
+		{ "[queue]\nlevel_thresholds = 0.05 0.1\n", "queue:level_thresholds",
 		  "0.05 0.1" },
-		{ "[adaptive]\nthresholds =\n", "adaptive:thresholds", "" },
-		{ "[adaptive]\nlevels = 4\nthresholds = 0.1\n",
-		  "adaptive:levels", "one of levels" },
+		{ "[queue]\nlevel_thresholds =\n", "queue:level_thresholds", "" },
+		{ "[queue]\nlevels = 4\nlevel_thresholds = 0.1\n",
+		  "queue:levels", "one of levels" },
 		{ "[ofan]\nnudge_cycles = 12abc\n", "ofan:nudge_cycles",
 		  "12abc" },
 		{ "[ofan]\nnudge_cycles = 1000001\n", "ofan:nudge_cycles",
@@ -1481,12 +1524,13 @@ START_TEST(test_parse_errors)
 		{ "[ofan]\nshuffle = maybe\n", "ofan:shuffle", "maybe" },
 		{ "[ofan]\nrotate = yes\n", "ofan:rotate", "unknown" },
 	};
-	struct lb_params p;
+	struct lb_settings_table st;
+	struct lb_levels lv;
 	char msg[512];
 	unsigned int i;
 
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		ck_assert_msg(parse_all(bad[i].text, &p, msg, sizeof(msg)) ==
+		ck_assert_msg(parse_all(bad[i].text, &st, &lv, msg, sizeof(msg)) ==
 			      -EINVAL, "'%s' was accepted", bad[i].text);
 		if (i == 0)
 			fprintf(stderr, "parse: %s\n", msg);

@@ -133,7 +133,8 @@ struct fab_params {
 	bool host_seed_set;		/* [host] seed given: the seeds keep it */
 	bool traffic_seed_set;		/* [traffic] seed given: likewise */
 	struct sw_queue_config queue;	/* every switch port */
-	struct lb_params lb;		/* switch policies' knobs */
+	struct lb_settings_table lb;	/* switch policies' own settings */
+	struct lb_levels levels;	/* queue levels the switches show policies */
 	struct hs_config host;		/* transport, host policies, traffic */
 	bool base_rtt_set;		/* else derived from the longest path */
 	uint16_t nb_schemes;

@@ -2,9 +2,10 @@
 /*
  * The experiment file of ofan-fabric.  Sections:
  *   [fabric]          topology, links, schemes, routing delays, limits;
- *   [queue]           every switch port's egress queue (the switch's keys);
- *   [ofan] [flowlet] [adaptive] ...   switch policy knobs (the switch's);
- *   [host] [host.<policy>]           transport and host policy knobs (the
+ *   [queue]           every switch port's egress queue and the queue
+ *                     levels policies see (the switch's keys);
+ *   [ofan] [flowlet] ...  switch policy settings (the switch's);
+ *   [host] [host.<policy>]  transport and host policy settings (the
  *                     host agent's keys; the policy, rate and MTU come from
  *                     [fabric]);
  *   [traffic]         the collective (the host agent's keys);
@@ -464,7 +465,8 @@ fab_parse(struct ofan_cfg *cfg, struct fab_params *p)
 
 	/* Switch side: the switch's own [queue] and policy sections. */
 	if (sw_config_queue_from_cfg(cfg, "queue", &p->queue) ||
-	    sw_config_policies_from_cfg(cfg, &p->lb))
+	    lb_levels_from_cfg(cfg, "queue", &p->levels) ||
+	    lb_settings_from_cfg(cfg, &p->lb))
 		return -EINVAL;
 	if (!p->queue.enabled)
 		return ofan_cfg_fail(cfg, "queue", "queue",
@@ -568,7 +570,8 @@ fab_params_defaults(struct fab_params *p, const char *path)
 	sw_queue_config_defaults(&p->queue);
 	p->queue.capacity_pkts = 100;
 	p->queue.capacity_bytes = 1ull << 30;	/* packets decide */
-	lb_params_defaults(&p->lb);
+	lb_settings_defaults(&p->lb);
+	lb_levels_defaults(&p->levels);
 	hs_config_defaults(&p->host);
 }
 

@@ -339,6 +339,7 @@ fab_switch_config(const struct fab_params *p, const struct fab_topo *t,
 	snprintf(c->name, sizeof(c->name), "%s", d->name);
 	c->policy = policy;
 	c->lb = p->lb;
+	c->levels = p->levels;
 	/* Mix the fabric seed before the index: seeds 1 and 3 must not just
 	 * swap switch seeds. */
 	x = ofan_splitmix64(&x) + s;

@@ -1,0 +1,263 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * A switch policy defined only in this file, as docs/architecture.md
+ * ("Adding a policy") shows: "first" sends every packet to one live member
+ * of its group, the member-th (modulo the live ones).  It registers with
+ * lb_register(), parses its own [first] section -- the fabric's loader
+ * reports its bad values and unknown keys like anyone's -- and forwards a
+ * whole k = 4 fat tree's permutation in ofan-fabric.  Nothing outside
+ * this file knows it.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <check.h>
+#include <rte_common.h>
+#include <rte_errno.h>
+#include <rte_mbuf.h>
+
+#include "fab.h"
+#include "lb.h"
+#include "ofan_config.h"
+#include "ofan_wire.h"
+
+#include "eal_suite.h"
+
+#define T_EAL_POOL_MBUFS 63
+#define T_NB_MBUFS 32767
+#define T_MBUF_ROOM (RTE_PKTMBUF_HEADROOM + OFAN_ETH_HDR_SIZE + 4096 + 64)
+
+/* ---- the policy ---- */
+
+struct first_settings {
+	uint32_t member;	/* [first] member: which live member (0) */
+};
+
+struct first {
+	uint32_t member;
+	uint64_t nb_picks;
+};
+
+static void
+first_defaults(void *settings)
+{
+	((struct first_settings *)settings)->member = 0;
+}
+
+static int
+first_parse(struct ofan_cfg *cfg, void *settings)
+{
+	struct first_settings *s = settings;
+
+	return ofan_cfg_get_u32(cfg, "first", "member", 0, 0,
+				LB_MAX_MEMBERS - 1, &s->member) < 0 ?
+		-EINVAL : 0;
+}
+
+static int
+first_create(const struct lb_params *p, void **state)
+{
+	const struct first_settings *s = p->settings;
+	struct first *st = calloc(1, sizeof(*st));
+
+	if (st == NULL)
+		return -ENOMEM;
+	st->member = s->member;
+	*state = st;
+	return 0;
+}
+
+static void
+first_destroy(void *state)
+{
+	free(state);
+}
+
+static void
+first_pick(void *state, const struct lb_pkt *pkts, uint16_t n,
+	   const struct lb_view *view, uint64_t now_ns, uint16_t *out)
+{
+	struct first *st = state;
+	uint16_t i;
+
+	RTE_SET_USED(view);
+	RTE_SET_USED(now_ns);
+	for (i = 0; i < n; i++) {
+		const struct lb_group *g = pkts[i].grp;
+
+		out[i] = g->nb_live == 0 ? LB_NONE :
+			g->live[st->member % g->nb_live];
+	}
+	st->nb_picks += n;
+}
+
+static const struct lb_ops first_ops = {
+	.name = "first",
+	.summary = "one live member of the group, always the same",
+	.settings_size = sizeof(struct first_settings),
+	.defaults = first_defaults,
+	.parse = first_parse,
+	.create = first_create,
+	.destroy = first_destroy,
+	.pick = first_pick,
+	/* no group_changed, no dump: the engine skips them */
+};
+
+/* ---- the tests ---- */
+
+static struct rte_mempool *t_pool;
+
+/* Load the k = 4 permutation with overrides; returns fab_experiment_load's. */
+static int
+t_load(struct fab_experiment *x, const char *const *ov, int nb_ov, char *err,
+       size_t err_size)
+{
+	static char path[512];
+	const char *dir = getenv("OFAN_TEST_DATA");
+
+	snprintf(path, sizeof(path), "%s/fabric/permutation-k4.ini",
+		 dir != NULL ? dir : "tests/data");
+	err[0] = '\0';
+	return fab_experiment_load(path, (char *const *)ov, nb_ov, false, 0,
+				   x, err, (unsigned int)err_size);
+}
+
+START_TEST(test_registers)
+{
+	char names[256];
+
+	ck_assert_ptr_eq(lb_find("first"), &first_ops);
+	ck_assert_int_eq(lb_register(&first_ops), -EEXIST);
+	ck_assert_ptr_nonnull(strstr(lb_names(names, sizeof(names)),
+				     ", first"));
+}
+END_TEST
+
+START_TEST(test_parses_its_section)
+{
+	static const struct {
+		const char *ov;
+		const char *want;	/* in the message */
+	} bad[] = {
+		{ "first.member=64", "first:member" },
+		{ "first.member=x", "'x'" },
+		{ "first.colour=red", "allowed keys in [first]: member" },
+	};
+	const char *ov[2] = { "fabric.schemes=first" };
+	struct fab_experiment x;
+	char err[1024];
+	unsigned int i;
+
+	ov[1] = "first.member=1";
+	ck_assert_msg(t_load(&x, ov, 2, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_ptr_eq(x.combos[0].schemes[0].sw_policy, &first_ops);
+	fab_experiment_free(&x);
+	for (i = 0; i < RTE_DIM(bad); i++) {
+		ov[1] = bad[i].ov;
+		ck_assert_int_ne(t_load(&x, ov, 2, err, sizeof(err)), 0);
+		ck_assert_msg(strstr(err, bad[i].want) != NULL,
+			      "%s: '%s' lacks '%s'", bad[i].ov, err,
+			      bad[i].want);
+	}
+}
+END_TEST
+
+/* Run the scheme called name of the loaded experiment. */
+static void
+t_run(const char *member, const char *scheme, struct fab_run *r)
+{
+	const char *ov[] = { "fabric.schemes=first, spray", member };
+	const struct fab_params *p;
+	struct fab_experiment x;
+	struct fab_topo t;
+	char err[1024];
+	uint16_t s;
+
+	ck_assert_msg(t_load(&x, ov, RTE_DIM(ov), err, sizeof(err)) == 0,
+		      "%s", err);
+	p = &x.combos[0];
+	for (s = 0; strcmp(p->schemes[s].name, scheme) != 0; s++)
+		ck_assert_uint_lt(s + 1, p->nb_schemes);
+	ck_assert_uint_le(fab_pool_size(p), T_NB_MBUFS);
+	ck_assert_msg(fab_topo_build(p, p->schemes[s].sw_policy, &t, err,
+				     sizeof(err)) == 0, "%s", err);
+	ck_assert_msg(fab_run(p, s, &t, t_pool, NULL, r, err,
+			      sizeof(err)) == 0, "%s", err);
+	fab_topo_free(&t);
+	fab_experiment_free(&x);
+}
+
+/*
+ * It forwards: every flow of the permutation completes.  And it is the
+ * policy that does: with all of a ToR's traffic on one uplink, the two
+ * hosts under it share 100 Gb/s, so flows take about twice their ideal,
+ * where spraying over both uplinks does not; member 0 and member 1 are
+ * each a single path.
+ */
+START_TEST(test_forwards)
+{
+	struct fab_run r0, r1, rs;
+
+	t_run("first.member=0", "first", &r0);
+	t_run("first.member=1", "first", &r1);
+	t_run("first.member=0", "spray", &rs);
+	ck_assert(r0.completed && r1.completed && rs.completed);
+	ck_assert_uint_eq(r0.nb_completed, r0.nb_flows);
+	ck_assert_uint_eq(r1.nb_completed, r1.nb_flows);
+	ck_assert_msg(r0.max_slowdown > 1.6 && r1.max_slowdown > 1.6 &&
+		      rs.max_slowdown < 1.4,
+		      "max slowdown: first/0 %.2f, first/1 %.2f, spray %.2f",
+		      r0.max_slowdown, r1.max_slowdown, rs.max_slowdown);
+	fab_run_free(&r0);
+	fab_run_free(&r1);
+	fab_run_free(&rs);
+}
+END_TEST
+
+static void
+t_pool_up(void)
+{
+	t_pool = rte_pktmbuf_pool_create("t_plugin", T_NB_MBUFS, 0, 0,
+					 T_MBUF_ROOM, SOCKET_ID_ANY);
+	if (t_pool == NULL)
+		fprintf(stderr, "test_policy_plugin: no pool: %s\n",
+			rte_strerror(rte_errno));
+}
+
+static void
+t_pool_down(void)
+{
+	rte_mempool_free(t_pool);
+	t_pool = NULL;
+}
+
+static Suite *
+plugin_suite(void)
+{
+	Suite *s = suite_create("policy_plugin");
+	TCase *tc = tcase_create("first");
+
+	tcase_add_unchecked_fixture(tc, t_pool_up, t_pool_down);
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, test_registers);
+	tcase_add_test(tc, test_parses_its_section);
+	tcase_add_test(tc, test_forwards);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int
+main(void)
+{
+	static struct rte_mempool *eal_pool;
+
+	/* Registered before any configuration is read, as a plugin would. */
+	if (lb_register(&first_ops) != 0) {
+		fprintf(stderr, "test_policy_plugin: lb_register failed\n");
+		return EXIT_FAILURE;
+	}
+	return t_eal_run_suite("test_policy_plugin", plugin_suite(),
+			       T_EAL_POOL_MBUFS, &eal_pool);
+}
