@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * ofan wire format (DESIGN section 3): what every ofan packet looks like.
+ * ofan wire format (architecture.md §4): what every ofan packet looks like.
  *
  * Packets are RoCEv2 shaped so that tshark's RRoCE dissector decodes them:
  *   Ethernet / IPv4 (DSCP + ECN) / UDP (dst 4791, src = entropy value) /

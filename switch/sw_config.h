@@ -27,7 +27,7 @@ struct ofan_cfg;
 #define SW_NAME_SIZE 64
 #define SW_DEV_SIZE 256
 
-/* Egress queue settings of one port (DESIGN section 4). */
+/* Egress queue settings of one port (docs/architecture.md §5). */
 struct sw_queue_config {
 	bool enabled;		/* false: no software queue, tx straight */
 	uint32_t capacity_pkts;

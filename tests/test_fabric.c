@@ -19,7 +19,7 @@
  *                    short; no mbuf leaks;
  *   3. link model    one flow on one link finishes exactly when the
  *                    documented serialisation model says, to the ns;
- *   4. science       DESIGN section 7 on 16 hosts: ECMP collisions,
+ *   4. science       docs/architecture.md §9 on 16 hosts: ECMP collisions,
  *                    queue scaling of spray vs ofan, REPS vs a black hole;
  *   5. config        each kind of mistake is refused with file:section:key.
  * Everything is virtual time with fixed seeds, so every number asserted
@@ -730,7 +730,7 @@ START_TEST(test_link_model)
 }
 END_TEST
 
-/* ==== 4. the science (DESIGN section 7) ==== */
+/* ==== 4. the science (docs/architecture.md §9) ==== */
 
 /*
  * ECMP's collisions: on the k=4 permutation at full rate, two flows that

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * ofan-fabric: a whole fabric of switch and host engines in one process,
- * driven by emulated links and a virtual clock (DESIGN sections 2 and 6).
+ * driven by emulated links and a virtual clock (architecture.md §2, §3).
  *
  * The pieces, in the order a run uses them:
  *   fab_config.c  experiment INI -> struct fab_params (every value checked,
@@ -263,7 +263,7 @@ uint32_t fab_topo_cm_link(const struct fab_params *p, const struct fab_topo *t,
 /*
  * Call set(arg, switch, group, port, weight) for every group member of
  * every switch with its weight under t->alive: the number of live paths
- * through that member towards the group's destination (DESIGN section 4).
+ * through that member towards the group's destination (architecture.md §5).
  */
 void fab_topo_weights(const struct fab_topo *t,
 		      void (*set)(void *arg, uint32_t sw, uint16_t group,
