@@ -43,6 +43,12 @@
 #define OFAN_BTH_OP_RC_ACK		0x11
 
 #define OFAN_ETH_HDR_SIZE	14
+/*
+ * What every frame costs on the wire beyond its bytes: preamble and SFD
+ * (8), FCS (4) and the inter-frame gap (12).  Rates, pacers, shapers and
+ * emulated links all count it.
+ */
+#define OFAN_WIRE_OVERHEAD	24
 #define OFAN_IPV4_HDR_SIZE	20
 #define OFAN_UDP_HDR_SIZE	8
 #define OFAN_BTH_SIZE		12

@@ -33,7 +33,7 @@ hs_config_derive(struct hs_config *c)
 	 * in BDPs of full frames (with preamble, SFD, IFG and FCS: 24 bytes).
 	 */
 	bdp = (double)c->rate_bps * c->rate_coef * (double)c->base_rtt_ns /
-		8e9 / (OFAN_ETH_HDR_SIZE + c->mtu + 24.0);
+		8e9 / (OFAN_ETH_HDR_SIZE + c->mtu + (double)OFAN_WIRE_OVERHEAD);
 	c->hlb.base_rtt_ns = c->base_rtt_ns;
 	c->hlb.bdp_pkts = bdp < 1.0 ? 1 : bdp > (double)(1u << 24) ?
 		1u << 24 : (uint32_t)bdp + ((double)(uint32_t)bdp < bdp);

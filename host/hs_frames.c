@@ -69,7 +69,7 @@ hs_frame_wire_size(const struct hs_frame_tmpl *t, uint16_t payload)
 {
 	(void)t;
 	return RTE_MAX((uint32_t)OFAN_DATA_HDRS_SIZE + payload,
-		       (uint32_t)HS_ETH_MIN) + HS_WIRE_OVERHEAD;
+		       (uint32_t)HS_ETH_MIN) + OFAN_WIRE_OVERHEAD;
 }
 
 int

@@ -22,7 +22,6 @@
 
 /* QP numbers 0 and 1 are special in InfiniBand; flow f uses QP f + 2. */
 #define HS_QP_OFFSET 2
-#define HS_WIRE_OVERHEAD 24	/* preamble, SFD, IFG, FCS */
 
 /* What every frame of one host shares. */
 struct hs_frame_ctx {

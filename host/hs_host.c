@@ -832,7 +832,7 @@ hs_flow_packet(struct hs_host *h, uint32_t si, uint64_t now, uint32_t *wire)
 	h->st.data_sent++;
 	if (h->timer_ns > hs_sender_timer_ns(&s->tx))
 		h->timer_ns = hs_sender_timer_ns(&s->tx);
-	*wire = (uint32_t)len + HS_WIRE_OVERHEAD;
+	*wire = (uint32_t)len + OFAN_WIRE_OVERHEAD;
 	return m;
 }
 

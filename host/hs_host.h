@@ -74,23 +74,35 @@ struct hs_host_params {
 };
 
 /* Counters of one host. */
+/*
+ * A host's counters, declared once: X(field, what).  The field's name is
+ * its key in ofan-host's JSON (hs_results.c), in ofan-fabric's
+ * summary.json (a run's "host_counters", summed over its hosts) and in its
+ * runs.csv (column host_<field>).  Adding a counter is one line here (and
+ * the code that counts it).
+ */
+#define HS_HOST_COUNTERS(X) \
+	X(tx_pkts, "frames sent") \
+	X(tx_bytes, "bytes sent") \
+	X(rx_pkts, "frames received") \
+	X(rx_bytes, "bytes received") \
+	X(data_sent, "data packets, retransmissions included") \
+	X(data_retx, "resent (erasure: sent beyond the needed)") \
+	X(acks_sent, "ACKs sent") \
+	X(acks_received, "ACKs received") \
+	X(goodput_bytes, "new payload bytes received and verified") \
+	X(dup_pkts, "data packets received twice") \
+	X(corrupt_pkts, "payload differed from the pattern") \
+	X(unknown_flow, "RoCE packets of no flow of ours") \
+	X(ack_mismatch, "ACKs of the other recovery model") \
+	X(arp_replies, "ARP replies sent") \
+	X(alloc_failed, "no mbuf for a packet to send") \
+	X(timeouts, "retransmission timeouts")
+
 struct hs_host_stats {
-	uint64_t tx_pkts;
-	uint64_t tx_bytes;
-	uint64_t rx_pkts;
-	uint64_t rx_bytes;
-	uint64_t data_sent;	/* data packets, retransmissions included */
-	uint64_t data_retx;	/* resent (erasure: sent beyond the needed) */
-	uint64_t acks_sent;
-	uint64_t acks_received;
-	uint64_t goodput_bytes;	/* new payload bytes received and verified */
-	uint64_t dup_pkts;
-	uint64_t corrupt_pkts;	/* payload differed from the pattern */
-	uint64_t unknown_flow;	/* RoCE packets of no flow of ours */
-	uint64_t ack_mismatch;	/* ACKs of the other recovery model */
-	uint64_t arp_replies;
-	uint64_t alloc_failed;	/* no mbuf for a packet to send */
-	uint64_t timeouts;
+#define HS_HOST_FIELD(field, what) uint64_t field;
+	HS_HOST_COUNTERS(HS_HOST_FIELD)
+#undef HS_HOST_FIELD
 	uint64_t drops[OFAN_DROP_MAX];	/* frames the parser rejected */
 };
 

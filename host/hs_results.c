@@ -10,7 +10,6 @@
 #include "ofan_json.h"
 #include "ofan_wire.h"
 
-#define HS_WIRE_OVERHEAD 24
 
 /* Bytes f puts on the wire: every frame with headers and overhead. */
 uint64_t
@@ -18,12 +17,12 @@ hs_flow_wire_bytes(const struct hs_config *c, uint64_t size)
 {
 	uint64_t nb_full = size / c->mss, last = size % c->mss;
 	uint64_t full_frame = OFAN_ETH_HDR_SIZE + (uint64_t)c->mtu;
-	uint64_t bytes = nb_full * (full_frame + HS_WIRE_OVERHEAD);
+	uint64_t bytes = nb_full * (full_frame + OFAN_WIRE_OVERHEAD);
 
 	if (last != 0) {
 		uint64_t frame = OFAN_DATA_HDRS_SIZE + last;
 
-		bytes += (frame < 60 ? 60 : frame) + HS_WIRE_OVERHEAD;
+		bytes += (frame < 60 ? 60 : frame) + OFAN_WIRE_OVERHEAD;
 	}
 	return bytes;
 }
@@ -266,19 +265,9 @@ hs_results(struct hs_host *const *hosts, uint16_t nb_hosts,
 
 		ofan_json_obj_begin(&j, NULL);
 		ofan_json_u64(&j, "rank", hs_host_rank(hosts[k]));
-		ofan_json_u64(&j, "tx_pkts", s->tx_pkts);
-		ofan_json_u64(&j, "rx_pkts", s->rx_pkts);
-		ofan_json_u64(&j, "data_sent", s->data_sent);
-		ofan_json_u64(&j, "data_retx", s->data_retx);
-		ofan_json_u64(&j, "acks_sent", s->acks_sent);
-		ofan_json_u64(&j, "acks_received", s->acks_received);
-		ofan_json_u64(&j, "goodput_bytes", s->goodput_bytes);
-		ofan_json_u64(&j, "dup_pkts", s->dup_pkts);
-		ofan_json_u64(&j, "corrupt_pkts", s->corrupt_pkts);
-		ofan_json_u64(&j, "unknown_flow", s->unknown_flow);
-		ofan_json_u64(&j, "ack_mismatch", s->ack_mismatch);
-		ofan_json_u64(&j, "timeouts", s->timeouts);
-		ofan_json_u64(&j, "alloc_failed", s->alloc_failed);
+#define HS_HOST_JSON(field, what) ofan_json_u64(&j, #field, s->field);
+		HS_HOST_COUNTERS(HS_HOST_JSON)
+#undef HS_HOST_JSON
 		ofan_json_obj_begin(&j, "drops");
 		for (r = 0; r < OFAN_DROP_MAX; r++)
 			if (s->drops[r] != 0)

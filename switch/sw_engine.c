@@ -922,25 +922,14 @@ sw_engine_totals(struct sw_engine *eng, struct sw_totals *t)
 			const struct sw_port_stats *s = &w->port_st[p];
 			const struct sw_queue_stats *q = &w->queue[p].st;
 
-			t->port[p].rx_pkts += s->rx_pkts;
-			t->port[p].rx_bytes += s->rx_bytes;
-			t->port[p].tx_pkts += s->tx_pkts;
-			t->port[p].tx_bytes += s->tx_bytes;
-			t->port[p].arp_replies += s->arp_replies;
-			t->port[p].drops += s->drops;
-			t->port[p].egress_drops += s->egress_drops;
+#define SW_PORT_SUM(field, key, what) t->port[p].field += s->field;
+			SW_PORT_COUNTERS(SW_PORT_SUM)
+#undef SW_PORT_SUM
+#define SW_QUEUE_COMBINE(field, key, how, what) \
+			t->queue[p].field = SW_COMBINE_##how(t->queue[p].field, q->field);
+			SW_QUEUE_COUNTERS(SW_QUEUE_COMBINE)
+#undef SW_QUEUE_COMBINE
 			t->picks[p] += w->picks[p];
-			t->queue[p].enq_pkts += q->enq_pkts;
-			t->queue[p].enq_bytes += q->enq_bytes;
-			t->queue[p].deq_pkts += q->deq_pkts;
-			t->queue[p].deq_bytes += q->deq_bytes;
-			t->queue[p].drop_pkts += q->drop_pkts;
-			t->queue[p].drop_bytes += q->drop_bytes;
-			t->queue[p].ecn_marked += q->ecn_marked;
-			t->queue[p].max_pkts = RTE_MAX(t->queue[p].max_pkts,
-						       q->max_pkts);
-			t->queue[p].max_bytes = RTE_MAX(t->queue[p].max_bytes,
-							q->max_bytes);
 			for (b = 0; b < SW_QUEUE_HIST_BINS; b++)
 				t->queue[p].hist[b] += q->hist[b];
 			t->queue_len[p] += sw_queue_len(&w->queue[p]);

@@ -44,14 +44,25 @@
 struct sw_engine;
 
 /* Per-port counters of one worker. */
+/*
+ * The counters of a port, declared once: X(field, key, what).  Each worker
+ * keeps its own; sw_engine_totals() sums them, and the JSON summary
+ * (sw_stats.c) and /ofan/ports (sw_telemetry.c) write each under its key.
+ * Adding a counter is one line here (and the code that counts it).
+ */
+#define SW_PORT_COUNTERS(X) \
+	X(rx_pkts, "rx", "packets received") \
+	X(rx_bytes, "rx_bytes", "bytes received") \
+	X(tx_pkts, "tx", "packets sent") \
+	X(tx_bytes, "tx_bytes", "bytes sent") \
+	X(drops, "rx_drops", "drops of packets received here, any reason") \
+	X(egress_drops, "drop", "drops of packets routed to this port") \
+	X(arp_replies, "arp_replies", "ARP replies sent from this port")
+
 struct sw_port_stats {
-	uint64_t rx_pkts;
-	uint64_t rx_bytes;
-	uint64_t tx_pkts;
-	uint64_t tx_bytes;
-	uint64_t arp_replies;	/* ARP replies sent from this port */
-	uint64_t drops;		/* all drops of packets received here */
-	uint64_t egress_drops;	/* drops of packets routed to this port */
+#define SW_PORT_FIELD(field, key, what) uint64_t field;
+	SW_PORT_COUNTERS(SW_PORT_FIELD)
+#undef SW_PORT_FIELD
 } __rte_cache_aligned;
 
 struct sw_worker {

@@ -163,7 +163,7 @@ sw_queue_peek(struct sw_queue *q, uint64_t now_ns, struct rte_mbuf **pkts,
 
 		pkts[n] = m;
 		lens[n] = m->pkt_len;
-		t += ofan_tx_time_ns(lens[n] + SW_WIRE_OVERHEAD, q->rate_bps);
+		t += ofan_tx_time_ns(lens[n] + OFAN_WIRE_OVERHEAD, q->rate_bps);
 	}
 	return n;
 }
@@ -181,7 +181,7 @@ sw_queue_commit(struct sw_queue *q, uint64_t now_ns, const uint32_t *lens,
 	/* They started back to back from next_tx_ns (see sw_queue_peek()). */
 	if (q->rate_bps != 0 && nb_sent > 0)
 		q->next_tx_ns += ofan_tx_time_ns(sent_bytes +
-				(uint64_t)nb_sent * SW_WIRE_OVERHEAD,
+				(uint64_t)nb_sent * OFAN_WIRE_OVERHEAD,
 				q->rate_bps);
 	q->st.deq_pkts += nb_sent;
 	q->st.deq_bytes += sent_bytes;

@@ -32,18 +32,33 @@
 
 #define SW_QUEUE_HIST_BINS 16	/* occupancy histogram, by fraction of capacity */
 /* Bytes a frame occupies on the wire beyond its data: preamble+SFD, IFG, FCS. */
-#define SW_WIRE_OVERHEAD 24
+
+/*
+ * The counters of an egress queue, declared once: X(field, key, how,
+ * what), how = SUM or MAX, the way workers' values combine
+ * (sw_engine_totals).  The JSON summary's ports, /ofan/ports and
+ * /ofan/queues write each under its key.  The histogram is an array and
+ * written apart.
+ */
+#define SW_QUEUE_COUNTERS(X) \
+	X(enq_pkts, "queue_enqueued", SUM, "packets queued") \
+	X(enq_bytes, "queue_enqueued_bytes", SUM, "bytes queued") \
+	X(deq_pkts, "queue_dequeued", SUM, "packets sent from the queue") \
+	X(deq_bytes, "queue_dequeued_bytes", SUM, "bytes sent from the queue") \
+	X(drop_pkts, "queue_tail_drops", SUM, "tail drops") \
+	X(drop_bytes, "queue_tail_drop_bytes", SUM, "bytes tail-dropped") \
+	X(ecn_marked, "ecn_marked", SUM, "CE marks set by this queue") \
+	X(max_pkts, "queue_max_pkts", MAX, "largest occupancy, packets") \
+	X(max_bytes, "queue_max_bytes", MAX, "largest occupancy, bytes")
+
+/* How counters of several workers combine. */
+#define SW_COMBINE_SUM(a, b) ((a) + (b))
+#define SW_COMBINE_MAX(a, b) ((a) > (b) ? (a) : (b))
 
 struct sw_queue_stats {
-	uint64_t enq_pkts;
-	uint64_t enq_bytes;
-	uint64_t deq_pkts;
-	uint64_t deq_bytes;
-	uint64_t drop_pkts;	/* tail drops */
-	uint64_t drop_bytes;
-	uint64_t ecn_marked;	/* CE set by this queue */
-	uint64_t max_pkts;	/* maximum occupancy seen */
-	uint64_t max_bytes;
+#define SW_QUEUE_FIELD(field, key, how, what) uint64_t field;
+	SW_QUEUE_COUNTERS(SW_QUEUE_FIELD)
+#undef SW_QUEUE_FIELD
 	uint64_t hist[SW_QUEUE_HIST_BINS]; /* enqueues by occupancy at arrival */
 };
 

@@ -81,19 +81,13 @@ sw_stats_write_json(FILE *f, struct sw_engine *eng,
 		if (x->port_devs != NULL)
 			ofan_json_str(&j, "dev", x->port_devs[p]);
 		ofan_json_str(&j, "link", sw_link_state_names[ps->link]);
-		ofan_json_u64(&j, "rx", s->rx_pkts);
-		ofan_json_u64(&j, "rx_bytes", s->rx_bytes);
-		ofan_json_u64(&j, "tx", s->tx_pkts);
-		ofan_json_u64(&j, "tx_bytes", s->tx_bytes);
-		ofan_json_u64(&j, "rx_drops", s->drops);
-		ofan_json_u64(&j, "drop", s->egress_drops);
-		ofan_json_u64(&j, "arp_replies", s->arp_replies);
+#define SW_PORT_JSON(field, key, what) ofan_json_u64(&j, key, s->field);
+		SW_PORT_COUNTERS(SW_PORT_JSON)
+#undef SW_PORT_JSON
 		ofan_json_u64(&j, "picked", t->picks[p]);
-		ofan_json_u64(&j, "ecn_marked", q->ecn_marked);
-		ofan_json_u64(&j, "queue_max_pkts", q->max_pkts);
-		ofan_json_u64(&j, "queue_max_bytes", q->max_bytes);
-		ofan_json_u64(&j, "queue_tail_drops", q->drop_pkts);
-		ofan_json_u64(&j, "queue_enqueued", q->enq_pkts);
+#define SW_QUEUE_JSON(field, key, how, what) ofan_json_u64(&j, key, q->field);
+		SW_QUEUE_COUNTERS(SW_QUEUE_JSON)
+#undef SW_QUEUE_JSON
 		ofan_json_u64(&j, "queue_len_at_exit", t->queue_len[p]);
 		ofan_json_arr_begin(&j, "queue_hist");
 		for (b = 0; b < SW_QUEUE_HIST_BINS; b++)

@@ -64,17 +64,15 @@ sw_tel_ports_do(const char *cmd, const char *params, struct rte_tel_data *d)
 		rte_tel_data_add_dict_string(pd, "dev", c->ports[p].dev);
 		rte_tel_data_add_dict_string(pd, "link",
 					     sw_link_state_names[ps->link]);
-		rte_tel_data_add_dict_u64(pd, "rx", t->port[p].rx_pkts);
-		rte_tel_data_add_dict_u64(pd, "tx", t->port[p].tx_pkts);
-		rte_tel_data_add_dict_u64(pd, "rx_bytes", t->port[p].rx_bytes);
-		rte_tel_data_add_dict_u64(pd, "tx_bytes", t->port[p].tx_bytes);
-		rte_tel_data_add_dict_u64(pd, "rx_drops", t->port[p].drops);
-		rte_tel_data_add_dict_u64(pd, "drop", t->port[p].egress_drops);
-		rte_tel_data_add_dict_u64(pd, "ecn_marked",
-					  t->queue[p].ecn_marked);
+#define SW_TEL_PORT(field, key, what) \
+		rte_tel_data_add_dict_u64(pd, key, t->port[p].field);
+		SW_PORT_COUNTERS(SW_TEL_PORT)
+#undef SW_TEL_PORT
+#define SW_TEL_QUEUE(field, key, how, what) \
+		rte_tel_data_add_dict_u64(pd, key, t->queue[p].field);
+		SW_QUEUE_COUNTERS(SW_TEL_QUEUE)
+#undef SW_TEL_QUEUE
 		rte_tel_data_add_dict_u64(pd, "queue_len", t->queue_len[p]);
-		rte_tel_data_add_dict_u64(pd, "queue_max_pkts",
-					  t->queue[p].max_pkts);
 		rte_tel_data_add_dict_u64(pd, "picked", t->picks[p]);
 		snprintf(name, sizeof(name), "%u", p);
 		rte_tel_data_add_dict_container(d, name, pd, 0);
@@ -106,14 +104,10 @@ sw_tel_queues_do(const char *cmd, const char *params, struct rte_tel_data *d)
 		}
 		rte_tel_data_start_dict(qd);
 		rte_tel_data_add_dict_u64(qd, "len", t->queue_len[p]);
-		rte_tel_data_add_dict_u64(qd, "max_pkts", t->queue[p].max_pkts);
-		rte_tel_data_add_dict_u64(qd, "max_bytes",
-					  t->queue[p].max_bytes);
-		rte_tel_data_add_dict_u64(qd, "enqueued", t->queue[p].enq_pkts);
-		rte_tel_data_add_dict_u64(qd, "tail_drops",
-					  t->queue[p].drop_pkts);
-		rte_tel_data_add_dict_u64(qd, "ecn_marked",
-					  t->queue[p].ecn_marked);
+#define SW_TEL_QUEUE(field, key, how, what) \
+		rte_tel_data_add_dict_u64(qd, key, t->queue[p].field);
+		SW_QUEUE_COUNTERS(SW_TEL_QUEUE)
+#undef SW_TEL_QUEUE
 		rte_tel_data_add_dict_u64(qd, "capacity_pkts",
 					  c->ports[p].queue.capacity_pkts);
 		rte_tel_data_start_array(h, RTE_TEL_U64_VAL);

@@ -1634,7 +1634,7 @@ END_TEST
 /* ==== 7. shaping ==== */
 
 /*
- * At 1 Gb/s a 1000-byte frame occupies (1000 + SW_WIRE_OVERHEAD 24) * 8 =
+ * At 1 Gb/s a 1000-byte frame occupies (1000 + OFAN_WIRE_OVERHEAD 24) * 8 =
  * 8192 bit times, 8192 ns exactly (ofan_tx_time_ns() has nothing to round).
  * A backlogged shaped queue starts packet k at t0 + k * 8192 ns, t0 being
  * the arrival of the first, and a poll at now releases every packet whose
@@ -1682,7 +1682,7 @@ START_TEST(test_shape_fine_polls)
 	struct sw_totals t;
 
 	ck_assert_uint_eq(T_SHAPE_TX_NS,
-			  ofan_tx_time_ns(T_SHAPE_SIZE + SW_WIRE_OVERHEAD,
+			  ofan_tx_time_ns(T_SHAPE_SIZE + OFAN_WIRE_OVERHEAD,
 					  T_SHAPE_RATE));
 	t_shaped_line(&s);
 	t_send_many(&s, 40, 0);

@@ -599,7 +599,7 @@ struct t_link_model {
 static uint64_t
 t_frame_ns(uint64_t frame, uint64_t rate_bps)
 {
-	uint64_t bits = (frame + FAB_WIRE_OVERHEAD) * 8;
+	uint64_t bits = (frame + OFAN_WIRE_OVERHEAD) * 8;
 
 	return (bits * 1000000000ull + rate_bps - 1) / rate_bps;
 }
@@ -622,7 +622,7 @@ t_link_model(const struct t_link_case *c, uint64_t delay,
 		frame = i < full ? OFAN_DATA_HDRS_SIZE + mss :
 			RTE_MAX(OFAN_DATA_HDRS_SIZE + rest, 60ull);
 		m->ser_ns += t_frame_ns(frame, c->rate_bps);
-		m->wire_bytes += frame + FAB_WIRE_OVERHEAD;
+		m->wire_bytes += frame + OFAN_WIRE_OVERHEAD;
 		arrive = m->ser_ns + delay;
 		m->ack_wait_ns = ack_end > arrive ? ack_end - arrive : 0;
 		ack_end = RTE_MAX(arrive, ack_end) + m->ack_ns;

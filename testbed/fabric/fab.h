@@ -33,6 +33,7 @@
 #include <stdio.h>
 
 #include "hs_config.h"
+#include "hs_host.h"
 #include "ofan_parse.h"
 #include "sw_config.h"
 
@@ -42,7 +43,6 @@
 #define FAB_MAX_SWEEP_DIMS 2
 #define FAB_MAX_SWEEP_VALUES 16
 #define FAB_MAX_K 16		/* groups per ToR stay under SW_MAX_GROUPS */
-#define FAB_WIRE_OVERHEAD 24	/* preamble, SFD, FCS, inter-frame gap */
 #define FAB_MAX_THREADS 8
 #define FAB_MAX_WINDOWS 1000000	/* queue windows per run (time_limit / window) */
 #define FAB_MAX_SEEDS 1000
@@ -327,6 +327,7 @@ struct fab_run {
 	uint64_t retx, timeouts, data_sent;
 	uint64_t corrupt;
 	uint64_t alloc_failed;		/* host mbuf allocations that failed */
+	struct hs_host_stats hosts;	/* every host's counters, summed */
 	/* Conservation: injected = delivered + dropped + queued. */
 	uint64_t injected, delivered, dropped, queued_end;
 	int64_t mbuf_leak;		/* in use after - before */

@@ -36,7 +36,7 @@ uint64_t
 fab_oneway_frame_ns(const struct fab_params *p, uint32_t hops,
 		    uint64_t frame_size)
 {
-	uint64_t frame = RTE_MAX(frame_size, (uint64_t)60) + FAB_WIRE_OVERHEAD;
+	uint64_t frame = RTE_MAX(frame_size, (uint64_t)60) + OFAN_WIRE_OVERHEAD;
 
 	if (hops < 2)
 		return hops * p->delay_ns;
@@ -47,7 +47,7 @@ fab_oneway_frame_ns(const struct fab_params *p, uint32_t hops,
 uint64_t
 fab_ack_back_ns(const struct fab_params *p, uint32_t hops)
 {
-	uint64_t frame = RTE_MAX(OFAN_ACK_FRAME_SIZE, 60) + FAB_WIRE_OVERHEAD;
+	uint64_t frame = RTE_MAX(OFAN_ACK_FRAME_SIZE, 60) + OFAN_WIRE_OVERHEAD;
 	uint32_t host_links = hops < 2 ? hops : 2;
 
 	return hops * p->delay_ns +
@@ -59,7 +59,7 @@ uint32_t
 fab_pool_size(const struct fab_params *p)
 {
 	uint64_t ports, links, hosts, n;
-	uint64_t frame = OFAN_ETH_HDR_SIZE + p->host.mtu + FAB_WIRE_OVERHEAD;
+	uint64_t frame = OFAN_ETH_HDR_SIZE + p->host.mtu + OFAN_WIRE_OVERHEAD;
 	uint64_t per_wire;
 
 	switch (p->topo) {
@@ -226,7 +226,7 @@ fab_sim_build(struct fab_sim *s, uint16_t scheme, char *err,
 	if (!p->base_rtt_set)
 		s->hcfg.base_rtt_ns = fab_oneway_ns(p, hops_max) +
 			ofan_tx_time_ns(OFAN_ETH_HDR_SIZE + p->host.mtu +
-					FAB_WIRE_OVERHEAD, p->rate_bps) +
+					OFAN_WIRE_OVERHEAD, p->rate_bps) +
 			fab_ack_back_ns(p, hops_max);
 	hs_config_derive(&s->hcfg);
 	if (s->hcfg.traffic.pattern == HS_PATTERN_CM)
@@ -524,6 +524,9 @@ fab_collect_flows(struct fab_sim *s)
 		r->data_sent += st->data_sent;
 		r->corrupt += st->corrupt_pkts;
 		r->alloc_failed += st->alloc_failed;
+#define FAB_HOST_SUM(field, what) r->hosts.field += st->field;
+		HS_HOST_COUNTERS(FAB_HOST_SUM)
+#undef FAB_HOST_SUM
 		hs_host_policy_dump(s->hosts[i].h, fab_policy_add, r);
 	}
 	r->full_frame = OFAN_ETH_HDR_SIZE + p->host.mtu;

@@ -63,6 +63,7 @@
 #include "fab_sim.h"
 #include "hs_host.h"
 #include "ofan_clock.h"
+#include "ofan_wire.h"
 #include "sw_engine.h"
 
 /* ---- events ---- */
@@ -318,7 +319,7 @@ fab_ser_ns(struct fab_dir *dir, const struct rte_mbuf *m)
 {
 	if (m->pkt_len != dir->last_len) {
 		dir->last_len = m->pkt_len;
-		dir->last_ser = ofan_tx_time_ns(m->pkt_len + FAB_WIRE_OVERHEAD,
+		dir->last_ser = ofan_tx_time_ns(m->pkt_len + OFAN_WIRE_OVERHEAD,
 						dir->rate_bps);
 	}
 	return dir->last_ser;
