@@ -89,142 +89,6 @@ fab_pop(struct fab_thr *th)
 	return ev;
 }
 
-/* A control event at t (thread 0, between windows). */
-static void
-fab_ctl_push(struct fab_sim *s, uint64_t t, uint32_t idx)
-{
-	if (s->nb_ctl < FAB_MAX_CTL)
-		s->ctl[s->nb_ctl++] = (struct fab_ctl){ .t = t, .idx = idx };
-}
-
-/* The earliest control event by (time, index); -1 if none. */
-static int
-fab_ctl_next(const struct fab_sim *s)
-{
-	int i, best = -1;
-
-	for (i = 0; i < s->nb_ctl; i++)
-		if (best < 0 || s->ctl[i].t < s->ctl[best].t ||
-		    (s->ctl[i].t == s->ctl[best].t &&
-		     s->ctl[i].idx < s->ctl[best].idx))
-			best = i;
-	return best;
-}
-
-/* ---- FIFOs ---- */
-
-int
-fab_fifo_push(struct fab_fifo *f, struct rte_mbuf *m, uint64_t t)
-{
-	if (f->e == NULL || fab_fifo_len(f) == f->mask + 1) {
-		uint32_t cap = f->e == NULL ? 64 : 2 * (f->mask + 1), i;
-		struct fab_slot *ne = malloc(cap * sizeof(*ne));
-
-		if (ne == NULL)
-			return -ENOMEM;
-		for (i = 0; i < fab_fifo_len(f); i++)
-			ne[i] = f->e[(f->head + i) & f->mask];
-		f->tail = fab_fifo_len(f);
-		f->head = 0;
-		free(f->e);
-		f->e = ne;
-		f->mask = cap - 1;
-	}
-	f->e[f->tail & f->mask] = (struct fab_slot){ .m = m, .t = t };
-	f->tail++;
-	return 0;
-}
-
-uint32_t
-fab_fifo_free(struct fab_fifo *f)
-{
-	uint32_t n = 0;
-
-	while (f->head != f->tail) {
-		rte_pktmbuf_free(f->e[f->head++ & f->mask].m);
-		n++;
-	}
-	free(f->e);
-	memset(f, 0, sizeof(*f));
-	return n;
-}
-
-/* ---- host NICs ---- */
-
-int
-fab_nic_init(struct fab_nic *n, uint32_t nb_slots)
-{
-	memset(n, 0, sizeof(*n));
-	n->slot = calloc(nb_slots, sizeof(*n->slot));
-	n->busy = calloc((nb_slots + 63) / 64, sizeof(*n->busy));
-	if (n->slot == NULL || n->busy == NULL)
-		return -ENOMEM;
-	n->nb_slots = nb_slots;
-	return 0;
-}
-
-int
-fab_nic_push(struct fab_nic *n, struct rte_mbuf *m)
-{
-	uint32_t i = m->hash.usr < n->nb_slots ? m->hash.usr : n->nb_slots - 1;
-
-	if (fab_fifo_push(&n->slot[i], m, 0) != 0)
-		return -ENOMEM;
-	n->busy[i / 64] |= 1ull << (i % 64);
-	n->len++;
-	return 0;
-}
-
-bool
-fab_nic_full(void *nic, uint32_t slot)
-{
-	const struct fab_nic *n = nic;
-
-	return n->limit != 0 && slot < n->nb_slots &&
-		fab_fifo_len(&n->slot[slot]) >= n->limit;
-}
-
-struct rte_mbuf *
-fab_nic_pop(struct fab_nic *n, uint32_t *slot)
-{
-	uint32_t words = (n->nb_slots + 63) / 64, w, k, i;
-	struct fab_fifo *f;
-	struct rte_mbuf *m;
-	uint64_t bits;
-
-	if (n->len == 0)
-		return NULL;
-	/* The first busy slot at or after pos, wrapping around. */
-	w = n->pos / 64;
-	bits = n->busy[w] & (~0ull << (n->pos % 64));
-	for (k = 0; bits == 0 && k < words; k++) {
-		w = (w + 1) % words;
-		bits = n->busy[w];
-	}
-	i = w * 64 + (uint32_t)__builtin_ctzll(bits);
-	f = &n->slot[i];
-	m = f->e[f->head++ & f->mask].m;
-	if (f->head == f->tail)
-		n->busy[i / 64] &= ~(1ull << (i % 64));
-	n->len--;
-	n->pos = i + 1 == n->nb_slots ? 0 : i + 1;
-	*slot = i;
-	return m;
-}
-
-uint32_t
-fab_nic_free(struct fab_nic *n)
-{
-	uint32_t i, left = 0;
-
-	for (i = 0; i < n->nb_slots && n->slot != NULL; i++)
-		left += fab_fifo_free(&n->slot[i]);
-	free(n->slot);
-	free(n->busy);
-	memset(n, 0, sizeof(*n));
-	return left;
-}
-
 /* ---- queue windows ---- */
 
 static void
@@ -566,131 +430,6 @@ fab_drain(struct fab_thr *th, uint32_t parity)
 	}
 }
 
-/* ---- failures and routing ---- */
-
-static void
-fab_set_weight(void *arg, uint32_t sw, uint16_t group, uint16_t port,
-	       uint16_t weight)
-{
-	struct fab_sim *s = arg;
-
-	sw_engine_set_weight(s->sw[sw].eng, group, port, weight);
-}
-
-/* Run a switch's control plane and let its worker adopt the result. */
-static void
-fab_sw_control(struct fab_sim *s, uint32_t sw, uint64_t now)
-{
-	struct fab_snode *n = &s->sw[sw];
-
-	sw_engine_control(n->eng, now);
-	sw_worker_input(n->w, 0, NULL, 0, now);	/* adopt, acknowledge */
-	sw_engine_control(n->eng, now);		/* publish what waited */
-	sw_worker_input(n->w, 0, NULL, 0, now);
-}
-
-/*
- * A control event at now: every thread waits at the barrier, so this may
- * touch any switch; frames it moves go through their owners' queues.
- */
-static void
-fab_control(struct fab_sim *s, uint32_t idx, uint64_t now)
-{
-	const struct fab_failure *f = &s->p->failures[idx / FAB_CTL_PHASES];
-	uint32_t link = fab_topo_find_link(s->t, f->link);
-	const struct fab_link_desc *k = &s->t->links[link];
-	enum fab_ctl_phase phase = (enum fab_ctl_phase)(idx % FAB_CTL_PHASES);
-	uint32_t i, e;
-
-	switch (phase) {
-	case FAB_CTL_FAIL:
-	case FAB_CTL_RESTORE:
-		for (e = 0; e < 2; e++) {
-			struct fab_dir *dir = &s->dirs[link * 2 + e];
-
-			if (f->mode == SW_LINK_DEGRADED) {
-				dir->rate_bps = phase == FAB_CTL_FAIL ?
-					f->rate_bps : k->rate_bps;
-				dir->last_len = 0;	/* times change */
-				continue;
-			}
-			if (k->is_host[e])
-				continue;
-			sw_engine_set_link(s->sw[k->node[e]].eng, k->port[e],
-				phase == FAB_CTL_FAIL ? f->mode : SW_LINK_UP,
-				0, now);
-			fab_sw_control(s, k->node[e], now);
-			/* Drain (and so drop) a queue towards a dead link. */
-			fab_sw_tx(&s->thr[s->dirs[link * 2 + e].tx_owner],
-				  link * 2 + e);
-		}
-		if (f->mode == SW_LINK_DEGRADED)
-			break;
-		if (phase == FAB_CTL_FAIL) {
-			fab_ctl_push(s, now + s->p->detect_delay_ns,
-				     idx / FAB_CTL_PHASES * FAB_CTL_PHASES + FAB_CTL_TICK);
-			fab_ctl_push(s, now + s->p->reconverge_delay_ns,
-				     idx / FAB_CTL_PHASES * FAB_CTL_PHASES + FAB_CTL_ROUTE);
-		} else {
-			s->t->alive[link] = true;
-			fab_topo_weights(s->t, fab_set_weight, s);
-			for (i = 0; i < s->t->nb_switches; i++)
-				fab_sw_control(s, i, now);
-			fab_ctl_push(s, now + s->p->detect_delay_ns,
-				     idx / FAB_CTL_PHASES * FAB_CTL_PHASES + FAB_CTL_TICK);
-		}
-		break;
-	case FAB_CTL_TICK:
-		for (e = 0; e < 2; e++)
-			if (!k->is_host[e])
-				fab_sw_control(s, k->node[e], now);
-		break;
-	case FAB_CTL_ROUTE:
-		if (f->duration_ns != 0 &&
-		    now >= s->t0 + f->at_ns + f->duration_ns)
-			break;	/* restored before routing converged */
-		s->t->alive[link] = false;
-		fab_topo_weights(s->t, fab_set_weight, s);
-		for (i = 0; i < s->t->nb_switches; i++)
-			fab_sw_control(s, i, now);
-		break;
-	}
-}
-
-/*
- * Links gone before the traffic starts (a .cm file's failure lines, which
- * htsim applies by removing the link): down at their switch ends, and
- * routing converged around them, at t0.
- */
-static void
-fab_fail_at_start(struct fab_sim *s)
-{
-	uint32_t i, e, any = 0;
-
-	for (i = 0; i < s->p->nb_failures; i++) {
-		const struct fab_failure *f = &s->p->failures[i];
-		uint32_t link;
-		const struct fab_link_desc *k;
-
-		if (!f->at_start)
-			continue;
-		link = fab_topo_find_link(s->t, f->link);
-		k = &s->t->links[link];
-		for (e = 0; e < 2; e++)
-			if (!k->is_host[e])
-				sw_engine_set_link(s->sw[k->node[e]].eng,
-						   k->port[e], SW_LINK_DOWN, 0,
-						   s->t0);
-		s->t->alive[link] = false;
-		any++;
-	}
-	if (any == 0)
-		return;
-	fab_topo_weights(s->t, fab_set_weight, s);
-	for (i = 0; i < s->t->nb_switches; i++)
-		fab_sw_control(s, i, s->t0);
-}
-
 /* ---- the loop ---- */
 
 /*
@@ -818,8 +557,8 @@ fab_barrier_wait(struct fab_barrier *b)
 	}
 }
 
-static double
-fab_wall_since(const struct timespec *a)
+double
+fab_sim_wall_since(const struct timespec *a)
 {
 	struct timespec b;
 
@@ -836,7 +575,7 @@ fab_progress(struct fab_sim *s, uint64_t now, bool last)
 
 	if (s->quiet)
 		return;
-	if (!last && fab_wall_since(&s->wall_last) < 1.0)
+	if (!last && fab_sim_wall_since(&s->wall_last) < 1.0)
 		return;
 	clock_gettime(CLOCK_MONOTONIC, &s->wall_last);
 	for (i = 0; i < s->t->nb_hosts; i++) {
@@ -847,7 +586,7 @@ fab_progress(struct fab_sim *s, uint64_t now, bool last)
 	fprintf(stderr, "ofan-fabric: %-10s %10.1f us simulated, %5.1f%% of bytes acknowledged, %6.1f s wall%s\n",
 		s->scheme, (double)(now - s->t0) / 1e3,
 		total ? 100.0 * (double)acked / (double)total : 100.0,
-		fab_wall_since(&s->wall0), last ? " (done)" : "");
+		fab_sim_wall_since(&s->wall0), last ? " (done)" : "");
 }
 
 /*
@@ -865,11 +604,15 @@ fab_coordinate(struct fab_sim *s)
 
 	while ((c = fab_ctl_next(s)) >= 0 && s->ctl[c].t <= w_start) {
 		struct fab_ctl ctl = s->ctl[c];
+		uint32_t drain[2], n, d;
 
 		s->ctl[c] = s->ctl[--s->nb_ctl];
 		for (i = 0; i < s->nb_thr; i++)
 			s->thr[i].now = w_start;
-		fab_control(s, ctl.idx, w_start);
+		n = fab_control(s, ctl.idx, w_start, drain);
+		for (d = 0; d < n; d++)
+			fab_sw_tx(&s->thr[s->dirs[drain[d]].tx_owner],
+				  drain[d]);
 	}
 	for (i = 0; i < s->nb_thr; i++) {
 		done += s->thr[i].nb_hosts_done;
@@ -917,50 +660,13 @@ fab_thr_main(void *arg)
 	return 0;
 }
 
-int
-fab_run(const struct fab_params *p, uint16_t scheme, struct fab_topo *t,
-	struct rte_mempool *pool, const struct fab_run_opts *opts,
-	struct fab_run *r, char *err, unsigned int err_size)
+void
+fab_sim_start(struct fab_sim *s)
 {
-	struct fab_sim *s = rte_zmalloc("fab_sim", sizeof(*s),
-					RTE_CACHE_LINE_SIZE);
-	unsigned int in_use0 = rte_mempool_in_use_count(pool);
-	unsigned int lcore = rte_lcore_id();
-	uint32_t i, launched;
-	uint64_t end;
-	int rc;
+	const struct fab_params *p = s->p;
+	const struct fab_topo *t = s->t;
+	uint32_t i;
 
-	memset(r, 0, sizeof(*r));
-	r->scheme = scheme;
-	if (s == NULL) {
-		snprintf(err, err_size, "out of memory for the run");
-		return -ENOMEM;
-	}
-	s->p = p;
-	s->t = t;
-	s->r = r;
-	s->pool = pool;
-	s->quiet = opts == NULL || opts->quiet;
-	s->interrupt = opts != NULL ? opts->interrupt : NULL;
-	s->scheme = p->schemes[scheme].name;
-	/* Results do not depend on the thread count: fewer lcores than
-	 * threads only makes the run slower.  Links without delay give no
-	 * lookahead to run parts apart. */
-	s->nb_thr = t->kind == FAB_TOPO_B2B || p->delay_ns == 0 ? 1 :
-		(uint16_t)RTE_MIN((unsigned int)p->threads, rte_lcore_count());
-	s->t0 = FAB_T0_NS;
-	s->limit = s->t0 + p->time_limit_ns + 1;	/* the limit itself runs */
-	/* A frame sent between threads arrives a window later at the soonest:
-	 * a switch port hands it to the wire at the end of its service, one
-	 * delay before it arrives.  Windows are the same for any thread
-	 * count. */
-	s->lookahead = p->delay_ns > 0 ? p->delay_ns : 1;
-	s->bar.n = s->nb_thr;
-	clock_gettime(CLOCK_MONOTONIC, &s->wall0);
-	s->wall_last = s->wall0;
-	rc = fab_sim_build(s, scheme, err, err_size);
-	if (rc != 0)
-		goto out;
 	fab_fail_at_start(s);
 	for (i = 0; i < p->nb_failures; i++) {
 		if (p->failures[i].at_start)
@@ -984,6 +690,17 @@ fab_run(const struct fab_params *p, uint16_t scheme, struct fab_topo *t,
 	s->w_end = s->t0;
 	s->w_index = 0;
 	fab_coordinate(s);
+}
+
+int
+fab_sim_go(struct fab_sim *s, char *err, unsigned int err_size)
+{
+	const struct fab_params *p = s->p;
+	struct fab_run *r = s->r;
+	unsigned int lcore = rte_lcore_id();
+	uint32_t i, launched;
+	uint64_t end;
+	int rc = 0;
 
 	for (i = 1; i < s->nb_thr; i++) {
 		lcore = rte_get_next_lcore(lcore, 1, 0);
@@ -1005,7 +722,7 @@ fab_run(const struct fab_params *p, uint16_t scheme, struct fab_topo *t,
 	for (i = 1; i < launched; i++)
 		rte_eal_wait_lcore(s->thr[i].lcore);
 	if (rc != 0)
-		goto out;
+		return rc;	/* a thread did not start: nothing ran */
 
 	for (i = 0; i < s->nb_thr; i++) {
 		if (s->thr[i].failed) {
@@ -1027,24 +744,5 @@ fab_run(const struct fab_params *p, uint16_t scheme, struct fab_topo *t,
 		if (!s->dirs[i].from_host)
 			fab_qwin_flush(&s->thr[s->dirs[i].tx_owner], i);
 	r->nb_windows = (uint32_t)((end - s->t0) / p->queue_window_ns) + 1;
-	if (fab_sim_collect(s) != 0) {
-		snprintf(err, err_size, "out of memory for the results");
-		rc = -ENOMEM;
-	}
-out:
-	fab_sim_free(s);
-	r->mbuf_leak = (int64_t)rte_mempool_in_use_count(pool) -
-		(int64_t)in_use0;
-	r->wall_s = fab_wall_since(&s->wall0);
-	rte_free(s);
 	return rc;
-}
-
-void
-fab_run_free(struct fab_run *r)
-{
-	free(r->flows);
-	free(r->qwin);
-	r->flows = NULL;
-	r->qwin = NULL;
 }

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Inside a run of ofan-fabric: the state fab_sim.c (the event loop, links,
- * threads, control plane) and fab_build.c (building a fabric of engines,
- * tearing it down, collecting the results) share.  Not an interface: only
- * those two files include it.  See fab_sim.c for how a run works.
+ * Inside a run of ofan-fabric: the state its files share -- fab_run.c
+ * (one run from start to results), fab_sim.c (the event loop, links,
+ * threads), fab_control.c (failures and routing), fab_fifo.c (wire FIFOs
+ * and NIC slots) and fab_build.c (building a fabric of engines, tearing it
+ * down, collecting the results).  Not an interface: only those files
+ * include it.  See fab_sim.c for how a run works.
  */
 #ifndef OFAN_FAB_SIM_H
 #define OFAN_FAB_SIM_H
@@ -197,7 +199,7 @@ struct fab_sim {
 	struct timespec wall0, wall_last;
 };
 
-/* ---- FIFOs (fab_sim.c) ---- */
+/* ---- FIFOs and NIC slots (fab_fifo.c) ---- */
 
 static inline uint32_t
 fab_fifo_len(const struct fab_fifo *f)
@@ -219,8 +221,36 @@ struct rte_mbuf *fab_nic_pop(struct fab_nic *n, uint32_t *slot);
 bool fab_nic_full(void *nic, uint32_t slot);
 uint32_t fab_nic_free(struct fab_nic *n);
 
+/* ---- the event loop (fab_sim.c) ---- */
+
 /* The hosts' on_flow_end: activate the trigger, start its flows. */
 void fab_sim_flow_end(void *arg, uint32_t flow, bool received, uint64_t now);
+/* Schedule the failures, start the hosts, run the first control window. */
+void fab_sim_start(struct fab_sim *s);
+/*
+ * Run every part's thread to the end and fill s->r's counts and times.
+ * Returns 0, -EBUSY when a thread could not start (nothing ran), or
+ * -ENOMEM when a thread ran out of memory for events (the run ended).
+ */
+int fab_sim_go(struct fab_sim *s, char *err, unsigned int err_size);
+/* Seconds of wall time since a. */
+double fab_sim_wall_since(const struct timespec *a);
+
+/* ---- the control plane (fab_control.c) ---- */
+
+/* A control event at t (thread 0, between windows). */
+void fab_ctl_push(struct fab_sim *s, uint64_t t, uint32_t idx);
+/* The earliest control event by (time, index); -1 if none. */
+int fab_ctl_next(const struct fab_sim *s);
+/*
+ * Run control event idx (failure * FAB_CTL_PHASES + phase) at now.  Fills
+ * drain[] with the switch port directions whose link changed state, for
+ * the caller to drain (a dead link's queue drops), and returns how many.
+ */
+uint32_t fab_control(struct fab_sim *s, uint32_t idx, uint64_t now,
+		     uint32_t drain[2]);
+/* Links that fail from the start, routed around before anything runs. */
+void fab_fail_at_start(struct fab_sim *s);
 
 /* ---- building and results (fab_build.c) ---- */
 

@@ -1,0 +1,165 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The control plane of a fabric run (fab_sim.h): scheduled failures, their
+ * detection, routing's reconvergence and restorations.  Control events
+ * run on thread 0 between windows, alone (fab_sim.c's fab_coordinate).
+ * down and blackhole are the switch engine's own link states on the
+ * switch end(s) of the link; after reconverge_delay every switch's
+ * live-path weights are recomputed (fab_topo_weights).
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "fab_sim.h"
+#include "sw_engine.h"
+
+/* A control event at t (thread 0, between windows). */
+void
+fab_ctl_push(struct fab_sim *s, uint64_t t, uint32_t idx)
+{
+	if (s->nb_ctl < FAB_MAX_CTL)
+		s->ctl[s->nb_ctl++] = (struct fab_ctl){ .t = t, .idx = idx };
+}
+
+/* The earliest control event by (time, index); -1 if none. */
+int
+fab_ctl_next(const struct fab_sim *s)
+{
+	int i, best = -1;
+
+	for (i = 0; i < s->nb_ctl; i++)
+		if (best < 0 || s->ctl[i].t < s->ctl[best].t ||
+		    (s->ctl[i].t == s->ctl[best].t &&
+		     s->ctl[i].idx < s->ctl[best].idx))
+			best = i;
+	return best;
+}
+
+/* ---- failures and routing ---- */
+
+static void
+fab_set_weight(void *arg, uint32_t sw, uint16_t group, uint16_t port,
+	       uint16_t weight)
+{
+	struct fab_sim *s = arg;
+
+	sw_engine_set_weight(s->sw[sw].eng, group, port, weight);
+}
+
+/* Run a switch's control plane and let its worker adopt the result. */
+static void
+fab_sw_control(struct fab_sim *s, uint32_t sw, uint64_t now)
+{
+	struct fab_snode *n = &s->sw[sw];
+
+	sw_engine_control(n->eng, now);
+	sw_worker_input(n->w, 0, NULL, 0, now);	/* adopt, acknowledge */
+	sw_engine_control(n->eng, now);		/* publish what waited */
+	sw_worker_input(n->w, 0, NULL, 0, now);
+}
+
+/*
+ * A control event at now: every thread waits at the barrier, so this may
+ * touch any switch; frames it moves go through their owners' queues.
+ */
+uint32_t
+fab_control(struct fab_sim *s, uint32_t idx, uint64_t now, uint32_t drain[2])
+{
+	uint32_t nb_drain = 0;
+	const struct fab_failure *f = &s->p->failures[idx / FAB_CTL_PHASES];
+	uint32_t link = fab_topo_find_link(s->t, f->link);
+	const struct fab_link_desc *k = &s->t->links[link];
+	enum fab_ctl_phase phase = (enum fab_ctl_phase)(idx % FAB_CTL_PHASES);
+	uint32_t i, e;
+
+	switch (phase) {
+	case FAB_CTL_FAIL:
+	case FAB_CTL_RESTORE:
+		for (e = 0; e < 2; e++) {
+			struct fab_dir *dir = &s->dirs[link * 2 + e];
+
+			if (f->mode == SW_LINK_DEGRADED) {
+				dir->rate_bps = phase == FAB_CTL_FAIL ?
+					f->rate_bps : k->rate_bps;
+				dir->last_len = 0;	/* times change */
+				continue;
+			}
+			if (k->is_host[e])
+				continue;
+			sw_engine_set_link(s->sw[k->node[e]].eng, k->port[e],
+				phase == FAB_CTL_FAIL ? f->mode : SW_LINK_UP,
+				0, now);
+			fab_sw_control(s, k->node[e], now);
+			/* The caller drains (and so drops) a queue towards
+			 * a dead link. */
+			drain[nb_drain++] = link * 2 + e;
+		}
+		if (f->mode == SW_LINK_DEGRADED)
+			break;
+		if (phase == FAB_CTL_FAIL) {
+			fab_ctl_push(s, now + s->p->detect_delay_ns,
+				     idx / FAB_CTL_PHASES * FAB_CTL_PHASES + FAB_CTL_TICK);
+			fab_ctl_push(s, now + s->p->reconverge_delay_ns,
+				     idx / FAB_CTL_PHASES * FAB_CTL_PHASES + FAB_CTL_ROUTE);
+		} else {
+			s->t->alive[link] = true;
+			fab_topo_weights(s->t, fab_set_weight, s);
+			for (i = 0; i < s->t->nb_switches; i++)
+				fab_sw_control(s, i, now);
+			fab_ctl_push(s, now + s->p->detect_delay_ns,
+				     idx / FAB_CTL_PHASES * FAB_CTL_PHASES + FAB_CTL_TICK);
+		}
+		break;
+	case FAB_CTL_TICK:
+		for (e = 0; e < 2; e++)
+			if (!k->is_host[e])
+				fab_sw_control(s, k->node[e], now);
+		break;
+	case FAB_CTL_ROUTE:
+		if (f->duration_ns != 0 &&
+		    now >= s->t0 + f->at_ns + f->duration_ns)
+			break;	/* restored before routing converged */
+		s->t->alive[link] = false;
+		fab_topo_weights(s->t, fab_set_weight, s);
+		for (i = 0; i < s->t->nb_switches; i++)
+			fab_sw_control(s, i, now);
+		break;
+	}
+	return nb_drain;
+}
+
+/*
+ * Links gone before the traffic starts (a .cm file's failure lines, which
+ * htsim applies by removing the link): down at their switch ends, and
+ * routing converged around them, at t0.
+ */
+void
+fab_fail_at_start(struct fab_sim *s)
+{
+	uint32_t i, e, any = 0;
+
+	for (i = 0; i < s->p->nb_failures; i++) {
+		const struct fab_failure *f = &s->p->failures[i];
+		uint32_t link;
+		const struct fab_link_desc *k;
+
+		if (!f->at_start)
+			continue;
+		link = fab_topo_find_link(s->t, f->link);
+		k = &s->t->links[link];
+		for (e = 0; e < 2; e++)
+			if (!k->is_host[e])
+				sw_engine_set_link(s->sw[k->node[e]].eng,
+						   k->port[e], SW_LINK_DOWN, 0,
+						   s->t0);
+		s->t->alive[link] = false;
+		any++;
+	}
+	if (any == 0)
+		return;
+	fab_topo_weights(s->t, fab_set_weight, s);
+	for (i = 0; i < s->t->nb_switches; i++)
+		fab_sw_control(s, i, s->t0);
+}
+

@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * fab_run(): one run of a scheme on a built topology, from start to
+ * results.  It sets the run up, builds its engines and links
+ * (fab_build.c), runs the event loop to the end (fab_sim.c), collects the
+ * results (fab_build.c) and tears everything down, counting any mbuf
+ * that did not come back.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <rte_common.h>
+#include <rte_lcore.h>
+#include <rte_malloc.h>
+#include <rte_mempool.h>
+
+#include "fab_sim.h"
+
+int
+fab_run(const struct fab_params *p, uint16_t scheme, struct fab_topo *t,
+	struct rte_mempool *pool, const struct fab_run_opts *opts,
+	struct fab_run *r, char *err, unsigned int err_size)
+{
+	struct fab_sim *s = rte_zmalloc("fab_sim", sizeof(*s),
+					RTE_CACHE_LINE_SIZE);
+	unsigned int in_use0 = rte_mempool_in_use_count(pool);
+	int rc;
+
+	memset(r, 0, sizeof(*r));
+	r->scheme = scheme;
+	if (s == NULL) {
+		snprintf(err, err_size, "out of memory for the run");
+		return -ENOMEM;
+	}
+	s->p = p;
+	s->t = t;
+	s->r = r;
+	s->pool = pool;
+	s->quiet = opts == NULL || opts->quiet;
+	s->interrupt = opts != NULL ? opts->interrupt : NULL;
+	s->scheme = p->schemes[scheme].name;
+	/* Results do not depend on the thread count: fewer lcores than
+	 * threads only makes the run slower.  Links without delay give no
+	 * lookahead to run parts apart. */
+	s->nb_thr = t->kind == FAB_TOPO_B2B || p->delay_ns == 0 ? 1 :
+		(uint16_t)RTE_MIN((unsigned int)p->threads, rte_lcore_count());
+	s->t0 = FAB_T0_NS;
+	s->limit = s->t0 + p->time_limit_ns + 1;	/* the limit itself runs */
+	/* A frame sent between threads arrives a window later at the soonest:
+	 * a switch port hands it to the wire at the end of its service, one
+	 * delay before it arrives.  Windows are the same for any thread
+	 * count. */
+	s->lookahead = p->delay_ns > 0 ? p->delay_ns : 1;
+	s->bar.n = s->nb_thr;
+	clock_gettime(CLOCK_MONOTONIC, &s->wall0);
+	s->wall_last = s->wall0;
+	rc = fab_sim_build(s, scheme, err, err_size);
+	if (rc != 0)
+		goto out;
+	fab_sim_start(s);
+	rc = fab_sim_go(s, err, err_size);
+	if (rc == -EBUSY)
+		goto out;
+	if (fab_sim_collect(s) != 0) {
+		snprintf(err, err_size, "out of memory for the results");
+		rc = -ENOMEM;
+	}
+out:
+	fab_sim_free(s);
+	r->mbuf_leak = (int64_t)rte_mempool_in_use_count(pool) -
+		(int64_t)in_use0;
+	r->wall_s = fab_sim_wall_since(&s->wall0);
+	rte_free(s);
+	return rc;
+}
+
+void
+fab_run_free(struct fab_run *r)
+{
+	free(r->flows);
+	free(r->qwin);
+	r->flows = NULL;
+	r->qwin = NULL;
+}
