@@ -1,0 +1,335 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The switch engine's data path (sw_engine.h): a worker's per-burst
+ * pipeline -- parse, ARP, FIB lookup, the policy's pick, rewrite, egress
+ * queue -- and its transmit side.  Control (sw_engine.c) changes what it
+ * sees only through group snapshots and port states.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <rte_byteorder.h>
+#include <rte_common.h>
+#include <rte_lpm.h>
+#include <rte_mbuf.h>
+
+#include "ofan_parse.h"
+#include "ofan_rng.h"
+#include "ofan_wire.h"
+#include "sw_engine_priv.h"
+#include "sw_parse_fast.h"
+
+static inline void
+sw_worker_drop(struct sw_worker *w, uint16_t in_port, struct rte_mbuf *m,
+	       enum ofan_drop reason)
+{
+	w->drops[reason]++;
+	w->port_st[in_port].drops++;
+	rte_pktmbuf_free(m);
+}
+
+/*
+ * A packet was queued at now.  If it found the queue empty the link was
+ * idle, so the shaper may start it no earlier than now: an idle link banks
+ * no credit (see sw_queue_peek()).
+ */
+static inline void
+sw_worker_queued(struct sw_queue *q, uint64_t now_ns)
+{
+	if (sw_queue_len(q) == 1 && q->next_tx_ns < now_ns)
+		q->next_tx_ns = now_ns;
+}
+
+/*
+ * ARP: answer requests for the in-port's address in place, and learn the
+ * peer's MAC from anything the peer says (unless configured).
+ */
+static void
+sw_worker_arp(struct sw_worker *w, uint16_t in_port, struct rte_mbuf *m,
+	      const struct ofan_pkt_info *info, uint64_t now_ns)
+{
+	struct sw_engine *eng = w->eng;
+	struct sw_port_state *ps = &eng->port[in_port];
+	uint32_t my_ip = eng->cfg.ports[in_port].ip;
+	struct ofan_eth_hdr *eth;
+	struct ofan_arp *arp;
+
+	if (!eng->cfg.ports[in_port].peer_mac_set && info->arp_spa != 0) {
+		memcpy(ps->peer_mac, info->arp_sha, 6);
+		ps->peer_known = 1;
+	}
+	if (info->arp_oper != OFAN_ARP_OP_REQUEST || my_ip == 0 ||
+	    info->arp_tpa != my_ip) {
+		sw_worker_drop(w, in_port, m, OFAN_DROP_NOT_FOR_US);
+		return;
+	}
+	eth = rte_pktmbuf_mtod(m, struct ofan_eth_hdr *);
+	arp = rte_pktmbuf_mtod_offset(m, struct ofan_arp *, info->l3_offset);
+	memcpy(eth->dst, info->arp_sha, 6);
+	memcpy(eth->src, ps->mac, 6);
+	arp->oper = rte_cpu_to_be_16(OFAN_ARP_OP_REPLY);
+	memcpy(arp->tha, info->arp_sha, 6);
+	arp->tpa = rte_cpu_to_be_32(info->arp_spa);
+	memcpy(arp->sha, ps->mac, 6);
+	arp->spa = rte_cpu_to_be_32(my_ip);
+	if (!sw_queue_enqueue(&w->queue[in_port], m, info->l3_offset, false,
+			      &w->rng)) {
+		w->port_st[in_port].egress_drops++;
+		sw_worker_drop(w, in_port, m, OFAN_DROP_QUEUE_FULL);
+		return;
+	}
+	sw_worker_queued(&w->queue[in_port], now_ns);
+	w->port_st[in_port].arp_replies++;
+}
+
+/*
+ * Parse a frame chained over several mbufs (jumbo frames from PMDs with
+ * small buffers).  Every header the parser reads lies within the first
+ * SW_PARSE_HDR_SIZE bytes (VLAN + a 60-byte IPv4 header + UDP + BTH + ACK
+ * extension < 128), so those are copied out and the lengths are checked
+ * against the whole frame.  The rewrite stage writes the Ethernet and IPv4
+ * headers in place, so they must lie in the first segment.
+ */
+#define SW_PARSE_HDR_SIZE 128
+
+static int
+sw_parse_chained(const struct rte_mbuf *m, unsigned int flags,
+		 struct ofan_pkt_info *info)
+{
+	uint8_t hdr[SW_PARSE_HDR_SIZE] = { 0 };
+	uint32_t n = RTE_MIN(m->pkt_len, (uint32_t)SW_PARSE_HDR_SIZE);
+	const uint8_t *p = rte_pktmbuf_read(m, 0, n, hdr);
+	int v;
+
+	if (p == NULL)
+		return OFAN_DROP_RUNT;
+	if (p != hdr)
+		memcpy(hdr, p, n);
+	v = ofan_parse(hdr, m->pkt_len, flags, info);
+	if (v != OFAN_PARSE_OK)
+		return v;
+	if (info->kind == OFAN_KIND_ARP)
+		return rte_pktmbuf_data_len(m) < info->l3_offset +
+			sizeof(struct ofan_arp) ? OFAN_DROP_ARP_MALFORMED : v;
+	return rte_pktmbuf_data_len(m) < info->l3_offset + OFAN_IPV4_HDR_SIZE ?
+		OFAN_DROP_IP_TRUNCATED : v;
+}
+
+/* Rewrite for the egress port: MACs, TTL - 1, incremental checksum. */
+static inline void
+sw_rewrite(struct rte_mbuf *m, uint16_t l3_offset,
+	   const struct sw_port_state *ps)
+{
+	struct ofan_eth_hdr *eth = rte_pktmbuf_mtod(m, struct ofan_eth_hdr *);
+	struct ofan_ipv4_hdr *ip =
+		rte_pktmbuf_mtod_offset(m, struct ofan_ipv4_hdr *, l3_offset);
+	uint32_t sum;
+
+	memcpy(eth->dst, ps->peer_mac, 6);
+	memcpy(eth->src, ps->mac, 6);
+	ip->ttl--;
+	/* RFC 1624: the TTL is the high byte of its 16-bit word. */
+	sum = (uint32_t)ip->checksum + rte_cpu_to_be_16(0x0100);
+	ip->checksum = (uint16_t)(sum + (sum >> 16));
+}
+
+void
+sw_worker_input(struct sw_worker *w, uint16_t in_port,
+		struct rte_mbuf **pkts, uint16_t n, uint64_t now_ns)
+{
+	struct sw_engine *eng = w->eng;
+	struct ofan_pkt_info info;
+	struct lb_pkt meta[SW_MAX_BURST];
+	struct rte_mbuf *fwd[SW_MAX_BURST];
+	uint16_t l3[SW_MAX_BURST];
+	uint8_t ect[SW_MAX_BURST];
+	uint16_t pick[SW_MAX_BURST];
+	uint64_t rx_bytes = 0;
+	struct lb_view view = {
+		.port_level = w->port_level,
+		.levels = &eng->cfg.levels,
+		.port_len = w->port_len,
+		.port_cap = w->port_cap,
+		.port_bytes = w->port_bytes,
+		.port_cap_bytes = w->port_cap_bytes,
+	};
+	struct sw_port_stats *rx_st = &w->port_st[in_port];
+	const bool hash_needed = eng->cfg.policy->uses_flow_hash;
+	const bool levels_needed = eng->cfg.policy->uses_queue_levels;
+	const bool fast_parse = eng->parse_flags == 0;
+	uint16_t i, k = 0;
+
+	sw_worker_sync(w);
+	if (n > SW_MAX_BURST)
+		n = SW_MAX_BURST;	/* callers never pass more */
+	if (unlikely(eng->port[in_port].link == SW_LINK_DOWN ||
+		     eng->port[in_port].link == SW_LINK_BLACKHOLE)) {
+		enum ofan_drop why = eng->port[in_port].link == SW_LINK_DOWN ?
+			OFAN_DROP_LINK_DOWN : OFAN_DROP_BLACKHOLE;
+
+		for (i = 0; i < n; i++) {
+			rx_st->rx_pkts++;
+			rx_st->rx_bytes += pkts[i]->pkt_len;
+			sw_worker_drop(w, in_port, pkts[i], why);
+		}
+		return;
+	}
+
+	/*
+	 * One pass: parse, answer ARP, look the route up, and collect what
+	 * the policy needs; everything else is dropped under its reason.
+	 */
+	for (i = 0; i < n; i++) {
+		struct rte_mbuf *m = pkts[i];
+		uint32_t hop;
+		int v;
+
+		rx_bytes += m->pkt_len;
+		if (likely(m->nb_segs == 1)) {
+			const uint8_t *f = rte_pktmbuf_mtod(m, const uint8_t *);
+			uint32_t len = rte_pktmbuf_data_len(m);
+
+			v = fast_parse && sw_parse_fast(f, len, &info) ?
+				OFAN_PARSE_OK :
+				ofan_parse(f, len, eng->parse_flags, &info);
+		} else {
+			v = sw_parse_chained(m, eng->parse_flags, &info);
+		}
+		if (unlikely(v != OFAN_PARSE_OK)) {
+			sw_worker_drop(w, in_port, m, (enum ofan_drop)v);
+			continue;
+		}
+		if (unlikely(info.kind == OFAN_KIND_ARP)) {
+			sw_worker_arp(w, in_port, m, &info, now_ns);
+			continue;
+		}
+		if (unlikely(rte_lpm_lookup(eng->fib, info.dst_ip, &hop) != 0)) {
+			sw_worker_drop(w, in_port, m, OFAN_DROP_NO_ROUTE);
+			continue;
+		}
+		if (unlikely(hop == SW_ROUTE_LOCAL)) {
+			sw_worker_drop(w, in_port, m, OFAN_DROP_NOT_FOR_US);
+			continue;
+		}
+		fwd[k] = m;
+		l3[k] = info.l3_offset;
+		ect[k] = (info.tos & OFAN_ECN_MASK) != OFAN_ECN_NOT_ECT;
+		meta[k].flow_hash = hash_needed ?
+			ofan_hash_5tuple(w->hash_seed, info.src_ip,
+					 info.dst_ip, info.src_port,
+					 info.dst_port, info.proto) : 0;
+		meta[k].kind = info.kind == OFAN_KIND_ACK ? LB_KIND_ACK :
+							    LB_KIND_DATA;
+		meta[k].grp = &w->groups[eng->route_group[hop]];
+		meta[k].dst_key = eng->route_key[hop];
+		meta[k].len = m->pkt_len > UINT16_MAX ? UINT16_MAX :
+			(uint16_t)m->pkt_len;
+		k++;
+	}
+	rx_st->rx_pkts += n;
+	rx_st->rx_bytes += rx_bytes;
+	if (k == 0)
+		return;
+	n = k;
+
+	/* The one pluggable stage. */
+	eng->cfg.policy->pick(w->lb_state, meta, n, &view, now_ns, pick);
+
+	/* Rewrite and enqueue. */
+	for (i = 0; i < n; i++) {
+		struct rte_mbuf *m = fwd[i];
+		uint16_t port;
+		struct sw_queue *q;
+
+		if (unlikely(pick[i] == LB_NONE)) {
+			sw_worker_drop(w, in_port, m, OFAN_DROP_NO_MEMBER);
+			continue;
+		}
+		port = meta[i].grp->port[pick[i]];
+		w->picks[port]++;
+		sw_rewrite(m, l3[i], &eng->port[port]);
+		q = &w->queue[port];
+		if (unlikely(!sw_queue_enqueue(q, m, l3[i], ect[i],
+					       &w->rng))) {
+			w->port_st[port].egress_drops++;
+			sw_worker_drop(w, in_port, m, OFAN_DROP_QUEUE_FULL);
+			continue;
+		}
+		sw_worker_queued(q, now_ns);
+		w->port_len[port] = sw_queue_len(q);
+		w->port_bytes[port] = q->bytes;
+		if (levels_needed)
+			w->port_level[port] = sw_queue_level(q, view.levels);
+	}
+}
+
+/* Empty the queue of a failed link, counting every packet as lost. */
+static void
+sw_worker_flush_failed(struct sw_worker *w, uint16_t port,
+		       enum ofan_drop reason)
+{
+	struct sw_queue *q = &w->queue[port];
+
+	while (q->head != q->tail) {
+		struct rte_mbuf *m = q->ring[q->head & q->mask];
+
+		q->bytes -= m->pkt_len;
+		q->head++;
+		w->drops[reason]++;
+		w->port_st[port].egress_drops++;
+		rte_pktmbuf_free(m);
+	}
+	w->port_level[port] = 0;
+	w->port_len[port] = 0;
+	w->port_bytes[port] = 0;
+}
+
+uint16_t
+sw_worker_tx_peek(struct sw_worker *w, uint16_t port, uint64_t now_ns,
+		  struct rte_mbuf **pkts, uint16_t max)
+{
+	const struct sw_port_state *ps = &w->eng->port[port];
+	struct sw_queue *q = &w->queue[port];
+	uint8_t link = ps->link;
+
+	if (q->head == q->tail)
+		return 0;
+	if (unlikely(link == SW_LINK_DOWN || link == SW_LINK_BLACKHOLE)) {
+		sw_worker_flush_failed(w, port, link == SW_LINK_DOWN ?
+				       OFAN_DROP_LINK_DOWN :
+				       OFAN_DROP_BLACKHOLE);
+		return 0;
+	}
+	if (unlikely(q->rate_bps != ps->rate_bps))
+		sw_queue_set_rate(q, ps->rate_bps);
+	if (max > SW_MAX_BURST)
+		max = SW_MAX_BURST;
+	return sw_queue_peek(q, now_ns, pkts, w->peek_len, max);
+}
+
+void
+sw_worker_tx_commit(struct sw_worker *w, uint16_t port, uint64_t now_ns,
+		    struct rte_mbuf **pkts, uint16_t nb_peeked,
+		    uint16_t nb_sent)
+{
+	struct sw_queue *q = &w->queue[port];
+	struct sw_port_stats *st = &w->port_st[port];
+	uint16_t nb_dropped, i;
+
+	sw_queue_commit(q, now_ns, w->peek_len, nb_peeked, nb_sent,
+			&nb_dropped);
+	st->tx_pkts += nb_sent;
+	for (i = 0; i < nb_sent; i++)
+		st->tx_bytes += w->peek_len[i];
+	if (nb_dropped != 0) {
+		for (i = nb_sent; i < nb_peeked; i++)
+			rte_pktmbuf_free(pkts[i]);
+		w->drops[OFAN_DROP_TX_FULL] += nb_dropped;
+		st->egress_drops += nb_dropped;
+	}
+	w->port_level[port] = sw_queue_level(q, &w->eng->cfg.levels);
+	w->port_len[port] = sw_queue_len(q);
+	w->port_bytes[port] = q->bytes;
+}
+
