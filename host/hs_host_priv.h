@@ -1,0 +1,264 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Inside the host engine: its state, the per-flow pacers' heap and the
+ * pacing helpers that hs_host.c (set-up, flows, results), hs_host_rx.c
+ * (input: data, ACKs, ARP) and hs_host_tx.c (output: timers, packets,
+ * pacing) share.  Not an interface: everyone else uses hs_host.h.
+ */
+#ifndef OFAN_HS_HOST_PRIV_H
+#define OFAN_HS_HOST_PRIV_H
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_byteorder.h>
+#include <rte_common.h>
+#include <rte_mbuf.h>
+
+#include "hlb.h"
+#include "hs_frames.h"
+#include "hs_host.h"
+#include "hs_transport.h"
+#include "ofan_clock.h"
+#include "ofan_parse.h"
+#include "ofan_rng.h"
+#include "ofan_wire.h"
+
+#define HS_ACK_RING 4096	/* pending ACKs (power of two) */
+#define HS_NOT_IN_HEAP UINT32_MAX
+
+enum hs_sflow_state { HS_WAITING = 0, HS_ACTIVE, HS_DONE };
+
+/* A flow this host sends. */
+struct hs_sflow {
+	const struct hs_flow_spec *spec;
+	struct hs_frame_tmpl tmpl;
+	struct hs_sender tx;
+	void *lb;		/* policy state */
+	uint64_t *evs_seen;	/* bitmap over the EV range */
+	uint32_t distinct_evs;
+	uint32_t nic_slot;
+	uint8_t state;
+	bool blocked;		/* pacing = flow: its pacer sleeps */
+	uint64_t start_at;	/* absolute, for flows without a dependency */
+	uint64_t start_ns;	/* absolute, when it began */
+	uint64_t done_ns;
+	double cwnd;		/* ECN window mode */
+	uint64_t acks;
+	uint64_t ce_acks;
+	/* pacing = flow */
+	uint64_t pace_at;	/* its next slot */
+	uint32_t heap_pos;	/* in h->heap, HS_NOT_IN_HEAP */
+};
+
+/* A flow this host receives. */
+struct hs_rflow {
+	const struct hs_flow_spec *spec;
+	struct hs_receiver rx;
+	uint32_t src_ip;
+	uint32_t nic_slot;
+	uint64_t done_ns;
+	uint64_t goodput;	/* payload bytes delivered, at most size */
+	uint64_t corrupt;
+};
+
+struct hs_host {
+	const struct hs_config *cfg;
+	/* cfg's path facts with its policy's settings (cfg->hlb_set). */
+	struct hlb_params hlb;
+	const struct hs_traffic *traffic;
+	struct hs_transport_params tp;
+	uint32_t rank;
+	uint32_t ip;
+	struct hs_frame_ctx fx;
+	struct rte_mempool *pool;
+	struct ofan_rng rng;
+	uint64_t rate_bps;	/* rate x rate_coef */
+	uint64_t t0;
+	bool started;
+	bool announce;		/* a gratuitous ARP is due */
+	bool no_announce;	/* never send one */
+	/* Erasure recovery and a policy with on_path_timeout: the senders
+	 * keep per-EV timers for it, and its on_timeout is not called. */
+	bool path_timers;
+	void (*on_flow_end)(void *arg, uint32_t flow, bool received,
+			    uint64_t now_ns);
+	void *on_flow_end_arg;
+	bool (*nic_full)(void *arg, uint32_t slot);
+	void *nic_arg;
+	int32_t *slot_sflow;	/* NIC slot -> sflow index, -1 */
+
+	uint32_t nb_sflows;
+	struct hs_sflow *sflows;
+	uint32_t nb_rflows;
+	struct hs_rflow *rflows;
+	int32_t *sflow_of;	/* flow id -> index in sflows, -1 */
+	int32_t *rflow_of;	/* flow id -> index in rflows, -1 */
+	/* Local flows that wait for the reception of flow id: linked list. */
+	int32_t *first_child;	/* flow id -> sflow index, -1 */
+	int32_t *next_child;	/* sflow index -> sflow index, -1 */
+
+	uint32_t *active;	/* sflow indexes being sent */
+	uint32_t nb_active;
+	uint32_t rr;		/* round-robin position in active */
+	uint32_t nb_done;
+	uint32_t nb_rx_done;
+
+	/* pacing = host */
+	uint64_t pace_ns;	/* the pacer's next slot */
+	/*
+	 * No active flow could send at the last slot (all in flight, or
+	 * waiting for ACKs or timers): the pacer sleeps until an ACK, a
+	 * timer or a new flow wakes it, instead of asking for every ns.
+	 */
+	bool pace_blocked;
+	/* pacing = flow: a min-heap of sflow indexes by (pace_at, index). */
+	uint32_t *heap;
+	uint32_t nb_heap;
+
+	uint64_t timer_ns;	/* earliest transport timer */
+	uint64_t next_start_ns;	/* earliest start of a waiting flow */
+
+	struct hs_ack_req acks[HS_ACK_RING];
+	uint32_t ack_head;
+	uint32_t ack_tail;
+	struct rte_mbuf *arp_reply[16];	/* replies to send */
+	uint16_t nb_arp_reply;
+
+	uint64_t total_bytes;
+	struct hs_host_stats st;
+};
+
+static inline uint16_t
+hs_ev_range(const struct hs_config *c)
+{
+	return (uint16_t)(c->hlb.ev_max - c->hlb.ev_min);
+}
+
+/* ---- the per-flow pacers' heap ---- */
+
+static inline bool
+hs_heap_before(const struct hs_host *h, uint32_t a, uint32_t b)
+{
+	const struct hs_sflow *x = &h->sflows[a], *y = &h->sflows[b];
+
+	return x->pace_at != y->pace_at ? x->pace_at < y->pace_at : a < b;
+}
+
+static inline void
+hs_heap_set(struct hs_host *h, uint32_t pos, uint32_t si)
+{
+	h->heap[pos] = si;
+	h->sflows[si].heap_pos = pos;
+}
+
+static inline void
+hs_heap_up(struct hs_host *h, uint32_t pos)
+{
+	uint32_t si = h->heap[pos];
+
+	while (pos > 0 && hs_heap_before(h, si, h->heap[(pos - 1) / 2])) {
+		hs_heap_set(h, pos, h->heap[(pos - 1) / 2]);
+		pos = (pos - 1) / 2;
+	}
+	hs_heap_set(h, pos, si);
+}
+
+static inline void
+hs_heap_down(struct hs_host *h, uint32_t pos)
+{
+	uint32_t si = h->heap[pos], c;
+
+	for (;;) {
+		c = 2 * pos + 1;
+		if (c >= h->nb_heap)
+			break;
+		if (c + 1 < h->nb_heap &&
+		    hs_heap_before(h, h->heap[c + 1], h->heap[c]))
+			c++;
+		if (!hs_heap_before(h, h->heap[c], si))
+			break;
+		hs_heap_set(h, pos, h->heap[c]);
+		pos = c;
+	}
+	hs_heap_set(h, pos, si);
+}
+
+static inline void
+hs_heap_push(struct hs_host *h, uint32_t si)
+{
+	if (h->sflows[si].heap_pos != HS_NOT_IN_HEAP)
+		return;
+	h->heap[h->nb_heap] = si;
+	h->sflows[si].heap_pos = h->nb_heap++;
+	hs_heap_up(h, h->nb_heap - 1);
+}
+
+static inline void
+hs_heap_remove(struct hs_host *h, uint32_t si)
+{
+	uint32_t pos = h->sflows[si].heap_pos, last;
+
+	if (pos == HS_NOT_IN_HEAP)
+		return;
+	h->sflows[si].heap_pos = HS_NOT_IN_HEAP;
+	last = h->heap[--h->nb_heap];
+	if (pos == h->nb_heap)
+		return;
+	hs_heap_set(h, pos, last);
+	hs_heap_down(h, pos);
+	hs_heap_up(h, h->sflows[last].heap_pos);
+}
+
+/* ---- pacing ---- */
+
+/* The gap after a packet of wire bytes of flow s (pacing = flow). */
+static inline uint64_t
+hs_flow_gap(const struct hs_host *h, const struct hs_sflow *s, uint32_t wire)
+{
+	const uint32_t *c = h->traffic->concurrency;
+	uint32_t conc = c != NULL ? c[s->spec->id] : 1;
+
+	return (uint64_t)(conc ? conc : 1) * ofan_tx_time_ns(wire, h->rate_bps);
+}
+
+/* A random extra of 0 .. pacing_jitter of gap (htsim's: never negative). */
+static inline uint64_t
+hs_jitter(struct hs_host *h, uint64_t gap)
+{
+	if (h->cfg->pacing_jitter <= 0)
+		return 0;
+	return (uint64_t)(ofan_rng_unit(&h->rng) * h->cfg->pacing_jitter *
+			  (double)gap);
+}
+
+/* Something may have become sendable for s: its pacer wakes. */
+static inline void
+hs_wake(struct hs_host *h, uint32_t si, uint64_t now)
+{
+	struct hs_sflow *s = &h->sflows[si];
+
+	if (h->cfg->pacing == HS_PACING_FLOW) {
+		if (s->state != HS_ACTIVE || !s->blocked)
+			return;
+		s->blocked = false;
+		if (s->pace_at < now)
+			s->pace_at = now;	/* an idle pacer banks no credit */
+		hs_heap_push(h, si);
+	} else if (h->pace_blocked) {
+		h->pace_blocked = false;
+		if (h->pace_ns < now)
+			h->pace_ns = now;
+	}
+}
+
+/* ---- shared by the three files ---- */
+
+/* A flow becomes active: transport state, policy state, pacing. */
+void hs_flow_activate(struct hs_host *h, uint32_t si, uint64_t now);
+/* Activate every flow whose start time has come. */
+void hs_host_start_due(struct hs_host *h, uint64_t now);
+
+#endif /* OFAN_HS_HOST_PRIV_H */

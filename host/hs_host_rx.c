@@ -1,0 +1,227 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The host engine's input (hs_host.h): data packets into their receivers
+ * and ACKs queued, ACKs into their senders and policies, ARP answered,
+ * malformed frames counted under their drop reasons.
+ */
+#include "hs_host_priv.h"
+
+/* A flow to us was received completely: start what waited for it. */
+static void
+hs_rflow_complete(struct hs_host *h, struct hs_rflow *r, uint64_t now)
+{
+	int32_t si;
+
+	r->done_ns = now;
+	h->nb_rx_done++;
+	for (si = h->first_child[r->spec->id]; si >= 0;
+	     si = h->next_child[si]) {
+		struct hs_sflow *s = &h->sflows[si];
+		uint64_t at = h->t0 + s->spec->start_ns;
+
+		if (s->state != HS_WAITING)
+			continue;
+		if (at <= now) {
+			hs_flow_activate(h, (uint32_t)si, now);
+		} else {
+			/* Released, but not before its own start time. */
+			s->start_at = at;
+			if (at < h->next_start_ns)
+				h->next_start_ns = at;
+		}
+	}
+	if (r->spec->recv_done_trigger != HS_NO_TRIGGER &&
+	    h->on_flow_end != NULL)
+		h->on_flow_end(h->on_flow_end_arg, r->spec->id, true, now);
+}
+
+static void
+hs_queue_ack(struct hs_host *h, const struct hs_rflow *r, uint16_t ev,
+	     const struct hs_ack_content *a)
+{
+	struct hs_ack_req *q;
+
+	if (h->ack_tail - h->ack_head >= HS_ACK_RING)
+		return;	/* overflow: the sender recovers */
+	q = &h->acks[h->ack_tail++ & (HS_ACK_RING - 1)];
+	q->flow = r->spec->id;
+	q->src = r->spec->src;
+	q->nic_slot = r->nic_slot;
+	q->echo_ev = ev;
+	q->count = h->tp.mode == HS_RECOVERY_ERASURE;
+	q->a = *a;
+}
+
+static void
+hs_input_data(struct hs_host *h, const uint8_t *frame,
+	      const struct ofan_pkt_info *pi, uint64_t now)
+{
+	uint32_t flow = pi->dest_qp - HS_QP_OFFSET;
+	const struct hs_flow_spec *f;
+	struct hs_ack_content ack;
+	struct hs_rflow *r;
+	bool send_ack = false;
+	bool ce = (pi->tos & OFAN_ECN_MASK) == OFAN_ECN_CE;
+	uint64_t add;
+
+	if (pi->dest_qp < HS_QP_OFFSET || flow >= h->traffic->nb_flows ||
+	    h->rflow_of[flow] < 0) {
+		h->st.unknown_flow++;
+		return;
+	}
+	r = &h->rflows[h->rflow_of[flow]];
+	f = r->spec;
+	if (pi->src_ip != r->src_ip) {
+		h->st.unknown_flow++;
+		return;
+	}
+	if (h->cfg->verify_payload &&
+	    (pi->payload_size == 0 ||
+	     pi->payload_size != hs_receiver_expect(&r->rx, pi->psn, f->size,
+						    h->cfg->mss) ||
+	     ofan_payload_check(frame + pi->payload_offset, pi->dest_qp,
+				pi->psn, pi->payload_size) != 0)) {
+		/* Corrupt: not delivered, not acknowledged; the run fails. */
+		r->corrupt++;
+		h->st.corrupt_pkts++;
+		return;
+	}
+	if (hs_receiver_on_data(&r->rx, pi->psn, ce, &send_ack, &ack)) {
+		add = RTE_MIN((uint64_t)pi->payload_size, f->size - r->goodput);
+		r->goodput += add;
+		h->st.goodput_bytes += add;
+		if (r->done_ns == 0 && hs_receiver_done(&r->rx))
+			hs_rflow_complete(h, r, now);
+	} else {
+		h->st.dup_pkts++;
+	}
+	if (send_ack)
+		hs_queue_ack(h, r, pi->src_port, &ack);
+}
+
+static void
+hs_flow_done(struct hs_host *h, uint32_t si, uint64_t now)
+{
+	struct hs_sflow *s = &h->sflows[si];
+	uint32_t i;
+
+	s->state = HS_DONE;
+	s->done_ns = now;
+	h->nb_done++;
+	hs_heap_remove(h, si);
+	for (i = 0; i < h->nb_active; i++)
+		if (h->active[i] == si) {
+			h->active[i] = h->active[--h->nb_active];
+			break;
+		}
+	if (h->rr >= h->nb_active)
+		h->rr = 0;
+	if (s->spec->send_done_trigger != HS_NO_TRIGGER &&
+	    h->on_flow_end != NULL)
+		h->on_flow_end(h->on_flow_end_arg, s->spec->id, false, now);
+}
+
+static void
+hs_input_ack(struct hs_host *h, const uint8_t *frame,
+	     const struct ofan_pkt_info *pi, uint64_t now)
+{
+	const struct hs_config *c = h->cfg;
+	uint32_t flow = pi->dest_qp - HS_QP_OFFSET, si;
+	const struct ofan_ack_ext *ext;
+	struct hs_ack_content a;
+	struct hs_sflow *s;
+	uint64_t rtt = 0, sack;
+	uint16_t ev;
+	bool counted;
+
+	h->st.acks_received++;
+	if (pi->dest_qp < HS_QP_OFFSET || flow >= h->traffic->nb_flows ||
+	    h->sflow_of[flow] < 0) {
+		h->st.unknown_flow++;
+		return;
+	}
+	si = (uint32_t)h->sflow_of[flow];
+	s = &h->sflows[si];
+	if (s->state != HS_ACTIVE)
+		return;	/* a late ACK of a finished flow */
+	ext = (const struct ofan_ack_ext *)(frame + pi->payload_offset +
+					    OFAN_AETH_SIZE);
+	counted = (ext->flags & OFAN_ACK_F_COUNT) != 0;
+	if (counted != (h->tp.mode == HS_RECOVERY_ERASURE)) {
+		h->st.ack_mismatch++;
+		return;
+	}
+	ev = rte_be_to_cpu_16(ext->echo_ev);
+	a.ce = c->ce_echo == HS_CE_ECHO_ACK ?
+		(pi->tos & OFAN_ECN_MASK) == OFAN_ECN_CE :
+		(ext->flags & OFAN_ACK_F_CE) != 0;
+	a.echo_psn = rte_be_to_cpu_32(ext->echo_psn);
+	a.cum = rte_be_to_cpu_32(ext->cum_psn);
+	memcpy(&sack, &ext->sack, sizeof(sack));
+	a.sack = rte_be_to_cpu_64(sack);
+	hs_sender_on_ack(&s->tx, &a, now, &rtt);
+	if (h->path_timers)
+		hs_sender_path_acked(&s->tx, ev);
+	hs_wake(h, si, now);
+	/* The erasure sender's timers can move earlier with a new RTT. */
+	h->timer_ns = RTE_MIN(h->timer_ns, hs_sender_timer_ns(&s->tx));
+	s->acks++;
+	s->ce_acks += a.ce;
+	c->policy->on_ack(s->lb, &h->hlb, &h->rng, ev, a.ce, rtt, now);
+	if (c->cc == HS_CC_ECN_WINDOW) {
+		if (a.ce)
+			s->cwnd = RTE_MAX(1.0, s->cwnd - 0.5);
+		else
+			s->cwnd = RTE_MIN((double)c->window_pkts,
+					  s->cwnd + 1.0 / s->cwnd);
+	}
+	if (hs_sender_done(&s->tx))
+		hs_flow_done(h, si, now);
+}
+
+void
+hs_host_input(struct hs_host *h, struct rte_mbuf **pkts, uint16_t n,
+	      uint64_t now_ns)
+{
+	struct ofan_pkt_info pi;
+	uint16_t i;
+
+	for (i = 0; i < n; i++) {
+		struct rte_mbuf *m = pkts[i];
+		const uint8_t *frame;
+		int v;
+
+		h->st.rx_pkts++;
+		h->st.rx_bytes += m->pkt_len;
+		if (unlikely(m->nb_segs != 1)) {
+			/* Hosts send single-segment frames; so must peers. */
+			h->st.drops[OFAN_DROP_BAD_TOTAL_LENGTH]++;
+			rte_pktmbuf_free(m);
+			continue;
+		}
+		frame = rte_pktmbuf_mtod(m, const uint8_t *);
+		v = ofan_parse(frame, rte_pktmbuf_data_len(m),
+			       OFAN_PARSE_F_NO_TTL_CHECK, &pi);
+		if (v != OFAN_PARSE_OK) {
+			h->st.drops[v]++;
+		} else if (pi.kind == OFAN_KIND_ARP) {
+			if (pi.arp_oper == OFAN_ARP_OP_REQUEST &&
+			    pi.arp_tpa == h->ip &&
+			    h->nb_arp_reply < RTE_DIM(h->arp_reply)) {
+				/* The mbuf becomes the reply. */
+				hs_frame_arp_reply(&h->fx, m, &pi);
+				h->arp_reply[h->nb_arp_reply++] = m;
+				h->st.arp_replies++;
+				continue;
+			}
+		} else if (pi.dst_ip != h->ip ||
+			   pi.dst_port != OFAN_UDP_PORT_ROCEV2) {
+			h->st.drops[OFAN_DROP_NOT_FOR_US]++;
+		} else if (pi.kind == OFAN_KIND_DATA) {
+			hs_input_data(h, frame, &pi, now_ns);
+		} else if (pi.kind == OFAN_KIND_ACK) {
+			hs_input_ack(h, frame, &pi, now_ns);
+		}
+		rte_pktmbuf_free(m);
+	}
+}

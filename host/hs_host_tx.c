@@ -1,0 +1,249 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The host engine's output (hs_host.h): timers, each pacer slot's packet
+ * from its flow's transport with the EV its policy chose, ACKs and ARP
+ * replies first, the next event's time and the NIC's back-pressure.
+ */
+#include "hs_host_priv.h"
+
+/* Transport timers of active flows (scanned when the earliest is due). */
+static void
+hs_host_timers(struct hs_host *h, uint64_t now)
+{
+	const struct hs_config *c = h->cfg;
+	uint64_t next = UINT64_MAX;
+	uint32_t i;
+
+	if (now < h->timer_ns)
+		return;
+	for (i = 0; i < h->nb_active; i++) {
+		uint32_t si = h->active[i];
+		struct hs_sflow *s = &h->sflows[si];
+		/* A timer that came may make the flow sendable (a timeout's
+		 * retransmission, the erasure sender's end of waiting). */
+		bool due = hs_sender_timer_ns(&s->tx) <= now;
+
+		if (hs_sender_check_timeout(&s->tx, now)) {
+			h->st.timeouts++;
+			if (!h->path_timers)
+				c->policy->on_timeout(s->lb, &h->hlb, &h->rng,
+						      now);
+			if (c->cc == HS_CC_ECN_WINDOW)
+				s->cwnd = 1.0;
+		}
+		if (due)
+			hs_wake(h, si, now);
+		next = RTE_MIN(next, hs_sender_timer_ns(&s->tx));
+	}
+	h->timer_ns = next > now ? next : now + 1;
+}
+
+/*
+ * The next data packet of flow si, if it may send now.  NULL with *wire
+ * 0: it may not; NULL with *wire 1: no mbuf.
+ */
+static struct rte_mbuf *
+hs_flow_packet(struct hs_host *h, uint32_t si, uint64_t now, uint32_t *wire)
+{
+	const struct hs_config *c = h->cfg;
+	struct hs_sflow *s = &h->sflows[si];
+	struct rte_mbuf *m;
+	uint32_t psn;
+	uint16_t ev, off;
+	int len;
+
+	*wire = 0;
+	/* The NIC has no room for this flow: wait for hs_host_nic_room(). */
+	if (h->nic_full != NULL && h->nic_full(h->nic_arg, s->nic_slot))
+		return NULL;
+	psn = hs_sender_next(&s->tx, now);
+	if (psn == HS_PSN_NONE) {
+		/* The erasure sender may just have begun its one-RTT wait. */
+		h->timer_ns = RTE_MIN(h->timer_ns, hs_sender_timer_ns(&s->tx));
+		return NULL;
+	}
+	if (c->cc == HS_CC_ECN_WINDOW &&
+	    hs_sender_in_flight(&s->tx) >= (uint32_t)s->cwnd &&
+	    hs_sender_is_new(&s->tx, psn))
+		return NULL;
+	m = rte_pktmbuf_alloc(h->pool);
+	if (m == NULL) {
+		h->st.alloc_failed++;
+		*wire = 1;
+		return NULL;
+	}
+	ev = c->policy->next_ev(s->lb, &h->hlb, &h->rng, now);
+	/* A chosen EV whose last packet is overdue: tell, choose again
+	 * (each check stops that EV's timer, so this ends). */
+	while (h->path_timers && hs_sender_path_expired(&s->tx, ev, now)) {
+		c->policy->on_path_timeout(s->lb, &h->hlb, &h->rng, ev, now);
+		ev = c->policy->next_ev(s->lb, &h->hlb, &h->rng, now);
+	}
+	off = (uint16_t)(ev - c->hlb.ev_min);
+	if (off <= hs_ev_range(c) &&
+	    !(s->evs_seen[off / 64] & (1ull << (off % 64)))) {
+		s->evs_seen[off / 64] |= 1ull << (off % 64);
+		s->distinct_evs++;
+	}
+	len = hs_frame_data(&h->fx, &s->tmpl, s->spec, m, ev, psn,
+			    hs_sender_payload(&s->tx, psn));
+	if (len < 0) {
+		rte_pktmbuf_free(m);
+		h->st.alloc_failed++;
+		*wire = 1;
+		return NULL;
+	}
+	if (hs_sender_is_resend(&s->tx, psn))
+		h->st.data_retx++;
+	hs_sender_sent(&s->tx, psn, now);
+	if (h->path_timers)
+		hs_sender_path_sent(&s->tx, ev, now);
+	h->st.data_sent++;
+	if (h->timer_ns > hs_sender_timer_ns(&s->tx))
+		h->timer_ns = hs_sender_timer_ns(&s->tx);
+	*wire = (uint32_t)len + OFAN_WIRE_OVERHEAD;
+	return m;
+}
+
+/* pacing = host: every slot of the host's pacer that has come. */
+static uint16_t
+hs_output_shared(struct hs_host *h, uint64_t now, struct rte_mbuf **pkts,
+		 uint16_t n, uint16_t max)
+{
+	while (n < max && !h->pace_blocked && h->pace_ns <= now &&
+	       h->nb_active > 0) {
+		struct rte_mbuf *m = NULL;
+		uint32_t wire = 0, tries;
+
+		for (tries = 0; tries < h->nb_active && m == NULL &&
+		     wire == 0; tries++) {
+			if (h->rr >= h->nb_active)
+				h->rr = 0;
+			m = hs_flow_packet(h, h->active[h->rr++], now, &wire);
+		}
+		if (m == NULL && wire == 0) {
+			/* Nothing to send: sleep until something changes. */
+			h->pace_blocked = true;
+			h->pace_ns = now;
+			break;
+		}
+		if (m == NULL) {
+			/* Out of mbufs: try again a microsecond later. */
+			h->pace_ns = now + OFAN_NS_PER_US;
+			break;
+		}
+		pkts[n++] = m;
+		h->pace_ns += ofan_tx_time_ns(wire, h->rate_bps);
+	}
+	if (h->pace_ns < now && h->nb_active == 0)
+		h->pace_ns = now;
+	return n;
+}
+
+/* pacing = flow: every flow's slots that have come, in time order. */
+static uint16_t
+hs_output_flows(struct hs_host *h, uint64_t now, struct rte_mbuf **pkts,
+		uint16_t n, uint16_t max)
+{
+	while (n < max && h->nb_heap > 0) {
+		uint32_t si = h->heap[0], wire;
+		struct hs_sflow *s = &h->sflows[si];
+		struct rte_mbuf *m;
+		uint64_t gap;
+
+		if (s->pace_at > now)
+			break;
+		m = hs_flow_packet(h, si, now, &wire);
+		if (m == NULL && wire == 0) {
+			s->blocked = true;
+			hs_heap_remove(h, si);
+			continue;
+		}
+		if (m == NULL) {
+			s->pace_at = now + OFAN_NS_PER_US;
+			hs_heap_down(h, 0);
+			break;
+		}
+		pkts[n++] = m;
+		gap = hs_flow_gap(h, s, wire);
+		s->pace_at += gap + hs_jitter(h, gap);
+		if (s->state == HS_ACTIVE)
+			hs_heap_down(h, 0);
+	}
+	return n;
+}
+
+uint16_t
+hs_host_output(struct hs_host *h, uint64_t now_ns, struct rte_mbuf **pkts,
+	       uint16_t max)
+{
+	uint16_t n = 0, i;
+
+	if (!h->started)
+		return 0;
+	while (n < max && h->nb_arp_reply > 0)
+		pkts[n++] = h->arp_reply[--h->nb_arp_reply];
+	if (h->announce && n < max) {
+		struct rte_mbuf *m = hs_frame_arp_announce(&h->fx, h->pool);
+
+		if (m != NULL) {
+			pkts[n++] = m;
+			h->announce = false;
+		}
+	}
+	while (n < max && h->ack_head != h->ack_tail) {
+		struct rte_mbuf *m = hs_frame_ack(&h->fx, h->pool,
+			&h->acks[h->ack_head & (HS_ACK_RING - 1)]);
+
+		if (m == NULL) {
+			h->st.alloc_failed++;
+			break;
+		}
+		h->ack_head++;
+		h->st.acks_sent++;
+		pkts[n++] = m;
+	}
+	hs_host_start_due(h, now_ns);
+	hs_host_timers(h, now_ns);
+	if (h->cfg->pacing == HS_PACING_FLOW)
+		n = hs_output_flows(h, now_ns, pkts, n, max);
+	else
+		n = hs_output_shared(h, now_ns, pkts, n, max);
+	for (i = 0; i < n; i++) {
+		h->st.tx_pkts++;
+		h->st.tx_bytes += pkts[i]->pkt_len;
+	}
+	return n;
+}
+
+uint64_t
+hs_host_next_event(const struct hs_host *h)
+{
+	uint64_t t = RTE_MIN(h->timer_ns, h->next_start_ns);
+
+	if (!h->started)
+		return UINT64_MAX;
+	if (h->ack_head != h->ack_tail || h->nb_arp_reply > 0 || h->announce)
+		return 0;
+	if (h->cfg->pacing == HS_PACING_FLOW) {
+		if (h->nb_heap > 0)
+			t = RTE_MIN(t, h->sflows[h->heap[0]].pace_at);
+	} else if (h->nb_active > 0 && !h->pace_blocked) {
+		t = RTE_MIN(t, h->pace_ns);
+	}
+	return t;
+}
+
+bool
+hs_host_nic_room(struct hs_host *h, uint32_t slot, uint64_t now_ns)
+{
+	int32_t si;
+
+	if (slot >= hs_host_nic_slots(h) || h->slot_sflow[slot] < 0)
+		return false;
+	si = h->slot_sflow[slot];
+	if (h->sflows[si].state != HS_ACTIVE)
+		return false;
+	hs_wake(h, (uint32_t)si, now_ns);
+	return true;
+}
