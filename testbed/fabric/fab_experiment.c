@@ -1,0 +1,441 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Loading an ofan-fabric experiment (fab.h): command-line overrides, the
+ * [sweep.NAME] dimensions expanded into combinations, each combination's
+ * file parsed (fab_config.c), a .cm file's failures checked against the
+ * topology, and one parameter set per seed.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fab.h"
+#include "fab_config_priv.h"
+#include "hs_traffic.h"
+#include "ofan_config.h"
+
+/* A sweep dimension as written: keys and their values. */
+struct fab_sweep {
+	char name[FAB_NAME_SIZE];
+	uint16_t nb_keys;
+	char keys[4][2 * FAB_NAME_SIZE];	/* "fabric.reconverge_delay" */
+	uint16_t nb_values;
+	char values[FAB_MAX_SWEEP_VALUES][FAB_NAME_SIZE];
+};
+
+/*
+ * Apply "section.key=value" to cfg.  The section is everything before the
+ * last dot of the left side ("host.reps.freeze_time" is [host.reps]).
+ */
+static int
+fab_apply_override(struct ofan_cfg *cfg, const char *ov, char *err,
+		   unsigned int err_size)
+{
+	char buf[256], *eq, *dot, *key, *sec;
+
+	if (strlen(ov) >= sizeof(buf)) {
+		snprintf(err, err_size, "override '%.40s...' is too long; expected section.key=value",
+			 ov);
+		return -EINVAL;
+	}
+	snprintf(buf, sizeof(buf), "%s", ov);
+	eq = strchr(buf, '=');
+	if (eq == NULL) {
+		snprintf(err, err_size, "override '%s' has no '='; expected section.key=value, e.g. fabric.k=4",
+			 ov);
+		return -EINVAL;
+	}
+	*eq = 0;
+	dot = strrchr(buf, '.');
+	if (dot == NULL || dot == buf || dot[1] == 0) {
+		snprintf(err, err_size, "override '%s' names no section; expected section.key=value, e.g. traffic.size=1MiB",
+			 ov);
+		return -EINVAL;
+	}
+	*dot = 0;
+	sec = fab_trim(buf);
+	key = fab_trim(dot + 1);
+	if (ofan_cfg_set(cfg, sec, key, fab_trim(eq + 1)) != 0) {
+		snprintf(err, err_size, "override '%s' cannot be applied", ov);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* [sweep.NAME] sections, in file order (read, so they count as known). */
+static int
+fab_parse_sweeps(struct ofan_cfg *cfg, struct fab_sweep *sw, int *nb)
+{
+	const char *secs[FAB_MAX_SWEEP_DIMS + 1];
+	int n, i, j;
+
+	n = ofan_cfg_sections(cfg, "sweep.", secs, FAB_MAX_SWEEP_DIMS + 1);
+	if (n > FAB_MAX_SWEEP_DIMS)
+		return ofan_cfg_fail(cfg, secs[FAB_MAX_SWEEP_DIMS], "keys",
+			"too many sweep dimensions; expected at most %d",
+			FAB_MAX_SWEEP_DIMS);
+	for (i = 0; i < n; i++) {
+		struct fab_sweep *s = &sw[i];
+		const char *keys = NULL, *values = NULL;
+		char buf[1024], *parts[FAB_MAX_SWEEP_VALUES + 1];
+		int nk, nv;
+
+		memset(s, 0, sizeof(*s));
+		snprintf(s->name, sizeof(s->name), "%s", secs[i] + 6);
+		if (ofan_cfg_get_str(cfg, secs[i], "keys", OFAN_CFG_REQUIRED,
+				     &keys) ||
+		    ofan_cfg_get_str(cfg, secs[i], "values",
+				     OFAN_CFG_REQUIRED, &values))
+			return -EINVAL;
+		snprintf(buf, sizeof(buf), "%s", keys);
+		nk = fab_split(buf, parts, 4);
+		if (nk == 0 || nk > 4)
+			return ofan_cfg_fail(cfg, secs[i], "keys",
+				"'%s'; expected 1 to 4 comma-separated section.key names",
+				keys);
+		for (j = 0; j < nk; j++) {
+			if (strchr(parts[j], '.') == NULL ||
+			    strlen(parts[j]) >= sizeof(s->keys[j]))
+				return ofan_cfg_fail(cfg, secs[i], "keys",
+					"'%s' is not section.key; expected e.g. fabric.reconverge_delay",
+					parts[j]);
+			snprintf(s->keys[j], sizeof(s->keys[j]), "%s",
+				 parts[j]);
+		}
+		s->nb_keys = (uint16_t)nk;
+		snprintf(buf, sizeof(buf), "%s", values);
+		nv = fab_split(buf, parts, FAB_MAX_SWEEP_VALUES);
+		if (nv == 0 || nv > FAB_MAX_SWEEP_VALUES)
+			return ofan_cfg_fail(cfg, secs[i], "values",
+				"'%s'; expected 1 to %d comma-separated values (a/b/c for several keys)",
+				values, FAB_MAX_SWEEP_VALUES);
+		for (j = 0; j < nv; j++) {
+			int slashes = 0, empty;
+			const char *c;
+
+			for (c = parts[j]; *c; c++)
+				slashes += *c == '/';
+			empty = parts[j][0] == '/' || parts[j][0] == 0 ||
+				parts[j][strlen(parts[j]) - 1] == '/' ||
+				strstr(parts[j], "//") != NULL;
+			if (empty)
+				return ofan_cfg_fail(cfg, secs[i], "values",
+					"'%s' has an empty part; expected one value per key, separated by '/'",
+					parts[j]);
+			if (slashes + 1 != nk ||
+			    strlen(parts[j]) >= sizeof(s->values[j]))
+				return ofan_cfg_fail(cfg, secs[i], "values",
+					"'%s' has %d part(s) for %d key(s); expected one value per key, separated by '/'",
+					parts[j], slashes + 1, nk);
+			snprintf(s->values[j], sizeof(s->values[j]), "%s",
+				 parts[j]);
+		}
+		s->nb_values = (uint16_t)nv;
+	}
+	*nb = n;
+	return 0;
+}
+
+/* Apply value number v of sweep s ("8/8/16" over its keys) to cfg. */
+static int
+fab_apply_sweep(struct ofan_cfg *cfg, const struct fab_sweep *s, int v,
+		char *err, unsigned int err_size)
+{
+	char vals[FAB_NAME_SIZE], *save = NULL, *tok;
+	char ov[256];
+	int k = 0;
+
+	snprintf(vals, sizeof(vals), "%s", s->values[v]);
+	for (tok = strtok_r(vals, "/", &save); tok != NULL && k < s->nb_keys;
+	     tok = strtok_r(NULL, "/", &save), k++) {
+		snprintf(ov, sizeof(ov), "%s=%s", s->keys[k], fab_trim(tok));
+		if (fab_apply_override(cfg, ov, err, err_size) != 0)
+			return -EINVAL;
+	}
+	return 0;
+}
+
+/*
+ * A .cm file: read it now (every mistake is reported before EAL starts,
+ * "FILE:LINE: ..."), its Nodes against the fabric's hosts, and its
+ * failure lines added to p's failures as links gone from the start.
+ */
+static int
+fab_check_cm(struct ofan_cfg *cfg, struct fab_params *p, char *err,
+	     unsigned int err_size)
+{
+	struct hs_traffic tr;
+	struct fab_topo t;
+	char msg[512];
+	int rc = 0;
+	uint32_t i;
+
+	if (p->host.traffic.pattern != HS_PATTERN_CM)
+		return 0;
+	if (p->host.traffic.iterations != 1)
+		return ofan_cfg_fail(cfg, "traffic", "iterations",
+			"'%u' with a .cm file, which is replayed once; expected 1",
+			p->host.traffic.iterations);
+	if (hs_traffic_load_cm(p->host.cm_path, p->host.traffic.nb_ranks, &tr,
+			       msg, sizeof(msg)) != 0) {
+		snprintf(err, err_size, "%s (the [traffic] cm_file of %s)", msg,
+			 ofan_cfg_path(cfg));
+		return -EINVAL;
+	}
+	if (tr.nb_failures > 0 && fab_topo_build(p, p->schemes[0].sw_policy,
+						 &t, msg, sizeof(msg)) != 0) {
+		hs_traffic_free(&tr);
+		return ofan_cfg_fail(cfg, FAB_SEC, "topology", "%s", msg);
+	}
+	for (i = 0; i < tr.nb_failures && rc == 0; i++) {
+		const struct hs_cm_failure *cf = &tr.failures[i];
+		struct fab_failure *f;
+		uint32_t link;
+
+		if (p->nb_failures == FAB_MAX_FAILURES) {
+			snprintf(err, err_size, "%s:%llu: failure beyond the %d a run can have; expected at most %d failures in all",
+				 p->host.cm_path,
+				 (unsigned long long)cf->line,
+				 FAB_MAX_FAILURES, FAB_MAX_FAILURES);
+			rc = -EINVAL;
+			break;
+		}
+		link = fab_topo_cm_link(p, &t, cf, msg, sizeof(msg));
+		if (link == FAB_NONE) {
+			snprintf(err, err_size, "%s:%llu: %s", p->host.cm_path,
+				 (unsigned long long)cf->line, msg);
+			rc = -EINVAL;
+			break;
+		}
+		f = &p->failures[p->nb_failures++];
+		memset(f, 0, sizeof(*f));
+		snprintf(f->link, sizeof(f->link), "%s", t.links[link].name);
+		f->mode = SW_LINK_DOWN;
+		f->at_start = true;
+		snprintf(f->sec, sizeof(f->sec), "cm:%llu",
+			 (unsigned long long)cf->line);
+	}
+	if (tr.nb_failures > 0)
+		fab_topo_free(&t);
+	hs_traffic_free(&tr);
+	return rc;
+}
+
+/* Check that every failure names a link of the topology. */
+static int
+fab_check_links(struct ofan_cfg *cfg, const struct fab_params *p)
+{
+	struct fab_topo t;
+	char err[256] = "";
+	int rc = 0;
+	uint16_t i;
+
+	if (p->nb_failures == 0 && p->nb_drops == 0)
+		return 0;
+	if (fab_topo_build(p, p->schemes[0].sw_policy, &t, err,
+			   sizeof(err)) != 0)
+		return ofan_cfg_fail(cfg, FAB_SEC, "topology", "%s", err);
+	for (i = 0; i < p->nb_drops && rc == 0; i++) {
+		uint32_t d = fab_topo_find_dir(&t, p->drops[i].link);
+		uint16_t j;
+
+		if (d == FAB_NONE) {
+			rc = ofan_cfg_fail(cfg, p->drops[i].sec, "link",
+				"'%s' is not a link of this %s; expected FROM-TO such as %s",
+				p->drops[i].link, fab_topology_names[p->topo],
+				t.links[0].name);
+			break;
+		}
+		for (j = 0; j < i; j++)
+			if (fab_topo_find_dir(&t, p->drops[j].link) == d)
+				rc = ofan_cfg_fail(cfg, p->drops[i].sec, "link",
+					"'%s' already drops frames in [%s]; expected one [drop.*] per link direction",
+					p->drops[i].link, p->drops[j].sec);
+	}
+	for (i = 0; i < p->nb_failures && rc == 0; i++) {
+		const struct fab_failure *f = &p->failures[i];
+		uint32_t link = fab_topo_find_link(&t, f->link);
+		uint16_t j;
+
+		if (link == FAB_NONE) {
+			rc = ofan_cfg_fail(cfg, f->sec, "link",
+				"'%s' is not a link of this %s; expected NODE-NODE such as %s",
+				f->link, fab_topology_names[p->topo],
+				t.links[t.nb_links - 1].name);
+			break;
+		}
+		/* A faster link would shorten the threads' lookahead. */
+		if (f->mode == SW_LINK_DEGRADED &&
+		    f->rate_bps >= t.links[link].rate_bps) {
+			rc = ofan_cfg_fail(cfg, f->sec, "rate",
+				"'%llu' bit/s is not below the link's %llu bit/s; expected a degraded (lower) rate",
+				(unsigned long long)f->rate_bps,
+				(unsigned long long)t.links[link].rate_bps);
+			break;
+		}
+		for (j = 0; j < i; j++)
+			if (fab_topo_find_link(&t, p->failures[j].link) == link)
+				rc = ofan_cfg_fail(cfg, f->sec, "link",
+					"'%s' already fails in [%s]; expected one failure per link",
+					f->link, p->failures[j].sec);
+	}
+	fab_topo_free(&t);
+	return rc;
+}
+
+/*
+ * Load one combination: the file, the overrides, the sweep values of
+ * combination c (value index per dimension), then parse and check.
+ */
+static int
+fab_load_combo(const char *path, char *const *ov, int nb_ov, bool seed_set,
+	       uint64_t seed, const int *vidx, struct fab_params *p,
+	       struct fab_sweep *sweeps, int *nb_sweeps, char *err,
+	       unsigned int err_size)
+{
+	struct ofan_cfg *cfg = ofan_cfg_load(path, err, err_size);
+	char buf[64];
+	int i, rc = 0;
+
+	if (cfg == NULL)
+		return -EINVAL;
+	fab_params_defaults(p, path);
+	for (i = 0; i < nb_ov && rc == 0; i++)
+		rc = fab_apply_override(cfg, ov[i], err, err_size);
+	if (rc == 0 && seed_set) {
+		snprintf(buf, sizeof(buf), "%llu", (unsigned long long)seed);
+		rc = ofan_cfg_set(cfg, FAB_SEC, "seed", buf);
+	}
+	if (rc != 0)
+		goto out;
+	if (fab_parse_sweeps(cfg, sweeps, nb_sweeps) != 0) {
+		rc = -EINVAL;
+		goto fail;
+	}
+	for (i = 0; vidx != NULL && i < *nb_sweeps && rc == 0; i++) {
+		rc = fab_apply_sweep(cfg, &sweeps[i], vidx[i], err, err_size);
+		snprintf(p->sweep_name[i], sizeof(p->sweep_name[i]), "%s",
+			 sweeps[i].name);
+		snprintf(p->sweep_value[i], sizeof(p->sweep_value[i]), "%s",
+			 sweeps[i].values[vidx[i]]);
+	}
+	if (rc != 0)
+		goto out;
+	p->nb_sweep = (uint16_t)*nb_sweeps;
+	if (fab_parse(cfg, p) != 0 || fab_check_links(cfg, p) != 0 ||
+	    ofan_cfg_check_unknown(cfg) != 0) {
+		rc = -EINVAL;
+		goto fail;
+	}
+	/* A cm error is its own file's, FILE:LINE (err is set). */
+	err[0] = '\0';
+	if (fab_check_cm(cfg, p, err, err_size) != 0) {
+		rc = -EINVAL;
+		if (err[0] == '\0')
+			goto fail;
+	}
+	goto out;
+fail:
+	snprintf(err, err_size, "%s", ofan_cfg_error(cfg));
+out:
+	ofan_cfg_free(cfg);
+	return rc;
+}
+
+void
+fab_params_for_seed(const struct fab_params *p, uint32_t i,
+		    struct fab_params *out)
+{
+	*out = *p;
+	out->seed = p->seed + i;
+	if (!p->host_seed_set)
+		out->host.seed = out->seed;
+	if (!p->traffic_seed_set)
+		out->host.traffic.seed = out->seed;
+	out->host.traffic.cm_path = NULL;	/* fab_sim_build() sets it */
+}
+
+int
+fab_experiment_load_seeds(const char *path, char *const *overrides,
+			  int nb_overrides, bool seed_set, uint64_t seed,
+			  uint32_t seeds, struct fab_experiment *x, char *err,
+			  unsigned int err_size)
+{
+	uint32_t c;
+	int rc = fab_experiment_load(path, overrides, nb_overrides, seed_set,
+				     seed, x, err, err_size);
+
+	if (rc != 0 || seeds == 0)
+		return rc;
+	for (c = 0; c < x->nb_combos; c++)
+		x->combos[c].seeds = seeds;
+	return 0;
+}
+
+int
+fab_experiment_load(const char *path, char *const *overrides,
+		    int nb_overrides, bool seed_set, uint64_t seed,
+		    struct fab_experiment *x, char *err, unsigned int err_size)
+{
+	struct fab_sweep sweeps[FAB_MAX_SWEEP_DIMS];
+	int vidx[FAB_MAX_SWEEP_DIMS] = { 0 };
+	struct fab_params *first;
+	int nb_sweeps = 0, d, rc;
+	uint32_t c, n = 1;
+
+	memset(x, 0, sizeof(*x));
+	x->path = path;
+	first = calloc(1, sizeof(*first));
+	if (first == NULL)
+		return -ENOMEM;
+	/* A first pass finds the sweeps (and checks the file as written). */
+	rc = fab_load_combo(path, overrides, nb_overrides, seed_set, seed,
+			    NULL, first, sweeps, &nb_sweeps, err, err_size);
+	free(first);
+	if (rc != 0)
+		return rc;
+	for (d = 0; d < nb_sweeps; d++)
+		n *= sweeps[d].nb_values;
+	x->combos = calloc(n, sizeof(*x->combos));
+	if (x->combos == NULL)
+		return -ENOMEM;
+	x->nb_combos = n;
+	for (c = 0; c < n; c++) {
+		uint32_t rest = c;
+
+		/* The first dimension outermost. */
+		for (d = nb_sweeps - 1; d >= 0; d--) {
+			vidx[d] = (int)(rest % sweeps[d].nb_values);
+			rest /= sweeps[d].nb_values;
+		}
+		rc = fab_load_combo(path, overrides, nb_overrides, seed_set,
+				    seed, vidx, &x->combos[c], sweeps,
+				    &nb_sweeps, err, err_size);
+		if (rc != 0) {
+			for (d = 0; d < nb_sweeps; d++) {
+				char where[160];
+
+				snprintf(where, sizeof(where), "%s%s = %s%s",
+					 d == 0 ? " (sweep " : ", ",
+					 sweeps[d].name,
+					 sweeps[d].values[vidx[d]],
+					 d == nb_sweeps - 1 ? ")" : "");
+				if (strlen(err) + strlen(where) < err_size)
+					strcat(err, where);
+			}
+			fab_experiment_free(x);
+			return rc;
+		}
+		x->combos[c].host.traffic.cm_path = NULL;
+	}
+	return 0;
+}
+
+void
+fab_experiment_free(struct fab_experiment *x)
+{
+	free(x->combos);
+	x->combos = NULL;
+	x->nb_combos = 0;
+}
