@@ -31,7 +31,7 @@
 #include "ofan_clock.h"
 #include "ofan_config.h"
 #include "ofan_wire.h"
-#include "sw_ethdev.h"
+#include "ofan_port.h"
 
 #define HS_BURST 32
 
@@ -227,26 +227,10 @@ hs_setup(struct hs_app *app)
 	static const uint8_t bcast[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
 	char err[512];
 	uint32_t nb_mbufs = 8192 + c->nb_ports * 4096u;
-	uint16_t p, one;
+	struct ofan_port_conf pc[HS_MAX_PORTS];
+	uint16_t p, txq[HS_MAX_PORTS];
 	int rc;
 
-	for (p = 0; p < c->nb_ports; p++) {
-		rc = sw_ethdev_check(c->ports[p].dev, err, sizeof(err));
-		if (rc != 0) {
-			fprintf(stderr, "ofan-host: %s:port.%u:dev: %s\n",
-				c->path, p, err);
-			return rc;
-		}
-	}
-	for (p = 0; p < c->nb_ports; p++) {
-		rc = sw_ethdev_resolve(c->ports[p].dev, &app->port_id[p], err,
-				       sizeof(err));
-		if (rc != 0) {
-			fprintf(stderr, "ofan-host: %s:port.%u:dev: %s\n",
-				c->path, p, err);
-			return rc;
-		}
-	}
 	/* One frame per mbuf: a full data frame must fit its data room. */
 	app->pool = rte_pktmbuf_pool_create("ofan_host_pool", nb_mbufs, 256,
 		0, (uint16_t)(RTE_PKTMBUF_HEADROOM +
@@ -257,6 +241,17 @@ hs_setup(struct hs_app *app)
 		fprintf(stderr, "ofan-host: cannot create a pool of %u mbufs: %s. Hint: with --no-huge give EAL more memory (-m 1024) or mount hugepages\n",
 			nb_mbufs, rte_strerror(rte_errno));
 		return -ENOMEM;
+	}
+	for (p = 0; p < c->nb_ports; p++)
+		pc[p] = (struct ofan_port_conf){
+			.dev = c->ports[p].dev,
+			.nb_rxq = 1, .nb_txq = 1, .nb_rxd = 1024, .nb_txd = 1024,
+		};
+	rc = ofan_ports_open(pc, c->nb_ports, app->pool, app->port_id, txq,
+			     app->port_started, err, sizeof(err));
+	if (rc != 0) {
+		fprintf(stderr, "ofan-host: %s:%s\n", c->path, err);
+		return rc;
 	}
 	for (p = 0; p < c->nb_ports; p++) {
 		struct hs_host_params hp = {
@@ -269,15 +264,6 @@ hs_setup(struct hs_app *app)
 		};
 		struct rte_ether_addr a;
 
-		one = 1;
-		rc = sw_ethdev_start(app->port_id[p], 1, &one, 1024, 1024,
-				     app->pool, err, sizeof(err));
-		if (rc != 0) {
-			fprintf(stderr, "ofan-host: %s:port.%u (%s): %s\n",
-				c->path, p, c->ports[p].dev, err);
-			return rc;
-		}
-		app->port_started[p] = true;
 		/* Virtual devices may not support it; NICs need it for jumbo. */
 		rte_eth_dev_set_mtu(app->port_id[p], c->mtu);
 		rte_eth_macaddr_get(app->port_id[p], &a);
@@ -504,11 +490,7 @@ main(int argc, char **argv)
 	inuse_start = 0;	/* the pool was empty before ports started */
 	t0 = hs_now_ns(&app);
 	done = hs_run(&app);
-	for (p = 0; p < app.cfg->nb_ports; p++)
-		if (app.port_started[p]) {
-			sw_ethdev_close(app.port_id[p]);
-			app.port_started[p] = false;
-		}
+	ofan_ports_close(app.port_id, app.port_started, app.cfg->nb_ports);
 	inuse_end = rte_mempool_in_use_count(app.pool);
 	csv[0] = '\0';
 	if (app.results != NULL) {
@@ -540,11 +522,9 @@ main(int argc, char **argv)
 		exit_code = 3;
 	}
 out:
-	for (p = 0; p < app.cfg->nb_ports; p++) {
-		if (app.port_started[p])
-			sw_ethdev_close(app.port_id[p]);
+	ofan_ports_close(app.port_id, app.port_started, app.cfg->nb_ports);
+	for (p = 0; p < app.cfg->nb_ports; p++)
 		hs_host_free(app.hosts[p]);
-	}
 	rte_mempool_free(app.pool);
 	rte_eal_cleanup();
 early_out:

@@ -30,7 +30,7 @@
 #include "ofan_config.h"
 #include "sw_config.h"
 #include "sw_engine.h"
-#include "sw_ethdev.h"
+#include "ofan_port.h"
 #include "sw_stats.h"
 #include "sw_telemetry.h"
 
@@ -385,53 +385,28 @@ static int
 sw_setup_ports(struct sw_app *app, uint16_t nb_workers, uint8_t (*macs)[6])
 {
 	const struct sw_config *c = app->cfg;
+	struct ofan_port_conf pc[SW_MAX_PORTS];
 	char err[512];
 	uint16_t p, q;
 	int rc;
 
-	/*
-	 * Check every dev before probing any: probing already has effects
-	 * (net_pcap creates its tx_pcap file), so an unknown driver in a
-	 * later port must fail before an earlier port is probed.
-	 */
-	for (p = 0; p < c->nb_ports; p++) {
-		rc = sw_ethdev_check(c->ports[p].dev, err, sizeof(err));
-		if (rc != 0) {
-			fprintf(stderr, "ofan-switch: %s:port.%u:dev: %s\n",
-				c->path, p, err);
-			return rc;
-		}
-	}
-	/* Resolve every port first: a bad dev fails before any port starts. */
-	for (p = 0; p < c->nb_ports; p++) {
-		rc = sw_ethdev_resolve(c->ports[p].dev, &app->port_id[p], err,
-				       sizeof(err));
-		if (rc != 0) {
-			fprintf(stderr, "ofan-switch: %s:port.%u:dev: %s\n",
-				c->path, p, err);
-			return rc;
-		}
-		for (q = 0; q < p; q++)
-			if (app->port_id[q] == app->port_id[p]) {
-				fprintf(stderr, "ofan-switch: %s:port.%u:dev: '%s' is the same device as port.%u; expected each port on its own device\n",
-					c->path, p, c->ports[p].dev, q);
-				return -EINVAL;
-			}
+	for (p = 0; p < c->nb_ports; p++)
+		pc[p] = (struct ofan_port_conf){
+			.dev = c->ports[p].dev,
+			.nb_rxq = c->ports[p].nb_rx_queues,
+			.nb_txq = nb_workers,
+			.nb_rxd = c->ports[p].nb_rxd,
+			.nb_txd = c->ports[p].nb_txd,
+		};
+	rc = ofan_ports_open(pc, c->nb_ports, app->pool, app->port_id,
+			     app->nb_txq, app->port_started, err, sizeof(err));
+	if (rc != 0) {
+		fprintf(stderr, "ofan-switch: %s:%s\n", c->path, err);
+		return rc;
 	}
 	for (p = 0; p < c->nb_ports; p++) {
 		struct rte_ether_addr a;
 
-		app->nb_txq[p] = nb_workers;
-		rc = sw_ethdev_start(app->port_id[p], c->ports[p].nb_rx_queues,
-				     &app->nb_txq[p], c->ports[p].nb_rxd,
-				     c->ports[p].nb_txd, app->pool, err,
-				     sizeof(err));
-		if (rc != 0) {
-			fprintf(stderr, "ofan-switch: %s:port.%u (%s): %s\n",
-				c->path, p, c->ports[p].dev, err);
-			return rc;
-		}
-		app->port_started[p] = true;
 		app->tx_shared[p] = app->nb_txq[p] < nb_workers;
 		for (q = 0; q < SW_MAX_WORKERS; q++)
 			rte_spinlock_init(&app->tx_lock[p][q]);
@@ -498,7 +473,7 @@ main(int argc, char **argv)
 	char err[1024];
 	int eal_argc, help, rc, exit_code = 0;
 	unsigned int lcore;
-	uint16_t nb_workers = 0, p, wid;
+	uint16_t nb_workers = 0, wid;
 	struct sw_fwd_ctx *main_ctx = NULL;
 	int64_t inuse_start = 0, inuse_end;
 	uint64_t t0 = 0;
@@ -611,9 +586,7 @@ main(int argc, char **argv)
 out_ports:
 	if (app.eng != NULL)
 		sw_engine_free_queues(app.eng);
-	for (p = 0; p < app.cfg->nb_ports; p++)
-		if (app.port_started[p])
-			sw_ethdev_close(app.port_id[p]);
+	ofan_ports_close(app.port_id, app.port_started, app.cfg->nb_ports);
 	/*
 	 * After the ports: closing polls them once more, which runs an
 	 * attached capture's callbacks; uninit frees what they use.

@@ -1,20 +1,21 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+/* The EAL port layer (ofan_port.h). */
 #include <errno.h>
-#include <rte_errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <rte_dev.h>
+#include <rte_errno.h>
 #include <rte_devargs.h>
 #include <rte_eth_ring.h>
 #include <rte_ethdev.h>
 #include <rte_ring.h>
 
-#include "sw_ethdev.h"
+#include "ofan_port.h"
 
-#define SW_RINGPAIR_PREFIX "ringpair:"
-#define SW_RINGPAIR_SIZE 4096
+#define OFAN_RINGPAIR_PREFIX "ringpair:"
+#define OFAN_RINGPAIR_SIZE 4096
 
 /*
  * "ringpair:NAME:a" and "ringpair:NAME:b" are the two ends of an in-process
@@ -23,9 +24,9 @@
  * loopback to itself).  Splits dev into NAME and the end ('a' or 'b').
  */
 static int
-sw_ringpair_parse(const char *dev, char *name, size_t name_size, char *end)
+ofan_ringpair_parse(const char *dev, char *name, size_t name_size, char *end)
 {
-	const char *p = dev + strlen(SW_RINGPAIR_PREFIX);
+	const char *p = dev + strlen(OFAN_RINGPAIR_PREFIX);
 	const char *colon = strrchr(p, ':');
 	size_t len;
 
@@ -42,7 +43,7 @@ sw_ringpair_parse(const char *dev, char *name, size_t name_size, char *end)
 }
 
 static int
-sw_ringpair_create(const char *dev, uint16_t *port_id, char *err,
+ofan_ringpair_create(const char *dev, uint16_t *port_id, char *err,
 		   unsigned int err_size)
 {
 	char name[17], rname[2][RTE_RING_NAMESIZE], ename[64];
@@ -50,7 +51,7 @@ sw_ringpair_create(const char *dev, uint16_t *port_id, char *err,
 	char end;
 	int i, rc;
 
-	if (sw_ringpair_parse(dev, name, sizeof(name), &end) != 0) {
+	if (ofan_ringpair_parse(dev, name, sizeof(name), &end) != 0) {
 		snprintf(err, err_size, "'%s' is not a ring pair end; expected ringpair:NAME:a or ringpair:NAME:b (NAME at most 16 characters)",
 			 dev);
 		return -EINVAL;
@@ -60,7 +61,7 @@ sw_ringpair_create(const char *dev, uint16_t *port_id, char *err,
 	for (i = 0; i < 2; i++) {
 		r[i] = rte_ring_lookup(rname[i]);
 		if (r[i] == NULL)
-			r[i] = rte_ring_create(rname[i], SW_RINGPAIR_SIZE,
+			r[i] = rte_ring_create(rname[i], OFAN_RINGPAIR_SIZE,
 					       rte_socket_id(),
 					       RING_F_SP_ENQ | RING_F_SC_DEQ);
 		if (r[i] == NULL) {
@@ -83,7 +84,7 @@ sw_ringpair_create(const char *dev, uint16_t *port_id, char *err,
 }
 
 int
-sw_ethdev_check(const char *dev, char *err, unsigned int err_size)
+ofan_port_check(const char *dev, char *err, unsigned int err_size)
 {
 	struct rte_devargs da;
 	uint16_t port_id;
@@ -91,10 +92,10 @@ sw_ethdev_check(const char *dev, char *err, unsigned int err_size)
 
 	if (rte_eth_dev_get_port_by_name(dev, &port_id) == 0)
 		return 0;
-	if (strncmp(dev, SW_RINGPAIR_PREFIX, strlen(SW_RINGPAIR_PREFIX)) == 0) {
+	if (strncmp(dev, OFAN_RINGPAIR_PREFIX, strlen(OFAN_RINGPAIR_PREFIX)) == 0) {
 		char name[17], end;
 
-		if (sw_ringpair_parse(dev, name, sizeof(name), &end) == 0)
+		if (ofan_ringpair_parse(dev, name, sizeof(name), &end) == 0)
 			return 0;
 		snprintf(err, err_size, "'%s' is not a ring pair end; expected ringpair:NAME:a or ringpair:NAME:b (NAME at most 16 characters)",
 			 dev);
@@ -113,7 +114,7 @@ sw_ethdev_check(const char *dev, char *err, unsigned int err_size)
 }
 
 int
-sw_ethdev_resolve(const char *dev, uint16_t *port_id, char *err,
+ofan_port_resolve(const char *dev, uint16_t *port_id, char *err,
 		  unsigned int err_size)
 {
 	char name[RTE_ETH_NAME_MAX_LEN];
@@ -126,8 +127,8 @@ sw_ethdev_resolve(const char *dev, uint16_t *port_id, char *err,
 			 dev);
 		return -EINVAL;
 	}
-	if (strncmp(dev, SW_RINGPAIR_PREFIX, strlen(SW_RINGPAIR_PREFIX)) == 0)
-		return sw_ringpair_create(dev, port_id, err, err_size);
+	if (strncmp(dev, OFAN_RINGPAIR_PREFIX, strlen(OFAN_RINGPAIR_PREFIX)) == 0)
+		return ofan_ringpair_create(dev, port_id, err, err_size);
 	memcpy(name, dev, len);
 	name[len] = '\0';
 	if (rte_eth_dev_get_port_by_name(name, port_id) == 0)
@@ -147,7 +148,7 @@ sw_ethdev_resolve(const char *dev, uint16_t *port_id, char *err,
 }
 
 int
-sw_ethdev_start(uint16_t port_id, uint16_t nb_rxq, uint16_t *nb_txq_io,
+ofan_port_start(uint16_t port_id, uint16_t nb_rxq, uint16_t *nb_txq_io,
 		uint16_t nb_rxd, uint16_t nb_txd, struct rte_mempool *mp,
 		char *err, unsigned int err_size)
 {
@@ -224,7 +225,7 @@ sw_ethdev_start(uint16_t port_id, uint16_t nb_rxq, uint16_t *nb_txq_io,
 }
 
 void
-sw_ethdev_close(uint16_t port_id)
+ofan_port_close(uint16_t port_id)
 {
 	struct rte_eth_dev_info info;
 	struct rte_mbuf *pkts[64];
@@ -239,7 +240,7 @@ sw_ethdev_close(uint16_t port_id)
 	if (rte_eth_dev_info_get(port_id, &info) == 0)
 		for (q = 0; q < info.nb_rx_queues; q++)
 			/* Bounded: some PMDs (net_null) receive forever. */
-			for (i = 0; i < SW_RINGPAIR_SIZE / RTE_DIM(pkts) + 1;
+			for (i = 0; i < OFAN_RINGPAIR_SIZE / RTE_DIM(pkts) + 1;
 			     i++) {
 				n = rte_eth_rx_burst(port_id, q, pkts,
 						     RTE_DIM(pkts));
@@ -249,4 +250,69 @@ sw_ethdev_close(uint16_t port_id)
 			}
 	rte_eth_dev_stop(port_id);
 	rte_eth_dev_close(port_id);
+}
+
+int
+ofan_ports_open(const struct ofan_port_conf *conf, uint16_t n,
+		struct rte_mempool *mp, uint16_t *ids, uint16_t *nb_txq,
+		bool *started, char *err, unsigned int err_size)
+{
+	char why[512];
+	uint16_t p, q;
+	int rc;
+
+	for (p = 0; p < n; p++)
+		started[p] = false;
+	/*
+	 * Check every dev before probing any: probing already has effects
+	 * (net_pcap creates its tx_pcap file), so an unknown driver in a
+	 * later port must fail before an earlier port is probed.
+	 */
+	for (p = 0; p < n; p++) {
+		rc = ofan_port_check(conf[p].dev, why, sizeof(why));
+		if (rc != 0) {
+			snprintf(err, err_size, "port.%u:dev: %s", p, why);
+			return rc;
+		}
+	}
+	/* Resolve every port: a bad dev fails before any port starts. */
+	for (p = 0; p < n; p++) {
+		rc = ofan_port_resolve(conf[p].dev, &ids[p], why, sizeof(why));
+		if (rc != 0) {
+			snprintf(err, err_size, "port.%u:dev: %s", p, why);
+			return rc;
+		}
+		for (q = 0; q < p; q++)
+			if (ids[q] == ids[p]) {
+				snprintf(err, err_size,
+					 "port.%u:dev: '%s' is the same device as port.%u; expected each port on its own device",
+					 p, conf[p].dev, q);
+				return -EINVAL;
+			}
+	}
+	for (p = 0; p < n; p++) {
+		nb_txq[p] = conf[p].nb_txq;
+		rc = ofan_port_start(ids[p], conf[p].nb_rxq, &nb_txq[p],
+				     conf[p].nb_rxd, conf[p].nb_txd, mp, why,
+				     sizeof(why));
+		if (rc != 0) {
+			snprintf(err, err_size, "port.%u (%s): %s", p,
+				 conf[p].dev, why);
+			return rc;
+		}
+		started[p] = true;
+	}
+	return 0;
+}
+
+void
+ofan_ports_close(const uint16_t *ids, bool *started, uint16_t n)
+{
+	uint16_t p;
+
+	for (p = 0; p < n; p++)
+		if (started[p]) {
+			ofan_port_close(ids[p]);
+			started[p] = false;
+		}
 }

@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The EAL port layer of ofan-switch and ofan-host: resolve a configured
+ * `dev` to a DPDK port (probing vdevs), refuse two ports on one device,
+ * configure RX/TX queues, start, stop and close.  Any PMD works: physical
+ * NICs and VFs, net_ring, net_null, net_pcap, net_memif, net_af_xdp /
+ * net_af_packet on veths, and "ringpair:NAME:a|b", two crossed rings
+ * joining two ports of one process back to back.  ofan_ports_open() is
+ * the one call both binaries make; the steps are public for tests.
+ */
+#ifndef OFAN_PORT_H
+#define OFAN_PORT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_mempool.h>
+
+/*
+ * Check, without probing, that dev names an existing ethdev or a device
+ * some bus recognises (for a vdev: a known driver name).  Probing a vdev
+ * may already create files (net_pcap opens its tx_pcap), so callers check
+ * every port first and probe only when all pass.  Returns 0, or -errno
+ * with a reason in err.
+ */
+int ofan_port_check(const char *dev, char *err, unsigned int err_size);
+
+/*
+ * Find the ethdev named by dev ("0000:03:00.0", "net_ring0", or vdev
+ * devargs "net_pcap0,rx_pcap=in.pcap"): an existing port by name, else
+ * probe it as a device.  Returns 0 and *port_id, or -errno with a reason in
+ * err (what was tried and what is expected).
+ */
+int ofan_port_resolve(const char *dev, uint16_t *port_id, char *err,
+		      unsigned int err_size);
+
+/*
+ * Configure and start port_id with nb_rxq RX queues (RSS over IP/UDP when
+ * more than one and supported) and *nb_txq TX queues, or as many as the
+ * device has if fewer (*nb_txq is updated).  Enables promiscuous
+ * mode (frames carry the switch's port MAC only after ARP).  Returns 0 or
+ * -errno with a message in err.
+ */
+int ofan_port_start(uint16_t port_id, uint16_t nb_rxq, uint16_t *nb_txq,
+		    uint16_t nb_rxd, uint16_t nb_txd, struct rte_mempool *mp,
+		    char *err, unsigned int err_size);
+
+/* Stop and close port_id, returning its RX ring mbufs to the pool. */
+void ofan_port_close(uint16_t port_id);
+
+/* One port to open: its dev and its queues and descriptors. */
+struct ofan_port_conf {
+	const char *dev;
+	uint16_t nb_rxq;
+	uint16_t nb_txq;	/* wanted; fewer if the device has fewer */
+	uint16_t nb_rxd;
+	uint16_t nb_txd;
+};
+
+/*
+ * Open n ports: check every dev (nothing probed yet), resolve every dev
+ * (two ports on one device are refused), then start each.  ids[],
+ * nb_txq[] (the TX queues each got) and started[] are filled.  Returns 0,
+ * or -errno with "port.N:dev: why" or "port.N (DEV): why" in err, for the
+ * caller to prefix with its config file; ports already started stay so
+ * (started[] says which) for ofan_ports_close().
+ */
+int ofan_ports_open(const struct ofan_port_conf *conf, uint16_t n,
+		    struct rte_mempool *mp, uint16_t *ids, uint16_t *nb_txq,
+		    bool *started, char *err, unsigned int err_size);
+
+/* Close every started port of ids[0 .. n) and clear started[]. */
+void ofan_ports_close(const uint16_t *ids, bool *started, uint16_t n);
+
+#endif /* OFAN_PORT_H */
