@@ -203,9 +203,10 @@ sw_fwd_tx(struct sw_app *app, struct sw_worker *w, uint64_t now)
 		if (n == 0)
 			continue;
 		if (likely(!app->tx_shared[p])) {
-			sent = rte_eth_tx_burst(app->port_id[p], w->id, pkts, n);
+			sent = rte_eth_tx_burst(app->port_id[p],
+						 sw_worker_id(w), pkts, n);
 		} else {
-			uint16_t q = w->id % app->nb_txq[p];
+			uint16_t q = sw_worker_id(w) % app->nb_txq[p];
 
 			rte_spinlock_lock(&app->tx_lock[p][q]);
 			sent = rte_eth_tx_burst(app->port_id[p], q, pkts, n);
@@ -221,7 +222,7 @@ sw_queues_empty(const struct sw_worker *w, uint16_t nb_ports)
 	uint16_t p;
 
 	for (p = 0; p < nb_ports; p++)
-		if (sw_queue_len(&w->queue[p]) != 0)
+		if (sw_worker_queue_len(w, p) != 0)
 			return false;
 	return true;
 }

@@ -82,6 +82,7 @@ struct sw_worker {
 	struct sw_port_stats port_st[SW_MAX_PORTS];
 	uint64_t drops[OFAN_DROP_MAX];
 	uint64_t picks[SW_MAX_PORTS];	/* policy decisions per egress port */
+	uint32_t touched;		/* ports queued to by the last input */
 	uint32_t peek_len[SW_MAX_BURST];	/* lengths of the last peek */
 	/* Set by the worker after it adopted a snapshot; read by control. */
 	volatile uint32_t acked_gen;
@@ -164,11 +165,54 @@ void sw_worker_tx_commit(struct sw_worker *w, uint16_t port,
 			 uint64_t now_ns, struct rte_mbuf **pkts,
 			 uint16_t nb_peeked, uint16_t nb_sent);
 
-/* Bytes queued for port now (w->port_len[port] counts the packets). */
+/*
+ * What a worker's caller (ofan-switch's lcores, ofan-fabric's links) may
+ * know about its queues; nothing outside the engine reads struct
+ * sw_worker's fields.
+ */
+_Static_assert(SW_MAX_PORTS <= 32, "sw_worker_touched() is a 32-bit mask");
+
+/* The policy instance's counters (lb_ops.dump), if it has any. */
+void sw_worker_dump_policy(const struct sw_worker *w,
+			   void (*emit)(void *arg, const char *key,
+					uint64_t value),
+			   void *arg);
+
+/* The worker's index, 0 .. nb_workers - 1 (its TX queue). */
+static inline uint16_t
+sw_worker_id(const struct sw_worker *w)
+{
+	return w->id;
+}
+
+/* The ports whose egress queue the last sw_worker_input() added to. */
+static inline uint32_t
+sw_worker_touched(const struct sw_worker *w)
+{
+	return w->touched;
+}
+
+/* Packets queued for port now, the frame being sent included. */
+static inline uint32_t
+sw_worker_queue_len(const struct sw_worker *w, uint16_t port)
+{
+	return w->port_len[port];
+}
+
+/* Bytes queued for port now. */
 static inline uint64_t
 sw_worker_port_bytes(const struct sw_worker *w, uint16_t port)
 {
 	return w->queue[port].bytes;
+}
+
+/* The packet at the head of port's queue (to prefetch), NULL if none. */
+static inline const struct rte_mbuf *
+sw_worker_queue_head(const struct sw_worker *w, uint16_t port)
+{
+	const struct sw_queue *q = &w->queue[port];
+
+	return q->head != q->tail ? q->ring[q->head & q->mask] : NULL;
 }
 
 /*

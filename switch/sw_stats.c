@@ -104,12 +104,10 @@ sw_stats_write_json(FILE *f, struct sw_engine *eng,
 
 	ofan_json_arr_begin(&j, "policy_state");
 	for (w = 0; w < x->nb_workers; w++) {
-		struct sw_worker *wk = sw_engine_worker(eng, w);
-
 		ofan_json_obj_begin(&j, NULL);
 		ofan_json_u64(&j, "worker", w);
-		if (c->policy->dump != NULL)
-			c->policy->dump(wk->lb_state, sw_stats_policy_emit, &j);
+		sw_worker_dump_policy(sw_engine_worker(eng, w),
+				      sw_stats_policy_emit, &j);
 		ofan_json_obj_end(&j);
 	}
 	ofan_json_arr_end(&j);

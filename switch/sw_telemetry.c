@@ -167,8 +167,8 @@ sw_tel_policy_do(const char *cmd, const char *params, struct rte_tel_data *d)
 		if (wd == NULL)
 			break;
 		rte_tel_data_start_dict(wd);
-		c->policy->dump(sw_engine_worker(eng, w)->lb_state,
-				sw_tel_emit, wd);
+		sw_worker_dump_policy(sw_engine_worker(eng, w), sw_tel_emit,
+				      wd);
 		snprintf(name, sizeof(name), "worker%u", w);
 		rte_tel_data_add_dict_container(d, name, wd, 0);
 	}

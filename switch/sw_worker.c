@@ -80,6 +80,7 @@ sw_worker_arp(struct sw_worker *w, uint16_t in_port, struct rte_mbuf *m,
 		return;
 	}
 	sw_worker_queued(&w->queue[in_port], now_ns);
+	w->touched |= UINT32_C(1) << in_port;
 	w->port_st[in_port].arp_replies++;
 }
 
@@ -160,6 +161,7 @@ sw_worker_input(struct sw_worker *w, uint16_t in_port,
 	const bool fast_parse = eng->parse_flags == 0;
 	uint16_t i, k = 0;
 
+	w->touched = 0;
 	sw_worker_sync(w);
 	if (n > SW_MAX_BURST)
 		n = SW_MAX_BURST;	/* callers never pass more */
@@ -257,6 +259,7 @@ sw_worker_input(struct sw_worker *w, uint16_t in_port,
 			continue;
 		}
 		sw_worker_queued(q, now_ns);
+		w->touched |= UINT32_C(1) << port;
 		w->port_len[port] = sw_queue_len(q);
 		w->port_bytes[port] = q->bytes;
 		if (levels_needed)
@@ -333,3 +336,13 @@ sw_worker_tx_commit(struct sw_worker *w, uint16_t port, uint64_t now_ns,
 	w->port_bytes[port] = q->bytes;
 }
 
+void
+sw_worker_dump_policy(const struct sw_worker *w,
+		      void (*emit)(void *arg, const char *key, uint64_t value),
+		      void *arg)
+{
+	const struct lb_ops *ops = w->eng->cfg.policy;
+
+	if (ops->dump != NULL)
+		ops->dump(w->lb_state, emit, arg);
+}

@@ -206,7 +206,7 @@ fab_sw_note(struct fab_thr *th, uint32_t d)
 	const struct fab_dir *dir = &th->s->dirs[d];
 	const struct sw_worker *w = th->s->sw[dir->from].w;
 
-	fab_qwin_note(th, d, w->port_len[dir->from_port],
+	fab_qwin_note(th, d, sw_worker_queue_len(w, dir->from_port),
 		      sw_worker_port_bytes(w, dir->from_port));
 }
 
@@ -241,7 +241,7 @@ fab_sw_tx(struct fab_thr *th, uint32_t d)
 		}
 		dir->in_service = NULL;
 	}
-	if (w->port_len[dir->from_port] == 0)
+	if (sw_worker_queue_len(w, dir->from_port) == 0)
 		return;
 	if (sw_worker_tx_peek(w, dir->from_port, th->now, &m, 1) != 1)
 		return;	/* a failed link: the engine dropped its queue */
@@ -385,13 +385,13 @@ fab_arrive(struct fab_thr *th, uint32_t d)
 	}
 	{
 		struct fab_snode *sw = &s->sw[rx->to];
-		uint32_t before[SW_MAX_PORTS];
+		uint32_t touched;
 
-		/* Only the queues the burst went to need a look. */
-		memcpy(before, sw->w->port_len, sw->nb_ports * sizeof(before[0]));
 		sw_worker_input(sw->w, rx->to_port, pkts, n, th->now);
+		/* Only the queues the burst went to need a look. */
+		touched = sw_worker_touched(sw->w);
 		for (p = 0; p < sw->nb_ports; p++) {
-			if (sw->w->port_len[p] == before[p])
+			if (!(touched & (UINT32_C(1) << p)))
 				continue;
 			fab_sw_note(th, sw->dir[p]);
 			if (!s->dirs[sw->dir[p]].tx_pending)
@@ -471,11 +471,11 @@ fab_prefetch_near(const struct fab_sim *s, const struct fab_ev *ev)
 	case FAB_EV_TX:
 		d = &s->dirs[idx];
 		if (!d->from_host) {
-			const struct sw_queue *q =
-				&s->sw[d->from].w->queue[d->from_port];
+			const struct rte_mbuf *m = sw_worker_queue_head(
+				s->sw[d->from].w, d->from_port);
 
-			if (q->head != q->tail)
-				rte_prefetch0(q->ring[q->head & q->mask]);
+			if (m != NULL)
+				rte_prefetch0(m);
 		}
 		break;
 	default:
