@@ -272,6 +272,19 @@ void fab_topo_weights(const struct fab_topo *t,
 
 /* ---- one run (fab_sim.c) ---- */
 
+/*
+ * A run's counters, declared once: X(field, what).  The field's name is
+ * its key in summary.json's runs and its column in runs.csv; adding one
+ * is a line here and the code that counts it.
+ */
+#define FAB_RUN_COUNTERS(X) \
+	X(data_sent, "data packets sent, retransmissions included") \
+	X(retx, "data packets resent (erasure: sent beyond those needed)") \
+	X(timeouts, "retransmission timeouts") \
+	X(ecn_marks, "CE marks set by the switches") \
+	X(corrupt, "payloads that arrived corrupted") \
+	X(alloc_failed, "host mbuf allocations that failed")
+
 /* One flow's outcome. */
 struct fab_flow_result {
 	uint32_t src, dst;
@@ -323,10 +336,9 @@ struct fab_run {
 	uint32_t full_frame;		/* bytes of a full data frame */
 	uint64_t drops[OFAN_DROP_MAX];
 	uint64_t drops_total;
-	uint64_t ecn_marks;
-	uint64_t retx, timeouts, data_sent;
-	uint64_t corrupt;
-	uint64_t alloc_failed;		/* host mbuf allocations that failed */
+#define FAB_RUN_FIELD(field, what) uint64_t field;
+	FAB_RUN_COUNTERS(FAB_RUN_FIELD)
+#undef FAB_RUN_FIELD
 	struct hs_host_stats hosts;	/* every host's counters, summed */
 	/* Conservation: injected = delivered + dropped + queued. */
 	uint64_t injected, delivered, dropped, queued_end;

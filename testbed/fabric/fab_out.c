@@ -375,21 +375,18 @@ fab_out_json_run(struct ofan_json *j, const struct fab_out_run *or)
 		if (r->drops[i] != 0)
 			ofan_json_u64(j, ofan_drop_name(i), r->drops[i]);
 	ofan_json_obj_end(j);
-	ofan_json_u64(j, "ecn_marks", r->ecn_marks);
+#define FAB_RUN_JSON(field, what) ofan_json_u64(j, #field, r->field);
+	FAB_RUN_COUNTERS(FAB_RUN_JSON)
+#undef FAB_RUN_JSON
 	ofan_json_obj_begin(j, "host_counters");
 #define FAB_HOST_JSON(field, what) ofan_json_u64(j, #field, r->hosts.field);
 	HS_HOST_COUNTERS(FAB_HOST_JSON)
 #undef FAB_HOST_JSON
 	ofan_json_obj_end(j);
-	ofan_json_u64(j, "data_packets_sent", r->data_sent);
-	ofan_json_u64(j, "retransmissions", r->retx);
-	ofan_json_u64(j, "timeouts", r->timeouts);
 	ofan_json_obj_begin(j, "policy_counters");
 	for (i = 0; i < r->nb_policy; i++)
 		ofan_json_u64(j, r->policy[i].key, r->policy[i].value);
 	ofan_json_obj_end(j);
-	ofan_json_u64(j, "corrupt_payloads", r->corrupt);
-	ofan_json_u64(j, "mbuf_alloc_failures", r->alloc_failed);
 	ofan_json_u64(j, "packet_hops", r->hops);
 	ofan_json_obj_begin(j, "conservation");
 	ofan_json_u64(j, "injected", r->injected);
@@ -508,7 +505,10 @@ fab_out_runs_csv(const struct fab_out *o)
 	for (l = 0; l < FAB_L_NB; l++)
 		if (fab_layer_name(p0->topo, l) != NULL && l != FAB_L_HOST)
 			fprintf(f, ",q_%s", fab_layer_name(p0->topo, l));
-	fprintf(f, ",q_max,q_max_frames,drops,lost_pkts,ecn_marks,retx,timeouts,sim_us,collective_x");
+	fprintf(f, ",q_max,q_max_frames,drops,lost_pkts,sim_us,collective_x");
+#define FAB_RUN_COLUMN(field, what) fprintf(f, "," #field);
+	FAB_RUN_COUNTERS(FAB_RUN_COLUMN)
+#undef FAB_RUN_COLUMN
 #define FAB_HOST_COLUMN(field, what) fprintf(f, ",host_" #field);
 	HS_HOST_COUNTERS(FAB_HOST_COLUMN)
 #undef FAB_HOST_COLUMN
@@ -534,12 +534,14 @@ fab_out_runs_csv(const struct fab_out *o)
 			    l != FAB_L_HOST)
 				fprintf(f, ",%.3f",
 					fab_full(r, r->max_queue_bytes[l]));
-		fprintf(f, ",%.3f,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%.3f,%.4f",
+		fprintf(f, ",%.3f,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%.3f,%.4f",
 			fab_full(r, r->max_queue_bytes_all), r->max_queue_all,
 			r->drops_total,
 			r->drops_total - r->drops[OFAN_DROP_NOT_FOR_US],
-			r->ecn_marks, r->retx, r->timeouts,
 			(double)r->sim_ns / 1e3, fab_coll_x(r));
+#define FAB_RUN_VALUE(field, what) fprintf(f, ",%" PRIu64, r->field);
+		FAB_RUN_COUNTERS(FAB_RUN_VALUE)
+#undef FAB_RUN_VALUE
 #define FAB_HOST_VALUE(field, what) fprintf(f, ",%" PRIu64, r->hosts.field);
 		HS_HOST_COUNTERS(FAB_HOST_VALUE)
 #undef FAB_HOST_VALUE
