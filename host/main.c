@@ -11,6 +11,7 @@
  * orchestrates; the transport is the host engine's (hs_host.c).
  */
 #include <errno.h>
+#include <limits.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
@@ -31,6 +32,7 @@
 #include "ofan_clock.h"
 #include "ofan_config.h"
 #include "ofan_wire.h"
+#include "ofan_fs.h"
 #include "ofan_port.h"
 
 #define HS_BURST 32
@@ -304,10 +306,15 @@ hs_has_remote_peers(const struct hs_app *app)
 	return remote;
 }
 
+/*
+ * A progress line: bytes acknowledged, and the rate over the last dt_s
+ * seconds -- or, for the last line (dt_s = 0), the mean over the run.
+ */
 static void
 hs_progress(struct hs_app *app, double t_s, uint64_t *prev_bytes,
 	    double dt_s)
 {
+	bool last = dt_s <= 0;
 	uint64_t acked = 0, total = 0, retx = 0, a, tot;
 	uint16_t p;
 
@@ -317,10 +324,12 @@ hs_progress(struct hs_app *app, double t_s, uint64_t *prev_bytes,
 		total += tot;
 		retx += hs_host_stats(app->hosts[p])->data_retx;
 	}
-	fprintf(stderr, "t=%.1fs %llu/%llu bytes (%.1f%%) %.3f Gb/s retx %llu\n",
+	fprintf(stderr, "t=%.1fs %llu/%llu bytes (%.1f%%) %s%.3f Gb/s retx %llu\n",
 		t_s, (unsigned long long)acked, (unsigned long long)total,
 		total ? 100.0 * (double)acked / (double)total : 100.0,
-		dt_s > 0 ? (double)(acked - *prev_bytes) * 8 / dt_s / 1e9 : 0,
+		last ? "mean " : "",
+		last ? (t_s > 0 ? (double)acked * 8 / t_s / 1e9 : 0) :
+		(double)(acked - *prev_bytes) * 8 / dt_s / 1e9,
 		(unsigned long long)retx);
 	*prev_bytes = acked;
 }
@@ -408,6 +417,7 @@ hs_run(struct hs_app *app)
 int
 main(int argc, char **argv)
 {
+	char rundir[PATH_MAX] = "";
 	struct hs_app app;
 	struct hs_summary sum;
 	char err[1024], csv[1024];
@@ -480,6 +490,8 @@ main(int argc, char **argv)
 		free(app.cfg);
 		return 1;
 	}
+	/* EAL leaves its runtime directory behind: removed at exit. */
+	snprintf(rundir, sizeof(rundir), "%s", rte_eal_get_runtime_dir());
 	signal(SIGINT, hs_on_signal);
 	signal(SIGTERM, hs_on_signal);
 	ofan_clock_init_tsc(&app.clock, rte_get_tsc_hz(), rte_rdtsc());
@@ -527,6 +539,8 @@ out:
 		hs_host_free(app.hosts[p]);
 	rte_mempool_free(app.pool);
 	rte_eal_cleanup();
+	if (rundir[0] != '\0' && ofan_remove_tree(rundir) != 0)
+		fprintf(stderr, "ofan-host: could not remove %s\n", rundir);
 early_out:
 	hs_trigger_state_fini(&app.trig);
 	free(app.host_of_rank);

@@ -1,7 +1,22 @@
 #!/usr/bin/env bash
-# Configure (once) and build ofan into build/.
+# Configure (once) and build ofan into build/ (meson, ninja), then make
+# the example traffic the configs replay (configs/traffic/).
+#
+#   scripts/build.sh          takes no arguments; scripts/install-deps.sh
+#                             installs what it needs
 set -euo pipefail
 cd "$(dirname "$0")/.."
+case ${1-} in
+'') ;;
+-h | --help)
+	sed -n '2,/^set /{/^set /d;s/^# \{0,1\}//;p}' "$0"
+	exit 0
+	;;
+*)
+	echo "build.sh: unknown argument '$1'; expected none (--help for help)" >&2
+	exit 2
+	;;
+esac
 if [ ! -f build/build.ninja ]; then
 	meson setup build --buildtype=release >/dev/null
 fi

@@ -11,6 +11,7 @@
  * pipeline itself is the engine's.
  */
 #include <errno.h>
+#include <limits.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
@@ -30,6 +31,7 @@
 #include "ofan_config.h"
 #include "sw_config.h"
 #include "sw_engine.h"
+#include "ofan_fs.h"
 #include "ofan_port.h"
 #include "sw_stats.h"
 #include "sw_telemetry.h"
@@ -468,6 +470,7 @@ sw_write_stats(struct sw_app *app, double elapsed, uint16_t nb_workers,
 int
 main(int argc, char **argv)
 {
+	char rundir[PATH_MAX] = "";
 	static struct sw_fwd_ctx ctxs[SW_MAX_WORKERS];
 	struct sw_app app;
 	uint8_t macs[SW_MAX_PORTS][6];
@@ -519,6 +522,8 @@ main(int argc, char **argv)
 		free(app.cfg);
 		return 1;
 	}
+	/* EAL leaves its runtime directory behind: removed at exit. */
+	snprintf(rundir, sizeof(rundir), "%s", rte_eal_get_runtime_dir());
 	signal(SIGINT, sw_on_signal);
 	signal(SIGTERM, sw_on_signal);
 	ofan_clock_init_tsc(&app.clock, rte_get_tsc_hz(), rte_rdtsc());
@@ -609,6 +614,8 @@ out_ports:
 	rte_mempool_free(app.pool);
 out_eal:
 	rte_eal_cleanup();
+	if (rundir[0] != '\0' && ofan_remove_tree(rundir) != 0)
+		fprintf(stderr, "ofan-switch: could not remove %s\n", rundir);
 	free(app.cfg);
 	return exit_code;
 }

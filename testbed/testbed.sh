@@ -27,7 +27,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 
 usage() {
 	cat <<EOF
-usage: $prog --mode veth|memif [options] EXPERIMENT.ini
+usage: $prog --mode veth|memif [options] EXPERIMENT.ini   (options before or after the file)
 
   --mode veth|memif   links: veth pairs in namespaces, or memif sockets
   --scheme NAME       one of the experiment's schemes (default: the first)
@@ -49,6 +49,8 @@ out=
 idle=100
 timeout=60
 pmd=af_packet
+# Options may come before or after the experiment file.
+files=()
 while [ $# -gt 0 ]; do
 	case $1 in
 	--mode) need_arg "$1" $#; mode=$2; shift ;;
@@ -58,13 +60,15 @@ while [ $# -gt 0 ]; do
 	--timeout) need_arg "$1" $#; timeout=$2; shift ;;
 	--pmd) need_arg "$1" $#; pmd=$2; shift ;;
 	--help | -h) usage; exit 0 ;;
+	--) shift; files+=("$@"); break ;;
 	-*) usage >&2; die "unknown option '$1'" ;;
-	*) break ;;
+	*) files+=("$1") ;;
 	esac
 	shift
 done
-[ $# -eq 1 ] || { usage >&2; die "one EXPERIMENT.ini expected"; }
-config=$1
+[ ${#files[@]} -eq 1 ] ||
+	{ usage >&2; die "one EXPERIMENT.ini expected, got ${#files[@]}"; }
+config=${files[0]}
 [ -f "$config" ] || die "no such experiment: $config"
 case $mode in
 veth | memif) ;;

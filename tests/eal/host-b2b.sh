@@ -167,6 +167,23 @@ for pol in "${POLICIES[@]}"; do
 		"erasure flow 1048576 0 0"
 done
 
+# Progress lines: the last one reports the run's mean rate, not a rate
+# over the zero seconds since the line before.
+echo "-- progress lines (stats_interval = 5ms)"
+write_config fixed alltoall prog |
+	sed 's/^stats_interval = 0/stats_interval = 5ms/' >"$TMP/prog.ini"
+hs_run prog "${EAL[@]}" -- --config "$TMP/prog.ini" --timeout 20
+expect_rc "progress run" prog 0
+last=$(grep '^t=' "$TMP/prog.err" | tail -1)
+echo "    last line: $last"
+expect_eq "last progress line: 100% and a mean rate above 0" \
+	"$(echo "$last" | sed -nE 's/.*\(100\.0%\) mean ([0-9.]+) Gb\/s.*/\1/p' |
+		awk '{ print ($1 > 0) ? "yes" : "no" }')" yes
+# ofan-host removes EAL's runtime directory at exit (rte_eal_cleanup
+# leaves it behind).
+expect_eq "EAL runtime directory after a clean run" \
+	"$(ls -d "/var/run/dpdk/$PREFIX" 2>/dev/null)" ""
+
 # An htsim matrix whose flows wait for triggers: flow 2 starts when flow
 # 1 is received (oneshot), flow 4 once flows 2 and 3 are acknowledged
 # (barrier of 2).  Both ranks run here, so ofan-host follows them.

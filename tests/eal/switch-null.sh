@@ -37,6 +37,9 @@ EOF
 sw_run null --config "$TMP/null.ini" --stats-json "$TMP/null.json" \
 	--duration 1
 expect_rc "net_null run" null 0
+# ofan-switch removes EAL's runtime directory at exit.
+expect_eq "EAL runtime directory after a clean run" \
+	"$(ls -d "/var/run/dpdk/$PREFIX" 2>/dev/null)" ""
 expect_file_has "start-up line on stderr" "$TMP/null.err" \
 	"nulltest: policy ecmp, 2 ports, 1 forwarding lcore(s)"
 status_re='^nulltest t=[0-9.]+s rx [0-9.]+ Mpps tx [0-9.]+ Mpps \| rx [0-9]+ tx [0-9]+ drop [0-9]+ ecn [0-9]+ qmax [0-9]+$'

@@ -49,12 +49,13 @@ expect_clean() { # WHAT PID
 }
 
 # run_tb WHAT OUT ARGS...: testbed.sh in the background (its PID names its
-# resources); sets RC and TB_PID.
+# resources); sets RC and TB_PID.  The experiment comes between options,
+# as README writes it (options go anywhere).
 run_tb() {
 	local what=$1 out=$2
 	shift 2
 	RC=0
-	"$TB" --out "$out" "$@" "$EXP" >"$TMP/$what.out" 2>&1 &
+	"$TB" --out "$out" "$EXP" "$@" >"$TMP/$what.out" 2>&1 &
 	TB_PID=$!
 	PIDS+=("$TB_PID")
 	wait "$TB_PID" || RC=$?
