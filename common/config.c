@@ -30,6 +30,7 @@
 struct cfg_entry {
 	char *key;
 	char *value;
+	char *origin;	/* NULL: the file; else what set it (an override) */
 };
 
 struct cfg_section {
@@ -154,35 +155,45 @@ cfg_add_section(struct ofan_cfg *cfg, const char *name)
  */
 static int
 cfg_put(struct cfg_section *s, const char *key, const char *value,
-	bool strip_quotes)
+	bool strip_quotes, const char *origin)
 {
 	struct cfg_entry *e = cfg_find_entry(s, key);
 	size_t len = strlen(value);
+	char *o = NULL;
 	char *v;
 
+	if (origin != NULL && (o = strdup(origin)) == NULL)
+		return -ENOMEM;
 	if (strip_quotes && len >= 2 && value[0] == '"' &&
 	    value[len - 1] == '"') {
 		v = strndup(value + 1, len - 2);
 	} else {
 		v = strdup(value);
 	}
-	if (v == NULL)
+	if (v == NULL) {
+		free(o);
 		return -ENOMEM;
+	}
 	if (e != NULL) {
 		free(e->value);
+		free(e->origin);
 		e->value = v;
+		e->origin = o;
 		return 0;
 	}
 	if (cfg_grow((void **)&s->entries, s->nb_entries, &s->max_entries,
 		     sizeof(*e)) < 0) {
 		free(v);
+		free(o);
 		return -ENOMEM;
 	}
 	e = &s->entries[s->nb_entries];
 	e->value = v;
+	e->origin = o;
 	e->key = cfg_strdup_lower(key);
 	if (e->key == NULL) {
 		free(v);
+		free(o);
 		return -ENOMEM;
 	}
 	s->nb_entries++;
@@ -234,7 +245,7 @@ cfg_import(struct ofan_cfg *cfg, const dictionary *d)
 		}
 		if (name[best_len] == ':')
 			best_len++;
-		rc = cfg_put(best, name + best_len, d->val[i], true);
+		rc = cfg_put(best, name + best_len, d->val[i], true, NULL);
 		if (rc < 0)
 			return rc;
 	}
@@ -351,6 +362,7 @@ ofan_cfg_free(struct ofan_cfg *cfg)
 		for (j = 0; j < s->nb_entries; j++) {
 			free(s->entries[j].key);
 			free(s->entries[j].value);
+			free(s->entries[j].origin);
 		}
 		free(s->entries);
 		free(s->name);
@@ -381,9 +393,16 @@ static int
 cfg_vfail(struct ofan_cfg *cfg, const char *sec, const char *key,
 	  const char *fmt, va_list ap)
 {
+	const struct cfg_section *s;
+	const struct cfg_entry *e = NULL;
 	int n;
 
-	if (sec == NULL)
+	/* A value an override set is blamed on the override, not the file. */
+	if (sec != NULL && key != NULL && (s = cfg_find_section(cfg, sec)) != NULL)
+		e = cfg_find_entry(s, key);
+	if (e != NULL && e->origin != NULL)
+		n = snprintf(cfg->err, sizeof(cfg->err), "%s: ", e->origin);
+	else if (sec == NULL)
 		n = snprintf(cfg->err, sizeof(cfg->err), "%s: ", cfg->path);
 	else if (key == NULL)
 		n = snprintf(cfg->err, sizeof(cfg->err), "%s:%s: ", cfg->path,
@@ -413,6 +432,13 @@ int
 ofan_cfg_set(struct ofan_cfg *cfg, const char *sec, const char *key,
 	     const char *value)
 {
+	return ofan_cfg_set_from(cfg, sec, key, value, NULL);
+}
+
+int
+ofan_cfg_set_from(struct ofan_cfg *cfg, const char *sec, const char *key,
+		  const char *value, const char *origin)
+{
 	struct cfg_section *s;
 
 	if (sec == NULL || key == NULL || value == NULL || key[0] == '\0' ||
@@ -425,7 +451,7 @@ ofan_cfg_set(struct ofan_cfg *cfg, const char *sec, const char *key,
 	s = cfg_find_section(cfg, sec);
 	if (s == NULL)
 		s = cfg_add_section(cfg, sec);
-	if (s == NULL || cfg_put(s, key, value, false) < 0)
+	if (s == NULL || cfg_put(s, key, value, false, origin) < 0)
 		return ofan_cfg_fail(cfg, sec, key, "out of memory");
 	return 0;
 }

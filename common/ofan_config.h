@@ -63,6 +63,13 @@ int ofan_cfg_fail(struct ofan_cfg *cfg, const char *sec, const char *key,
  */
 int ofan_cfg_set(struct ofan_cfg *cfg, const char *sec, const char *key,
 		 const char *value);
+/*
+ * The same, remembering what set it (e.g. "command line: traffic.size=1MiB"):
+ * a complaint about that value then begins with origin instead of
+ * "FILE:SEC:KEY".
+ */
+int ofan_cfg_set_from(struct ofan_cfg *cfg, const char *sec, const char *key,
+		      const char *value, const char *origin);
 
 /* True if the section exists. Marks nothing as read. */
 bool ofan_cfg_has_section(const struct ofan_cfg *cfg, const char *sec);

@@ -1626,6 +1626,13 @@ static const struct t_bad_case t_bad_cases[] = {
 	  NULL, "sweep.d:values", "'2us'" },
 	/* An override is checked like the file, and blamed on it. */
 	{ "4", "ecmp, ofan", "", "", "fabric.k=7", "fabric:k", "'7'" },
+	/* An override's mistake is blamed on the override, not the file. */
+	{ "4", "ecmp, ofan", "", "", "traffic.sise=1MiB", "traffic:sise",
+	  "unknown key; allowed keys in [traffic]: pattern, size" },
+	/* A sweep's on its section and the value it applied. */
+	{ "4", "ecmp, ofan", "",
+	  "[sweep.load]\nkeys = host.rate_coef\nvalues = 0.5, 7\n", NULL,
+	  "sweep.load:values: host.rate_coef=7", "'7' is out of range" },
 };
 
 /*
@@ -1736,7 +1743,12 @@ START_TEST(test_config_errors)
 		fab_experiment_free(&x);
 	} else {
 		ck_assert_int_eq(rc, -EINVAL);
-		snprintf(where, sizeof(where), "%s:%s: ", path, c->where);
+		if (c->override != NULL)
+			snprintf(where, sizeof(where), "command line: %s: ",
+				 c->override);
+		else
+			snprintf(where, sizeof(where), "%s:%s: ", path,
+				 c->where);
 		ck_assert_msg(strstr(err, where) == err,
 			      "'%s' does not start with '%s'", err, where);
 		if (c->value != NULL)

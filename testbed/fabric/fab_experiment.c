@@ -29,10 +29,10 @@ struct fab_sweep {
  * last dot of the left side ("host.reps.freeze_time" is [host.reps]).
  */
 static int
-fab_apply_override(struct ofan_cfg *cfg, const char *ov, char *err,
-		   unsigned int err_size)
+fab_apply_override(struct ofan_cfg *cfg, const char *ov, const char *from,
+		   char *err, unsigned int err_size)
 {
-	char buf[256], *eq, *dot, *key, *sec;
+	char buf[256], origin[512], *eq, *dot, *key, *sec;
 
 	if (strlen(ov) >= sizeof(buf)) {
 		snprintf(err, err_size, "override '%.40s...' is too long; expected section.key=value",
@@ -56,7 +56,8 @@ fab_apply_override(struct ofan_cfg *cfg, const char *ov, char *err,
 	*dot = 0;
 	sec = fab_trim(buf);
 	key = fab_trim(dot + 1);
-	if (ofan_cfg_set(cfg, sec, key, fab_trim(eq + 1)) != 0) {
+	snprintf(origin, sizeof(origin), "%s: %s", from, ov);
+	if (ofan_cfg_set_from(cfg, sec, key, fab_trim(eq + 1), origin) != 0) {
 		snprintf(err, err_size, "override '%s' cannot be applied", ov);
 		return -EINVAL;
 	}
@@ -143,14 +144,16 @@ fab_apply_sweep(struct ofan_cfg *cfg, const struct fab_sweep *s, int v,
 		char *err, unsigned int err_size)
 {
 	char vals[FAB_NAME_SIZE], *save = NULL, *tok;
-	char ov[256];
+	char ov[256], from[300];
 	int k = 0;
 
+	snprintf(from, sizeof(from), "%s:sweep.%s:values", ofan_cfg_path(cfg),
+		 s->name);
 	snprintf(vals, sizeof(vals), "%s", s->values[v]);
 	for (tok = strtok_r(vals, "/", &save); tok != NULL && k < s->nb_keys;
 	     tok = strtok_r(NULL, "/", &save), k++) {
 		snprintf(ov, sizeof(ov), "%s=%s", s->keys[k], fab_trim(tok));
-		if (fab_apply_override(cfg, ov, err, err_size) != 0)
+		if (fab_apply_override(cfg, ov, from, err, err_size) != 0)
 			return -EINVAL;
 	}
 	return 0;
@@ -302,10 +305,14 @@ fab_load_combo(const char *path, char *const *ov, int nb_ov, bool seed_set,
 		return -EINVAL;
 	fab_params_defaults(p, path);
 	for (i = 0; i < nb_ov && rc == 0; i++)
-		rc = fab_apply_override(cfg, ov[i], err, err_size);
+		rc = fab_apply_override(cfg, ov[i], "command line", err,
+					err_size);
 	if (rc == 0 && seed_set) {
+		char origin[96];
+
 		snprintf(buf, sizeof(buf), "%llu", (unsigned long long)seed);
-		rc = ofan_cfg_set(cfg, FAB_SEC, "seed", buf);
+		snprintf(origin, sizeof(origin), "command line: --seed %s", buf);
+		rc = ofan_cfg_set_from(cfg, FAB_SEC, "seed", buf, origin);
 	}
 	if (rc != 0)
 		goto out;
