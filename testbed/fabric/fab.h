@@ -178,11 +178,16 @@ int fab_experiment_load(const char *path, char *const *overrides,
 			int nb_overrides, bool seed_set, uint64_t seed,
 			struct fab_experiment *x, char *err,
 			unsigned int err_size);
-/* The same with --seeds N (0: as the file says). */
+/*
+ * The same with --seeds N (0: as the file says); check_links false skips
+ * checking [failure.*] and [drop.*] links against the topology (for
+ * --list-links, which is how a user finds the right names).
+ */
 int fab_experiment_load_seeds(const char *path, char *const *overrides,
 			      int nb_overrides, bool seed_set, uint64_t seed,
-			      uint32_t seeds, struct fab_experiment *x,
-			      char *err, unsigned int err_size);
+			      uint32_t seeds, bool check_links,
+			      struct fab_experiment *x, char *err,
+			      unsigned int err_size);
 void fab_experiment_free(struct fab_experiment *x);
 
 /* ---- topology (fab_topo.c) ---- */
@@ -238,6 +243,12 @@ void fab_topo_free(struct fab_topo *t);
 
 /* The link called name ("a-b" or "b-a"), FAB_NONE if there is none. */
 uint32_t fab_topo_find_link(const struct fab_topo *t, const char *name);
+/*
+ * A few of t's link names, one of each kind (host-ToR, ToR-agg, ...), and
+ * how many there are, into buf, for messages; returns buf.
+ */
+const char *fab_topo_link_examples(const struct fab_topo *t, char *buf,
+				   size_t size);
 /*
  * The direction of a link named "a-b" from a to b: 2 * link + the end a
  * is at (0: the lower layer); FAB_NONE if there is no such link.

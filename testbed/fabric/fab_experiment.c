@@ -232,6 +232,7 @@ fab_check_links(struct ofan_cfg *cfg, const struct fab_params *p)
 	struct fab_topo t;
 	char err[256] = "";
 	int rc = 0;
+	char ex[512];
 	uint16_t i;
 
 	if (p->nb_failures == 0 && p->nb_drops == 0)
@@ -247,7 +248,7 @@ fab_check_links(struct ofan_cfg *cfg, const struct fab_params *p)
 			rc = ofan_cfg_fail(cfg, p->drops[i].sec, "link",
 				"'%s' is not a link of this %s; expected FROM-TO such as %s",
 				p->drops[i].link, fab_topology_names[p->topo],
-				t.links[0].name);
+				fab_topo_link_examples(&t, ex, sizeof(ex)));
 			break;
 		}
 		for (j = 0; j < i; j++)
@@ -265,7 +266,7 @@ fab_check_links(struct ofan_cfg *cfg, const struct fab_params *p)
 			rc = ofan_cfg_fail(cfg, f->sec, "link",
 				"'%s' is not a link of this %s; expected NODE-NODE such as %s",
 				f->link, fab_topology_names[p->topo],
-				t.links[t.nb_links - 1].name);
+				fab_topo_link_examples(&t, ex, sizeof(ex)));
 			break;
 		}
 		/* A faster link would shorten the threads' lookahead. */
@@ -293,7 +294,8 @@ fab_check_links(struct ofan_cfg *cfg, const struct fab_params *p)
  */
 static int
 fab_load_combo(const char *path, char *const *ov, int nb_ov, bool seed_set,
-	       uint64_t seed, const int *vidx, struct fab_params *p,
+	       uint64_t seed, bool check_links, const int *vidx,
+	       struct fab_params *p,
 	       struct fab_sweep *sweeps, int *nb_sweeps, char *err,
 	       unsigned int err_size)
 {
@@ -330,7 +332,8 @@ fab_load_combo(const char *path, char *const *ov, int nb_ov, bool seed_set,
 	if (rc != 0)
 		goto out;
 	p->nb_sweep = (uint16_t)*nb_sweeps;
-	if (fab_parse(cfg, p) != 0 || fab_check_links(cfg, p) != 0 ||
+	if (fab_parse(cfg, p) != 0 ||
+	    (check_links && fab_check_links(cfg, p) != 0) ||
 	    ofan_cfg_check_unknown(cfg) != 0) {
 		rc = -EINVAL;
 		goto fail;
@@ -363,27 +366,11 @@ fab_params_for_seed(const struct fab_params *p, uint32_t i,
 	out->host.traffic.cm_path = NULL;	/* fab_sim_build() sets it */
 }
 
-int
-fab_experiment_load_seeds(const char *path, char *const *overrides,
-			  int nb_overrides, bool seed_set, uint64_t seed,
-			  uint32_t seeds, struct fab_experiment *x, char *err,
-			  unsigned int err_size)
-{
-	uint32_t c;
-	int rc = fab_experiment_load(path, overrides, nb_overrides, seed_set,
-				     seed, x, err, err_size);
-
-	if (rc != 0 || seeds == 0)
-		return rc;
-	for (c = 0; c < x->nb_combos; c++)
-		x->combos[c].seeds = seeds;
-	return 0;
-}
-
-int
-fab_experiment_load(const char *path, char *const *overrides,
-		    int nb_overrides, bool seed_set, uint64_t seed,
-		    struct fab_experiment *x, char *err, unsigned int err_size)
+static int
+fab_experiment_load_checked(const char *path, char *const *overrides,
+			    int nb_overrides, bool seed_set, uint64_t seed,
+			    bool check_links, struct fab_experiment *x,
+			    char *err, unsigned int err_size)
 {
 	struct fab_sweep sweeps[FAB_MAX_SWEEP_DIMS];
 	int vidx[FAB_MAX_SWEEP_DIMS] = { 0 };
@@ -398,7 +385,8 @@ fab_experiment_load(const char *path, char *const *overrides,
 		return -ENOMEM;
 	/* A first pass finds the sweeps (and checks the file as written). */
 	rc = fab_load_combo(path, overrides, nb_overrides, seed_set, seed,
-			    NULL, first, sweeps, &nb_sweeps, err, err_size);
+			    check_links, NULL, first, sweeps, &nb_sweeps, err,
+			    err_size);
 	free(first);
 	if (rc != 0)
 		return rc;
@@ -417,8 +405,8 @@ fab_experiment_load(const char *path, char *const *overrides,
 			rest /= sweeps[d].nb_values;
 		}
 		rc = fab_load_combo(path, overrides, nb_overrides, seed_set,
-				    seed, vidx, &x->combos[c], sweeps,
-				    &nb_sweeps, err, err_size);
+				    seed, check_links, vidx, &x->combos[c],
+				    sweeps, &nb_sweeps, err, err_size);
 		if (rc != 0) {
 			for (d = 0; d < nb_sweeps; d++) {
 				char where[160];
@@ -436,6 +424,35 @@ fab_experiment_load(const char *path, char *const *overrides,
 		}
 		x->combos[c].host.traffic.cm_path = NULL;
 	}
+	return 0;
+}
+
+int
+fab_experiment_load(const char *path, char *const *overrides,
+		    int nb_overrides, bool seed_set, uint64_t seed,
+		    struct fab_experiment *x, char *err, unsigned int err_size)
+{
+	return fab_experiment_load_checked(path, overrides, nb_overrides,
+					   seed_set, seed, true, x, err,
+					   err_size);
+}
+
+int
+fab_experiment_load_seeds(const char *path, char *const *overrides,
+			  int nb_overrides, bool seed_set, uint64_t seed,
+			  uint32_t seeds, bool check_links,
+			  struct fab_experiment *x, char *err,
+			  unsigned int err_size)
+{
+	uint32_t c;
+	int rc = fab_experiment_load_checked(path, overrides, nb_overrides,
+					     seed_set, seed, check_links, x,
+					     err, err_size);
+
+	if (rc != 0 || seeds == 0)
+		return rc;
+	for (c = 0; c < x->nb_combos; c++)
+		x->combos[c].seeds = seeds;
 	return 0;
 }
 

@@ -458,6 +458,38 @@ fab_topo_free(struct fab_topo *t)
 	memset(t, 0, sizeof(*t));
 }
 
+const char *
+fab_topo_link_examples(const struct fab_topo *t, char *buf, size_t size)
+{
+	uint32_t kinds[8], nb_kinds = 0, i, k;
+	size_t used = 0;
+	int n;
+
+	buf[0] = '\0';
+	/* The first link of each kind (host-ToR, ToR-agg, agg-core, ...). */
+	for (i = 0; i < t->nb_links && nb_kinds < RTE_DIM(kinds); i++) {
+		const struct fab_link_desc *l = &t->links[i];
+		uint32_t kind = (uint32_t)l->is_host[0] << 17 |
+			(uint32_t)l->is_host[1] << 16 |
+			(uint32_t)l->layer[0] << 8 | l->layer[1];
+
+		for (k = 0; k < nb_kinds && kinds[k] != kind; k++)
+			;
+		if (k < nb_kinds)
+			continue;
+		kinds[nb_kinds++] = kind;
+		n = snprintf(buf + used, size - used, "%s%s",
+			     used == 0 ? "" : ", ", l->name);
+		if (n < 0 || (size_t)n >= size - used)
+			return buf;
+		used += (size_t)n;
+	}
+	snprintf(buf + used, size - used,
+		 " (%u links: ofan-fabric --config FILE --list-links lists them)",
+		 t->nb_links);
+	return buf;
+}
+
 uint32_t
 fab_topo_find_link(const struct fab_topo *t, const char *name)
 {

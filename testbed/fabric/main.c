@@ -48,6 +48,7 @@ struct fab_opts {
 	uint32_t seeds;		/* --seeds N, 0: as the file says */
 	bool quiet;
 	bool plot;
+	bool list_links;	/* print the topology's links and exit */
 	int nb_overrides;
 	char *overrides[FAB_MAX_OVERRIDES];
 	int eal_argc;		/* user EAL arguments before "--", if any */
@@ -59,7 +60,7 @@ fab_usage(FILE *f)
 {
 	fprintf(f,
 		"usage: ofan-fabric --config FILE [--out DIR] [--seed N] [--seeds N] [--quiet]\n"
-		"                   [--no-plot] [section.key=value ...]\n"
+		"                   [--no-plot] [--list-links] [section.key=value ...]\n"
 		"  Runs the experiment FILE (e.g. configs/experiments/permutation-k8.ini) on an\n"
 		"  emulated fabric of ofan switch and host engines in virtual time, prints the\n"
 		"  comparison table and writes summary.json, runs.csv, flows.csv, queues.csv,\n"
@@ -70,6 +71,8 @@ fab_usage(FILE *f)
 		"                     report means with 95%% confidence intervals ([fabric] seeds)\n"
 		"  --quiet            no progress lines on stderr\n"
 		"  --no-plot          do not run testbed/plot.sh (gnuplot)\n"
+		"  --list-links       print the links of the (first) topology, the names\n"
+		"                     [failure.*] and [drop.*] take, and exit\n"
 		"  section.key=value  override a key, e.g. fabric.k=4 traffic.size=256KiB\n"
 		"  EAL starts with --no-huge --no-pci, one lcore per [fabric] threads and a\n"
 		"  memory size fitting the experiment; to choose EAL options yourself put\n"
@@ -90,6 +93,7 @@ fab_parse_args(int argc, char **argv, struct fab_opts *o)
 		{ "seeds", required_argument, NULL, 'S' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "no-plot", no_argument, NULL, 'P' },
+		{ "list-links", no_argument, NULL, 'L' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -128,6 +132,9 @@ fab_parse_args(int argc, char **argv, struct fab_opts *o)
 		case 'P':
 			o->plot = false;
 			break;
+		case 'L':
+			o->list_links = true;
+			break;
 		case 'h':
 			fab_usage(stdout);
 			exit(0);
@@ -149,6 +156,32 @@ fab_parse_args(int argc, char **argv, struct fab_opts *o)
 		fprintf(stderr, "ofan-fabric: --config FILE is required, e.g. --config configs/experiments/permutation-k8.ini\n");
 		return -EINVAL;
 	}
+	return 0;
+}
+
+/*
+ * --list-links: every link of p's topology as failure and drop sections
+ * name it (either end first works), with its rate.  No EAL needed.
+ */
+static int
+fab_list_links(const struct fab_params *p)
+{
+	struct fab_topo t;
+	char err[512];
+	uint32_t i;
+
+	if (fab_topo_build(p, p->schemes[0].sw_policy, &t, err,
+			   sizeof(err)) != 0) {
+		fprintf(stderr, "ofan-fabric: %s\n", err);
+		return 2;
+	}
+	printf("# %s: %u links (%u hosts, %u switches); NAME RATE\n",
+	       fab_topology_names[p->topo], t.nb_links, t.nb_hosts,
+	       t.nb_switches);
+	for (i = 0; i < t.nb_links; i++)
+		printf("%s %gG\n", t.links[i].name,
+		       (double)t.links[i].rate_bps / 1e9);
+	fab_topo_free(&t);
 	return 0;
 }
 
@@ -378,10 +411,16 @@ main(int argc, char **argv)
 	if (fab_parse_args(argc, argv, &o) != 0)
 		return 2;
 	if (fab_experiment_load_seeds(o.config, o.overrides, o.nb_overrides,
-				      o.seed_set, o.seed, o.seeds, &x, err,
+				      o.seed_set, o.seed, o.seeds,
+				      !o.list_links, &x, err,
 				      sizeof(err)) != 0) {
 		fprintf(stderr, "ofan-fabric: %s\n", err);
 		return 2;
+	}
+	if (o.list_links) {
+		status = fab_list_links(&x.combos[0]);
+		fab_experiment_free(&x);
+		return status;
 	}
 	snprintf(outdir, sizeof(outdir), "%s", o.out ? o.out : "");
 	if (o.out == NULL)
