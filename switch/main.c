@@ -87,6 +87,14 @@ sw_now_ns(const struct sw_app *app)
 	return ofan_clock_tsc_to_ns(&app->clock, rte_rdtsc());
 }
 
+/* The engine's link log: one line on stderr, with the switch's time. */
+static void
+sw_log_line(void *arg, uint64_t now_ns, const char *msg)
+{
+	RTE_SET_USED(arg);
+	fprintf(stderr, "ofan-switch: t=%.6fs %s\n", (double)now_ns / 1e9, msg);
+}
+
 static void
 sw_usage(FILE *f)
 {
@@ -555,6 +563,7 @@ main(int argc, char **argv)
 		exit_code = 1;
 		goto out_ports;
 	}
+	sw_engine_set_log(app.eng, sw_log_line, NULL);
 	if (sw_telemetry_register(app.eng) != 0)
 		fprintf(stderr, "ofan-switch: telemetry commands unavailable\n");
 	/* dpdk-dumpcap attaches as a secondary; that needs hugepages. */

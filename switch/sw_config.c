@@ -383,6 +383,7 @@ sw_config_failures(struct ofan_cfg *cfg, struct sw_config *c)
 		struct sw_failure_config *f = &c->failures[i];
 		uint32_t port = 0;
 
+		snprintf(f->name, sizeof(f->name), "%s", secs[i]);
 		mode = SW_LINK_DOWN;
 		if (ofan_cfg_get_u32(cfg, secs[i], "port", OFAN_CFG_REQUIRED,
 				     0, c->nb_ports - 1, &port) ||

@@ -78,6 +78,7 @@ enum sw_link_state {
 extern const char *const sw_link_state_names[];
 
 struct sw_failure_config {
+	char name[SW_NAME_SIZE];	/* "failure.NAME", for the log */
 	uint16_t port;
 	uint8_t mode;		/* enum sw_link_state, not UP */
 	uint64_t at_ns;		/* since start */

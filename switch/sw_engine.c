@@ -202,12 +202,14 @@ sw_engine_create_shared(const struct sw_config *cfg, uint16_t nb_workers,
 		struct sw_event *e = &eng->events[eng->nb_events++];
 
 		e->at_ns = f->at_ns;
+		e->failure = (uint16_t)i;
 		e->port = f->port;
 		e->mode = f->mode;
 		e->rate_bps = f->rate_bps;
 		if (f->duration_ns != 0) {
 			e = &eng->events[eng->nb_events++];
 			e->at_ns = f->at_ns + f->duration_ns;
+			e->failure = (uint16_t)i;
 			e->port = f->port;
 			e->mode = SW_LINK_UP;
 		}
@@ -410,6 +412,52 @@ sw_engine_set_weight(struct sw_engine *eng, uint16_t group, uint16_t port,
 }
 
 void
+sw_engine_set_log(struct sw_engine *eng, sw_log_fn log, void *arg)
+{
+	eng->log = log;
+	eng->log_arg = arg;
+}
+
+bool
+sw_engine_request_pending(const struct sw_engine *eng)
+{
+	return __atomic_load_n(&eng->req_pending, __ATOMIC_ACQUIRE) != 0;
+}
+
+/* Report a link change of port: its new state and why. */
+static void
+sw_engine_log_link(struct sw_engine *eng, uint16_t port, uint8_t mode,
+		   uint64_t rate_bps, const char *why, uint64_t now_ns)
+{
+	char msg[256];
+
+	if (eng->log == NULL)
+		return;
+	if (mode == SW_LINK_DEGRADED)
+		snprintf(msg, sizeof(msg), "port %u (%s): degraded to %.3f Gb/s (%s)",
+			 port, eng->cfg.ports[port].dev, (double)rate_bps / 1e9,
+			 why);
+	else
+		snprintf(msg, sizeof(msg), "port %u (%s): %s (%s)", port,
+			 eng->cfg.ports[port].dev, sw_link_state_names[mode],
+			 why);
+	eng->log(eng->log_arg, now_ns, msg);
+}
+
+static void
+sw_engine_log_groups(struct sw_engine *eng, uint16_t port, bool out,
+		     uint64_t now_ns)
+{
+	char msg[160];
+
+	if (eng->log == NULL)
+		return;
+	snprintf(msg, sizeof(msg), "port %u (%s): %s its groups (routing)",
+		 port, eng->cfg.ports[port].dev, out ? "out of" : "back in");
+	eng->log(eng->log_arg, now_ns, msg);
+}
+
+void
 sw_engine_control(struct sw_engine *eng, uint64_t now_ns)
 {
 	uint16_t i;
@@ -417,15 +465,23 @@ sw_engine_control(struct sw_engine *eng, uint64_t now_ns)
 	if (__atomic_load_n(&eng->req_pending, __ATOMIC_ACQUIRE)) {
 		sw_engine_set_link(eng, eng->req_port, eng->req_mode,
 				   eng->req_rate, now_ns);
+		sw_engine_log_link(eng, eng->req_port, eng->req_mode,
+				   eng->req_rate, "telemetry /ofan/fail", now_ns);
 		__atomic_store_n(&eng->req_pending, 0, __ATOMIC_RELEASE);
 	}
 	for (i = 0; i < eng->nb_events; i++) {
 		struct sw_event *e = &eng->events[i];
 
 		if (!e->done && now_ns >= e->at_ns) {
+			char why[SW_NAME_SIZE + 16];
+
 			e->done = true;
 			sw_engine_set_link(eng, e->port, e->mode, e->rate_bps,
 					   now_ns);
+			snprintf(why, sizeof(why), "scheduled, [%s]",
+				 eng->cfg.failures[e->failure].name);
+			sw_engine_log_link(eng, e->port, e->mode, e->rate_bps,
+					   why, now_ns);
 		}
 	}
 	for (i = 0; i < eng->cfg.nb_ports; i++) {
@@ -436,12 +492,14 @@ sw_engine_control(struct sw_engine *eng, uint64_t now_ns)
 			ctl->withdrawn = true;
 			eng->port[i].removed = true;
 			sw_engine_apply_weights(eng, i);
+			sw_engine_log_groups(eng, i, true, now_ns);
 		}
 		if (ctl->restore_at != 0 && now_ns >= ctl->restore_at) {
 			ctl->restore_at = 0;
 			ctl->withdrawn = false;
 			eng->port[i].removed = false;
 			sw_engine_apply_weights(eng, i);
+			sw_engine_log_groups(eng, i, false, now_ns);
 		}
 	}
 	if (eng->dirty)

@@ -216,6 +216,19 @@ sw_worker_queue_head(const struct sw_worker *w, uint16_t port)
 }
 
 /*
+ * Where the engine reports what its control plane does to links: a
+ * scheduled failure or restoration, a telemetry request, a port leaving
+ * or rejoining its groups.  now_ns is the engine's time, msg one line
+ * without a newline ("port 5 (net_null5): down (scheduled,
+ * [failure.spine1])").  NULL (the default) reports nothing.
+ */
+typedef void (*sw_log_fn)(void *arg, uint64_t now_ns, const char *msg);
+void sw_engine_set_log(struct sw_engine *eng, sw_log_fn log, void *arg);
+
+/* True while a sw_engine_request() waits for the next control tick. */
+bool sw_engine_request_pending(const struct sw_engine *eng);
+
+/*
  * Control plane tick: applies scheduled failures and restorations whose
  * time has come, withdraws paths after the detection/reconvergence delay
  * and publishes group snapshots.  Call from one thread, often (each main

@@ -30,6 +30,7 @@ struct sw_port_ctl {
 /* A scheduled link change from the config's failure list. */
 struct sw_event {
 	uint64_t at_ns;
+	uint16_t failure;	/* index into cfg.failures */
 	uint16_t port;
 	uint8_t mode;
 	uint64_t rate_bps;
@@ -65,6 +66,10 @@ struct sw_engine {
 
 	uint16_t nb_workers;
 	struct sw_worker *workers;
+
+	/* Where link changes are reported (sw_engine_set_log), or NULL. */
+	sw_log_fn log;
+	void *log_arg;
 };
 
 static size_t

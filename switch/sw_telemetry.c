@@ -6,6 +6,7 @@
 
 #include <rte_common.h>
 #include <rte_pause.h>
+#include <rte_cycles.h>
 #include <rte_telemetry.h>
 
 #include "ofan_config.h"
@@ -208,7 +209,21 @@ sw_tel_groups_do(const char *cmd, const char *params, struct rte_tel_data *d)
 	return 0;
 }
 
-/* "PORT,MODE[,RATE]" -> request.  */
+/* Wait up to a second for no request to be pending; 0 or -EBUSY. */
+static int
+sw_tel_wait_applied(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < 1000; i++) {
+		if (!sw_engine_request_pending(sw_tel_engine))
+			return 0;
+		rte_delay_us_sleep(1000);
+	}
+	return -EBUSY;
+}
+
+/* "PORT,MODE[,RATE]" -> request, applied before the answer.  */
 static int
 sw_tel_fail_do(const char *cmd, const char *params, struct rte_tel_data *d)
 {
@@ -233,11 +248,21 @@ sw_tel_fail_do(const char *cmd, const char *params, struct rte_tel_data *d)
 		goto usage;
 	if (rate_s != NULL && ofan_parse_rate(rate_s, &rate))
 		goto usage;
-	rc = sw_engine_request(sw_tel_engine, (uint16_t)port, mode, rate);
+	/*
+	 * The switch applies a request at its next control tick (about a
+	 * millisecond); wait for an earlier one to be applied, then for this
+	 * one, so that /ofan/fail followed by /ofan/restore both apply.
+	 */
+	rc = sw_tel_wait_applied();
+	if (rc == 0)
+		rc = sw_engine_request(sw_tel_engine, (uint16_t)port, mode,
+				       rate);
+	if (rc == 0)
+		rc = sw_tel_wait_applied();
 	rte_tel_data_start_dict(d);
-	rte_tel_data_add_dict_string(d, "result", rc == 0 ? "queued" :
-				     rc == -EBUSY ? "busy, retry" :
-				     "invalid port or rate");
+	rte_tel_data_add_dict_string(d, "result", rc == 0 ? "applied" :
+		rc == -EBUSY ? "pending: the switch has not reached its next control tick within 1 s" :
+		"invalid port or rate");
 	return 0;
 usage:
 	rte_tel_data_start_dict(d);

@@ -7,7 +7,8 @@
 # 1. net_null0 as input (its RX makes 64-byte frames that are not IPv4)
 #    and net_null1,no-rx=1: exit 0, status lines on stderr, JSON rx > 0
 #    and every received frame counted under a drop reason (sum of drops =
-#    rx, nothing sent), no mbuf leak.
+#    rx, nothing sent), no mbuf leak; a scheduled failure of port 1 is
+#    logged when it starts and ends.
 # 2. For each policy, net_pcap replaying a small pcap forever (infinite_rx)
 #    into two net_null uplinks: exit 0, tx > 0 on both uplinks together,
 #    rx = tx + sum of drops, no mbuf leak.
@@ -33,6 +34,13 @@ peer_mac = 02:00:00:00:10:01
 [route.all]
 prefix = 0.0.0.0/0
 port = 1
+
+; A scheduled failure, logged when it happens and when it ends.
+[failure.cut]
+port = 1
+mode = down
+at = 100ms
+duration = 200ms
 EOF
 sw_run null --config "$TMP/null.ini" --stats-json "$TMP/null.json" \
 	--duration 1
@@ -42,6 +50,8 @@ expect_eq "EAL runtime directory after a clean run" \
 	"$(ls -d "/var/run/dpdk/$PREFIX" 2>/dev/null)" ""
 expect_file_has "start-up line on stderr" "$TMP/null.err" \
 	"nulltest: policy ecmp, 2 ports, 1 forwarding lcore(s)"
+expect_eq "scheduled failure logged: down, then up, with the switch's time" \
+	"$(grep -cE '^ofan-switch: t=[0-9.]+s port 1 \(net_null1,no-rx=1\): (down|up) \(scheduled, \[failure\.cut\]\)$' "$TMP/null.err" || true)" 2
 status_re='^nulltest t=[0-9.]+s rx [0-9.]+ Mpps tx [0-9.]+ Mpps \| rx [0-9]+ tx [0-9]+ drop [0-9]+ ecn [0-9]+ qmax [0-9]+$'
 expect_cmp "status lines on stderr" \
 	"$(grep -cE "$status_re" "$TMP/null.err" || true)" -ge 1

@@ -118,7 +118,7 @@ expect_eq "/ofan/groups: up live" "$(tget all /ofan/groups 'j["up"]["live"]')" 2
 
 echo "-- fail port 2"
 tel fail /ofan/fail,2,down
-expect_eq "/ofan/fail,2,down" "$(tget fail /ofan/fail 'j["result"]')" queued
+expect_eq "/ofan/fail,2,down" "$(tget fail /ofan/fail 'j["result"]')" applied
 tel_until "/ofan/ports: port 2 link" /ofan/ports 'j["2"]["link"]' down
 tel_until "/ofan/groups: up members" /ofan/groups \
 	'j["up"]["members_port_weight"]' "1:1 2:0"
@@ -136,7 +136,7 @@ expect_cmp "port 1 tx while port 2 is withdrawn (grows past $(tget before /ofan/
 
 echo "-- restore port 2"
 tel restore /ofan/restore,2
-expect_eq "/ofan/restore,2" "$(tget restore /ofan/restore 'j["result"]')" queued
+expect_eq "/ofan/restore,2" "$(tget restore /ofan/restore 'j["result"]')" applied
 tel_until "/ofan/ports: port 2 link" /ofan/ports 'j["2"]["link"]' up
 tel_until "/ofan/groups: up members" /ofan/groups \
 	'j["up"]["members_port_weight"]' "1:1 2:1"
@@ -147,9 +147,24 @@ expect_cmp "port 2 tx after restore (grows past $(tget before /ofan/ports 'j["2"
 	"$(tget after /ofan/ports 'j["2"]["tx"]')" -gt \
 	"$(tget before /ofan/ports 'j["2"]["tx"]')"
 
+echo "-- fail and restore at once: both apply"
+tel fail2 /ofan/fail,1,blackhole
+tel restore2 /ofan/restore,1
+expect_eq "/ofan/fail,1,blackhole then /ofan/restore,1" \
+	"$(tget fail2 /ofan/fail 'j["result"]') $(tget restore2 /ofan/restore 'j["result"]')" \
+	"applied applied"
+tel_until "/ofan/ports: port 1 link" /ofan/ports 'j["1"]["link"]' up
+
 echo "-- SIGTERM"
 kill -TERM "$SW_PID"
 sw_wait
+# Every link change is logged with the switch's time and the port.
+for line in "port 2 (net_null1,no-rx=1): down (telemetry /ofan/fail)" \
+	"port 2 (net_null1,no-rx=1): out of its groups (routing)" \
+	"port 2 (net_null1,no-rx=1): up (telemetry /ofan/fail)" \
+	"port 1 (net_null0,no-rx=1): blackhole (telemetry /ofan/fail)"; do
+	expect_file_has "switch stderr" "$TMP/tel.err" "$line"
+done
 expect_rc "exit after SIGTERM" tel 0
 if [ -s "$TMP/tel.json" ]; then
 	pass "JSON statistics written"
