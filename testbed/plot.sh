@@ -116,8 +116,19 @@ function plain(v) { return v ~ /[eE+]/ ? sprintf("%.9f", v) : v }
 function gq(s) { gsub(q, q q, s); return q s q }
 # header(): col[NAME] = column number, from the header line
 function header(  i) { for (i = 1; i <= NF; i++) col[$i] = i }
-# load_schemes(): sidx[NAME] = colour index, sname[INDEX] = NAME
+# lc(si): the colour of scheme si, fixed per name in every plot (the
+# main schemes keep gnuplot'"'"'s first colours), by position for others
+function lc(si,  n) {
+	n = sname[si]
+	if (n in fixed_colour) return "rgb " q fixed_colour[n] q
+	return si
+}
+# load_schemes(): sidx[NAME] = index, sname[INDEX] = NAME
 function load_schemes(  s) {
+	split("ecmp #9400d3 ops #009e73 reps #56b4e9 spray #e69f00 " \
+	      "adaptive #c8b400 rr #0072b2 ofan #e51e10 plb #000000 " \
+	      "flowlet #8c564b mp #7f7f7f", fc, " ")
+	for (s = 1; s in fc; s += 2) fixed_colour[fc[s]] = fc[s + 1]
 	while ((getline s < schemes) > 0) { sidx[s] = ++nsch; sname[nsch] = s }
 	close(schemes)
 }
@@ -282,7 +293,7 @@ cdf_data() {
 			flush(1); close(file); done[g] = 1
 			unf = n[g] - cnt
 			t = sname[psi] (unf ? " (" unf " of " n[g] " flows unfinished)" : "")
-			print cn[pci], gq(file) " using 1:2 with steps lw 2 lc " psi " title " gq(t) > (dir "/cdf.list")
+			print cn[pci], gq(file) " using 1:2 with steps lw 2 lc " lc(psi) " title " gq(t) > (dir "/cdf.list")
 		}
 		{
 			if ($1 != pci || $2 != psi) {
@@ -301,25 +312,33 @@ cdf_data() {
 			for (k in n) if (!(k in done)) {
 				split(k, p, SUBSEP)
 				t = sname[p[2]] " (all " n[k] " flows unfinished)"
-				print cn[p[1]], "NaN with lines lw 2 lc " p[2] " title " gq(t) > (dir "/cdf.list")
+				print cn[p[1]], "NaN with lines lw 2 lc " lc(p[2]) " title " gq(t) > (dir "/cdf.list")
 			}
 		}
 	' "$tmp/cdf.n" "$tmp/cdf.sorted"
 }
 
 cdf_settings() {
+	local xmax
+	xmax=$(awk -F'\t' -v c="$1" '$1 == c { print $2 + 0 }' "$tmp/cdf.xmax")
 	printf '%s\n' \
 		"set title $(gp_quote "Flow slowdown CDF$(combo_title "$1")")" \
-		"set xlabel 'flow slowdown = FCT / ideal FCT (log scale)'" \
 		"set ylabel 'fraction of flows (cumulative)'" \
-		'set logscale x' 'set yrange [0:1.02]' \
+		'set yrange [0:1.02]' \
 		'set key inside bottom right reverse Left'
-	# every flow at slowdown 1 would leave an empty x range
-	if awk -F'\t' -v c="$1" '$1 == c && $2 + 0 <= 1 { f = 1 } END { exit !f }' "$tmp/cdf.xmax"; then
-		echo 'set xrange [1:10]'
-	else
-		echo 'set xrange [1:*]'
-	fi
+	# The x axis fits the data: linear up to twice the ideal (spraying's
+	# 1.0-1.3 stays readable), logarithmic beyond (ECMP's tails).
+	awk -v x="${xmax:-1}" 'BEGIN {
+		if (x < 2) {
+			hi = x * 1.02; if (hi < 1.05) hi = 1.05
+			print "set xlabel \"flow slowdown = FCT / ideal FCT\""
+			printf "set xrange [1:%.4f]\n", hi
+		} else {
+			print "set xlabel \"flow slowdown = FCT / ideal FCT (log scale)\""
+			print "set logscale x"
+			printf "set xrange [1:%.4f]\n", x * 1.1
+		}
+	}'
 }
 
 cdf_png() {
@@ -372,7 +391,7 @@ queue_layers_data() {
 				c = 1
 				for (si = 1; si <= nsch; si++)
 					if ((ci, si) in has)
-						print cname[ci], gq(file) " using " ++c ":xtic(1) lc " si " title " gq(sname[si]) > (dir "/ql.list")
+						print cname[ci], gq(file) " using " ++c ":xtic(1) lc " lc(si) " title " gq(sname[si]) > (dir "/ql.list")
 			}
 		}
 	' "$out/runs.csv"
@@ -419,12 +438,14 @@ queue_time_data() {
 	run_awk '
 		BEGIN { FS = "\t" }
 		function flush() { if (pt != "") print pt, pv > file }
-		# the last window lasts as long as the one before it
+		# the last window lasts as long as the one before it, or
+		# queue_window (summary.json) when the run fit in one
 		function finish() {
 			flush()
 			if (ppt != "") print pt + (pt - ppt), pv > file
+			else if (win + 0 > 0) print pt + win, pv > file
 			close(file)
-			print pcn, gq(file) " using 1:2 with steps lw 2 lc " psi " title " gq(sname[psi]) > (dir "/qt.list")
+			print pcn, gq(file) " using 1:2 with steps lw 2 lc " lc(psi) " title " gq(sname[psi]) > (dir "/qt.list")
 		}
 		{
 			if ($1 != pci || $2 != psi) {
@@ -436,7 +457,8 @@ queue_time_data() {
 			flush(); ppt = pt; pt = $3; pv = $4 + 0
 		}
 		END { if (pci != "") finish() }
-	' "$tmp/qt.sorted"
+	' win="$(sed -n 's/.*"queue_window_us": *\([0-9.]*\).*/\1/p' \
+		"$out/summary.json" 2>/dev/null | head -1)" "$tmp/qt.sorted"
 }
 
 qt_settings() {
@@ -444,7 +466,7 @@ qt_settings() {
 		"set title $(gp_quote "Maximum egress queue over every switch port, per time window$(combo_title "$1")")" \
 		"set xlabel $(gp_quote "time ($us, start of the window)")" \
 		"set ylabel \"maximum queue (full frames' worth of bytes)\"" \
-		'set yrange [0:*]'
+		'set yrange [0:*]' 'set offsets 0, 0, graph 0.05, 0'
 }
 
 qt_png() {
@@ -554,7 +576,7 @@ sweep_data() {
 				dt = no > 1 ? (o - 1) % 5 + 1 : 1
 				pt = no > 1 ? substr("7 5 9 11 13 1 2 3 4 6 8 10 12 14", 1 + 2 * ((o - 1) % 5), 2) + 0 : 7
 				t = sname[s] (oname[o] == "" ? "" : " " oname[o])
-				print d "/" m, gq(file) " using 1:2 with linespoints lw 2 ps 1.2 lc " s " dt " dt " pt " pt " title " gq(t) > (dir "/sweep.list")
+				print d "/" m, gq(file) " using 1:2 with linespoints lw 2 ps 1.2 lc " lc(s) " dt " dt " pt " pt " title " gq(t) > (dir "/sweep.list")
 			}
 		}
 	' "$out/runs.csv"

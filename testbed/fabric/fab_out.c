@@ -438,6 +438,8 @@ fab_out_summary(const struct fab_out *o, const struct fab_agg *g,
 	ofan_json_u64(&j, "full_frame_bytes", OFAN_ETH_HDR_SIZE + p0->host.mtu);
 	ofan_json_u64(&j, "queue_pkts", p0->queue.capacity_pkts);
 	ofan_json_u64(&j, "queue_bytes", p0->queue.capacity_bytes);
+	ofan_json_double(&j, "queue_window_us",
+			 (double)p0->queue_window_ns / 1e3);
 	ofan_json_str(&j, "pattern",
 		      hs_pattern_names[p0->host.traffic.pattern]);
 	if (p0->host.traffic.pattern == HS_PATTERN_CM)

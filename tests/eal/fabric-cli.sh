@@ -8,8 +8,9 @@
 #   - a failure on a link that does not exist names real ones and points
 #     at --list-links;
 #   - a mistake in a section.key=value override is blamed on the override,
-#     not on the file.
-# Nothing of this starts EAL.
+#     not on the file;
+#   - a run shorter than one queue window still plots its queue over time,
+#     and no plot warns of an empty axis range.
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -46,5 +47,17 @@ expect_eq "override: exit status" "$rc" 2
 expect_eq "override: message starts with the override" \
 	"$(cut -c1-59 "$TMP/ov.err")" \
 	"ofan-fabric: command line: traffic.sise=1MiB: unknown key; "
+
+echo "-- plots of a run shorter than one queue window"
+rc=0
+"$FAB" --config "$SRC/configs/experiments/permutation-k8.ini" fabric.k=4 \
+	traffic.size=16KiB fabric.queue_window=1ms fabric.schemes=spray,ofan \
+	--quiet --out "$TMP/short" >/dev/null 2>"$TMP/short.err" || rc=$?
+expect_eq "short run: exit status" "$rc" 0
+for f in fct-cdf.png queue-layers.png queue-time.png; do
+	if [ -s "$TMP/short/$f" ]; then pass "short run: $f"; else fail "short run: no $f"; fi
+done
+expect_eq "short run: no gnuplot range warning" \
+	"$(grep -c 'empty . range' "$TMP/short.err" || true)" 0
 
 ofan_finish
