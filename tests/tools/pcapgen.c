@@ -67,6 +67,8 @@ static const char usage_text[] =
 "  --ev-base E        EV of flow 0; ev-base + K - 1 must be <= 65535\n"
 "                     (default 49152)\n"
 "  --acks-every J     make every J-th packet an ACK (default: no ACKs)\n"
+"  --ack-flags F      the ACKs' feedback flags: 1 CE, 2 COUNT (default 0)\n"
+"  --ack-sack X       the ACKs' SACK bitmap, 0..2^64-1 (default 0)\n"
 "  --ecn MODE         ECN codepoint: ect0, not-ect, ect1 or ce\n"
 "                     (default ect0)\n"
 "  --seed S           start each flow at a PSN drawn from seed S (default:\n"
@@ -105,6 +107,8 @@ struct flows_opts {
 	uint64_t dst_count;
 	uint64_t ev_base;
 	uint64_t acks_every;	/* 0: no ACKs */
+	uint64_t ack_flags;	/* OFAN_ACK_F_* of every ACK */
+	uint64_t ack_sack;	/* SACK bitmap of every ACK */
 	uint8_t ecn;
 	int has_seed;
 	uint64_t seed;
@@ -186,6 +190,8 @@ enum {
 	OPT_DST_COUNT,
 	OPT_EV_BASE,
 	OPT_ACKS_EVERY,
+	OPT_ACK_FLAGS,
+	OPT_ACK_SACK,
 	OPT_ECN,
 	OPT_SEED,
 	OPT_SRC_MAC,
@@ -204,6 +210,8 @@ static const struct option long_opts[] = {
 	{ "dst-count", required_argument, NULL, OPT_DST_COUNT },
 	{ "ev-base", required_argument, NULL, OPT_EV_BASE },
 	{ "acks-every", required_argument, NULL, OPT_ACKS_EVERY },
+	{ "ack-flags", required_argument, NULL, OPT_ACK_FLAGS },
+	{ "ack-sack", required_argument, NULL, OPT_ACK_SACK },
 	{ "ecn", required_argument, NULL, OPT_ECN },
 	{ "seed", required_argument, NULL, OPT_SEED },
 	{ "src-mac", required_argument, NULL, OPT_SRC_MAC },
@@ -215,7 +223,8 @@ static const struct option long_opts[] = {
 /* Options each command accepts, as a list of OPT_* values ending in 0. */
 static const int flows_allowed[] = {
 	OPT_OUT, OPT_COUNT, OPT_FLOWS, OPT_SIZE, OPT_SRC_IP, OPT_DST_NET,
-	OPT_DST_COUNT, OPT_EV_BASE, OPT_ACKS_EVERY, OPT_ECN, OPT_SEED,
+	OPT_DST_COUNT, OPT_EV_BASE, OPT_ACKS_EVERY, OPT_ACK_FLAGS,
+	OPT_ACK_SACK, OPT_ECN, OPT_SEED,
 	OPT_SRC_MAC, OPT_DST_MAC, 0
 };
 static const int malformed_allowed[] = { OPT_OUT, 0 };
@@ -304,6 +313,13 @@ parse_opts(int argc, char **argv, const char *cmd, const int *allowed,
 		case OPT_ACKS_EVERY:
 			ret = get_u64("acks-every", optarg, 1, UINT32_MAX,
 				      &o->acks_every);
+			break;
+		case OPT_ACK_FLAGS:
+			ret = get_u64("ack-flags", optarg, 0, 3, &o->ack_flags);
+			break;
+		case OPT_ACK_SACK:
+			ret = get_u64("ack-sack", optarg, 0, UINT64_MAX,
+				      &o->ack_sack);
 			break;
 		case OPT_ECN:
 			ret = get_ecn(optarg, &o->ecn);
@@ -442,8 +458,10 @@ run_flows(const struct flows_opts *o)
 			spec.psn = (next_psn[f] - 1) & PSN_MASK;
 			ext = (struct ofan_ack_ext){
 				.echo_ev = spec.ev,
+				.flags = (uint8_t)o->ack_flags,
 				.echo_psn = spec.psn,
 				.cum_psn = next_psn[f],
+				.sack = o->ack_sack,
 			};
 			len = ofan_build_ack(frame, FRAME_BUF_SIZE, &spec,
 					     &ext);
