@@ -17,12 +17,16 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <iniparser/iniparser.h>
 
 #include "ofan_config.h"
+
+#define RTE_DIM_CFG(a) (sizeof(a) / sizeof((a)[0]))
 
 #define CFG_ERR_SIZE 4096
 #define CFG_CAPTURE_SIZE 1200
@@ -453,6 +457,94 @@ ofan_cfg_set_from(struct ofan_cfg *cfg, const char *sec, const char *key,
 		s = cfg_add_section(cfg, sec);
 	if (s == NULL || cfg_put(s, key, value, false, origin) < 0)
 		return ofan_cfg_fail(cfg, sec, key, "out of memory");
+	return 0;
+}
+
+int
+ofan_cfg_path_of(struct ofan_cfg *cfg, const char *sec, const char *key,
+		 const char *value, char *out, size_t size)
+{
+	const struct cfg_section *s = cfg_find_section(cfg, sec);
+	const struct cfg_entry *e = s != NULL ? cfg_find_entry(s, key) : NULL;
+	const char *slash = strrchr(cfg->path, '/');
+	int n;
+
+	if (value[0] == '/' || slash == NULL || (e != NULL && e->origin != NULL))
+		n = snprintf(out, size, "%s", value);
+	else
+		n = snprintf(out, size, "%.*s/%s", (int)(slash - cfg->path),
+			     cfg->path, value);
+	if (n < 0 || (size_t)n >= size)
+		return ofan_cfg_fail(cfg, sec, key,
+			"'%.40s...': the path is too long; expected at most %zu characters",
+			value, size - 1);
+	return 0;
+}
+
+/* The folder of path (".") into dir. */
+static void
+cfg_dirname(const char *path, char *dir, size_t size)
+{
+	const char *slash = strrchr(path, '/');
+
+	if (slash == NULL)
+		snprintf(dir, size, ".");
+	else if (slash == path)
+		snprintf(dir, size, "/");
+	else
+		snprintf(dir, size, "%.*s", (int)(slash - path), path);
+}
+
+int
+ofan_cfg_devargs(struct ofan_cfg *cfg, const char *sec, const char *key,
+		 const char *dev, char *out, size_t size)
+{
+	static const char *const files[] = { "rx_pcap", "tx_pcap", "socket" };
+	char buf[1024], path[PATH_MAX], dir[PATH_MAX];
+	char *tok, *save = NULL;
+	size_t used = 0;
+	unsigned int f;
+	int n;
+
+	if (strlen(dev) >= sizeof(buf))
+		return ofan_cfg_fail(cfg, sec, key, "'%.40s...' is too long",
+				     dev);
+	snprintf(buf, sizeof(buf), "%s", dev);
+	out[0] = '\0';
+	for (tok = strtok_r(buf, ",", &save); tok != NULL;
+	     tok = strtok_r(NULL, ",", &save)) {
+		const char *arg = tok;
+		char *eq = strchr(tok, '=');
+
+		for (f = 0; eq != NULL && f < RTE_DIM_CFG(files); f++)
+			if ((size_t)(eq - tok) == strlen(files[f]) &&
+			    strncmp(tok, files[f], (size_t)(eq - tok)) == 0)
+				break;
+		if (eq != NULL && f < RTE_DIM_CFG(files)) {
+			if (ofan_cfg_path_of(cfg, sec, key, eq + 1, path,
+					     sizeof(path)) != 0)
+				return -EINVAL;
+			if (f == 0 && access(path, R_OK) != 0)
+				return ofan_cfg_fail(cfg, sec, key,
+					"rx_pcap '%s' cannot be read (%s); expected an existing capture (a relative path is relative to the config file's folder)",
+					path, strerror(errno));
+			cfg_dirname(path, dir, sizeof(dir));
+			if (f > 0 && access(dir, W_OK) != 0)
+				return ofan_cfg_fail(cfg, sec, key,
+					"%s '%s': its folder cannot be written (%s); expected an existing, writable folder (a relative path is relative to the config file's folder)",
+					files[f], path, strerror(errno));
+			n = snprintf(out + used, size - used, "%s%s=%s",
+				     used ? "," : "", files[f], path);
+		} else {
+			n = snprintf(out + used, size - used, "%s%s",
+				     used ? "," : "", arg);
+		}
+		if (n < 0 || (size_t)n >= size - used)
+			return ofan_cfg_fail(cfg, sec, key,
+				"'%.40s...' is too long once its paths are resolved; expected at most %zu characters",
+				dev, size - 1);
+		used += (size_t)n;
+	}
 	return 0;
 }
 

@@ -71,6 +71,26 @@ int ofan_cfg_set(struct ofan_cfg *cfg, const char *sec, const char *key,
 int ofan_cfg_set_from(struct ofan_cfg *cfg, const char *sec, const char *key,
 		      const char *value, const char *origin);
 
+/*
+ * A path from value sec:key, as a user means it: a relative path written
+ * in the file is relative to the file's folder; one given by an override
+ * (ofan_cfg_set_from) is relative to the current directory, as typed.
+ * Into out; returns 0 or -EINVAL (too long, message in cfg).
+ */
+int ofan_cfg_path_of(struct ofan_cfg *cfg, const char *sec, const char *key,
+		     const char *value, char *out, size_t size);
+
+/*
+ * DPDK devargs ("net_pcap0,rx_pcap=in.pcap,tx_pcap=out.pcap") from
+ * sec:key with their file arguments (rx_pcap, tx_pcap, memif's socket)
+ * resolved as ofan_cfg_path_of() does, and checked: rx_pcap must be
+ * readable, tx_pcap's and socket's folder must exist and be writable.
+ * Into out; returns 0 or -EINVAL with "FILE:SEC:KEY: ..." in cfg, so that
+ * a missing capture is found before any port is probed.
+ */
+int ofan_cfg_devargs(struct ofan_cfg *cfg, const char *sec, const char *key,
+		     const char *dev, char *out, size_t size);
+
 /* True if the section exists. Marks nothing as read. */
 bool ofan_cfg_has_section(const struct ofan_cfg *cfg, const char *sec);
 /* True if sec:key exists.  Marks nothing as read. */

@@ -221,7 +221,9 @@ hs_config_traffic_from_cfg(struct ofan_cfg *cfg, struct hs_config *c)
 			return ofan_cfg_fail(cfg, sec, "cm_file",
 				"is too long; expected at most %zu characters",
 				sizeof(c->cm_path) - 1);
-		snprintf(c->cm_path, sizeof(c->cm_path), "%s", cm);
+		if (ofan_cfg_path_of(cfg, sec, "cm_file", cm, c->cm_path,
+				     sizeof(c->cm_path)) != 0)
+			return -EINVAL;
 		t->cm_path = c->cm_path;
 	}
 	if (t->pattern == HS_PATTERN_INCAST &&
@@ -267,7 +269,10 @@ hs_config_ports(struct ofan_cfg *cfg, struct hs_config *c)
 			return ofan_cfg_fail(cfg, sec, "dev",
 				"is too long; expected at most %zu characters",
 				sizeof(p->dev) - 1);
-		snprintf(p->dev, sizeof(p->dev), "%s", dev);
+		/* Its files: relative to the config, and there. */
+		if (ofan_cfg_devargs(cfg, sec, "dev", dev, p->dev,
+				     sizeof(p->dev)) != 0)
+			return -EINVAL;
 		p->mac_set = ofan_cfg_has_key(cfg, sec, "mac");
 		p->gateway_mac_set = ofan_cfg_has_key(cfg, sec, "gateway_mac");
 		if (ofan_cfg_get_mac(cfg, sec, "mac", 0, p->mac) ||

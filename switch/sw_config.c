@@ -159,7 +159,10 @@ sw_config_ports(struct ofan_cfg *cfg, struct sw_config *c,
 			return ofan_cfg_fail(cfg, sec, "dev",
 				"'%.40s...' is too long; expected at most %zu characters",
 				dev, sizeof(p->dev) - 1);
-		snprintf(p->dev, sizeof(p->dev), "%s", dev);
+		/* Its files: relative to the config, and there. */
+		if (ofan_cfg_devargs(cfg, sec, "dev", dev, p->dev,
+				     sizeof(p->dev)) != 0)
+			return -EINVAL;
 		p->mac_set = ofan_cfg_has_key(cfg, sec, "mac");
 		p->peer_mac_set = ofan_cfg_has_key(cfg, sec, "peer_mac");
 		if (ofan_cfg_get_ipv4(cfg, sec, "ip", 0, &p->ip) ||

@@ -173,6 +173,45 @@ expect_file_has "a stray argument" "$TMP/stray_arg.err" \
 	"ofan-switch: unexpected argument 'extra'"
 nothing_touched command_line
 
+# Files a dev names are relative to the config's folder and checked
+# before anything runs: a missing capture and a folder that is not there
+# are config errors, with the resolved path.
+mkdir -p "$TMP/sub"
+# write_rel NAME PORT0_DEV: $TMP/sub/NAME.ini (not write_config: port 0
+# differs).
+write_rel() {
+	cat >"$TMP/sub/$1.ini" <<EOF
+[switch]
+policy = ecmp
+[port.0]
+dev = $2
+[port.1]
+dev = net_null0,no-rx=1
+peer_mac = 02:00:00:00:10:01
+[route.a]
+prefix = 10.0.1.0/24
+port = 1
+EOF
+}
+write_rel rel_missing "net_pcap0,rx_pcap=in.pcap"
+echo "-- rx_pcap missing (relative to the config's folder)"
+sw_run_raw rel_missing -- --config "$TMP/sub/rel_missing.ini" --check-config
+expect_rc "rx_pcap missing" rel_missing 2
+expect_file_has "rx_pcap missing stderr" "$TMP/rel_missing.err" \
+	"ofan-switch: $TMP/sub/rel_missing.ini:port.0:dev: rx_pcap '$TMP/sub/in.pcap' cannot be read (No such file or directory); expected an existing capture"
+write_rel rel_nodir "net_pcap0,tx_pcap=nodir/out.pcap"
+sw_run_raw rel_nodir -- --config "$TMP/sub/rel_nodir.ini" --check-config
+expect_rc "tx_pcap folder missing" rel_nodir 2
+expect_file_has "tx_pcap folder missing stderr" "$TMP/rel_nodir.err" \
+	"ofan-switch: $TMP/sub/rel_nodir.ini:port.0:dev: tx_pcap '$TMP/sub/nodir/out.pcap': its folder cannot be written (No such file or directory)"
+echo "-- relative paths work from any directory"
+"$PCAPGEN" flows --out "$TMP/sub/in.pcap" --count 4 >/dev/null
+rc=0
+(cd / && "$SWITCH" -- --config "$TMP/sub/rel_missing.ini" --check-config \
+	>"$TMP/rel_ok.out" 2>&1) || rc=$?
+expect_eq "rx_pcap relative to the config, run from /: exit status" "$rc" 0
+expect_file_has "rx_pcap relative: --check-config" "$TMP/rel_ok.out" ": ok ("
+
 # The device checks need EAL, so these run last (they create RUNDIR).
 echo "-- a dev no bus knows, after two net_pcap ports"
 cat >"$TMP/bad_dev.ini" <<EOF
