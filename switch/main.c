@@ -11,6 +11,7 @@
  * pipeline itself is the engine's.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <getopt.h>
 #include <signal.h>
@@ -444,6 +445,34 @@ sw_assign_queues(struct sw_app *app, struct sw_fwd_ctx *ctxs, uint16_t nb)
 		}
 }
 
+/*
+ * Where the packets went, on stderr at exit: a line per port and the drop
+ * reasons that counted anything (the JSON has everything).
+ */
+static void
+sw_print_summary(struct sw_app *app, double elapsed)
+{
+	struct sw_totals *t = malloc(sizeof(*t));
+	uint16_t p;
+	int r;
+
+	if (t == NULL)
+		return;
+	sw_engine_totals(app->eng, t);
+	fprintf(stderr, "%s: %.3f s; per port rx / tx / dropped:\n",
+		app->cfg->name, elapsed);
+	for (p = 0; p < app->cfg->nb_ports; p++)
+		fprintf(stderr, "  port %u (%s): rx %" PRIu64 " tx %" PRIu64
+			" drop %" PRIu64 "\n", p, app->cfg->ports[p].dev,
+			t->port[p].rx_pkts, t->port[p].tx_pkts,
+			t->port[p].drops + t->port[p].egress_drops);
+	for (r = 0; r < OFAN_DROP_MAX; r++)
+		if (t->drops[r] != 0)
+			fprintf(stderr, "  dropped, %s: %" PRIu64 "\n",
+				ofan_drop_name(r), t->drops[r]);
+	free(t);
+}
+
 static void
 sw_write_stats(struct sw_app *app, double elapsed, uint16_t nb_workers,
 	       int64_t inuse_start, int64_t inuse_end)
@@ -610,9 +639,13 @@ out_ports:
 		rte_pdump_uninit();
 	if (app.pool != NULL) {
 		inuse_end = rte_mempool_in_use_count(app.pool);
-		if (app.eng != NULL)
-			sw_write_stats(&app, (double)(sw_now_ns(&app) - t0) / 1e9,
-				       nb_workers, inuse_start, inuse_end);
+		if (app.eng != NULL) {
+			double el = (double)(sw_now_ns(&app) - t0) / 1e9;
+
+			sw_write_stats(&app, el, nb_workers, inuse_start,
+				       inuse_end);
+			sw_print_summary(&app, el);
+		}
 		if (inuse_end != inuse_start) {
 			fprintf(stderr, "ofan-switch: mbuf leak: %lld mbufs in use at exit, %lld at start\n",
 				(long long)inuse_end, (long long)inuse_start);

@@ -50,6 +50,11 @@ expect_eq "EAL runtime directory after a clean run" \
 	"$(ls -d "/var/run/dpdk/$PREFIX" 2>/dev/null)" ""
 expect_file_has "start-up line on stderr" "$TMP/null.err" \
 	"nulltest: policy ecmp, 2 ports, 1 forwarding lcore(s)"
+# At exit, where the packets went: a line per port and the drop reasons.
+expect_file_has "exit summary: port 1" "$TMP/null.err" \
+	"  port 1 (net_null1,no-rx=1): rx 0 tx 0 drop 0"
+expect_cmp "exit summary: not_ipv4 drops counted" \
+	"$(sed -n 's/^  dropped, not_ipv4: //p' "$TMP/null.err")" -gt 0
 expect_eq "scheduled failure logged: down, then up, with the switch's time" \
 	"$(grep -cE '^ofan-switch: t=[0-9.]+s port 1 \(net_null1,no-rx=1\): (down|up) \(scheduled, \[failure\.cut\]\)$' "$TMP/null.err" || true)" 2
 status_re='^nulltest t=[0-9.]+s rx [0-9.]+ Mpps tx [0-9.]+ Mpps \| rx [0-9]+ tx [0-9]+ drop [0-9]+ ecn [0-9]+ qmax [0-9]+$'
