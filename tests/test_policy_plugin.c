@@ -141,7 +141,9 @@ START_TEST(test_parses_its_section)
 		const char *ov;
 		const char *want;	/* in the message */
 	} bad[] = {
-		{ "first.member=64", "first:member" },
+		/* An override's mistake names the override. */
+		{ "first.member=64",
+		  "command line: first.member=64: '64' is out of range; expected an integer in [0, 63]" },
 		{ "first.member=x", "'x'" },
 		{ "first.colour=red", "allowed keys in [first]: member" },
 	};
