@@ -1637,6 +1637,12 @@ static const struct t_bad_case t_bad_cases[] = {
 	/* An override's mistake is blamed on the override, not the file. */
 	{ "4", "ecmp, ofan", "", "", "traffic.sise=1MiB", "traffic:sise",
 	  "unknown key; allowed keys in [traffic]: pattern, size" },
+	/* The allowed keys offer only what the fabric takes (policy, rate,
+	 * mtu, tor_size and pod_size are the fabric's own). */
+	{ "4", "ecmp, ofan", "", "", "host.colour=1", "host:colour",
+	  "allowed keys in [host]: seed, rate_coef, ack_every," },
+	{ "4", "ecmp, ofan", "", "", "traffic.colour=1", "traffic:colour",
+	  "allowed keys in [traffic]: pattern, size, iterations, seed, incast_degree, start, cm_file" },
 	/* A sweep's on its section and the value it applied. */
 	{ "4", "ecmp, ofan", "",
 	  "[sweep.load]\nkeys = host.rate_coef\nvalues = 0.5, 7\n", NULL,

@@ -352,6 +352,9 @@ fab_parse(struct ofan_cfg *cfg, struct fab_params *p)
 	p->traffic_seed_set = ofan_cfg_has_key(cfg, "traffic", "seed");
 	if (hs_config_host_from_cfg(cfg, &p->host, 0))
 		return -EINVAL;
+	/* The fabric sets these: they are no keys of its [host]. */
+	for (i = 0; i < sizeof(host_owned) / sizeof(host_owned[0]); i++)
+		ofan_cfg_forget(cfg, "host", host_owned[i]);
 	p->host.rate_bps = p->rate_bps;
 	p->host.mtu = (uint16_t)mtu;
 	if (!ofan_cfg_has_key(cfg, "host", "seed"))
@@ -392,6 +395,8 @@ fab_parse(struct ofan_cfg *cfg, struct fab_params *p)
 	p->host.traffic.seed = p->seed;
 	if (hs_config_traffic_from_cfg(cfg, &p->host))
 		return -EINVAL;
+	ofan_cfg_forget(cfg, "traffic", "tor_size");
+	ofan_cfg_forget(cfg, "traffic", "pod_size");
 	if (fab_parse_failures(cfg, p) || fab_parse_drops(cfg, p))
 		return -EINVAL;
 	if (p->topo == FAB_TOPO_B2B && p->nb_failures > 0)
