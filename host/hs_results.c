@@ -66,48 +66,20 @@ hs_kv_add(void *arg, const char *key, uint64_t value)
 }
 
 /*
- * Flow f as the local hosts saw it: the sender's view, with the
- * receiver's fields from the host that received it.  Returns false when
- * no local host has the flow.
+ * Flow i as the local hosts saw it: each host merges its side(s) into r
+ * (hs_host_flow_result).  Returns false when no local host has the flow.
  */
 static bool
 hs_merge_flow_result(struct hs_host *const *hosts, uint16_t nb_hosts,
-		     uint32_t i, struct hs_flow_result *out)
+		     uint32_t i, struct hs_flow_result *r)
 {
-	struct hs_flow_result r, one;
 	bool any = false;
 	uint16_t k;
 
-	memset(&r, 0, sizeof(r));
-	for (k = 0; k < nb_hosts; k++) {
-		memset(&one, 0, sizeof(one));
-		if (!hs_host_flow_result(hosts[k], i, &one))
-			continue;
-		any = true;
-		if (one.sent_here) {
-			bool rx = r.received_here;
-			struct hs_flow_result keep = r;
-
-			r = one;
-			if (rx) {
-				r.received_here = true;
-				r.rx_done_ns = keep.rx_done_ns;
-				r.max_reorder = keep.max_reorder;
-				r.dups = keep.dups;
-				r.ce_pkts = keep.ce_pkts;
-				r.corrupt = keep.corrupt;
-			}
-		}
-		if (one.received_here) {
-			r.received_here = true;
-			r.rx_done_ns = one.rx_done_ns;
-			r.max_reorder = one.max_reorder;
-			r.dups = one.dups;
-			r.ce_pkts = one.ce_pkts;
-			r.corrupt = one.corrupt;
-		}
-	}
-	*out = r;
+	memset(r, 0, sizeof(*r));
+	for (k = 0; k < nb_hosts; k++)
+		if (hs_host_flow_result(hosts[k], i, r))
+			any = true;
 	return any;
 }
 
