@@ -614,25 +614,6 @@ cfg_remember(struct ofan_cfg *cfg, const char *sec, const char *key)
 }
 
 void
-ofan_cfg_forget(struct ofan_cfg *cfg, const char *sec, const char *key)
-{
-	int i;
-
-	for (i = 0; i < cfg->nb_asked; i++) {
-		struct cfg_asked *a = &cfg->asked[i];
-
-		if (a->key == NULL || strcasecmp(a->sec, sec) != 0 ||
-		    strcasecmp(a->key, key) != 0)
-			continue;
-		free(a->sec);
-		free(a->key);
-		memmove(a, a + 1, (size_t)(cfg->nb_asked - i - 1) * sizeof(*a));
-		cfg->nb_asked--;
-		return;
-	}
-}
-
-void
 ofan_cfg_mark_section(struct ofan_cfg *cfg, const char *sec)
 {
 	/* On allocation failure the section is later reported unknown. */

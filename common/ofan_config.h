@@ -91,13 +91,6 @@ int ofan_cfg_path_of(struct ofan_cfg *cfg, const char *sec, const char *key,
 int ofan_cfg_devargs(struct ofan_cfg *cfg, const char *sec, const char *key,
 		     const char *dev, char *out, size_t size);
 
-/*
- * sec:key is not a key of this program after all (a shared parser asked
- * for it, but the caller sets it itself): it leaves the allowed-key list
- * of sec and, if present, is reported as unknown.
- */
-void ofan_cfg_forget(struct ofan_cfg *cfg, const char *sec, const char *key);
-
 /* True if the section exists. Marks nothing as read. */
 bool ofan_cfg_has_section(const struct ofan_cfg *cfg, const char *sec);
 /* True if sec:key exists.  Marks nothing as read. */

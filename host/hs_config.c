@@ -89,8 +89,10 @@ hs_get_u16(struct ofan_cfg *cfg, const char *sec, const char *key,
 
 static int
 hs_config_host(struct ofan_cfg *cfg, struct hs_config *c,
-	       unsigned int policy_flags)
+	       unsigned int flags)
 {
+	const bool caller_sets = (flags & HS_CFG_CALLER_SETS) != 0;
+	const unsigned int policy_flags = flags & OFAN_CFG_REQUIRED;
 	static const char *const sec = "host";
 	const char *names[HLB_MAX_POLICIES + 1];
 	int i, n, cc = c->cc, ecn = c->ecn, rec = c->recovery;
@@ -100,8 +102,8 @@ hs_config_host(struct ofan_cfg *cfg, struct hs_config *c,
 		names[n] = hlb_registry[n]->name;
 	names[n] = NULL;
 	i = 0;
-	if (!(policy_flags & OFAN_CFG_REQUIRED) &&
-	    !ofan_cfg_has_key(cfg, sec, "policy"))
+	if (caller_sets || (!(policy_flags & OFAN_CFG_REQUIRED) &&
+			    !ofan_cfg_has_key(cfg, sec, "policy")))
 		i = -1;
 	else if (ofan_cfg_get_enum(cfg, sec, "policy", policy_flags, names,
 				   &i))
@@ -109,11 +111,12 @@ hs_config_host(struct ofan_cfg *cfg, struct hs_config *c,
 	if (i >= 0)
 		c->policy = hlb_find(names[i]);
 	if (ofan_cfg_get_u64(cfg, sec, "seed", 0, 0, UINT64_MAX, &c->seed) ||
-	    ofan_cfg_get_rate(cfg, sec, "rate", 0, 1000000,
-			      10000ull * 1000000000ull, &c->rate_bps) ||
+	    (!caller_sets &&
+	     ofan_cfg_get_rate(cfg, sec, "rate", 0, 1000000,
+			       10000ull * 1000000000ull, &c->rate_bps)) ||
 	    ofan_cfg_get_double(cfg, sec, "rate_coef", 0, 0.001, 1.0,
 				&c->rate_coef) ||
-	    hs_get_u16(cfg, sec, "mtu", 50, 9000, &c->mtu) ||
+	    (!caller_sets && hs_get_u16(cfg, sec, "mtu", 50, 9000, &c->mtu)) ||
 	    hs_get_u16(cfg, sec, "ack_every", 1, 64, &c->ack_every) ||
 	    ofan_cfg_get_time(cfg, sec, "min_rto", 0, 1000, 60ull * 1000000000ull,
 			      &c->min_rto_ns) ||
@@ -176,8 +179,10 @@ hs_config_ranks(struct ofan_cfg *cfg, struct hs_config *c)
 }
 
 int
-hs_config_traffic_from_cfg(struct ofan_cfg *cfg, struct hs_config *c)
+hs_config_traffic_from_cfg(struct ofan_cfg *cfg, struct hs_config *c,
+			   unsigned int flags)
 {
+	const bool caller_sets = (flags & HS_CFG_CALLER_SETS) != 0;
 	static const char *const sec = "traffic";
 	struct hs_traffic_params *t = &c->traffic;
 	const char *cm = NULL;
@@ -194,10 +199,11 @@ hs_config_traffic_from_cfg(struct ofan_cfg *cfg, struct hs_config *c)
 	    ofan_cfg_get_time(cfg, sec, "start", 0, 0, 3600ull * 1000000000ull,
 			      &t->start_ns) ||
 	    ofan_cfg_get_str(cfg, sec, "cm_file", 0, &cm) ||
-	    ofan_cfg_get_u32(cfg, sec, "tor_size", 0, 2, 1u << 20,
-			     &t->tor_size) ||
-	    ofan_cfg_get_u32(cfg, sec, "pod_size", 0, 2, 1u << 20,
-			     &t->pod_size))
+	    (!caller_sets &&
+	     (ofan_cfg_get_u32(cfg, sec, "tor_size", 0, 2, 1u << 20,
+			       &t->tor_size) ||
+	      ofan_cfg_get_u32(cfg, sec, "pod_size", 0, 2, 1u << 20,
+			       &t->pod_size))))
 		return -EINVAL;
 	t->pattern = (enum hs_pattern)pattern;
 	if (t->pattern >= HS_PATTERN_RING &&
@@ -303,9 +309,9 @@ hs_config_policies(struct ofan_cfg *cfg, struct hs_config *c)
 
 int
 hs_config_host_from_cfg(struct ofan_cfg *cfg, struct hs_config *c,
-			unsigned int policy_flags)
+			unsigned int flags)
 {
-	if (hs_config_host(cfg, c, policy_flags) ||
+	if (hs_config_host(cfg, c, flags) ||
 	    hs_config_policies(cfg, c))
 		return -EINVAL;
 	return 0;
@@ -317,7 +323,7 @@ hs_config_from_cfg(struct ofan_cfg *cfg, struct hs_config *c)
 	hs_config_defaults(c);
 	c->path = ofan_cfg_path(cfg);
 	if (hs_config_host(cfg, c, OFAN_CFG_REQUIRED) ||
-	    hs_config_ranks(cfg, c) || hs_config_traffic_from_cfg(cfg, c) ||
+	    hs_config_ranks(cfg, c) || hs_config_traffic_from_cfg(cfg, c, 0) ||
 	    hs_config_ports(cfg, c) || hs_config_policies(cfg, c))
 		return -EINVAL;
 	return ofan_cfg_check_unknown(cfg);

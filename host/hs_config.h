@@ -126,13 +126,23 @@ int hs_config_load(const char *path, struct hs_config *c, char *err,
 int hs_config_from_cfg(struct ofan_cfg *cfg, struct hs_config *c);
 
 /*
+ * The caller sets [host] policy, rate and mtu and [traffic] tor_size and
+ * pod_size itself (ofan-fabric: its [fabric] and topology): they are not
+ * read and so are no allowed keys.
+ */
+#define HS_CFG_CALLER_SETS 0x100u
+
+/*
  * Pieces of the loader that ofan-fabric reuses (c holds the defaults):
- * [host] and every [host.<policy>] section (policy_flags: 0 makes the
- * policy key optional, OFAN_CFG_REQUIRED requires it), and [traffic] (set
- * c->traffic.nb_ranks first).  Return 0 or -EINVAL (message in the cfg).
+ * [host] and every [host.<policy>] section (flags: OFAN_CFG_REQUIRED
+ * requires the policy key, 0 makes it optional, HS_CFG_CALLER_SETS leaves
+ * it and rate and mtu out), and [traffic] (set c->traffic.nb_ranks first;
+ * HS_CFG_CALLER_SETS leaves tor_size and pod_size out).  Return 0 or
+ * -EINVAL (message in the cfg).
  */
 int hs_config_host_from_cfg(struct ofan_cfg *cfg, struct hs_config *c,
-			    unsigned int policy_flags);
-int hs_config_traffic_from_cfg(struct ofan_cfg *cfg, struct hs_config *c);
+			    unsigned int flags);
+int hs_config_traffic_from_cfg(struct ofan_cfg *cfg, struct hs_config *c,
+			       unsigned int flags);
 
 #endif /* OFAN_HS_CONFIG_H */

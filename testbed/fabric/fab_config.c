@@ -350,11 +350,8 @@ fab_parse(struct ofan_cfg *cfg, struct fab_params *p)
 	p->base_rtt_set = ofan_cfg_has_key(cfg, "host", "base_rtt");
 	p->host_seed_set = ofan_cfg_has_key(cfg, "host", "seed");
 	p->traffic_seed_set = ofan_cfg_has_key(cfg, "traffic", "seed");
-	if (hs_config_host_from_cfg(cfg, &p->host, 0))
+	if (hs_config_host_from_cfg(cfg, &p->host, HS_CFG_CALLER_SETS))
 		return -EINVAL;
-	/* The fabric sets these: they are no keys of its [host]. */
-	for (i = 0; i < sizeof(host_owned) / sizeof(host_owned[0]); i++)
-		ofan_cfg_forget(cfg, "host", host_owned[i]);
 	p->host.rate_bps = p->rate_bps;
 	p->host.mtu = (uint16_t)mtu;
 	if (!ofan_cfg_has_key(cfg, "host", "seed"))
@@ -393,10 +390,8 @@ fab_parse(struct ofan_cfg *cfg, struct fab_params *p)
 	}
 	p->host.ip_base = (10u << 24) | 1;
 	p->host.traffic.seed = p->seed;
-	if (hs_config_traffic_from_cfg(cfg, &p->host))
+	if (hs_config_traffic_from_cfg(cfg, &p->host, HS_CFG_CALLER_SETS))
 		return -EINVAL;
-	ofan_cfg_forget(cfg, "traffic", "tor_size");
-	ofan_cfg_forget(cfg, "traffic", "pod_size");
 	if (fab_parse_failures(cfg, p) || fab_parse_drops(cfg, p))
 		return -EINVAL;
 	if (p->topo == FAB_TOPO_B2B && p->nb_failures > 0)
