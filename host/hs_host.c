@@ -61,6 +61,7 @@ hs_host_alloc(struct hs_host *h, const struct hs_traffic *t, char *err,
 			h->slot_sflow[slot] = (int32_t)h->nb_sflows;
 			s->nic_slot = slot++;
 			s->heap_pos = HS_NOT_IN_HEAP;
+			s->min_rtt_ns = UINT64_MAX;
 			s->lb = calloc(1, c->policy->state_size ?
 				       c->policy->state_size : 1);
 			s->evs_seen = calloc(ev_words, sizeof(uint64_t));
@@ -344,6 +345,7 @@ hs_host_flow_result(const struct hs_host *h, uint32_t id,
 		r->acks = s->acks;
 		r->ce_acks = s->ce_acks;
 		r->distinct_evs = s->distinct_evs;
+		r->min_rtt_ns = s->min_rtt_ns;
 		touched = true;
 	}
 	if (h->rflow_of[id] >= 0) {

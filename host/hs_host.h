@@ -120,6 +120,7 @@ struct hs_flow_result {
 	uint64_t acks;
 	uint64_t ce_acks;
 	uint32_t distinct_evs;
+	uint64_t min_rtt_ns;	/* smallest RTT sample; UINT64_MAX: none */
 	/* Receive side. */
 	uint64_t rx_done_ns;
 	uint32_t rx_pkts;	/* distinct data packets received */

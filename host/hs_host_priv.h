@@ -48,6 +48,7 @@ struct hs_sflow {
 	double cwnd;		/* ECN window mode */
 	uint64_t acks;
 	uint64_t ce_acks;
+	uint64_t min_rtt_ns;	/* smallest RTT sample, UINT64_MAX: none */
 	/* pacing = flow */
 	uint64_t pace_at;	/* its next slot */
 	uint32_t heap_pos;	/* in h->heap, HS_NOT_IN_HEAP */

@@ -167,6 +167,8 @@ hs_input_ack(struct hs_host *h, const uint8_t *frame,
 	h->timer_ns = RTE_MIN(h->timer_ns, hs_sender_timer_ns(&s->tx));
 	s->acks++;
 	s->ce_acks += a.ce;
+	if (rtt != 0 && rtt < s->min_rtt_ns)
+		s->min_rtt_ns = rtt;
 	c->policy->on_ack(s->lb, &h->hlb, &h->rng, ev, a.ce, rtt, now);
 	if (c->cc == HS_CC_ECN_WINDOW) {
 		if (a.ce)

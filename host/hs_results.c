@@ -27,15 +27,46 @@ hs_flow_wire_bytes(const struct hs_config *c, uint64_t size)
 	return bytes;
 }
 
-uint64_t
-hs_flow_ideal_ns(const struct hs_config *c, const struct hs_traffic *t,
-		 uint32_t f, const uint32_t *concurrency)
+/* Bytes of f's last frame on the wire (0 for an empty flow). */
+static uint64_t
+hs_flow_last_frame_bytes(const struct hs_config *c, uint64_t size)
+{
+	uint64_t last = size % c->mss, frame;
+
+	if (size == 0)
+		return 0;
+	frame = last == 0 ? OFAN_ETH_HDR_SIZE + (uint64_t)c->mtu :
+		OFAN_DATA_HDRS_SIZE + last;
+	return (frame < 60 ? 60 : frame) + OFAN_WIRE_OVERHEAD;
+}
+
+/* ns to send bytes at flow f's share of the paced rate. */
+static uint64_t
+hs_paced_ns(const struct hs_config *c, const uint32_t *concurrency,
+	    uint32_t f, uint64_t bytes)
 {
 	double rate = (double)c->rate_bps * c->rate_coef /
 		(concurrency[f] ? concurrency[f] : 1);
 
-	return (uint64_t)((double)hs_flow_wire_bytes(c, t->flows[f].size) *
-			  8e9 / rate) + c->base_rtt_ns;
+	return (uint64_t)((double)bytes * 8e9 / rate);
+}
+
+uint64_t
+hs_flow_paced_ns(const struct hs_config *c, const struct hs_traffic *t,
+		 uint32_t f, const uint32_t *concurrency)
+{
+	return hs_paced_ns(c, concurrency, f,
+			   hs_flow_wire_bytes(c, t->flows[f].size));
+}
+
+uint64_t
+hs_flow_ideal_ns(const struct hs_config *c, const struct hs_traffic *t,
+		 uint32_t f, const uint32_t *concurrency, uint64_t path_rtt_ns)
+{
+	uint64_t size = t->flows[f].size;
+
+	return hs_paced_ns(c, concurrency, f, hs_flow_wire_bytes(c, size) -
+			   hs_flow_last_frame_bytes(c, size)) + path_rtt_ns;
 }
 
 struct hs_kv {
@@ -111,12 +142,29 @@ hs_results(struct hs_host *const *hosts, uint16_t nb_hosts,
 		goto out;
 	}
 	/*
+	 * The unloaded path: the smallest RTT any local flow measured.  On a
+	 * ring pair it is the software's turnaround, on a link it holds the
+	 * frame's serialisation too, so a flow's ideal is its frames before
+	 * the last at its paced rate plus that RTT (hs_flow_ideal_ns); the
+	 * configured base_rtt is not a property of the path.
+	 */
+	sum->ideal_rtt_ns = UINT64_MAX;
+	for (i = 0; i < t->nb_flows; i++) {
+		struct hs_flow_result r;
+
+		if (hs_merge_flow_result(hosts, nb_hosts, i, &r) &&
+		    r.sent_here && r.min_rtt_ns < sum->ideal_rtt_ns)
+			sum->ideal_rtt_ns = r.min_rtt_ns;
+	}
+	if (sum->ideal_rtt_ns == UINT64_MAX)
+		sum->ideal_rtt_ns = 0;
+	/*
 	 * Critical path of ideal times through deps and triggers: a flow is
-	 * received half a base RTT before its last ACK is back.
+	 * received half that RTT before its last ACK is back.
 	 */
 	for (i = 0; i < t->nb_flows; i++) {
-		ideal[i] = hs_flow_ideal_ns(cfg, t, i, conc);
-		ideal_rx[i] = ideal[i] - cfg->base_rtt_ns / 2;
+		ideal[i] = hs_flow_ideal_ns(cfg, t, i, conc, sum->ideal_rtt_ns);
+		ideal_rx[i] = ideal[i] - sum->ideal_rtt_ns / 2;
 	}
 	rc = hs_traffic_ideal_begin(t, ideal, ideal_rx, begin);
 	if (rc != 0)
@@ -219,6 +267,7 @@ hs_results(struct hs_host *const *hosts, uint16_t nb_hosts,
 	ofan_json_double(&j, "mean_fct_ns", sum->mean_fct_ns);
 	ofan_json_u64(&j, "collective_ns", sum->collective_ns);
 	ofan_json_u64(&j, "collective_ideal_ns", sum->collective_ideal_ns);
+	ofan_json_u64(&j, "ideal_rtt_ns", sum->ideal_rtt_ns);
 	ofan_json_u64(&j, "retransmissions", sum->retx);
 	ofan_json_u64(&j, "timeouts", sum->timeouts);
 	ofan_json_u64(&j, "corrupt_packets", sum->corrupt);

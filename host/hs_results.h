@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Results of a host run: per-flow CSV and a summary JSON, with each flow's
- * ideal time (its bytes on the wire at its paced rate, plus the base RTT)
- * and slowdown, and per iteration the collective's completion time against
+ * ideal time (its frames before the last on the wire at its paced rate,
+ * plus the smallest RTT a local flow measured: the unloaded path, whose
+ * serialisation of the last frame it includes) and slowdown, and per iteration the collective's completion time against
  * its ideal (the critical path of ideal flow times through the
  * dependencies).  Only flows touching the local hosts are reported; a
  * flow's completion is when its sender saw the last acknowledgement.
@@ -26,10 +27,18 @@ struct hs_summary {
 	uint64_t incomplete_rx;		/* flows to local hosts not fully received */
 	uint64_t collective_ns;		/* last completion - first start */
 	uint64_t collective_ideal_ns;
+	uint64_t ideal_rtt_ns;		/* the path RTT in the ideals */
 };
 
-/* Ideal time of flow f under cfg (see above), in ns. */
+/*
+ * Ideal time of flow f under cfg on a path of round trip path_rtt_ns
+ * measured as ofan-host measures it (see above), in ns.
+ */
 uint64_t hs_flow_ideal_ns(const struct hs_config *cfg,
+			  const struct hs_traffic *t, uint32_t f,
+			  const uint32_t *concurrency, uint64_t path_rtt_ns);
+/* ns to put all of flow f's frames on the wire at its paced rate. */
+uint64_t hs_flow_paced_ns(const struct hs_config *cfg,
 			  const struct hs_traffic *t, uint32_t f,
 			  const uint32_t *concurrency);
 /* Bytes a flow of size bytes puts on the wire (frames with overhead). */

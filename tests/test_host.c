@@ -645,7 +645,8 @@ t_check_summary_shared(struct t_net *net, const struct hs_summary *sum)
 		times[f].start_ns = r.start_ns;
 		times[f].done_ns = r.done_ns;
 		times[f].ideal_ns = hs_flow_ideal_ns(&net->cfg, &net->traffic,
-						     f, net->traffic.concurrency);
+						     f, net->traffic.concurrency,
+						     sum->ideal_rtt_ns);
 		times[f].ideal_begin_ns = UINT64_MAX;
 	}
 	ck_assert_int_eq(hs_flow_summarise(times, n, NULL, &s), 0);
@@ -759,6 +760,27 @@ START_TEST(test_b2b)
 	ck_assert_uint_eq(a->timeouts + b->timeouts, 0);
 	ck_assert_uint_eq(a->acks_received, b->acks_sent);
 	ck_assert_uint_eq(b->acks_received, a->acks_sent);
+	/*
+	 * The ideal holds the path's own round trip, two 2 us wires and the
+	 * ticks between, and no phantom one (base_rtt is 5 us): each flow,
+	 * alone on its link, runs at its ideal, never faster.
+	 */
+	ck_assert_msg(sum.ideal_rtt_ns >= 4000 && sum.ideal_rtt_ns <= 6000,
+		      "ideal RTT %" PRIu64 " ns", sum.ideal_rtt_ns);
+	for (f = 0; f < net->traffic.nb_flows; f++) {
+		const struct hs_flow_spec *spec = &net->traffic.flows[f];
+		struct hs_flow_result r;
+		double sd;
+
+		memset(&r, 0, sizeof(r));
+		hs_host_flow_result(net->host[spec->src], f, &r);
+		sd = (double)(r.done_ns - r.start_ns) /
+			(double)hs_flow_ideal_ns(&net->cfg, &net->traffic, f,
+						 net->traffic.concurrency,
+						 sum.ideal_rtt_ns);
+		ck_assert_msg(sd >= 0.999 && sd < 1.05,
+			      "%s: flow %u slowdown %.4f", policy, f, sd);
+	}
 	/* The pacer runs the collective at its ideal time (within 5%). */
 	ck_assert_msg(sum.collective_ns * 20 < sum.collective_ideal_ns * 21,
 		      "%s: collective %" PRIu64 " ns, ideal %" PRIu64 " ns",

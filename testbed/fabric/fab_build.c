@@ -437,7 +437,6 @@ fab_collect_flows(struct fab_sim *s)
 	const struct fab_params *p = s->p;
 	const struct hs_traffic *tr = &s->traffic;
 	struct fab_run *r = s->r;
-	struct hs_config ideal_cfg = s->hcfg;
 	uint32_t n = tr->nb_flows;
 	uint64_t *send_ns = calloc(n + 1, sizeof(*send_ns));
 	uint64_t *recv_ns = calloc(n + 1, sizeof(*recv_ns));
@@ -450,7 +449,6 @@ fab_collect_flows(struct fab_sim *s)
 	uint16_t port;
 	int rc = 0;
 
-	ideal_cfg.base_rtt_ns = 0;	/* paths differ: added per flow */
 	r->nb_flows = n;
 	r->flows = calloc(n + 1, sizeof(*r->flows));
 	if (send_ns == NULL || recv_ns == NULL || begin == NULL ||
@@ -470,7 +468,7 @@ fab_collect_flows(struct fab_sim *s)
 		uint64_t frame = RTE_MIN(OFAN_DATA_HDRS_SIZE + sp->size,
 					 OFAN_ETH_HDR_SIZE + (uint64_t)p->host.mtu);
 
-		recv_ns[f] = hs_flow_ideal_ns(&ideal_cfg, tr, f,
+		recv_ns[f] = hs_flow_paced_ns(&s->hcfg, tr, f,
 					      tr->concurrency) +
 			fab_oneway_frame_ns(p, hops, frame);
 		send_ns[f] = recv_ns[f] + fab_ack_back_ns(p, hops);
