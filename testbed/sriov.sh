@@ -12,6 +12,7 @@
 # machine (ports are the PCI devices; MACs are the devices' own, peers are
 # learned from ARP or reached by broadcast), then this script, per machine:
 # copies its configs, starts its switches (in the background, PID files),
+# waits until each one's log says its ports are up (at most 30 s),
 # then runs the hosts until every byte is delivered, stops the switches
 # with SIGINT, and copies every JSON and log back into --out.  --dry-run
 # prints exactly those commands, machine by machine, and runs nothing.
@@ -109,6 +110,10 @@ commands_of() { # MACHINE PHASE
 		start.switch)
 			echo "cd $dir && nohup $bin/switch/ofan-switch -l $lcore$(allow_list "$out/$cfg") --in-memory --file-prefix ofan-$nm ${eal:+$eal }--log-level=error -- --config $cfg --stats-json $nm.json >$nm.log 2>&1 </dev/null & echo \$! >$nm.pid"
 			;;
+		ready.switch)
+			# Its ports are up once it prints "NAME: policy P, N ports, ...".
+			echo "cd $dir && for i in \$(seq 1 300); do grep -q \": policy \" $nm.log && exit 0; kill -0 \$(cat $nm.pid) 2>/dev/null || break; sleep 0.1; done; echo $nm did not start: >&2; tail -n 2 $nm.log >&2; exit 1"
+			;;
 		run.hosts)
 			echo "cd $dir && $bin/host/ofan-host -l $lcore$(allow_list "$out/$cfg") --in-memory --file-prefix ofan-hosts-$nm ${eal:+$eal }--log-level=error -- --config $cfg --results hosts-$nm.json --timeout $timeout >hosts-$nm.log 2>&1"
 			;;
@@ -163,11 +168,13 @@ if [ "$dry" = 1 ]; then
 	copy_lines
 	echo "# 2. start the switches"
 	phase_lines start
-	echo "# 3. run the hosts (each waits until its flows are done)"
+	echo "# 3. wait until every switch has its ports up (at most 30 s each)"
+	phase_lines ready
+	echo "# 4. run the hosts (each waits until its flows are done)"
 	phase_lines run
-	echo "# 4. stop the switches (they write their JSON)"
+	echo "# 5. stop the switches (they write their JSON)"
 	phase_lines stop
-	echo "# 5. gather the results"
+	echo "# 6. gather the results"
 	gather_lines
 	exit 0
 fi
@@ -188,7 +195,9 @@ trap 'echo "$prog: interrupted" >&2; exit 130' INT TERM
 while read -r line; do eval "$line"; done < <(copy_lines)
 started=1
 while read -r line; do eval "$line"; done < <(phase_lines start)
-sleep 3
+while read -r line; do
+	eval "$line" || die "a switch did not start; its log is on its machine"
+done < <(phase_lines ready)
 rc=0
 pids=()
 while read -r line; do

@@ -5,10 +5,13 @@
 # sriov) without the machines: for the sample inventory
 # (tests/data/testbed/inventory.ini) and configs/experiments/testbed-small.ini,
 #   - the dry run prints exactly the commands of the golden file
-#     tests/data/testbed/sriov-dryrun.golden (copy, start, run, stop,
+#     tests/data/testbed/sriov-dryrun.golden (copy, start, wait ready, run, stop,
 #     gather; @OUT@ is the output folder);
 #   - every generated config passes ofan-switch / ofan-host --check-config,
 #     and holds the inventory's PCI addresses in port order;
+#   - the dry run's "wait ready" line, run here with ssh replaced by a local
+#     shell, succeeds once the switch's log says it started and fails,
+#     naming the switch, when the switch died before;
 #   - inventory mistakes are refused with file:section:key: a missing
 #     node, a wrong number of ports, an unknown machine, an unknown key.
 set -euo pipefail
@@ -53,6 +56,40 @@ expect_eq "leaf1's ports, in order" \
 expect_eq "host ranks and their VFs" \
 	"$(grep -E '^(dev|rank) = ' "$TMP/out/hosts-hosts1.ini" | cut -d' ' -f3 | tr '\n' ' ')" \
 	"0000:04:02.0 0 0000:04:02.1 1 0000:04:02.2 2 0000:04:02.3 3 "
+
+# The ready step of leaf0 as the real run executes it, on this machine: a
+# fake ssh runs the quoted command in a local folder standing for the
+# machine's.
+mkdir -p "$TMP/bin" "$TMP/remote"
+printf '#!/bin/sh\nshift\nexec sh -c "$*"\n' >"$TMP/bin/ssh"
+chmod +x "$TMP/bin/ssh"
+ready=$(sed -n '/^# 3\. wait until/{n;p}' "$TMP/dry.txt" |
+	sed "s|/var/tmp/ofan|$TMP/remote|")
+case $ready in
+*leaf0.log*) pass "the dry run shows the ready wait of leaf0" ;;
+*) fail "no ready line for leaf0 after '# 3. wait until': '$ready'" ;;
+esac
+sleep 30 &
+PIDS+=($!)
+echo $! >"$TMP/remote/leaf0.pid"
+echo "leaf0: policy ecmp, 4 ports, 1 forwarding lcore(s)" >"$TMP/remote/leaf0.log"
+if PATH=$TMP/bin:$PATH eval "$ready" 2>"$TMP/ready.err"; then
+	pass "ready: a started switch passes"
+else
+	fail "ready: a started switch fails: $(cat "$TMP/ready.err")"
+fi
+kill "${PIDS[-1]}" 2>/dev/null || true
+wait "${PIDS[-1]}" 2>/dev/null || true
+ofan_forget "${PIDS[-1]}"
+echo "EAL: cannot open the device" >"$TMP/remote/leaf0.log"
+if PATH=$TMP/bin:$PATH eval "$ready" 2>"$TMP/ready.err"; then
+	fail "ready: a switch that died passes"
+elif grep -q "^leaf0 did not start:" "$TMP/ready.err" &&
+	grep -q "cannot open the device" "$TMP/ready.err"; then
+	pass "ready: a switch that died fails with its name and log"
+else
+	fail "ready: unexpected message: $(cat "$TMP/ready.err")"
+fi
 
 # An inventory with one mistake: the error names file:section:key.
 bad_inventory() { # WHAT SED-EXPRESSION EXPECTED-MESSAGE-PART
