@@ -18,6 +18,7 @@
 #include <rte_mempool.h>
 
 #include "fab_sim.h"
+#include "ofan_phase.h"
 
 int
 fab_run(const struct fab_params *p, uint16_t scheme, struct fab_topo *t,
@@ -27,6 +28,7 @@ fab_run(const struct fab_params *p, uint16_t scheme, struct fab_topo *t,
 	struct fab_sim *s = rte_zmalloc("fab_sim", sizeof(*s),
 					RTE_CACHE_LINE_SIZE);
 	unsigned int in_use0 = rte_mempool_in_use_count(pool);
+	struct ofan_phase phase;
 	int rc;
 
 	memset(r, 0, sizeof(*r));
@@ -57,11 +59,20 @@ fab_run(const struct fab_params *p, uint16_t scheme, struct fab_topo *t,
 	s->bar.n = s->nb_thr;
 	clock_gettime(CLOCK_MONOTONIC, &s->wall0);
 	s->wall_last = s->wall0;
+	/* Deep queues and many hosts take their time to allocate and free;
+	 * the run loop itself reports each second (fab_progress). */
+	ofan_phase_begin(&phase, s->quiet ? NULL : stderr, "ofan-fabric",
+			 "%-15s building %u switches and %u hosts", s->scheme,
+			 t->nb_switches, t->nb_hosts);
 	rc = fab_sim_build(s, scheme, err, err_size);
+	ofan_phase_end(&phase);
 	if (rc != 0)
 		goto out;
 	fab_sim_start(s);
 	rc = fab_sim_go(s, err, err_size);
+	ofan_phase_begin(&phase, s->quiet ? NULL : stderr, "ofan-fabric",
+			 "%-15s collecting the results and freeing the fabric",
+			 s->scheme);
 	if (rc == -EBUSY)
 		goto out;
 	if (fab_sim_collect(s) != 0) {
@@ -70,6 +81,7 @@ fab_run(const struct fab_params *p, uint16_t scheme, struct fab_topo *t,
 	}
 out:
 	fab_sim_free(s);
+	ofan_phase_end(&phase);
 	r->mbuf_leak = (int64_t)rte_mempool_in_use_count(pool) -
 		(int64_t)in_use0;
 	r->wall_s = fab_sim_wall_since(&s->wall0);

@@ -28,6 +28,7 @@
 #include "ofan_clock.h"
 #include "ofan_config.h"
 #include "ofan_fs.h"
+#include "ofan_phase.h"
 
 #define FAB_MAX_OVERRIDES 64
 
@@ -390,6 +391,7 @@ main(int argc, char **argv)
 	struct fab_experiment x;
 	struct rte_mempool *pool;
 	struct fab_pool_mem pool_mem;
+	struct ofan_phase phase;
 	struct fab_out *out;
 	char err[1024] = "", outdir[512], prefix[64], mem[32], lcores[16];
 	char rundir[512] = "";
@@ -437,6 +439,14 @@ main(int argc, char **argv)
 	snprintf(lcores, sizeof(lcores), "0-%u", max_threads - 1);
 	snprintf(prefix, sizeof(prefix), "ofan-fabric-%d", (int)getpid());
 	snprintf(mem, sizeof(mem), "%u", fab_eal_mb(&x, &pool_n, &room));
+	if (!o.quiet)
+		fprintf(stderr, "ofan-fabric: %s: %u combination(s) x %u scheme(s) x %u seed(s), results in %s\n",
+			x.combos[0].name, x.nb_combos, x.combos[0].nb_schemes,
+			x.combos[0].seeds, outdir);
+	/* EAL maps its memory and the pool touches every mbuf: seconds for
+	 * the deep queues' hundreds of thousands. */
+	ofan_phase_begin(&phase, o.quiet ? NULL : stderr, "ofan-fabric",
+			 "setting up %s MB of memory and %u mbufs", mem, pool_n);
 	if (o.eal_argc > 0) {
 		rc = rte_eal_init(o.eal_argc, o.eal_argv);
 	} else {
@@ -451,6 +461,7 @@ main(int argc, char **argv)
 		rc = rte_eal_init(eal_argc, eal_argv);
 	}
 	if (rc < 0) {
+		ofan_phase_end(&phase);
 		fprintf(stderr, "ofan-fabric: EAL initialisation failed: %s. Hint: run as root; the default needs %s MB of memory (--no-huge); with your own EAL arguments pass --no-huge -m %s --no-pci\n",
 			rte_strerror(rte_errno), mem, mem);
 		fab_experiment_free(&x);
@@ -458,6 +469,7 @@ main(int argc, char **argv)
 	}
 	snprintf(rundir, sizeof(rundir), "%s", rte_eal_get_runtime_dir());
 	pool = fab_pool_create(pool_n, room, rte_lcore_count() > 1, &pool_mem);
+	ofan_phase_end(&phase);
 	if (pool == NULL) {
 		fprintf(stderr, "ofan-fabric: cannot create a pool of %u mbufs of %u bytes: %s. Hint: give EAL more memory (-m)\n",
 			pool_n, room, rte_strerror(rte_errno));
@@ -473,10 +485,6 @@ main(int argc, char **argv)
 	ropts.quiet = o.quiet;
 	signal(SIGINT, fab_on_signal);
 	signal(SIGTERM, fab_on_signal);
-	if (!o.quiet)
-		fprintf(stderr, "ofan-fabric: %s: %u combination(s) x %u scheme(s) x %u seed(s), results in %s\n",
-			x.combos[0].name, x.nb_combos, x.combos[0].nb_schemes,
-			x.combos[0].seeds, outdir);
 	for (c = 0; c < x.nb_combos && status != 4; c++) {
 		const struct fab_params *p = &x.combos[c];
 
@@ -498,7 +506,11 @@ main(int argc, char **argv)
 			outdir);
 		status = 130;
 	}
-	if (fab_out_close(out, stdout) != 0) {
+	ofan_phase_begin(&phase, o.quiet ? NULL : stderr, "ofan-fabric",
+			 "writing the summary and tables in %s", outdir);
+	rc = fab_out_close(out, stdout);
+	ofan_phase_end(&phase);
+	if (rc != 0) {
 		fprintf(stderr, "ofan-fabric: cannot write the summary in %s\n",
 			outdir);
 		if (status == 0)
