@@ -10,6 +10,7 @@ packages=(
 	clang-14 libclang-rt-14-dev
 	tshark gnuplot-nox python3-scapy iperf3 iproute2 iputils-ping shellcheck
 	chromium fonts-dejavu-core
+	openmpi-bin libopenmpi-dev
 )
 
 missing=()
