@@ -157,8 +157,8 @@ for e in "${exp_list[@]}"; do
 			rows+=("$e $s nan nan nan nan $total nan")
 			continue
 		fi
-		# timing.csv: run,combo,scheme,wall_s,events,packet_hops,mhops_per_s
-		read -r wall hops mh < <(awk -F, 'NR == 2 { print $4, $6, $7 }' "$out/timing.csv")
+		# timing.csv: run,combo,scheme,seed,wall_s,events,packet_hops,mhops_per_s,...
+		read -r wall hops mh < <(awk -F, 'NR == 2 { print $5, $7, $8 }' "$out/timing.csv")
 		preem=$(awk -v w="$wait_s" -v a="$t0" -v b="$t1" \
 			'BEGIN { printf "%.1f", 100 * w / (b - a) }')
 		rows+=("$e $s $wall $hops $mh $preem $total ok")

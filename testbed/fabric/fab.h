@@ -371,6 +371,12 @@ struct fab_run {
 	/* Cost (timing.csv only: not deterministic). */
 	uint64_t events, hops;
 	double wall_s;
+	/* Where it ran: the ranks it took (1 unless --spread parts), the
+	 * rank (-1: all of them), and the peak resident memory of the
+	 * process so far, the largest over its ranks (MB). */
+	uint32_t nb_ranks;
+	int32_t rank;
+	double peak_rss_mb;
 };
 
 struct rte_mempool;
@@ -381,6 +387,13 @@ struct fab_run_opts {
 	/* When it becomes non-zero (a signal handler), the run stops at its
 	 * next window, incomplete; NULL: never. */
 	const volatile int *interrupt;
+	/* Progress lines begin "PROG:" (NULL: "ofan-fabric"). */
+	const char *prog;
+	/* Called between windows when not NULL (--spread runs: rank 0
+	 * answers the other ranks). */
+	void (*between)(void *arg);
+	void *between_arg;
+	int rank;			/* this process's rank (timing.csv) */
 };
 
 /*

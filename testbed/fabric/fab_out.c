@@ -13,7 +13,7 @@
  *                   (windows where it held a packet);
  *   queue-time.csv  max occupancy per layer (and "all") per window;
  *   table.txt       the printed table;
- *   timing.csv      wall time, events and packet-hops per run.
+ *   timing.csv      wall time, events, packet-hops and peak memory per run.
  * Everything but timing.csv and the wall-time column of the table is a
  * pure function of the configuration and the seed.
  */
@@ -515,7 +515,7 @@ fab_out_runs_csv(const struct fab_out *o)
 	HS_HOST_COUNTERS(FAB_HOST_COLUMN)
 #undef FAB_HOST_COLUMN
 	fprintf(f, "\n");
-	fprintf(tf, "run,combo,scheme,seed,wall_s,events,packet_hops,mhops_per_s\n");
+	fprintf(tf, "run,combo,scheme,seed,wall_s,events,packet_hops,mhops_per_s,ranks,rank,peak_rss_mb\n");
 	for (i = 0; i < o->nb_runs; i++) {
 		const struct fab_run *r = &o->runs[i].r;
 		const struct fab_params *p = o->runs[i].p;
@@ -548,10 +548,11 @@ fab_out_runs_csv(const struct fab_out *o)
 		HS_HOST_COUNTERS(FAB_HOST_VALUE)
 #undef FAB_HOST_VALUE
 		fprintf(f, "\n");
-		fprintf(tf, "%u,%u,%s,%" PRIu64 ",%.3f,%" PRIu64 ",%" PRIu64 ",%.3f\n",
+		fprintf(tf, "%u,%u,%s,%" PRIu64 ",%.3f,%" PRIu64 ",%" PRIu64 ",%.3f,%u,%d,%.1f\n",
 			i, r->combo, sc->name, r->seed, r->wall_s, r->events,
 			r->hops,
-			r->wall_s > 0 ? (double)r->hops / r->wall_s / 1e6 : 0);
+			r->wall_s > 0 ? (double)r->hops / r->wall_s / 1e6 : 0,
+			r->nb_ranks, r->rank, r->peak_rss_mb);
 	}
 	if (fclose(f) != 0 || fclose(tf) != 0)
 		return -EIO;

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/resource.h>
 
 #include <rte_common.h>
 #include <rte_lcore.h>
@@ -19,6 +20,17 @@
 
 #include "fab_sim.h"
 #include "ofan_phase.h"
+
+/* The process's peak resident memory so far, in MB (getrusage). */
+static double
+fab_peak_rss_mb(void)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_SELF, &ru) != 0)
+		return 0;
+	return (double)ru.ru_maxrss / 1024.0;	/* KB on Linux */
+}
 
 int
 fab_run(const struct fab_params *p, uint16_t scheme, struct fab_topo *t,
@@ -43,6 +55,10 @@ fab_run(const struct fab_params *p, uint16_t scheme, struct fab_topo *t,
 	s->pool = pool;
 	s->quiet = opts == NULL || opts->quiet;
 	s->interrupt = opts != NULL ? opts->interrupt : NULL;
+	s->prog = opts != NULL && opts->prog != NULL ? opts->prog :
+		"ofan-fabric";
+	s->between = opts != NULL ? opts->between : NULL;
+	s->between_arg = opts != NULL ? opts->between_arg : NULL;
 	s->scheme = p->schemes[scheme].name;
 	/* Results do not depend on the thread count: fewer lcores than
 	 * threads only makes the run slower.  Links without delay give no
@@ -61,7 +77,7 @@ fab_run(const struct fab_params *p, uint16_t scheme, struct fab_topo *t,
 	s->wall_last = s->wall0;
 	/* Deep queues and many hosts take their time to allocate and free;
 	 * the run loop itself reports each second (fab_progress). */
-	ofan_phase_begin(&phase, s->quiet ? NULL : stderr, "ofan-fabric",
+	ofan_phase_begin(&phase, s->quiet ? NULL : stderr, s->prog,
 			 "%-15s building %u switches and %u hosts", s->scheme,
 			 t->nb_switches, t->nb_hosts);
 	rc = fab_sim_build(s, scheme, err, err_size);
@@ -70,7 +86,7 @@ fab_run(const struct fab_params *p, uint16_t scheme, struct fab_topo *t,
 		goto out;
 	fab_sim_start(s);
 	rc = fab_sim_go(s, err, err_size);
-	ofan_phase_begin(&phase, s->quiet ? NULL : stderr, "ofan-fabric",
+	ofan_phase_begin(&phase, s->quiet ? NULL : stderr, s->prog,
 			 "%-15s collecting the results and freeing the fabric",
 			 s->scheme);
 	if (rc == -EBUSY)
@@ -85,6 +101,9 @@ out:
 	r->mbuf_leak = (int64_t)rte_mempool_in_use_count(pool) -
 		(int64_t)in_use0;
 	r->wall_s = fab_sim_wall_since(&s->wall0);
+	r->nb_ranks = 1;
+	r->rank = opts != NULL ? opts->rank : 0;
+	r->peak_rss_mb = fab_peak_rss_mb();
 	rte_free(s);
 	return rc;
 }

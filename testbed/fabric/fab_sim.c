@@ -583,8 +583,8 @@ fab_progress(struct fab_sim *s, uint64_t now, bool last)
 		acked += a;
 		total += b;
 	}
-	fprintf(stderr, "ofan-fabric: %-10s %10.1f us simulated, %5.1f%% of bytes acknowledged, %6.1f s wall%s\n",
-		s->scheme, (double)(now - s->t0) / 1e3,
+	fprintf(stderr, "%s: %-10s %10.1f us simulated, %5.1f%% of bytes acknowledged, %6.1f s wall%s\n",
+		s->prog, s->scheme, (double)(now - s->t0) / 1e3,
 		total ? 100.0 * (double)acked / (double)total : 100.0,
 		fab_sim_wall_since(&s->wall0), last ? " (done)" : "");
 }
@@ -632,6 +632,8 @@ fab_coordinate(struct fab_sim *s)
 		return;
 	}
 	fab_progress(s, w_start, false);
+	if (s->between != NULL)
+		s->between(s->between_arg);
 	w_end = RTE_MIN(w_start + s->lookahead, s->limit);
 	c = fab_ctl_next(s);
 	if (c >= 0 && s->ctl[c].t < w_end)

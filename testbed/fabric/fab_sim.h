@@ -195,6 +195,9 @@ struct fab_sim {
 	struct fab_thr thr[FAB_MAX_THREADS];
 	bool quiet;
 	const volatile int *interrupt;
+	const char *prog;	/* progress lines' "PROG:" */
+	void (*between)(void *arg);	/* fab_run_opts.between */
+	void *between_arg;
 	const char *scheme;
 	struct timespec wall0, wall_last;
 };
