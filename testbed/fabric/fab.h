@@ -380,6 +380,7 @@ struct fab_run {
 };
 
 struct rte_mempool;
+struct fab_job;
 
 /* How a run reports and stops. */
 struct fab_run_opts {
@@ -394,6 +395,9 @@ struct fab_run_opts {
 	void (*between)(void *arg);
 	void *between_arg;
 	int rank;			/* this process's rank (timing.csv) */
+	/* --spread parts: the job whose ranks share every run (NULL or a
+	 * job of one: this process runs it all). */
+	const struct fab_job *job;
 };
 
 /*

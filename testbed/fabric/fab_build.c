@@ -100,14 +100,15 @@ fab_pool_size(const struct fab_params *p)
 }
 
 /*
- * Which thread owns each node: whole pods (fat tree) or groups of leaves
+ * Which part owns each node: whole pods (fat tree) or groups of leaves
  * (leaf-spine) with their hosts, and an even share of the cores/spines.
+ * Parts are numbered over the whole job (rank x threads + thread).
  */
 static void
 fab_partition(struct fab_sim *s)
 {
 	const struct fab_topo *t = s->t;
-	uint32_t n = s->nb_thr, i, nb_top = 0, nb_low = 0;
+	uint32_t n = s->nb_parts, i, nb_top = 0, nb_low = 0;
 
 	for (i = 0; i < t->nb_switches; i++) {
 		if (t->sw[i].role == FAB_ROLE_CORE)
@@ -118,7 +119,7 @@ fab_partition(struct fab_sim *s)
 	for (i = 0; i < t->nb_switches; i++) {
 		const struct fab_switch_desc *d = &t->sw[i];
 
-		s->sw_owner[i] = (uint8_t)(d->role == FAB_ROLE_CORE ?
+		s->sw_owner[i] = (uint16_t)(d->role == FAB_ROLE_CORE ?
 			d->index * n / RTE_MAX(nb_top, 1u) :
 			d->pod * n / RTE_MAX(nb_low, 1u));
 	}
@@ -190,6 +191,14 @@ fab_sim_free(struct fab_sim *s)
 		sw_fib_free(s->fib);
 	hs_traffic_free(&s->traffic);
 	hs_trigger_state_fini(&s->trig);
+	for (k = 0; s->job != NULL && k < (uint32_t)s->job->size; k++) {
+		if (s->xout != NULL)
+			fab_xbuf_free(&s->xout[k]);
+		if (s->xin != NULL)
+			fab_xbuf_free(&s->xin[k]);
+	}
+	free(s->xout);
+	free(s->xin);
 	for (k = 0; k < s->nb_thr; k++) {
 		struct fab_thr *th = &s->thr[k];
 
@@ -214,6 +223,7 @@ fab_sim_build(struct fab_sim *s, uint16_t scheme, char *err,
 	const struct fab_params *p = s->p;
 	struct fab_topo *t = s->t;
 	uint32_t i, l, e, hops_max = 0;
+	uint16_t tx_part, rx_part;
 	uint8_t macs[SW_MAX_PORTS][6];
 
 	/* The hosts' configuration: the scheme's policy, the fabric's RTT. */
@@ -243,20 +253,32 @@ fab_sim_build(struct fab_sim *s, uint16_t scheme, char *err,
 				   RTE_CACHE_LINE_SIZE, SOCKET_ID_ANY);
 	s->hosts = calloc(t->nb_hosts, sizeof(*s->hosts));
 	s->sw = calloc(t->nb_switches + 1, sizeof(*s->sw));
-	s->sw_owner = calloc(t->nb_switches + 1, 1);
-	s->host_owner = calloc(t->nb_hosts, 1);
+	s->sw_owner = calloc(t->nb_switches + 1, sizeof(*s->sw_owner));
+	s->host_owner = calloc(t->nb_hosts, sizeof(*s->host_owner));
 	if (s->dirs == NULL || s->rx == NULL || s->hosts == NULL ||
 	    s->sw == NULL || s->sw_owner == NULL || s->host_owner == NULL) {
 		snprintf(err, err_size, "out of memory for the fabric");
 		return -ENOMEM;
 	}
 	fab_partition(s);
-	if (s->nb_thr > 1 && s->traffic.nb_triggers > 0 &&
+	if (s->nb_parts > 1 && s->traffic.nb_triggers > 0 &&
 	    !fab_triggers_local(s)) {
+		/* One part, on rank 0 (the other ranks hold nothing). */
 		s->one_part = true;
+		s->nb_parts = 1;
 		s->nb_thr = 1;
+		s->thr_per_rank = 1;
+		s->part0 = (uint16_t)(s->job != NULL ? s->job->rank : 0);
 		s->bar.n = 1;
 		fab_partition(s);
+	}
+	if (s->job != NULL) {
+		s->xout = calloc((size_t)s->job->size, sizeof(*s->xout));
+		s->xin = calloc((size_t)s->job->size, sizeof(*s->xin));
+		if (s->xout == NULL || s->xin == NULL) {
+			snprintf(err, err_size, "out of memory for the fabric");
+			return -ENOMEM;
+		}
 	}
 	for (i = 0; i < s->nb_thr; i++) {
 		struct fab_thr *th = &s->thr[i];
@@ -290,12 +312,17 @@ fab_sim_build(struct fab_sim *s, uint16_t scheme, char *err,
 			rx->to = k->node[1 - e];
 			rx->to_port = k->port[1 - e];
 			rx->to_host = k->is_host[1 - e];
-			d->tx_owner = d->from_host ? s->host_owner[d->from] :
+			tx_part = d->from_host ? s->host_owner[d->from] :
 				s->sw_owner[d->from];
-			d->rx_owner = rx->to_host ? s->host_owner[rx->to] :
+			rx_part = rx->to_host ? s->host_owner[rx->to] :
 				s->sw_owner[rx->to];
-			d->cross = d->tx_owner != d->rx_owner;
-			if (d->cross) {
+			d->tx_local = fab_part_local(s, tx_part);
+			d->rx_local = fab_part_local(s, rx_part);
+			d->tx_owner = d->tx_local ? fab_part_thr(s, tx_part) : 0;
+			d->rx_owner = d->rx_local ? fab_part_thr(s, rx_part) : 0;
+			d->rx_rank = (uint16_t)(rx_part / s->thr_per_rank);
+			d->cross = tx_part != rx_part;
+			if (d->cross && d->rx_local) {
 				struct fab_thr *th = &s->thr[d->rx_owner];
 
 				th->in_dirs[th->nb_in++] = id;
@@ -326,6 +353,9 @@ fab_sim_build(struct fab_sim *s, uint16_t scheme, char *err,
 		const struct sw_config *c = &t->cfg[i];
 		uint16_t port;
 
+		s->sw[i].nb_ports = c->nb_ports;
+		if (!fab_part_local(s, s->sw_owner[i]))
+			continue;	/* another rank's */
 		for (port = 0; port < c->nb_ports; port++)
 			memcpy(macs[port], c->ports[port].mac, 6);
 		s->sw[i].eng = sw_engine_create_shared(c, 1,
@@ -351,6 +381,10 @@ fab_sim_build(struct fab_sim *s, uint16_t scheme, char *err,
 			.nic_full = fab_nic_full,
 			.nic_arg = &s->hosts[i].nic,
 		};
+
+		s->hosts[i].wake_at = UINT64_MAX;
+		if (!fab_part_local(s, s->host_owner[i]))
+			continue;	/* another rank's */
 
 		hp.mac[0] = 0x02;
 		hp.mac[1] = 0x01;
@@ -431,8 +465,184 @@ fab_policy_add(void *arg, const char *key, uint64_t value)
 	}
 }
 
+/* This rank's hosts', switches' and threads' counters, into s->r. */
 static int
-fab_collect_flows(struct fab_sim *s)
+fab_collect_counters(struct fab_sim *s)
+{
+	struct fab_run *r = s->r;
+	struct sw_totals *tot = malloc(sizeof(*tot));
+	uint32_t f, i;
+	uint16_t port;
+
+	if (tot == NULL)
+		return -ENOMEM;
+	for (i = 0; i < s->t->nb_hosts; i++) {
+		const struct hs_host_stats *st;
+
+		if (s->hosts[i].h == NULL)
+			continue;	/* another rank's */
+		st = hs_host_stats(s->hosts[i].h);
+		r->retx += st->data_retx;
+		r->timeouts += st->timeouts;
+		r->data_sent += st->data_sent;
+		r->corrupt += st->corrupt_pkts;
+		r->alloc_failed += st->alloc_failed;
+#define FAB_HOST_SUM(field, what) r->hosts.field += st->field;
+		HS_HOST_COUNTERS(FAB_HOST_SUM)
+#undef FAB_HOST_SUM
+		hs_host_policy_dump(s->hosts[i].h, fab_policy_add, r);
+	}
+	for (i = 0; i < s->t->nb_switches; i++) {
+		if (s->sw[i].eng == NULL)
+			continue;
+		sw_engine_totals(s->sw[i].eng, tot);
+		for (f = 0; f < OFAN_DROP_MAX; f++)
+			r->drops[f] += tot->drops[f];
+		for (port = 0; port < s->sw[i].nb_ports; port++) {
+			const struct fab_dir *d = &s->dirs[s->sw[i].dir[port]];
+			const struct sw_queue_stats *q = &tot->queue[port];
+
+			r->ecn_marks += q->ecn_marked;
+			r->max_queue[d->layer] = RTE_MAX(r->max_queue[d->layer],
+							 q->max_pkts);
+			r->max_queue_all = RTE_MAX(r->max_queue_all,
+						   q->max_pkts);
+			r->max_queue_bytes[d->layer] = RTE_MAX(
+				r->max_queue_bytes[d->layer], q->max_bytes);
+			r->max_queue_bytes_all = RTE_MAX(
+				r->max_queue_bytes_all, q->max_bytes);
+		}
+	}
+	for (i = 0; i < s->nb_thr; i++) {
+		r->drops[OFAN_DROP_SHUTDOWN] += s->thr[i].lost;
+		r->drops[OFAN_DROP_INJECTED] += s->thr[i].dropped_on_purpose;
+	}
+	free(tot);
+	return 0;
+}
+
+/* Add another rank's counters (fab_collect_counters) to r's. */
+static void
+fab_run_merge(struct fab_run *r, const struct fab_run *o)
+{
+	uint32_t i, l;
+
+#define FAB_RUN_ADD(field, what) r->field += o->field;
+	FAB_RUN_COUNTERS(FAB_RUN_ADD)
+#undef FAB_RUN_ADD
+#define FAB_HOST_ADD(field, what) r->hosts.field += o->hosts.field;
+	HS_HOST_COUNTERS(FAB_HOST_ADD)
+#undef FAB_HOST_ADD
+	for (i = 0; i < OFAN_DROP_MAX; i++)
+		r->drops[i] += o->drops[i];
+	for (l = 0; l < FAB_L_NB; l++) {
+		r->max_queue[l] = RTE_MAX(r->max_queue[l], o->max_queue[l]);
+		r->max_queue_bytes[l] = RTE_MAX(r->max_queue_bytes[l],
+						o->max_queue_bytes[l]);
+	}
+	r->max_queue_all = RTE_MAX(r->max_queue_all, o->max_queue_all);
+	r->max_queue_bytes_all = RTE_MAX(r->max_queue_bytes_all,
+					 o->max_queue_bytes_all);
+	/* In the order keys first appear, rank after rank (host order). */
+	for (i = 0; i < o->nb_policy; i++)
+		fab_policy_add(r, o->policy[i].key, o->policy[i].value);
+	r->events += o->events;
+	r->hops += o->hops;
+	r->injected += o->injected;
+	r->delivered += o->delivered;
+	r->peak_rss_mb = RTE_MAX(r->peak_rss_mb, o->peak_rss_mb);
+}
+
+/* Flow f as another rank saw it: its side(s) into res. */
+static void
+fab_flow_merge(struct hs_flow_result *res, const struct hs_flow_result *o)
+{
+	if (o->sent_here) {
+		res->sent_here = true;
+		res->start_ns = o->start_ns;
+		res->done_ns = o->done_ns;
+		res->pkts_sent = o->pkts_sent;
+		res->retx = o->retx;
+		res->timeouts = o->timeouts;
+		res->acks = o->acks;
+		res->ce_acks = o->ce_acks;
+		res->distinct_evs = o->distinct_evs;
+		res->min_rtt_ns = o->min_rtt_ns;
+	}
+	if (o->received_here) {
+		res->received_here = true;
+		res->rx_done_ns = o->rx_done_ns;
+		res->rx_pkts = o->rx_pkts;
+		res->max_reorder = o->max_reorder;
+		res->dups = o->dups;
+		res->ce_pkts = o->ce_pkts;
+		res->corrupt = o->corrupt;
+	}
+}
+
+/*
+ * --spread parts: rank 0 gathers every rank's counters, flow results and
+ * queue windows and merges them into what one process would have.
+ */
+static int
+fab_collect_merge(struct fab_sim *s, struct hs_flow_result *res)
+{
+	const struct fab_job *j = s->job;
+	struct fab_run *r = s->r;
+	uint32_t n = s->traffic.nb_flows, f, nq;
+	struct fab_xbuf mine = { 0 }, *all;
+	int k, rc = 0;
+
+	all = calloc((size_t)j->size, sizeof(*all));
+	if (all == NULL)
+		return -ENOMEM;
+	if (fab_xbuf_put(&mine, r, sizeof(*r)) != 0 ||
+	    fab_xbuf_put(&mine, res, n * sizeof(*res)) != 0 ||
+	    fab_xbuf_put(&mine, r->qwin, r->nb_qwin * sizeof(*r->qwin)) != 0)
+		rc = -ENOMEM;	/* still take part: the others wait */
+	fab_job_gather(j, mine.b, mine.len, all);
+	for (k = 1; j->rank == 0 && k < j->size; k++) {
+		const uint8_t *b = all[k].b;
+		struct fab_run o;
+		struct fab_qwin *q;
+
+		if (all[k].len < sizeof(o) + n * sizeof(*res)) {
+			rc = -EIO;
+			continue;
+		}
+		memcpy(&o, b, sizeof(o));
+		b += sizeof(o);
+		fab_run_merge(r, &o);
+		for (f = 0; f < n; f++) {
+			struct hs_flow_result x;
+
+			memcpy(&x, b + f * sizeof(x), sizeof(x));
+			fab_flow_merge(&res[f], &x);
+		}
+		b += n * sizeof(*res);
+		nq = o.nb_qwin;
+		q = realloc(r->qwin, (r->nb_qwin + nq + 1) * sizeof(*q));
+		if (q == NULL) {
+			rc = -ENOMEM;
+			continue;
+		}
+		memcpy(&q[r->nb_qwin], b, nq * sizeof(*q));
+		r->qwin = q;
+		r->nb_qwin += nq;
+		r->qwin_cap = r->nb_qwin + 1;
+	}
+	if (j->rank == 0 && r->qwin != NULL)
+		qsort(r->qwin, r->nb_qwin, sizeof(*r->qwin), fab_cmp_qwin);
+	for (k = 0; k < j->size; k++)
+		fab_xbuf_free(&all[k]);
+	free(all);
+	fab_xbuf_free(&mine);
+	return rc;
+}
+
+/* Per flow: completion against its ideal, and the run's summary. */
+static int
+fab_collect_flows(struct fab_sim *s, const struct hs_flow_result *res_all)
 {
 	const struct fab_params *p = s->p;
 	const struct hs_traffic *tr = &s->traffic;
@@ -443,16 +653,14 @@ fab_collect_flows(struct fab_sim *s)
 	uint64_t *begin = calloc(n + 1, sizeof(*begin));
 	struct hs_flow_times *times = calloc(n + 1, sizeof(*times));
 	double *slow = calloc(n + 1, sizeof(*slow));
-	struct sw_totals *tot = malloc(sizeof(*tot));
 	struct hs_flow_summary sum;
-	uint32_t f, i;
-	uint16_t port;
+	uint32_t f;
 	int rc = 0;
 
 	r->nb_flows = n;
 	r->flows = calloc(n + 1, sizeof(*r->flows));
 	if (send_ns == NULL || recv_ns == NULL || begin == NULL ||
-	    times == NULL || slow == NULL || tot == NULL || r->flows == NULL) {
+	    times == NULL || slow == NULL || r->flows == NULL) {
 		rc = -ENOMEM;
 		goto out;
 	}
@@ -478,30 +686,27 @@ fab_collect_flows(struct fab_sim *s)
 		goto out;
 	for (f = 0; f < n; f++) {
 		const struct hs_flow_spec *sp = &tr->flows[f];
+		const struct hs_flow_result *res = &res_all[f];
 		struct fab_flow_result *fr = &r->flows[f];
-		struct hs_flow_result res;
 
-		memset(&res, 0, sizeof(res));
-		hs_host_flow_result(s->hosts[sp->src].h, f, &res);
-		hs_host_flow_result(s->hosts[sp->dst].h, f, &res);
 		fr->ideal_ns = send_ns[f];
 		fr->src = sp->src;
 		fr->dst = sp->dst;
 		fr->size = sp->size;
-		fr->start_ns = res.start_ns;
-		fr->retx = res.retx;
-		fr->timeouts = res.timeouts;
-		fr->max_reorder = res.max_reorder;
-		fr->acks = res.acks;
-		fr->ce_acks = res.ce_acks;
-		fr->rx_pkts = res.rx_pkts;
-		fr->rx_done_ns = res.rx_done_ns;
-		times[f].start_ns = res.start_ns;
-		times[f].done_ns = res.sent_here ? res.done_ns : 0;
+		fr->start_ns = res->start_ns;
+		fr->retx = res->retx;
+		fr->timeouts = res->timeouts;
+		fr->max_reorder = res->max_reorder;
+		fr->acks = res->acks;
+		fr->ce_acks = res->ce_acks;
+		fr->rx_pkts = res->rx_pkts;
+		fr->rx_done_ns = res->rx_done_ns;
+		times[f].start_ns = res->start_ns;
+		times[f].done_ns = res->sent_here ? res->done_ns : 0;
 		times[f].ideal_ns = send_ns[f];
 		times[f].ideal_begin_ns = begin[f];
 		if (times[f].done_ns != 0)
-			fr->fct_ns = res.done_ns - res.start_ns;
+			fr->fct_ns = res->done_ns - res->start_ns;
 	}
 	rc = hs_flow_summarise(times, n, slow, &sum);
 	if (rc != 0)
@@ -514,43 +719,7 @@ fab_collect_flows(struct fab_sim *s)
 	r->mean_fct_ns = sum.mean_fct_ns;
 	r->collective_ns = sum.collective_ns;
 	r->ideal_collective_ns = sum.collective_ideal_ns;
-	for (i = 0; i < s->t->nb_hosts; i++) {
-		const struct hs_host_stats *st = hs_host_stats(s->hosts[i].h);
-
-		r->retx += st->data_retx;
-		r->timeouts += st->timeouts;
-		r->data_sent += st->data_sent;
-		r->corrupt += st->corrupt_pkts;
-		r->alloc_failed += st->alloc_failed;
-#define FAB_HOST_SUM(field, what) r->hosts.field += st->field;
-		HS_HOST_COUNTERS(FAB_HOST_SUM)
-#undef FAB_HOST_SUM
-		hs_host_policy_dump(s->hosts[i].h, fab_policy_add, r);
-	}
 	r->full_frame = OFAN_ETH_HDR_SIZE + p->host.mtu;
-	for (i = 0; i < s->t->nb_switches; i++) {
-		sw_engine_totals(s->sw[i].eng, tot);
-		for (f = 0; f < OFAN_DROP_MAX; f++)
-			r->drops[f] += tot->drops[f];
-		for (port = 0; port < s->sw[i].nb_ports; port++) {
-			const struct fab_dir *d = &s->dirs[s->sw[i].dir[port]];
-			const struct sw_queue_stats *q = &tot->queue[port];
-
-			r->ecn_marks += q->ecn_marked;
-			r->max_queue[d->layer] = RTE_MAX(r->max_queue[d->layer],
-							 q->max_pkts);
-			r->max_queue_all = RTE_MAX(r->max_queue_all,
-						   q->max_pkts);
-			r->max_queue_bytes[d->layer] = RTE_MAX(
-				r->max_queue_bytes[d->layer], q->max_bytes);
-			r->max_queue_bytes_all = RTE_MAX(
-				r->max_queue_bytes_all, q->max_bytes);
-		}
-	}
-	for (i = 0; i < s->nb_thr; i++) {
-		r->drops[OFAN_DROP_SHUTDOWN] += s->thr[i].lost;
-		r->drops[OFAN_DROP_INJECTED] += s->thr[i].dropped_on_purpose;
-	}
 	for (f = 0; f < OFAN_DROP_MAX; f++)
 		r->drops_total += r->drops[f];
 	r->dropped = r->drops_total;
@@ -561,13 +730,33 @@ out:
 	free(begin);
 	free(times);
 	free(slow);
-	free(tot);
 	return rc;
 }
 
 int
 fab_sim_collect(struct fab_sim *s)
 {
+	uint32_t n = s->traffic.nb_flows, f, i;
+	struct hs_flow_result *res = calloc(n + 1, sizeof(*res));
+	int rc = res == NULL ? -ENOMEM : 0;
+
+	/* What this rank's hosts saw of each flow (both ends, if here). */
+	for (f = 0; res != NULL && f < n; f++) {
+		const struct hs_flow_spec *sp = &s->traffic.flows[f];
+		uint32_t end[2] = { sp->src, sp->dst };
+
+		for (i = 0; i < 2; i++)
+			if (s->hosts[end[i]].h != NULL)
+				hs_host_flow_result(s->hosts[end[i]].h, f,
+						    &res[f]);
+	}
 	fab_collect_qwin(s);
-	return fab_collect_flows(s);
+	if (rc == 0)
+		rc = fab_collect_counters(s);
+	if (s->job != NULL && fab_collect_merge(s, res) != 0)
+		rc = -ENOMEM;
+	if (rc == 0 && (s->job == NULL || s->job->rank == 0))
+		rc = fab_collect_flows(s, res);
+	free(res);
+	return rc;
 }

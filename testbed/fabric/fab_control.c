@@ -44,7 +44,8 @@ fab_set_weight(void *arg, uint32_t sw, uint16_t group, uint16_t port,
 {
 	struct fab_sim *s = arg;
 
-	sw_engine_set_weight(s->sw[sw].eng, group, port, weight);
+	if (s->sw[sw].eng != NULL)	/* else another rank's */
+		sw_engine_set_weight(s->sw[sw].eng, group, port, weight);
 }
 
 /* Run a switch's control plane and let its worker adopt the result. */
@@ -53,6 +54,8 @@ fab_sw_control(struct fab_sim *s, uint32_t sw, uint64_t now)
 {
 	struct fab_snode *n = &s->sw[sw];
 
+	if (n->eng == NULL)
+		return;	/* another rank's: it runs the same event there */
 	sw_engine_control(n->eng, now);
 	sw_worker_input(n->w, 0, NULL, 0, now);	/* adopt, acknowledge */
 	sw_engine_control(n->eng, now);		/* publish what waited */
@@ -61,7 +64,8 @@ fab_sw_control(struct fab_sim *s, uint32_t sw, uint64_t now)
 
 /*
  * A control event at now: every thread waits at the barrier, so this may
- * touch any switch; frames it moves go through their owners' queues.
+ * touch any switch of this rank (every rank runs the same events, each on
+ * its own switches); frames it moves go through their owners' queues.
  */
 uint32_t
 fab_control(struct fab_sim *s, uint32_t idx, uint64_t now, uint32_t drain[2])
@@ -85,8 +89,8 @@ fab_control(struct fab_sim *s, uint32_t idx, uint64_t now, uint32_t drain[2])
 				dir->last_len = 0;	/* times change */
 				continue;
 			}
-			if (k->is_host[e])
-				continue;
+			if (k->is_host[e] || s->sw[k->node[e]].eng == NULL)
+				continue;	/* a host, or another rank's */
 			sw_engine_set_link(s->sw[k->node[e]].eng, k->port[e],
 				phase == FAB_CTL_FAIL ? f->mode : SW_LINK_UP,
 				0, now);
@@ -149,7 +153,7 @@ fab_fail_at_start(struct fab_sim *s)
 		link = fab_topo_find_link(s->t, f->link);
 		k = &s->t->links[link];
 		for (e = 0; e < 2; e++)
-			if (!k->is_host[e])
+			if (!k->is_host[e] && s->sw[k->node[e]].eng != NULL)
 				sw_engine_set_link(s->sw[k->node[e]].eng,
 						   k->port[e], SW_LINK_DOWN, 0,
 						   s->t0);

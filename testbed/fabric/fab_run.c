@@ -65,6 +65,28 @@ fab_run(const struct fab_params *p, uint16_t scheme, struct fab_topo *t,
 	 * lookahead to run parts apart. */
 	s->nb_thr = t->kind == FAB_TOPO_B2B || p->delay_ns == 0 ? 1 :
 		(uint16_t)RTE_MIN((unsigned int)p->threads, rte_lcore_count());
+	/* Parts over ranks: as many threads on every rank (the fewest any
+	 * has), or one part on rank 0 when links give no lookahead. */
+	s->job = opts != NULL && opts->job != NULL && opts->job->size > 1 ?
+		opts->job : NULL;
+	s->part0 = 0;
+	s->nb_parts = s->nb_thr;
+	s->thr_per_rank = s->nb_thr;
+	if (s->job != NULL) {
+		uint64_t fewest = UINT16_MAX - s->nb_thr;
+
+		fab_job_reduce(s->job, NULL, 0, &fewest, 1);
+		s->nb_thr = (uint16_t)(UINT16_MAX - fewest);
+		s->thr_per_rank = s->nb_thr;
+		if (t->kind == FAB_TOPO_B2B || p->delay_ns == 0) {
+			s->nb_parts = 1;
+			s->nb_thr = 1;
+			s->thr_per_rank = 1;
+		} else {
+			s->nb_parts = (uint16_t)(s->nb_thr * s->job->size);
+		}
+		s->part0 = (uint16_t)(s->job->rank * s->thr_per_rank);
+	}
 	s->t0 = FAB_T0_NS;
 	s->limit = s->t0 + p->time_limit_ns + 1;	/* the limit itself runs */
 	/* A frame sent between threads arrives a window later at the soonest:
@@ -82,6 +104,16 @@ fab_run(const struct fab_params *p, uint16_t scheme, struct fab_topo *t,
 			 t->nb_switches, t->nb_hosts);
 	rc = fab_sim_build(s, scheme, err, err_size);
 	ofan_phase_end(&phase);
+	if (s->job != NULL) {
+		/* Every rank built its share, or none runs. */
+		uint64_t failed = rc != 0;
+
+		fab_job_reduce(s->job, NULL, 0, &failed, 1);
+		if (failed && rc == 0) {
+			snprintf(err, err_size, "another rank could not build its part");
+			rc = -ENOMEM;
+		}
+	}
 	if (rc != 0)
 		goto out;
 	fab_sim_start(s);
@@ -104,6 +136,19 @@ out:
 	r->nb_ranks = 1;
 	r->rank = opts != NULL ? opts->rank : 0;
 	r->peak_rss_mb = fab_peak_rss_mb();
+	if (s->job != NULL) {
+		/* What each rank left and leaked, summed; its peak, the
+		 * largest (in 0.1 MB). */
+		uint64_t sum[2] = { r->queued_end, (uint64_t)r->mbuf_leak };
+		uint64_t max[1] = { (uint64_t)(r->peak_rss_mb * 10) };
+
+		fab_job_reduce(s->job, sum, 2, max, 1);
+		r->queued_end = sum[0];
+		r->mbuf_leak = (int64_t)sum[1];
+		r->peak_rss_mb = (double)max[0] / 10;
+		r->nb_ranks = (uint32_t)s->job->size;
+		r->rank = -1;
+	}
 	rte_free(s);
 	return rc;
 }

@@ -341,7 +341,8 @@ fab_sim_flow_end(void *arg, uint32_t flow, bool received, uint64_t now)
 		if (!hs_host_release(hn->h, go[i], now) || hn->wake_at <= now)
 			continue;
 		hn->wake_at = now;
-		fab_push(&s->thr[s->host_owner[src]], now, FAB_EV_HOST, src);
+		fab_push(&s->thr[fab_part_thr(s, s->host_owner[src])], now,
+			 FAB_EV_HOST, src);
 	}
 }
 
@@ -567,26 +568,112 @@ fab_sim_wall_since(const struct timespec *a)
 		(double)(b.tv_nsec - a->tv_nsec) * 1e-9;
 }
 
+/* Bytes acknowledged and to send, over this rank's hosts. */
 static void
-fab_progress(struct fab_sim *s, uint64_t now, bool last)
+fab_progress_sums(const struct fab_sim *s, uint64_t *acked, uint64_t *total)
 {
-	uint64_t acked = 0, total = 0, a, b;
+	uint64_t a, b;
 	uint32_t i;
 
-	if (s->quiet)
-		return;
-	if (!last && fab_sim_wall_since(&s->wall_last) < 1.0)
+	*acked = *total = 0;
+	for (i = 0; i < s->t->nb_hosts; i++) {
+		if (s->hosts[i].h == NULL)
+			continue;	/* another rank's */
+		hs_host_progress(s->hosts[i].h, &a, &b);
+		*acked += a;
+		*total += b;
+	}
+}
+
+/* The progress line (rank 0), from the job's sums. */
+static void
+fab_progress_print(struct fab_sim *s, uint64_t now, uint64_t acked,
+		   uint64_t total, bool last)
+{
+	if (s->quiet || (s->job != NULL && s->job->rank != 0))
 		return;
 	clock_gettime(CLOCK_MONOTONIC, &s->wall_last);
-	for (i = 0; i < s->t->nb_hosts; i++) {
-		hs_host_progress(s->hosts[i].h, &a, &b);
-		acked += a;
-		total += b;
-	}
 	fprintf(stderr, "%s: %-10s %10.1f us simulated, %5.1f%% of bytes acknowledged, %6.1f s wall%s\n",
 		s->prog, s->scheme, (double)(now - s->t0) / 1e3,
 		total ? 100.0 * (double)acked / (double)total : 100.0,
 		fab_sim_wall_since(&s->wall0), last ? " (done)" : "");
+}
+
+/* Is a progress line due (rank 0's wall clock; the others never ask)? */
+static bool
+fab_progress_wanted(const struct fab_sim *s)
+{
+	if (s->quiet || (s->job != NULL && s->job->rank != 0))
+		return false;
+	return fab_sim_wall_since(&s->wall_last) >= 1.0;
+}
+
+/*
+ * --spread parts: hand the frames this rank's parts sent to other ranks'
+ * parts in window `parity` over, and take theirs into the wires' hand-over
+ * FIFOs, where the receiving threads drain them at the next window as
+ * frames from another thread.  Each wire's frames keep their order.
+ */
+struct fab_xrec {
+	uint32_t dir;
+	uint32_t len;
+	uint64_t t;
+};
+
+static void
+fab_exchange(struct fab_sim *s, uint32_t parity)
+{
+	const struct fab_job *j = s->job;
+	uint32_t d;
+	int r;
+
+	for (r = 0; r < j->size; r++)
+		s->xout[r].len = 0;
+	for (d = 0; d < s->nb_dirs; d++) {
+		struct fab_dir *dir = &s->dirs[d];
+		struct fab_fifo *out = &dir->out[parity];
+
+		if (!dir->cross || !dir->tx_local || dir->rx_local)
+			continue;
+		while (out->head != out->tail) {
+			struct fab_slot e = out->e[out->head++ & out->mask];
+			struct fab_xrec x = {
+				.dir = d, .len = e.m->pkt_len, .t = e.t,
+			};
+			struct fab_xbuf *b = &s->xout[dir->rx_rank];
+
+			if (fab_xbuf_put(b, &x, sizeof(x)) != 0 ||
+			    fab_xbuf_put(b, rte_pktmbuf_mtod(e.m, void *),
+					 x.len) != 0)
+				s->thr[0].failed = true;	/* ends the run */
+			rte_pktmbuf_free(e.m);
+		}
+	}
+	if (fab_job_exchange(j, s->xout, s->xin) != 0)
+		s->thr[0].failed = true;
+	for (r = 0; r < j->size; r++) {
+		const uint8_t *b = s->xin[r].b, *end = b + s->xin[r].len;
+
+		if (r == j->rank)
+			continue;
+		while (b + sizeof(struct fab_xrec) <= end) {
+			struct fab_xrec x;
+			struct rte_mbuf *m;
+
+			memcpy(&x, b, sizeof(x));
+			b += sizeof(x);
+			m = rte_pktmbuf_alloc(s->pool);
+			if (m == NULL || rte_pktmbuf_append(m, x.len) == NULL ||
+			    fab_fifo_push(&s->dirs[x.dir].out[parity], m,
+					  x.t) != 0) {
+				rte_pktmbuf_free(m);
+				s->thr[0].lost++;
+			} else {
+				memcpy(rte_pktmbuf_mtod(m, void *), b, x.len);
+			}
+			b += x.len;
+		}
+	}
 }
 
 /*
@@ -597,11 +684,13 @@ fab_progress(struct fab_sim *s, uint64_t now, bool last)
 static void
 fab_coordinate(struct fab_sim *s)
 {
-	uint64_t w_start = s->w_end, w_end, net = 0;
+	uint64_t w_start = s->w_end, w_end, net = 0, last_done = 0;
+	uint64_t sum[4], max[5];
 	uint32_t done = 0, i;
 	bool failed = false;
 	int c;
 
+	/* Every rank runs the same control events, each on its switches. */
 	while ((c = fab_ctl_next(s)) >= 0 && s->ctl[c].t <= w_start) {
 		struct fab_ctl ctl = s->ctl[c];
 		uint32_t drain[2], n, d;
@@ -611,27 +700,44 @@ fab_coordinate(struct fab_sim *s)
 			s->thr[i].now = w_start;
 		n = fab_control(s, ctl.idx, w_start, drain);
 		for (d = 0; d < n; d++)
-			fab_sw_tx(&s->thr[s->dirs[drain[d]].tx_owner],
-				  drain[d]);
+			if (s->dirs[drain[d]].tx_local)
+				fab_sw_tx(&s->thr[s->dirs[drain[d]].tx_owner],
+					  drain[d]);
 	}
 	for (i = 0; i < s->nb_thr; i++) {
 		done += s->thr[i].nb_hosts_done;
 		net += s->thr[i].nb_net_ev;
 		failed = failed || s->thr[i].failed;
+		last_done = RTE_MAX(last_done, s->thr[i].last_done_ns);
 	}
-	/* Frames still to hand over count as in the network. */
+	/* Frames still to hand over count as in the network (each on the
+	 * rank that sent it: they move after this). */
 	for (i = 0; i < s->nb_dirs; i++)
-		if (s->dirs[i].cross)
+		if (s->dirs[i].cross && s->dirs[i].tx_local)
 			net += fab_fifo_len(&s->dirs[i].out[s->w_index & 1]);
-	if (done == s->t->nb_hosts && s->done_ns == 0)
-		for (i = 0; i < s->nb_thr; i++)
-			s->done_ns = RTE_MAX(s->done_ns, s->thr[i].last_done_ns);
-	if ((s->done_ns != 0 && net == 0) || w_start >= s->limit || failed ||
-	    (s->interrupt != NULL && *s->interrupt)) {
+	/* The job decides as one: sums and maxima over its ranks. */
+	sum[0] = done;
+	sum[1] = net;
+	sum[2] = sum[3] = 0;
+	if (s->progress_due)
+		fab_progress_sums(s, &sum[2], &sum[3]);
+	max[0] = failed;
+	max[1] = s->interrupt != NULL && *s->interrupt;
+	max[2] = last_done;
+	max[3] = s->progress_due;
+	max[4] = fab_progress_wanted(s);
+	if (s->job != NULL)
+		fab_job_reduce(s->job, sum, 4, max, 5);
+	if (max[3])
+		fab_progress_print(s, w_start, sum[2], sum[3], false);
+	s->progress_due = max[4] != 0;
+	if (sum[0] == s->t->nb_hosts && s->done_ns == 0)
+		s->done_ns = max[2];
+	if ((s->done_ns != 0 && sum[1] == 0) || w_start >= s->limit ||
+	    max[0] || max[1]) {
 		s->stop = true;
 		return;
 	}
-	fab_progress(s, w_start, false);
 	if (s->between != NULL)
 		s->between(s->between_arg);
 	w_end = RTE_MIN(w_start + s->lookahead, s->limit);
@@ -640,6 +746,8 @@ fab_coordinate(struct fab_sim *s)
 		w_end = s->ctl[c].t;
 	s->w_index++;
 	s->w_end = w_end;
+	if (s->job != NULL)
+		fab_exchange(s, (s->w_index - 1) & 1);
 }
 
 /* A thread's life: windows until thread 0 says stop. */
@@ -681,10 +789,14 @@ fab_sim_start(struct fab_sim *s)
 				     i * FAB_CTL_PHASES + FAB_CTL_RESTORE);
 	}
 	for (i = 0; i < t->nb_hosts; i++)
-		hs_host_start(s->hosts[i].h, s->t0);
+		if (s->hosts[i].h != NULL)
+			hs_host_start(s->hosts[i].h, s->t0);
 	for (i = 0; i < t->nb_hosts; i++) {
-		struct fab_thr *th = &s->thr[s->host_owner[i]];
+		struct fab_thr *th;
 
+		if (s->hosts[i].h == NULL)
+			continue;	/* another rank's */
+		th = &s->thr[fab_part_thr(s, s->host_owner[i])];
 		fab_host_kick(th, i);
 		fab_host_check_done(th, i);
 	}
@@ -740,10 +852,24 @@ fab_sim_go(struct fab_sim *s, char *err, unsigned int err_size)
 	r->completed = s->done_ns != 0;
 	r->interrupted = !r->completed && s->interrupt != NULL &&
 		*s->interrupt;
+	if (s->job != NULL) {
+		uint64_t intr = r->interrupted;
+
+		fab_job_reduce(s->job, NULL, 0, &intr, 1);
+		r->interrupted = !r->completed && intr != 0;
+	}
 	r->sim_ns = (s->done_ns ? s->done_ns : end) - s->t0;
-	fab_progress(s, s->done_ns ? s->done_ns : end, true);
+	{
+		uint64_t sums[2];
+
+		fab_progress_sums(s, &sums[0], &sums[1]);
+		if (s->job != NULL)
+			fab_job_reduce(s->job, sums, 2, NULL, 0);
+		fab_progress_print(s, s->done_ns ? s->done_ns : end, sums[0],
+				   sums[1], true);
+	}
 	for (i = 0; i < s->nb_dirs; i++)
-		if (!s->dirs[i].from_host)
+		if (!s->dirs[i].from_host && s->dirs[i].tx_local)
 			fab_qwin_flush(&s->thr[s->dirs[i].tx_owner], i);
 	r->nb_windows = (uint32_t)((end - s->t0) / p->queue_window_ns) + 1;
 	return rc;

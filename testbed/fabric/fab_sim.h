@@ -20,6 +20,7 @@
 
 #include "fab.h"
 #include "fab_evq.h"
+#include "fab_job.h"
 #include "hs_host.h"
 #include "sw_engine.h"
 
@@ -76,8 +77,10 @@ struct fab_dir {
 	uint8_t from_host;
 	uint8_t tx_pending;
 	uint8_t layer;
-	uint8_t cross;		/* the receiver is another thread's */
-	uint8_t tx_owner, rx_owner;	/* threads */
+	uint8_t cross;		/* the receiver is another part's */
+	uint8_t tx_owner, rx_owner;	/* threads, when local */
+	uint8_t tx_local, rx_local;	/* sender / receiver in this rank */
+	uint16_t rx_rank;		/* the receiver's rank */
 	uint32_t win;		/* current queue window and its maxima */
 	uint32_t win_max;
 	uint64_t win_max_bytes;
@@ -189,9 +192,16 @@ struct fab_sim {
 	struct fab_rx *rx;
 	struct fab_hnode *hosts;
 	struct fab_snode *sw;
-	uint8_t *sw_owner;
-	uint8_t *host_owner;
-	uint16_t nb_thr;
+	uint16_t *sw_owner;	/* parts (global: rank x threads + thread) */
+	uint16_t *host_owner;
+	uint16_t nb_thr;	/* threads of this rank */
+	/* Parts over MPI ranks (--spread parts): this rank runs parts
+	 * part0 .. part0 + nb_thr - 1 of nb_parts; a job of one has
+	 * part0 = 0, nb_parts = nb_thr. */
+	const struct fab_job *job;
+	uint16_t part0, nb_parts, thr_per_rank;
+	bool progress_due;	/* rank 0 asked for a progress line */
+	struct fab_xbuf *xout, *xin;	/* per rank: frames to hand over */
 	struct fab_thr thr[FAB_MAX_THREADS];
 	bool quiet;
 	const volatile int *interrupt;
@@ -223,6 +233,19 @@ struct rte_mbuf *fab_nic_pop(struct fab_nic *n, uint32_t *slot);
 /* hs_host_params.nic_full: the slot holds limit frames. */
 bool fab_nic_full(void *nic, uint32_t slot);
 uint32_t fab_nic_free(struct fab_nic *n);
+
+/* Is part (global) one of this rank's?  Its thread, when it is. */
+static inline bool
+fab_part_local(const struct fab_sim *s, uint16_t part)
+{
+	return part >= s->part0 && part < s->part0 + s->nb_thr;
+}
+
+static inline uint8_t
+fab_part_thr(const struct fab_sim *s, uint16_t part)
+{
+	return (uint8_t)(part - s->part0);
+}
 
 /* ---- the event loop (fab_sim.c) ---- */
 

@@ -209,9 +209,9 @@ fab_list_links(const struct fab_params *p)
 	return 0;
 }
 
-/* EAL memory for the largest combination: its pool plus engines. */
+/* EAL memory for the largest combination: its pool plus engines, per rank. */
 static unsigned int
-fab_eal_mb(const struct fab_experiment *x, uint32_t *pool_n,
+fab_eal_mb(const struct fab_experiment *x, int nb_ranks, uint32_t *pool_n,
 	   uint16_t *room)
 {
 	uint64_t bytes = 0;
@@ -227,6 +227,11 @@ fab_eal_mb(const struct fab_experiment *x, uint32_t *pool_n,
 		*pool_n = RTE_MAX(*pool_n, fab_pool_size(p));
 		*room = RTE_MAX(*room, r);
 	}
+	/* --spread parts: a rank holds its parts' frames, about its share
+	 * (half as many again for an uneven load, at most the whole). */
+	if (nb_ranks > 1)
+		*pool_n = RTE_MIN(*pool_n, (uint32_t)((uint64_t)*pool_n * 3 /
+						      (2 * nb_ranks)) + 4096);
 	bytes = (uint64_t)*pool_n * (*room + 256);
 	return (unsigned int)(bytes >> 20) + 768;
 }
@@ -410,6 +415,8 @@ fab_one_run(const struct fab_params *p, uint32_t c, uint16_t s, uint32_t k,
 		return 4;
 	}
 	*ran = true;
+	if (ropts->job != NULL && ropts->job->rank != 0)
+		return status;	/* rank 0 holds the merged result and checks it */
 	if (r->one_part && !noted_one_part && !ropts->quiet) {
 		fprintf(stderr, "%s: note: triggers connect hosts of different parts; runs take one thread (the results do not depend on it)\n",
 			prog);
@@ -617,10 +624,13 @@ fab_sequential_runs(const struct fab_experiment *x, struct rte_mempool *pool,
 		    const char *outdir, bool write)
 {
 	uint32_t n = fab_nb_runs(x), i, c, k;
+	bool stop = false;
 	int status = 0;
 	uint16_t s;
 
-	for (i = 0; i < n && status != 4 && !fab_interrupted; i++) {
+	/* --spread parts: the ranks stop together, when a run says it was
+	 * interrupted (its ranks agree on that), not each on its signal. */
+	for (i = 0; i < n && status != 4 && !stop; i++) {
 		struct fab_topo t;
 		struct fab_run r;
 		bool ran;
@@ -630,6 +640,7 @@ fab_sequential_runs(const struct fab_experiment *x, struct rte_mempool *pool,
 				     &r, &ran, status);
 		if (!ran)
 			continue;
+		stop = r.interrupted || (ropts->job == NULL && fab_interrupted);
 		if (write)
 			status = fab_write_run(out, &x->combos[c], &t, &r,
 					       outdir, status);
@@ -756,13 +767,8 @@ main(int argc, char **argv)
 		spread_runs = o.spread == FAB_SPREAD_RUNS ||
 			(o.spread == FAB_SPREAD_AUTO &&
 			 fab_nb_runs(&x) >= (uint32_t)job.size);
-		if (!spread_runs) {
-			if (job.rank == 0)
-				fprintf(stderr, "ofan-fabric: --spread parts is not available yet; use --spread runs\n");
-			fab_experiment_free(&x);
-			fab_job_fini(&job);
-			return 2;
-		}
+		if (!spread_runs)
+			ropts.job = &job;
 	}
 	snprintf(outdir, sizeof(outdir), "%s", o.out ? o.out : "");
 	if (o.out == NULL)
@@ -774,14 +780,17 @@ main(int argc, char **argv)
 		max_threads = RTE_MAX(max_threads, x.combos[c].threads);
 	fab_lcores(&job, max_threads, lcores, sizeof(lcores));
 	snprintf(prefix, sizeof(prefix), "ofan-fabric-%d", (int)getpid());
-	snprintf(mem, sizeof(mem), "%u", fab_eal_mb(&x, &pool_n, &room));
+	snprintf(mem, sizeof(mem), "%u", fab_eal_mb(&x, ropts.job != NULL ?
+						  job.size : 1, &pool_n, &room));
 	if (!o.quiet && job.rank == 0) {
 		fprintf(stderr, "ofan-fabric: %s: %u combination(s) x %u scheme(s) x %u seed(s), results in %s\n",
 			x.combos[0].name, x.nb_combos, x.combos[0].nb_schemes,
 			x.combos[0].seeds, outdir);
 		if (job.size > 1)
-			fprintf(stderr, "ofan-fabric: %d ranks, each run on one rank (--spread runs)\n",
-				job.size);
+			fprintf(stderr, "ofan-fabric: %d ranks, %s\n", job.size,
+				spread_runs ?
+				"each run on one rank (--spread runs)" :
+				"every run split over them (--spread parts)");
 	}
 	/* EAL maps its memory and the pool touches every mbuf: seconds for
 	 * the deep queues' hundreds of thousands. */
@@ -840,7 +849,7 @@ main(int argc, char **argv)
 		status = fab_spread_runs(&job, &x, pool, &ropts, out, outdir);
 	else
 		status = fab_sequential_runs(&x, pool, &ropts, out, outdir,
-					     true);
+					     job.rank == 0);
 	if (fab_interrupted) {
 		if (job.rank == 0)
 			fprintf(stderr, "ofan-fabric: interrupted; results so far in %s\n",
