@@ -1,0 +1,195 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# ofan-fabric over MPI ranks (mpirun --oversubscribe on this machine's
+# cores): the same outputs as one process, whatever the ranks and threads.
+#   - --spread parts: 1 process x 1 thread, 2 ranks x 1 thread, 2 ranks x
+#     2 threads and 4 ranks x 1 thread write byte-identical summary.json,
+#     runs.csv, flows.csv, queues.csv and queue-time.csv
+#       - on a k = 4 fat tree with a black-holed link and reconvergence
+#         (two reconvergence delays);
+#       - on a 4 x 4 leaf-spine with a two-point size sweep;
+#   - --spread runs over 2 ranks equals the sequential run;
+#   - a configuration error exits 2 with its file:section:key message
+#     (once: only rank 0 speaks) and leaves nothing in /var/run/dpdk or
+#     /tmp;
+#   - SIGINT to the ranks, and Ctrl-C to mpirun itself, keep the results
+#     so far (summary.json, "interrupted" on stderr) and leave nothing in
+#     /var/run/dpdk; the exit status is 130 (mpirun's own 1 when it ended
+#     the job);
+#   - every rank removes its EAL runtime directory.
+# Skipped when this ofan-fabric was built without MPI or mpirun is absent.
+set -euo pipefail
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+. "$(dirname "$0")/lib.sh"
+OFAN_NEEDS=(testbed/ofan-fabric)
+ofan_setup fabric_mpi "$@"
+
+FAB=$BUILD/testbed/ofan-fabric
+FILES=(summary.json runs.csv flows.csv queues.csv queue-time.csv)
+if ! command -v mpirun >/dev/null ||
+	! grep -q OFAN_HAVE_MPI "$BUILD/build.ninja" 2>/dev/null; then
+	echo "-- no MPI (mpirun or an MPI build): skipped"
+	exit 77
+fi
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+# Open MPI's shared-memory transport keeps its segment files here.
+export OMPI_MCA_orte_tmpdir_base=$TMP/ompi
+mkdir -p "$TMP/ompi"
+
+# EAL runtime directories of ofan-fabric processes, before anything ran.
+rundirs() { find /var/run/dpdk -maxdepth 1 -name 'ofan-fabric-*' 2>/dev/null | sort; }
+RUNDIRS0=$(rundirs)
+
+# mpi_run TAG RANKS ARGS...: mpirun -n RANKS ofan-fabric ARGS (RANKS 0:
+# no mpirun); stdout/stderr in $TMP/TAG.out/.err, status in RC.
+mpi_run() {
+	local tag=$1 n=$2 pid
+
+	shift 2
+	if [ "$n" = 0 ]; then
+		timeout -k 10 300 "$FAB" "$@" >"$TMP/$tag.out" 2>"$TMP/$tag.err" &
+	else
+		timeout -k 10 300 mpirun --oversubscribe --bind-to none -n "$n" \
+			"$FAB" "$@" >"$TMP/$tag.out" 2>"$TMP/$tag.err" &
+	fi
+	pid=$!
+	PIDS+=("$pid")
+	RC=0
+	wait "$pid" || RC=$?
+	ofan_forget "$pid"
+}
+
+# same_outputs WHAT DIR_A DIR_B: the deterministic outputs are identical.
+same_outputs() {
+	local f bad=""
+
+	for f in "${FILES[@]}"; do
+		if [ ! -s "$2/$f" ] || ! cmp -s "$2/$f" "$3/$f"; then
+			bad="$bad $f"
+		fi
+	done
+	if [ -z "$bad" ]; then
+		pass "$1: ${#FILES[@]} files byte-identical"
+	else
+		fail "$1: differ:$bad"
+	fi
+}
+
+# matrix NAME CONFIG OVERRIDES...: one process x 1 thread against 2 x 1,
+# 2 x 2 and 4 x 1 ranks x threads.
+matrix() {
+	local name=$1 cfg=$2 case n th
+
+	shift 2
+	mpi_run "$name-1x1" 0 --config "$cfg" "$@" fabric.threads=1 \
+		--out "$TMP/$name-1x1" --no-plot --quiet
+	expect_eq "$name 1x1: exit status" "$RC" 0
+	for case in 2x1 2x2 4x1; do
+		n=${case%x*}
+		th=${case#*x}
+		mpi_run "$name-$case" "$n" --config "$cfg" "$@" \
+			fabric.threads="$th" --spread parts \
+			--out "$TMP/$name-$case" --no-plot --quiet
+		expect_eq "$name $case: exit status" "$RC" 0
+		expect_eq "$name $case: timing.csv says $n ranks" \
+			"$(awk -F, 'NR == 2 { print $9 }' "$TMP/$name-$case/timing.csv")" "$n"
+		same_outputs "$name: $case ranks x threads = 1 process" \
+			"$TMP/$name-1x1" "$TMP/$name-$case"
+	done
+}
+
+echo "-- k = 4, a black-holed link and reconvergence at 55 and 200 us"
+matrix blackhole "$SRC/configs/experiments/failure-blackhole.ini" \
+	fabric.k=4 failure.hole.link=agg0-core0 \
+	sweep.reconverge.values=55us,200us
+expect_eq "blackhole: the runs lost packets to the hole" \
+	"$(jget "$TMP/blackhole-1x1/summary.json" \
+		'int(sum(1 for r in j["runs"] if r["drops"] > 0) > 0)')" 1
+
+echo "-- a 4 x 4 leaf-spine, sizes 256 KiB and 1 MiB"
+cat >"$TMP/leafspine.ini" <<EOF
+[fabric]
+name = mpi-leafspine
+topology = leafspine
+leaves = 4
+spines = 4
+hosts_per_leaf = 4
+rate = 100G
+delay = 1us
+seed = 3
+schemes = ecmp, spray, ofan
+[traffic]
+pattern = permutation
+seed = 3
+[sweep.size]
+keys = traffic.size
+values = 256KiB, 1MiB
+EOF
+matrix leafspine "$TMP/leafspine.ini"
+
+echo "-- --spread runs over 2 ranks"
+mpi_run runs2 2 --config "$TMP/leafspine.ini" --spread runs \
+	--out "$TMP/runs2" --no-plot --quiet
+expect_eq "runs 2: exit status" "$RC" 0
+same_outputs "--spread runs, 2 ranks = sequential" "$TMP/leafspine-1x1" \
+	"$TMP/runs2"
+expect_eq "runs 2: both ranks ran runs" \
+	"$(awk -F, 'NR > 1 { print $10 }' "$TMP/runs2/timing.csv" | sort -u | tr '\n' ' ')" "0 1 "
+
+echo "-- a configuration error"
+ls /tmp >"$TMP/tmp-before"
+mpi_run bad 2 --config "$TMP/leafspine.ini" fabric.leaves=0 --out "$TMP/bad" \
+	--no-plot
+expect_eq "bad config: exit status" "$RC" 2
+expect_eq "bad config: the message, once" \
+	"$(grep -c "^ofan-fabric: command line: fabric.leaves=0: " "$TMP/bad.err")" 1
+expect_eq "bad config: no output folder" "$(test -e "$TMP/bad" && echo yes || echo no)" no
+expect_eq "bad config: nothing new in /tmp" \
+	"$(ls /tmp | comm -13 "$TMP/tmp-before" - | grep -v "^$(basename "$TMP")\$" | tr '\n' ' ')" ""
+
+# interrupt TAG HOW: a long run over 2 ranks stopped by SIGINT, sent to the
+# ranks themselves (HOW = ranks) or to mpirun (HOW = mpirun; it passes on
+# SIGTERM after odls_base_sigkill_timeout seconds and kills that much
+# later).
+interrupt() {
+	local tag=$1 how=$2 pid i ranks
+
+	OMPI_MCA_odls_base_sigkill_timeout=5 \
+		timeout -k 10 300 mpirun --oversubscribe --bind-to none -n 2 \
+		"$FAB" --config "$SRC/configs/experiments/alltoall-k8.ini" \
+		fabric.k=4 traffic.size=64MiB --spread parts \
+		--out "$TMP/$tag" --no-plot >"$TMP/$tag.out" 2>"$TMP/$tag.err" &
+	pid=$!
+	PIDS+=("$pid")
+	# Wait until the run is under way (its first progress line).
+	for i in $(seq 1 300); do
+		grep -q "s wall" "$TMP/$tag.err" 2>/dev/null && break
+		sleep 0.1
+	done
+	ranks=$(pgrep -d ' ' -f "^$FAB " || true)
+	if [ "$how" = ranks ]; then
+		# shellcheck disable=SC2086  # a list of PIDs
+		kill -INT $ranks 2>/dev/null || true
+	else
+		kill -INT "$pid" 2>/dev/null || true
+	fi
+	RC=0
+	wait "$pid" || RC=$?
+	ofan_forget "$pid"
+	# The ranks exit 130; mpirun, having ended the job itself, says 1.
+	expect_eq "SIGINT to $how: exit status" "$RC" "$3"
+	expect_file_has "SIGINT to $how: says so" "$TMP/$tag.err" \
+		"ofan-fabric: interrupted; results so far in $TMP/$tag"
+	if [ -s "$TMP/$tag/summary.json" ]; then
+		pass "SIGINT to $how: summary.json written"
+	else
+		fail "SIGINT to $how: no summary.json"
+	fi
+}
+echo "-- SIGINT"
+interrupt int-ranks ranks 130
+interrupt int-mpirun mpirun 1
+
+expect_eq "no EAL runtime directory left behind" "$(rundirs)" "$RUNDIRS0"
+ofan_finish
