@@ -138,7 +138,7 @@ expect_eq "runs 2: both ranks ran runs" \
 	"$(awk -F, 'NR > 1 { print $10 }' "$TMP/runs2/timing.csv" | sort -u | tr '\n' ' ')" "0 1 "
 
 echo "-- a configuration error"
-ls /tmp >"$TMP/tmp-before"
+find /tmp -maxdepth 1 -printf '%f\n' | sort >"$TMP/tmp-before"
 mpi_run bad 2 --config "$TMP/leafspine.ini" fabric.leaves=0 --out "$TMP/bad" \
 	--no-plot
 expect_eq "bad config: exit status" "$RC" 2
@@ -146,7 +146,7 @@ expect_eq "bad config: the message, once" \
 	"$(grep -c "^ofan-fabric: command line: fabric.leaves=0: " "$TMP/bad.err")" 1
 expect_eq "bad config: no output folder" "$(test -e "$TMP/bad" && echo yes || echo no)" no
 expect_eq "bad config: nothing new in /tmp" \
-	"$(ls /tmp | comm -13 "$TMP/tmp-before" - | grep -v "^$(basename "$TMP")\$" | tr '\n' ' ')" ""
+	"$(find /tmp -maxdepth 1 -printf '%f\n' | sort | comm -13 "$TMP/tmp-before" - | grep -v "^$(basename "$TMP")\$" | tr '\n' ' ')" ""
 
 # interrupt TAG HOW: a long run over 2 ranks stopped by SIGINT, sent to the
 # ranks themselves (HOW = ranks) or to mpirun (HOW = mpirun; it passes on
