@@ -381,6 +381,7 @@ struct fab_run {
 
 struct rte_mempool;
 struct fab_job;
+struct fab_pool;
 
 /* How a run reports and stops. */
 struct fab_run_opts {
@@ -398,6 +399,9 @@ struct fab_run_opts {
 	/* --spread parts: the job whose ranks share every run (NULL or a
 	 * job of one: this process runs it all). */
 	const struct fab_job *job;
+	/* A pool that grows between windows (fab_pool.h); NULL: the pool
+	 * passed to fab_run is what there is. */
+	struct fab_pool *pool;
 };
 
 /*

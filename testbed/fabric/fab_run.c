@@ -18,6 +18,7 @@
 #include <rte_malloc.h>
 #include <rte_mempool.h>
 
+#include "fab_pool.h"
 #include "fab_sim.h"
 #include "ofan_phase.h"
 
@@ -39,7 +40,7 @@ fab_run(const struct fab_params *p, uint16_t scheme, struct fab_topo *t,
 {
 	struct fab_sim *s = rte_zmalloc("fab_sim", sizeof(*s),
 					RTE_CACHE_LINE_SIZE);
-	unsigned int in_use0 = rte_mempool_in_use_count(pool);
+	unsigned int in_use0 = fab_pool_in_use(pool);
 	struct ofan_phase phase;
 	int rc;
 
@@ -59,6 +60,7 @@ fab_run(const struct fab_params *p, uint16_t scheme, struct fab_topo *t,
 		"ofan-fabric";
 	s->between = opts != NULL ? opts->between : NULL;
 	s->between_arg = opts != NULL ? opts->between_arg : NULL;
+	s->grow = opts != NULL ? opts->pool : NULL;
 	s->scheme = p->schemes[scheme].name;
 	/* Results do not depend on the thread count: fewer lcores than
 	 * threads only makes the run slower.  Links without delay give no
@@ -130,7 +132,7 @@ fab_run(const struct fab_params *p, uint16_t scheme, struct fab_topo *t,
 out:
 	fab_sim_free(s);
 	ofan_phase_end(&phase);
-	r->mbuf_leak = (int64_t)rte_mempool_in_use_count(pool) -
+	r->mbuf_leak = (int64_t)fab_pool_in_use(pool) -
 		(int64_t)in_use0;
 	r->wall_s = fab_sim_wall_since(&s->wall0);
 	r->nb_ranks = 1;

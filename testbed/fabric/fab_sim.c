@@ -60,6 +60,7 @@
 #include <rte_pause.h>
 #include <rte_prefetch.h>
 
+#include "fab_pool.h"
 #include "fab_sim.h"
 #include "hs_host.h"
 #include "ofan_clock.h"
@@ -748,6 +749,8 @@ fab_coordinate(struct fab_sim *s)
 	s->w_end = w_end;
 	if (s->job != NULL)
 		fab_exchange(s, (s->w_index - 1) & 1);
+	if (s->grow != NULL)
+		fab_pool_reserve(s->grow, s->pool_need);
 }
 
 /* A thread's life: windows until thread 0 says stop. */
@@ -787,6 +790,29 @@ fab_sim_start(struct fab_sim *s)
 			fab_ctl_push(s, s->t0 + p->failures[i].at_ns +
 				     p->failures[i].duration_ns,
 				     i * FAB_CTL_PHASES + FAB_CTL_RESTORE);
+	}
+	/*
+	 * A growing pool (fab_pool.h) has, before each window, more free
+	 * mbufs than the window can take: each local host sends at most its
+	 * link's worth of frames (1000 bytes or more) and as many ACKs, plus
+	 * a reserve; before the start, also the NICs' first fill (nic_queue
+	 * frames per slot).
+	 */
+	if (s->grow != NULL) {
+		uint64_t per_host = 2 * (p->rate_bps * s->lookahead / 8000000000ull
+					 / 1000 + 2), first = 0, hosts = 0;
+
+		for (i = 0; i < t->nb_hosts; i++) {
+			if (s->hosts[i].h == NULL)
+				continue;
+			hosts++;
+			first += (uint64_t)s->hosts[i].nic.nb_slots *
+				RTE_MAX(p->nic_queue, 1u);
+		}
+		s->pool_need = (uint32_t)RTE_MIN(65536 + hosts * per_host,
+						 (uint64_t)UINT32_MAX / 2);
+		fab_pool_reserve(s->grow, (uint32_t)RTE_MIN(s->pool_need + first,
+						(uint64_t)UINT32_MAX / 2));
 	}
 	for (i = 0; i < t->nb_hosts; i++)
 		if (s->hosts[i].h != NULL)

@@ -206,6 +206,8 @@ struct fab_sim {
 	bool quiet;
 	const volatile int *interrupt;
 	const char *prog;	/* progress lines' "PROG:" */
+	struct fab_pool *grow;	/* fab_run_opts.pool */
+	uint32_t pool_need;	/* mbufs to have free before each window */
 	void (*between)(void *arg);	/* fab_run_opts.between */
 	void *between_arg;
 	const char *scheme;

@@ -30,6 +30,7 @@
 #include "ofan_clock.h"
 #include "ofan_config.h"
 #include "fab_job.h"
+#include "fab_pool.h"
 #include "ofan_fs.h"
 #include "ofan_phase.h"
 
@@ -270,67 +271,6 @@ fab_plot(const char *out)
 	}
 	if (pid > 0)
 		waitpid(pid, &status, 0);
-}
-
-/*
- * The mbuf pool, on memory of our own backed by transparent huge pages
- * where the kernel allows it (THP "madvise" mode; EAL's --no-huge memory
- * is a shared memfd, which THP does not cover).  A run touches mbufs all
- * over a pool of hundreds of MB: with 4 KB pages nearly every hop missed
- * the TLB.  The fabric never does DMA, so the pool needs no IOVA.  Falls
- * back to an ordinary pool in EAL memory.
- */
-struct fab_pool_mem {
-	void *addr;
-	size_t len;
-};
-
-static struct rte_mempool *
-fab_pool_create(uint32_t n, uint16_t room, bool threads,
-		struct fab_pool_mem *mem)
-{
-	struct rte_pktmbuf_pool_private priv = {
-		.mbuf_data_room_size = room,
-		.mbuf_priv_size = 0,
-	};
-	const size_t huge = 2u << 20;
-	struct rte_mempool *mp;
-	size_t elt = sizeof(struct rte_mbuf) + room;
-
-	mem->addr = NULL;
-	mp = rte_mempool_create_empty("fabric", n, (unsigned int)elt,
-				      RTE_MEMPOOL_CACHE_MAX_SIZE, sizeof(priv),
-				      SOCKET_ID_ANY, 0);
-	if (mp == NULL)
-		goto fallback;
-	/* The largest per-lcore cache, so that recently freed (cache-hot)
-	 * mbufs are reused first; one thread takes the cheapest ring. */
-	if (rte_mempool_set_ops_byname(mp, threads ? "ring_mp_mc" :
-				       "ring_sp_sc", NULL) != 0)
-		goto fail;
-	rte_pktmbuf_pool_init(mp, &priv);
-	mem->len = ((size_t)n * (mp->header_size + mp->elt_size +
-				 mp->trailer_size) + 2 * huge) & ~(huge - 1);
-	mem->addr = mmap(NULL, mem->len, PROT_READ | PROT_WRITE,
-			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (mem->addr == MAP_FAILED) {
-		mem->addr = NULL;
-		goto fail;
-	}
-	madvise(mem->addr, mem->len, MADV_HUGEPAGE);
-	if (rte_mempool_populate_virt(mp, mem->addr, mem->len, 0, NULL,
-				      NULL) < (int)n)
-		goto fail;
-	rte_mempool_obj_iter(mp, rte_pktmbuf_init, NULL);
-	return mp;
-fail:
-	rte_mempool_free(mp);
-	if (mem->addr != NULL)
-		munmap(mem->addr, mem->len);
-	mem->addr = NULL;
-fallback:
-	return rte_pktmbuf_pool_create("fabric", n, 256, 0, room,
-				       SOCKET_ID_ANY);
 }
 
 /*
@@ -693,7 +633,7 @@ main(int argc, char **argv)
 	struct fab_opts o = { 0 };
 	struct fab_experiment x;
 	struct rte_mempool *pool = NULL;
-	struct fab_pool_mem pool_mem = { 0 };
+	struct fab_pool fpool = { 0 };
 	struct ofan_phase phase;
 	struct fab_out *out = NULL;
 	struct fab_job job;
@@ -792,8 +732,7 @@ main(int argc, char **argv)
 				"each run on one rank (--spread runs)" :
 				"every run split over them (--spread parts)");
 	}
-	/* EAL maps its memory and the pool touches every mbuf: seconds for
-	 * the deep queues' hundreds of thousands. */
+	/* EAL maps its memory and the pool touches its first mbufs. */
 	ofan_phase_begin(&phase, o.quiet ? NULL : stderr, prog,
 			 "setting up %s MB of memory and %u mbufs", mem, pool_n);
 	if (o.eal_argc > 0) {
@@ -818,8 +757,10 @@ main(int argc, char **argv)
 		eal_ok = true;
 		snprintf(rundir, sizeof(rundir), "%s",
 			 rte_eal_get_runtime_dir());
-		pool = fab_pool_create(pool_n, room, rte_lcore_count() > 1,
-				       &pool_mem);
+		if (fab_pool_create(&fpool, pool_n, room,
+				    rte_lcore_count() > 1) == 0)
+			pool = fpool.mp;
+		ropts.pool = &fpool;
 		ofan_phase_end(&phase);
 		if (pool == NULL) {
 			snprintf(err, sizeof(err), "cannot create a pool of %u mbufs of %u bytes: %s. Hint: give EAL more memory (-m)",
@@ -872,10 +813,7 @@ main(int argc, char **argv)
 	wrote = true;
 pool_out:
 	/* Every run checked that its mbufs came back (fab_run's mbuf_leak). */
-	if (pool != NULL)
-		rte_mempool_free(pool);
-	if (pool_mem.addr != NULL)
-		munmap(pool_mem.addr, pool_mem.len);
+	fab_pool_free(&fpool);
 	if (eal_ok)
 		rte_eal_cleanup();
 	if (o.eal_argc == 0)
