@@ -22,39 +22,40 @@ hs_host_alloc(struct hs_host *h, const struct hs_traffic *t, char *err,
 	      unsigned int err_size)
 {
 	const struct hs_config *c = h->cfg;
-	uint32_t i, ns = 0, nr = 0, slot = 0;
+	uint32_t ns, nr, slot = 0, a, b;
 	size_t ev_words = ((size_t)hs_ev_range(c) + 1 + 63) / 64;
+	const uint32_t *sent, *recv;
 
-	for (i = 0; i < t->nb_flows; i++) {
-		ns += t->flows[i].src == h->rank;
-		nr += t->flows[i].dst == h->rank;
+	if (h->rank >= t->nb_ranks) {
+		ns = nr = 0;
+		sent = recv = NULL;
+	} else {
+		ns = t->sent_first[h->rank + 1] - t->sent_first[h->rank];
+		nr = t->recv_first[h->rank + 1] - t->recv_first[h->rank];
+		sent = &t->sent[t->sent_first[h->rank]];
+		recv = &t->recv[t->recv_first[h->rank]];
 	}
 	h->sflows = calloc(ns ? ns : 1, sizeof(*h->sflows));
 	h->rflows = calloc(nr ? nr : 1, sizeof(*h->rflows));
 	h->active = calloc(ns ? ns : 1, sizeof(*h->active));
 	h->heap = calloc(ns ? ns : 1, sizeof(*h->heap));
-	h->sflow_of = malloc(sizeof(int32_t) * (t->nb_flows + 1));
-	h->rflow_of = malloc(sizeof(int32_t) * (t->nb_flows + 1));
-	h->first_child = malloc(sizeof(int32_t) * (t->nb_flows + 1));
-	h->next_child = malloc(sizeof(int32_t) * (ns + 1));
 	h->slot_sflow = malloc(sizeof(int32_t) * (ns + nr + 1));
 	if (h->sflows == NULL || h->rflows == NULL || h->active == NULL ||
-	    h->heap == NULL || h->sflow_of == NULL || h->rflow_of == NULL ||
-	    h->first_child == NULL || h->next_child == NULL ||
-	    h->slot_sflow == NULL)
+	    h->heap == NULL || h->slot_sflow == NULL)
 		goto nomem;
-	for (i = 0; i < ns + nr + 1; i++)
-		h->slot_sflow[i] = -1;
-	for (i = 0; i < t->nb_flows; i++) {
-		h->sflow_of[i] = -1;
-		h->rflow_of[i] = -1;
-		h->first_child[i] = -1;
-	}
-	/* In flow id order: the NIC slots follow it (hs_host_nic_slots). */
-	for (i = 0; i < t->nb_flows; i++) {
-		const struct hs_flow_spec *f = &t->flows[i];
+	for (a = 0; a < ns + nr + 1; a++)
+		h->slot_sflow[a] = -1;
+	/*
+	 * Its flows sent and received, merged in flow id order: the NIC
+	 * slots follow it (hs_host_nic_slots); a flow to itself takes a
+	 * sending slot, then a receiving one.
+	 */
+	for (a = b = 0; a < ns || b < nr;) {
+		bool send = a < ns && (b >= nr || sent[a] <= recv[b]);
+		const struct hs_flow_spec *f = &t->flows[send ? sent[a] :
+							 recv[b]];
 
-		if (f->src == h->rank) {
+		if (send) {
 			struct hs_sflow *s = &h->sflows[h->nb_sflows];
 
 			s->spec = f;
@@ -67,16 +68,10 @@ hs_host_alloc(struct hs_host *h, const struct hs_traffic *t, char *err,
 			s->evs_seen = calloc(ev_words, sizeof(uint64_t));
 			if (s->lb == NULL || s->evs_seen == NULL)
 				goto nomem;
-			h->next_child[h->nb_sflows] = -1;
-			if (f->dep != HS_NO_DEP && f->dep < t->nb_flows) {
-				h->next_child[h->nb_sflows] =
-					h->first_child[f->dep];
-				h->first_child[f->dep] = (int32_t)h->nb_sflows;
-			}
-			h->sflow_of[i] = (int32_t)h->nb_sflows++;
+			h->nb_sflows++;
 			h->total_bytes += f->size;
-		}
-		if (f->dst == h->rank) {
+			a++;
+		} else {
 			struct hs_rflow *r = &h->rflows[h->nb_rflows];
 
 			r->spec = f;
@@ -85,7 +80,8 @@ hs_host_alloc(struct hs_host *h, const struct hs_traffic *t, char *err,
 			if (hs_receiver_init(&r->rx, &h->tp, f->size,
 					     c->ack_every) != 0)
 				goto nomem;
-			h->rflow_of[i] = (int32_t)h->nb_rflows++;
+			h->nb_rflows++;
+			b++;
 		}
 	}
 	return 0;
@@ -172,10 +168,6 @@ hs_host_free(struct hs_host *h)
 	free(h->rflows);
 	free(h->active);
 	free(h->heap);
-	free(h->sflow_of);
-	free(h->rflow_of);
-	free(h->first_child);
-	free(h->next_child);
 	free(h->slot_sflow);
 	free(h);
 }
@@ -263,12 +255,12 @@ hs_host_release(struct hs_host *h, uint32_t flow, uint64_t now_ns)
 	struct hs_sflow *s;
 
 	if (!h->started || flow >= h->traffic->nb_flows ||
-	    h->sflow_of[flow] < 0)
+	    hs_sflow_of(h, flow) < 0)
 		return false;
-	s = &h->sflows[h->sflow_of[flow]];
+	s = &h->sflows[hs_sflow_of(h, flow)];
 	if (s->state != HS_WAITING || s->spec->trigger == HS_NO_TRIGGER)
 		return false;
-	hs_flow_activate(h, (uint32_t)h->sflow_of[flow], now_ns);
+	hs_flow_activate(h, (uint32_t)hs_sflow_of(h, flow), now_ns);
 	return true;
 }
 
@@ -332,8 +324,8 @@ hs_host_flow_result(const struct hs_host *h, uint32_t id,
 	r->id = id;
 	if (id >= h->traffic->nb_flows)
 		return false;
-	if (h->sflow_of[id] >= 0) {
-		const struct hs_sflow *s = &h->sflows[h->sflow_of[id]];
+	if (hs_sflow_of(h, id) >= 0) {
+		const struct hs_sflow *s = &h->sflows[hs_sflow_of(h, id)];
 
 		r->sent_here = true;
 		r->start_ns = s->state != HS_WAITING ? s->start_ns - h->t0 : 0;
@@ -348,8 +340,8 @@ hs_host_flow_result(const struct hs_host *h, uint32_t id,
 		r->min_rtt_ns = s->min_rtt_ns;
 		touched = true;
 	}
-	if (h->rflow_of[id] >= 0) {
-		const struct hs_rflow *f = &h->rflows[h->rflow_of[id]];
+	if (hs_rflow_of(h, id) >= 0) {
+		const struct hs_rflow *f = &h->rflows[hs_rflow_of(h, id)];
 
 		r->received_here = true;
 		r->rx_done_ns = f->done_ns ? f->done_ns - h->t0 : 0;

@@ -95,11 +95,8 @@ struct hs_host {
 	struct hs_sflow *sflows;
 	uint32_t nb_rflows;
 	struct hs_rflow *rflows;
-	int32_t *sflow_of;	/* flow id -> index in sflows, -1 */
-	int32_t *rflow_of;	/* flow id -> index in rflows, -1 */
-	/* Local flows that wait for the reception of flow id: linked list. */
-	int32_t *first_child;	/* flow id -> sflow index, -1 */
-	int32_t *next_child;	/* sflow index -> sflow index, -1 */
+	/* Which flows are ours comes from the traffic's shared index
+	 * (hs_sflow_of, hs_rflow_of; its child lists for waiting flows). */
 
 	uint32_t *active;	/* sflow indexes being sent */
 	uint32_t nb_active;
@@ -253,6 +250,26 @@ hs_wake(struct hs_host *h, uint32_t si, uint64_t now)
 		if (h->pace_ns < now)
 			h->pace_ns = now;
 	}
+}
+
+/* Flow id -> index in h->sflows, -1 if this host does not send it. */
+static inline int32_t
+hs_sflow_of(const struct hs_host *h, uint32_t flow)
+{
+	const struct hs_traffic *t = h->traffic;
+
+	return flow < t->nb_flows && t->flows[flow].src == h->rank ?
+		(int32_t)t->src_pos[flow] : -1;
+}
+
+/* Flow id -> index in h->rflows, -1 if this host does not receive it. */
+static inline int32_t
+hs_rflow_of(const struct hs_host *h, uint32_t flow)
+{
+	const struct hs_traffic *t = h->traffic;
+
+	return flow < t->nb_flows && t->flows[flow].dst == h->rank ?
+		(int32_t)t->dst_pos[flow] : -1;
 }
 
 /* ---- shared by the three files ---- */

@@ -10,15 +10,23 @@
 static void
 hs_rflow_complete(struct hs_host *h, struct hs_rflow *r, uint64_t now)
 {
+	const struct hs_traffic *t = h->traffic;
+	uint32_t c;
 	int32_t si;
 
 	r->done_ns = now;
 	h->nb_rx_done++;
-	for (si = h->first_child[r->spec->id]; si >= 0;
-	     si = h->next_child[si]) {
-		struct hs_sflow *s = &h->sflows[si];
-		uint64_t at = h->t0 + s->spec->start_ns;
+	/* The flows waiting for it that this host sends, newest first. */
+	for (c = t->child_first[r->spec->id]; c != HS_NO_DEP;
+	     c = t->child_next[c]) {
+		struct hs_sflow *s;
+		uint64_t at;
 
+		si = hs_sflow_of(h, c);
+		if (si < 0)
+			continue;
+		s = &h->sflows[si];
+		at = h->t0 + s->spec->start_ns;
 		if (s->state != HS_WAITING)
 			continue;
 		if (at <= now) {
@@ -65,11 +73,11 @@ hs_input_data(struct hs_host *h, const uint8_t *frame,
 	uint64_t add;
 
 	if (pi->dest_qp < HS_QP_OFFSET || flow >= h->traffic->nb_flows ||
-	    h->rflow_of[flow] < 0) {
+	    hs_rflow_of(h, flow) < 0) {
 		h->st.unknown_flow++;
 		return;
 	}
-	r = &h->rflows[h->rflow_of[flow]];
+	r = &h->rflows[hs_rflow_of(h, flow)];
 	f = r->spec;
 	if (pi->src_ip != r->src_ip) {
 		h->st.unknown_flow++;
@@ -136,11 +144,11 @@ hs_input_ack(struct hs_host *h, const uint8_t *frame,
 
 	h->st.acks_received++;
 	if (pi->dest_qp < HS_QP_OFFSET || flow >= h->traffic->nb_flows ||
-	    h->sflow_of[flow] < 0) {
+	    hs_sflow_of(h, flow) < 0) {
 		h->st.unknown_flow++;
 		return;
 	}
-	si = (uint32_t)h->sflow_of[flow];
+	si = (uint32_t)hs_sflow_of(h, flow);
 	s = &h->sflows[si];
 	if (s->state != HS_ACTIVE)
 		return;	/* a late ACK of a finished flow */

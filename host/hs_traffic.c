@@ -492,6 +492,14 @@ hs_traffic_free(struct hs_traffic *t)
 	free(t->trigger_targets);
 	free(t->failures);
 	free(t->concurrency);
+	free(t->sent_first);
+	free(t->sent);
+	free(t->recv_first);
+	free(t->recv);
+	free(t->src_pos);
+	free(t->dst_pos);
+	free(t->child_first);
+	free(t->child_next);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -526,6 +534,77 @@ hs_cmp_group(const void *a, const void *b)
 	int c = hs_cmp_group_key(x, y);
 
 	return c != 0 ? c : (x->flow > y->flow) - (x->flow < y->flow);
+}
+
+/* t's per-rank flow lists, positions and dependants (hs_traffic.h). */
+static int
+hs_traffic_index(struct hs_traffic *t)
+{
+	uint32_t n = t->nb_flows, nr = t->nb_ranks, i, *fill_s, *fill_r;
+
+	free(t->sent_first);
+	free(t->sent);
+	free(t->recv_first);
+	free(t->recv);
+	free(t->src_pos);
+	free(t->dst_pos);
+	free(t->child_first);
+	free(t->child_next);
+	t->sent_first = calloc(nr + 2, sizeof(uint32_t));
+	t->recv_first = calloc(nr + 2, sizeof(uint32_t));
+	t->sent = malloc((n + 1) * sizeof(uint32_t));
+	t->recv = malloc((n + 1) * sizeof(uint32_t));
+	t->src_pos = malloc((n + 1) * sizeof(uint32_t));
+	t->dst_pos = malloc((n + 1) * sizeof(uint32_t));
+	t->child_first = malloc((n + 1) * sizeof(uint32_t));
+	t->child_next = malloc((n + 1) * sizeof(uint32_t));
+	if (t->sent_first == NULL || t->recv_first == NULL ||
+	    t->sent == NULL || t->recv == NULL || t->src_pos == NULL ||
+	    t->dst_pos == NULL || t->child_first == NULL ||
+	    t->child_next == NULL)
+		return -ENOMEM;
+	/* Counts, then first positions, then the lists in id order. */
+	for (i = 0; i < n; i++) {
+		if (t->flows[i].src < nr)
+			t->sent_first[t->flows[i].src + 1]++;
+		if (t->flows[i].dst < nr)
+			t->recv_first[t->flows[i].dst + 1]++;
+	}
+	for (i = 0; i < nr; i++) {
+		t->sent_first[i + 1] += t->sent_first[i];
+		t->recv_first[i + 1] += t->recv_first[i];
+	}
+	fill_s = calloc(nr + 1, sizeof(uint32_t));
+	fill_r = calloc(nr + 1, sizeof(uint32_t));
+	if (fill_s == NULL || fill_r == NULL) {
+		free(fill_s);
+		free(fill_r);
+		return -ENOMEM;
+	}
+	for (i = 0; i < n; i++)
+		t->child_first[i] = HS_NO_DEP;
+	for (i = 0; i < n; i++) {
+		const struct hs_flow_spec *f = &t->flows[i];
+
+		t->src_pos[i] = t->dst_pos[i] = HS_NO_DEP;
+		if (f->src < nr) {
+			t->src_pos[i] = fill_s[f->src]++;
+			t->sent[t->sent_first[f->src] + t->src_pos[i]] = i;
+		}
+		if (f->dst < nr) {
+			t->dst_pos[i] = fill_r[f->dst]++;
+			t->recv[t->recv_first[f->dst] + t->dst_pos[i]] = i;
+		}
+		/* Newest first: a host wakes its waiting flows in that order. */
+		t->child_next[i] = HS_NO_DEP;
+		if (f->dep != HS_NO_DEP && f->dep < n) {
+			t->child_next[i] = t->child_first[f->dep];
+			t->child_first[f->dep] = i;
+		}
+	}
+	free(fill_s);
+	free(fill_r);
+	return 0;
 }
 
 int
@@ -564,7 +643,7 @@ hs_traffic_derive(struct hs_traffic *t)
 			t->concurrency[k[m].flow] = j - i;
 	}
 	free(k);
-	return 0;
+	return hs_traffic_index(t);
 }
 
 /* An ideal flow end: (time, flow, which end) in time order. */

@@ -135,6 +135,18 @@ struct hs_traffic {
 	 * them one by one).  The ideal times and per-flow pacing use it.
 	 */
 	uint32_t *concurrency;
+	/*
+	 * Who sends and receives what, shared by the hosts so that a host's
+	 * state is its own flows rather than the whole traffic's: rank r's
+	 * flows in id order are sent[sent_first[r] .. sent_first[r + 1]) and
+	 * recv[recv_first[r] .. recv_first[r + 1]); flow f is number
+	 * src_pos[f] of its source's and dst_pos[f] of its destination's.
+	 * The flows waiting for flow d (their dep) are child_first[d], then
+	 * child_next[that] ..., in decreasing id order, HS_NO_DEP ending.
+	 */
+	uint32_t *sent_first, *sent, *recv_first, *recv;
+	uint32_t *src_pos, *dst_pos;
+	uint32_t *child_first, *child_next;
 };
 
 /*
