@@ -36,13 +36,40 @@ sw_queue_init(struct sw_queue *q, const struct sw_queue_config *cfg,
 	 */
 	q->hist_mult = (((uint64_t)SW_QUEUE_HIST_BINS << 40) + q->cap_pkts - 1) /
 		q->cap_pkts;
-	size = rte_align32pow2(q->cap_pkts + 1);
-	q->ring = rte_zmalloc_socket("sw_queue", size * sizeof(*q->ring),
-				     RTE_CACHE_LINE_SIZE, socket);
+	/*
+	 * The ring starts small and doubles when it fills below capacity
+	 * (sw_queue_grow): a deep queue that bytes bound long before its
+	 * packet capacity never holds its thousands of slots, and a fabric
+	 * has thousands of such queues.
+	 */
+	size = RTE_MIN(rte_align32pow2(q->cap_pkts + 1), SW_QUEUE_FIRST_RING);
+	q->socket = socket;
+	q->ring = rte_malloc_socket("sw_queue", size * sizeof(*q->ring),
+				    RTE_CACHE_LINE_SIZE, socket);
 	if (q->ring == NULL)
 		return -ENOMEM;
 	q->mask = size - 1;
 	return 0;
+}
+
+/* Double the ring, keeping the frames in order; false when out of memory. */
+static bool
+sw_queue_grow(struct sw_queue *q)
+{
+	uint32_t size = 2 * (q->mask + 1), i;
+	struct rte_mbuf **ring = rte_malloc_socket("sw_queue",
+						   size * sizeof(*ring),
+						   RTE_CACHE_LINE_SIZE,
+						   q->socket);
+
+	if (ring == NULL)
+		return false;
+	for (i = q->head; i != q->tail; i++)
+		ring[i & (size - 1)] = q->ring[i & q->mask];
+	rte_free(q->ring);
+	q->ring = ring;
+	q->mask = size - 1;
+	return true;
 }
 
 uint32_t
@@ -108,7 +135,8 @@ sw_queue_enqueue(struct sw_queue *q, struct rte_mbuf *m, uint16_t l3_offset,
 	uint32_t size = m->pkt_len;
 	uint32_t bin;
 
-	if (len >= q->cap_pkts || q->bytes + size > q->cap_bytes) {
+	if (len >= q->cap_pkts || q->bytes + size > q->cap_bytes ||
+	    (unlikely(len > q->mask) && !sw_queue_grow(q))) {
 		q->st.drop_pkts++;
 		q->st.drop_bytes += size;
 		return false;

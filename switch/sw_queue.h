@@ -31,6 +31,7 @@
 #include "sw_config.h"
 
 #define SW_QUEUE_HIST_BINS 16	/* occupancy histogram, by fraction of capacity */
+#define SW_QUEUE_FIRST_RING 256u	/* ring slots at first (it doubles as needed) */
 /* Bytes a frame occupies on the wire beyond its data: preamble+SFD, IFG, FCS. */
 
 /*
@@ -64,7 +65,8 @@ struct sw_queue_stats {
 
 struct sw_queue {
 	struct rte_mbuf **ring;
-	uint32_t mask;		/* ring size - 1 */
+	uint32_t mask;		/* ring size - 1 (it grows up to capacity) */
+	int socket;		/* where the ring lives */
 	uint32_t head;		/* next to dequeue */
 	uint32_t tail;		/* next free slot */
 	uint64_t bytes;		/* bytes queued */

@@ -377,6 +377,9 @@ struct fab_run {
 	uint32_t nb_ranks;
 	int32_t rank;
 	double peak_rss_mb;
+	/* Where memory went (the largest rank's): the mbuf pool populated
+	 * at the end, EAL heap in use once built (engines, queues, FIB). */
+	double pool_mb, heap_mb;
 };
 
 struct rte_mempool;

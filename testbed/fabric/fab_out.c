@@ -515,7 +515,7 @@ fab_out_runs_csv(const struct fab_out *o)
 	HS_HOST_COUNTERS(FAB_HOST_COLUMN)
 #undef FAB_HOST_COLUMN
 	fprintf(f, "\n");
-	fprintf(tf, "run,combo,scheme,seed,wall_s,events,packet_hops,mhops_per_s,ranks,rank,peak_rss_mb\n");
+	fprintf(tf, "run,combo,scheme,seed,wall_s,events,packet_hops,mhops_per_s,ranks,rank,peak_rss_mb,pool_mb,heap_mb\n");
 	for (i = 0; i < o->nb_runs; i++) {
 		const struct fab_run *r = &o->runs[i].r;
 		const struct fab_params *p = o->runs[i].p;
@@ -548,11 +548,12 @@ fab_out_runs_csv(const struct fab_out *o)
 		HS_HOST_COUNTERS(FAB_HOST_VALUE)
 #undef FAB_HOST_VALUE
 		fprintf(f, "\n");
-		fprintf(tf, "%u,%u,%s,%" PRIu64 ",%.3f,%" PRIu64 ",%" PRIu64 ",%.3f,%u,%d,%.1f\n",
+		fprintf(tf, "%u,%u,%s,%" PRIu64 ",%.3f,%" PRIu64 ",%" PRIu64 ",%.3f,%u,%d,%.1f,%.1f,%.1f\n",
 			i, r->combo, sc->name, r->seed, r->wall_s, r->events,
 			r->hops,
 			r->wall_s > 0 ? (double)r->hops / r->wall_s / 1e6 : 0,
-			r->nb_ranks, r->rank, r->peak_rss_mb);
+			r->nb_ranks, r->rank, r->peak_rss_mb, r->pool_mb,
+			r->heap_mb);
 	}
 	if (fclose(f) != 0 || fclose(tf) != 0)
 		return -EIO;

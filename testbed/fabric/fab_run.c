@@ -7,6 +7,7 @@
  * that did not come back.
  */
 #include <errno.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,6 +43,7 @@ fab_run(const struct fab_params *p, uint16_t scheme, struct fab_topo *t,
 					RTE_CACHE_LINE_SIZE);
 	unsigned int in_use0 = fab_pool_in_use(pool);
 	struct ofan_phase phase;
+	double heap_mb = 0;
 	int rc;
 
 	memset(r, 0, sizeof(*r));
@@ -106,6 +108,15 @@ fab_run(const struct fab_params *p, uint16_t scheme, struct fab_topo *t,
 			 t->nb_switches, t->nb_hosts);
 	rc = fab_sim_build(s, scheme, err, err_size);
 	ofan_phase_end(&phase);
+	{
+		struct rte_malloc_socket_stats st;
+		unsigned int sock;
+
+		for (sock = 0; sock < RTE_MAX_NUMA_NODES; sock++)
+			if (rte_malloc_get_socket_stats((int)sock, &st) == 0)
+				heap_mb += (double)st.heap_allocsz_bytes /
+					(1024.0 * 1024.0);
+	}
 	if (s->job != NULL) {
 		/* Every rank built its share, or none runs. */
 		uint64_t failed = rc != 0;
@@ -131,6 +142,7 @@ fab_run(const struct fab_params *p, uint16_t scheme, struct fab_topo *t,
 	}
 out:
 	fab_sim_free(s);
+	malloc_trim(0);	/* the next run's peak starts from what is in use */
 	ofan_phase_end(&phase);
 	r->mbuf_leak = (int64_t)fab_pool_in_use(pool) -
 		(int64_t)in_use0;
@@ -138,16 +150,23 @@ out:
 	r->nb_ranks = 1;
 	r->rank = opts != NULL ? opts->rank : 0;
 	r->peak_rss_mb = fab_peak_rss_mb();
+	r->heap_mb = heap_mb;
+	r->pool_mb = opts != NULL && opts->pool != NULL ?
+		fab_pool_mb(opts->pool) : 0;
 	if (s->job != NULL) {
-		/* What each rank left and leaked, summed; its peak, the
-		 * largest (in 0.1 MB). */
+		/* What each rank left and leaked, summed; its peak and
+		 * memory, the largest (in 0.1 MB). */
 		uint64_t sum[2] = { r->queued_end, (uint64_t)r->mbuf_leak };
-		uint64_t max[1] = { (uint64_t)(r->peak_rss_mb * 10) };
+		uint64_t max[3] = { (uint64_t)(r->peak_rss_mb * 10),
+				    (uint64_t)(r->pool_mb * 10),
+				    (uint64_t)(r->heap_mb * 10) };
 
-		fab_job_reduce(s->job, sum, 2, max, 1);
+		fab_job_reduce(s->job, sum, 2, max, 3);
 		r->queued_end = sum[0];
 		r->mbuf_leak = (int64_t)sum[1];
 		r->peak_rss_mb = (double)max[0] / 10;
+		r->pool_mb = (double)max[1] / 10;
+		r->heap_mb = (double)max[2] / 10;
 		r->nb_ranks = (uint32_t)s->job->size;
 		r->rank = -1;
 	}
