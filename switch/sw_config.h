@@ -20,7 +20,7 @@
 struct ofan_cfg;
 
 #define SW_MAX_PORTS 32		/* RTE_MAX_ETHPORTS of Debian's DPDK */
-#define SW_MAX_GROUPS 256
+#define SW_MAX_GROUPS 320	/* a k = 24 fat tree's ToR: 12 hosts + 287 other ToRs */
 #define SW_MAX_ROUTES 4096
 #define SW_MAX_FAILURES 64
 #define SW_MAX_DST_KEYS 65536

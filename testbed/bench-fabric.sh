@@ -16,6 +16,12 @@
 # what one simulated hop costs in plain DPDK forwarding, which moves less
 # with the machine's speed and load than the raw rate.
 #
+# --scale: instead, the permutation at k = 8, 16 and 24 (--ks) for one
+# scheme (default ofan), as 1 process x 1 thread, 1 process x 2 threads
+# and 2 MPI ranks x 1 thread (--spread parts): wall time, packet-hops per
+# second and the peak resident memory of the largest process
+# (timing.csv's peak_rss_mb), for the README's scale table.
+#
 # Noise: runs are serial (never two at once); each ofan-fabric run's
 # scheduler wait time (schedstat) is printed as preem%, a row above 2 % is
 # starred.  The script runs a copy of the binary, so a rebuild during the
@@ -42,6 +48,10 @@ on net_null as the anchor.
                       ecmp,ops,reps,spray,adaptive,rr,ofan)
   --set KEY=VALUE     an override for every run (repeatable), e.g.
                       --set traffic.size=256KiB for a quick look
+  --scale             the scale table: permutation-k8.ini at fabric.k = each
+                      of --ks (default 8,16,24), 1x1, 1x2 processes x threads
+                      and 2 MPI ranks x 1 thread (needs mpirun)
+  --ks LIST           fat-tree sizes for --scale
   --no-testpmd        skip the anchor (no ratio column)
   --json FILE         also write the rows as JSON
   --help              this text
@@ -52,11 +62,16 @@ experiments=permutation-k8,alltoall-k8
 schemes=ecmp,ops,reps,spray,adaptive,rr,ofan
 overrides=()
 with_testpmd=1
+scale=0
+ks=8,16,24
+schemes_set=0
 json=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--experiments) need_arg "$1" $#; experiments=$2; shift ;;
-	--schemes) need_arg "$1" $#; schemes=$2; shift ;;
+	--schemes) need_arg "$1" $#; schemes=$2; schemes_set=1; shift ;;
+	--scale) scale=1 ;;
+	--ks) need_arg "$1" $#; ks=$2; shift ;;
 	--set) need_arg "$1" $#; overrides+=("$2"); shift ;;
 	--no-testpmd) with_testpmd=0 ;;
 	--json) need_arg "$1" $#; json=$2; shift ;;
@@ -66,6 +81,12 @@ while [ $# -gt 0 ]; do
 	shift
 done
 
+if [ "$scale" = 1 ]; then
+	[ "$schemes_set" = 1 ] || schemes=ofan
+	experiments=permutation-k8
+	command -v mpirun >/dev/null ||
+		die "mpirun not found; install Open MPI (scripts/install-deps.sh)"
+fi
 fabric_src=$root/build/testbed/ofan-fabric
 [ -x "$fabric_src" ] || die "$fabric_src not found; build first: scripts/build.sh"
 testpmd_bin=
@@ -131,14 +152,45 @@ fi
 # Scheduler wait of a finished process, from its /proc/PID/schedstat
 # sampled by the caller while it ran: the percentage of wall time.
 rows=()
+# What each row runs: "EXPERIMENT SCHEME LAYOUT K" (LAYOUT: processes x
+# threads; K: fabric.k, or - for the file's).
+plan=()
+IFS=, read -ra k_list <<<"$ks"
 for e in "${exp_list[@]}"; do
 	for s in "${scheme_list[@]}"; do
-		out=$work/$e-$s
-		log=$work/$e-$s.log
+		if [ "$scale" = 1 ]; then
+			for k in "${k_list[@]}"; do
+				for lay in 1x1 1x2 2x1; do
+					plan+=("$e $s $lay $k")
+				done
+			done
+		else
+			plan+=("$e $s 1x- -")
+		fi
+	done
+done
+for row in "${plan[@]}"; do
+	read -r e s lay k <<<"$row"
+	{
+		tag=$e-$s-$lay-$k
+		out=$work/$tag
+		log=$work/$tag.log
+		extra=()
+		[ "$k" = - ] || extra+=("fabric.k=$k")
+		[ "${lay#*x}" = - ] || extra+=("fabric.threads=${lay#*x}")
+		# This script sits on one CPU (bench-lib.sh); ofan-fabric takes
+		# its lcores from the CPUs it may use, so give it all of them.
+		cmd=(taskset -c "0-$(($(getconf _NPROCESSORS_ONLN) - 1))" "$fabric_bin")
+		if [ "${lay%x*}" != 1 ]; then
+			cmd=(taskset -c "0-$(($(getconf _NPROCESSORS_ONLN) - 1))"
+				mpirun --allow-run-as-root --oversubscribe
+				--bind-to none -n "${lay%x*}" "$fabric_bin")
+			extra+=(--spread parts)
+		fi
 		t0=$(date +%s%N)
-		"$fabric_bin" --config "$root/configs/experiments/$e.ini" \
+		"${cmd[@]}" --config "$root/configs/experiments/$e.ini" \
 			--out "$out" --quiet --no-plot "fabric.schemes=$s" \
-			"${overrides[@]}" >"$log" 2>&1 </dev/null &
+			"${extra[@]}" "${overrides[@]}" >"$log" 2>&1 </dev/null &
 		run_pid=$!
 		wait_s=0
 		while kill -0 "$run_pid" 2>/dev/null; do
@@ -153,16 +205,17 @@ for e in "${exp_list[@]}"; do
 		t1=$(date +%s%N)
 		total=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", (b - a) / 1e9 }')
 		if [ "$rc" != 0 ] || [ ! -s "$out/timing.csv" ]; then
-			echo "$prog: $e $s: exit status $rc: $(last_error "$log")" >&2
-			rows+=("$e $s nan nan nan nan $total nan")
+			echo "$prog: $e $s $lay k=$k: exit status $rc: $(last_error "$log")" >&2
+			rows+=("$e $s nan nan nan nan $total nan $lay $k nan")
 			continue
 		fi
-		# timing.csv: run,combo,scheme,seed,wall_s,events,packet_hops,mhops_per_s,...
-		read -r wall hops mh < <(awk -F, 'NR == 2 { print $5, $7, $8 }' "$out/timing.csv")
+		# timing.csv: run,combo,scheme,seed,wall_s,events,packet_hops,
+		# mhops_per_s,ranks,rank,peak_rss_mb,...
+		read -r wall hops mh rss < <(awk -F, 'NR == 2 { print $5, $7, $8, $11 }' "$out/timing.csv")
 		preem=$(awk -v w="$wait_s" -v a="$t0" -v b="$t1" \
 			'BEGIN { printf "%.1f", 100 * w / (b - a) }')
-		rows+=("$e $s $wall $hops $mh $preem $total ok")
-	done
+		rows+=("$e $s $wall $hops $mh $preem $total ok $lay $k $rss")
+	}
 done
 
 # ---- the table ----
@@ -179,6 +232,24 @@ echo
 echo "ofan-fabric: $fabric_bin ($build_info), one scheme per run${overrides[*]:+, overrides: ${overrides[*]}}"
 if [ "$with_testpmd" = 1 ]; then
 	echo "anchor: dpdk-testpmd io, net_null0 -> net_null1, 1 forwarding lcore: $anchor_mpps Mpps${anchor_note:+ ($anchor_note)}"
+fi
+if [ "$scale" = 1 ]; then
+	printf '%-4s %-7s %-9s %9s %12s %9s %9s %11s %8s %7s\n' k procxthr \
+		scheme run_s packet_hops Mhops/s hop/tpmd peak_rss_MB total_s preem%
+	for r in "${rows[@]}"; do
+		read -r e s wall hops mh preem total _ lay k rss <<<"$r"
+		ratio=$(awk -v m="$mh" -v a="$anchor_mpps" 'BEGIN {
+			if (a + 0 > 0 && m + 0 > 0) printf "%.4f", m / a; else print "-" }')
+		star=
+		awk -v p="$preem" 'BEGIN { exit !(p + 0 > 2) }' && star='*'
+		printf '%-4s %-7s %-9s %9s %12s %9s %9s %11s %8s %6s%s\n' "$k" \
+			"$lay" "$s" "$wall" "$hops" "$mh" "$ratio" "$rss" "$total" \
+			"$preem" "$star"
+	done
+	echo "procxthr: processes (MPI ranks, --spread parts) x [fabric] threads each; peak_rss_MB: the largest process's"
+	echo "run_s: the run alone (timing.csv); total_s: the job (mpirun and EAL start-up, set-up, output)"
+	echo "hop/tpmd: simulated hops per second / testpmd packets per second; * = waited > 2 % of the time for a CPU"
+	exit 0
 fi
 printf '%-16s %-9s %9s %12s %9s %9s %8s %9s %7s\n' experiment scheme run_s \
 	packet_hops Mhops/s hop/tpmd total_s target preem%

@@ -42,7 +42,7 @@
 #define FAB_MAX_FAILURES 64
 #define FAB_MAX_SWEEP_DIMS 2
 #define FAB_MAX_SWEEP_VALUES 16
-#define FAB_MAX_K 16		/* groups per ToR stay under SW_MAX_GROUPS */
+#define FAB_MAX_K 24		/* ToR groups (k/2 + k^2/2 - 1) within SW_MAX_GROUPS, hosts (k^3/4) within SW_MAX_ROUTES */
 #define FAB_MAX_THREADS 8
 #define FAB_MAX_WINDOWS 1000000	/* queue windows per run (time_limit / window) */
 #define FAB_MAX_SEEDS 1000
