@@ -9,6 +9,8 @@
 #       - on a k = 4 fat tree with a black-holed link and reconvergence
 #         (two reconvergence delays);
 #       - on a 4 x 4 leaf-spine with a two-point size sweep;
+#     and 1 x 1 against 2 x 1 for a serial all-to-all whose triggers cross
+#     pods (the run takes one part, on rank 0; the other rank idles);
 #   - --spread runs over 2 ranks equals the sequential run;
 #   - a configuration error exits 2 with its file:section:key message
 #     (once: only rank 0 speaks) and leaves nothing in /var/run/dpdk or
@@ -22,7 +24,7 @@
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
-OFAN_NEEDS=(testbed/ofan-fabric)
+OFAN_NEEDS=(testbed/ofan-fabric testbed/ofan-cmgen)
 ofan_setup fabric_mpi "$@"
 
 FAB=$BUILD/testbed/ofan-fabric
@@ -127,6 +129,21 @@ keys = traffic.size
 values = 256KiB, 1MiB
 EOF
 matrix leafspine "$TMP/leafspine.ini"
+
+echo "-- triggers across pods: one part, on rank 0"
+"$BUILD/testbed/ofan-cmgen" serial_alltoall --nodes 16 --size 65536 \
+	--out "$TMP/sa16.cm" >/dev/null
+for case in 1x1 2x1; do
+	n=${case%x*}
+	[ "$n" = 1 ] && n=0
+	mpi_run "triggers-$case" "$n" \
+		--config "$SRC/configs/experiments/permutation-k8.ini" fabric.k=4 \
+		traffic.pattern=cm traffic.cm_file="$TMP/sa16.cm" \
+		fabric.schemes=reps,ofan fabric.threads=1 --spread parts \
+		--out "$TMP/triggers-$case" --no-plot --quiet
+	expect_eq "triggers $case: exit status" "$RC" 0
+done
+same_outputs "triggers: 2x1 = 1 process" "$TMP/triggers-1x1" "$TMP/triggers-2x1"
 
 echo "-- --spread runs over 2 ranks"
 mpi_run runs2 2 --config "$TMP/leafspine.ini" --spread runs \
