@@ -524,6 +524,9 @@ fab_spread_runs(struct fab_job *j, const struct fab_experiment *x,
 		int st;
 
 		fab_run_of(x, run, &c, &s, &k);
+		/* Hand out runs before building this one (that takes a while
+		 * for a big fabric; the others would wait). */
+		fab_job_serve(j);
 		st = fab_one_run(&x->combos[c], c, s, k, pool, ropts, &t, &r,
 				 &ran, 0);
 		if (fab_blob_make(run, st, ran, &r, &blob) != 0)
