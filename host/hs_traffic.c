@@ -482,6 +482,22 @@ hs_traffic_build(const struct hs_traffic_params *p, struct hs_traffic *t,
 	return 0;
 }
 
+/* The index hs_traffic_index() built (hs_traffic.h), if any. */
+static void
+hs_traffic_index_free(struct hs_traffic *t)
+{
+	free(t->sent_first);
+	free(t->sent);
+	free(t->recv_first);
+	free(t->recv);
+	free(t->src_pos);
+	free(t->dst_pos);
+	free(t->child_first);
+	free(t->child_next);
+	t->sent_first = t->sent = t->recv_first = t->recv = NULL;
+	t->src_pos = t->dst_pos = t->child_first = t->child_next = NULL;
+}
+
 void
 hs_traffic_free(struct hs_traffic *t)
 {
@@ -492,14 +508,7 @@ hs_traffic_free(struct hs_traffic *t)
 	free(t->trigger_targets);
 	free(t->failures);
 	free(t->concurrency);
-	free(t->sent_first);
-	free(t->sent);
-	free(t->recv_first);
-	free(t->recv);
-	free(t->src_pos);
-	free(t->dst_pos);
-	free(t->child_first);
-	free(t->child_next);
+	hs_traffic_index_free(t);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -542,14 +551,7 @@ hs_traffic_index(struct hs_traffic *t)
 {
 	uint32_t n = t->nb_flows, nr = t->nb_ranks, i, *fill_s, *fill_r;
 
-	free(t->sent_first);
-	free(t->sent);
-	free(t->recv_first);
-	free(t->recv);
-	free(t->src_pos);
-	free(t->dst_pos);
-	free(t->child_first);
-	free(t->child_next);
+	hs_traffic_index_free(t);
 	t->sent_first = calloc(nr + 2, sizeof(uint32_t));
 	t->recv_first = calloc(nr + 2, sizeof(uint32_t));
 	t->sent = malloc((n + 1) * sizeof(uint32_t));

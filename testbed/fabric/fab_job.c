@@ -354,17 +354,6 @@ fab_job_send_result(struct fab_job *j, uint32_t run, const void *blob,
 	return 0;
 }
 
-void
-fab_job_keep_result(struct fab_job *j, uint32_t run, struct fab_xbuf *blob)
-{
-	if (run >= j->nb_runs)
-		return;
-	fab_xbuf_free(&j->results[run]);
-	j->results[run] = *blob;
-	j->have[run] = true;
-	memset(blob, 0, sizeof(*blob));
-}
-
 /* One pending message answered; false if there was none. */
 static bool
 fab_job_serve_one(struct fab_job *j)
@@ -511,6 +500,12 @@ fab_job_send_result(struct fab_job *j, uint32_t run, const void *blob,
 	return -ENOTSUP;
 }
 
+void fab_job_serve(struct fab_job *j) { (void)j; }
+void fab_job_queue_close(struct fab_job *j) { j->closed = true; }
+void fab_job_queue_drain(struct fab_job *j) { (void)j; }
+
+#endif /* OFAN_HAVE_MPI */
+
 void
 fab_job_keep_result(struct fab_job *j, uint32_t run, struct fab_xbuf *blob)
 {
@@ -521,12 +516,6 @@ fab_job_keep_result(struct fab_job *j, uint32_t run, struct fab_xbuf *blob)
 	j->have[run] = true;
 	memset(blob, 0, sizeof(*blob));
 }
-
-void fab_job_serve(struct fab_job *j) { (void)j; }
-void fab_job_queue_close(struct fab_job *j) { j->closed = true; }
-void fab_job_queue_drain(struct fab_job *j) { (void)j; }
-
-#endif /* OFAN_HAVE_MPI */
 
 void
 fab_job_queue_free(struct fab_job *j)
