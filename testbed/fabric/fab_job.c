@@ -46,25 +46,6 @@ fab_xbuf_free(struct fab_xbuf *x)
 	x->len = x->cap = 0;
 }
 
-/* Room for n bytes, len = n (the content is undefined). */
-static int
-fab_xbuf_size(struct fab_xbuf *x, size_t n)
-{
-	x->len = 0;
-	if (fab_xbuf_put(x, NULL, 0) != 0)
-		return -ENOMEM;
-	if (n > x->cap) {
-		uint8_t *b = realloc(x->b, n);
-
-		if (b == NULL)
-			return -ENOMEM;
-		x->b = b;
-		x->cap = n;
-	}
-	x->len = n;
-	return 0;
-}
-
 bool
 fab_job_launched(void)
 {
@@ -86,14 +67,6 @@ fab_severity(int status)
 	}
 }
 
-static int
-fab_status_of(int severity, int fallback)
-{
-	static const int st[] = { 0, 1, 2, 3, 130 };
-
-	return severity < 5 ? st[severity] : fallback;
-}
-
 int
 fab_job_worst(int a, int b)
 {
@@ -101,6 +74,33 @@ fab_job_worst(int a, int b)
 }
 
 #ifdef OFAN_HAVE_MPI
+
+/* Room for n bytes, len = n (the content is undefined). */
+static int
+fab_xbuf_size(struct fab_xbuf *x, size_t n)
+{
+	x->len = 0;
+	if (fab_xbuf_put(x, NULL, 0) != 0)
+		return -ENOMEM;
+	if (n > x->cap) {
+		uint8_t *b = realloc(x->b, n);
+
+		if (b == NULL)
+			return -ENOMEM;
+		x->b = b;
+		x->cap = n;
+	}
+	x->len = n;
+	return 0;
+}
+
+static int
+fab_status_of(int severity, int fallback)
+{
+	static const int st[] = { 0, 1, 2, 3, 130 };
+
+	return severity < 5 ? st[severity] : fallback;
+}
 
 enum { FAB_TAG_REQ = 1, FAB_TAG_RUN, FAB_TAG_RESULT, FAB_TAG_X };
 
