@@ -215,6 +215,23 @@ sw_worker_queue_head(const struct sw_worker *w, uint16_t port)
 	return q->head != q->tail ? q->ring[q->head & q->mask] : NULL;
 }
 
+/* Start loading what the next sw_worker_tx_peek() of port reads. */
+static inline void
+sw_worker_prefetch_tx(const struct sw_worker *w, uint16_t port)
+{
+	rte_prefetch0(&w->queue[port]);
+}
+
+/*
+ * The length of the i-th packet the last sw_worker_tx_peek() returned
+ * (without touching the packet).
+ */
+static inline uint32_t
+sw_worker_peeked_len(const struct sw_worker *w, uint16_t i)
+{
+	return w->peek_len[i];
+}
+
 /*
  * Where the engine reports what its control plane does to links: a
  * scheduled failure or restoration, a telemetry request, a port leaving

@@ -46,8 +46,16 @@ sw_queue_init(struct sw_queue *q, const struct sw_queue_config *cfg,
 	q->socket = socket;
 	q->ring = rte_malloc_socket("sw_queue", size * sizeof(*q->ring),
 				    RTE_CACHE_LINE_SIZE, socket);
-	if (q->ring == NULL)
+	q->len_ring = rte_malloc_socket("sw_queue_len",
+					size * sizeof(*q->len_ring),
+					RTE_CACHE_LINE_SIZE, socket);
+	if (q->ring == NULL || q->len_ring == NULL) {
+		rte_free(q->ring);
+		rte_free(q->len_ring);
+		q->ring = NULL;
+		q->len_ring = NULL;
 		return -ENOMEM;
+	}
 	q->mask = size - 1;
 	return 0;
 }
@@ -61,13 +69,23 @@ sw_queue_grow(struct sw_queue *q)
 						   size * sizeof(*ring),
 						   RTE_CACHE_LINE_SIZE,
 						   q->socket);
+	uint32_t *lens = rte_malloc_socket("sw_queue_len",
+					   size * sizeof(*lens),
+					   RTE_CACHE_LINE_SIZE, q->socket);
 
-	if (ring == NULL)
+	if (ring == NULL || lens == NULL) {
+		rte_free(ring);
+		rte_free(lens);
 		return false;
-	for (i = q->head; i != q->tail; i++)
+	}
+	for (i = q->head; i != q->tail; i++) {
 		ring[i & (size - 1)] = q->ring[i & q->mask];
+		lens[i & (size - 1)] = q->len_ring[i & q->mask];
+	}
 	rte_free(q->ring);
+	rte_free(q->len_ring);
 	q->ring = ring;
+	q->len_ring = lens;
 	q->mask = size - 1;
 	return true;
 }
@@ -85,7 +103,9 @@ sw_queue_fini(struct sw_queue *q)
 		n++;
 	}
 	rte_free(q->ring);
+	rte_free(q->len_ring);
 	q->ring = NULL;
+	q->len_ring = NULL;
 	return n;
 }
 
@@ -149,6 +169,7 @@ sw_queue_enqueue(struct sw_queue *q, struct rte_mbuf *m, uint16_t l3_offset,
 	bin = sw_queue_hist_bin(q, len);
 	q->st.hist[bin]++;
 	q->ring[q->tail & q->mask] = m;
+	q->len_ring[q->tail & q->mask] = size;
 	q->tail++;
 	q->bytes += size;
 	q->st.enq_pkts++;
@@ -174,7 +195,7 @@ sw_queue_peek(struct sw_queue *q, uint64_t now_ns, struct rte_mbuf **pkts,
 	if (q->rate_bps == 0) {
 		for (n = 0; n < max; n++) {
 			pkts[n] = q->ring[(q->head + n) & q->mask];
-			lens[n] = pkts[n]->pkt_len;
+			lens[n] = q->len_ring[(q->head + n) & q->mask];
 		}
 		return max;
 	}
@@ -187,10 +208,8 @@ sw_queue_peek(struct sw_queue *q, uint64_t now_ns, struct rte_mbuf **pkts,
 	 */
 	t = q->next_tx_ns;
 	for (n = 0; n < max && t <= now_ns; n++) {
-		struct rte_mbuf *m = q->ring[(q->head + n) & q->mask];
-
-		pkts[n] = m;
-		lens[n] = m->pkt_len;
+		pkts[n] = q->ring[(q->head + n) & q->mask];
+		lens[n] = q->len_ring[(q->head + n) & q->mask];
 		t += ofan_tx_time_ns(lens[n] + OFAN_WIRE_OVERHEAD, q->rate_bps);
 	}
 	return n;

@@ -65,6 +65,9 @@ struct sw_queue_stats {
 
 struct sw_queue {
 	struct rte_mbuf **ring;
+	/* Each queued frame's length beside it, so that peeking and
+	 * shaping do not touch mbufs that went cold while they waited. */
+	uint32_t *len_ring;
 	uint32_t mask;		/* ring size - 1 (it grows up to capacity) */
 	int socket;		/* where the ring lives */
 	uint32_t head;		/* next to dequeue */

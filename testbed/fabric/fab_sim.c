@@ -178,16 +178,23 @@ fab_wire_put(struct fab_thr *th, uint32_t d, struct rte_mbuf *m, uint64_t due)
 	}
 }
 
-/* The serialisation time of m on dir (the last length's is cached). */
+/* The serialisation time of a frame of len bytes on dir (the last
+ * length's is cached). */
 static inline uint64_t
-fab_ser_ns(struct fab_dir *dir, const struct rte_mbuf *m)
+fab_ser_len_ns(struct fab_dir *dir, uint32_t len)
 {
-	if (m->pkt_len != dir->last_len) {
-		dir->last_len = m->pkt_len;
-		dir->last_ser = ofan_tx_time_ns(m->pkt_len + OFAN_WIRE_OVERHEAD,
+	if (len != dir->last_len) {
+		dir->last_len = len;
+		dir->last_ser = ofan_tx_time_ns(len + OFAN_WIRE_OVERHEAD,
 						dir->rate_bps);
 	}
 	return dir->last_ser;
+}
+
+static inline uint64_t
+fab_ser_ns(struct fab_dir *dir, const struct rte_mbuf *m)
+{
+	return fab_ser_len_ns(dir, m->pkt_len);
 }
 
 /* Put m on dir's wire now; it occupies the serialiser for its frame. */
@@ -248,7 +255,9 @@ fab_sw_tx(struct fab_thr *th, uint32_t d)
 		return;	/* a failed link: the engine dropped its queue */
 	fab_sw_note(th, d);
 	dir->in_service = m;
-	dir->busy_until = th->now + fab_ser_ns(dir, m);
+	/* The length from the queue: the frame itself may have gone cold. */
+	dir->busy_until = th->now + fab_ser_len_ns(dir,
+						   sw_worker_peeked_len(w, 0));
 	dir->tx_pending = 1;
 	fab_push(th, dir->busy_until, FAB_EV_TX, d);
 }
@@ -471,14 +480,11 @@ fab_prefetch_near(const struct fab_sim *s, const struct fab_ev *ev)
 			      RTE_PKTMBUF_HEADROOM);
 		break;
 	case FAB_EV_TX:
+		/* A switch port's serialiser reads its queue, not the frame
+		 * (the queue keeps lengths: sw_worker_peeked_len). */
 		d = &s->dirs[idx];
-		if (!d->from_host) {
-			const struct rte_mbuf *m = sw_worker_queue_head(
-				s->sw[d->from].w, d->from_port);
-
-			if (m != NULL)
-				rte_prefetch0(m);
-		}
+		if (!d->from_host)
+			sw_worker_prefetch_tx(s->sw[d->from].w, d->from_port);
 		break;
 	default:
 		break;
