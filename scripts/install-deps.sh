@@ -11,6 +11,7 @@ packages=(
 	tshark gnuplot-nox python3-scapy iperf3 iproute2 iputils-ping shellcheck
 	chromium fonts-dejavu-core
 	openmpi-bin libopenmpi-dev
+	dpdk-doc
 )
 
 missing=()

@@ -1,7 +1,21 @@
 #!/usr/bin/env bash
 # bench-switch.sh: forwarding rate of ofan-switch, one forwarding lcore,
-# against dpdk-testpmd (5tswap and io) on the same ports.  A benchmark, not
-# a test: it prints a table and only fails when a run cannot be measured.
+# against DPDK's own L3 router (the l3fwd example in LPM mode) and
+# dpdk-testpmd (5tswap and io) on the same ports.  A benchmark, not a test:
+# it prints a table and only fails when a run cannot be measured.
+#
+# l3fwd is built from Debian's dpdk-doc sources (/usr/share/dpdk/examples)
+# into BUILD/l3fwd, with two changes for virtual ports: the RX offloads it
+# asks for unconditionally (IPv4 checksum) are masked with what the device
+# offers, per port and per queue.  It runs on the forwarding lcore alone
+# (-l FWD: it forwards on its main lcore), on the same ports and traffic,
+# with routes for the switch's three prefixes to port 1 (--rule_ipv4) and
+# --parse-ptype (net_pcap does not classify packets); its rate is port 1's
+# opackets read each second through the telemetry socket
+# (testbed/telemetry-rate.py).  It parses, looks up rte_lpm, decrements the
+# TTL, updates the checksum and rewrites MACs, as ofan-switch does before
+# its load-balancing stage.  Its own pool and descriptor sizes are l3fwd's
+# defaults (8192-mbuf scale, 1024 RX / 1024 TX descriptors, burst 32).
 #
 # Every row forwards from one input port to one output port on one
 # forwarding lcore, one row at a time (never two busy-polling processes at
@@ -59,7 +73,8 @@ Runs:
                       ecmp,spray,rr,adaptive,flowlet,ofan)
   --queues LIST       egress queue modes: no (direct tx), yes (software
                       queue, ECN on, unshaped); default no,yes
-  --no-testpmd        skip the testpmd rows (no ratios then)
+  --no-testpmd        skip the testpmd rows (no 5tswap ratios then)
+  --no-l3fwd          skip the l3fwd-lpm row (no l3fwd ratios then)
   --repeat N          run the whole set N times, interleaved, and report the
                       median of each row (default 1)
   --lcores MAIN,FWD   the main and the forwarding lcore of every run
@@ -106,7 +121,8 @@ replayed by a traffic generator.  Rates count every port's transmissions.
 Each row's "preem%" is the share of the run its forwarding thread waited for
 its CPU because other processes ran there; '*' marks rows above 2 %.
 
-Example (virtual ports, 14 runs of 5 s, about 90 s):
+Example (virtual ports, 15 runs of 5 s, about 100 s; the first run also
+builds l3fwd into BUILD/l3fwd, about 15 s):
   testbed/bench-switch.sh --out /tmp/bench
 Bare metal, two ports bound to vfio-pci, hugepages mounted:
   testbed/bench-switch.sh --in-dev 0000:03:00.0 --out-dev 0000:03:00.1 \\
@@ -126,6 +142,7 @@ warmup=1
 policies=ecmp,spray,rr,adaptive,flowlet,ofan
 queues=no,yes
 with_testpmd=1
+with_l3fwd=1
 dry_run=0
 repeat=1
 lcores=0,1
@@ -154,6 +171,7 @@ while [ $# -gt 0 ]; do
 	--policies) need_arg "$1" $#; policies=$2; shift ;;
 	--queues) need_arg "$1" $#; queues=$2; shift ;;
 	--no-testpmd) with_testpmd=0 ;;
+	--no-l3fwd) with_l3fwd=0 ;;
 	--dry-run) dry_run=1 ;;
 	--repeat) need_arg "$1" $#; repeat=$2; shift ;;
 	--lcores) need_arg "$1" $#; lcores=$2; shift ;;
@@ -228,12 +246,49 @@ if [ "$with_testpmd" = 1 ]; then
 	command -v stdbuf >/dev/null || die "stdbuf (coreutils) not found"
 fi
 
+# DPDK's l3fwd, built into the build tree from Debian's dpdk-doc sources
+# (see the header for the two changes).
+l3fwd_src=/usr/share/dpdk/examples/l3fwd
+l3fwd_dir=$build_dir/l3fwd
+l3fwd_built=$l3fwd_dir/build/l3fwd
+build_l3fwd() {
+	local f cflags
+
+	[ -f "$l3fwd_src/main.c" ] ||
+		die "$l3fwd_src not found; install Debian's 'dpdk-doc' (scripts/install-deps.sh) or pass --no-l3fwd"
+	if [ -x "$l3fwd_built" ] && [ "$l3fwd_built" -nt "$l3fwd_src/main.c" ] &&
+		[ "$l3fwd_built" -nt "$0" ]; then
+		return 0
+	fi
+	rm -rf "$l3fwd_dir"
+	cp -r "$l3fwd_src" "$l3fwd_dir"
+	f=$l3fwd_dir/main.c
+	if ! grep -q '^		ret = rte_eth_dev_configure(portid, nb_rx_queue,$' "$f" ||
+		! grep -q 'rxq_conf.offloads = port_conf.rxmode.offloads;' "$f"; then
+		die "$f: the lines to change for virtual ports are not there (another DPDK version?)"
+	fi
+	sed -i 's/^\(\t\t\)ret = rte_eth_dev_configure(portid, nb_rx_queue,$/\1local_port_conf.rxmode.offloads \&= dev_info.rx_offload_capa;\n&/' "$f"
+	sed -i 's/rxq_conf.offloads = port_conf.rxmode.offloads;/rxq_conf.offloads = port_conf.rxmode.offloads \& dev_info.rx_queue_offload_capa;/' "$f"
+	cflags="-O3 $(pkg-config --cflags libdpdk) -DALLOW_EXPERIMENTAL_API -I/usr/share/dpdk/examples/common -I/usr/share/dpdk/examples/common/sse"
+	make -s -C "$l3fwd_dir" CFLAGS="$cflags" >"$l3fwd_dir/make.log" 2>&1 ||
+		die "building l3fwd failed: $(tail -n 3 "$l3fwd_dir/make.log" | tr '\n' ' ')"
+	[ -x "$l3fwd_built" ] || die "building l3fwd left no $l3fwd_built"
+}
+if [ "$with_l3fwd" = 1 ] && [ "$dry_run" = 0 ]; then
+	build_l3fwd
+fi
+
 # shellcheck source=testbed/bench-lib.sh
 . "$root/testbed/bench-lib.sh"
 bench_setup bench
 bench_copy_binary "$sw_bin"
 sw_bin_path=$sw_bin
 sw_bin=$work/ofan-switch
+l3fwd_bin=
+if [ "$with_l3fwd" = 1 ] && [ "$dry_run" = 0 ]; then
+	cp "$l3fwd_built" "$work/l3fwd"
+	l3fwd_bin=$work/l3fwd
+fi
 
 # ---- ports, EAL arguments, traffic ----
 
@@ -295,6 +350,18 @@ for d in "$in_dev" "$out_dev"; do
 	is_pci "$d" || tp_devs+=(--vdev "$d")
 done
 
+# l3fwd: the forwarding lcore alone (it forwards on its main lcore), the
+# rest of the EAL arguments as the others; port 0 in, port 1 out.
+l3fwd_eal=(-l "$fwd_lcore" "${eal_common[@]:4}")
+# shellcheck disable=SC2054  # commas inside l3fwd's own arguments
+l3fwd_args=(-p 0x3 -P --parse-ptype --lookup=lpm
+	--config "(0,0,$fwd_lcore),(1,0,$fwd_lcore)"
+	--eth-dest=1,02:00:00:00:10:00)
+# Its routes: the switch's three prefixes, to port 1.
+l3fwd_routes() { # file
+	printf 'R10.0.1.0/24 1\nR10.0.2.0/24 1\nR10.0.3.0/24 1\n' >"$1"
+}
+
 # The switch: port 0 in, port 1 out as the one member of the uplink group,
 # three destination keys as on a leaf (configs/leaf-4x4.ini).
 write_config() { # file policy queue
@@ -355,6 +422,14 @@ if [ "$dry_run" = 1 ]; then
 	printf '%q ' "$sw_bin_path" "${eal_common[@]}" --file-prefix PREFIX -- \
 		--config CONFIG --duration "$duration" --stats-json JSON
 	echo
+	if [ "$with_l3fwd" = 1 ]; then
+		echo "# l3fwd-lpm (built into $l3fwd_dir), routes in ROUTES4 (ROUTES6: R2001:db8::/32 1), stopped with SIGINT:"
+		printf '%q ' "$l3fwd_built" "${l3fwd_eal[@]}" --file-prefix PREFIX \
+			"${tp_devs[@]}" -- "${l3fwd_args[@]}" \
+			--rule_ipv4=ROUTES4 --rule_ipv6=ROUTES6
+		echo
+		l3fwd_routes /dev/stdout
+	fi
 	if [ "$with_testpmd" = 1 ]; then
 		echo "# testpmd, per mode (io, 5tswap), stopped with SIGINT:"
 		printf '%q ' stdbuf -oL "$testpmd_bin" "${eal_common[@]}" \
@@ -464,10 +539,48 @@ run_testpmd() { # mode logbase
 	bench_testpmd_measure "$base" "$duration"
 }
 
+# DPDK's l3fwd in LPM mode; logs under $1.  Rate: port 1's opackets
+# through telemetry, each second after the warm-up.
+run_l3fwd() { # logbase
+	local base=$1 sock
+	l3fwd_routes "$base.routes4"
+	# l3fwd wants an IPv6 rule too: a documentation prefix nothing hits.
+	echo "R2001:db8::/32 1" >"$base.routes6"
+	new_prefix
+	sock=/var/run/dpdk/$prefix/dpdk_telemetry.v2
+	"$l3fwd_bin" "${l3fwd_eal[@]}" --file-prefix "$prefix" "${tp_devs[@]}" \
+		-- "${l3fwd_args[@]}" --rule_ipv4="$base.routes4" \
+		--rule_ipv6="$base.routes6" >"$base.out" 2>"$base.err" </dev/null &
+	run_pid=$!
+	steal_reset ""
+	sample_worker
+	read -r mpps nb_samples samples < <("$root/testbed/telemetry-rate.py" \
+		"$sock" 1 "$warmup" "$duration")
+	sample_worker
+	preempted=$(steal_pct)
+	kill -INT "$run_pid" 2>/dev/null || true
+	wait_run $(($(date +%s) + 15))
+	rm -rf "/var/run/dpdk/$prefix"
+	mpps_json=
+	note=
+	[ "$run_rc" = 0 ] ||
+		note="exit status $run_rc: $(last_error "$base.err" "$base.out")"
+	[ "$nb_samples" -gt 0 ] || note="${note:+$note; }no rate from telemetry"
+}
+
 # ---- the rows ----
 
 rows=()
-declare -A row_label row_kind row_arg1 row_arg2 row_target row_cores
+declare -A row_label row_kind row_arg1 row_arg2 row_target row_target_l3 row_cores
+if [ "$with_l3fwd" = 1 ]; then
+	rows+=(l3fwd-lpm)
+	row_label[l3fwd-lpm]="l3fwd lpm"
+	row_kind[l3fwd-lpm]=l3fwd
+	row_arg1[l3fwd-lpm]=lpm
+	row_arg2[l3fwd-lpm]=
+	row_target[l3fwd-lpm]=
+	row_target_l3[l3fwd-lpm]=
+fi
 if [ "$with_testpmd" = 1 ]; then
 	for m in io 5tswap; do
 		rows+=("testpmd-$m")
@@ -476,6 +589,7 @@ if [ "$with_testpmd" = 1 ]; then
 		row_arg1[testpmd-$m]=$m
 		row_arg2[testpmd-$m]=
 		row_target[testpmd-$m]=
+		row_target_l3[testpmd-$m]=
 	done
 fi
 for q in "${queue_list[@]}"; do
@@ -486,10 +600,14 @@ for q in "${queue_list[@]}"; do
 		row_kind[$id]=switch
 		row_arg1[$id]=$p
 		row_arg2[$id]=$q
+		# Direct tx: at least l3fwd and 0.9 x 5tswap; with queues
+		# and ECN: 0.85 x 5tswap.
 		if [ "$q" = no ]; then
 			row_target[$id]=0.90
+			row_target_l3[$id]=1.00
 		else
-			row_target[$id]=0.70
+			row_target[$id]=0.85
+			row_target_l3[$id]=
 		fi
 	done
 done
@@ -513,6 +631,8 @@ for r in $(seq "$repeat"); do
 			"${row_label[$id]}" >&2
 		if [ "${row_kind[$id]}" = testpmd ]; then
 			run_testpmd "${row_arg1[$id]}" "$base"
+		elif [ "${row_kind[$id]}" = l3fwd ]; then
+			run_l3fwd "$base"
 		else
 			run_switch "${row_arg1[$id]}" "${row_arg2[$id]}" "$base"
 		fi
@@ -549,12 +669,14 @@ for id in "${rows[@]}"; do
 done
 base_mpps=nan
 [ "$with_testpmd" = 0 ] || base_mpps=${res_mpps[testpmd-5tswap]}
+l3_mpps=nan
+[ "$with_l3fwd" = 0 ] || l3_mpps=${res_mpps[l3fwd-lpm]}
 
 # A row whose forwarding thread lost more than 2 % of its run to other
 # processes is marked with '*': its rate (and, for the baseline, every
 # ratio) is low by about that much or more.
 noisy_pct=2
-declare -A res_ratio res_verdict res_preempt
+declare -A res_ratio res_ratio_l3 res_verdict res_preempt
 nb_noisy=0
 for id in "${rows[@]}"; do
 	res_preempt[$id]=$(tr ' ' '\n' <<<"${res_steal[$id]}" |
@@ -565,15 +687,25 @@ done
 misses=()
 failed=0
 for id in "${rows[@]}"; do
-	read -r ratio verdict < <(awk -v m="${res_mpps[$id]}" \
-		-v b="$base_mpps" -v t="${row_target[$id]}" 'BEGIN {
-			if (m == "nan" || b == "nan" || b + 0 <= 0) {
-				print "nan", (t == "" ? "-" : "n/a"); exit
-			}
-			r = sprintf("%.2f", m / b)
-			print r, (t == "" ? "-" : (r + 0 >= t + 0 ? "ok" : "MISS"))
+	# ok only when every target of the row holds (5tswap, and l3fwd
+	# where it has one); n/a when a target's anchor was not measured.
+	read -r ratio ratio_l3 verdict < <(awk -v m="${res_mpps[$id]}" \
+		-v b="$base_mpps" -v t="${row_target[$id]}" \
+		-v l="$l3_mpps" -v tl="${row_target_l3[$id]}" 'BEGIN {
+			v = (t == "" && tl == "") ? "-" : "ok"
+			r = "nan"; rl = "nan"
+			if (m != "nan" && b != "nan" && b + 0 > 0)
+				r = sprintf("%.2f", m / b)
+			if (m != "nan" && l != "nan" && l + 0 > 0)
+				rl = sprintf("%.2f", m / l)
+			if (t != "" && r == "nan") v = "n/a"
+			if (tl != "" && rl == "nan") v = "n/a"
+			if (v == "ok" && t != "" && r + 0 < t + 0) v = "MISS"
+			if (v == "ok" && tl != "" && rl + 0 < tl + 0) v = "MISS"
+			print r, rl, v
 		}')
 	res_ratio[$id]=$ratio
+	res_ratio_l3[$id]=$ratio_l3
 	if [ "${res_preempt[$id]}" != nan ] &&
 		awk -v p="${res_preempt[$id]}" -v l="$noisy_pct" 'BEGIN { exit !(p > l) }'; then
 		verdict+="*"
@@ -594,19 +726,20 @@ else
 	mem="--no-huge -m 1024"
 fi
 report() {
-	echo "ofan-switch vs dpdk-testpmd: 1 forwarding lcore ($fwd_lcore; main lcore $main_lcore), $mem"
+	echo "ofan-switch vs l3fwd-lpm and dpdk-testpmd: 1 forwarding lcore ($fwd_lcore; main lcore $main_lcore), $mem"
 	echo "ofan-switch: $sw_bin_path ($build_info)"
 	echo "in:  $in_dev"
 	echo "     $traffic"
 	echo "out: $out_dev"
 	echo "each run ${duration} s, mean of the per-second rates after ${warmup} s; median of $repeat run(s); CPUs ${busy_before}% busy before, ${busy_after}% after"
 	echo
-	printf '%-32s %8s %12s %6s %8s %7s %6s\n' row Mpps "(1s min-max)" \
-		preem% x5tswap target result
+	printf '%-32s %8s %12s %6s %8s %7s %8s %7s %6s\n' row Mpps "(1s min-max)" \
+		preem% xl3fwd target x5tswap target result
 	for id in "${rows[@]}"; do
-		printf '%-32s %8s %12s %6s %8s %7s %6s\n' "${row_label[$id]}" \
+		printf '%-32s %8s %12s %6s %8s %7s %8s %7s %6s\n' "${row_label[$id]}" \
 			"${res_mpps[$id]}" "${res_range[$id]}" \
 			"${res_preempt[$id]}" \
+			"${res_ratio_l3[$id]}" "${row_target_l3[$id]:--}" \
 			"${res_ratio[$id]}" "${row_target[$id]:--}" \
 			"${res_verdict[$id]}"
 	done
@@ -635,13 +768,14 @@ report
 if [ -n "$out_dir" ]; then
 	mkdir -p "$out_dir"
 	{
-		echo "row,kind,policy,queue,fwd_lcores,mpps,ratio_5tswap,target,result,samples_mpps,mpps_json,preempted_pct,note"
+		echo "row,kind,policy,queue,fwd_lcores,mpps,ratio_l3fwd,target_l3fwd,ratio_5tswap,target,result,samples_mpps,mpps_json,preempted_pct,note"
 		for id in "${rows[@]}"; do
-			printf '%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,"%s"\n' \
+			printf '%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,"%s"\n' \
 				"$id" "${row_kind[$id]}" \
 				"$([ "${row_kind[$id]}" = switch ] && echo "${row_arg1[$id]}" || echo)" \
 				"${row_arg2[$id]}" "${row_cores[$id]}" \
-				"${res_mpps[$id]}" "${res_ratio[$id]}" \
+				"${res_mpps[$id]}" "${res_ratio_l3[$id]}" \
+				"${row_target_l3[$id]}" "${res_ratio[$id]}" \
 				"${row_target[$id]}" "${res_verdict[$id]}" \
 				"${res_samples[$id]}" "${res_json[$id]}" \
 				"${res_steal[$id]}" "${res_note[$id]:-}"
@@ -681,6 +815,7 @@ if [ -n "$out_dir" ]; then
 			"$busy_before" "$busy_after"
 		printf '  "runtime_s": %s,\n' "$runtime"
 		printf '  "testpmd_5tswap_mpps": %s,\n' "$(json_num "$base_mpps")"
+		printf '  "l3fwd_lpm_mpps": %s,\n' "$(json_num "$l3_mpps")"
 		printf '  "rows": [\n'
 		n=0
 		for id in "${rows[@]}"; do
@@ -704,6 +839,9 @@ if [ -n "$out_dir" ]; then
 				"$(json_list "${res_json[$id]// /;}")"
 			printf '"preempted_pct": %s, ' \
 				"$(json_list "${res_steal[$id]// /;}")"
+			printf '"ratio_l3fwd": %s, "target_l3fwd": %s, ' \
+				"$(json_num "${res_ratio_l3[$id]}")" \
+				"$(json_num "${row_target_l3[$id]}")"
 			printf '"ratio_5tswap": %s, "target": %s, "result": %s, "note": %s}' \
 				"$(json_num "${res_ratio[$id]}")" \
 				"$(json_num "${row_target[$id]}")" \
