@@ -60,10 +60,11 @@ usage() {
 usage: $prog [options]
 
 Forwarding rate of ofan-switch (every policy, with and without the software
-egress queue) against dpdk-testpmd --forward-mode=5tswap and io, one
-forwarding lcore each, run one after the other.  Prints a table of Mpps and
-each row's ratio to testpmd 5tswap, with the targets: every policy with
-queue = no at >= 0.9x, with queue = yes at >= 0.7x.
+egress queue) against DPDK's l3fwd in LPM mode and dpdk-testpmd
+--forward-mode=5tswap and io, one forwarding lcore each, run one after the
+other.  Prints a table of Mpps and each row's ratio to l3fwd-lpm and to
+testpmd 5tswap, with the targets: every policy with queue = no at >= 1.0x
+l3fwd-lpm and >= 0.9x 5tswap, with queue = yes at >= 0.85x 5tswap.
 
 Runs:
   --duration SEC      length of each run in whole seconds (default 5)
