@@ -774,13 +774,15 @@ main(int argc, char **argv)
 	/* Every rank ready, or all stop with the first failing rank's error;
 	 * then rank 0 opens the outputs, and again. */
 	status = fab_job_agree(&job, status, err, sizeof(err));
-	if (status == 0 && job.rank == 0) {
-		out = fab_out_open(outdir, &x, err, sizeof(err));
-		if (out == NULL)
-			status = 2;
-	}
-	if (status == 0 || job.rank == 0)
+	if (status == 0) {
+		/* Every rank agrees again, whatever rank 0's outputs say. */
+		if (job.rank == 0) {
+			out = fab_out_open(outdir, &x, err, sizeof(err));
+			if (out == NULL)
+				status = 2;
+		}
 		status = fab_job_agree(&job, status, err, sizeof(err));
+	}
 	if (status != 0) {
 		if (job.rank == 0)
 			fprintf(stderr, "ofan-fabric: %s\n", err);
