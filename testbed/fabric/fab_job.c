@@ -143,6 +143,13 @@ fab_job_init(struct fab_job *j, int *argc, char ***argv, char *err,
 	j->mpi = true;
 	MPI_Comm_rank(MPI_COMM_WORLD, &j->rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &j->size);
+	j->x_len_out = calloc((size_t)j->size, sizeof(uint64_t));
+	j->x_len_in = calloc((size_t)j->size, sizeof(uint64_t));
+	j->x_req = calloc(2 * (size_t)j->size, sizeof(MPI_Request));
+	if (j->x_len_out == NULL || j->x_len_in == NULL || j->x_req == NULL) {
+		snprintf(err, err_size, "out of memory for %d ranks", j->size);
+		MPI_Abort(MPI_COMM_WORLD, 4);
+	}
 	return 0;
 }
 
@@ -152,6 +159,11 @@ fab_job_fini(struct fab_job *j)
 	if (j->mpi)
 		MPI_Finalize();
 	j->mpi = false;
+	free(j->x_len_out);
+	free(j->x_len_in);
+	free(j->x_req);
+	j->x_len_out = j->x_len_in = NULL;
+	j->x_req = NULL;
 }
 
 int
@@ -200,19 +212,12 @@ int
 fab_job_exchange(const struct fab_job *j, struct fab_xbuf *out,
 		 struct fab_xbuf *in)
 {
-	uint64_t *len_out, *len_in;
-	MPI_Request *req;
-	int r, n = 0, rc = 0;
+	uint64_t *len_out = j->x_len_out, *len_in = j->x_len_in;
+	MPI_Request *req = j->x_req;
+	int r, n = 0;
 
 	if (j->size == 1)
 		return 0;
-	len_out = calloc((size_t)j->size, sizeof(*len_out));
-	len_in = calloc((size_t)j->size, sizeof(*len_in));
-	req = calloc(2 * (size_t)j->size, sizeof(*req));
-	if (len_out == NULL || len_in == NULL || req == NULL) {
-		rc = -ENOMEM;	/* the others would wait: out of memory ends all */
-		MPI_Abort(MPI_COMM_WORLD, 4);
-	}
 	for (r = 0; r < j->size; r++)
 		len_out[r] = r == j->rank ? 0 : out[r].len;
 	MPI_Alltoall(len_out, 1, MPI_UINT64_T, len_in, 1, MPI_UINT64_T,
@@ -230,10 +235,7 @@ fab_job_exchange(const struct fab_job *j, struct fab_xbuf *out,
 				  FAB_TAG_X, MPI_COMM_WORLD, &req[n++]);
 	}
 	MPI_Waitall(n, req, MPI_STATUSES_IGNORE);
-	free(len_out);
-	free(len_in);
-	free(req);
-	return rc;
+	return 0;
 }
 
 int

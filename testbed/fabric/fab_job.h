@@ -45,6 +45,10 @@ struct fab_job {
 	int workers_left;	/* ranks not yet told "no more" */
 	struct fab_xbuf *results;	/* per run, once back */
 	bool *have;
+	/* fab_job_exchange's per-rank lengths and requests, allocated once
+	 * (it runs every window). */
+	uint64_t *x_len_out, *x_len_in;
+	void *x_req;
 };
 
 /* What the ranks of a job share (--spread). */

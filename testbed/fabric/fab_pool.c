@@ -7,6 +7,7 @@
 #include <rte_errno.h>
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
+#include <rte_ring.h>
 
 #include "fab_pool.h"
 
@@ -112,6 +113,11 @@ fab_pool_reserve(struct fab_pool *fp, uint32_t need)
 	struct rte_mempool *mp = fp->mp;
 
 	if (fp->addr == NULL || mp->populated_size >= mp->size)
+		return;
+	/* Our pool's ring alone (it has ring ops: fab_pool_create), without
+	 * the lcore caches that rte_mempool_avail_count() loops over, is a
+	 * lower bound, and enough nearly always. */
+	if (rte_ring_count((const struct rte_ring *)mp->pool_data) >= need)
 		return;
 	while (rte_mempool_avail_count(mp) < need &&
 	       mp->populated_size < mp->size) {
