@@ -98,20 +98,18 @@ hs_kv_add(void *arg, const char *key, uint64_t value)
 
 /*
  * Flow i as the local hosts saw it: each host merges its side(s) into r
- * (hs_host_flow_result).  Returns false when no local host has the flow.
+ * (hs_host_flow_result); neither sent_here nor received_here when no
+ * local host has the flow.
  */
-static bool
+static void
 hs_merge_flow_result(struct hs_host *const *hosts, uint16_t nb_hosts,
 		     uint32_t i, struct hs_flow_result *r)
 {
-	bool any = false;
 	uint16_t k;
 
 	memset(r, 0, sizeof(*r));
 	for (k = 0; k < nb_hosts; k++)
-		if (hs_host_flow_result(hosts[k], i, r))
-			any = true;
-	return any;
+		hs_host_flow_result(hosts[k], i, r);
 }
 
 int
@@ -127,6 +125,8 @@ hs_results(struct hs_host *const *hosts, uint16_t nb_hosts,
 	uint64_t *begin = calloc(t->nb_flows + 1, sizeof(uint64_t));
 	struct hs_flow_times *times = calloc(t->nb_flows + 1, sizeof(*times));
 	double *slow = calloc(t->nb_flows + 1, sizeof(double));
+	/* Each flow as the local hosts saw it, merged once. */
+	struct hs_flow_result *res = calloc(t->nb_flows + 1, sizeof(*res));
 	struct hs_kv_table pol = { .n = 0 };
 	struct hs_flow_summary fs;
 	FILE *csv = NULL, *jf = NULL;
@@ -137,7 +137,7 @@ hs_results(struct hs_host *const *hosts, uint16_t nb_hosts,
 
 	memset(sum, 0, sizeof(*sum));
 	if (conc == NULL || ideal == NULL || ideal_rx == NULL ||
-	    begin == NULL || times == NULL || slow == NULL) {
+	    begin == NULL || times == NULL || slow == NULL || res == NULL) {
 		rc = -ENOMEM;
 		goto out;
 	}
@@ -150,11 +150,9 @@ hs_results(struct hs_host *const *hosts, uint16_t nb_hosts,
 	 */
 	sum->ideal_rtt_ns = UINT64_MAX;
 	for (i = 0; i < t->nb_flows; i++) {
-		struct hs_flow_result r;
-
-		if (hs_merge_flow_result(hosts, nb_hosts, i, &r) &&
-		    r.sent_here && r.min_rtt_ns < sum->ideal_rtt_ns)
-			sum->ideal_rtt_ns = r.min_rtt_ns;
+		hs_merge_flow_result(hosts, nb_hosts, i, &res[i]);
+		if (res[i].sent_here && res[i].min_rtt_ns < sum->ideal_rtt_ns)
+			sum->ideal_rtt_ns = res[i].min_rtt_ns;
 	}
 	if (sum->ideal_rtt_ns == UINT64_MAX)
 		sum->ideal_rtt_ns = 0;
@@ -178,10 +176,8 @@ hs_results(struct hs_host *const *hosts, uint16_t nb_hosts,
 		fprintf(csv, "flow,src,dst,size,iteration,step,start_ns,done_ns,fct_ns,ideal_ns,slowdown,pkts_sent,retx,timeouts,acks,ecn_fraction,distinct_evs,rx_done_ns,max_reorder,dups,ce_pkts,corrupt\n");
 	}
 	for (i = 0; i < t->nb_flows; i++) {
-		struct hs_flow_result r;
+		const struct hs_flow_result r = res[i];
 
-		if (!hs_merge_flow_result(hosts, nb_hosts, i, &r))
-			continue;
 		if (r.received_here) {
 			sum->corrupt += r.corrupt;
 			if (r.rx_done_ns == 0)
@@ -209,11 +205,11 @@ hs_results(struct hs_host *const *hosts, uint16_t nb_hosts,
 	sum->collective_ideal_ns = fs.collective_ideal_ns;
 	for (i = 0, nb_here = 0; csv != NULL && i < t->nb_flows; i++) {
 		const struct hs_flow_spec *f = &t->flows[i];
-		struct hs_flow_result r;
+		const struct hs_flow_result r = res[i];
 		double sd = 0;
 
-		if (!hs_merge_flow_result(hosts, nb_hosts, i, &r))
-			continue;
+		if (!r.sent_here && !r.received_here)
+			continue;	/* no local host has it */
 		if (r.sent_here)
 			sd = slow[nb_here++];
 		fprintf(csv, "%u,%u,%u,%llu,%u,%u,", i, f->src, f->dst,
@@ -306,6 +302,7 @@ out:
 		rc = -EIO;
 	free(ideal);
 	free(ideal_rx);
+	free(res);
 	free(begin);
 	free(times);
 	free(slow);
