@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <rte_config.h>
+
 #include "ofan_config.h"
 #include "ofan_wire.h"
 #include "hs_config.h"
@@ -240,6 +242,31 @@ hs_config_traffic_from_cfg(struct ofan_cfg *cfg, struct hs_config *c,
 	return 0;
 }
 
+const char *const hs_steer_names[] = { "auto", "rss", "software", NULL };
+
+/* [port.N] lcores and steer: one rank on several lcores. */
+static int
+hs_config_port_lcores(struct ofan_cfg *cfg, const char *sec,
+		      struct hs_port_config *p)
+{
+	int steer = HS_STEER_AUTO;
+	uint32_t i, j;
+
+	if (ofan_cfg_get_u32_list(cfg, sec, "lcores", 0, 0,
+				  RTE_MAX_LCORE - 1, p->lcores,
+				  HS_PORT_MAX_LCORES, &p->nb_lcores) ||
+	    ofan_cfg_get_enum(cfg, sec, "steer", 0, hs_steer_names, &steer))
+		return -EINVAL;
+	p->steer = (uint8_t)steer;
+	for (i = 0; i < p->nb_lcores; i++)
+		for (j = 0; j < i; j++)
+			if (p->lcores[i] == p->lcores[j])
+				return ofan_cfg_fail(cfg, sec, "lcores",
+					"lcore %u is listed twice; expected each lcore once (one shard of the rank each)",
+					p->lcores[i]);
+	return 0;
+}
+
 static int
 hs_config_ports(struct ofan_cfg *cfg, struct hs_config *c)
 {
@@ -284,6 +311,8 @@ hs_config_ports(struct ofan_cfg *cfg, struct hs_config *c)
 		if (ofan_cfg_get_mac(cfg, sec, "mac", 0, p->mac) ||
 		    ofan_cfg_get_mac(cfg, sec, "gateway_mac", 0,
 				     p->gateway_mac))
+			return -EINVAL;
+		if (hs_config_port_lcores(cfg, sec, p))
 			return -EINVAL;
 		for (j = 0; j < HS_MAX_PORTS; j++)
 			if (j != (int)id && seen[j] &&

@@ -22,6 +22,7 @@ struct ofan_cfg;
 
 #define HS_MAX_PORTS 32
 #define HS_DEV_SIZE 256
+#define HS_PORT_MAX_LCORES 16	/* = HS_MAX_SHARDS */
 #define HS_PATH_SIZE 512
 
 enum hs_cc {
@@ -63,7 +64,22 @@ struct hs_port_config {
 	uint8_t gateway_mac[6];	/* destination MAC of every frame */
 	bool gateway_mac_set;	/* false: broadcast (back to back, or a
 				 * switch that learned us from our ARP) */
+	/*
+	 * The lcores the rank spreads over (hs_shard.h), one shard each;
+	 * none: EAL's main lcore.  The first also dispatches in software.
+	 */
+	uint32_t lcores[HS_PORT_MAX_LCORES];
+	uint32_t nb_lcores;
+	uint8_t steer;		/* enum hs_steer */
 };
+
+/* How packets reach a rank's shards ([port.N] steer). */
+enum hs_steer {
+	HS_STEER_AUTO = 0,	/* rss if the device can, else software */
+	HS_STEER_RSS,		/* the NIC's RSS on the IPv4 source */
+	HS_STEER_SOFTWARE,	/* the first lcore polls and hands out */
+};
+extern const char *const hs_steer_names[];
 
 struct hs_config {
 	const char *path;

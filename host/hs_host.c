@@ -14,8 +14,17 @@
  * activation wakes it, and banks no credit meanwhile.
  */
 #include "hs_host_priv.h"
+#include "hs_shard.h"
 
 /* ---- set-up ---- */
+
+/* Do packets from rank r reach this shard (always, for a whole rank)? */
+static bool
+hs_host_shard_owns(const struct hs_host *h, uint32_t r)
+{
+	return hs_shard_of_ip(hs_rank_ip(h->cfg, r), h->shard.count,
+			      h->shard.reta_size) == h->shard.index;
+}
 
 static int
 hs_host_alloc(struct hs_host *h, const struct hs_traffic *t, char *err,
@@ -63,25 +72,37 @@ hs_host_alloc(struct hs_host *h, const struct hs_traffic *t, char *err,
 			s->nic_slot = slot++;
 			s->heap_pos = HS_NOT_IN_HEAP;
 			s->min_rtt_ns = UINT64_MAX;
-			s->lb = calloc(1, c->policy->state_size ?
-				       c->policy->state_size : 1);
-			s->evs_seen = calloc(ev_words, sizeof(uint64_t));
-			if (s->lb == NULL || s->evs_seen == NULL)
-				goto nomem;
 			h->nb_sflows++;
-			h->total_bytes += f->size;
 			a++;
+			/* Its ACKs come from its destination. */
+			if (hs_host_shard_owns(h, f->dst)) {
+				s->lb = calloc(1, c->policy->state_size ?
+					       c->policy->state_size : 1);
+				s->evs_seen = calloc(ev_words,
+						     sizeof(uint64_t));
+				if (s->lb == NULL || s->evs_seen == NULL)
+					goto nomem;
+				h->total_bytes += f->size;
+			} else {
+				s->state = HS_FOREIGN;
+				h->nb_foreign_s++;
+			}
 		} else {
 			struct hs_rflow *r = &h->rflows[h->nb_rflows];
 
 			r->spec = f;
 			r->nic_slot = slot++;
 			r->src_ip = hs_rank_ip(c, f->src);
+			h->nb_rflows++;
+			b++;
+			if (!hs_host_shard_owns(h, f->src)) {
+				r->foreign = true;
+				h->nb_foreign_r++;
+				continue;
+			}
 			if (hs_receiver_init(&r->rx, &h->tp, f->size,
 					     c->ack_every) != 0)
 				goto nomem;
-			h->nb_rflows++;
-			b++;
 		}
 	}
 	return 0;
@@ -124,6 +145,24 @@ hs_host_create(const struct hs_host_params *p, char *err,
 	h->on_flow_end_arg = p->on_flow_end_arg;
 	h->nic_full = p->nic_full;
 	h->nic_arg = p->nic_arg;
+	if (p->shard != NULL && p->shard->count > 1) {
+		if (p->shard->index >= p->shard->count ||
+		    p->shard->count > HS_MAX_SHARDS ||
+		    p->shard->reta_size == 0 ||
+		    p->shard->rank_active == NULL ||
+		    p->shard->release == NULL) {
+			snprintf(err, err_size, "rank %u: shard %u of %u: expected an index below the count, at most %u shards, a redirection table, a shared active count and a release callback",
+				 p->rank, p->shard->index, p->shard->count,
+				 HS_MAX_SHARDS);
+			free(h);
+			return NULL;
+		}
+		h->shard = *p->shard;
+		/* Only shard 0 speaks ARP for the rank. */
+		h->no_announce = h->no_announce || h->shard.index != 0;
+	} else {
+		h->shard = (struct hs_host_shard){ .count = 1, .reta_size = 1 };
+	}
 	h->rate_bps = (uint64_t)((double)c->rate_bps * c->rate_coef);
 	h->tp = (struct hs_transport_params){
 		.mode = c->recovery,
@@ -155,13 +194,15 @@ hs_host_free(struct hs_host *h)
 	if (h == NULL)
 		return;
 	for (i = 0; i < h->nb_sflows; i++) {
-		if (h->sflows[i].state != HS_WAITING)
+		if (h->sflows[i].state != HS_WAITING &&
+		    h->sflows[i].state != HS_FOREIGN)
 			hs_sender_fini(&h->sflows[i].tx);
 		free(h->sflows[i].lb);
 		free(h->sflows[i].evs_seen);
 	}
 	for (i = 0; i < h->nb_rflows; i++)
-		hs_receiver_fini(&h->rflows[i].rx);
+		if (!h->rflows[i].foreign)
+			hs_receiver_fini(&h->rflows[i].rx);
 	for (i = 0; i < h->nb_arp_reply; i++)
 		rte_pktmbuf_free(h->arp_reply[i]);
 	free(h->sflows);
@@ -195,6 +236,7 @@ hs_flow_activate(struct hs_host *h, uint32_t si, uint64_t now)
 	s->state = HS_ACTIVE;
 	s->start_ns = now;
 	h->active[h->nb_active++] = si;
+	hs_rank_active_add(h, 1);
 	if (c->pacing == HS_PACING_FLOW) {
 		/* The first slot at a random offset within the first gap. */
 		gap = hs_flow_gap(h, s, hs_frame_wire_size(&s->tmpl,
@@ -264,6 +306,40 @@ hs_host_release(struct hs_host *h, uint32_t flow, uint64_t now_ns)
 	return true;
 }
 
+/*
+ * The flow sent s depends on was received (here or by another shard): it
+ * starts now, or at its own start time if that is later.
+ */
+void
+hs_dep_release(struct hs_host *h, uint32_t si, uint64_t now)
+{
+	struct hs_sflow *s = &h->sflows[si];
+	uint64_t at = h->t0 + s->spec->start_ns;
+
+	if (s->state != HS_WAITING)
+		return;
+	if (at <= now) {
+		hs_flow_activate(h, si, now);
+	} else {
+		/* Released, but not before its own start time. */
+		s->start_at = at;
+		if (at < h->next_start_ns)
+			h->next_start_ns = at;
+	}
+}
+
+bool
+hs_host_release_dep(struct hs_host *h, uint32_t flow, uint64_t now_ns)
+{
+	int32_t si = hs_sflow_of(h, flow);
+
+	if (!h->started || si < 0 || h->sflows[si].state != HS_WAITING ||
+	    h->sflows[si].spec->dep == HS_NO_DEP)
+		return false;
+	hs_dep_release(h, (uint32_t)si, now_ns);
+	return true;
+}
+
 /* ---- results ---- */
 
 uint32_t
@@ -275,13 +351,13 @@ hs_host_nic_slots(const struct hs_host *h)
 bool
 hs_host_tx_done(const struct hs_host *h)
 {
-	return h->nb_done == h->nb_sflows;
+	return h->nb_done + h->nb_foreign_s == h->nb_sflows;
 }
 
 bool
 hs_host_rx_done(const struct hs_host *h)
 {
-	return h->nb_rx_done == h->nb_rflows;
+	return h->nb_rx_done + h->nb_foreign_r == h->nb_rflows;
 }
 
 const struct hs_host_stats *
@@ -294,6 +370,13 @@ uint32_t
 hs_host_rank(const struct hs_host *h)
 {
 	return h->rank;
+}
+
+void
+hs_host_shard_of(const struct hs_host *h, uint16_t *index, uint16_t *count)
+{
+	*index = h->shard.index;
+	*count = h->shard.count;
 }
 
 void
@@ -364,5 +447,6 @@ hs_host_policy_dump(const struct hs_host *h,
 	if (h->cfg->policy->dump == NULL)
 		return;
 	for (i = 0; i < h->nb_sflows; i++)
-		h->cfg->policy->dump(h->sflows[i].lb, emit, arg);
+		if (h->sflows[i].state != HS_FOREIGN)
+			h->cfg->policy->dump(h->sflows[i].lb, emit, arg);
 }

@@ -42,6 +42,33 @@
 
 struct hs_host;
 
+/*
+ * One rank on several lcores (ofan-host's [port.N] lcores): this host is
+ * shard `index` of the rank's `count`.  It owns the send side of the
+ * rank's flows whose destination address hashes to it and the receive
+ * side of those whose source does (hs_shard.h): what an RSS NIC hashing
+ * the IPv4 source delivers to its queue.  Shards share nothing on the
+ * packet path; what crosses them goes through the driver:
+ *   - a flow received here that a flow sent by another shard waits for
+ *     (a dependency): release(release_arg, shard, flow, now) from inside
+ *     hs_host_input(); the driver hands it over to that shard, which calls
+ *     hs_host_release_dep() on its own lcore;
+ *   - pacing = host: the rank's rate is shared over the flows every shard
+ *     sends, counted in *rank_active (updated atomically), so a shard
+ *     paces at rate x its active flows / the rank's.
+ * Only shard 0 announces the rank (ARP); the driver gives it what is not
+ * IPv4.
+ */
+struct hs_host_shard {
+	uint16_t index;
+	uint16_t count;
+	uint16_t reta_size;	/* the redirection table the hash indexes */
+	void (*release)(void *arg, uint16_t shard, uint32_t flow,
+			uint64_t now_ns);
+	void *release_arg;
+	uint32_t *rank_active;	/* shared by the rank's shards */
+};
+
 struct hs_host_params {
 	const struct hs_config *cfg;
 	const struct hs_traffic *traffic;	/* shared, read only */
@@ -71,6 +98,8 @@ struct hs_host_params {
 	 */
 	bool (*nic_full)(void *arg, uint32_t slot);
 	void *nic_arg;
+	/* NULL: the whole rank; else the shard this host is (copied). */
+	const struct hs_host_shard *shard;
 };
 
 /* Counters of one host. */
@@ -145,6 +174,13 @@ void hs_host_start(struct hs_host *h, uint64_t now_ns);
 bool hs_host_release(struct hs_host *h, uint32_t flow, uint64_t now_ns);
 
 /*
+ * Another shard of this rank received the flow that flow (sent here)
+ * depends on (struct hs_host_shard).  Returns false if flow is not a
+ * waiting dependent flow sent here.
+ */
+bool hs_host_release_dep(struct hs_host *h, uint32_t flow, uint64_t now_ns);
+
+/*
  * The NIC queue of slot has room again (see hs_host_params.nic_full).
  * Returns true if a flow that waited for it may send now.
  */
@@ -178,6 +214,9 @@ bool hs_host_rx_done(const struct hs_host *h);
 
 const struct hs_host_stats *hs_host_stats(const struct hs_host *h);
 uint32_t hs_host_rank(const struct hs_host *h);
+/* Which shard of its rank this host is, of how many (0 of 1: whole). */
+void hs_host_shard_of(const struct hs_host *h, uint16_t *index,
+		      uint16_t *count);
 /* Bytes this host has to send in total, and how many are acknowledged. */
 void hs_host_progress(const struct hs_host *h, uint64_t *acked_bytes,
 		      uint64_t *total_bytes);

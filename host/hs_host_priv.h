@@ -29,7 +29,8 @@
 #define HS_ACK_RING 4096	/* pending ACKs (power of two) */
 #define HS_NOT_IN_HEAP UINT32_MAX
 
-enum hs_sflow_state { HS_WAITING = 0, HS_ACTIVE, HS_DONE };
+/* HS_FOREIGN: another shard of the rank sends it (hs_host_shard). */
+enum hs_sflow_state { HS_WAITING = 0, HS_ACTIVE, HS_DONE, HS_FOREIGN };
 
 /* A flow this host sends. */
 struct hs_sflow {
@@ -63,6 +64,7 @@ struct hs_rflow {
 	uint64_t done_ns;
 	uint64_t goodput;	/* payload bytes delivered, at most size */
 	uint64_t corrupt;
+	bool foreign;		/* another shard of the rank receives it */
 };
 
 struct hs_host {
@@ -89,6 +91,10 @@ struct hs_host {
 	void *on_flow_end_arg;
 	bool (*nic_full)(void *arg, uint32_t slot);
 	void *nic_arg;
+	/* One shard of the rank (hs_host_shard); count 1: the whole rank. */
+	struct hs_host_shard shard;
+	uint32_t nb_foreign_s;	/* sflows another shard sends */
+	uint32_t nb_foreign_r;	/* rflows another shard receives */
 	int32_t *slot_sflow;	/* NIC slot -> sflow index, -1 */
 
 	uint32_t nb_sflows;
@@ -252,14 +258,20 @@ hs_wake(struct hs_host *h, uint32_t si, uint64_t now)
 	}
 }
 
-/* Flow id -> index in h->sflows, -1 if this host does not send it. */
+/*
+ * Flow id -> index in h->sflows, -1 if this host does not send it (or
+ * another shard of its rank does).
+ */
 static inline int32_t
 hs_sflow_of(const struct hs_host *h, uint32_t flow)
 {
 	const struct hs_traffic *t = h->traffic;
+	uint32_t pos;
 
-	return flow < t->nb_flows && t->flows[flow].src == h->rank ?
-		(int32_t)t->src_pos[flow] : -1;
+	if (flow >= t->nb_flows || t->flows[flow].src != h->rank)
+		return -1;
+	pos = t->src_pos[flow];
+	return h->sflows[pos].state != HS_FOREIGN ? (int32_t)pos : -1;
 }
 
 /* Flow id -> index in h->rflows, -1 if this host does not receive it. */
@@ -267,9 +279,35 @@ static inline int32_t
 hs_rflow_of(const struct hs_host *h, uint32_t flow)
 {
 	const struct hs_traffic *t = h->traffic;
+	uint32_t pos;
 
-	return flow < t->nb_flows && t->flows[flow].dst == h->rank ?
-		(int32_t)t->dst_pos[flow] : -1;
+	if (flow >= t->nb_flows || t->flows[flow].dst != h->rank)
+		return -1;
+	pos = t->dst_pos[flow];
+	return !h->rflows[pos].foreign ? (int32_t)pos : -1;
+}
+
+/* pacing = host: this shard's gap for wire bytes at the rank's rate. */
+static inline uint64_t
+hs_shared_gap(const struct hs_host *h, uint32_t wire)
+{
+	uint64_t gap = ofan_tx_time_ns(wire, h->rate_bps);
+	uint32_t all;
+
+	if (h->shard.count <= 1 || h->nb_active == 0)
+		return gap;
+	/* rate x (ours / the rank's active flows): the gap scales back. */
+	all = __atomic_load_n(h->shard.rank_active, __ATOMIC_RELAXED);
+	return all > h->nb_active ? gap * all / h->nb_active : gap;
+}
+
+/* The rank's active-flow count, when it is shared by shards. */
+static inline void
+hs_rank_active_add(struct hs_host *h, int32_t d)
+{
+	if (h->shard.count > 1)
+		__atomic_fetch_add(h->shard.rank_active, (uint32_t)d,
+				   __ATOMIC_RELAXED);
 }
 
 /* ---- shared by the three files ---- */
@@ -278,5 +316,7 @@ hs_rflow_of(const struct hs_host *h, uint32_t flow)
 void hs_flow_activate(struct hs_host *h, uint32_t si, uint64_t now);
 /* Activate every flow whose start time has come. */
 void hs_host_start_due(struct hs_host *h, uint64_t now);
+/* What flow si depends on was received: it starts (or at its time). */
+void hs_dep_release(struct hs_host *h, uint32_t si, uint64_t now);
 
 #endif /* OFAN_HS_HOST_PRIV_H */

@@ -5,6 +5,7 @@
  * malformed frames counted under their drop reasons.
  */
 #include "hs_host_priv.h"
+#include "hs_shard.h"
 
 /* A flow to us was received completely: start what waited for it. */
 static void
@@ -16,27 +17,24 @@ hs_rflow_complete(struct hs_host *h, struct hs_rflow *r, uint64_t now)
 
 	r->done_ns = now;
 	h->nb_rx_done++;
-	/* The flows waiting for it that this host sends, newest first. */
+	/*
+	 * The flows waiting for it that this rank sends, newest first; the
+	 * shard that sends one of them (when not this one) is told.
+	 */
 	for (c = t->child_first[r->spec->id]; c != HS_NO_DEP;
 	     c = t->child_next[c]) {
-		struct hs_sflow *s;
-		uint64_t at;
-
+		if (t->flows[c].src != h->rank)
+			continue;
 		si = hs_sflow_of(h, c);
-		if (si < 0)
-			continue;
-		s = &h->sflows[si];
-		at = h->t0 + s->spec->start_ns;
-		if (s->state != HS_WAITING)
-			continue;
-		if (at <= now) {
-			hs_flow_activate(h, (uint32_t)si, now);
-		} else {
-			/* Released, but not before its own start time. */
-			s->start_at = at;
-			if (at < h->next_start_ns)
-				h->next_start_ns = at;
-		}
+		if (si >= 0)
+			hs_dep_release(h, (uint32_t)si, now);
+		else
+			h->shard.release(h->shard.release_arg,
+				hs_shard_of_ip(hs_rank_ip(h->cfg,
+							  t->flows[c].dst),
+					       h->shard.count,
+					       h->shard.reta_size),
+				c, now);
 	}
 	if (r->spec->recv_done_trigger != HS_NO_TRIGGER &&
 	    h->on_flow_end != NULL)
@@ -116,6 +114,7 @@ hs_flow_done(struct hs_host *h, uint32_t si, uint64_t now)
 	s->state = HS_DONE;
 	s->done_ns = now;
 	h->nb_done++;
+	hs_rank_active_add(h, -1);
 	hs_heap_remove(h, si);
 	for (i = 0; i < h->nb_active; i++)
 		if (h->active[i] == si) {

@@ -133,7 +133,7 @@ hs_output_shared(struct hs_host *h, uint64_t now, struct rte_mbuf **pkts,
 			break;
 		}
 		pkts[n++] = m;
-		h->pace_ns += ofan_tx_time_ns(wire, h->rate_bps);
+		h->pace_ns += hs_shared_gap(h, wire);
 	}
 	if (h->pace_ns < now && h->nb_active == 0)
 		h->pace_ns = now;

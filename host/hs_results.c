@@ -278,10 +278,17 @@ hs_results(struct hs_host *const *hosts, uint16_t nb_hosts,
 	ofan_json_arr_begin(&j, "hosts");
 	for (k = 0; k < nb_hosts; k++) {
 		const struct hs_host_stats *s = hs_host_stats(hosts[k]);
+		uint16_t shard, nb_shards;
 		int r;
 
 		ofan_json_obj_begin(&j, NULL);
 		ofan_json_u64(&j, "rank", hs_host_rank(hosts[k]));
+		hs_host_shard_of(hosts[k], &shard, &nb_shards);
+		if (nb_shards > 1) {
+			/* One entry per shard of a rank on several lcores. */
+			ofan_json_u64(&j, "shard", shard);
+			ofan_json_u64(&j, "shards", nb_shards);
+		}
 #define HS_HOST_JSON(field, what) ofan_json_u64(&j, #field, s->field);
 		HS_HOST_COUNTERS(HS_HOST_JSON)
 #undef HS_HOST_JSON

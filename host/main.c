@@ -24,10 +24,13 @@
 #include <rte_ethdev.h>
 #include <rte_lcore.h>
 #include <rte_mbuf.h>
+#include <rte_ring.h>
+#include <rte_spinlock.h>
 
 #include "hs_config.h"
 #include "hs_host.h"
 #include "hs_results.h"
+#include "hs_shard.h"
 #include "hs_traffic.h"
 #include "ofan_clock.h"
 #include "ofan_config.h"
@@ -36,6 +39,8 @@
 #include "ofan_port.h"
 
 #define HS_BURST 32
+#define HS_SHARD_RING 1024	/* frames between a rank's shards */
+#define HS_PUBLISH_NS (100 * OFAN_NS_PER_MS)	/* shards' progress */
 
 static volatile sig_atomic_t hs_quit;
 
@@ -45,6 +50,59 @@ hs_on_signal(int sig)
 	(void)sig;
 	hs_quit = 1;
 }
+
+/* A flow to start, handed to the shard that sends it (bit 63: a dep). */
+#define HS_MSG_DEP (1ull << 63)
+#define HS_NO_TXQ UINT16_MAX
+
+struct hs_port_rt;
+
+/*
+ * One shard of a rank: a host engine on one lcore (hs_shard.h).  A whole
+ * rank on the main lcore is shard 0 of 1.  What its lcore alone writes
+ * and others read (progress, done, last reception) is published with
+ * atomic stores.
+ */
+struct hs_shard_rt {
+	struct hs_host *h;
+	struct hs_port_rt *port;
+	uint16_t index;
+	unsigned int lcore;
+	uint16_t rxq;		/* steer = rss: its RX queue */
+	uint16_t txq;		/* its TX queue; HS_NO_TXQ: port->tx_ring */
+	struct rte_ring *rx_ring;	/* software steering: frames for it */
+	struct rte_ring *msgs;	/* flows to start, from any lcore */
+	uint64_t tx_dropped;	/* refused by the device or the TX ring */
+	uint64_t next_progress;	/* when it next publishes its progress */
+	/* published */
+	uint64_t pub_acked;
+	uint64_t pub_total;
+	uint64_t pub_retx;
+	uint64_t pub_last_rx;
+	bool pub_done;
+};
+
+/* A port: its rank and the shards it spreads over. */
+struct hs_port_rt {
+	uint16_t id;		/* ethdev */
+	uint16_t nb_shards;
+	bool software;		/* shard 0 polls every RX queue, hands out */
+	uint16_t nb_rxq;
+	uint16_t reta_size;
+	struct rte_ring *tx_ring;	/* shards without a TX queue -> shard 0 */
+	uint32_t rank_active;	/* the rank's active flows, every shard */
+	uint64_t steer_full;	/* frames dropped on a full shard ring */
+	struct hs_host_shard sh[HS_MAX_SHARDS];
+	struct hs_shard_rt shard[HS_MAX_SHARDS];
+};
+
+/* What one lcore runs: shards of one or more ranks. */
+struct hs_lcore {
+	struct hs_app *app;
+	unsigned int lcore;
+	uint16_t nb;
+	struct hs_shard_rt *shard[HS_MAX_PORTS];
+};
 
 struct hs_app {
 	const char *config_path;
@@ -57,12 +115,50 @@ struct hs_app {
 	struct rte_mempool *pool;
 	uint16_t port_id[HS_MAX_PORTS];
 	bool port_started[HS_MAX_PORTS];
-	struct hs_host *hosts[HS_MAX_PORTS];
-	int32_t *host_of_rank;	/* rank -> index in hosts, -1: not ours */
+	struct hs_port_rt port[HS_MAX_PORTS];
+	/* Every shard's host, ports in order, for the results. */
+	struct hs_host *hosts[HS_MAX_PORTS * HS_MAX_SHARDS];
+	uint16_t nb_hosts;
+	int32_t *host_of_rank;	/* rank -> port index, -1: not ours */
 	struct hs_trigger_state trig;
+	rte_spinlock_t trig_lock;	/* triggers fire on any lcore */
+	/* More than one lcore runs shards: flows start through messages. */
+	bool threaded;
+	struct hs_lcore lc[RTE_MAX_LCORE];
+	volatile bool stop;	/* the main lcore ends the run */
 	struct ofan_clock clock;
-	uint64_t tx_dropped;	/* built but refused by the device */
 };
+
+/* Start flow on the shard that sends it (any lcore may call this). */
+static void
+hs_hand_over(struct hs_app *app, uint32_t flow, uint64_t kind, uint64_t now)
+{
+	const struct hs_flow_spec *f = &app->traffic.flows[flow];
+	struct hs_port_rt *pr = &app->port[app->host_of_rank[f->src]];
+	struct hs_shard_rt *sr = &pr->shard[hs_shard_of_ip(
+		hs_rank_ip(app->cfg, f->dst), pr->nb_shards, pr->reta_size)];
+	uint64_t msg = kind | flow;
+
+	if (!app->threaded) {
+		if (kind == HS_MSG_DEP)
+			hs_host_release_dep(sr->h, flow, now);
+		else
+			hs_host_release(sr->h, flow, now);
+		return;
+	}
+	/* Sized for every flow the rank sends: each starts once. */
+	if (rte_ring_mp_enqueue_elem(sr->msgs, &msg, sizeof(msg)) != 0)
+		fprintf(stderr, "ofan-host: flow %u could not be handed to its shard; it will not start\n",
+			flow);
+}
+
+/* A shard received what a flow sent by another shard depends on. */
+static void
+hs_on_dep_release(void *arg, uint16_t shard, uint32_t flow, uint64_t now)
+{
+	(void)shard;	/* hs_hand_over() finds it by the same hash */
+	hs_hand_over(arg, flow, HS_MSG_DEP, now);
+}
 
 /*
  * A local flow ended that activates a trigger: start what it releases
@@ -76,15 +172,14 @@ hs_on_flow_end(void *arg, uint32_t flow, bool received, uint64_t now)
 	const uint32_t *go;
 	uint32_t n, i;
 
+	rte_spinlock_lock(&app->trig_lock);
 	n = hs_trigger_activate(&app->traffic, &app->trig, received ?
 				f->recv_done_trigger : f->send_done_trigger,
 				&go);
-	for (i = 0; i < n; i++) {
-		int32_t h = app->host_of_rank[app->traffic.flows[go[i]].src];
-
-		if (h >= 0)
-			hs_host_release(app->hosts[h], go[i], now);
-	}
+	for (i = 0; i < n; i++)
+		if (app->host_of_rank[app->traffic.flows[go[i]].src] >= 0)
+			hs_hand_over(app, go[i], 0, now);
+	rte_spinlock_unlock(&app->trig_lock);
 }
 
 /*
@@ -222,17 +317,142 @@ hs_parse_args(struct hs_app *app, int argc, char **argv)
 	return 0;
 }
 
+/*
+ * [port.N] lcores name lcores EAL runs: checked before any port is
+ * touched.  Fills each port's shard count and each shard's lcore, and
+ * app->threaded.
+ */
+static int
+hs_plan_lcores(struct hs_app *app)
+{
+	const struct hs_config *c = app->cfg;
+	unsigned int main_lcore = rte_get_main_lcore();
+	uint16_t p, k;
+
+	for (p = 0; p < c->nb_ports; p++) {
+		const struct hs_port_config *pc = &c->ports[p];
+		struct hs_port_rt *pr = &app->port[p];
+
+		pr->nb_shards = pc->nb_lcores > 0 ? (uint16_t)pc->nb_lcores : 1;
+		for (k = 0; k < pr->nb_shards; k++) {
+			struct hs_shard_rt *sr = &pr->shard[k];
+			struct hs_lcore *lc;
+
+			sr->lcore = pc->nb_lcores > 0 ? pc->lcores[k] :
+				main_lcore;
+			if (!rte_lcore_is_enabled(sr->lcore)) {
+				fprintf(stderr, "ofan-host: %s:port.%u:lcores: lcore %u is not one of EAL's lcores; expected lcores given to EAL (-l), here %u of them from lcore %u\n",
+					c->path, p, sr->lcore, rte_lcore_count(),
+					main_lcore);
+				return -EINVAL;
+			}
+			sr->port = pr;
+			sr->index = k;
+			app->threaded = app->threaded || sr->lcore != main_lcore;
+			lc = &app->lc[sr->lcore];
+			lc->app = app;
+			lc->lcore = sr->lcore;
+			lc->shard[lc->nb++] = sr;
+		}
+	}
+	return 0;
+}
+
+/* An rte_ring for a shard, named after its port, shard and role. */
+static struct rte_ring *
+hs_ring(const char *role, uint16_t port, uint16_t shard, unsigned int size,
+	unsigned int esize, unsigned int flags)
+{
+	char name[RTE_RING_NAMESIZE];
+
+	snprintf(name, sizeof(name), "hs_%s_%u_%u", role, port, shard);
+	return esize == 0 ?
+		rte_ring_create(name, size, rte_socket_id(), flags) :
+		rte_ring_create_elem(name, esize, size, rte_socket_id(),
+				     flags);
+}
+
+/* The rings a port's shards need (none for a whole rank on one lcore). */
+static int
+hs_setup_rings(struct hs_app *app, uint16_t p)
+{
+	struct hs_port_rt *pr = &app->port[p];
+	const struct hs_traffic *t = &app->traffic;
+	uint32_t rank = app->cfg->ports[p].rank;
+	unsigned int sent = t->sent_first[rank + 1] - t->sent_first[rank];
+	uint16_t k;
+
+	for (k = 0; k < pr->nb_shards; k++) {
+		struct hs_shard_rt *sr = &pr->shard[k];
+
+		if (pr->software && k > 0)
+			sr->rx_ring = hs_ring("rx", p, k, HS_SHARD_RING, 0,
+					      RING_F_SP_ENQ | RING_F_SC_DEQ);
+		if (app->threaded)
+			/* Every flow the rank sends starts at most once. */
+			sr->msgs = hs_ring("msg", p, k,
+					   rte_align32pow2(sent + 1),
+					   sizeof(uint64_t), RING_F_SC_DEQ);
+		if ((pr->software && k > 0 && sr->rx_ring == NULL) ||
+		    (app->threaded && sr->msgs == NULL))
+			goto fail;
+		if (sr->txq == HS_NO_TXQ && pr->tx_ring == NULL) {
+			pr->tx_ring = hs_ring("tx", p, 0, HS_SHARD_RING, 0,
+					      RING_F_SC_DEQ);
+			if (pr->tx_ring == NULL)
+				goto fail;
+		}
+	}
+	return 0;
+fail:
+	fprintf(stderr, "ofan-host: port %u: cannot create its shards' rings: %s. Hint: with --no-huge give EAL more memory (-m 1024)\n",
+		p, rte_strerror(rte_errno));
+	return -ENOMEM;
+}
+
+static void
+hs_free_rings(struct hs_app *app)
+{
+	uint16_t p, k;
+
+	for (p = 0; p < app->cfg->nb_ports; p++) {
+		struct hs_port_rt *pr = &app->port[p];
+		struct rte_mbuf *m;
+
+		for (k = 0; k < pr->nb_shards; k++) {
+			struct hs_shard_rt *sr = &pr->shard[k];
+
+			while (sr->rx_ring != NULL &&
+			       rte_ring_dequeue(sr->rx_ring, (void **)&m) == 0)
+				rte_pktmbuf_free(m);
+			rte_ring_free(sr->rx_ring);
+			rte_ring_free(sr->msgs);
+			sr->rx_ring = sr->msgs = NULL;
+		}
+		while (pr->tx_ring != NULL &&
+		       rte_ring_dequeue(pr->tx_ring, (void **)&m) == 0)
+			rte_pktmbuf_free(m);
+		rte_ring_free(pr->tx_ring);
+		pr->tx_ring = NULL;
+	}
+}
+
 static int
 hs_setup(struct hs_app *app)
 {
 	const struct hs_config *c = app->cfg;
 	static const uint8_t bcast[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
 	char err[512];
-	uint32_t nb_mbufs = 8192 + c->nb_ports * 4096u;
+	unsigned int nb_mbufs = 8192 + c->nb_ports * 4096u;
 	struct ofan_port_conf pc[HS_MAX_PORTS];
-	uint16_t p, txq[HS_MAX_PORTS];
+	struct ofan_port_rss rss[HS_MAX_PORTS];
+	uint16_t p, k, txq[HS_MAX_PORTS];
 	int rc;
 
+	/* The shards' rings hold frames too. */
+	for (p = 0; p < c->nb_ports; p++)
+		nb_mbufs += (app->port[p].nb_shards > 1) *
+			(app->port[p].nb_shards + 1u) * HS_SHARD_RING;
 	/* One frame per mbuf: a full data frame must fit its data room. */
 	app->pool = rte_pktmbuf_pool_create("ofan_host_pool", nb_mbufs, 256,
 		0, (uint16_t)(RTE_PKTMBUF_HEADROOM +
@@ -244,11 +464,29 @@ hs_setup(struct hs_app *app)
 			nb_mbufs, rte_strerror(rte_errno));
 		return -ENOMEM;
 	}
-	for (p = 0; p < c->nb_ports; p++)
+	for (p = 0; p < c->nb_ports; p++) {
+		uint16_t l = app->port[p].nb_shards;
+		bool want_rss = l > 1 && c->ports[p].steer != HS_STEER_SOFTWARE;
+
+		/*
+		 * RSS on the IPv4 source alone (UDP frames included: some
+		 * NICs class them apart from "IPv4"), with our key.
+		 */
+		rss[p] = (struct ofan_port_rss){
+			.key = hs_rss_key,
+			.key_len = HS_RSS_KEY_LEN,
+			.hf = RTE_ETH_RSS_IPV4 | RTE_ETH_RSS_NONFRAG_IPV4_UDP |
+				RTE_ETH_RSS_L3_SRC_ONLY,
+			.optional = c->ports[p].steer == HS_STEER_AUTO,
+		};
 		pc[p] = (struct ofan_port_conf){
 			.dev = c->ports[p].dev,
-			.nb_rxq = 1, .nb_txq = 1, .nb_rxd = 1024, .nb_txd = 1024,
+			.nb_rxq = want_rss ? l : 1,
+			.nb_txq = want_rss ? l : 1,
+			.nb_rxd = 1024, .nb_txd = 1024,
+			.rss = want_rss ? &rss[p] : NULL,
 		};
+	}
 	rc = ofan_ports_open(pc, c->nb_ports, app->pool, app->port_id, txq,
 			     app->port_started, err, sizeof(err));
 	if (rc != 0) {
@@ -256,29 +494,66 @@ hs_setup(struct hs_app *app)
 		return rc;
 	}
 	for (p = 0; p < c->nb_ports; p++) {
-		struct hs_host_params hp = {
-			.cfg = c,
-			.traffic = &app->traffic,
-			.rank = c->ports[p].rank,
-			.pool = app->pool,
-			.on_flow_end = hs_on_flow_end,
-			.on_flow_end_arg = app,
-		};
+		struct hs_port_rt *pr = &app->port[p];
+		bool rss_on = pc[p].rss != NULL && rss[p].used;
 		struct rte_ether_addr a;
 
-		/* Virtual devices may not support it; NICs need it for jumbo. */
-		rte_eth_dev_set_mtu(app->port_id[p], c->mtu);
-		rte_eth_macaddr_get(app->port_id[p], &a);
-		memcpy(hp.mac, c->ports[p].mac_set ? c->ports[p].mac :
-		       a.addr_bytes, 6);
-		memcpy(hp.dst_mac, c->ports[p].gateway_mac_set ?
-		       c->ports[p].gateway_mac : bcast, 6);
-		app->hosts[p] = hs_host_create(&hp, err, sizeof(err));
-		if (app->hosts[p] == NULL) {
-			fprintf(stderr, "ofan-host: rank %u: %s\n", hp.rank,
-				err);
-			return -ENOMEM;
+		pr->id = app->port_id[p];
+		/*
+		 * Without RSS shard 0 polls the one RX queue and hands out
+		 * by the same hash; the others send through the TX ring it
+		 * drains (a virtual port's second queue may reach a peer
+		 * queue nobody polls).
+		 */
+		pr->software = pr->nb_shards > 1 && !rss_on;
+		pr->nb_rxq = rss_on ? pr->nb_shards : 1;
+		pr->reta_size = rss_on ? rss[p].reta_size : HS_SOFT_RETA_SIZE;
+		for (k = 0; k < pr->nb_shards; k++) {
+			pr->shard[k].rxq = rss_on ? k : 0;
+			pr->shard[k].txq = k == 0 ? 0 :
+				rss_on && txq[p] >= pr->nb_shards ? k :
+				HS_NO_TXQ;
 		}
+		if (hs_setup_rings(app, p) != 0)
+			return -ENOMEM;
+		/* Virtual devices may not support it; NICs need it for jumbo. */
+		rte_eth_dev_set_mtu(pr->id, c->mtu);
+		rte_eth_macaddr_get(pr->id, &a);
+		for (k = 0; k < pr->nb_shards; k++) {
+			struct hs_host_params hp = {
+				.cfg = c,
+				.traffic = &app->traffic,
+				.rank = c->ports[p].rank,
+				.pool = app->pool,
+				.on_flow_end = hs_on_flow_end,
+				.on_flow_end_arg = app,
+				.shard = pr->nb_shards > 1 ? &pr->sh[k] : NULL,
+			};
+
+			pr->sh[k] = (struct hs_host_shard){
+				.index = k, .count = pr->nb_shards,
+				.reta_size = pr->reta_size,
+				.release = hs_on_dep_release,
+				.release_arg = app,
+				.rank_active = &pr->rank_active,
+			};
+			memcpy(hp.mac, c->ports[p].mac_set ? c->ports[p].mac :
+			       a.addr_bytes, 6);
+			memcpy(hp.dst_mac, c->ports[p].gateway_mac_set ?
+			       c->ports[p].gateway_mac : bcast, 6);
+			pr->shard[k].h = hs_host_create(&hp, err, sizeof(err));
+			if (pr->shard[k].h == NULL) {
+				fprintf(stderr, "ofan-host: rank %u: %s\n",
+					hp.rank, err);
+				return -ENOMEM;
+			}
+			app->hosts[app->nb_hosts++] = pr->shard[k].h;
+		}
+		if (pr->nb_shards > 1)
+			printf("rank %u: %u lcores, steered by %s\n",
+			       c->ports[p].rank, pr->nb_shards,
+			       rss_on ? "the NIC's RSS on the IPv4 source" :
+			       "software on the first lcore");
 	}
 	return 0;
 }
@@ -306,24 +581,196 @@ hs_has_remote_peers(const struct hs_app *app)
 	return remote;
 }
 
+/* A shard publishes what the main lcore reads (see hs_shard_rt). */
+static void
+hs_publish(struct hs_shard_rt *sr, uint64_t now)
+{
+	uint64_t acked, total;
+
+	hs_host_progress(sr->h, &acked, &total);
+	__atomic_store_n(&sr->pub_acked, acked, __ATOMIC_RELAXED);
+	__atomic_store_n(&sr->pub_total, total, __ATOMIC_RELAXED);
+	__atomic_store_n(&sr->pub_retx, hs_host_stats(sr->h)->data_retx,
+			 __ATOMIC_RELAXED);
+	__atomic_store_n(&sr->pub_done, hs_host_tx_done(sr->h) &&
+			 hs_host_rx_done(sr->h), __ATOMIC_RELEASE);
+	sr->next_progress = now + HS_PUBLISH_NS;
+}
+
+/*
+ * Software steering, on shard 0's lcore: every frame of the port's RX
+ * queues to the shard its IPv4 source hashes to.  Returns how many of
+ * pkts are shard 0's own, to input.
+ */
+static uint16_t
+hs_dispatch(struct hs_port_rt *pr, uint16_t q, struct rte_mbuf **pkts)
+{
+	struct rte_mbuf *to[HS_MAX_SHARDS][HS_BURST];
+	uint16_t cnt[HS_MAX_SHARDS] = { 0 };
+	uint16_t n, i, k, own = 0, put;
+
+	n = rte_eth_rx_burst(pr->id, q, pkts, HS_BURST);
+	for (i = 0; i < n; i++) {
+		struct rte_mbuf *m = pkts[i];
+
+		k = hs_shard_of_frame(rte_pktmbuf_mtod(m, const uint8_t *),
+				      rte_pktmbuf_data_len(m), pr->nb_shards,
+				      pr->reta_size);
+		if (k == 0)
+			pkts[own++] = m;
+		else
+			to[k][cnt[k]++] = m;
+	}
+	for (k = 1; k < pr->nb_shards; k++) {
+		if (cnt[k] == 0)
+			continue;
+		put = (uint16_t)rte_ring_sp_enqueue_burst(pr->shard[k].rx_ring,
+			(void **)to[k], cnt[k], NULL);
+		if (put < cnt[k]) {
+			/* Its lcore is behind: dropped as a full NIC queue. */
+			rte_pktmbuf_free_bulk(&to[k][put], cnt[k] - put);
+			pr->steer_full += cnt[k] - put;
+		}
+	}
+	return own;
+}
+
+/* Send n frames of shard sr: its TX queue, or the port's TX ring. */
+static void
+hs_shard_send(struct hs_shard_rt *sr, struct rte_mbuf **pkts, uint16_t n)
+{
+	struct hs_port_rt *pr = sr->port;
+	uint16_t sent;
+
+	if (n == 0)
+		return;
+	if (sr->txq != HS_NO_TXQ)
+		sent = rte_eth_tx_burst(pr->id, sr->txq, pkts, n);
+	else
+		sent = (uint16_t)rte_ring_mp_enqueue_burst(pr->tx_ring,
+			(void **)pkts, n, NULL);
+	if (sent < n)
+		rte_pktmbuf_free_bulk(&pkts[sent], n - sent);
+	sr->tx_dropped += n - sent;
+}
+
+/*
+ * One round of shard sr at now: receive (its queue, its ring, or every
+ * queue when it dispatches), start handed-over flows, send.  Sets *busy
+ * if anything moved and lowers *wake to its next event.
+ */
+static void
+hs_shard_poll(struct hs_shard_rt *sr, uint64_t now, bool *busy,
+	      uint64_t *wake)
+{
+	struct hs_port_rt *pr = sr->port;
+	struct rte_mbuf *pkts[HS_BURST];
+	uint64_t msg[HS_BURST];
+	uint16_t n, i, q;
+
+	for (q = 0; q < (pr->software && sr->index == 0 ? pr->nb_rxq : 1);
+	     q++) {
+		if (pr->software && sr->index == 0)
+			n = hs_dispatch(pr, q, pkts);
+		else if (pr->software)
+			n = (uint16_t)rte_ring_sc_dequeue_burst(sr->rx_ring,
+				(void **)pkts, HS_BURST, NULL);
+		else
+			n = rte_eth_rx_burst(pr->id, sr->rxq, pkts, HS_BURST);
+		if (n > 0) {
+			__atomic_store_n(&sr->pub_last_rx, now,
+					 __ATOMIC_RELAXED);
+			*busy = true;
+			hs_host_input(sr->h, pkts, n, now);
+		}
+	}
+	n = sr->msgs == NULL ? 0 : (uint16_t)rte_ring_sc_dequeue_burst_elem(
+		sr->msgs, msg, sizeof(msg[0]), HS_BURST, NULL);
+	for (i = 0; i < n; i++) {
+		uint32_t flow = (uint32_t)msg[i];
+
+		if (msg[i] & HS_MSG_DEP)
+			hs_host_release_dep(sr->h, flow, now);
+		else
+			hs_host_release(sr->h, flow, now);
+	}
+	n = hs_host_output(sr->h, now, pkts, HS_BURST);
+	*busy = *busy || n > 0;
+	hs_shard_send(sr, pkts, n);
+	if (sr->index == 0 && pr->tx_ring != NULL) {
+		/* The other shards' frames, on queue 0. */
+		n = (uint16_t)rte_ring_sc_dequeue_burst(pr->tx_ring,
+			(void **)pkts, HS_BURST, NULL);
+		*busy = *busy || n > 0;
+		hs_shard_send(sr, pkts, n);
+	}
+	*wake = RTE_MIN(*wake, hs_host_next_event(sr->h));
+	if (now >= sr->next_progress)
+		hs_publish(sr, now);
+	else
+		__atomic_store_n(&sr->pub_done, hs_host_tx_done(sr->h) &&
+				 hs_host_rx_done(sr->h), __ATOMIC_RELEASE);
+}
+
+/* Low-CPU mode: sleep until wake, at most idle_sleep_us. */
+static void
+hs_idle(const struct hs_app *app, uint64_t now, uint64_t wake)
+{
+	uint64_t us;
+
+	if (app->idle_sleep_us == 0 || wake <= now)
+		return;
+	us = (wake - now) / OFAN_NS_PER_US;
+	if (us > app->idle_sleep_us)
+		us = app->idle_sleep_us;
+	if (us > 0)
+		rte_delay_us_sleep((unsigned int)us);
+}
+
+/* A worker lcore: its shards until the main lcore says stop. */
+static int
+hs_lcore_loop(void *arg)
+{
+	struct hs_lcore *lc = arg;
+	struct hs_app *app = lc->app;
+
+	while (!__atomic_load_n(&app->stop, __ATOMIC_ACQUIRE)) {
+		uint64_t now = hs_now_ns(app), wake = UINT64_MAX;
+		bool busy = false;
+		uint16_t i;
+
+		for (i = 0; i < lc->nb; i++)
+			hs_shard_poll(lc->shard[i], now, &busy, &wake);
+		if (!busy)
+			hs_idle(app, now, wake);
+	}
+	return 0;
+}
+
 /*
  * A progress line: bytes acknowledged, and the rate over the last dt_s
  * seconds -- or, for the last line (dt_s = 0), the mean over the run.
+ * Reads what the shards published.
  */
 static void
 hs_progress(struct hs_app *app, double t_s, uint64_t *prev_bytes,
 	    double dt_s)
 {
 	bool last = dt_s <= 0;
-	uint64_t acked = 0, total = 0, retx = 0, a, tot;
-	uint16_t p;
+	uint64_t acked = 0, total = 0, retx = 0;
+	uint16_t p, k;
 
-	for (p = 0; p < app->cfg->nb_ports; p++) {
-		hs_host_progress(app->hosts[p], &a, &tot);
-		acked += a;
-		total += tot;
-		retx += hs_host_stats(app->hosts[p])->data_retx;
-	}
+	for (p = 0; p < app->cfg->nb_ports; p++)
+		for (k = 0; k < app->port[p].nb_shards; k++) {
+			const struct hs_shard_rt *sr = &app->port[p].shard[k];
+
+			acked += __atomic_load_n(&sr->pub_acked,
+						 __ATOMIC_RELAXED);
+			total += __atomic_load_n(&sr->pub_total,
+						 __ATOMIC_RELAXED);
+			retx += __atomic_load_n(&sr->pub_retx,
+						__ATOMIC_RELAXED);
+		}
 	fprintf(stderr, "t=%.1fs %llu/%llu bytes (%.1f%%) %s%.3f Gb/s retx %llu\n",
 		t_s, (unsigned long long)acked, (unsigned long long)total,
 		total ? 100.0 * (double)acked / (double)total : 100.0,
@@ -334,48 +781,58 @@ hs_progress(struct hs_app *app, double t_s, uint64_t *prev_bytes,
 	*prev_bytes = acked;
 }
 
-/* Poll every host until done, timeout or signal.  Returns true if done. */
+/* Every shard done, and the latest reception of any (published). */
+static bool
+hs_all_done(struct hs_app *app, uint64_t *last_rx)
+{
+	bool done = true;
+	uint16_t p, k;
+
+	for (p = 0; p < app->cfg->nb_ports; p++)
+		for (k = 0; k < app->port[p].nb_shards; k++) {
+			struct hs_shard_rt *sr = &app->port[p].shard[k];
+
+			done = done && __atomic_load_n(&sr->pub_done,
+						       __ATOMIC_ACQUIRE);
+			*last_rx = RTE_MAX(*last_rx, __atomic_load_n(
+				&sr->pub_last_rx, __ATOMIC_RELAXED));
+		}
+	return done;
+}
+
+/*
+ * Run every shard until done, timeout or signal: the main lcore's own
+ * shards here, the others on their worker lcores.  Returns true if done.
+ */
 static bool
 hs_run(struct hs_app *app)
 {
 	const struct hs_config *c = app->cfg;
-	struct rte_mbuf *pkts[HS_BURST];
+	struct hs_lcore *own = &app->lc[rte_get_main_lcore()];
 	uint64_t start = hs_now_ns(app), now, last_rx = start;
 	uint64_t next_stat = start + c->stats_interval_ns, last_stat = start;
 	uint64_t end = app->timeout_s > 0 ?
 		start + (uint64_t)(app->timeout_s * 1e9) : UINT64_MAX;
 	uint64_t prev_bytes = 0, done_at = 0, wake;
 	bool linger = hs_has_remote_peers(app), done = false, busy;
-	uint16_t p, n, sent, i;
+	unsigned int l;
+	uint16_t i, p, k;
 
 	for (p = 0; p < c->nb_ports; p++)
-		hs_host_start(app->hosts[p], start);
+		for (k = 0; k < app->port[p].nb_shards; k++) {
+			hs_host_start(app->port[p].shard[k].h, start);
+			hs_publish(&app->port[p].shard[k], start);
+		}
+	RTE_LCORE_FOREACH_WORKER(l)
+		if (app->lc[l].nb > 0)
+			rte_eal_remote_launch(hs_lcore_loop, &app->lc[l], l);
 	while (!hs_quit) {
 		now = hs_now_ns(app);
-		done = true;
 		busy = false;
 		wake = UINT64_MAX;
-		for (p = 0; p < c->nb_ports; p++) {
-			struct hs_host *h = app->hosts[p];
-
-			n = rte_eth_rx_burst(app->port_id[p], 0, pkts, HS_BURST);
-			if (n > 0) {
-				last_rx = now;
-				busy = true;
-				hs_host_input(h, pkts, n, now);
-			}
-			n = hs_host_output(h, now, pkts, HS_BURST);
-			busy = busy || n > 0;
-			wake = RTE_MIN(wake, hs_host_next_event(h));
-			if (n > 0) {
-				sent = rte_eth_tx_burst(app->port_id[p], 0,
-							pkts, n);
-				for (i = sent; i < n; i++)
-					rte_pktmbuf_free(pkts[i]);
-				app->tx_dropped += n - sent;
-			}
-			done = done && hs_host_tx_done(h) && hs_host_rx_done(h);
-		}
+		for (i = 0; i < own->nb; i++)
+			hs_shard_poll(own->shard[i], now, &busy, &wake);
+		done = hs_all_done(app, &last_rx);
 		if (c->stats_interval_ns > 0 && now >= next_stat) {
 			hs_progress(app, (double)(now - start) / 1e9,
 				    &prev_bytes, (double)(now - last_stat) / 1e9);
@@ -389,7 +846,8 @@ hs_run(struct hs_app *app)
 		 * a remote sender may still need our ACKs.
 		 */
 		if (done && (!linger ||
-			     (now - last_rx > 500 * OFAN_NS_PER_MS &&
+			     (now - RTE_MIN(last_rx, now) >
+			      500 * OFAN_NS_PER_MS &&
 			      now - done_at > 500 * OFAN_NS_PER_MS)))
 			break;
 		if (now >= end) {
@@ -397,20 +855,20 @@ hs_run(struct hs_app *app)
 				app->timeout_s);
 			break;
 		}
-		/* Low-CPU mode: nothing came or went; sleep until the next
-		 * pacing slot or timer, at most idle_sleep_us. */
-		if (app->idle_sleep_us > 0 && !busy && wake > now) {
-			uint64_t us = (wake - now) / OFAN_NS_PER_US;
-
-			if (us > app->idle_sleep_us)
-				us = app->idle_sleep_us;
-			if (us > 0)
-				rte_delay_us_sleep((unsigned int)us);
-		}
+		/* Only control here: no need to spin. */
+		if (own->nb == 0)
+			rte_delay_us_sleep(100);
+		else if (!busy)
+			hs_idle(app, now, wake);
 	}
+	__atomic_store_n(&app->stop, true, __ATOMIC_RELEASE);
+	rte_eal_mp_wait_lcore();
+	now = hs_now_ns(app);
+	for (p = 0; p < c->nb_ports; p++)
+		for (k = 0; k < app->port[p].nb_shards; k++)
+			hs_publish(&app->port[p].shard[k], now);
 	if (c->stats_interval_ns > 0)
-		hs_progress(app, (double)(hs_now_ns(app) - start) / 1e9,
-			    &prev_bytes, 0);
+		hs_progress(app, (double)(now - start) / 1e9, &prev_bytes, 0);
 	return done;
 }
 
@@ -418,17 +876,18 @@ int
 main(int argc, char **argv)
 {
 	char rundir[PATH_MAX] = "";
-	struct hs_app app;
+	static struct hs_app app;	/* large: every lcore's and shard's */
 	struct hs_summary sum;
 	char err[1024], csv[1024];
 	int eal_argc, help, rc, exit_code = 0;
 	int64_t inuse_start = 0, inuse_end = 0;
-	uint64_t t0;
+	uint64_t t0, tx_dropped = 0, steer_full = 0;
 	bool done;
 	uint32_t r;
-	uint16_t p;
+	uint16_t p, k;
 
 	memset(&app, 0, sizeof(app));
+	rte_spinlock_init(&app.trig_lock);
 	eal_argc = ofan_split_args(argc, argv, &help);
 	if (help) {
 		hs_usage(stdout);
@@ -495,7 +954,7 @@ main(int argc, char **argv)
 	signal(SIGINT, hs_on_signal);
 	signal(SIGTERM, hs_on_signal);
 	ofan_clock_init_tsc(&app.clock, rte_get_tsc_hz(), rte_rdtsc());
-	if (hs_setup(&app) != 0) {
+	if (hs_plan_lcores(&app) != 0 || hs_setup(&app) != 0) {
 		exit_code = 2;
 		goto out;
 	}
@@ -503,7 +962,16 @@ main(int argc, char **argv)
 	t0 = hs_now_ns(&app);
 	done = hs_run(&app);
 	ofan_ports_close(app.port_id, app.port_started, app.cfg->nb_ports);
+	hs_free_rings(&app);
 	inuse_end = rte_mempool_in_use_count(app.pool);
+	for (p = 0; p < app.cfg->nb_ports; p++) {
+		for (k = 0; k < app.port[p].nb_shards; k++)
+			tx_dropped += app.port[p].shard[k].tx_dropped;
+		steer_full += app.port[p].steer_full;
+	}
+	if (steer_full > 0)
+		fprintf(stderr, "ofan-host: %llu frames dropped by the software dispatch: a shard's ring was full\n",
+			(unsigned long long)steer_full);
 	csv[0] = '\0';
 	if (app.results != NULL) {
 		const char *dot = strrchr(app.results, '.');
@@ -512,7 +980,7 @@ main(int argc, char **argv)
 
 		snprintf(csv, sizeof(csv), "%.*s-flows.csv", len, app.results);
 	}
-	rc = hs_results(app.hosts, app.cfg->nb_ports, app.cfg, &app.traffic,
+	rc = hs_results(app.hosts, app.nb_hosts, app.cfg, &app.traffic,
 			(double)(hs_now_ns(&app) - t0) / 1e9, inuse_start,
 			inuse_end, app.results, app.results ? csv : NULL, &sum);
 	if (rc != 0)
@@ -524,7 +992,7 @@ main(int argc, char **argv)
 	       sum.p99_slowdown, sum.mean_fct_ns / 1e3,
 	       (unsigned long long)sum.retx, (unsigned long long)sum.timeouts,
 	       (unsigned long long)sum.corrupt,
-	       (unsigned long long)app.tx_dropped);
+	       (unsigned long long)tx_dropped);
 	if (!done || sum.corrupt != 0 || sum.incomplete_rx != 0 ||
 	    sum.nb_completed != sum.nb_flows)
 		exit_code = 1;
@@ -535,8 +1003,9 @@ main(int argc, char **argv)
 	}
 out:
 	ofan_ports_close(app.port_id, app.port_started, app.cfg->nb_ports);
-	for (p = 0; p < app.cfg->nb_ports; p++)
-		hs_host_free(app.hosts[p]);
+	hs_free_rings(&app);
+	for (k = 0; k < app.nb_hosts; k++)
+		hs_host_free(app.hosts[k]);
 	rte_mempool_free(app.pool);
 	rte_eal_cleanup();
 	if (rundir[0] != '\0' && ofan_remove_tree(rundir) != 0)

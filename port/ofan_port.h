@@ -35,15 +35,32 @@ int ofan_port_resolve(const char *dev, uint16_t *port_id, char *err,
 		      unsigned int err_size);
 
 /*
+ * RSS as a host rank's shards need it (host/hs_shard.h): the hash types
+ * hf with this key, and a redirection table filled round robin (entry i
+ * -> queue i % nb_rxq).  A device that cannot hash on all of hf, or has
+ * no table, is refused -- or, when optional, gets one RX queue instead.
+ * used and reta_size say what was done.
+ */
+struct ofan_port_rss {
+	const uint8_t *key;
+	uint8_t key_len;
+	uint64_t hf;
+	bool optional;
+	bool used;		/* out: RSS with hf, nb_rxq queues */
+	uint16_t reta_size;	/* out: the device's table size */
+};
+
+/*
  * Configure and start port_id with nb_rxq RX queues (RSS over IP/UDP when
- * more than one and supported) and *nb_txq TX queues, or as many as the
- * device has if fewer (*nb_txq is updated).  Enables promiscuous
- * mode (frames carry the switch's port MAC only after ARP).  Returns 0 or
- * -errno with a message in err.
+ * more than one and supported, or as rss says when not NULL) and *nb_txq
+ * TX queues, or as many as the device has if fewer (*nb_txq is updated).
+ * Enables promiscuous mode (frames carry the switch's port MAC only after
+ * ARP).  Returns 0 or -errno with a message in err.
  */
 int ofan_port_start(uint16_t port_id, uint16_t nb_rxq, uint16_t *nb_txq,
 		    uint16_t nb_rxd, uint16_t nb_txd, struct rte_mempool *mp,
-		    char *err, unsigned int err_size);
+		    struct ofan_port_rss *rss, char *err,
+		    unsigned int err_size);
 
 /* Stop and close port_id, returning its RX ring mbufs to the pool. */
 void ofan_port_close(uint16_t port_id);
@@ -55,6 +72,7 @@ struct ofan_port_conf {
 	uint16_t nb_txq;	/* wanted; fewer if the device has fewer */
 	uint16_t nb_rxd;
 	uint16_t nb_txd;
+	struct ofan_port_rss *rss;	/* NULL: as ofan_port_start says */
 };
 
 /*

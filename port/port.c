@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <inttypes.h>
 #include <string.h>
 
 #include <rte_dev.h>
@@ -147,10 +148,31 @@ ofan_port_resolve(const char *dev, uint16_t *port_id, char *err,
 	return 0;
 }
 
+/* Entry i of the RSS redirection table -> queue i % nb_rxq. */
+static int
+ofan_port_reta_round_robin(uint16_t port_id, uint16_t reta_size,
+			   uint16_t nb_rxq)
+{
+	struct rte_eth_rss_reta_entry64 reta[RTE_ETH_RSS_RETA_SIZE_512 /
+					     RTE_ETH_RETA_GROUP_SIZE];
+	uint16_t i;
+
+	if (reta_size > RTE_ETH_RSS_RETA_SIZE_512)
+		return -ENOTSUP;
+	memset(reta, 0, sizeof(reta));
+	for (i = 0; i < reta_size; i++) {
+		reta[i / RTE_ETH_RETA_GROUP_SIZE].mask |=
+			1ull << (i % RTE_ETH_RETA_GROUP_SIZE);
+		reta[i / RTE_ETH_RETA_GROUP_SIZE].reta[i %
+			RTE_ETH_RETA_GROUP_SIZE] = i % nb_rxq;
+	}
+	return rte_eth_dev_rss_reta_update(port_id, reta, reta_size);
+}
+
 int
 ofan_port_start(uint16_t port_id, uint16_t nb_rxq, uint16_t *nb_txq_io,
 		uint16_t nb_rxd, uint16_t nb_txd, struct rte_mempool *mp,
-		char *err, unsigned int err_size)
+		struct ofan_port_rss *rss, char *err, unsigned int err_size)
 {
 	uint16_t nb_txq = *nb_txq_io;
 	struct rte_eth_conf conf;
@@ -166,6 +188,33 @@ ofan_port_start(uint16_t port_id, uint16_t nb_rxq, uint16_t *nb_txq_io,
 			 strerror(-rc));
 		return rc;
 	}
+	if (rss != NULL && nb_rxq > 1) {
+		rss->used = (info.flow_type_rss_offloads & rss->hf) ==
+			rss->hf && info.reta_size > 0 &&
+			nb_rxq <= info.max_rx_queues &&
+			(rss->key_len == 0 ||
+			 info.hash_key_size == rss->key_len);
+		if (!rss->used && !rss->optional) {
+			snprintf(err, err_size, "cannot steer by RSS: the device has %u RX queues and hashes types 0x%" PRIx64 " with a %u-entry table and a %u-byte key; expected %u queues, types 0x%" PRIx64 " (the IPv4 source alone) and a %u-byte key, or steer = software",
+				 info.max_rx_queues, info.flow_type_rss_offloads,
+				 info.reta_size, info.hash_key_size, nb_rxq,
+				 rss->hf, rss->key_len);
+			return -ENOTSUP;
+		}
+		if (!rss->used) {
+			nb_rxq = 1;
+			if (nb_txq > 1)
+				nb_txq = 1;
+			*nb_txq_io = nb_txq;
+		} else {
+			conf.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
+			conf.rx_adv_conf.rss_conf.rss_hf = rss->hf;
+			conf.rx_adv_conf.rss_conf.rss_key =
+				(uint8_t *)(uintptr_t)rss->key;
+			conf.rx_adv_conf.rss_conf.rss_key_len = rss->key_len;
+			rss->reta_size = info.reta_size;
+		}
+	}
 	if (nb_rxq > info.max_rx_queues) {
 		snprintf(err, err_size, "needs %u RX queues but the device has %u; lower rx_queues",
 			 nb_rxq, info.max_rx_queues);
@@ -175,7 +224,8 @@ ofan_port_start(uint16_t port_id, uint16_t nb_rxq, uint16_t *nb_txq_io,
 	if (nb_txq > info.max_tx_queues)
 		nb_txq = info.max_tx_queues;
 	*nb_txq_io = nb_txq;
-	if (nb_rxq > 1 && info.flow_type_rss_offloads != 0) {
+	if (!(rss != NULL && rss->used) && nb_rxq > 1 &&
+	    info.flow_type_rss_offloads != 0) {
 		conf.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
 		conf.rx_adv_conf.rss_conf.rss_hf =
 			(RTE_ETH_RSS_IP | RTE_ETH_RSS_UDP) &
@@ -218,6 +268,15 @@ ofan_port_start(uint16_t port_id, uint16_t nb_rxq, uint16_t *nb_txq_io,
 	if (rc != 0) {
 		snprintf(err, err_size, "rte_eth_dev_start: %s", strerror(-rc));
 		return rc;
+	}
+	if (rss != NULL && rss->used) {
+		rc = ofan_port_reta_round_robin(port_id, info.reta_size,
+						nb_rxq);
+		if (rc != 0) {
+			snprintf(err, err_size, "RSS redirection table of %u entries: %s",
+				 info.reta_size, strerror(-rc));
+			return rc;
+		}
 	}
 	/* Not every PMD has a promiscuous mode (net_ring); that is fine. */
 	rte_eth_promiscuous_enable(port_id);
@@ -293,8 +352,8 @@ ofan_ports_open(const struct ofan_port_conf *conf, uint16_t n,
 	for (p = 0; p < n; p++) {
 		nb_txq[p] = conf[p].nb_txq;
 		rc = ofan_port_start(ids[p], conf[p].nb_rxq, &nb_txq[p],
-				     conf[p].nb_rxd, conf[p].nb_txd, mp, why,
-				     sizeof(why));
+				     conf[p].nb_rxd, conf[p].nb_txd, mp,
+				     conf[p].rss, why, sizeof(why));
 		if (rc != 0) {
 			snprintf(err, err_size, "port.%u (%s): %s", p,
 				 conf[p].dev, why);

@@ -184,6 +184,26 @@ sed -i 's/^count = 2/count = 3/' "$TMP/remote_trigger.ini"
 bad_config remote_trigger \
 	"ofan-host: $TMP/trig.cm:6: trigger 7 joins ranks of this ofan-host with ranks it does not run; expected every flow that activates or waits for a trigger on ranks of one ofan-host process"
 
+# One rank on several lcores: each lcore once, a known steering.
+write_config twice_lcore "policy = reps" "pattern = alltoall" "rank = 1
+lcores = 0, 0"
+bad_config twice_lcore \
+	"ofan-host: $TMP/twice_lcore.ini:port.1:lcores: lcore 0 is listed twice; expected each lcore once (one shard of the rank each)"
+write_config bad_steer "policy = reps" "pattern = alltoall" "rank = 1
+steer = magic"
+bad_config bad_steer \
+	"ofan-host: $TMP/bad_steer.ini:port.1:steer: 'magic' is unknown; expected one of auto, rss, software"
+# An lcore EAL does not run is found once EAL is up, before any port.
+write_config no_lcore "policy = reps" "pattern = alltoall" "rank = 1
+lcores = 0, 1"
+echo "-- no_lcore"
+hs_run no_lcore "${EAL[@]}" -- --config "$TMP/no_lcore.ini" \
+	--results "$TMP/no_lcore.json" --timeout 5
+expect_rc "no_lcore (run)" no_lcore 2
+expect_eq "no_lcore (run) stderr" "$(cat "$TMP/no_lcore.err")" \
+	"ofan-host: $TMP/no_lcore.ini:port.1:lcores: lcore 1 is not one of EAL's lcores; expected lcores given to EAL (-l), here 1 of them from lcore 0"
+nothing_touched no_lcore
+
 # Control: the same ports in a real run do create OUT.pcap (so the checks
 # above can fail).  Port 0 sends into a file and receives nothing, so the
 # flows never finish: exit status 1 after --timeout.
