@@ -437,6 +437,19 @@ hs_free_rings(struct hs_app *app)
 	}
 }
 
+/*
+ * Devices whose TX queue i is the peer's RX queue i (memif, ring pairs):
+ * a second TX queue could reach a peer queue nobody polls, so a rank's
+ * shards share queue 0 through the TX ring there.
+ */
+static bool
+hs_dev_pairs_queues(const char *dev)
+{
+	return strncmp(dev, "net_memif", 9) == 0 ||
+		strncmp(dev, "net_ring", 8) == 0 ||
+		strncmp(dev, "ringpair:", 9) == 0;
+}
+
 static int
 hs_setup(struct hs_app *app)
 {
@@ -482,7 +495,8 @@ hs_setup(struct hs_app *app)
 		pc[p] = (struct ofan_port_conf){
 			.dev = c->ports[p].dev,
 			.nb_rxq = want_rss ? l : 1,
-			.nb_txq = want_rss ? l : 1,
+			.nb_txq = l > 1 && !hs_dev_pairs_queues(c->ports[p].dev) ?
+				l : 1,
 			.nb_rxd = 1024, .nb_txd = 1024,
 			.rss = want_rss ? &rss[p] : NULL,
 		};
@@ -501,9 +515,9 @@ hs_setup(struct hs_app *app)
 		pr->id = app->port_id[p];
 		/*
 		 * Without RSS shard 0 polls the one RX queue and hands out
-		 * by the same hash; the others send through the TX ring it
-		 * drains (a virtual port's second queue may reach a peer
-		 * queue nobody polls).
+		 * by the same hash.  Each shard sends on a TX queue of its
+		 * own when the device has one per shard, else through the TX
+		 * ring shard 0 drains.
 		 */
 		pr->software = pr->nb_shards > 1 && !rss_on;
 		pr->nb_rxq = rss_on ? pr->nb_shards : 1;
@@ -511,8 +525,7 @@ hs_setup(struct hs_app *app)
 		for (k = 0; k < pr->nb_shards; k++) {
 			pr->shard[k].rxq = rss_on ? k : 0;
 			pr->shard[k].txq = k == 0 ? 0 :
-				rss_on && txq[p] >= pr->nb_shards ? k :
-				HS_NO_TXQ;
+				txq[p] >= pr->nb_shards ? k : HS_NO_TXQ;
 		}
 		if (hs_setup_rings(app, p) != 0)
 			return -ENOMEM;
@@ -697,11 +710,14 @@ hs_shard_poll(struct hs_shard_rt *sr, uint64_t now, bool *busy,
 	n = hs_host_output(sr->h, now, pkts, HS_BURST);
 	*busy = *busy || n > 0;
 	hs_shard_send(sr, pkts, n);
-	if (sr->index == 0 && pr->tx_ring != NULL) {
-		/* The other shards' frames, on queue 0. */
+	/* The other shards' frames, on queue 0: a burst from each. */
+	for (i = 1; sr->index == 0 && pr->tx_ring != NULL &&
+	     i < pr->nb_shards; i++) {
 		n = (uint16_t)rte_ring_sc_dequeue_burst(pr->tx_ring,
 			(void **)pkts, HS_BURST, NULL);
-		*busy = *busy || n > 0;
+		if (n == 0)
+			break;
+		*busy = true;
 		hs_shard_send(sr, pkts, n);
 	}
 	*wake = RTE_MIN(*wake, hs_host_next_event(sr->h));

@@ -203,9 +203,6 @@ ofan_port_start(uint16_t port_id, uint16_t nb_rxq, uint16_t *nb_txq_io,
 		}
 		if (!rss->used) {
 			nb_rxq = 1;
-			if (nb_txq > 1)
-				nb_txq = 1;
-			*nb_txq_io = nb_txq;
 		} else {
 			conf.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
 			conf.rx_adv_conf.rss_conf.rss_hf = rss->hf;

@@ -34,6 +34,9 @@ usage: $prog --mode veth|memif [options] EXPERIMENT.ini   (options before or aft
   --out DIR           results (default results/<experiment>-<mode>-<scheme>)
   --idle-sleep US     switches' and hosts' sleep when idle (default 100)
   --timeout SEC       give the hosts this long (default 60)
+  --host-lcores LIST  spread every rank over these lcores (ofan-host's
+                      [port.N] lcores, e.g. 0,1) and run the hosts' process
+                      on them
   --pmd PMD           veth: af_packet (default) or af_xdp (faster; DPDK 22.11's
                       af_xdp keeps ~4098 mbufs at close, so processes report a
                       leak and exit 3 -- see README)
@@ -49,6 +52,7 @@ out=
 idle=100
 timeout=60
 pmd=af_packet
+host_lcores=
 # Options may come before or after the experiment file.
 files=()
 while [ $# -gt 0 ]; do
@@ -59,6 +63,7 @@ while [ $# -gt 0 ]; do
 	--idle-sleep) need_arg "$1" $#; idle=$2; shift ;;
 	--timeout) need_arg "$1" $#; timeout=$2; shift ;;
 	--pmd) need_arg "$1" $#; pmd=$2; shift ;;
+	--host-lcores) need_arg "$1" $#; host_lcores=$2; shift ;;
 	--help | -h) usage; exit 0 ;;
 	--) shift; files+=("$@"); break ;;
 	-*) usage >&2; die "unknown option '$1'" ;;
@@ -74,6 +79,8 @@ case $mode in
 veth | memif) ;;
 *) die "--mode '$mode'; expected veth or memif" ;;
 esac
+[[ -z $host_lcores || $host_lcores =~ ^[0-9]+(,[0-9]+)*$ ]] ||
+	die "--host-lcores '$host_lcores'; expected lcore numbers such as 0,1"
 [ "$(id -u)" = 0 ] || die "needs root (namespaces, veths, DPDK)"
 gen_bin=$root/build/testbed/ofan-testbed-gen
 sw_bin=$root/build/switch/ofan-switch
@@ -120,6 +127,12 @@ gen_args=(--config "$config" --mode "$mode" --out "$work/gen" --tag "$tag"
 	--sock-dir "$work/gen" --pmd "$pmd")
 [ -z "$scheme" ] || gen_args+=(--scheme "$scheme")
 "$gen_bin" "${gen_args[@]}" || exit 2
+if [ -n "$host_lcores" ]; then
+	# Every rank of the hosts' process on these lcores (one shard each).
+	for f in "$work"/gen/hosts-*.ini; do
+		sed -i "/^\[port\.[0-9]*\]\$/a lcores = $host_lcores ; one shard of the rank per lcore (--host-lcores)" "$f"
+	done
+fi
 scheme=$(awk 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "scheme") { s = $(i + 1); sub(",", "", s); print s } }' "$work/gen/plan.txt")
 [ -n "$out" ] || out=$root/results/$name-$mode-$scheme
 mkdir -p "$out"
@@ -197,7 +210,8 @@ host_rc=0
 while read -r what nm ns lcore cfg; do
 	[ "$what" = hosts ] || continue
 	wait_sockets "$work/gen/$cfg"
-	start "hosts-$nm" "$ns" "$lcore" "$host_bin" --config "$work/gen/$cfg" \
+	start "hosts-$nm" "$ns" "${host_lcores:-$lcore}" "$host_bin" \
+		--config "$work/gen/$cfg" \
 		--results "$out/hosts-$nm.json" --timeout "$timeout" \
 		--idle-sleep "$idle"
 	wait "${pids[-1]}" || host_rc=$?

@@ -10,6 +10,8 @@
 #     generated configs and plan; the switches' counters add up (every
 #     host-facing packet a leaf received was forwarded or dropped with a
 #     reason) and the spines carried traffic;
+#   - memif with every rank on two lcores (--host-lcores 0,1), an
+#     all-to-all: every byte verified, both shards of every rank busy;
 #   - cleanup after success, after a failure (hosts given 1 ms: exit 1)
 #     and after an interruption (SIGINT while running: exit 130): no
 #     namespace, veth, process, work directory (memif sockets),
@@ -117,6 +119,46 @@ check_run veth-ops veth ops
 expect_clean "veth-ops" "$TB_PID"
 check_run memif-ofan memif ofan
 expect_clean "memif-ofan" "$TB_PID"
+
+# One rank on two lcores (--host-lcores 0,1: [port.N] lcores = 0,1, the
+# software dispatcher over memif): an all-to-all of the same fabric, every
+# byte verified, both shards of every rank sending and receiving (the
+# placement hash splits each rank's three peers one and two), nothing
+# delivered to a shard that does not own it.
+sed 's/^pattern = .*/pattern = alltoall/' "$EXP" >"$TMP/a2a.ini"
+RC=0
+"$TB" --out "$TMP/lcores" --mode memif --host-lcores 0,1 --timeout 60 \
+	"$TMP/a2a.ini" >"$TMP/lcores.out" 2>&1 &
+TB_PID=$!
+PIDS+=("$TB_PID")
+wait "$TB_PID" || RC=$?
+ofan_forget "$TB_PID"
+expect_eq "2 lcores: exit status" "$RC" 0
+[ "$RC" = 0 ] || sed 's/^/    /' "$TMP/lcores.out" | tail -n 20
+expect_file_has "2 lcores: table" "$TMP/lcores.out" \
+	"hosts: 12/12 flows completed"
+expect_file_has "2 lcores: software steering" "$TMP/lcores/hosts-all.log" \
+	"rank 3: 2 lcores, steered by software on the first lcore"
+if "$OFAN_PY" - "$TMP/lcores/hosts-all.json" <<'PY'; then
+import json, sys
+h = json.load(open(sys.argv[1]))
+assert h["flows_completed"] == h["flows_total"] == 12, h
+assert h["corrupt_packets"] == 0 and h["incomplete_receptions"] == 0, h
+assert h["mempool_in_use_end"] == h["mempool_in_use_start"], h
+shards = {}
+for e in h["hosts"]:
+    assert e["shards"] == 2, e
+    assert e["unknown_flow"] == 0, e
+    assert e["data_sent"] > 0 and e["goodput_bytes"] > 0, e
+    shards.setdefault(e["rank"], set()).add(e["shard"])
+assert shards == {r: {0, 1} for r in range(4)}, shards
+assert sum(e["goodput_bytes"] for e in h["hosts"]) == 12 * 2**20
+PY
+	pass "2 lcores: every rank's two shards sent and received every byte"
+else
+	fail "2 lcores: the shards' JSON does not add up"
+fi
+expect_clean "2 lcores" "$TB_PID"
 
 # A failure after the set-up: the hosts get 1 ms, so flows are unfinished.
 run_tb fail "$TMP/fail" --mode veth --timeout 0.001
