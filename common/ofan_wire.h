@@ -52,6 +52,8 @@
 #define OFAN_IPV4_HDR_SIZE	20
 #define OFAN_UDP_HDR_SIZE	8
 #define OFAN_BTH_SIZE		12
+#define OFAN_BTH_QP_MASK	0xffffff	/* 24-bit QP numbers and PSNs */
+#define OFAN_BTH_PSN_MASK	0xffffff
 #define OFAN_AETH_SIZE		4
 #define OFAN_ACK_EXT_SIZE	20
 /* Ethernet + IPv4 (no options) + UDP + BTH: offset of a data payload. */

@@ -23,8 +23,6 @@
 #define OFAN_IPV4_MF		0x2000
 /* Bytes of an L4 header that hold the source and destination ports. */
 #define OFAN_L4_PORTS_SIZE	4
-#define OFAN_BTH_QP_MASK	0xffffff
-#define OFAN_BTH_PSN_MASK	0xffffff
 
 static const char *const ofan_drop_names[OFAN_DROP_MAX] = {
 #define OFAN_DROP_NAME(e, n, h) [OFAN_DROP_##e] = n,

@@ -20,8 +20,6 @@
 #define OFAN_IPV4_TTL_DEFAULT	64
 /* A RoCEv2 partition key that matches every partition. */
 #define OFAN_BTH_PKEY_DEFAULT	0xffff
-#define OFAN_BTH_QP_MASK	0xffffff
-#define OFAN_BTH_PSN_MASK	0xffffff
 
 /*
  * The checksum is computed over the header as it is, so a builder clears

@@ -106,10 +106,24 @@ hs_frame_data(const struct hs_frame_ctx *fx, const struct hs_frame_tmpl *t,
 	return hs_frame_finish(m, len, t->nic_slot);
 }
 
+void
+hs_frame_ack_template(const struct hs_frame_ctx *fx, struct hs_ack_tmpl *t,
+		      const struct hs_flow_spec *f)
+{
+	static const struct ofan_ack_ext zero;
+	struct ofan_pkt_spec sp;
+
+	hs_fill_spec(fx, &sp, hs_rank_ip(fx->cfg, f->src), 0, f->id, 0);
+	t->ok = ofan_build_ack(t->hdr, sizeof(t->hdr), &sp, &zero) ==
+		(int)sizeof(t->hdr);
+}
+
 struct rte_mbuf *
 hs_frame_ack(const struct hs_frame_ctx *fx, struct rte_mempool *pool,
 	     const struct hs_ack_req *a)
 {
+	const uint32_t udp = OFAN_ETH_HDR_SIZE + OFAN_IPV4_HDR_SIZE;
+	const uint32_t bth = udp + OFAN_UDP_HDR_SIZE;
 	struct ofan_ack_ext ext = {
 		.echo_ev = a->echo_ev,
 		.flags = (uint8_t)((a->a.ce ? OFAN_ACK_F_CE : 0) |
@@ -124,6 +138,27 @@ hs_frame_ack(const struct hs_frame_ctx *fx, struct rte_mempool *pool,
 
 	if (m == NULL)
 		return NULL;
+	if (likely(a->tmpl != NULL && a->tmpl->ok &&
+		   rte_pktmbuf_tailroom(m) >= sizeof(a->tmpl->hdr))) {
+		uint8_t *p = rte_pktmbuf_mtod(m, uint8_t *);
+		struct ofan_ack_ext *x = (struct ofan_ack_ext *)(p + bth +
+			OFAN_BTH_SIZE + OFAN_AETH_SIZE);
+
+		memcpy(p, a->tmpl->hdr, sizeof(a->tmpl->hdr));
+		/* The data packet's EV, the echoed PSN (24 bits). */
+		p[udp] = (uint8_t)(a->echo_ev >> 8);
+		p[udp + 1] = (uint8_t)a->echo_ev;
+		p[bth + 9] = (uint8_t)(a->a.echo_psn >> 16);
+		p[bth + 10] = (uint8_t)(a->a.echo_psn >> 8);
+		p[bth + 11] = (uint8_t)a->a.echo_psn;
+		x->echo_ev = rte_cpu_to_be_16(ext.echo_ev);
+		x->flags = ext.flags;
+		x->echo_psn = rte_cpu_to_be_32(ext.echo_psn);
+		x->cum_psn = rte_cpu_to_be_32(ext.cum_psn);
+		x->sack = rte_cpu_to_be_64(ext.sack);
+		hs_frame_finish(m, (int)sizeof(a->tmpl->hdr), a->nic_slot);
+		return m;
+	}
 	/* ACKs reuse the data packet's EV: same path class back. */
 	hs_fill_spec(fx, &sp, hs_rank_ip(fx->cfg, a->src), a->echo_ev, a->flow,
 		     a->a.echo_psn);

@@ -43,8 +43,20 @@ struct hs_frame_tmpl {
 	uint32_t nic_slot;
 };
 
+/*
+ * The ACK frame of one received flow with everything but the per-ACK
+ * fields in place (addresses, QP, IPv4 checksum): an ACK copies it and
+ * writes its EV, PSN and feedback.  ok is false if it could not be built
+ * (ACKs are then built field by field).
+ */
+struct hs_ack_tmpl {
+	uint8_t hdr[OFAN_ACK_FRAME_SIZE];
+	bool ok;
+};
+
 /* An ACK to send. */
 struct hs_ack_req {
+	const struct hs_ack_tmpl *tmpl;	/* its flow's, or NULL */
 	uint32_t flow;
 	uint32_t src;		/* the flow's sender: the ACK's destination */
 	uint32_t nic_slot;
@@ -67,7 +79,14 @@ int hs_frame_data(const struct hs_frame_ctx *fx, const struct hs_frame_tmpl *t,
 		  const struct hs_flow_spec *f, struct rte_mbuf *m, uint16_t ev,
 		  uint32_t psn, uint16_t payload);
 
-/* An ACK frame, NULL if no mbuf. */
+/* The ACK template of flow f, received by this host. */
+void hs_frame_ack_template(const struct hs_frame_ctx *fx,
+			   struct hs_ack_tmpl *t, const struct hs_flow_spec *f);
+
+/*
+ * An ACK frame, NULL if no mbuf: from a->tmpl when it has one, else field
+ * by field; the bytes are the same (test_host checks).
+ */
 struct rte_mbuf *hs_frame_ack(const struct hs_frame_ctx *fx,
 			      struct rte_mempool *pool,
 			      const struct hs_ack_req *a);

@@ -103,6 +103,7 @@ hs_host_alloc(struct hs_host *h, const struct hs_traffic *t, char *err,
 			if (hs_receiver_init(&r->rx, &h->tp, f->size,
 					     c->ack_every) != 0)
 				goto nomem;
+			hs_frame_ack_template(&h->fx, &r->ack_tmpl, f);
 		}
 	}
 	return 0;

@@ -186,7 +186,7 @@ bool hs_host_release_dep(struct hs_host *h, uint32_t flow, uint64_t now_ns);
  */
 bool hs_host_nic_room(struct hs_host *h, uint32_t slot, uint64_t now_ns);
 
-/* Consume a received burst (every mbuf is freed). */
+/* Consume a received burst (every mbuf is freed; pkts[] is scratch). */
 void hs_host_input(struct hs_host *h, struct rte_mbuf **pkts, uint16_t n,
 		   uint64_t now_ns);
 

@@ -65,6 +65,7 @@ struct hs_rflow {
 	uint64_t goodput;	/* payload bytes delivered, at most size */
 	uint64_t corrupt;
 	bool foreign;		/* another shard of the rank receives it */
+	struct hs_ack_tmpl ack_tmpl;
 };
 
 struct hs_host {

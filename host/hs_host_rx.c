@@ -6,6 +6,7 @@
  */
 #include "hs_host_priv.h"
 #include "hs_shard.h"
+#include "ofan_parse_fast.h"
 
 /* A flow to us was received completely: start what waited for it. */
 static void
@@ -50,6 +51,7 @@ hs_queue_ack(struct hs_host *h, const struct hs_rflow *r, uint16_t ev,
 	if (h->ack_tail - h->ack_head >= HS_ACK_RING)
 		return;	/* overflow: the sender recovers */
 	q = &h->acks[h->ack_tail++ & (HS_ACK_RING - 1)];
+	q->tmpl = &r->ack_tmpl;
 	q->flow = r->spec->id;
 	q->src = r->spec->src;
 	q->nic_slot = r->nic_slot;
@@ -193,8 +195,9 @@ hs_host_input(struct hs_host *h, struct rte_mbuf **pkts, uint16_t n,
 	      uint64_t now_ns)
 {
 	struct ofan_pkt_info pi;
-	uint16_t i;
+	uint16_t i, nb_free = 0;
 
+	/* Consumed frames are freed together at the end (cheaper). */
 	for (i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
 		const uint8_t *frame;
@@ -205,12 +208,15 @@ hs_host_input(struct hs_host *h, struct rte_mbuf **pkts, uint16_t n,
 		if (unlikely(m->nb_segs != 1)) {
 			/* Hosts send single-segment frames; so must peers. */
 			h->st.drops[OFAN_DROP_BAD_TOTAL_LENGTH]++;
-			rte_pktmbuf_free(m);
+			pkts[nb_free++] = m;
 			continue;
 		}
 		frame = rte_pktmbuf_mtod(m, const uint8_t *);
-		v = ofan_parse(frame, rte_pktmbuf_data_len(m),
-			       OFAN_PARSE_F_NO_TTL_CHECK, &pi);
+		/* The common frame in a few comparisons, the rest in full. */
+		v = ofan_parse_fast(frame, rte_pktmbuf_data_len(m), false,
+				    true, &pi) ? OFAN_PARSE_OK :
+			ofan_parse(frame, rte_pktmbuf_data_len(m),
+				   OFAN_PARSE_F_NO_TTL_CHECK, &pi);
 		if (v != OFAN_PARSE_OK) {
 			h->st.drops[v]++;
 		} else if (pi.kind == OFAN_KIND_ARP) {
@@ -231,6 +237,7 @@ hs_host_input(struct hs_host *h, struct rte_mbuf **pkts, uint16_t n,
 		} else if (pi.kind == OFAN_KIND_ACK) {
 			hs_input_ack(h, frame, &pi, now_ns);
 		}
-		rte_pktmbuf_free(m);
+		pkts[nb_free++] = m;
 	}
+	rte_pktmbuf_free_bulk(pkts, nb_free);
 }

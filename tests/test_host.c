@@ -57,6 +57,7 @@
 #include "hlb.h"
 #include "hlb_mp.h"
 #include "hs_config.h"
+#include "hs_frames.h"
 #include "hs_host.h"
 #include "hs_results.h"
 #include "hs_summary.h"
@@ -1138,6 +1139,60 @@ START_TEST(test_free_midway)
 }
 END_TEST
 
+/*
+ * An ACK from its flow's template is the frame ofan_build_ack() builds
+ * field by field, byte for byte, whatever the EV, PSNs, SACK and flags.
+ */
+START_TEST(test_ack_template)
+{
+	struct t_net *net = t_net_new("reps", "pattern = alltoall\nsize = 64KiB");
+	struct hs_frame_ctx fx = {
+		.cfg = &net->cfg, .ip = hs_rank_ip(&net->cfg, 1),
+		.mac = { 0x02, 0, 0, 0, 0xaa, 1 },
+		.dst_mac = { 0x02, 0, 0, 0, 0xbb, 7 },
+	};
+	const struct hs_flow_spec *f = &net->traffic.flows[0];
+	struct hs_ack_tmpl t;
+	struct ofan_rng rng;
+	unsigned int i;
+
+	ofan_rng_seed(&rng, 42, 0);
+	hs_frame_ack_template(&fx, &t, f);
+	ck_assert(t.ok);
+	for (i = 0; i < 2000; i++) {
+		struct hs_ack_req a = {
+			.flow = f->id, .src = f->src,
+			.nic_slot = (uint32_t)ofan_rng_next(&rng),
+			.echo_ev = (uint16_t)ofan_rng_next(&rng),
+			.count = i & 1,
+			.a = {
+				.ce = (i >> 1) & 1,
+				.echo_psn = (uint32_t)ofan_rng_next(&rng) &
+					(i < 1000 ? 0xffffff : UINT32_MAX),
+				.cum = (uint32_t)ofan_rng_next(&rng),
+				.sack = ofan_rng_next(&rng),
+			},
+		};
+		struct rte_mbuf *x, *y;
+
+		x = hs_frame_ack(&fx, t_pool, &a);	/* field by field */
+		a.tmpl = &t;
+		y = hs_frame_ack(&fx, t_pool, &a);
+		ck_assert_ptr_nonnull(x);
+		ck_assert_ptr_nonnull(y);
+		ck_assert_uint_eq(x->data_len, y->data_len);
+		ck_assert_uint_eq(x->pkt_len, y->pkt_len);
+		ck_assert_uint_eq(x->hash.usr, y->hash.usr);
+		ck_assert_msg(memcmp(rte_pktmbuf_mtod(x, void *),
+				     rte_pktmbuf_mtod(y, void *),
+				     x->data_len) == 0, "ACK %u differs", i);
+		rte_pktmbuf_free(x);
+		rte_pktmbuf_free(y);
+	}
+	t_net_free(net);
+}
+END_TEST
+
 static Suite *
 host_suite(void)
 {
@@ -1150,6 +1205,7 @@ host_suite(void)
 	tcase_add_loop_test(tc, test_b2b, 0,
 			    RTE_DIM(t_host_policies) * RTE_DIM(t_b2b_traffic));
 	tcase_add_test(tc, test_b2b_corrupt);
+	tcase_add_test(tc, test_ack_template);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("leaf");

@@ -233,12 +233,33 @@ START_TEST(test_payload_fill_check)
 }
 END_TEST
 
+/*
+ * Whatever the host's fast path (full, no TTL rule) accepts, ofan_parse()
+ * with OFAN_PARSE_F_NO_TTL_CHECK accepts with the same struct, byte for
+ * byte.
+ */
+static void
+host_fast_matches_full(const uint8_t *f, uint32_t len, unsigned int *nb_fast)
+{
+	struct ofan_pkt_info a, b;
+
+	memset(&a, 0xa5, sizeof(a));	/* every byte must be written */
+	memset(&b, 0x5a, sizeof(b));
+	if (!ofan_parse_fast(f, len, false, true, &a))
+		return;
+	(*nb_fast)++;
+	ck_assert_int_eq(ofan_parse(f, len, OFAN_PARSE_F_NO_TTL_CHECK, &b),
+			 OFAN_PARSE_OK);
+	ck_assert(memcmp(&a, &b, sizeof(a)) == 0);
+}
+
 /* Whatever the switch's fast path accepts, ofan_parse() accepts alike. */
 static void
 fast_matches_full(const uint8_t *f, uint32_t len, unsigned int *nb_fast)
 {
 	struct ofan_pkt_info a, b;
 
+	host_fast_matches_full(f, len, &nb_fast[1]);
 	if (!sw_parse_fast(f, len, &a))
 		return;
 	(*nb_fast)++;
@@ -258,7 +279,7 @@ START_TEST(test_fast_path_agrees)
 	static const uint8_t flips[] = { 0x01, 0x02, 0x10, 0x40, 0x80, 0xff };
 	struct ofan_pkt_spec spec = std_spec();
 	uint8_t frames[2][128], f[128];
-	unsigned int nb_fast = 0, k, x;
+	unsigned int nb_fast[2] = { 0, 0 }, k, x;
 	int len[2];
 	uint32_t i, l;
 
@@ -267,20 +288,23 @@ START_TEST(test_fast_path_agrees)
 	for (k = 0; k < 2; k++) {
 		ck_assert_int_gt(len[k], 0);
 		/* The common frames take the fast path. */
-		nb_fast = 0;
-		fast_matches_full(frames[k], (uint32_t)len[k], &nb_fast);
-		ck_assert_uint_eq(nb_fast, 1);
+		nb_fast[0] = nb_fast[1] = 0;
+		fast_matches_full(frames[k], (uint32_t)len[k], nb_fast);
+		ck_assert_uint_eq(nb_fast[0], 1);
+		ck_assert_uint_eq(nb_fast[1], 1);
 		/* Every truncation, and every byte mutated several ways. */
 		for (l = 0; l <= (uint32_t)len[k]; l++)
-			fast_matches_full(frames[k], l, &nb_fast);
+			fast_matches_full(frames[k], l, nb_fast);
 		for (i = 0; i < (uint32_t)len[k]; i++)
 			for (x = 0; x < sizeof(flips); x++) {
 				memcpy(f, frames[k], (size_t)len[k]);
 				f[i] ^= flips[x];
-				fast_matches_full(f, (uint32_t)len[k], &nb_fast);
+				fast_matches_full(f, (uint32_t)len[k], nb_fast);
 			}
-		/* Mutations of payload and MACs stay on the fast path. */
-		ck_assert_uint_gt(nb_fast, 12 * sizeof(flips));
+		/* Mutations of payload and MACs stay on the fast path; the
+		 * host's takes TTL 0 and 1 too. */
+		ck_assert_uint_gt(nb_fast[0], 12 * sizeof(flips));
+		ck_assert_uint_gt(nb_fast[1], nb_fast[0]);
 	}
 }
 END_TEST

@@ -72,6 +72,17 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		    full.dst_port != info.dst_port || full.proto != info.proto)
 			abort();
 	}
+	/* The host's fast path: the whole struct as the full parse's. */
+	memset(&info, 0xa5, sizeof(info));
+	if (ofan_parse_fast(data, (uint32_t)size, false, true, &info)) {
+		struct ofan_pkt_info full;
+
+		memset(&full, 0x5a, sizeof(full));
+		if (ofan_parse(data, (uint32_t)size, OFAN_PARSE_F_NO_TTL_CHECK,
+			       &full) != OFAN_PARSE_OK ||
+		    memcmp(&full, &info, sizeof(full)) != 0)
+			abort();
+	}
 	for (i = 0; i < sizeof(flag_sets) / sizeof(flag_sets[0]); i++) {
 		ret = ofan_parse(data, (uint32_t)size, flag_sets[i], &info);
 		if (ret == OFAN_PARSE_OK)
