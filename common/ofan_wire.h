@@ -16,6 +16,7 @@
 #ifndef OFAN_WIRE_H
 #define OFAN_WIRE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stddef.h>
 
@@ -224,6 +225,13 @@ ofan_payload_byte(uint32_t qp, uint32_t psn, uint32_t i)
 
 /* Fill len payload bytes of packet (qp, psn) at p. */
 void ofan_payload_fill(uint8_t *p, uint32_t qp, uint32_t psn, uint32_t len);
+
+/*
+ * Use the 32-byte (AVX2) loops of fill and check if the CPU has them (the
+ * default), or not: the tests compare both with the byte definition.
+ * Returns whether they are used now.
+ */
+bool ofan_payload_set_avx2(bool on);
 
 /* Number of the len payload bytes at p that differ from the pattern. */
 uint32_t ofan_payload_check(const uint8_t *p, uint32_t qp, uint32_t psn,

@@ -207,6 +207,33 @@ START_TEST(test_build_data_bytes)
 }
 END_TEST
 
+/* Fill and check len bytes against the byte definition; corrupt some. */
+static void
+t_payload_len(uint8_t *buf, uint32_t len)
+{
+	uint32_t i;
+
+	ofan_payload_fill(buf, 77, 1234, len);
+	for (i = 0; i < len; i++)
+		ck_assert_uint_eq(buf[i], ofan_payload_byte(77, 1234, i));
+	ck_assert_uint_eq(ofan_payload_check(buf, 77, 1234, len), 0);
+	if (len < 10)
+		return;
+	buf[3] ^= 0x01;
+	buf[len - 1] ^= 0x80;
+	ck_assert_uint_eq(ofan_payload_check(buf, 77, 1234, len), 2);
+	/* Another packet's payload is not this one's. */
+	ck_assert_uint_gt(ofan_payload_check(buf, 77, 1235, len), len / 2);
+	/* A single wrong byte anywhere (every 8-byte lane) is found. */
+	buf[3] ^= 0x01;
+	buf[len - 1] ^= 0x80;
+	for (i = 5; i < len; i += 9) {
+		buf[i] ^= 0x10;
+		ck_assert_uint_eq(ofan_payload_check(buf, 77, 1234, len), 1);
+		buf[i] ^= 0x10;
+	}
+}
+
 /*
  * The word-wise fill and check agree with the byte definition, for odd
  * lengths too, and the check counts exactly the corrupted bytes.
@@ -214,22 +241,16 @@ END_TEST
 START_TEST(test_payload_fill_check)
 {
 	static uint8_t buf[4101];
-	uint32_t len, i;
+	uint32_t len;
+	int pass;
 
-	for (len = 0; len <= sizeof(buf); len += 373) {
-		ofan_payload_fill(buf, 77, 1234, len);
-		for (i = 0; i < len; i++)
-			ck_assert_uint_eq(buf[i], ofan_payload_byte(77, 1234, i));
-		ck_assert_uint_eq(ofan_payload_check(buf, 77, 1234, len), 0);
-		if (len < 10)
-			continue;
-		buf[3] ^= 0x01;
-		buf[len - 1] ^= 0x80;
-		ck_assert_uint_eq(ofan_payload_check(buf, 77, 1234, len), 2);
-		/* Another packet's payload is not this one's. */
-		ck_assert_uint_gt(ofan_payload_check(buf, 77, 1235, len),
-				  len / 2);
+	/* The AVX2 loops (when the CPU has them), then the 16-byte ones. */
+	for (pass = 0; pass < 2; pass++) {
+		ofan_payload_set_avx2(pass == 0);
+		for (len = 0; len <= sizeof(buf); len += pass ? 373 : 37)
+			t_payload_len(buf, len);
 	}
+	ofan_payload_set_avx2(true);
 }
 END_TEST
 
