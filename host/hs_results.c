@@ -116,8 +116,8 @@ int
 hs_results(struct hs_host *const *hosts, uint16_t nb_hosts,
 	   const struct hs_config *cfg, const struct hs_traffic *t,
 	   double wall_s, int64_t inuse_start, int64_t inuse_end,
-	   const char *json_path, const char *csv_path,
-	   struct hs_summary *sum)
+	   const struct ofan_dev_stats *dev, const char *json_path,
+	   const char *csv_path, struct hs_summary *sum)
 {
 	const uint32_t *conc = t->concurrency;
 	uint64_t *ideal = calloc(t->nb_flows + 1, sizeof(uint64_t));
@@ -275,6 +275,25 @@ hs_results(struct hs_host *const *hosts, uint16_t nb_hosts,
 	for (i = 0; i < (uint32_t)pol.n; i++)
 		ofan_json_u64(&j, pol.kv[i].key, pol.kv[i].value);
 	ofan_json_obj_end(&j);
+	if (dev != NULL) {
+		ofan_json_arr_begin(&j, "ports");
+		for (k = 0; k < cfg->nb_ports; k++) {
+			if (!dev[k].valid)
+				continue;
+			ofan_json_obj_begin(&j, NULL);
+			ofan_json_u64(&j, "port", k);
+			ofan_json_u64(&j, "rank", cfg->ports[k].rank);
+			ofan_json_str(&j, "dev", cfg->ports[k].dev);
+			ofan_json_u64(&j, "ethdev", dev[k].ethdev);
+			ofan_json_obj_begin(&j, "device");
+#define HS_DEV_JSON(field, what) ofan_json_u64(&j, #field, dev[k].field);
+			OFAN_DEV_COUNTERS(HS_DEV_JSON)
+#undef HS_DEV_JSON
+			ofan_json_obj_end(&j);
+			ofan_json_obj_end(&j);
+		}
+		ofan_json_arr_end(&j);
+	}
 	ofan_json_arr_begin(&j, "hosts");
 	for (k = 0; k < nb_hosts; k++) {
 		const struct hs_host_stats *s = hs_host_stats(hosts[k]);

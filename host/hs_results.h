@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "hs_host.h"
+#include "ofan_devstats.h"
 
 struct hs_summary {
 	uint32_t nb_flows;		/* flows sent by local hosts */
@@ -46,13 +47,15 @@ uint64_t hs_flow_wire_bytes(const struct hs_config *cfg, uint64_t size);
 
 /*
  * Compute the summary and, when the paths are not NULL, write the JSON
- * summary (with extra_json appended as more members when not NULL) and
- * the per-flow CSV.  Returns 0 or -errno.
+ * summary and the per-flow CSV.  dev (may be NULL): cfg's ports' device
+ * counters, written as "ports" (each port's rank, ethdev and "device").
+ * Returns 0 or -errno.
  */
 int hs_results(struct hs_host *const *hosts, uint16_t nb_hosts,
 	       const struct hs_config *cfg, const struct hs_traffic *t,
 	       double wall_s, int64_t mempool_in_use_start,
-	       int64_t mempool_in_use_end, const char *json_path,
-	       const char *csv_path, struct hs_summary *sum);
+	       int64_t mempool_in_use_end, const struct ofan_dev_stats *dev,
+	       const char *json_path, const char *csv_path,
+	       struct hs_summary *sum);
 
 #endif /* OFAN_HS_RESULTS_H */

@@ -115,6 +115,8 @@ struct hs_app {
 	struct rte_mempool *pool;
 	uint16_t port_id[HS_MAX_PORTS];
 	bool port_started[HS_MAX_PORTS];
+	/* The devices' own counters, read just before the ports close. */
+	struct ofan_dev_stats dev_stats[HS_MAX_PORTS];
 	struct hs_port_rt port[HS_MAX_PORTS];
 	/* Every shard's host, ports in order, for the results. */
 	struct hs_host *hosts[HS_MAX_PORTS * HS_MAX_SHARDS];
@@ -977,6 +979,18 @@ main(int argc, char **argv)
 	inuse_start = 0;	/* the pool was empty before ports started */
 	t0 = hs_now_ns(&app);
 	done = hs_run(&app);
+	for (p = 0; p < app.cfg->nb_ports; p++) {
+		const struct ofan_dev_stats *d = &app.dev_stats[p];
+
+		ofan_port_dev_stats(app.port_id[p], &app.dev_stats[p]);
+		if (d->valid && (ofan_dev_rx_lost(d) != 0 || d->oerrors != 0))
+			fprintf(stderr, "ofan-host: port %u (rank %u): the device lost frames: missed %llu, errors %llu, no mbuf %llu, tx errors %llu\n",
+				p, app.cfg->ports[p].rank,
+				(unsigned long long)d->imissed,
+				(unsigned long long)d->ierrors,
+				(unsigned long long)d->rx_nombuf,
+				(unsigned long long)d->oerrors);
+	}
 	ofan_ports_close(app.port_id, app.port_started, app.cfg->nb_ports);
 	hs_free_rings(&app);
 	inuse_end = rte_mempool_in_use_count(app.pool);
@@ -998,7 +1012,8 @@ main(int argc, char **argv)
 	}
 	rc = hs_results(app.hosts, app.nb_hosts, app.cfg, &app.traffic,
 			(double)(hs_now_ns(&app) - t0) / 1e9, inuse_start,
-			inuse_end, app.results, app.results ? csv : NULL, &sum);
+			inuse_end, app.dev_stats, app.results,
+			app.results ? csv : NULL, &sum);
 	if (rc != 0)
 		fprintf(stderr, "ofan-host: cannot write results to %s: %s\n",
 			app.results, strerror(-rc));

@@ -16,6 +16,8 @@
 
 #include <rte_mempool.h>
 
+#include "ofan_devstats.h"
+
 /*
  * Check, without probing, that dev names an existing ethdev or a device
  * some bus recognises (for a vdev: a known driver name).  Probing a vdev
@@ -61,6 +63,9 @@ int ofan_port_start(uint16_t port_id, uint16_t nb_rxq, uint16_t *nb_txq,
 		    uint16_t nb_rxd, uint16_t nb_txd, struct rte_mempool *mp,
 		    struct ofan_port_rss *rss, char *err,
 		    unsigned int err_size);
+
+/* The device counters of port_id (s->valid false if it has none). */
+void ofan_port_dev_stats(uint16_t port_id, struct ofan_dev_stats *s);
 
 /* Stop and close port_id, returning its RX ring mbufs to the pool. */
 void ofan_port_close(uint16_t port_id);

@@ -281,6 +281,24 @@ ofan_port_start(uint16_t port_id, uint16_t nb_rxq, uint16_t *nb_txq_io,
 }
 
 void
+ofan_port_dev_stats(uint16_t port_id, struct ofan_dev_stats *s)
+{
+	struct rte_eth_stats st;
+
+	memset(s, 0, sizeof(*s));
+	s->ethdev = port_id;
+	if (rte_eth_stats_get(port_id, &st) != 0)
+		return;
+	s->valid = true;
+	s->ipackets = st.ipackets;
+	s->opackets = st.opackets;
+	s->imissed = st.imissed;
+	s->ierrors = st.ierrors;
+	s->oerrors = st.oerrors;
+	s->rx_nombuf = st.rx_nombuf;
+}
+
+void
 ofan_port_close(uint16_t port_id)
 {
 	struct rte_eth_dev_info info;

@@ -59,6 +59,8 @@ struct sw_app {
 	struct sw_engine *eng;
 	struct rte_mempool *pool;
 	uint16_t port_id[SW_MAX_PORTS];
+	/* The devices' own counters, read just before the ports close. */
+	struct ofan_dev_stats dev_stats[SW_MAX_PORTS];
 	bool port_started[SW_MAX_PORTS];
 	/*
 	 * TX queues per port: one per forwarding lcore when the device has
@@ -461,11 +463,21 @@ sw_print_summary(struct sw_app *app, double elapsed)
 	sw_engine_totals(app->eng, t);
 	fprintf(stderr, "%s: %.3f s; per port rx / tx / dropped:\n",
 		app->cfg->name, elapsed);
-	for (p = 0; p < app->cfg->nb_ports; p++)
+	for (p = 0; p < app->cfg->nb_ports; p++) {
+		const struct ofan_dev_stats *d = &app->dev_stats[p];
+
 		fprintf(stderr, "  port %u (%s): rx %" PRIu64 " tx %" PRIu64
-			" drop %" PRIu64 "\n", p, app->cfg->ports[p].dev,
+			" drop %" PRIu64, p, app->cfg->ports[p].dev,
 			t->port[p].rx_pkts, t->port[p].tx_pkts,
 			t->port[p].drops + t->port[p].egress_drops);
+		/* What the device lost before the switch saw it. */
+		if (d->valid && (ofan_dev_rx_lost(d) != 0 || d->oerrors != 0))
+			fprintf(stderr, "; device: missed %" PRIu64
+				" errors %" PRIu64 " no mbuf %" PRIu64
+				" tx errors %" PRIu64, d->imissed, d->ierrors,
+				d->rx_nombuf, d->oerrors);
+		fputc('\n', stderr);
+	}
 	for (r = 0; r < OFAN_DROP_MAX; r++)
 		if (t->drops[r] != 0)
 			fprintf(stderr, "  dropped, %s: %" PRIu64 "\n",
@@ -484,6 +496,7 @@ sw_write_stats(struct sw_app *app, double elapsed, uint16_t nb_workers,
 		.mempool_in_use_start = inuse_start,
 		.mempool_in_use_end = inuse_end,
 		.port_devs = devs,
+		.dev = app->dev_stats,
 	};
 	FILE *f;
 	uint16_t p;
@@ -593,7 +606,7 @@ main(int argc, char **argv)
 		goto out_ports;
 	}
 	sw_engine_set_log(app.eng, sw_log_line, NULL);
-	if (sw_telemetry_register(app.eng) != 0)
+	if (sw_telemetry_register(app.eng, app.port_id) != 0)
 		fprintf(stderr, "ofan-switch: telemetry commands unavailable\n");
 	/* dpdk-dumpcap attaches as a secondary; that needs hugepages. */
 	pdump_on = rte_pdump_init() == 0;
@@ -630,6 +643,10 @@ main(int argc, char **argv)
 out_ports:
 	if (app.eng != NULL)
 		sw_engine_free_queues(app.eng);
+	for (wid = 0; wid < app.cfg->nb_ports; wid++)
+		if (app.port_started[wid])
+			ofan_port_dev_stats(app.port_id[wid],
+					    &app.dev_stats[wid]);
 	ofan_ports_close(app.port_id, app.port_started, app.cfg->nb_ports);
 	/*
 	 * After the ports: closing polls them once more, which runs an

@@ -89,6 +89,16 @@ sw_stats_write_json(FILE *f, struct sw_engine *eng,
 		SW_QUEUE_COUNTERS(SW_QUEUE_JSON)
 #undef SW_QUEUE_JSON
 		ofan_json_u64(&j, "queue_len_at_exit", t->queue_len[p]);
+		if (x->dev != NULL && x->dev[p].valid) {
+			const struct ofan_dev_stats *d = &x->dev[p];
+
+			ofan_json_u64(&j, "ethdev", d->ethdev);
+			ofan_json_obj_begin(&j, "device");
+#define SW_DEV_JSON(field, what) ofan_json_u64(&j, #field, d->field);
+			OFAN_DEV_COUNTERS(SW_DEV_JSON)
+#undef SW_DEV_JSON
+			ofan_json_obj_end(&j);
+		}
 		ofan_json_arr_begin(&j, "queue_hist");
 		for (b = 0; b < SW_QUEUE_HIST_BINS; b++)
 			ofan_json_u64(&j, NULL, q->hist[b]);

@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "ofan_devstats.h"
 #include "sw_engine.h"
 
 /* Extra facts the driver adds to the JSON document. */
@@ -19,6 +20,9 @@ struct sw_stats_extra {
 	int64_t mempool_in_use_start;	/* -1 if unknown */
 	int64_t mempool_in_use_end;
 	const char *const *port_devs;	/* per port, may be NULL */
+	/* per port, may be NULL: the device's own counters, read before
+	 * the ports closed (ofan_devstats.h) */
+	const struct ofan_dev_stats *dev;
 };
 
 /*

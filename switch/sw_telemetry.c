@@ -10,10 +10,14 @@
 #include <rte_telemetry.h>
 
 #include "ofan_config.h"
+#include "ofan_port.h"
 #include "sw_telemetry.h"
 
 /* The engine served; NULL outside its lifetime.  See the header. */
 static struct sw_engine *volatile sw_tel_engine;
+/* Port p's ethdev id, for its device counters (NULL: none). */
+static uint16_t sw_tel_ethdev[SW_MAX_PORTS];
+static bool sw_tel_has_ethdev;
 /* Callbacks running now; unregister waits for them to finish. */
 static volatile uint32_t sw_tel_busy;
 
@@ -75,6 +79,16 @@ sw_tel_ports_do(const char *cmd, const char *params, struct rte_tel_data *d)
 #undef SW_TEL_QUEUE
 		rte_tel_data_add_dict_u64(pd, "queue_len", t->queue_len[p]);
 		rte_tel_data_add_dict_u64(pd, "picked", t->picks[p]);
+		if (sw_tel_has_ethdev) {
+			struct ofan_dev_stats ds;
+
+			ofan_port_dev_stats(sw_tel_ethdev[p], &ds);
+			rte_tel_data_add_dict_u64(pd, "ethdev", ds.ethdev);
+#define SW_TEL_DEV(field, what) \
+			rte_tel_data_add_dict_u64(pd, "dev_" #field, ds.field);
+			OFAN_DEV_COUNTERS(SW_TEL_DEV)
+#undef SW_TEL_DEV
+		}
 		snprintf(name, sizeof(name), "%u", p);
 		rte_tel_data_add_dict_container(d, name, pd, 0);
 	}
@@ -332,7 +346,7 @@ sw_tel_fail(const char *cmd, const char *params, struct rte_tel_data *d)
 }
 
 int
-sw_telemetry_register(struct sw_engine *eng)
+sw_telemetry_register(struct sw_engine *eng, const uint16_t *ethdevs)
 {
 	static const struct {
 		const char *cmd;
@@ -340,7 +354,7 @@ sw_telemetry_register(struct sw_engine *eng)
 		const char *help;
 	} cmds[] = {
 		{ "/ofan/ports", sw_tel_ports,
-		  "Per-port counters and link state. No parameters." },
+		  "Per-port counters, link state, ethdev id and device counters (dev_*). No parameters." },
 		{ "/ofan/queues", sw_tel_queues,
 		  "Egress queues: length, maximum, histogram. No parameters." },
 		{ "/ofan/drops", sw_tel_drops,
@@ -357,6 +371,10 @@ sw_telemetry_register(struct sw_engine *eng)
 	unsigned int i;
 	int rc;
 
+	sw_tel_has_ethdev = ethdevs != NULL;
+	for (i = 0; ethdevs != NULL &&
+	     i < sw_engine_config(eng)->nb_ports; i++)
+		sw_tel_ethdev[i] = ethdevs[i];
 	sw_tel_engine = eng;
 	for (i = 0; i < RTE_DIM(cmds); i++) {
 		rc = rte_telemetry_register_cmd(cmds[i].cmd, cmds[i].cb,

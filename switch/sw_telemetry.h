@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * rte_telemetry commands of ofan-switch, readable with dpdk-telemetry.py:
- *   /ofan/ports     per-port rx/tx/drops/ECN/queue and link state
+ *   /ofan/ports     per-port rx/tx/drops/ECN/queue and link state, the
+ *                   port's ethdev id and its device counters (dev_*:
+ *                   ofan_devstats.h; the rest: /ethdev/xstats,ID)
  *   /ofan/queues    per-port egress queue: length now, maximum, histogram
  *   /ofan/drops     every named drop reason and its count
  *   /ofan/policy    the policy and its per-worker state
@@ -17,8 +19,11 @@
 
 #include "sw_engine.h"
 
-/* Register the commands for eng (after rte_eal_init).  Returns 0/-errno. */
-int sw_telemetry_register(struct sw_engine *eng);
+/*
+ * Register the commands for eng (after rte_eal_init), whose port p is
+ * ethdev ethdevs[p] (NULL: no device counters).  Returns 0/-errno.
+ */
+int sw_telemetry_register(struct sw_engine *eng, const uint16_t *ethdevs);
 /* Stop serving eng (before it is freed); commands then answer errors. */
 void sw_telemetry_unregister(void);
 

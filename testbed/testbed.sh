@@ -239,16 +239,31 @@ for f in sorted(glob.glob(f"{out}/hosts-*.json")):
           f"mean FCT {h['mean_fct_ns'] / 1e3:.1f} us, collective {h['collective_ns'] / 1e3:.1f} us "
           f"(ideal {h['collective_ideal_ns'] / 1e3:.1f}), retx {h['retransmissions']}, "
           f"timeouts {h['timeouts']}, corrupt {h['corrupt_packets']}, wall {h['wall_s']:.2f} s")
-print(f"{'switch':<10} {'policy':<9} {'rx':>9} {'tx':>9} {'qmax':>5} {'ecn':>7} {'drops':>7}  uplink spread (packets per port)")
+def dev_lost(ports):
+    """Frames a device lost before any software saw them."""
+    return sum(p["device"]["imissed"] + p["device"]["ierrors"] + p["device"]["rx_nombuf"]
+               for p in ports if "device" in p)
+for f in sorted(glob.glob(f"{out}/hosts-*.json")):
+    h = json.load(open(f))
+    if h.get("ports"):
+        print(f"hosts' devices lost {dev_lost(h['ports'])} frames on receive")
+# Where frames were lost: in a device (RX ring full, bad frames, no mbuf),
+# in a device's TX ring (tx_full: no software queue), or in a queue
+# (queue_full); "other" is every other named drop reason.
+print(f"{'switch':<10} {'policy':<9} {'rx':>9} {'tx':>9} {'qmax':>5} {'ecn':>7} "
+      f"{'device':>7} {'txring':>7} {'queue':>7} {'other':>7}  uplink spread (packets per port)")
 for f in sorted(glob.glob(f"{out}/*.json")):
     if os.path.basename(f).startswith("hosts-"):
         continue
     s = json.load(open(f))
     ports = s["ports"]
-    drops = sum(v for v in s.get("drops", {}).values()) if isinstance(s.get("drops"), dict) else 0
+    d = s.get("drops", {}) if isinstance(s.get("drops"), dict) else {}
+    ring, queue = d.get("tx_full", 0), d.get("queue_full", 0)
+    other = sum(d.values()) - ring - queue
     print(f"{s['switch']:<10} {s['policy']:<9} {sum(p['rx'] for p in ports):>9} "
           f"{sum(p['tx'] for p in ports):>9} {max(p['queue_max_pkts'] for p in ports):>5} "
-          f"{sum(p['ecn_marked'] for p in ports):>7} {drops:>7}  "
+          f"{sum(p['ecn_marked'] for p in ports):>7} {dev_lost(ports):>7} {ring:>7} "
+          f"{queue:>7} {other:>7}  "
           + " ".join(str(p["tx"]) for p in ports))
 why = {0: "", 1: "not every byte delivered", 2: "bad input",
        3: "mbufs not returned (af_xdp: a known DPDK 22.11 issue)"}.get(rc, "failed")

@@ -709,7 +709,7 @@ t_check_delivered(struct t_net *net, uint64_t nb_corrupt,
 		ck_assert_uint_ge(s.distinct_evs, 1);
 	}
 	ck_assert_int_eq(hs_results(net->host, net->nb_hosts, &net->cfg,
-				    &net->traffic, 0, 0, 0, NULL, NULL, sum),
+				    &net->traffic, 0, 0, 0, NULL, NULL, NULL, sum),
 			 0);
 	t_check_summary_shared(net, sum);
 	ck_assert_uint_eq(sum->nb_flows, net->traffic.nb_flows);

@@ -409,7 +409,7 @@ t_hub_check(struct t_hub *hub, const unsigned int *sides)
 	}
 	ck_assert_uint_eq(goodput, bytes);
 	ck_assert_int_eq(hs_results(hub->hosts, hub->nb_hosts, &hub->cfg,
-				    &hub->traffic, 0, 0, 0, NULL, NULL, &sum), 0);
+				    &hub->traffic, 0, 0, 0, NULL, NULL, NULL, &sum), 0);
 	ck_assert_uint_eq(sum.nb_flows, hub->traffic.nb_flows);
 	ck_assert_uint_eq(sum.nb_completed, hub->traffic.nb_flows);
 	ck_assert_uint_eq(sum.incomplete_rx, 0);

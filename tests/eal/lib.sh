@@ -238,13 +238,19 @@ jget() {
 	"${CHECK[@]}" json "$1" "$2"
 }
 
-# json_common TAG JSON: what every run's statistics must show.
+# json_common TAG JSON: what every run's statistics must show: the pool
+# back to its start; every port's device counters (ethdev, device.*), and
+# every frame its device received is one the switch received.
 json_common() {
 	local start end
 
 	start=$(jget "$2" 'j["mempool_in_use_start"]')
 	end=$(jget "$2" 'j["mempool_in_use_end"]')
 	expect_eq "$1: mempool_in_use_end (start $start)" "$end" "$start"
+	expect_eq "$1: device counters of every port" \
+		"$(jget "$2" 'int(all("ethdev" in p and set(p["device"]) == {"ipackets", "opackets", "imissed", "ierrors", "oerrors", "rx_nombuf"} for p in j["ports"]))')" 1
+	expect_eq "$1: device ipackets = switch rx, every port" \
+		"$(jget "$2" '"ok" if all(p["device"]["ipackets"] == p["rx"] for p in j["ports"]) else [(p["device"]["ipackets"], p["rx"]) for p in j["ports"]]')" ok
 }
 
 ofan_finish() {

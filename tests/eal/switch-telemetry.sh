@@ -4,7 +4,8 @@
 # ofan-switch's telemetry commands, queried with dpdk-telemetry.py while
 # it forwards (net_pcap replaying forever into two net_null uplinks, group
 # "up" = ports 1 and 2, policy ofan, --duration 20 as the bound):
-#   /ofan/ports     every port with rx/tx and link "up"; traffic flows
+#   /ofan/ports     every port with rx/tx and link "up"; traffic flows; each
+#                   port's ethdev id and device counters (dev_*)
 #   /ofan/queues    every port's queue with its capacity
 #   /ofan/drops     the named drop reasons
 #   /ofan/policy    policy ofan and the configured seed
@@ -101,6 +102,14 @@ expect_eq "/ofan/ports: every link up" \
 	"$(tget all /ofan/ports 'all(p["link"] == "up" for p in j.values())')" 1
 expect_cmp "/ofan/ports: port 0 rx" \
 	"$(tget all /ofan/ports 'j["0"]["rx"]')" -gt 0
+# The device's own counters beside the switch's: every frame port 0's
+# device received is one the switch received (nothing lost before it).
+expect_eq "/ofan/ports: ethdev ids and device counters" \
+	"$(tget all /ofan/ports 'all(set(("ethdev", "dev_ipackets", "dev_opackets", "dev_imissed", "dev_ierrors", "dev_oerrors", "dev_rx_nombuf")) <= set(p) for p in j.values())')" 1
+expect_eq "/ofan/ports: ethdev ids are the ports'" \
+	"$(tget all /ofan/ports 'int(sorted(p["ethdev"] for p in j.values()) == [0, 1, 2])')" 1
+expect_cmp "/ofan/ports: port 0's device received" \
+	"$(tget all /ofan/ports 'j["0"]["dev_ipackets"]')" -gt 0
 expect_cmp "/ofan/ports: port 1 tx" \
 	"$(tget all /ofan/ports 'j["1"]["tx"]')" -gt 0
 expect_cmp "/ofan/ports: port 2 tx" \

@@ -84,6 +84,9 @@ check_run() { # WHAT MODE SCHEME
 	else
 		fail "$what: no table with 4/4 flows"
 	fi
+	# Where frames were lost: device, TX ring, queue, other.
+	expect_file_has "$what: loss columns" "$TMP/$what.out" \
+		"device  txring   queue   other"
 	if "$OFAN_PY" - "$out" "$3" <<'PY'; then
 import json, sys
 out, scheme = sys.argv[1], sys.argv[2]
@@ -91,6 +94,9 @@ h = json.load(open(f"{out}/hosts-all.json"))
 assert h["flows_completed"] == h["flows_total"] == 4, h
 assert h["corrupt_packets"] == 0 and h["incomplete_receptions"] == 0, h
 assert h["mempool_in_use_end"] == h["mempool_in_use_start"], h
+# Every host port's device counters, as ofan-host read them at exit.
+assert len(h["ports"]) == 4 and all(
+    {"ipackets", "imissed", "rx_nombuf"} <= set(p["device"]) for p in h["ports"]), h["ports"]
 want_host = {"ofan": "fixed", "ops": "ops", "ecmp": "fixed"}[scheme]
 assert h["policy"] == want_host, h["policy"]
 spine_tx = 0
