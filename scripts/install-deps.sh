@@ -8,7 +8,8 @@ packages=(
 	dpdk dpdk-dev libdpdk-dev
 	libpcap-dev libiniparser-dev check
 	clang-14 libclang-rt-14-dev
-	tshark gnuplot-nox python3-scapy iperf3 iproute2 iputils-ping shellcheck
+	tshark gnuplot-nox python3-scapy iperf3 iproute2 iputils-ping traceroute
+	shellcheck
 	chromium fonts-dejavu-core
 	openmpi-bin libopenmpi-dev
 	dpdk-doc

@@ -47,6 +47,7 @@ sw_config_defaults(struct sw_config *c)
 	c->seed = 1;
 	c->burst = 32;
 	c->verify_checksum = false;
+	c->icmp_rate = 1000;
 	c->stats_interval_ns = 1000000000ull;
 	c->detect_delay_ns = 10000;		/* 10 us */
 	c->reconverge_delay_ns = 100000;	/* 100 us */
@@ -109,7 +110,9 @@ sw_config_switch(struct ofan_cfg *cfg, struct sw_config *c)
 			      &c->verify_checksum) ||
 	    ofan_cfg_get_time(cfg, sec, "stats_interval", 0, 0,
 			      3600ull * 1000000000ull, &c->stats_interval_ns) ||
-	    ofan_cfg_get_u32(cfg, sec, "mbufs", 0, 0, 1u << 24, &c->nb_mbufs))
+	    ofan_cfg_get_u32(cfg, sec, "mbufs", 0, 0, 1u << 24, &c->nb_mbufs) ||
+	    ofan_cfg_get_u32(cfg, sec, "icmp_rate", 0, 0, 1000000,
+			     &c->icmp_rate))
 		return -EINVAL;
 	c->burst = (uint16_t)burst;
 	return 0;

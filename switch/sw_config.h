@@ -95,6 +95,9 @@ struct sw_config {
 	uint64_t seed;
 	uint16_t burst;
 	bool verify_checksum;
+	/* ICMP time-exceeded replies per second per forwarding lcore, burst
+	 * SW_ICMP_BURST (0 = never answer TTL expiry). */
+	uint32_t icmp_rate;
 	uint64_t stats_interval_ns;	/* 0 = no status lines */
 	uint64_t detect_delay_ns;	/* link down -> groups updated */
 	uint64_t reconverge_delay_ns;	/* black hole -> groups updated */

@@ -57,7 +57,11 @@ struct sw_engine;
 	X(tx_bytes, "tx_bytes", "bytes sent") \
 	X(drops, "rx_drops", "drops of packets received here, any reason") \
 	X(egress_drops, "drop", "drops of packets routed to this port") \
-	X(arp_replies, "arp_replies", "ARP replies sent from this port")
+	X(arp_replies, "arp_replies", "ARP replies sent from this port") \
+	X(icmp_sent, "icmp_time_exceeded", \
+	  "ICMP time-exceeded replies sent from this port (TTL expired here)") \
+	X(icmp_limited, "icmp_limited", \
+	  "TTL-expired packets not answered: rate limit, no address, no mbuf")
 
 struct sw_port_stats {
 #define SW_PORT_FIELD(field, key, what) uint64_t field;
@@ -70,6 +74,9 @@ struct sw_worker {
 	uint16_t id;
 	void *lb_state;
 	struct ofan_rng rng;		/* ECN marking */
+	/* ICMP time-exceeded replies: a token bucket ([switch] icmp_rate). */
+	uint64_t icmp_tokens_at;	/* when the bucket was last filled */
+	uint32_t icmp_tokens;
 	uint32_t hash_seed;
 	uint32_t groups_gen;		/* snapshot generation in use */
 	struct lb_group *groups;	/* private copy of the snapshot */

@@ -12,6 +12,7 @@
 #include <rte_byteorder.h>
 #include <rte_common.h>
 #include <rte_lpm.h>
+#include <rte_ip.h>
 #include <rte_mbuf.h>
 
 #include "ofan_parse.h"
@@ -82,6 +83,139 @@ sw_worker_arp(struct sw_worker *w, uint16_t in_port, struct rte_mbuf *m,
 	sw_worker_queued(&w->queue[in_port], now_ns);
 	w->touched |= UINT32_C(1) << in_port;
 	w->port_st[in_port].arp_replies++;
+}
+
+/*
+ * ICMP time exceeded (RFC 792) for a packet whose TTL expired here: from
+ * the in-port's address (or, on a port without one, the lowest-numbered
+ * port's that has one, as routers do), back out of the in-port to the
+ * sender's MAC, quoting the packet's IPv4 header and its first 8 bytes
+ * beyond.  A token bucket of [switch] icmp_rate replies per second (burst
+ * SW_ICMP_BURST) per forwarding lcore limits them; nothing answers an ICMP
+ * error (RFC 1122).  What gets no reply is counted (icmp_limited).
+ */
+#define SW_ICMP_BURST 50
+#define SW_ICMP_QUOTE 8
+#define SW_ICMP_HDR_SIZE 8
+#define SW_ICMP_TIME_EXCEEDED 11
+
+static bool
+sw_icmp_token(struct sw_worker *w, uint64_t now_ns)
+{
+	uint32_t rate = w->eng->cfg.icmp_rate;
+	uint64_t add;
+
+	if (rate == 0)
+		return false;
+	if (w->icmp_tokens_at == 0)
+		w->icmp_tokens = SW_ICMP_BURST;
+	add = (now_ns - w->icmp_tokens_at) * rate / 1000000000ull;
+	if (w->icmp_tokens_at == 0 || add > 0) {
+		w->icmp_tokens = (uint32_t)RTE_MIN((uint64_t)SW_ICMP_BURST,
+						   w->icmp_tokens + add);
+		w->icmp_tokens_at = now_ns;
+	}
+	if (w->icmp_tokens == 0)
+		return false;
+	w->icmp_tokens--;
+	return true;
+}
+
+/* The address a reply from in_port comes from; 0: none configured. */
+static uint32_t
+sw_icmp_source(const struct sw_engine *eng, uint16_t in_port)
+{
+	uint16_t p;
+
+	if (eng->cfg.ports[in_port].ip != 0)
+		return eng->cfg.ports[in_port].ip;
+	for (p = 0; p < eng->cfg.nb_ports; p++)
+		if (eng->cfg.ports[p].ip != 0)
+			return eng->cfg.ports[p].ip;
+	return 0;
+}
+
+/* An ICMP error itself (destination unreachable ... parameter problem). */
+static bool
+sw_is_icmp_error(const uint8_t *f, const struct ofan_pkt_info *info,
+		 uint32_t len)
+{
+	uint8_t type;
+
+	if (info->proto != OFAN_IPPROTO_ICMP || info->l4_offset >= len)
+		return false;
+	type = f[info->l4_offset];
+	return type == 3 || type == 4 || type == 5 || type == 11 || type == 12;
+}
+
+static void
+sw_worker_time_exceeded(struct sw_worker *w, uint16_t in_port,
+			const struct rte_mbuf *m, uint64_t now_ns)
+{
+	struct sw_engine *eng = w->eng;
+	struct sw_port_stats *st = &w->port_st[in_port];
+	uint32_t src = sw_icmp_source(eng, in_port), len, quote, l3;
+	struct ofan_pkt_info info;
+	struct ofan_ipv4_hdr *ip;
+	struct rte_mbuf *r;
+	const uint8_t *f;
+	uint8_t *p, *icmp;
+	uint16_t sum;
+
+	len = rte_pktmbuf_data_len(m);
+	f = rte_pktmbuf_mtod(m, const uint8_t *);
+	if (m->nb_segs != 1 || src == 0 ||
+	    ofan_parse(f, len, OFAN_PARSE_F_NO_TTL_CHECK, &info) !=
+	    OFAN_PARSE_OK || info.kind == OFAN_KIND_ARP ||
+	    sw_is_icmp_error(f, &info, len) || !sw_icmp_token(w, now_ns)) {
+		st->icmp_limited++;
+		return;
+	}
+	l3 = info.l3_offset;
+	quote = RTE_MIN((uint32_t)(info.l4_offset - l3) + SW_ICMP_QUOTE,
+			(uint32_t)info.ip_total_length);
+	r = rte_pktmbuf_alloc(m->pool);
+	if (r == NULL) {
+		st->icmp_limited++;
+		return;
+	}
+	p = (uint8_t *)rte_pktmbuf_append(r, (uint16_t)(l3 +
+		OFAN_IPV4_HDR_SIZE + SW_ICMP_HDR_SIZE + quote));
+	if (p == NULL) {
+		rte_pktmbuf_free(r);
+		st->icmp_limited++;
+		return;
+	}
+	/* Ethernet (and VLAN tag) back to the sender. */
+	memcpy(p, f + 6, 6);
+	memcpy(p + 6, eng->port[in_port].mac, 6);
+	memcpy(p + 12, f + 12, l3 - 12);
+	ip = (struct ofan_ipv4_hdr *)(p + l3);
+	memset(ip, 0, OFAN_IPV4_HDR_SIZE);
+	ip->version_ihl = 0x45;
+	ip->tos = 0xc0;		/* internetwork control, not ECN-capable */
+	ip->total_length = rte_cpu_to_be_16((uint16_t)(OFAN_IPV4_HDR_SIZE +
+						       SW_ICMP_HDR_SIZE + quote));
+	ip->ttl = 64;
+	ip->proto = OFAN_IPPROTO_ICMP;
+	ip->src_addr = rte_cpu_to_be_32(src);
+	ip->dst_addr = rte_cpu_to_be_32(info.src_ip);
+	ip->checksum = ofan_ipv4_checksum(ip, OFAN_IPV4_HDR_SIZE);
+	icmp = (uint8_t *)(ip + 1);
+	memset(icmp, 0, SW_ICMP_HDR_SIZE);
+	icmp[0] = SW_ICMP_TIME_EXCEEDED;	/* code 0: TTL exceeded in transit */
+	memcpy(icmp + SW_ICMP_HDR_SIZE, f + l3, quote);
+	sum = (uint16_t)~rte_raw_cksum(icmp, SW_ICMP_HDR_SIZE + quote);
+	memcpy(icmp + 2, &sum, 2);
+	if (!sw_queue_enqueue(&w->queue[in_port], r, (uint16_t)l3, false,
+			      &w->rng)) {
+		rte_pktmbuf_free(r);
+		st->icmp_limited++;
+		return;
+	}
+	sw_worker_queued(&w->queue[in_port], now_ns);
+	w->touched |= UINT32_C(1) << in_port;
+	st->icmp_sent++;
 }
 
 /*
@@ -199,6 +333,8 @@ sw_worker_input(struct sw_worker *w, uint16_t in_port,
 			v = sw_parse_chained(m, eng->parse_flags, &info);
 		}
 		if (unlikely(v != OFAN_PARSE_OK)) {
+			if (v == OFAN_DROP_TTL_EXPIRED)
+				sw_worker_time_exceeded(w, in_port, m, now_ns);
 			sw_worker_drop(w, in_port, m, (enum ofan_drop)v);
 			continue;
 		}

@@ -44,6 +44,7 @@
 #include <rte_eal.h>
 #include <rte_errno.h>
 #include <rte_lcore.h>
+#include <rte_ip.h>
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
 
@@ -1193,7 +1194,10 @@ START_TEST(test_drop_reasons)
 	struct t_switch s;
 	int r;
 
-	t_start(&s, t_cfg_leaf("ofan"));
+	struct sw_config *c = t_cfg_leaf("ofan");
+
+	c->icmp_rate = 0;	/* only drops here: test_icmp_time_exceeded */
+	t_start(&s, c);
 	n = t_bad_frames(bad);
 	before = t_pool_used();
 	for (i = 0; i < n; i++) {
@@ -1216,6 +1220,119 @@ START_TEST(test_drop_reasons)
 		ck_assert_uint_eq(t.port[i].tx_pkts, 0);
 		ck_assert_uint_eq(t.picks[i], 0);
 	}
+	t_stop(&s);
+}
+END_TEST
+
+/* The ICMP time-exceeded reply the visitor saw (one frame). */
+struct t_icmp {
+	unsigned int nb;
+	uint16_t port;
+	uint8_t frame[T_FRAME_MAX];
+	uint32_t len;
+};
+
+static void
+t_icmp_out(void *arg, uint16_t port, struct rte_mbuf *m)
+{
+	struct t_icmp *x = arg;
+
+	x->nb++;
+	x->port = port;
+	x->len = rte_pktmbuf_pkt_len(m);
+	memcpy(x->frame, t_bytes(m, x->frame, sizeof(x->frame)), x->len);
+}
+
+/*
+ * A packet whose TTL expires here is dropped (ttl_expired) and answered
+ * with ICMP time exceeded out of its in-port: to the sender's MAC and
+ * address, from the in-port's address (or the first port's that has one),
+ * quoting its IPv4 header and 8 bytes, valid checksums; at most the burst
+ * at once, the rest counted; none for an ICMP error or with icmp_rate 0.
+ */
+START_TEST(test_icmp_time_exceeded)
+{
+	const uint32_t l3 = OFAN_ETH_HDR_SIZE;
+	uint8_t frame[256], mac[6];
+	struct rte_mbuf *pkts[64];
+	struct ofan_pkt_info info;
+	struct t_icmp x;
+	struct sw_totals t;
+	struct t_switch s;
+	struct sw_config *c;
+	uint32_t len, i;
+	uint16_t sum;
+	int rate;
+
+	len = t_base_frame(frame, sizeof(frame), T_LEAF_NET(1) | 1,
+			   LB_KIND_DATA, 32);
+	frame[l3 + 8] = 1;
+	t_fix_csum(frame);
+	for (rate = 0; rate <= 1; rate++) {
+		c = t_cfg_leaf("ecmp");
+		c->icmp_rate = rate ? 1000 : 0;
+		t_start(&s, c);
+		pkts[0] = t_mbuf(frame, len);
+		sw_worker_input(s.w, 0, pkts, 1, 1000);
+		memset(&x, 0, sizeof(x));
+		t_drain_all(s.w, 1000, t_icmp_out, &x);
+		sw_engine_totals(s.eng, &t);
+		ck_assert_uint_eq(t.drops[OFAN_DROP_TTL_EXPIRED], 1);
+		ck_assert_uint_eq(x.nb, (unsigned int)rate);
+		ck_assert_uint_eq(t.port[0].icmp_sent, (uint64_t)rate);
+		ck_assert_uint_eq(t.port[0].icmp_limited, (uint64_t)!rate);
+		if (rate)
+			break;
+		t_stop(&s);
+	}
+	/* The reply, byte by byte. */
+	ck_assert_uint_eq(x.port, 0);
+	ck_assert_int_eq(ofan_parse(x.frame, x.len, OFAN_PARSE_F_VERIFY_CSUM,
+				    &info), OFAN_PARSE_OK);
+	t_peer_mac(0, mac);
+	ck_assert(memcmp(x.frame, mac, 6) == 0);
+	t_port_mac(0, mac);
+	ck_assert(memcmp(x.frame + 6, mac, 6) == 0);
+	ck_assert_uint_eq(info.proto, OFAN_IPPROTO_ICMP);
+	ck_assert_uint_eq(info.src_ip, T_SWITCH_IP(0));
+	ck_assert_uint_eq(info.dst_ip, T_HOST_IP(0));
+	ck_assert_uint_eq(info.ttl, 64);
+	ck_assert_uint_eq(x.len, l3 + 20 + 8 + 20 + 8);
+	ck_assert_uint_eq(x.frame[l3 + 20], 11);	/* time exceeded */
+	ck_assert_uint_eq(x.frame[l3 + 21], 0);	/* in transit */
+	ck_assert(memcmp(x.frame + l3 + 28, frame + l3, 28) == 0);
+	sum = (uint16_t)~rte_raw_cksum(x.frame + l3 + 20, 8 + 28);
+	ck_assert_uint_eq(sum, 0);
+	/* Uplink 0 has no address: the reply comes from port 0's. */
+	pkts[0] = t_mbuf(frame, len);
+	sw_worker_input(s.w, T_NB_HOSTS, pkts, 1, 2000);
+	memset(&x, 0, sizeof(x));
+	t_drain_all(s.w, 2000, t_icmp_out, &x);
+	ck_assert_uint_eq(x.nb, 1);
+	ck_assert_uint_eq(x.port, T_NB_HOSTS);
+	ck_assert_int_eq(ofan_parse(x.frame, x.len, 0, &info), OFAN_PARSE_OK);
+	ck_assert_uint_eq(info.src_ip, T_SWITCH_IP(0));
+	/* An expiring ICMP error is not answered. */
+	memcpy(frame, x.frame, x.len);
+	frame[l3 + 8] = 1;
+	t_fix_csum(frame);
+	pkts[0] = t_mbuf(frame, x.len);
+	sw_worker_input(s.w, 0, pkts, 1, 3000);
+	ck_assert_uint_eq(t_drain_all(s.w, 3000, NULL, NULL), 0);
+	/* 64 at once (a second later: a full bucket): the burst of 50. */
+	len = t_base_frame(frame, sizeof(frame), T_LEAF_NET(1) | 1,
+			   LB_KIND_DATA, 32);
+	frame[l3 + 8] = 0;
+	t_fix_csum(frame);
+	for (i = 0; i < RTE_DIM(pkts); i++)
+		pkts[i] = t_mbuf(frame, len);
+	sw_worker_input(s.w, 0, pkts, RTE_DIM(pkts), 1000000000ull + 3000);
+	ck_assert_uint_eq(t_drain_all(s.w, 1000000000ull + 3000, NULL, NULL),
+			  50);
+	sw_engine_totals(s.eng, &t);
+	ck_assert_uint_eq(t.port[0].icmp_sent, 1 + 50);
+	ck_assert_uint_eq(t.port[0].icmp_limited, 1 + 14);
+	ck_assert_uint_eq(t.drops[OFAN_DROP_TTL_EXPIRED], 3 + 64);
 	t_stop(&s);
 }
 END_TEST
@@ -2486,6 +2603,7 @@ engine_suite(void)
 	tc = tcase_create("drops");
 	tcase_add_checked_fixture(tc, NULL, t_teardown);
 	tcase_add_test(tc, test_drop_reasons);
+	tcase_add_test(tc, test_icmp_time_exceeded);
 	tcase_add_test(tc, test_drop_checksum);
 	tcase_add_loop_test(tc, test_drop_no_member, 0, RTE_DIM(t_policies));
 	suite_add_tcase(s, tc);

@@ -55,6 +55,10 @@
 #      overflows, which neither the PMD nor the switch counts), and each
 #      leaf's packets to spine1/spine2.  Per-packet policies (spray, rr,
 #      adaptive, ofan) must use both spines.
+#  (d) same run: `traceroute -n` h1 -> h3 names every hop -- leaf1 (h1's
+#      gateway), the spine's port toward leaf1, leaf2, h3 -- from the
+#      switches' ICMP time-exceeded replies; every ttl_expired drop was
+#      answered (icmp_time_exceeded).
 #  Every switch exits 0 on SIGTERM with its mempool back to its start
 #  count.  At the end the cleanup is checked: no process left in any
 #  namespace (iperf3 server included), no namespace, no link named after
@@ -270,6 +274,7 @@ EOF
 dev = $DRIVER$p,iface=${TAG}s${s}l$l$AFP_ARGS
 mac = $(link_mac "$l" "$s" 0b)
 peer_mac = $(link_mac "$l" "$s" 0a)
+ip = 10.9.$s.$l
 [route.leaf$l]
 prefix = 10.0.$l.0/24
 port = $p
@@ -493,6 +498,25 @@ ping_ttl() {
 	expect_eq "$1: ping -c 2 -t $4 $2 -> $3" "$got" "$5 received"
 }
 
+# traceroute_check WHAT FROM TO: `traceroute -n` FROM -> TO names every
+# hop: FROM's leaf (its gateway address), a spine (the address of its port
+# toward FROM's leaf), TO's leaf (its first addressed port, TO's gateway:
+# the uplink it came in on has none), then TO itself.
+traceroute_check() {
+	local out=$TMP/traceroute-$2-$3 hops want
+
+	timeout --foreground 30 ip netns exec "$(ns "$2")" \
+		traceroute -n -q 1 -w 2 -m 6 "${H_IP[$3]}" >"$out" 2>&1 || true
+	hops=$(awk 'NR > 1 { printf "%s ", $2 }' "$out")
+	want="${H_GW[$2]} 10.9.[12].${H_LEAF[$2]} ${H_GW[$3]} ${H_IP[$3]} "
+	if [[ $hops =~ ^${want//./\\.}$ ]]; then
+		pass "$1: traceroute $2 -> $3: $hops"
+	else
+		fail "$1: traceroute $2 -> $3: hops '$hops', expected '$want'"
+		sed 's/^/    /' "$out"
+	fi
+}
+
 # gw_mac_check WHAT HOST: HOST's ARP entry for its gateway holds the MAC
 # of the leaf's veth end (the switch port's MAC).
 gw_mac_check() {
@@ -546,14 +570,27 @@ if fabric_start ping ofan; then
 	gw_mac_check "(b)" h3
 	ping_ttl "(b) TTL" h1 h3 4 2
 	ping_ttl "(b) TTL" h1 h3 3 0
+	traceroute_check "(d)" h1 h3
 	fabric_stop ping
+	spine_expired=0
 	for x in "${SWITCHES[@]}"; do
 		j=$TMP/ping-$x.json
 		[ -s "$j" ] || continue
-		want=0
-		[ "$x" != leaf2 ] || want=2
-		expect_eq "(b) $x: drops ttl_expired" \
-			"$(jget "$j" 'j["drops"]["ttl_expired"]')" "$want"
+		# ping -t 3 expires twice at leaf2; traceroute's probes once at
+		# each of leaf1, a spine and leaf2; every one is answered.
+		case $x in
+		leaf1) want=1 ;;
+		leaf2) want=3 ;;
+		*) want= ;;
+		esac
+		got=$(jget "$j" 'j["drops"]["ttl_expired"]')
+		if [ -n "$want" ]; then
+			expect_eq "(b) $x: drops ttl_expired" "$got" "$want"
+		else
+			spine_expired=$((spine_expired + got))
+		fi
+		expect_eq "(d) $x: ICMP time exceeded sent = ttl_expired" \
+			"$(jget "$j" 'sum(p["icmp_time_exceeded"] for p in j["ports"])')" "$got"
 		echo "    $x ports (rx, tx, arp_replies):" \
 			"$(jget "$j" '[(p["rx"], p["tx"], p["arp_replies"]) for p in j["ports"]]')"
 	done
@@ -572,6 +609,9 @@ if fabric_start ping ofan; then
 		done
 	done
 fi
+
+[ ! -s "$TMP/ping-spine1.json" ] ||
+	expect_eq "(b) spines: drops ttl_expired" "$spine_expired" 1
 
 # ---- (c) iperf3 TCP h1 -> h3 per policy ----
 SUMMARY=()
