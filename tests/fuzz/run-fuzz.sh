@@ -4,7 +4,7 @@
 # Build and run every libFuzzer harness in SRCDIR/tests/fuzz/fuzz_*.c for a
 # short time each.
 #
-#   run-fuzz.sh SRCDIR OUTDIR [SECONDS]
+#   run-fuzz.sh SRCDIR OUTDIR [SECONDS | --seconds SECONDS]
 #
 # Each harness is compiled with clang together with SRCDIR/common/*.c into
 # OUTDIR/NAME and run for SECONDS (default 5) on the corpus OUTDIR/corpus/NAME,
@@ -13,21 +13,30 @@
 #                reason plus good frames); the generator is built from
 #                SRCDIR/tests/tools/pcapgen.c with the same compiler;
 #   fuzz_*config* the *.ini files of SRCDIR/configs and SRCDIR/tests/data;
+#   fuzz_cm      every *.cm file under SRCDIR/tests and SRCDIR/configs;
 #   any harness  the files in SRCDIR/tests/fuzz/seeds/NAME/, if present.
-# Prints one line per harness with the number of executions; crash inputs
+# Prints one line per harness with the number of executions, the corpus
+# and the coverage (libFuzzer's edges and features); crash inputs
 # are kept as OUTDIR/artifacts/NAME-*.  Exits 1 if any harness crashed or
 # failed to build, 77 (meson's "skipped") if there is no clang.
 set -euo pipefail
 
 usage() {
-	echo "usage: $0 SRCDIR OUTDIR [SECONDS]" >&2
+	echo "usage: $0 SRCDIR OUTDIR [SECONDS | --seconds SECONDS]" >&2
 	exit 2
 }
 
-[[ $# -ge 2 && $# -le 3 ]] || usage
+[[ $# -ge 2 && $# -le 4 ]] || usage
 srcdir=$1
 outdir=$2
 seconds=${3:-5}
+# The long mode: --seconds N for each harness (the same as a bare N).
+if [[ ${3:-} == --seconds ]]; then
+	[[ $# -eq 4 ]] || usage
+	seconds=$4
+elif [[ $# -eq 4 ]]; then
+	usage
+fi
 [[ $seconds =~ ^[1-9][0-9]*$ ]] || {
 	echo "fuzz: SECONDS must be a positive whole number, not '$seconds'" >&2
 	exit 2
@@ -63,6 +72,11 @@ seed_corpus() {
 			"${libs[@]}"
 		"$outdir/ofan-pcapgen" seeds --out-dir "$dir"
 		;;
+	fuzz_cm)
+		# Every connection matrix of the tree (tests and configs).
+		find "$srcdir/tests" "$srcdir/configs" -name '*.cm' \
+			-exec cp {} "$dir/" \;
+		;;
 	*config*)
 		for f in "$srcdir"/configs/*.ini "$srcdir"/tests/data/*.ini; do
 			if [[ -f $f ]]; then
@@ -92,9 +106,17 @@ for src in "${harnesses[@]}"; do
 	corpus=$outdir/corpus/$name
 	mkdir -p "$corpus"
 
+	# What a harness needs beyond common/ (no EAL in any of them).
+	extra=()
+	case $name in
+	fuzz_cm)
+		extra=(-I "$srcdir/host" "$srcdir/host/hs_traffic.c"
+			"$srcdir/host/hs_cm.c" "$srcdir/host/hs_cm_file.c")
+		;;
+	esac
 	if ! "$cc" -g -O1 -fsanitize=fuzzer,address,undefined \
 		-fno-sanitize-recover=undefined -I "$srcdir/common" \
-		-o "$exe" "$src" "${common_srcs[@]}" "${libs[@]}" \
+		-o "$exe" "$src" "${extra[@]}" "${common_srcs[@]}" "${libs[@]}" \
 		>"$log" 2>&1; then
 		echo "$name: FAILED to build (see $log)"
 		cat "$log" >&2
@@ -114,9 +136,12 @@ for src in "${harnesses[@]}"; do
 	execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" |
 		tail -n 1)
 	files=$(find "$corpus" -type f | wc -l)
+	# Coverage at the end: libFuzzer's "DONE cov: C ft: F" line.
+	cov=$(sed -n 's/.*DONE *cov: \([0-9]*\) ft: \([0-9]*\).*/\1 edges, \2 features/p' \
+		"$log" | tail -n 1)
 	if [[ $status -eq 0 ]]; then
 		echo "$name: ok, ${execs:-?} executions in ${seconds} s," \
-			"corpus $files inputs"
+			"corpus $files inputs, coverage ${cov:-?}"
 	else
 		echo "$name: CRASHED (exit $status) after ${execs:-?}" \
 			"executions; see $log and $outdir/artifacts/"
