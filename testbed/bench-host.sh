@@ -508,17 +508,22 @@ frame_small=$((14 + mtu_small))
 rows=()
 declare -A row_label row_kind row_frame row_mtu row_verify row_base row_target
 declare -A row_lcores row_abs
+# add_row ID LABEL KIND FRAME MTU VERIFY BASE [LCORES]: one row, no target.
+add_row() {
+	rows+=("$1")
+	row_label[$1]=$2
+	row_kind[$1]=$3
+	row_frame[$1]=$4
+	row_mtu[$1]=$5
+	row_verify[$1]=$6
+	row_base[$1]=$7
+	row_target[$1]=
+	row_lcores[$1]=${8:-}
+}
 add_testpmd_row() { # frame
-	local id=testpmd-$1
-	[ -z "${row_kind[$id]:-}" ] || return 0
-	rows+=("$id")
-	row_label[$id]="testpmd txonly $1 B"
-	row_kind[$id]=testpmd
-	row_frame[$id]=$1
-	row_mtu[$id]=
-	row_verify[$id]=
-	row_base[$id]=
-	row_target[$id]=
+	[ -z "${row_kind[testpmd-$1]:-}" ] ||
+		return 0
+	add_row "testpmd-$1" "testpmd txonly $1 B" testpmd "$1" "" "" ""
 }
 for s in "${size_list[@]}"; do
 	mtu=$(mtu_of "$s")
@@ -528,38 +533,18 @@ for s in "${size_list[@]}"; do
 		add_testpmd_row "$frame"
 	fi
 	id=host-txonly-$s
-	rows+=("$id")
-	row_label[$id]="ofan-host tx-only $frame B"
-	row_kind[$id]=txonly
-	row_frame[$id]=$frame
-	row_mtu[$id]=$mtu
-	row_verify[$id]=
-	row_base[$id]=testpmd-$frame
-	row_target[$id]=
+	add_row "$id" "ofan-host tx-only $frame B" txonly "$frame" "$mtu" "" \
+		"testpmd-$frame"
 	[ "$s" != small ] || row_target[$id]=0.60
-	if [ -n "$rank_lcores" ]; then
-		id=host-txonly-$s-lcores
-		rows+=("$id")
-		row_label[$id]="ofan-host tx-only $frame B lcores $rank_lcores"
-		row_kind[$id]=txonly
-		row_frame[$id]=$frame
-		row_mtu[$id]=$mtu
-		row_verify[$id]=
-		row_base[$id]=testpmd-$frame
-		row_target[$id]=
-		row_lcores[$id]=$rank_lcores
-	fi
+	[ -z "$rank_lcores" ] ||
+		add_row "host-txonly-$s-lcores" \
+			"ofan-host tx-only $frame B lcores $rank_lcores" txonly \
+			"$frame" "$mtu" "" "testpmd-$frame" "$rank_lcores"
 	[ "$with_acks" = 1 ] || continue
 	for v in "${verify_list[@]}"; do
 		id=host-acks-$s-v$v
-		rows+=("$id")
-		row_label[$id]="ofan-host +ACKs $frame B verify=$v"
-		row_kind[$id]=acks
-		row_frame[$id]=$frame
-		row_mtu[$id]=$mtu
-		row_verify[$id]=$v
-		row_base[$id]=testpmd-$frame
-		row_target[$id]=
+		add_row "$id" "ofan-host +ACKs $frame B verify=$v" acks \
+			"$frame" "$mtu" "$v" "testpmd-$frame"
 		[ "$s" != small ] || [ "$v" != no ] || row_target[$id]=0.35
 		# An absolute target: Mpps, not a ratio.
 		[ "$s" != large ] || [ "$v" != yes ] ||
