@@ -11,6 +11,7 @@
 
 #include "ofan_config.h"
 #include "ofan_port.h"
+#include "sw_tel_args.h"
 #include "sw_telemetry.h"
 
 /* The engine served; NULL outside its lifetime.  See the header. */
@@ -241,26 +242,13 @@ sw_tel_wait_applied(void)
 static int
 sw_tel_fail_do(const char *cmd, const char *params, struct rte_tel_data *d)
 {
-	char buf[128], *port_s, *mode_s, *rate_s, *save = NULL;
-	uint64_t port, rate = 0;
+	uint64_t port, rate;
 	int mode, rc;
 
 	if (sw_tel_engine == NULL)
 		return -ENODEV;
-	if (params == NULL || strlen(params) >= sizeof(buf))
-		goto usage;
-	snprintf(buf, sizeof(buf), "%s", params);
-	port_s = strtok_r(buf, ",", &save);
-	mode_s = strtok_r(NULL, ",", &save);
-	rate_s = strtok_r(NULL, ",", &save);
-	if (port_s == NULL || mode_s == NULL || ofan_parse_u64(port_s, &port))
-		goto usage;
-	for (mode = 0; sw_link_state_names[mode] != NULL; mode++)
-		if (strcmp(mode_s, sw_link_state_names[mode]) == 0)
-			break;
-	if (sw_link_state_names[mode] == NULL)
-		goto usage;
-	if (rate_s != NULL && ofan_parse_rate(rate_s, &rate))
+	if (sw_tel_fail_args(params, sw_link_state_names, &port, &mode,
+			     &rate) != 0)
 		goto usage;
 	/*
 	 * The switch applies a request at its next control tick (about a
@@ -293,13 +281,12 @@ sw_tel_restore(const char *cmd, const char *params, struct rte_tel_data *d)
 {
 	char buf[64];
 
-	if (params == NULL || strlen(params) > 16) {
+	if (sw_tel_restore_args(params, buf, sizeof(buf)) != 0) {
 		rte_tel_data_start_dict(d);
 		rte_tel_data_add_dict_string(d, "error",
 					     "usage: /ofan/restore,PORT");
 		return 0;
 	}
-	snprintf(buf, sizeof(buf), "%s,up", params);
 	return sw_tel_fail(cmd, buf, d);
 }
 

@@ -164,6 +164,19 @@ expect_eq "/ofan/fail,1,blackhole then /ofan/restore,1" \
 	"applied applied"
 tel_until "/ofan/ports: port 1 link" /ofan/ports 'j["1"]["link"]' up
 
+echo "-- malformed arguments fail nothing"
+# (fuzz_telemetry's findings: restore's extra field became a mode, and a
+# port number past 16 bits wrapped onto a real port.)
+tel bad /ofan/restore,1,down /ofan/fail,65537,down /ofan/fail,1,sideways
+expect_eq "/ofan/restore,1,down: usage" \
+	"$(tget bad /ofan/restore 'j["error"]')" "usage: /ofan/restore,PORT"
+expect_eq "/ofan/fail,65537,down and /ofan/fail,1,sideways: usage" \
+	"$(tget bad /ofan/fail 'j["error"][:11]')" "usage: /ofa"
+sleep 0.1
+tel links /ofan/ports
+expect_eq "every link still up" \
+	"$(tget links /ofan/ports 'all(p["link"] == "up" for p in j.values())')" 1
+
 echo "-- SIGTERM"
 kill -TERM "$SW_PID"
 sw_wait
