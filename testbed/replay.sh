@@ -18,7 +18,8 @@
 #
 # For each policy the report gives: frames in the file and frames port 0
 # received; per port the frames it sent (JSON tx) and the frames in its
-# pcap; ARP replies; frames forwarded; and every drop by its named reason
+# pcap; ARP replies; ICMP time-exceeded replies (to expired TTLs, which
+# also count as ttl_expired drops); frames forwarded; and every drop by its named reason
 # (not_ipv4, runt, bad_total_length, no_route, ...).  Any real capture
 # works: non-IPv4 (IPv6, LLDP, MPLS), 802.1Q (one tag is parsed through),
 # frames cut short by a snaplen, runts and jumbo frames are counted, never
@@ -273,6 +274,8 @@ def cmd_report(policy, capture, run_dir, ports, in_port):
     rx = by_port[in_port]["rx"]
     tx_all = sum(p["tx"] for p in j["ports"])
     arp = sum(p.get("arp_replies", 0) for p in j["ports"])
+    # Frames the switch made: ICMP time exceeded for expired TTLs.
+    icmp = sum(p.get("icmp_time_exceeded", 0) for p in j["ports"])
     nb_drops = sum(drops.values())
     ok = True
     out = []
@@ -296,21 +299,23 @@ def cmd_report(policy, capture, run_dir, ports, in_port):
             p["tx"], port, "no" if n is None else n)
         if p.get("arp_replies"):
             line += ", ARP replies %d" % p["arp_replies"]
+        if p.get("icmp_time_exceeded"):
+            line += ", ICMP time exceeded %d" % p["icmp_time_exceeded"]
         if n is not None and n != p["tx"]:
             line += "  MISMATCH: pcap and JSON tx differ"
             ok = False
         out.append(line)
     out.append("  forwarded %d, ARP replies %d, dropped %d" %
-               (tx_all - arp, arp, nb_drops))
+               (tx_all - arp - icmp, arp, nb_drops))
     out.append("  drops: %s" % (", ".join("%s %d" % kv for kv in
                                           sorted(drops.items())) or "none"))
     if rx != s["frames"]:
         out.append("  WARNING: port %d received %d of the %d frames in the "
                    "file" % (in_port, rx, s["frames"]))
         ok = False
-    if rx != tx_all + nb_drops:
-        out.append("  MISMATCH: port %d rx %d != sent %d + dropped %d" %
-                   (in_port, rx, tx_all, nb_drops))
+    if rx + icmp != tx_all + nb_drops:
+        out.append("  MISMATCH: port %d rx %d + ICMP made %d != sent %d + "
+                   "dropped %d" % (in_port, rx, icmp, tx_all, nb_drops))
         ok = False
     if s["cut"]:
         out.append("  note: the file ends inside a record (a capture cut "
@@ -342,6 +347,7 @@ def cmd_table(out_dir, policies, ports):
             continue
         by_port = {p["port"]: p for p in j["ports"]}
         arp = sum(p.get("arp_replies", 0) for p in j["ports"])
+        arp += sum(p.get("icmp_time_exceeded", 0) for p in j["ports"])
         rx = sum(p["rx"] for p in j["ports"])
         tx = sum(p["tx"] for p in j["ports"])
         rows.append([pol, str(rx), str(tx - arp),

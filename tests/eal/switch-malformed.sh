@@ -30,6 +30,7 @@ name = malformed
 policy = ecmp
 verify_checksum = yes
 stats_interval = 0
+icmp_rate = 0
 
 [port.0]
 dev = net_pcap0,rx_pcap=$2,tx_pcap=$TMP/$1-port0.pcap
@@ -70,8 +71,12 @@ expect_eq "frames in port 1's pcap" \
 	"$("${CHECK[@]}" count "$TMP/m-port1.pcap")" 2
 expect_eq "port 0 arp_replies" \
 	"$(jget "$TMP/m.json" 'j["ports"][0]["arp_replies"]')" 1
+# icmp_rate = 0 here: the TTL-expired frames get no ICMP reply (that is
+# test_engine's and linux-interop's), so port 0 sends only the ARP reply.
 expect_eq "port 0 tx (the ARP reply)" \
 	"$(jget "$TMP/m.json" 'j["ports"][0]["tx"]')" 1
+expect_eq "port 0: every expired TTL left unanswered (icmp_rate = 0)" \
+	"$(jget "$TMP/m.json" 'int(j["ports"][0]["icmp_limited"] == j["drops"]["ttl_expired"] > 0)')" 1
 check_py arp-reply "$TMP/m-port0.pcap" 10.0.0.254 02:00:00:00:0a:00
 
 echo "-- mixed real-world-like frames (scapy)"

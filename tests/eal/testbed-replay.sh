@@ -377,18 +377,28 @@ def check(a):
         c.eq(j["drops"].get(r), want_drops.get(r, 0), "drops.%s" % r)
     c.eq(sum(by_port[p]["tx"] for p in uplinks), nb_fwd,
          "sum of uplink tx (routable frames)")
-    c.eq(by_port[0]["tx"], fates.count("arp_reply"),
-         "port 0 tx (ARP replies)")
+    # Port 0 sends the ARP replies and, for every frame whose TTL expired,
+    # an ICMP time exceeded.
+    nb_icmp = fates.count("ttl_expired")
+    c.eq(by_port[0]["tx"], fates.count("arp_reply") + nb_icmp,
+         "port 0 tx (ARP replies and ICMP time exceeded)")
     c.eq(by_port[0]["arp_replies"], fates.count("arp_reply"),
          "port 0 arp_replies")
+    c.eq(by_port[0]["icmp_time_exceeded"], nb_icmp,
+         "port 0 icmp_time_exceeded")
     c.eq(j["mempool_in_use_end"], j["mempool_in_use_start"],
          "mbufs in use at exit (= at start)")
 
-    # Port 0's pcap: the ARP reply.
+    # Port 0's pcap: the ARP reply, and ICMP type 11 for the rest.
     p0 = read_pcap(out_dir + "/port0.pcap")
-    c.eq(len(p0), 1, "frames in port0.pcap")
-    if p0:
-        d = p0[0][0]
+    c.eq(len(p0), 1 + nb_icmp, "frames in port0.pcap")
+    arps = [f for f in p0 if f[0][12:14] == b"\x08\x06"]
+    icmps = [f for f in p0 if len(f[0]) > 34 and f[0][12:14] == b"\x08\x00"
+             and f[0][23] == 1 and f[0][34] == 11]
+    c.eq((len(arps), len(icmps)), (1, nb_icmp),
+         "port0.pcap: one ARP reply, the rest ICMP time exceeded")
+    if arps:
+        d = arps[0][0]
         c.check(len(d) >= 42 and d[12:14] == b"\x08\x06" and
                 d[20:22] == b"\x00\x02" and
                 d[28:32] == bytes([10, 0, 0, 254]) and
