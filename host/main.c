@@ -131,14 +131,17 @@ struct hs_app {
 	struct ofan_clock clock;
 };
 
-/* Start flow on the shard that sends it (any lcore may call this). */
+/*
+ * Start flow on shard of the rank that sends it (any lcore may call
+ * this): at once on one lcore, else through the shard's message ring.
+ */
 static void
-hs_hand_over(struct hs_app *app, uint32_t flow, uint64_t kind, uint64_t now)
+hs_hand_over(struct hs_app *app, uint32_t flow, uint16_t shard,
+	     uint64_t kind, uint64_t now)
 {
 	const struct hs_flow_spec *f = &app->traffic.flows[flow];
-	struct hs_port_rt *pr = &app->port[app->host_of_rank[f->src]];
-	struct hs_shard_rt *sr = &pr->shard[hs_shard_of_ip(
-		hs_rank_ip(app->cfg, f->dst), pr->nb_shards, pr->reta_size)];
+	struct hs_shard_rt *sr =
+		&app->port[app->host_of_rank[f->src]].shard[shard];
 	uint64_t msg = kind | flow;
 
 	if (!app->threaded) {
@@ -158,8 +161,7 @@ hs_hand_over(struct hs_app *app, uint32_t flow, uint64_t kind, uint64_t now)
 static void
 hs_on_dep_release(void *arg, uint16_t shard, uint32_t flow, uint64_t now)
 {
-	(void)shard;	/* hs_hand_over() finds it by the same hash */
-	hs_hand_over(arg, flow, HS_MSG_DEP, now);
+	hs_hand_over(arg, flow, shard, HS_MSG_DEP, now);
 }
 
 /*
@@ -178,9 +180,17 @@ hs_on_flow_end(void *arg, uint32_t flow, bool received, uint64_t now)
 	n = hs_trigger_activate(&app->traffic, &app->trig, received ?
 				f->recv_done_trigger : f->send_done_trigger,
 				&go);
-	for (i = 0; i < n; i++)
-		if (app->host_of_rank[app->traffic.flows[go[i]].src] >= 0)
-			hs_hand_over(app, go[i], 0, now);
+	for (i = 0; i < n; i++) {
+		const struct hs_flow_spec *g = &app->traffic.flows[go[i]];
+		const struct hs_port_rt *pr;
+
+		if (app->host_of_rank[g->src] < 0)
+			continue;
+		/* Its send side lives where its ACKs come from. */
+		pr = &app->port[app->host_of_rank[g->src]];
+		hs_hand_over(app, go[i], hs_shard_of_ip(hs_rank_ip(app->cfg,
+			g->dst), pr->nb_shards, pr->reta_size), 0, now);
+	}
 	rte_spinlock_unlock(&app->trig_lock);
 }
 

@@ -172,7 +172,6 @@ expect_eq "/ofan/restore,1,down: usage" \
 	"$(tget bad /ofan/restore 'j["error"]')" "usage: /ofan/restore,PORT"
 expect_eq "/ofan/fail,65537,down and /ofan/fail,1,sideways: usage" \
 	"$(tget bad /ofan/fail 'j["error"][:11]')" "usage: /ofa"
-sleep 0.1
 tel links /ofan/ports
 expect_eq "every link still up" \
 	"$(tget links /ofan/ports 'all(p["link"] == "up" for p in j.values())')" 1
