@@ -9,6 +9,7 @@
  *   [route.NAME]    prefix -> group (or port) and destination key
  *   [failures]      detect_delay, reconverge_delay
  *   [failure.NAME]  a scheduled failure of a port
+ *   [reroute.NAME]  scheduled new weights of a group (routing converged)
  *   [<policy>]      knobs of one policy, parsed by the policy itself
  */
 #include <errno.h>
@@ -415,6 +416,48 @@ sw_config_failures(struct ofan_cfg *cfg, struct sw_config *c)
 	return 0;
 }
 
+static int
+sw_config_reroutes(struct ofan_cfg *cfg, struct sw_config *c)
+{
+	const char *secs[SW_MAX_REROUTES + 1];
+	int n, i, g;
+
+	n = ofan_cfg_sections(cfg, "reroute.", secs, SW_MAX_REROUTES + 1);
+	if (n > SW_MAX_REROUTES)
+		return ofan_cfg_fail(cfg, secs[SW_MAX_REROUTES], "group",
+			"too many reroutes; expected at most %d",
+			SW_MAX_REROUTES);
+	for (i = 0; i < n; i++) {
+		struct sw_reroute_config *r = &c->reroutes[i];
+		uint32_t w[LB_MAX_MEMBERS], nw = 0, j;
+		const char *gname = NULL;
+
+		snprintf(r->name, sizeof(r->name), "%s", secs[i]);
+		if (ofan_cfg_get_str(cfg, secs[i], "group", OFAN_CFG_REQUIRED,
+				     &gname) ||
+		    ofan_cfg_get_time(cfg, secs[i], "at", OFAN_CFG_REQUIRED,
+				      0, UINT64_MAX, &r->at_ns) ||
+		    ofan_cfg_get_u32_list(cfg, secs[i], "weights",
+					  OFAN_CFG_REQUIRED, 0, 1000, w,
+					  LB_MAX_MEMBERS, &nw))
+			return -EINVAL;
+		g = sw_config_find_group(c, gname);
+		if (g < 0)
+			return ofan_cfg_fail(cfg, secs[i], "group",
+				"'%s' is not a group; expected the NAME of a [group.NAME] section",
+				gname);
+		if (nw != c->groups[g].nb_members)
+			return ofan_cfg_fail(cfg, secs[i], "weights",
+				"has %u values for the %u members of [group.%s]; expected one weight per member (0: out of the group)",
+				nw, c->groups[g].nb_members, gname);
+		r->group = (uint16_t)g;
+		for (j = 0; j < nw; j++)
+			r->weight[j] = (uint16_t)w[j];
+	}
+	c->nb_reroutes = (uint16_t)n;
+	return 0;
+}
+
 int
 sw_config_find_group(const struct sw_config *c, const char *name)
 {
@@ -437,7 +480,8 @@ sw_config_from_cfg(struct ofan_cfg *cfg, struct sw_config *c)
 	if (sw_config_switch(cfg, c) || sw_config_queue_from_cfg(cfg, "queue", &qdef) ||
 	    lb_levels_from_cfg(cfg, "queue", &c->levels) ||
 	    sw_config_ports(cfg, c, &qdef) || sw_config_groups(cfg, c) ||
-	    sw_config_routes(cfg, c) || sw_config_failures(cfg, c))
+	    sw_config_routes(cfg, c) || sw_config_failures(cfg, c) ||
+	    sw_config_reroutes(cfg, c))
 		return -EINVAL;
 	/*
 	 * Every policy validates its own section, selected or not; the keys

@@ -23,6 +23,7 @@ struct ofan_cfg;
 #define SW_MAX_GROUPS 320	/* a k = 24 fat tree's ToR: 12 hosts + 287 other ToRs */
 #define SW_MAX_ROUTES 4096
 #define SW_MAX_FAILURES 64
+#define SW_MAX_REROUTES 64
 #define SW_MAX_DST_KEYS 65536
 #define SW_NAME_SIZE 64
 #define SW_DEV_SIZE 256
@@ -86,6 +87,20 @@ struct sw_failure_config {
 	uint64_t rate_bps;	/* DEGRADED only */
 };
 
+/*
+ * Routing elsewhere in the fabric converged ([reroute.NAME]): at at_ns the
+ * members of group get these weights (live paths through each; 0 takes a
+ * member out).  A multi-process testbed's generator writes them, from
+ * ofan-fabric's own routing, into the switches far from a failed link,
+ * which cannot see it themselves.
+ */
+struct sw_reroute_config {
+	char name[SW_NAME_SIZE];	/* "reroute.NAME", for the log */
+	uint16_t group;
+	uint64_t at_ns;		/* since start */
+	uint16_t weight[LB_MAX_MEMBERS];	/* one per member of group */
+};
+
 struct sw_config {
 	const char *path;	/* config file, for messages */
 	char name[SW_NAME_SIZE];
@@ -112,6 +127,8 @@ struct sw_config {
 	uint32_t nb_dst_keys;	/* 1 + the largest dst_key */
 	uint16_t nb_failures;
 	struct sw_failure_config failures[SW_MAX_FAILURES];
+	uint16_t nb_reroutes;
+	struct sw_reroute_config reroutes[SW_MAX_REROUTES];
 };
 
 /* Defaults for a queue and a port, used by the loader and by the fabric. */

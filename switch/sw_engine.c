@@ -202,17 +202,24 @@ sw_engine_create_shared(const struct sw_config *cfg, uint16_t nb_workers,
 		struct sw_event *e = &eng->events[eng->nb_events++];
 
 		e->at_ns = f->at_ns;
-		e->failure = (uint16_t)i;
+		e->index = (uint16_t)i;
 		e->port = f->port;
 		e->mode = f->mode;
 		e->rate_bps = f->rate_bps;
 		if (f->duration_ns != 0) {
 			e = &eng->events[eng->nb_events++];
 			e->at_ns = f->at_ns + f->duration_ns;
-			e->failure = (uint16_t)i;
+			e->index = (uint16_t)i;
 			e->port = f->port;
 			e->mode = SW_LINK_UP;
 		}
+	}
+	for (i = 0; i < cfg->nb_reroutes; i++) {
+		struct sw_event *e = &eng->events[eng->nb_events++];
+
+		e->at_ns = cfg->reroutes[i].at_ns;
+		e->reroute = true;
+		e->index = (uint16_t)i;
 	}
 	for (i = 0; i < nb_workers; i++)
 		if (sw_engine_init_worker(eng, &eng->workers[i], i, socket,
@@ -457,6 +464,38 @@ sw_engine_log_groups(struct sw_engine *eng, uint16_t port, bool out,
 	eng->log(eng->log_arg, now_ns, msg);
 }
 
+/* Apply a scheduled reroute: every member of its group gets its weight. */
+static void
+sw_engine_reroute(struct sw_engine *eng, const struct sw_reroute_config *r,
+		  uint64_t now_ns)
+{
+	const struct lb_group *grp = &eng->master[r->group];
+	char msg[SW_NAME_SIZE * 2 + 6 * LB_MAX_MEMBERS + 64];
+	int len;
+	uint16_t m;
+
+	len = snprintf(msg, sizeof(msg), "group %s: weights",
+		       eng->cfg.groups[r->group].name);
+	for (m = 0; m < grp->nb_members; m++) {
+		sw_engine_set_weight(eng, r->group, grp->port[m], r->weight[m]);
+		if (len > 0 && (size_t)len < sizeof(msg))
+			len += snprintf(msg + len, sizeof(msg) - len, "%s %u",
+					m ? "," : "", r->weight[m]);
+	}
+	if (eng->log == NULL)
+		return;
+	if (len > 0 && (size_t)len < sizeof(msg))
+		snprintf(msg + len, sizeof(msg) - len, " (scheduled, [%s])",
+			 r->name);
+	eng->log(eng->log_arg, now_ns, msg);
+}
+
+void
+sw_engine_set_schedule_start(struct sw_engine *eng, uint64_t start_ns)
+{
+	eng->sched_start_ns = start_ns;
+}
+
 void
 sw_engine_control(struct sw_engine *eng, uint64_t now_ns)
 {
@@ -471,18 +510,22 @@ sw_engine_control(struct sw_engine *eng, uint64_t now_ns)
 	}
 	for (i = 0; i < eng->nb_events; i++) {
 		struct sw_event *e = &eng->events[i];
+		char why[SW_NAME_SIZE + 16];
 
-		if (!e->done && now_ns >= e->at_ns) {
-			char why[SW_NAME_SIZE + 16];
-
-			e->done = true;
-			sw_engine_set_link(eng, e->port, e->mode, e->rate_bps,
-					   now_ns);
-			snprintf(why, sizeof(why), "scheduled, [%s]",
-				 eng->cfg.failures[e->failure].name);
-			sw_engine_log_link(eng, e->port, e->mode, e->rate_bps,
-					   why, now_ns);
+		if (e->done || now_ns < eng->sched_start_ns ||
+		    now_ns - eng->sched_start_ns < e->at_ns)
+			continue;
+		e->done = true;
+		if (e->reroute) {
+			sw_engine_reroute(eng, &eng->cfg.reroutes[e->index],
+					  now_ns);
+			continue;
 		}
+		sw_engine_set_link(eng, e->port, e->mode, e->rate_bps, now_ns);
+		snprintf(why, sizeof(why), "scheduled, [%s]",
+			 eng->cfg.failures[e->index].name);
+		sw_engine_log_link(eng, e->port, e->mode, e->rate_bps, why,
+				   now_ns);
 	}
 	for (i = 0; i < eng->cfg.nb_ports; i++) {
 		struct sw_port_ctl *ctl = &eng->ctl[i];

@@ -253,9 +253,17 @@ void sw_engine_set_log(struct sw_engine *eng, sw_log_fn log, void *arg);
 bool sw_engine_request_pending(const struct sw_engine *eng);
 
 /*
- * Control plane tick: applies scheduled failures and restorations whose
- * time has come, withdraws paths after the detection/reconvergence delay
- * and publishes group snapshots.  Call from one thread, often (each main
+ * Where the config's schedule ([failure.*] at and duration, [reroute.*]
+ * at) counts from, in engine time: 0 (the default) is the engine's own
+ * start; ofan-switch --start-at moves it to a moment shared by every
+ * process of a testbed.  Call before the first control tick.
+ */
+void sw_engine_set_schedule_start(struct sw_engine *eng, uint64_t start_ns);
+
+/*
+ * Control plane tick: applies scheduled failures, restorations and
+ * reroutes whose time has come, withdraws paths after the
+ * detection/reconvergence delay and publishes group snapshots.  Call from one thread, often (each main
  * loop iteration or every few microseconds of virtual time).
  */
 void sw_engine_control(struct sw_engine *eng, uint64_t now_ns);

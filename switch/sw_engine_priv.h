@@ -27,10 +27,14 @@ struct sw_port_ctl {
 	bool withdrawn;
 };
 
-/* A scheduled link change from the config's failure list. */
+/*
+ * A scheduled change from the config: a link change of its failure list
+ * or a reroute (new weights of a group).
+ */
 struct sw_event {
-	uint64_t at_ns;
-	uint16_t failure;	/* index into cfg.failures */
+	uint64_t at_ns;		/* since the schedule's start */
+	bool reroute;		/* index is into cfg.reroutes, else failures */
+	uint16_t index;
 	uint16_t port;
 	uint8_t mode;
 	uint64_t rate_bps;
@@ -55,8 +59,9 @@ struct sw_engine {
 
 	struct sw_port_state port[SW_MAX_PORTS];
 	struct sw_port_ctl ctl[SW_MAX_PORTS];
-	struct sw_event events[2 * SW_MAX_FAILURES];
+	struct sw_event events[2 * SW_MAX_FAILURES + SW_MAX_REROUTES];
 	uint16_t nb_events;
+	uint64_t sched_start_ns;	/* the schedule's time 0 (engine time) */
 
 	/* One pending request from another thread (telemetry). */
 	volatile uint32_t req_pending;

@@ -71,6 +71,7 @@
 #define T_NONE 0xffff
 #define T_ANY_UPLINK 0xfffe
 #define T_US OFAN_NS_PER_US
+#define T_MS OFAN_NS_PER_MS
 
 #define T_IP(a, b, c, d) \
 	((uint32_t)(a) << 24 | (uint32_t)(b) << 16 | (uint32_t)(c) << 8 | (d))
@@ -2432,6 +2433,74 @@ t_forward_one(struct t_switch *s, uint32_t dst, uint64_t now, uint8_t mac[6])
 	return seen.port;
 }
 
+/* The engine's control-plane log lines, kept for a test to read. */
+struct t_ctl_log {
+	uint32_t nb;
+	uint64_t at_ns[8];
+	char line[8][256];
+};
+
+static void
+t_ctl_log_line(void *arg, uint64_t now_ns, const char *msg)
+{
+	struct t_ctl_log *l = arg;
+
+	if (l->nb == RTE_DIM(l->line))
+		return;
+	l->at_ns[l->nb] = now_ns;
+	snprintf(l->line[l->nb++], sizeof(l->line[0]), "%s", msg);
+}
+
+/*
+ * [reroute.NAME] sets a whole group's weights at its time, counted from
+ * the schedule's start (ofan-switch --start-at), and says so in the log.
+ */
+START_TEST(test_reroute_scheduled)
+{
+	static const uint16_t w[T_NB_UPLINKS] = { 1, 0, 2, 1 };
+	struct sw_config *c = t_cfg_leaf("ofan");
+	struct sw_reroute_config *r = &c->reroutes[0];
+	uint32_t cnt[T_NB_PORTS] = { 0 };
+	struct t_ctl_log log = { 0 };
+	const struct lb_group *grp;
+	struct t_switch s;
+	uint32_t i;
+	uint16_t m;
+
+	snprintf(r->name, sizeof(r->name), "reroute.hole-0");
+	r->group = T_GROUP_UP;
+	r->at_ns = 30 * T_US;
+	memcpy(r->weight, w, sizeof(w));
+	c->nb_reroutes = 1;
+	t_start(&s, c);
+	sw_engine_set_log(s.eng, t_ctl_log_line, &log);
+	sw_engine_set_schedule_start(s.eng, 100 * T_US);
+	/* Not at 30 us of the switch's own time, nor at 129 us. */
+	sw_engine_control(s.eng, 30 * T_US);
+	sw_engine_control(s.eng, 129 * T_US);
+	grp = sw_engine_group(s.eng, T_GROUP_UP);
+	for (m = 0; m < T_NB_UPLINKS; m++)
+		ck_assert_uint_eq(grp->weight[m], 1);
+	ck_assert_uint_eq(log.nb, 0);
+	sw_engine_control(s.eng, 130 * T_US);
+	for (m = 0; m < T_NB_UPLINKS; m++)
+		ck_assert_uint_eq(grp->weight[m], w[m]);
+	ck_assert_uint_eq(log.nb, 1);
+	ck_assert_uint_eq(log.at_ns[0], 130 * T_US);
+	ck_assert_str_eq(log.line[0], "group up: weights 1, 0, 2, 1 (scheduled, [reroute.hole-0])");
+	/* Once only. */
+	sw_engine_control(s.eng, 200 * T_US);
+	ck_assert_uint_eq(log.nb, 1);
+	/* Ofan's cycle follows the weights: 40 packets give 10, 0, 20, 10. */
+	for (i = 0; i < 40; i++)
+		cnt[t_forward_one(&s, T_LEAF_NET(1) | (1 + i),
+				  (200 + i) * T_US, NULL)]++;
+	for (m = 0; m < T_NB_UPLINKS; m++)
+		ck_assert_uint_eq(cnt[grp->port[m]], 10 * w[m]);
+	t_stop(&s);
+}
+END_TEST
+
 START_TEST(test_loader_leaf)
 {
 	static const uint8_t bcast[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
@@ -2584,6 +2653,60 @@ START_TEST(test_loader_tmp)
 }
 END_TEST
 
+/* [reroute.NAME] as written, and its mistakes named. */
+START_TEST(test_loader_reroute)
+{
+	static const char *const cases[] = {
+		"group = up\nweights = 0, 3\n",
+		"group = down\nweights = 0, 3\n",
+		"group = up\nweights = 1\n",
+		"group = up\nweights = 1, 1001\n",
+	};
+	static const char *const want[] = {
+		NULL,
+		"reroute.r:group: 'down' is not a group",
+		"reroute.r:weights: has 1 values for the 2 members of [group.up]",
+		"reroute.r:weights",
+	};
+	struct sw_config *c = calloc(1, sizeof(*c));
+	char path[] = "/tmp/ofan_test_engine_XXXXXX";
+	char err[512] = "";
+	FILE *f;
+	int fd, rc;
+
+	ck_assert_ptr_nonnull(c);
+	fd = mkstemp(path);
+	ck_assert_int_ge(fd, 0);
+	f = fdopen(fd, "w");
+	ck_assert_ptr_nonnull(f);
+	fprintf(f, "[switch]\npolicy = ofan\n"
+		"[port.0]\ndev = net_null0\n[port.1]\ndev = net_null1\n"
+		"[port.2]\ndev = net_null2\n"
+		"[group.up]\nmembers = 1, 2\n"
+		"[route.r]\nprefix = 10.0.1.0/24\ngroup = up\n"
+		"[reroute.r]\nat = 2ms\n%s", cases[_i]);
+	fclose(f);
+	rc = sw_config_load(path, c, err, sizeof(err));
+	unlink(path);
+	if (want[_i] == NULL) {
+		ck_assert_msg(rc == 0, "%s", err);
+		ck_assert_uint_eq(c->nb_reroutes, 1);
+		ck_assert_str_eq(c->reroutes[0].name, "reroute.r");
+		ck_assert_uint_eq(c->reroutes[0].at_ns, 2 * T_MS);
+		ck_assert_uint_eq(c->reroutes[0].group,
+				  sw_config_find_group(c, "up"));
+		ck_assert_uint_eq(c->reroutes[0].weight[0], 0);
+		ck_assert_uint_eq(c->reroutes[0].weight[1], 3);
+	} else {
+		ck_assert_int_eq(rc, -EINVAL);
+		ck_assert_msg(strstr(err, path) != NULL &&
+			      strstr(err, want[_i]) != NULL, "message: %s",
+			      err);
+	}
+	free(c);
+}
+END_TEST
+
 static Suite *
 engine_suite(void)
 {
@@ -2638,6 +2761,7 @@ engine_suite(void)
 	tcase_add_loop_test(tc, test_fail_down, 0,
 			    RTE_DIM(t_failover_policies));
 	tcase_add_test(tc, test_fail_blackhole);
+	tcase_add_test(tc, test_reroute_scheduled);
 	tcase_add_test(tc, test_fail_degraded);
 	tcase_add_test(tc, test_fail_scheduled);
 	tcase_add_test(tc, test_fail_request);
@@ -2653,6 +2777,7 @@ engine_suite(void)
 	tcase_add_checked_fixture(tc, NULL, t_teardown);
 	tcase_add_test(tc, test_loader_leaf);
 	tcase_add_loop_test(tc, test_loader_tmp, 0, RTE_DIM(t_policies));
+	tcase_add_loop_test(tc, test_loader_reroute, 0, 4);
 	suite_add_tcase(s, tc);
 	return s;
 }
