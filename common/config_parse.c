@@ -220,6 +220,18 @@ ofan_parse_time(const char *s, uint64_t *out_ns)
 }
 
 int
+ofan_parse_epoch(const char *s, uint64_t *out_ns)
+{
+	char buf[CFG_NUM_SIZE];
+
+	/* Digits and at most one dot; the time parser does the rest. */
+	if (strspn(s, "0123456789.") != strlen(s) || strlen(s) + 2 > sizeof(buf))
+		return -EINVAL;
+	snprintf(buf, sizeof(buf), "%ss", s);
+	return cfg_parse_time(buf, out_ns) < 0 ? -EINVAL : 0;
+}
+
+int
 ofan_parse_size(const char *s, uint64_t *out)
 {
 	return cfg_parse_scaled(s, cfg_size_unit, true, out) < 0 ?

@@ -9,6 +9,7 @@
 #define OFAN_CLOCK_H
 
 #include <stdint.h>
+#include <time.h>
 
 enum ofan_clock_kind {
 	OFAN_CLOCK_TSC,		/* wall clock: nanoseconds since init */
@@ -58,6 +59,36 @@ ofan_clock_tsc_to_ns(const struct ofan_clock *c, uint64_t tsc)
 	uint64_t d = tsc - c->tsc_start;
 
 	return (uint64_t)(((unsigned __int128)d * c->ns_mult) >> 32);
+}
+
+/*
+ * Now on the system's real-time clock, in nanoseconds since the Unix
+ * epoch: the one clock that every process of a testbed shares (--start-at
+ * of ofan-switch and ofan-host), unlike the TSC clocks above, each of
+ * which counts from its own process's start.
+ */
+static inline uint64_t
+ofan_epoch_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * The reading of a clock at the real-time moment at_epoch_ns, given that
+ * it read now_ns at real time epoch_now_ns; 0 if the moment is before the
+ * clock's start.
+ */
+static inline uint64_t
+ofan_clock_at_epoch(uint64_t now_ns, uint64_t epoch_now_ns,
+		    uint64_t at_epoch_ns)
+{
+	if (at_epoch_ns >= epoch_now_ns)
+		return now_ns + (at_epoch_ns - epoch_now_ns);
+	return epoch_now_ns - at_epoch_ns < now_ns ?
+	       now_ns - (epoch_now_ns - at_epoch_ns) : 0;
 }
 
 /* Advance a virtual clock; time never goes backwards. */

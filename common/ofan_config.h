@@ -210,5 +210,10 @@ int ofan_parse_time(const char *s, uint64_t *out_ns);
 int ofan_parse_size(const char *s, uint64_t *out);
 int ofan_parse_ipv4(const char *s, uint32_t *out);
 int ofan_parse_mac(const char *s, uint8_t mac[6]);
+/*
+ * A moment as seconds since the Unix epoch, with up to nine fraction
+ * digits ("1764633600.25"), exactly, into nanoseconds (--start-at).
+ */
+int ofan_parse_epoch(const char *s, uint64_t *out_ns);
 
 #endif /* OFAN_CONFIG_H */

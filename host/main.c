@@ -37,6 +37,7 @@
 #include "ofan_wire.h"
 #include "ofan_fs.h"
 #include "ofan_port.h"
+#include "ofan_start.h"
 
 #define HS_BURST 32
 #define HS_SHARD_RING 1024	/* frames between a rank's shards */
@@ -109,6 +110,8 @@ struct hs_app {
 	const char *results;
 	double timeout_s;
 	uint32_t idle_sleep_us;	/* low-CPU mode: sleep up to this when idle */
+	bool start_set;		/* --start-at: the traffic starts then */
+	struct ofan_start start;
 	bool check_only;
 	struct hs_config *cfg;
 	struct hs_traffic traffic;
@@ -256,6 +259,10 @@ hs_usage(FILE *f)
 		"  --idle-sleep US    low-CPU mode: when a round received and sent nothing,\n"
 		"                     sleep until the next pacing slot or timer, at most\n"
 		"                     US microseconds (1..10000)\n"
+		"  --start-at EPOCH|@FILE  start the traffic at this moment, in seconds\n"
+		"                     since the Unix epoch (e.g. $(date +%%s.%%N)), not once\n"
+		"                     the ports are up: one start for every process of a\n"
+		"                     testbed; @FILE: read it from FILE once FILE appears\n"
 		"  --check-config     validate the configuration and traffic, then exit\n"
 		"  --help             this text\n"
 		"EAL example without hugepages or NICs:\n"
@@ -270,6 +277,7 @@ hs_parse_args(struct hs_app *app, int argc, char **argv)
 		{ "results", required_argument, NULL, 'r' },
 		{ "timeout", required_argument, NULL, 't' },
 		{ "idle-sleep", required_argument, NULL, 's' },
+		{ "start-at", required_argument, NULL, 'a' },
 		{ "check-config", no_argument, NULL, 'k' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -281,6 +289,14 @@ hs_parse_args(struct hs_app *app, int argc, char **argv)
 		switch (c) {
 		case 'c':
 			app->config_path = optarg;
+			break;
+		case 'a':
+			if (ofan_start_parse(optarg, &app->start) != 0) {
+				fprintf(stderr, "ofan-host: --start-at '%s' is not a moment; expected seconds since the Unix epoch, e.g. 1764633600.25 (date +%%s.%%N), or @FILE\n",
+					optarg);
+				return -EINVAL;
+			}
+			app->start_set = true;
 			break;
 		case 'r':
 			app->results = optarg;
@@ -829,6 +845,44 @@ hs_all_done(struct hs_app *app, uint64_t *last_rx)
 }
 
 /*
+ * --start-at: wait, without polling the ports, for the testbed's common
+ * start (@FILE: first for FILE, looked at every millisecond).  Returns 0
+ * then, -EINTR on a signal, -EINVAL if @FILE holds no moment, or -ETIME
+ * if the moment had passed (by more than a millisecond) when it became
+ * known: the traffic would start late against the switches' schedules.
+ */
+static int
+hs_wait_start(struct hs_app *app)
+{
+	char err[OFAN_START_PATH_SIZE + 128];
+	uint64_t now, epoch, start;
+	int rc;
+
+	fprintf(stderr, "ofan-host: ports up; waiting for the start (--start-at)\n");
+	while (!hs_quit && (rc = ofan_start_poll(&app->start, err,
+						 sizeof(err))) == 0)
+		rte_delay_us_sleep(1000);
+	if (hs_quit)
+		return -EINTR;
+	if (rc < 0) {
+		fprintf(stderr, "ofan-host: --start-at %s\n", err);
+		return rc;
+	}
+	now = hs_now_ns(app);
+	epoch = ofan_epoch_ns();
+	if (epoch > app->start.at_ns + OFAN_NS_PER_MS) {
+		fprintf(stderr, "ofan-host: --start-at is %.3f s in the past once the ports are up; expected a later moment\n",
+			(double)(epoch - app->start.at_ns) / 1e9);
+		return -ETIME;
+	}
+	start = ofan_clock_at_epoch(now, epoch, app->start.at_ns);
+	while (!hs_quit && (now = hs_now_ns(app)) < start)
+		rte_delay_us_sleep((unsigned int)RTE_MIN(
+			(start - now) / OFAN_NS_PER_US + 1, 10000ull));
+	return hs_quit ? -EINTR : 0;
+}
+
+/*
  * Run every shard until done, timeout or signal: the main lcore's own
  * shards here, the others on their worker lcores.  Returns true if done.
  */
@@ -987,6 +1041,10 @@ main(int argc, char **argv)
 		goto out;
 	}
 	inuse_start = 0;	/* the pool was empty before ports started */
+	if (app.start_set && hs_wait_start(&app) != 0) {
+		exit_code = hs_quit ? 1 : 2;
+		goto out;
+	}
 	t0 = hs_now_ns(&app);
 	done = hs_run(&app);
 	for (p = 0; p < app.cfg->nb_ports; p++) {

@@ -34,6 +34,7 @@
 #include "sw_engine.h"
 #include "ofan_fs.h"
 #include "ofan_port.h"
+#include "ofan_start.h"
 #include "sw_stats.h"
 #include "sw_telemetry.h"
 
@@ -54,6 +55,9 @@ struct sw_app {
 	double duration_s;	/* 0 = until a signal */
 	double idle_s;		/* 0 = never stop on idleness */
 	uint32_t idle_sleep_us;	/* sleep this long after an empty round */
+	bool start_set;		/* --start-at given, moment not known yet */
+	int exit_code;		/* set by the main loop, else 0 */
+	struct ofan_start start;	/* the schedule's start (epoch) */
 	bool check_only;
 	struct sw_config *cfg;
 	struct sw_engine *eng;
@@ -112,6 +116,11 @@ sw_usage(FILE *f)
 		"                       and left every egress queue empty, sleep US\n"
 		"                       microseconds (1..10000) instead of polling on;\n"
 		"                       for several switches sharing few cores\n"
+		"  --start-at EPOCH|@FILE  the schedule ([failure.*], [reroute.*])\n"
+		"                       counts from this moment, in seconds since the Unix\n"
+		"                       epoch (e.g. $(date +%%s.%%N)), not from the switch's\n"
+		"                       start: one start for every process of a testbed;\n"
+		"                       @FILE: read it from FILE once FILE appears\n"
 		"  --check-config       validate the configuration and exit\n"
 		"  --help               this text\n"
 		"EAL example without hugepages or NICs:\n"
@@ -144,6 +153,7 @@ sw_parse_args(struct sw_app *app, int argc, char **argv)
 		{ "stop-when-idle", required_argument, NULL, 'i' },
 		{ "check-config", no_argument, NULL, 'k' },
 		{ "idle-sleep", required_argument, NULL, 's' },
+		{ "start-at", required_argument, NULL, 'a' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -154,6 +164,14 @@ sw_parse_args(struct sw_app *app, int argc, char **argv)
 		switch (c) {
 		case 'c':
 			app->config_path = optarg;
+			break;
+		case 'a':
+			if (ofan_start_parse(optarg, &app->start) != 0) {
+				fprintf(stderr, "ofan-switch: --start-at '%s' is not a moment; expected seconds since the Unix epoch, e.g. 1764633600.25 (date +%%s.%%N), or @FILE\n",
+					optarg);
+				return -EINVAL;
+			}
+			app->start_set = true;
 			break;
 		case 'j':
 			app->stats_json = optarg;
@@ -311,6 +329,33 @@ sw_fwd_drain(struct sw_app *app, struct sw_worker *w)
 }
 
 /*
+ * --start-at: once the moment is known, the schedule counts from it (on
+ * this switch's clock); until then it waits.  Returns 1 once known, 0 if
+ * not yet (@FILE is not there), -EINVAL if @FILE holds no moment.
+ */
+static int
+sw_poll_start(struct sw_app *app)
+{
+	char err[OFAN_START_PATH_SIZE + 128];
+	uint64_t start;
+	int rc = ofan_start_poll(&app->start, err, sizeof(err));
+
+	if (rc <= 0) {
+		if (rc < 0)
+			fprintf(stderr, "ofan-switch: --start-at %s\n", err);
+		sw_engine_set_schedule_start(app->eng, UINT64_MAX);
+		return rc;
+	}
+	start = ofan_clock_at_epoch(sw_now_ns(app), ofan_epoch_ns(),
+				    app->start.at_ns);
+	sw_engine_set_schedule_start(app->eng, start);
+	app->start_set = false;
+	fprintf(stderr, "%s: the schedule starts at t=%.6fs (--start-at)\n",
+		app->cfg->name, (double)start / 1e9);
+	return 1;
+}
+
+/*
  * The main lcore: forwards too when there are no worker lcores, runs the
  * control plane, prints status lines and ends the run.
  */
@@ -326,7 +371,7 @@ sw_main_loop(struct sw_app *app, struct sw_fwd_ctx *ctxs, uint16_t nb_ctx,
 	struct sw_totals *prev = calloc(1, sizeof(*prev));
 	uint16_t i;
 
-	uint64_t last_ctl = 0;
+	uint64_t last_ctl = 0, last_start_poll = start;
 
 	while (!sw_quit) {
 		now = sw_now_ns(app);
@@ -334,6 +379,16 @@ sw_main_loop(struct sw_app *app, struct sw_fwd_ctx *ctxs, uint16_t nb_ctx,
 			sw_fwd_idle(main_ctx, sw_fwd_once(main_ctx, now));
 		else
 			rte_delay_us_sleep(50);
+		/* Waiting for @FILE: a look every 10 ms. */
+		if (app->start_set &&
+		    now - last_start_poll >= 10 * OFAN_NS_PER_MS) {
+			last_start_poll = now;
+			if (sw_poll_start(app) < 0) {
+				app->exit_code = 2;
+				sw_quit = 1;	/* the workers too */
+				break;
+			}
+		}
 		if (now - last_ctl >= 10 * OFAN_NS_PER_US) {
 			sw_engine_control(app->eng, now);
 			last_ctl = now;
@@ -606,6 +661,10 @@ main(int argc, char **argv)
 		goto out_ports;
 	}
 	sw_engine_set_log(app.eng, sw_log_line, NULL);
+	if (app.start_set && sw_poll_start(&app) < 0) {
+		exit_code = 2;
+		goto out_ports;
+	}
 	if (sw_telemetry_register(app.eng, app.port_id) != 0)
 		fprintf(stderr, "ofan-switch: telemetry commands unavailable\n");
 	/* dpdk-dumpcap attaches as a secondary; that needs hugepages. */
@@ -635,6 +694,8 @@ main(int argc, char **argv)
 	}
 	sw_main_loop(&app, ctxs, nb_workers, main_ctx);
 	rte_eal_mp_wait_lcore();
+	if (app.exit_code != 0)
+		exit_code = app.exit_code;
 
 	/* Teardown: drain, stop ports, count, report, free. */
 	for (wid = 0; wid < nb_workers; wid++)

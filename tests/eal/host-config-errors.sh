@@ -204,6 +204,24 @@ expect_eq "no_lcore (run) stderr" "$(cat "$TMP/no_lcore.err")" \
 	"ofan-host: $TMP/no_lcore.ini:port.1:lcores: lcore 1 is not one of EAL's lcores; expected lcores given to EAL (-l), here 1 of them from lcore 0"
 nothing_touched no_lcore
 
+# --start-at: a value that is no moment is refused before anything; a
+# moment already past when the ports are up stops the run (exit 2) rather
+# than start late against the switches' schedules.
+echo "-- --start-at"
+hs_run bad_start "${EAL[@]}" -- --config "$TMP/good.ini" --start-at soon
+expect_rc "--start-at soon" bad_start 2
+expect_eq "--start-at soon stderr" "$(head -n 1 "$TMP/bad_start.err")" \
+	"ofan-host: --start-at 'soon' is not a moment; expected seconds since the Unix epoch, e.g. 1764633600.25 (date +%s.%N), or @FILE"
+nothing_touched bad_start
+hs_run past_start "${EAL[@]}" -- --config "$TMP/good.ini" \
+	--results "$TMP/past_start.json" --timeout 5 --start-at 1000000000
+expect_rc "--start-at in the past" past_start 2
+expect_file_has "--start-at in the past" "$TMP/past_start.err" \
+	"ofan-host: --start-at is "
+expect_file_has "--start-at in the past" "$TMP/past_start.err" \
+	"s in the past once the ports are up; expected a later moment"
+rm -f "$OUT"
+
 # Control: the same ports in a real run do create OUT.pcap (so the checks
 # above can fail).  Port 0 sends into a file and receives nothing, so the
 # flows never finish: exit status 1 after --timeout.

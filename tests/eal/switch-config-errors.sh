@@ -149,6 +149,20 @@ bad_config syntax \
 bad_config no_such_file \
 	"ofan-switch: $TMP/no_such_file.ini: cannot read: No such file or directory"
 
+write_config reroute_group "policy = ecmp" "" "[reroute.r]
+at = 5ms
+group = down
+weights = 0"
+bad_config reroute_group \
+	"ofan-switch: $TMP/reroute_group.ini:reroute.r:group: 'down' is not a group; expected the NAME of a [group.NAME] section"
+
+write_config reroute_weights "policy = ecmp" "" "[reroute.r]
+at = 5ms
+group = up
+weights = 1, 0"
+bad_config reroute_weights \
+	"ofan-switch: $TMP/reroute_weights.ini:reroute.r:weights: has 2 values for the 1 members of [group.up]; expected one weight per member (0: out of the group)"
+
 echo "-- command line"
 sw_run_raw no_dashes "${EAL[@]}" --config "$TMP/good.ini"
 expect_rc "without '--'" no_dashes 2
@@ -167,11 +181,25 @@ sw_run_raw bad_duration "${EAL[@]}" -- --config "$TMP/good.ini" \
 expect_rc "--duration soon" bad_duration 2
 expect_file_has "--duration soon" "$TMP/bad_duration.err" \
 	"ofan-switch: --duration: 'soon' is not a duration"
+sw_run_raw bad_start "${EAL[@]}" -- --config "$TMP/good.ini" \
+	--start-at soon
+expect_rc "--start-at soon" bad_start 2
+expect_file_has "--start-at soon" "$TMP/bad_start.err" \
+	"ofan-switch: --start-at 'soon' is not a moment; expected seconds since the Unix epoch"
 sw_run_raw stray_arg "${EAL[@]}" -- --config "$TMP/good.ini" extra
 expect_rc "a stray argument" stray_arg 2
 expect_file_has "a stray argument" "$TMP/stray_arg.err" \
 	"ofan-switch: unexpected argument 'extra'"
 nothing_touched command_line
+
+# --start-at @FILE is read once the switch runs: a file that holds no
+# moment stops it (exit 2), named with what it holds.
+echo "today" >"$TMP/start"
+sw_run start_file --config "$TMP/good.ini" --stats-json "$TMP/start.json" \
+	--start-at "@$TMP/start" --duration 20
+expect_rc "--start-at @FILE holding no moment" start_file 2
+expect_file_has "--start-at @FILE holding no moment" "$TMP/start_file.err" \
+	"ofan-switch: --start-at $TMP/start: 'today' is not a moment"
 
 # Files a dev names are relative to the config's folder and checked
 # before anything runs: a missing capture and a folder that is not there
