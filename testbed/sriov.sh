@@ -67,6 +67,9 @@ gen_bin=$root/build/testbed/ofan-testbed-gen
 [ -x "$gen_bin" ] || die "$gen_bin not found; build first: scripts/build.sh"
 
 name=$(basename "$config" .ini)
+nb_runs=$("$gen_bin" --config "$config" --list-runs | wc -l) || exit 2
+[ "$nb_runs" -le 1 ] ||
+	echo "$prog: $config has $nb_runs sweep combinations; running the first (testbed/testbed.sh runs them all)" >&2
 gen_args=(--config "$config" --mode sriov --inventory "$inventory")
 [ -z "$scheme" ] || gen_args+=(--scheme "$scheme")
 if [ -z "$out" ]; then
@@ -79,6 +82,11 @@ fi
 mkdir -p "$out"
 "$gen_bin" "${gen_args[@]}" --out "$out" || exit 2
 plan=$out/plan.txt
+# A failure schedule needs one start shared by machines; testbed.sh has
+# it (--start-at), this script not yet.
+if grep -q '^\[\(failure\|reroute\)\.' "$out"/switch-*.ini 2>/dev/null; then
+	die "$config fails links; expected an experiment without [failure.*] here (testbed/testbed.sh and ofan-fabric run failures)"
+fi
 
 # Machines: name -> ssh, dir, bin, eal.
 declare -A m_ssh m_dir m_bin m_eal

@@ -12,9 +12,21 @@
 # in low-CPU mode (--idle-sleep: they sleep when idle, so that several
 # share two cores; lcores alternate 0 and 1), runs the hosts until every
 # byte is delivered and verified, stops the switches, gathers every
-# process's JSON into one folder and prints one table.  Everything it
-# created is removed on exit, on error and on Ctrl-C: namespaces, veths,
-# processes (by PID), memif sockets, /var/run/dpdk/<prefix>.
+# process's JSON into one folder and prints one table.
+#
+# [failure.NAME] sections run on the processes: every process gets one
+# common start time (--start-at; the hosts' traffic starts then), the
+# switches at a failed link's ends fail their port on schedule, with the
+# experiment's detect and reconverge delays, and every other switch takes
+# routing's new weights when the fabric's routing would give them
+# (ofan-testbed-gen writes each switch's [failure.*] and [reroute.*]).
+# [sweep.NAME] sections give one run per combination, one after the
+# other, each in its own folder run-N-NAME=VALUE of the results folder,
+# and one table of them all at the end (table.txt).
+#
+# Everything it created is removed on exit, on error and on Ctrl-C:
+# namespaces, veths, processes (by PID), memif sockets,
+# /var/run/dpdk/<prefix>.
 #
 # For physical ports and SR-IOV VFs on several machines, see
 # testbed/sriov.sh.  Needs root.
@@ -34,6 +46,9 @@ usage: $prog --mode veth|memif [options] EXPERIMENT.ini   (options before or aft
   --out DIR           results (default results/<experiment>-<mode>-<scheme>)
   --idle-sleep US     switches' and hosts' sleep when idle (default 100)
   --timeout SEC       give the hosts this long (default 60)
+  --start-delay SEC   with failures: the common start is this long after
+                      every process is up (default 0.2)
+  --run N             only the N-th sweep combination (default: every one)
   --host-lcores LIST  spread every rank over these lcores (ofan-host's
                       [port.N] lcores, e.g. 0,1) and run the hosts' process
                       on them
@@ -41,8 +56,9 @@ usage: $prog --mode veth|memif [options] EXPERIMENT.ini   (options before or aft
                       af_xdp keeps ~4098 mbufs at close, so processes report a
                       leak and exit 3 -- see README)
   --help              this text
-Exit status: 0 when every byte of every flow was delivered and verified;
-1 if not; 2 for bad usage or a failed set-up; 130 on Ctrl-C.
+Exit status: 0 when every byte of every flow was delivered and verified
+(in every run); 1 if not; 2 for bad usage or a failed set-up; 130 on
+Ctrl-C.
 EOF
 }
 
@@ -53,6 +69,8 @@ idle=100
 timeout=60
 pmd=af_packet
 host_lcores=
+start_delay=0.2
+only_run=
 # Options may come before or after the experiment file.
 files=()
 while [ $# -gt 0 ]; do
@@ -64,6 +82,8 @@ while [ $# -gt 0 ]; do
 	--timeout) need_arg "$1" $#; timeout=$2; shift ;;
 	--pmd) need_arg "$1" $#; pmd=$2; shift ;;
 	--host-lcores) need_arg "$1" $#; host_lcores=$2; shift ;;
+	--start-delay) need_arg "$1" $#; start_delay=$2; shift ;;
+	--run) need_arg "$1" $#; only_run=$2; shift ;;
 	--help | -h) usage; exit 0 ;;
 	--) shift; files+=("$@"); break ;;
 	-*) usage >&2; die "unknown option '$1'" ;;
@@ -81,6 +101,10 @@ veth | memif) ;;
 esac
 [[ -z $host_lcores || $host_lcores =~ ^[0-9]+(,[0-9]+)*$ ]] ||
 	die "--host-lcores '$host_lcores'; expected lcore numbers such as 0,1"
+[[ $start_delay =~ ^[0-9]+(\.[0-9]+)?$ ]] ||
+	die "--start-delay '$start_delay'; expected seconds such as 3 or 2.5"
+[[ -z $only_run || $only_run =~ ^[0-9]+$ ]] ||
+	die "--run '$only_run'; expected a combination number (0, 1, ...)"
 [ "$(id -u)" = 0 ] || die "needs root (namespaces, veths, DPDK)"
 gen_bin=$root/build/testbed/ofan-testbed-gen
 sw_bin=$root/build/switch/ofan-switch
@@ -98,11 +122,10 @@ names=()
 netns=()
 prefixes=()
 
-# Stop what we started (by PID: SIGINT, then SIGKILL), remove what we made.
-# shellcheck disable=SC2317  # run by the EXIT trap
-cleanup() {
-	local rc=$? pid ns p
-	trap - EXIT INT TERM
+# Stop what a run started (by PID: SIGINT, then SIGKILL), remove what it
+# made (namespaces and their veths, DPDK runtime directories).
+stop_run() {
+	local pid ns p
 	for pid in "${pids[@]}"; do
 		kill -INT "$pid" 2>/dev/null || true	# all at once, then each
 	done
@@ -115,49 +138,35 @@ cleanup() {
 	for p in "${prefixes[@]}"; do
 		rm -rf "/var/run/dpdk/${p:?}"
 	done
+	pids=()
+	names=()
+	netns=()
+	prefixes=()
+}
+
+# shellcheck disable=SC2317  # run by the EXIT trap
+cleanup() {
+	local rc=$?
+	trap - EXIT INT TERM
+	stop_run
 	rm -rf "${work:?}"
 	exit "$rc"
 }
 trap cleanup EXIT
 trap 'echo "$prog: interrupted" >&2; exit 130' INT TERM
 
-# ---- configurations ----
+# ---- the runs ----
 
-gen_args=(--config "$config" --mode "$mode" --out "$work/gen" --tag "$tag"
-	--sock-dir "$work/gen" --pmd "$pmd")
-[ -z "$scheme" ] || gen_args+=(--scheme "$scheme")
-"$gen_bin" "${gen_args[@]}" || exit 2
-if [ -n "$host_lcores" ]; then
-	# Every rank of the hosts' process on these lcores (one shard each).
-	for f in "$work"/gen/hosts-*.ini; do
-		sed -i "/^\[port\.[0-9]*\]\$/a lcores = $host_lcores ; one shard of the rank per lcore (--host-lcores)" "$f"
-	done
+# One line per sweep combination: "N NAME=VALUE ..." ("0 -": no sweeps).
+mapfile -t runs < <("$gen_bin" --config "$config" --list-runs) || exit 2
+[ ${#runs[@]} -gt 0 ] || exit 2
+if [ -n "$only_run" ]; then
+	[ "$only_run" -lt ${#runs[@]} ] ||
+		die "--run $only_run; $config has ${#runs[@]} combination(s), 0 to $((${#runs[@]} - 1))"
+	runs=("${runs[$only_run]}")
 fi
-scheme=$(awk 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "scheme") { s = $(i + 1); sub(",", "", s); print s } }' "$work/gen/plan.txt")
-[ -n "$out" ] || out=$root/results/$name-$mode-$scheme
-mkdir -p "$out"
-cp "$work"/gen/*.ini "$work/gen/plan.txt" "$out/"
 
-# ---- links ----
-
-while read -r what a b c d _; do
-	case $what in
-	netns)
-		ip netns add "$a"
-		netns+=("$a")
-		ip netns exec "$a" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 \
-			net.ipv6.conf.default.disable_ipv6=1 >/dev/null || true
-		ip -n "$a" link set lo up
-		;;
-	veth)
-		ip link add "$a" netns "$b" type veth peer name "$c" netns "$d"
-		ip -n "$b" link set "$a" up
-		ip -n "$d" link set "$c" up
-		;;
-	esac
-done <"$work/gen/plan.txt"
-
-# Run a DPDK process (in a namespace unless NS is "-"), logs in $out.
+# Run a DPDK process (in a namespace unless NS is "-"), logs in $rdir.
 start() { # NAME NS LCORE BINARY ARGS...
 	local nm=$1 ns=$2 lcore=$3 bin=$4 prefix=$tag-$1
 	shift 4
@@ -167,8 +176,8 @@ start() { # NAME NS LCORE BINARY ARGS...
 	if [ "$ns" != - ]; then
 		cmd=(ip netns exec "$ns" "${cmd[@]}")
 	fi
-	echo "# ${cmd[*]}" >>"$out/commands.txt"
-	"${cmd[@]}" >"$out/$nm.log" 2>&1 </dev/null &
+	echo "# ${cmd[*]}" >>"$rdir/commands.txt"
+	"${cmd[@]}" >"$rdir/$nm.log" 2>&1 </dev/null &
 	pids+=($!)
 	names+=("$nm")
 }
@@ -185,88 +194,137 @@ wait_sockets() { # CONFIG
 	done < <(grep -o 'role=client,socket=[^,]*' "$1" | sed 's/.*socket=//')
 }
 
-: >"$out/commands.txt"
-# Upper layers first: with memif they serve the links below them.
-while read -r what nm ns lcore cfg; do
-	[ "$what" = switch ] || continue
-	wait_sockets "$work/gen/$cfg"
-	start "$nm" "$ns" "$lcore" "$sw_bin" --config "$work/gen/$cfg" \
-		--stats-json "$out/$nm.json" --idle-sleep "$idle"
-done < <(grep '^switch ' "$work/gen/plan.txt" | tac)
-# Ready when each says "NAME: policy P, N ports, ..." (its ports started).
-for i in "${!pids[@]}"; do
-	for _ in $(seq 1 200); do
-		grep -q ": policy " "$out/${names[$i]}.log" 2>/dev/null && break
-		kill -0 "${pids[$i]}" 2>/dev/null || break
-		sleep 0.05
+# run_one N GEN RDIR: generate run N into GEN, run it, results in RDIR;
+# sets host_rc.
+run_one() {
+	local n=$1 gen=$2 what nm ns lcore cfg a b c d start_file='' i hosts_from
+	rdir=$3
+	gen_args=(--config "$config" --mode "$mode" --out "$gen" --tag "$tag"
+		--sock-dir "$gen" --pmd "$pmd" --run "$n")
+	[ -z "$scheme" ] || gen_args+=(--scheme "$scheme")
+	"$gen_bin" "${gen_args[@]}" || exit 2
+	if [ -n "$host_lcores" ]; then
+		# Every rank of the hosts' process on these lcores (one shard each).
+		for f in "$gen"/hosts-*.ini; do
+			sed -i "/^\[port\.[0-9]*\]\$/a lcores = $host_lcores ; one shard of the rank per lcore (--host-lcores)" "$f"
+		done
+	fi
+	mkdir -p "$rdir"
+	cp "$gen"/*.ini "$gen/plan.txt" "$rdir/"
+	: >"$rdir/commands.txt"
+
+	while read -r what a b c d _; do
+		case $what in
+		netns)
+			ip netns add "$a"
+			netns+=("$a")
+			ip netns exec "$a" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 \
+				net.ipv6.conf.default.disable_ipv6=1 >/dev/null || true
+			ip -n "$a" link set lo up
+			;;
+		veth)
+			ip link add "$a" netns "$b" type veth peer name "$c" netns "$d"
+			ip -n "$b" link set "$a" up
+			ip -n "$d" link set "$c" up
+			;;
+		esac
+	done <"$gen/plan.txt"
+
+	# A schedule of failures needs one start for every process: they
+	# read it from a file that appears once every one of them is up.
+	sw_extra=()
+	if grep -q '^\[\(failure\|reroute\)\.' "$gen"/switch-*.ini 2>/dev/null; then
+		start_file=$gen/start
+		sw_extra=(--start-at "@$start_file")
+	fi
+
+	# Upper layers first: with memif they serve the links below them.
+	while read -r what nm ns lcore cfg; do
+		[ "$what" = switch ] || continue
+		wait_sockets "$gen/$cfg"
+		start "$nm" "$ns" "$lcore" "$sw_bin" --config "$gen/$cfg" \
+			--stats-json "$rdir/$nm.json" --idle-sleep "$idle" \
+			"${sw_extra[@]}"
+	done < <(grep '^switch ' "$gen/plan.txt" | tac)
+	# Ready when each says "NAME: policy P, N ports, ..." (its ports started).
+	for i in "${!pids[@]}"; do
+		for _ in $(seq 1 200); do
+			grep -q ": policy " "$rdir/${names[$i]}.log" 2>/dev/null && break
+			kill -0 "${pids[$i]}" 2>/dev/null || break
+			sleep 0.05
+		done
+		grep -q ": policy " "$rdir/${names[$i]}.log" 2>/dev/null ||
+			die "${names[$i]} did not start: $(tail -n 2 "$rdir/${names[$i]}.log")"
 	done
-	grep -q ": policy " "$out/${names[$i]}.log" 2>/dev/null ||
-		die "${names[$i]} did not start: $(tail -n 2 "$out/${names[$i]}.log")"
+
+	host_rc=0
+	hosts_from=${#pids[@]}
+	while read -r what nm ns lcore cfg; do
+		[ "$what" = hosts ] || continue
+		wait_sockets "$gen/$cfg"
+		start "hosts-$nm" "$ns" "${host_lcores:-$lcore}" "$host_bin" \
+			--config "$gen/$cfg" \
+			--results "$rdir/hosts-$nm.json" --timeout "$timeout" \
+			--idle-sleep "$idle" "${sw_extra[@]}"
+	done <"$gen/plan.txt"
+	if [ ${#sw_extra[@]} -gt 0 ]; then
+		# Every host process up and waiting: the start, a little ahead.
+		for ((i = hosts_from; i < ${#pids[@]}; i++)); do
+			while ! grep -q "waiting for the start" \
+				"$rdir/${names[$i]}.log" 2>/dev/null; do
+				kill -0 "${pids[$i]}" 2>/dev/null ||
+					die "${names[$i]} did not start: $(tail -n 2 "$rdir/${names[$i]}.log")"
+				sleep 0.02
+			done
+		done
+		/usr/bin/python3 -c 'import sys, time; print(f"{time.time() + float(sys.argv[1]):.6f}")' \
+			"$start_delay" >"$start_file.tmp"
+		mv "$start_file.tmp" "$start_file"
+		echo "# common start: $(cat "$start_file")" >>"$rdir/commands.txt"
+	fi
+	for ((i = hosts_from; i < ${#pids[@]}; i++)); do
+		wait "${pids[$i]}" || host_rc=$?
+	done
+
+	# Stop the switches so that they write their JSON; remove the links.
+	for i in "${!pids[@]}"; do
+		kill -INT "${pids[$i]}" 2>/dev/null || true
+	done
+	for i in "${!pids[@]}"; do
+		wait "${pids[$i]}" 2>/dev/null || true
+	done
+	stop_run
+	/usr/bin/python3 "$root/testbed/testbed_table.py" run "$rdir" "$mode" \
+		"$host_rc" | tee "$rdir/table.txt"
+}
+
+rc=0
+rdirs=()
+for line in "${runs[@]}"; do
+	n=${line%% *}
+	label=${line#* }
+	if [ -z "$out" ]; then
+		# The results folder is named after the scheme the plan names.
+		"$gen_bin" --config "$config" --mode "$mode" --out "$work/probe" \
+			--tag "$tag" --sock-dir "$work/probe" --pmd "$pmd" \
+			--run "$n" ${scheme:+--scheme "$scheme"} || exit 2
+		scheme=$(awk 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "scheme") { s = $(i + 1); sub(",", "", s); print s } }' "$work/probe/plan.txt")
+		out=$root/results/$name-$mode-$scheme
+	fi
+	mkdir -p "$out"
+	if [ ${#runs[@]} -eq 1 ] && [ "$label" = - ]; then
+		rdir=$out
+	else
+		# run-N-NAME=VALUE...: the sweep values, safe as a folder name.
+		rdir=$out/run-$n-$(echo "$label" | tr ' /' '_+')
+		echo "== run $n: $label"
+	fi
+	run_one "$n" "$work/gen-$n" "$rdir"
+	rdirs+=("$rdir")
+	[ "$host_rc" = 0 ] || rc=$host_rc
 done
-
-# ---- the hosts ----
-
-host_rc=0
-while read -r what nm ns lcore cfg; do
-	[ "$what" = hosts ] || continue
-	wait_sockets "$work/gen/$cfg"
-	start "hosts-$nm" "$ns" "${host_lcores:-$lcore}" "$host_bin" \
-		--config "$work/gen/$cfg" \
-		--results "$out/hosts-$nm.json" --timeout "$timeout" \
-		--idle-sleep "$idle"
-	wait "${pids[-1]}" || host_rc=$?
-done <"$work/gen/plan.txt"
-
-# Stop the switches so that they write their JSON.
-for i in "${!pids[@]}"; do
-	kill -INT "${pids[$i]}" 2>/dev/null || true
-done
-for i in "${!pids[@]}"; do
-	wait "${pids[$i]}" 2>/dev/null || true
-done
-pids=()
-
-# ---- the table ----
-
-/usr/bin/python3 - "$out" "$mode" "$scheme" "$host_rc" <<'PY'
-import glob, json, os, sys
-out, mode, scheme, rc = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
-print(f"\n{os.path.basename(out)}: {mode} links, scheme {scheme}")
-for f in sorted(glob.glob(f"{out}/hosts-*.json")):
-    h = json.load(open(f))
-    print(f"hosts: {h['flows_completed']}/{h['flows_sent_here']} flows completed, "
-          f"max slowdown {h['max_slowdown']:.2f}, p99 {h['p99_slowdown']:.2f}, "
-          f"mean FCT {h['mean_fct_ns'] / 1e3:.1f} us, collective {h['collective_ns'] / 1e3:.1f} us "
-          f"(ideal {h['collective_ideal_ns'] / 1e3:.1f}), retx {h['retransmissions']}, "
-          f"timeouts {h['timeouts']}, corrupt {h['corrupt_packets']}, wall {h['wall_s']:.2f} s")
-def dev_lost(ports):
-    """Frames a device lost before any software saw them."""
-    return sum(p["device"]["imissed"] + p["device"]["ierrors"] + p["device"]["rx_nombuf"]
-               for p in ports if "device" in p)
-for f in sorted(glob.glob(f"{out}/hosts-*.json")):
-    h = json.load(open(f))
-    if h.get("ports"):
-        print(f"hosts' devices lost {dev_lost(h['ports'])} frames on receive")
-# Where frames were lost: in a device (RX ring full, bad frames, no mbuf),
-# in a device's TX ring (tx_full: no software queue), or in a queue
-# (queue_full); "other" is every other named drop reason.
-print(f"{'switch':<10} {'policy':<9} {'rx':>9} {'tx':>9} {'qmax':>5} {'ecn':>7} "
-      f"{'device':>7} {'txring':>7} {'queue':>7} {'other':>7}  uplink spread (packets per port)")
-for f in sorted(glob.glob(f"{out}/*.json")):
-    if os.path.basename(f).startswith("hosts-"):
-        continue
-    s = json.load(open(f))
-    ports = s["ports"]
-    d = s.get("drops", {}) if isinstance(s.get("drops"), dict) else {}
-    ring, queue = d.get("tx_full", 0), d.get("queue_full", 0)
-    other = sum(d.values()) - ring - queue
-    print(f"{s['switch']:<10} {s['policy']:<9} {sum(p['rx'] for p in ports):>9} "
-          f"{sum(p['tx'] for p in ports):>9} {max(p['queue_max_pkts'] for p in ports):>5} "
-          f"{sum(p['ecn_marked'] for p in ports):>7} {dev_lost(ports):>7} {ring:>7} "
-          f"{queue:>7} {other:>7}  "
-          + " ".join(str(p["tx"]) for p in ports))
-why = {0: "", 1: "not every byte delivered", 2: "bad input",
-       3: "mbufs not returned (af_xdp: a known DPDK 22.11 issue)"}.get(rc, "failed")
-print(f"results: {out}" + (f"  (ofan-host exit status {rc}: {why})" if rc else ""))
-PY
-exit "$host_rc"
+if [ ${#rdirs[@]} -gt 1 ]; then
+	/usr/bin/python3 "$root/testbed/testbed_table.py" runs "${rdirs[@]}" |
+		tee "$out/table.txt"
+fi
+exit "$rc"

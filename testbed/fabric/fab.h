@@ -147,6 +147,12 @@ struct fab_params {
 	uint16_t nb_sweep;
 	char sweep_name[FAB_MAX_SWEEP_DIMS][FAB_NAME_SIZE];
 	char sweep_value[FAB_MAX_SWEEP_DIMS][FAB_NAME_SIZE];
+	/*
+	 * What those values set, "section.key=value", in order: the testbed
+	 * generator writes the ones of the sections it copies as written.
+	 */
+	uint16_t nb_sweep_sets;
+	char sweep_set[FAB_MAX_SWEEP_DIMS * 4][256];
 };
 
 /*

@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <rte_common.h>
+
 #include "fab.h"
 #include "fab_config_priv.h"
 #include "hs_traffic.h"
@@ -138,10 +140,13 @@ fab_parse_sweeps(struct ofan_cfg *cfg, struct fab_sweep *sw, int *nb)
 	return 0;
 }
 
-/* Apply value number v of sweep s ("8/8/16" over its keys) to cfg. */
+/*
+ * Apply value number v of sweep s ("8/8/16" over its keys) to cfg, and
+ * note each "section.key=value" in p.
+ */
 static int
 fab_apply_sweep(struct ofan_cfg *cfg, const struct fab_sweep *s, int v,
-		char *err, unsigned int err_size)
+		struct fab_params *p, char *err, unsigned int err_size)
 {
 	char vals[FAB_NAME_SIZE], *save = NULL, *tok;
 	char ov[256], from[300];
@@ -155,6 +160,9 @@ fab_apply_sweep(struct ofan_cfg *cfg, const struct fab_sweep *s, int v,
 		snprintf(ov, sizeof(ov), "%s=%s", s->keys[k], fab_trim(tok));
 		if (fab_apply_override(cfg, ov, from, err, err_size) != 0)
 			return -EINVAL;
+		if (p->nb_sweep_sets < RTE_DIM(p->sweep_set))
+			snprintf(p->sweep_set[p->nb_sweep_sets++],
+				 sizeof(p->sweep_set[0]), "%s", ov);
 	}
 	return 0;
 }
@@ -323,7 +331,8 @@ fab_load_combo(const char *path, char *const *ov, int nb_ov, bool seed_set,
 		goto fail;
 	}
 	for (i = 0; vidx != NULL && i < *nb_sweeps && rc == 0; i++) {
-		rc = fab_apply_sweep(cfg, &sweeps[i], vidx[i], err, err_size);
+		rc = fab_apply_sweep(cfg, &sweeps[i], vidx[i], p, err,
+				     err_size);
 		snprintf(p->sweep_name[i], sizeof(p->sweep_name[i]), "%s",
 			 sweeps[i].name);
 		snprintf(p->sweep_value[i], sizeof(p->sweep_value[i]), "%s",

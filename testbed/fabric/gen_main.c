@@ -16,9 +16,11 @@
  *                       hosts NAME NS LCORE CONFIG | machine NAME SSH DIR
  * Sections [host], [host.*], [traffic], the switch policies' sections
  * and [queue] are copied from the experiment file as they are, so every
- * key means what it means to ofan-host and ofan-switch; links become
- * switch-shaped rates ([queue] rate), and sweeps are not supported (the
- * first combination is generated).
+ * key means what it means to ofan-host and ofan-switch (with the values
+ * of the run's sweep combination, --run N, written after them); links
+ * become switch-shaped rates ([queue] rate).  [failure.NAME] sections
+ * become the switches' own failure and reroute schedules (gen_sched.h).
+ * --list-runs prints the sweep combinations, one per line.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -28,6 +30,7 @@
 #include <sys/stat.h>
 
 #include "fab.h"
+#include "gen_sched.h"
 #include "hs_traffic.h"
 #include "lb.h"
 #include "ofan_config.h"
@@ -44,6 +47,8 @@ struct gen_opts {
 	const char *sock_dir;	/* memif */
 	const char *pmd;	/* veth: af_packet or af_xdp */
 	enum gen_mode mode;
+	uint32_t run;		/* the sweep combination */
+	bool list_runs;
 };
 
 /* Where a node runs with sriov: the inventory's view. */
@@ -59,6 +64,7 @@ struct gen {
 	const struct fab_params *p;
 	const struct fab_scheme *sc;
 	struct fab_topo t;
+	struct gen_sched *sched;
 	FILE *plan;
 	/* sriov */
 	struct ofan_cfg *inv;
@@ -94,6 +100,36 @@ gen_copy_sections(FILE *out, const char *path, bool (*want)(const char *sec))
 	}
 	fclose(in);
 	return 0;
+}
+
+/*
+ * The run's sweep values of the sections want() takes, after the copies
+ * of those sections: a key written twice keeps its last value.
+ */
+static void
+gen_sweep_sets(FILE *out, const struct fab_params *p,
+	       bool (*want)(const char *sec))
+{
+	char sec[sizeof(p->sweep_set[0])];
+	uint16_t i;
+
+	for (i = 0; i < p->nb_sweep_sets; i++) {
+		const char *set = p->sweep_set[i];
+		const char *eq = strchr(set, '=');
+		const char *dot;
+
+		if (eq == NULL)
+			continue;
+		snprintf(sec, sizeof(sec), "%.*s", (int)(eq - set), set);
+		dot = strrchr(sec, '.');
+		if (dot == NULL)
+			continue;
+		sec[dot - sec] = '\0';
+		if (want(sec))
+			fprintf(out, "\n; This run's sweep value.\n[%s]\n%.*s = %s\n",
+				sec, (int)(eq - set) - (int)(dot - sec) - 1,
+				set + (dot - sec) + 1, eq + 1);
+	}
 }
 
 static bool
@@ -194,6 +230,7 @@ gen_switch(struct gen *g, uint32_t s, uint16_t lcore)
 		(unsigned long long)c->seed);
 	if (gen_copy_sections(f, g->o.config, gen_want_switch) != 0)
 		goto fail;
+	gen_sweep_sets(f, g->p, gen_want_switch);
 	fprintf(f, "\n; Every port shaped to its link's rate (links are faster).\n");
 	for (i = 0; i < c->nb_ports; i++) {
 		uint32_t l = d->link[i];
@@ -212,9 +249,21 @@ gen_switch(struct gen *g, uint32_t s, uint16_t lcore)
 	for (i = 0; i < c->nb_groups; i++) {
 		const struct sw_group_config *gc = &c->groups[i];
 
+		const uint16_t *w = gen_sched_weights(g->sched, s, i);
+		bool ones = true;
+
 		fprintf(f, "[group.%s]\nmembers = ", gc->name);
-		for (m = 0; m < gc->nb_members; m++)
+		for (m = 0; m < gc->nb_members; m++) {
 			fprintf(f, "%s%u", m ? ", " : "", gc->port[m]);
+			ones = ones && w[m] == 1;
+		}
+		fprintf(f, "\n");
+		if (ones)
+			continue;
+		/* Live paths through each member (the shares, as 1s give). */
+		fprintf(f, "weights = ");
+		for (m = 0; m < gc->nb_members; m++)
+			fprintf(f, "%s%u", m ? ", " : "", w[m]);
 		fprintf(f, "\n");
 	}
 	for (r = 0; r < c->nb_routes; r++) {
@@ -225,6 +274,8 @@ gen_switch(struct gen *g, uint32_t s, uint16_t lcore)
 			(rc->prefix >> 8) & 255, rc->prefix & 255, rc->depth,
 			c->groups[rc->group].name, rc->dst_key);
 	}
+	if (gen_sched_write(g->sched, s, f) != 0)
+		goto fail;
 	if (fclose(f) != 0)
 		return -EIO;
 	gen_ns(g, false, s, ns, sizeof(ns));
@@ -262,11 +313,14 @@ gen_hosts(struct gen *g, const char *name, const char *machine,
 		fclose(f);
 		return -EIO;
 	}
+	gen_sweep_sets(f, g->p, gen_want_host);
 	fprintf(f, "\n; Set by the experiment's [fabric] for the scheme %s:\n",
 		g->sc->name);
-	fprintf(f, "[host]\npolicy = %s\nrate = %llu\nmtu = %u\n",
+	fprintf(f, "[host]\npolicy = %s\nrate = %llu\nmtu = %u\nseed = %llu\n",
 		g->sc->host_policy->name, (unsigned long long)g->p->rate_bps,
-		g->p->host.mtu);
+		g->p->host.mtu, (unsigned long long)g->p->host.seed);
+	fprintf(f, "[traffic]\nseed = %llu\n",
+		(unsigned long long)g->p->host.traffic.seed);
 	fprintf(f, "[ranks]\ncount = %u\nip_base = 10.0.0.1\nper_subnet = %u\n",
 		t->nb_hosts, g->p->host.per_subnet);
 	/* What ofan-fabric derives from the topology, ofan-host is told. */
@@ -425,6 +479,23 @@ gen_inventory(struct gen *g, char *err, size_t err_size)
 	return rc;
 }
 
+/* --list-runs: "N NAME=VALUE ..." per combination ("0 -": no sweeps). */
+static void
+gen_list_runs(const struct fab_experiment *x)
+{
+	uint32_t c;
+	uint16_t d;
+
+	for (c = 0; c < x->nb_combos; c++) {
+		const struct fab_params *p = &x->combos[c];
+
+		printf("%u", c);
+		for (d = 0; d < p->nb_sweep; d++)
+			printf(" %s=%s", p->sweep_name[d], p->sweep_value[d]);
+		printf("%s\n", p->nb_sweep == 0 ? " -" : "");
+	}
+}
+
 static void
 gen_usage(FILE *f)
 {
@@ -438,7 +509,10 @@ gen_usage(FILE *f)
 		"  --tag TAG          prefix of interface/namespace/socket names (<= 6 chars)\n"
 		"  --sock-dir DIR     memif: directory of the sockets (default: --out)\n"
 		"  --inventory FILE   sriov: machines and PCI addresses (see README)\n"
-		"  --pmd PMD          veth: af_packet (default) or af_xdp\n");
+		"  --pmd PMD          veth: af_packet (default) or af_xdp\n"
+		"  --run N            the experiment's N-th sweep combination (default 0)\n"
+		"  --list-runs        print the sweep combinations, \"N NAME=VALUE ...\"\n"
+		"                     (\"0 -\" without sweeps), and exit\n");
 }
 
 int
@@ -453,6 +527,8 @@ main(int argc, char **argv)
 		{ "sock-dir", required_argument, NULL, 'd' },
 		{ "inventory", required_argument, NULL, 'i' },
 		{ "pmd", required_argument, NULL, 'p' },
+		{ "run", required_argument, NULL, 'r' },
+		{ "list-runs", no_argument, NULL, 'l' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -475,6 +551,18 @@ main(int argc, char **argv)
 		case 'd': g.o.sock_dir = optarg; break;
 		case 'i': g.o.inventory = optarg; break;
 		case 'p': g.o.pmd = optarg; break;
+		case 'l': g.o.list_runs = true; break;
+		case 'r': {
+			uint64_t v;
+
+			if (ofan_parse_u64(optarg, &v) != 0 || v > UINT32_MAX) {
+				fprintf(stderr, "ofan-testbed-gen: --run '%s'; expected a combination number (--list-runs)\n",
+					optarg);
+				return 2;
+			}
+			g.o.run = (uint32_t)v;
+			break;
+		}
 		case 'm':
 			for (i = 0; gen_mode_names[i] != NULL; i++)
 				if (strcmp(optarg, gen_mode_names[i]) == 0)
@@ -494,8 +582,9 @@ main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (g.o.config == NULL || g.o.out == NULL ||
-	    (g.o.mode == GEN_SRIOV && g.o.inventory == NULL)) {
+	if (g.o.config == NULL || (g.o.out == NULL && !g.o.list_runs) ||
+	    (g.o.mode == GEN_SRIOV && g.o.inventory == NULL &&
+	     !g.o.list_runs)) {
 		fprintf(stderr, "ofan-testbed-gen: --config and --out are required (and --inventory with --mode sriov)\n");
 		return 2;
 	}
@@ -517,17 +606,18 @@ main(int argc, char **argv)
 		fprintf(stderr, "ofan-testbed-gen: %s\n", err);
 		return 2;
 	}
-	g.p = &x.combos[0];
-	if (g.p->nb_failures > 0) {
-		fprintf(stderr, "ofan-testbed-gen: %s: %s fails a link; expected an experiment without failures (the multi-process testbed runs none; ofan-fabric does)\n",
-			g.o.config, g.p->failures[0].at_start ?
-			"the .cm file" : g.p->failures[0].sec);
+	if (g.o.list_runs) {
+		gen_list_runs(&x);
+		fab_experiment_free(&x);
+		return 0;
+	}
+	if (g.o.run >= x.nb_combos) {
+		fprintf(stderr, "ofan-testbed-gen: --run %u; %s has %u combination(s), 0 to %u\n",
+			g.o.run, g.o.config, x.nb_combos, x.nb_combos - 1);
 		fab_experiment_free(&x);
 		return 2;
 	}
-	if (x.nb_combos > 1)
-		fprintf(stderr, "ofan-testbed-gen: %s has sweeps; generating its first combination\n",
-			g.o.config);
+	g.p = &x.combos[g.o.run];
 	g.sc = &g.p->schemes[0];
 	for (i = 0; g.o.scheme != NULL && i < g.p->nb_schemes; i++)
 		if (strcmp(g.p->schemes[i].name, g.o.scheme) == 0)
@@ -544,6 +634,12 @@ main(int argc, char **argv)
 		rc = 2;
 		goto out;
 	}
+	g.sched = gen_sched_build(g.p, &g.t, err, sizeof(err));
+	if (g.sched == NULL) {
+		fprintf(stderr, "ofan-testbed-gen: %s\n", err);
+		rc = 2;
+		goto topo;
+	}
 	if (mkdir(g.o.out, 0755) != 0 && errno != EEXIST) {
 		fprintf(stderr, "ofan-testbed-gen: cannot create %s: %s\n",
 			g.o.out, strerror(errno));
@@ -558,9 +654,15 @@ main(int argc, char **argv)
 		rc = 2;
 		goto topo;
 	}
-	fprintf(g.plan, "# %s, scheme %s, %s links: %u switches, %u hosts\n",
-		g.p->name, g.sc->name, gen_mode_names[g.o.mode],
-		g.t.nb_switches, g.t.nb_hosts);
+	{
+		uint32_t nf, nr;
+
+		gen_sched_counts(g.sched, &nf, &nr);
+		fprintf(g.plan, "# %s, scheme %s, %s links: %u switches, %u hosts, run %u of %u, %u failure(s), %u reroute(s)\n",
+			g.p->name, g.sc->name, gen_mode_names[g.o.mode],
+			g.t.nb_switches, g.t.nb_hosts, g.o.run, x.nb_combos,
+			nf, nr);
+	}
 	if (g.o.mode == GEN_SRIOV &&
 	    gen_inventory(&g, err, sizeof(err)) != 0) {
 		fprintf(stderr, "ofan-testbed-gen: %s\n", err);
@@ -619,6 +721,7 @@ plan:
 	if (fclose(g.plan) != 0 && rc == 0)
 		rc = 2;
 topo:
+	gen_sched_free(g.sched);
 	fab_topo_free(&g.t);
 out:
 	if (g.inv != NULL)

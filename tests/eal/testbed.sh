@@ -12,6 +12,9 @@
 #     reason) and the spines carried traffic;
 #   - memif with every rank on two lcores (--host-lcores 0,1), an
 #     all-to-all: every byte verified, both shards of every rank busy;
+#   - memif with a black hole and a sweep of its reconvergence
+#     (testbed-failure.ini, REPS, and OPS's first run): every byte
+#     delivered, the hole counted, every switch's schedule kept;
 #   - cleanup after success, after a failure (hosts given 1 ms: exit 1)
 #     and after an interruption (SIGINT while running: exit 130): no
 #     namespace, veth, process, work directory (memif sockets),
@@ -165,6 +168,80 @@ else
 	fail "2 lcores: the shards' JSON does not add up"
 fi
 expect_clean "2 lcores" "$TB_PID"
+
+# A black hole on real processes and frames (testbed-failure.ini: leaf0 -
+# spine1 black-holed 20 ms after the common start, routing reconverging
+# 50 ms or 150 ms later: a sweep, so two runs in one results folder).
+# Every byte is delivered anyway; both ends count what fell into the
+# hole; each switch logs its schedule at the right time after the common
+# start; leaf1, which cannot see the hole, takes routing's new weights.
+# REPS against OPS is wall-clock: both counts are printed, not compared.
+FEXP=$SRC/configs/experiments/testbed-failure.ini
+hole() { # WHAT ARGS...
+	local what=$1
+	shift
+	RC=0
+	"$TB" --out "$TMP/$what" --mode memif --timeout 60 "$FEXP" "$@" \
+		>"$TMP/$what.out" 2>&1 &
+	TB_PID=$!
+	PIDS+=("$TB_PID")
+	wait "$TB_PID" || RC=$?
+	ofan_forget "$TB_PID"
+	expect_eq "$what: exit status" "$RC" 0
+	[ "$RC" = 0 ] || sed 's/^/    /' "$TMP/$what.out" | tail -n 30
+	expect_clean "$what" "$TB_PID"
+}
+hole hole-reps --scheme reps
+expect_file_has "hole-reps: one table of the two runs" "$TMP/hole-reps/table.txt" \
+	"run-1-reconverge=150ms"
+hole hole-ops --scheme ops --run 0
+if "$OFAN_PY" - "$TMP/hole-reps" "$TMP/hole-ops" <<'PY'; then
+import glob, json, os, re, sys
+lost = {}
+runs = sorted(glob.glob(f"{sys.argv[1]}/run-*")) + [sys.argv[2] + "/run-0-reconverge=50ms"]
+assert len(runs) == 3, runs
+for d in runs:
+    reconverge = 50 if d.endswith("=50ms") else 150
+    h = json.load(open(f"{d}/hosts-all.json"))
+    assert h["flows_completed"] == h["flows_total"] == 4, (d, h)
+    assert h["corrupt_packets"] == 0 and h["incomplete_receptions"] == 0, (d, h)
+    assert h["mempool_in_use_end"] == h["mempool_in_use_start"], (d, h)
+    cmds = open(f"{d}/commands.txt").read()
+    assert cmds.count("--start-at @") == 5 and "# common start: " in cmds, cmds
+    hole = 0
+    for sw in ("leaf0", "leaf1", "spine0", "spine1"):
+        s = json.load(open(f"{d}/{sw}.json"))
+        assert s["mempool_in_use_end"] == s["mempool_in_use_start"], (d, sw)
+        rx = sum(p["rx"] for p in s["ports"])
+        tx = sum(p["tx"] for p in s["ports"])
+        assert rx == tx + sum(s["drops"].values()), (d, sw, rx, tx, s["drops"])
+        if sw in ("leaf0", "spine1"):
+            hole += s["drops"].get("blackhole", 0)
+        else:
+            assert s["drops"].get("blackhole", 0) == 0, (d, sw, s["drops"])
+        # The schedule on this switch's clock: nothing before its time.
+        log = open(f"{d}/{sw}.log").read()
+        t0 = float(re.search(r"the schedule starts at t=([0-9.]+)s", log).group(1))
+        times = {m.group(2): float(m.group(1)) - t0 for m in re.finditer(
+            r"t=([0-9.]+)s .*\(scheduled, \[(failure.hole|reroute.hole-0)\]\)", log)}
+        if sw in ("leaf0", "spine1"):
+            assert times["failure.hole"] >= 0.020, (d, sw, times)
+        else:
+            assert "failure.hole" not in times, (d, sw, times)
+        if sw != "spine0":
+            assert times["reroute.hole-0"] >= 0.020 + reconverge / 1e3, (d, sw, times)
+        else:
+            assert not times, (d, sw, times)
+    assert hole > 0, (d, "nothing counted in the hole")
+    lost[d] = hole
+print("  black-holed packets (wall clock, not compared):",
+      ", ".join(f"{os.path.basename(os.path.dirname(d))}/{os.path.basename(d)} {n}"
+                for d, n in lost.items()))
+PY
+	pass "black hole: every byte delivered, the hole counted, the schedules kept"
+else
+	fail "black hole: results do not hold"
+fi
 
 # A failure after the set-up: the hosts get 1 ms, so flows are unfinished.
 run_tb fail "$TMP/fail" --mode veth --timeout 0.001
