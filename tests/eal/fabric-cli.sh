@@ -10,11 +10,15 @@
 #   - a mistake in a section.key=value override is blamed on the override,
 #     not on the file;
 #   - a run shorter than one queue window still plots its queue over time,
-#     and no plot warns of an empty axis range.
+#     and no plot warns of an empty axis range;
+#   - ofan-testbed-gen turns the experiment's sweeps into runs and its
+#     black hole into each switch's schedule: the failure at the link's
+#     two ends, routing's new weights where the fabric's routing changes
+#     them (exact, on a k = 8 fat tree), at failure + reconvergence.
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
-OFAN_NEEDS=(testbed/ofan-fabric)
+OFAN_NEEDS=(testbed/ofan-fabric testbed/ofan-testbed-gen switch/ofan-switch)
 ofan_setup fabric_cli "$@"
 
 FAB=$BUILD/testbed/ofan-fabric
@@ -59,5 +63,52 @@ for f in fct-cdf.png queue-layers.png queue-time.png; do
 done
 expect_eq "short run: no gnuplot range warning" \
 	"$(grep -c 'empty . range' "$TMP/short.err" || true)" 0
+
+echo "-- ofan-testbed-gen: runs and the failure schedule"
+GEN=$BUILD/testbed/ofan-testbed-gen
+expect_eq "--list-runs" "$("$GEN" --config "$EXP" --list-runs | tr '\n' '|')" \
+	"0 reconverge=55us|1 reconverge=75us|2 reconverge=100us|3 reconverge=150us|4 reconverge=200us|"
+rc=0
+"$GEN" --config "$EXP" --mode memif --out "$TMP/gen" --run 5 \
+	2>"$TMP/gen5.err" || rc=$?
+expect_eq "--run 5: exit status" "$rc" 2
+expect_file_has "--run 5: message" "$TMP/gen5.err" \
+	"ofan-testbed-gen: --run 5; $EXP has 5 combination(s), 0 to 4"
+"$GEN" --config "$EXP" --mode memif --out "$TMP/gen" --run 2
+expect_eq "run 2: plan" "$(head -1 "$TMP/gen/plan.txt")" \
+	"# failure-blackhole, scheme reps, memif links: 80 switches, 128 hosts, run 2 of 5, 1 failure(s), 239 reroute(s)"
+# agg1's uplink to core5 and core5's downlink to agg1, black-holed at
+# 50 us, withdrawn by each of them 100 us later.
+for sw in agg1 core5; do
+	expect_eq "run 2: $sw's failure" \
+		"$(sed -n '/^\[failure\.hole\]$/,/^duration/p' "$TMP/gen/switch-$sw.ini" | tr '\n' '|')" \
+		"[failure.hole]|port = $([ $sw = agg1 ] && echo 5 || echo 0)|mode = blackhole|at = 50000ns|duration = 0ns|"
+	expect_file_has "run 2: $sw's delays" "$TMP/gen/switch-$sw.ini" \
+		"reconverge_delay = 100000ns"
+done
+# Routing at 150 us: a ToR of another pod reaches pod 0's ToRs with one
+# path fewer through its second aggregation switch (4, 3, 4, 4); core5
+# no longer reaches pod 0.
+expect_eq "run 2: tor8's reroute" \
+	"$(sed -n '/^\[reroute\.hole-0\]$/,/^weights/p' "$TMP/gen/switch-tor8.ini" | tr '\n' '|')" \
+	"[reroute.hole-0]|at = 150000ns|group = to-tor0|weights = 4, 3, 4, 4|"
+expect_eq "run 2: core5's reroute" \
+	"$(grep -A3 '^\[reroute\.hole-0\]$' "$TMP/gen/switch-core5.ini" | tr '\n' '|')" \
+	"[reroute.hole-0]|at = 150000ns|group = down0|weights = 0|"
+expect_eq "run 2: switches with a schedule" \
+	"$(grep -l '^\[\(reroute\|failure\)\.' "$TMP/gen"/switch-*.ini | wc -l)" 41
+# A link back after 300 us: routing gives the old weights back then.
+sed 's/^duration = 0 .*/duration = 300us/' "$EXP" >"$TMP/back.ini"
+"$GEN" --config "$TMP/back.ini" --mode memif --out "$TMP/back" --run 2
+expect_eq "link back: tor8's reroutes" \
+	"$(grep -A3 '^\[reroute\.hole-[04]\]$' "$TMP/back/switch-tor8.ini" | grep -v '^--' | tr '\n' '|')" \
+	"[reroute.hole-0]|at = 150000ns|group = to-tor0|weights = 4, 3, 4, 4|[reroute.hole-4]|at = 350000ns|group = to-tor0|weights = 4, 4, 4, 4|"
+expect_file_has "link back: agg1's failure lasts 300 us" \
+	"$TMP/back/switch-agg1.ini" "duration = 300000ns"
+# Every generated switch config loads in ofan-switch (checked there).
+rc=0
+"$BUILD/switch/ofan-switch" -- --config "$TMP/gen/switch-tor0.ini" \
+	--check-config >"$TMP/check.out" 2>&1 || rc=$?
+expect_eq "run 2: tor0's config loads" "$rc" 0
 
 ofan_finish
