@@ -32,7 +32,6 @@ hs_host_alloc(struct hs_host *h, const struct hs_traffic *t, char *err,
 {
 	const struct hs_config *c = h->cfg;
 	uint32_t ns, nr, slot = 0, a, b;
-	size_t ev_words = ((size_t)hs_ev_range(c) + 1 + 63) / 64;
 	const uint32_t *sent, *recv;
 
 	if (h->rank >= t->nb_ranks) {
@@ -76,12 +75,6 @@ hs_host_alloc(struct hs_host *h, const struct hs_traffic *t, char *err,
 			a++;
 			/* Its ACKs come from its destination. */
 			if (hs_host_shard_owns(h, f->dst)) {
-				s->lb = calloc(1, c->policy->state_size ?
-					       c->policy->state_size : 1);
-				s->evs_seen = calloc(ev_words,
-						     sizeof(uint64_t));
-				if (s->lb == NULL || s->evs_seen == NULL)
-					goto nomem;
 				h->total_bytes += f->size;
 			} else {
 				s->state = HS_FOREIGN;
@@ -224,9 +217,17 @@ hs_flow_activate(struct hs_host *h, uint32_t si, uint64_t now)
 	struct hs_sflow *s = &h->sflows[si];
 	uint64_t gap;
 
-	if (hs_sender_init(&s->tx, &h->tp, s->spec->size, now) != 0) {
+	s->lb = calloc(1, c->policy->state_size ? c->policy->state_size : 1);
+	s->evs_seen = calloc(((size_t)hs_ev_range(c) + 1 + 63) / 64,
+			     sizeof(uint64_t));
+	if (s->lb == NULL || s->evs_seen == NULL ||
+	    hs_sender_init(&s->tx, &h->tp, s->spec->size, now) != 0) {
 		/* Out of memory: the flow never completes; the run fails. */
 		hs_sender_fini(&s->tx);
+		free(s->lb);
+		free(s->evs_seen);
+		s->lb = NULL;
+		s->evs_seen = NULL;
 		s->state = HS_DONE;
 		h->st.alloc_failed++;
 		return;
@@ -438,6 +439,36 @@ hs_host_flow_result(const struct hs_host *h, uint32_t id,
 	return touched;
 }
 
+/* A finished flow's policy counter, added to the host's (dump()'s emit). */
+static void
+hs_host_fold_kv(void *arg, const char *key, uint64_t value)
+{
+	struct hs_host *h = arg;
+	uint16_t i;
+
+	for (i = 0; i < h->nb_done_kv; i++)
+		if (strcmp(h->done_kv[i].key, key) == 0) {
+			h->done_kv[i].value += value;
+			return;
+		}
+	if (h->nb_done_kv < HS_MAX_POLICY_KEYS) {
+		h->done_kv[h->nb_done_kv].key = key;
+		h->done_kv[h->nb_done_kv++].value = value;
+	}
+}
+
+void
+hs_flow_release(struct hs_host *h, struct hs_sflow *s)
+{
+	hs_sender_fini(&s->tx);
+	if (s->lb != NULL && h->cfg->policy->dump != NULL)
+		h->cfg->policy->dump(s->lb, hs_host_fold_kv, h);
+	free(s->lb);
+	free(s->evs_seen);
+	s->lb = NULL;
+	s->evs_seen = NULL;
+}
+
 void
 hs_host_policy_dump(const struct hs_host *h,
 		    void (*emit)(void *arg, const char *key, uint64_t value),
@@ -447,7 +478,14 @@ hs_host_policy_dump(const struct hs_host *h,
 
 	if (h->cfg->policy->dump == NULL)
 		return;
+	/*
+	 * Finished flows first, summed, in the order their dump gave the
+	 * keys, then the flows still sent: a caller summing by key sees the
+	 * keys in the same order and the same sums as from every flow.
+	 */
+	for (i = 0; i < h->nb_done_kv; i++)
+		emit(arg, h->done_kv[i].key, h->done_kv[i].value);
 	for (i = 0; i < h->nb_sflows; i++)
-		if (h->sflows[i].state != HS_FOREIGN)
+		if (h->sflows[i].lb != NULL)
 			h->cfg->policy->dump(h->sflows[i].lb, emit, arg);
 }

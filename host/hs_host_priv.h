@@ -6,6 +6,8 @@
  * pacing) share.  Not an interface: everyone else uses hs_host.h.
  */
 #ifndef OFAN_HS_HOST_PRIV_H
+/* Counters a host policy's dump() may emit (hlb.h). */
+#define HS_MAX_POLICY_KEYS 16
 #define OFAN_HS_HOST_PRIV_H
 
 #include <errno.h>
@@ -36,9 +38,15 @@ enum hs_sflow_state { HS_WAITING = 0, HS_ACTIVE, HS_DONE, HS_FOREIGN };
 struct hs_sflow {
 	const struct hs_flow_spec *spec;
 	struct hs_frame_tmpl tmpl;
+	/*
+	 * Its transport state, policy state and EV bitmap live while it is
+	 * sent (hs_flow_activate() to hs_flow_done()): a long run of many
+	 * flows holds memory for the ones in flight only.  tx's counters
+	 * stay valid after (hs_sender_fini() frees only its arrays).
+	 */
 	struct hs_sender tx;
-	void *lb;		/* policy state */
-	uint64_t *evs_seen;	/* bitmap over the EV range */
+	void *lb;		/* policy state, NULL when not sent now */
+	uint64_t *evs_seen;	/* bitmap over the EV range, likewise */
 	uint32_t distinct_evs;
 	uint32_t nic_slot;
 	uint8_t state;
@@ -134,6 +142,12 @@ struct hs_host {
 
 	uint64_t total_bytes;
 	struct hs_host_stats st;
+	/* The policy counters of finished flows, summed (their dump). */
+	uint16_t nb_done_kv;
+	struct {
+		const char *key;	/* the policy's own (static) string */
+		uint64_t value;
+	} done_kv[HS_MAX_POLICY_KEYS];
 };
 
 static inline uint16_t
@@ -315,6 +329,11 @@ hs_rank_active_add(struct hs_host *h, int32_t d)
 
 /* A flow becomes active: transport state, policy state, pacing. */
 void hs_flow_activate(struct hs_host *h, uint32_t si, uint64_t now);
+/*
+ * A sent flow is done: free its transport, policy and EV state, keeping
+ * its counters (the policy's are added to the host's finished ones).
+ */
+void hs_flow_release(struct hs_host *h, struct hs_sflow *s);
 /* Activate every flow whose start time has come. */
 void hs_host_start_due(struct hs_host *h, uint64_t now);
 /* What flow si depends on was received: it starts (or at its time). */

@@ -115,6 +115,7 @@ hs_flow_done(struct hs_host *h, uint32_t si, uint64_t now)
 
 	s->state = HS_DONE;
 	s->done_ns = now;
+	hs_flow_release(h, s);
 	h->nb_done++;
 	hs_rank_active_add(h, -1);
 	hs_heap_remove(h, si);
