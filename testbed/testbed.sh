@@ -49,6 +49,9 @@ usage: $prog --mode veth|memif [options] EXPERIMENT.ini   (options before or aft
   --start-delay SEC   with failures: the common start is this long after
                       every process is up (default 0.2)
   --run N             only the N-th sweep combination (default: every one)
+  --tag TAG           prefix of the namespaces, interfaces, sockets and DPDK
+                      file prefixes (TAG-NAME) of the run: 1 to 5 lower-case
+                      letters or digits (default o and the script's PID)
   --host-lcores LIST  spread every rank over these lcores (ofan-host's
                       [port.N] lcores, e.g. 0,1) and run the hosts' process
                       on them
@@ -71,6 +74,7 @@ pmd=af_packet
 host_lcores=
 start_delay=0.2
 only_run=
+tag=o$(printf '%04d' $(($$ % 10000)))
 # Options may come before or after the experiment file.
 files=()
 while [ $# -gt 0 ]; do
@@ -84,6 +88,7 @@ while [ $# -gt 0 ]; do
 	--host-lcores) need_arg "$1" $#; host_lcores=$2; shift ;;
 	--start-delay) need_arg "$1" $#; start_delay=$2; shift ;;
 	--run) need_arg "$1" $#; only_run=$2; shift ;;
+	--tag) need_arg "$1" $#; tag=$2; shift ;;
 	--help | -h) usage; exit 0 ;;
 	--) shift; files+=("$@"); break ;;
 	-*) usage >&2; die "unknown option '$1'" ;;
@@ -115,7 +120,8 @@ done
 command -v ip >/dev/null || die "'ip' not found; install iproute2"
 
 name=$(basename "$config" .ini)
-tag=o$(printf '%04d' $(($$ % 10000)))
+[[ $tag =~ ^[a-z0-9]{1,5}$ ]] ||
+	die "--tag '$tag'; expected 1 to 5 lower-case letters or digits"
 work=$(mktemp -d "${TMPDIR:-/tmp}/ofan-testbed.XXXXXX")
 pids=()
 names=()

@@ -40,11 +40,8 @@ set -euo pipefail
 ofan_setup capture "$@"
 
 CAPTURE=$SRC/testbed/capture.sh
-NR_HUGE=/proc/sys/vm/nr_hugepages
-HUGE_OLD=
-HUGE_SET=0
-HUGE_MNT=
-HUGE_MOUNTED=0
+# shellcheck source=testbed/huge.sh
+. "$SRC/testbed/huge.sh"
 CAP_PID=
 SW_PID=
 NH_PID=
@@ -77,18 +74,7 @@ huge_teardown() {
 	stop_pid "$NH_PID" INT
 	NH_PID=
 	rm -rf "$(dirname "$RUNDIR")/${PREFIX}_nh"
-	if [ -n "$HUGE_MNT" ]; then
-		rm -f "$HUGE_MNT/$PREFIX"map_*
-	fi
-	if [ "$HUGE_MOUNTED" = 1 ]; then
-		umount "$HUGE_MNT" 2>/dev/null || umount -l "$HUGE_MNT" || true
-		rmdir "$HUGE_MNT" 2>/dev/null || true
-		HUGE_MOUNTED=0
-	fi
-	if [ "$HUGE_SET" = 1 ]; then
-		echo "$HUGE_OLD" >"$NR_HUGE" || true
-		HUGE_SET=0
-	fi
+	huge_release "$PREFIX"
 }
 
 # shellcheck disable=SC2317  # called by the EXIT trap
@@ -114,35 +100,8 @@ command -v dpdk-telemetry.py >/dev/null 2>&1 ||
 
 # ---- hugepages ----
 
-page_kb=$(awk '/^Hugepagesize:/ { print $2 }' /proc/meminfo)
-[ -n "$page_kb" ] || skip "the kernel has no hugepages (no Hugepagesize in /proc/meminfo)"
-need=$(((384 * 1024 + page_kb - 1) / page_kb))	# 384 MB
-free_pages() {
-	awk '/^HugePages_Free:/ { print $2 }' /proc/meminfo
-}
-HUGE_OLD=$(cat "$NR_HUGE")
-if [ "$(free_pages)" -lt "$need" ]; then
-	HUGE_SET=1
-	echo $((HUGE_OLD + need - $(free_pages))) >"$NR_HUGE" 2>/dev/null ||
-		skip "cannot write $NR_HUGE (nr_hugepages $HUGE_OLD)"
-	[ "$(free_pages)" -ge "$need" ] ||
-		skip "only $(free_pages) of $need hugepages of $page_kb kB could be reserved"
-fi
-while read -r _ mnt fstype opts _; do
-	if [ "$fstype" = hugetlbfs ] &&
-	   { [[ $opts != *pagesize=* ]] || [[ $opts == *pagesize=$((page_kb / 1024))M* ]]; }; then
-		HUGE_MNT=$mnt
-		break
-	fi
-done </proc/mounts
-if [ -z "$HUGE_MNT" ]; then
-	HUGE_MNT=$TMP/huge
-	mkdir -p "$HUGE_MNT"
-	mount -t hugetlbfs nodev "$HUGE_MNT" 2>"$TMP/mount.err" ||
-		skip "cannot mount hugetlbfs: $(head -n 1 "$TMP/mount.err")"
-	HUGE_MOUNTED=1
-fi
-echo "    hugepages: $(free_pages) free of $page_kb kB (nr_hugepages was $HUGE_OLD), mount $HUGE_MNT"
+huge_reserve 384 "$TMP/huge" || skip "$HUGE_WHY"
+echo "    hugepages: $(huge_free_pages) free (nr_hugepages was $HUGE_OLD), mount $HUGE_MNT"
 EAL_H=(--huge-dir "$HUGE_MNT" --file-prefix "$PREFIX" -l 0 --no-pci
        --log-level=error)
 
@@ -572,7 +531,7 @@ echo "-- cleanup"
 huge_teardown
 expect_eq "hugepage files of prefix $PREFIX left" \
 	"$(find "$HUGE_MNT" -maxdepth 1 -name "${PREFIX}map_*" 2>/dev/null | wc -l)" 0
-expect_eq "nr_hugepages (as before the test)" "$(cat "$NR_HUGE")" "$HUGE_OLD"
+expect_eq "nr_hugepages (as before the test)" "$(cat "$HUGE_NR")" "$HUGE_OLD"
 if [ "$HUGE_MNT" = "$TMP/huge" ]; then
 	expect_eq "the test's hugetlbfs mount is gone" \
 		"$(awk -v m="$HUGE_MNT" '$2 == m' /proc/mounts)" ""
