@@ -1106,7 +1106,11 @@ out:
 	for (k = 0; k < app.nb_hosts; k++)
 		hs_host_free(app.hosts[k]);
 	rte_mempool_free(app.pool);
-	rte_eal_cleanup();
+	for (p = 0; p < app.cfg->nb_ports &&
+	     ofan_port_eal_cleanup_safe(app.cfg->ports[p].dev); p++)
+		;
+	if (p == app.cfg->nb_ports)	/* else memif's callbacks (port.h) */
+		rte_eal_cleanup();
 	if (rundir[0] != '\0' && ofan_remove_tree(rundir) != 0)
 		fprintf(stderr, "ofan-host: could not remove %s\n", rundir);
 early_out:

@@ -733,7 +733,11 @@ out_ports:
 	sw_engine_free(app.eng);
 	rte_mempool_free(app.pool);
 out_eal:
-	rte_eal_cleanup();
+	for (wid = 0; wid < app.cfg->nb_ports &&
+	     ofan_port_eal_cleanup_safe(app.cfg->ports[wid].dev); wid++)
+		;
+	if (wid == app.cfg->nb_ports)	/* else memif's callbacks (port.h) */
+		rte_eal_cleanup();
 	if (rundir[0] != '\0' && ofan_remove_tree(rundir) != 0)
 		fprintf(stderr, "ofan-switch: could not remove %s\n", rundir);
 	free(app.cfg);

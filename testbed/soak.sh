@@ -129,18 +129,10 @@ stats_interval = 0
 queue_packets = 512
 [port.0]
 dev = net_pcap0,rx_pcap=$pcap,infinite_rx=1
-[port.1]
-dev = net_null1,no-rx=1
-peer_mac = 02:00:00:00:5a:01
-[port.2]
-dev = net_null2,no-rx=1
-peer_mac = 02:00:00:00:5a:02
-[port.3]
-dev = net_null3,no-rx=1
-peer_mac = 02:00:00:00:5a:03
-[port.4]
-dev = net_null4,no-rx=1
-peer_mac = 02:00:00:00:5a:04
+$(for p in 1 2 3 4; do
+	printf '[port.%s]\ndev = net_null%s,no-rx=1\npeer_mac = 02:00:00:00:5a:0%s\n' \
+		"$p" "$p" "$p"
+done)
 [group.up]
 members = 1, 2, 3, 4
 [route.all]

@@ -160,6 +160,10 @@ def main():
             f.update(flows=h["flows_total"], retx=h["retransmissions"],
                      timeouts=h["timeouts"], wall_s=h["wall_s"],
                      bytes_verified=sum(x["goodput_bytes"] for x in h["hosts"]))
+        for log in sorted(glob.glob(f"{res}/*.log")):
+            for line in open(log):
+                if "exited with status" in line:
+                    check(False, f"{where}: {line.strip()}")
         sws = {}
         for p in sorted(glob.glob(f"{res}/*.json")):
             n = os.path.basename(p)[:-5]

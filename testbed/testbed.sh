@@ -203,7 +203,7 @@ wait_sockets() { # CONFIG
 # run_one N GEN RDIR: generate run N into GEN, run it, results in RDIR;
 # sets host_rc.
 run_one() {
-	local n=$1 gen=$2 what nm ns lcore cfg a b c d start_file='' i hosts_from
+	local n=$1 gen=$2 what nm ns lcore cfg a b c d start_file='' i hosts_from rc
 	rdir=$3
 	gen_args=(--config "$config" --mode "$mode" --out "$gen" --tag "$tag"
 		--sock-dir "$gen" --pmd "$pmd" --run "$n")
@@ -297,7 +297,11 @@ run_one() {
 		kill -INT "${pids[$i]}" 2>/dev/null || true
 	done
 	for i in "${!pids[@]}"; do
-		wait "${pids[$i]}" 2>/dev/null || true
+		rc=0
+		wait "${pids[$i]}" 2>/dev/null || rc=$?
+		# A switch's own status (the hosts' is host_rc): in its log.
+		[ "$rc" = 0 ] || [ "$i" -ge "$hosts_from" ] ||
+			echo "testbed.sh: ${names[$i]} exited with status $rc" >>"$rdir/${names[$i]}.log"
 	done
 	stop_run
 	/usr/bin/python3 "$root/testbed/testbed_table.py" run "$rdir" "$mode" \

@@ -2607,28 +2607,43 @@ START_TEST(test_loader_leaf)
 }
 END_TEST
 
-/* Every policy name loads through the INI loader; mistakes are named. */
-START_TEST(test_loader_tmp)
+/*
+ * Load the config text into c through a temporary file, as ofan-switch
+ * loads its file; path gets the file's name (gone again by the return).
+ */
+static int
+t_load_text(struct sw_config *c, char path[32], char *err, size_t err_size,
+	    const char *text)
 {
-	struct sw_config *c = calloc(1, sizeof(*c));
-	char path[] = "/tmp/ofan_test_engine_XXXXXX";
-	char err[512] = "";
 	FILE *f;
 	int fd, rc;
 
-	ck_assert_ptr_nonnull(c);
+	snprintf(path, 32, "/tmp/ofan_test_engine_XXXXXX");
 	fd = mkstemp(path);
 	ck_assert_int_ge(fd, 0);
 	f = fdopen(fd, "w");
 	ck_assert_ptr_nonnull(f);
-	fprintf(f, "[switch]\npolicy = %s\n"
-		"[port.0]\ndev = net_null0\n"
-		"[port.1]\ndev = net_null1\n%s"
-		"[route.r]\nprefix = 10.0.1.0/24\nport = 1\ndst_key = 3\n",
-		t_policies[_i], _i == 0 ? "colour = blue\n" : "");
+	fputs(text, f);
 	fclose(f);
-	rc = sw_config_load(path, c, err, sizeof(err));
+	rc = sw_config_load(path, c, err, (unsigned int)err_size);
 	unlink(path);
+	return rc;
+}
+
+/* Every policy name loads through the INI loader; mistakes are named. */
+START_TEST(test_loader_tmp)
+{
+	struct sw_config *c = calloc(1, sizeof(*c));
+	char path[32], text[512], err[512] = "";
+	int rc;
+
+	ck_assert_ptr_nonnull(c);
+	snprintf(text, sizeof(text), "[switch]\npolicy = %s\n"
+		 "[port.0]\ndev = net_null0\n"
+		 "[port.1]\ndev = net_null1\n%s"
+		 "[route.r]\nprefix = 10.0.1.0/24\nport = 1\ndst_key = 3\n",
+		 t_policies[_i], _i == 0 ? "colour = blue\n" : "");
+	rc = t_load_text(c, path, err, sizeof(err), text);
 	if (_i == 0) {
 		/* An unknown key is named with file, section and key. */
 		ck_assert_int_eq(rc, -EINVAL);
@@ -2669,25 +2684,17 @@ START_TEST(test_loader_reroute)
 		"reroute.r:weights",
 	};
 	struct sw_config *c = calloc(1, sizeof(*c));
-	char path[] = "/tmp/ofan_test_engine_XXXXXX";
-	char err[512] = "";
-	FILE *f;
-	int fd, rc;
+	char path[32], text[512], err[512] = "";
+	int rc;
 
 	ck_assert_ptr_nonnull(c);
-	fd = mkstemp(path);
-	ck_assert_int_ge(fd, 0);
-	f = fdopen(fd, "w");
-	ck_assert_ptr_nonnull(f);
-	fprintf(f, "[switch]\npolicy = ofan\n"
-		"[port.0]\ndev = net_null0\n[port.1]\ndev = net_null1\n"
-		"[port.2]\ndev = net_null2\n"
-		"[group.up]\nmembers = 1, 2\n"
-		"[route.r]\nprefix = 10.0.1.0/24\ngroup = up\n"
-		"[reroute.r]\nat = 2ms\n%s", cases[_i]);
-	fclose(f);
-	rc = sw_config_load(path, c, err, sizeof(err));
-	unlink(path);
+	snprintf(text, sizeof(text), "[switch]\npolicy = ofan\n"
+		 "[port.0]\ndev = net_null0\n[port.1]\ndev = net_null1\n"
+		 "[port.2]\ndev = net_null2\n"
+		 "[group.up]\nmembers = 1, 2\n"
+		 "[route.r]\nprefix = 10.0.1.0/24\ngroup = up\n"
+		 "[reroute.r]\nat = 2ms\n%s", cases[_i]);
+	rc = t_load_text(c, path, err, sizeof(err), text);
 	if (want[_i] == NULL) {
 		ck_assert_msg(rc == 0, "%s", err);
 		ck_assert_uint_eq(c->nb_reroutes, 1);

@@ -54,13 +54,14 @@ expect_clean() { # WHAT PID
 }
 
 # run_tb WHAT OUT ARGS...: testbed.sh in the background (its PID names its
-# resources); sets RC and TB_PID.  The experiment comes between options,
-# as README writes it (options go anywhere).
+# resources) on $TB_EXP (default testbed-small); sets RC and TB_PID.  The
+# experiment comes between options, as README writes it (options go
+# anywhere).
 run_tb() {
 	local what=$1 out=$2
 	shift 2
 	RC=0
-	"$TB" --out "$out" "$EXP" "$@" >"$TMP/$what.out" 2>&1 &
+	"$TB" --out "$out" "${TB_EXP:-$EXP}" "$@" >"$TMP/$what.out" 2>&1 &
 	TB_PID=$!
 	PIDS+=("$TB_PID")
 	wait "$TB_PID" || RC=$?
@@ -87,6 +88,9 @@ check_run() { # WHAT MODE SCHEME
 	else
 		fail "$what: no table with 4/4 flows"
 	fi
+	# Every switch exited cleanly (testbed.sh notes any other status).
+	expect_eq "$what: switches that did not exit 0" \
+		"$(cat "$out"/*.log | grep -c 'exited with status' || true)" 0
 	# Where frames were lost: device, TX ring, queue, other.
 	expect_file_has "$what: loss columns" "$TMP/$what.out" \
 		"device  txring   queue   other"
@@ -176,17 +180,11 @@ expect_clean "2 lcores" "$TB_PID"
 # hole; each switch logs its schedule at the right time after the common
 # start; leaf1, which cannot see the hole, takes routing's new weights.
 # REPS against OPS is wall-clock: both counts are printed, not compared.
-FEXP=$SRC/configs/experiments/testbed-failure.ini
 hole() { # WHAT ARGS...
 	local what=$1
 	shift
-	RC=0
-	"$TB" --out "$TMP/$what" --mode memif --timeout 60 "$FEXP" "$@" \
-		>"$TMP/$what.out" 2>&1 &
-	TB_PID=$!
-	PIDS+=("$TB_PID")
-	wait "$TB_PID" || RC=$?
-	ofan_forget "$TB_PID"
+	TB_EXP=$SRC/configs/experiments/testbed-failure.ini \
+		run_tb "$what" "$TMP/$what" --mode memif --timeout 60 "$@"
 	expect_eq "$what: exit status" "$RC" 0
 	[ "$RC" = 0 ] || sed 's/^/    /' "$TMP/$what.out" | tail -n 30
 	expect_clean "$what" "$TB_PID"
@@ -206,6 +204,8 @@ for d in runs:
     assert h["flows_completed"] == h["flows_total"] == 4, (d, h)
     assert h["corrupt_packets"] == 0 and h["incomplete_receptions"] == 0, (d, h)
     assert h["mempool_in_use_end"] == h["mempool_in_use_start"], (d, h)
+    for log in glob.glob(f"{d}/*.log"):
+        assert "exited with status" not in open(log).read(), (d, log)
     cmds = open(f"{d}/commands.txt").read()
     assert cmds.count("--start-at @") == 5 and "# common start: " in cmds, cmds
     hole = 0
