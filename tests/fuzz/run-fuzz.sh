@@ -114,7 +114,7 @@ for src in "${harnesses[@]}"; do
 			"$srcdir/host/hs_cm.c" "$srcdir/host/hs_cm_file.c")
 		;;
 	esac
-	if ! "$cc" -g -O1 -fsanitize=fuzzer,address,undefined \
+	if ! "$cc" -g -O1 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined \
 		-fno-sanitize-recover=undefined -I "$srcdir/common" \
 		-o "$exe" "$src" "${extra[@]}" "${common_srcs[@]}" "${libs[@]}" \
 		>"$log" 2>&1; then
