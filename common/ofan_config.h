@@ -33,6 +33,7 @@ struct ofan_cfg;
  * missing, syntax error) into err.
  */
 struct ofan_cfg *ofan_cfg_load(const char *path, char *err, size_t err_size);
+
 void ofan_cfg_free(struct ofan_cfg *cfg);
 
 /*
@@ -104,6 +105,15 @@ bool ofan_cfg_has_key(const struct ofan_cfg *cfg, const char *sec,
  */
 int ofan_cfg_sections(const struct ofan_cfg *cfg, const char *prefix,
 		      const char **names, int max);
+
+/*
+ * Names of the keys of section sec ("" for keys before any section), in
+ * file order, overrides last.  Fills up to max names (pointers owned by
+ * cfg) and returns how many there are in total (0: no such section).
+ * Marks nothing as read.
+ */
+int ofan_cfg_keys(const struct ofan_cfg *cfg, const char *sec,
+		  const char **keys, int max);
 
 /*
  * Mark a section as known even if none of its keys are read (e.g. the

@@ -61,6 +61,17 @@ load_bad_text(const char *name, const char *text, char *err, size_t size)
 	ck_assert_ptr_null(cfg);
 }
 
+/* Write the len bytes at text, NUL bytes included, to the file name. */
+static void
+write_bytes(const char *name, const char *text, size_t len)
+{
+	FILE *f = fopen(name, "w");
+
+	ck_assert_ptr_nonnull(f);
+	ck_assert_uint_eq(fwrite(text, 1, len, f), len);
+	ck_assert_int_eq(fclose(f), 0);
+}
+
 static const char good_ini[] =
 	"; A leaf switch.\n"
 	"[switch]\n"
@@ -722,6 +733,91 @@ START_TEST(test_fail)
 }
 END_TEST
 
+START_TEST(test_keys)
+{
+	struct ofan_cfg *cfg = load_text("t.ini", "stray = 1\n[s]\nB = 2\n"
+					 "a = 1\nb = 3\n[e]\n");
+	const char *keys[4] = { NULL };
+
+	ck_assert_int_eq(ofan_cfg_set(cfg, "S", "c", "4"), 0);
+	ck_assert_int_eq(ofan_cfg_keys(cfg, "s", keys, 4), 3);
+	ck_assert_str_eq(keys[0], "b");
+	ck_assert_str_eq(keys[1], "a");
+	ck_assert_str_eq(keys[2], "c");
+	keys[1] = NULL;
+	ck_assert_int_eq(ofan_cfg_keys(cfg, "s", keys, 1), 3);
+	ck_assert_ptr_null(keys[1]);
+	ck_assert_int_eq(ofan_cfg_keys(cfg, "", keys, 4), 1);
+	ck_assert_str_eq(keys[0], "stray");
+	ck_assert_int_eq(ofan_cfg_keys(cfg, "e", keys, 4), 0);
+	ck_assert_int_eq(ofan_cfg_keys(cfg, "none", NULL, 0), 0);
+	/* Listing marks nothing as read. */
+	ck_assert_int_eq(ofan_cfg_check_unknown(cfg), -EINVAL);
+	ck_assert_str_eq(ofan_cfg_error(cfg), "t.ini: key 'stray' is outside "
+			 "any section; expected it under a [section]");
+	ofan_cfg_free(cfg);
+}
+END_TEST
+
+START_TEST(test_colon_sections)
+{
+	/*
+	 * A key belongs to the longest section that prefixes it among the
+	 * sections before it: "b:y" comes after [a:b], "b:c" before.
+	 */
+	struct ofan_cfg *cfg = load_text("t.ini", "[a]\nb:c = 1\n[a:b]\n"
+					 "d = 3\n[a:b:x]\ne = 4\n[a]\n"
+					 "b:y = 5\n");
+	const char *keys[4] = { NULL };
+
+	ck_assert_int_eq(ofan_cfg_keys(cfg, "a", keys, 4), 1);
+	ck_assert_str_eq(keys[0], "b:c");
+	ck_assert_int_eq(ofan_cfg_keys(cfg, "a:b", keys, 4), 2);
+	ck_assert_str_eq(keys[0], "d");
+	ck_assert_str_eq(keys[1], "y");
+	ck_assert_int_eq(ofan_cfg_keys(cfg, "a:b:x", keys, 4), 1);
+	ck_assert_str_eq(keys[0], "e");
+	ofan_cfg_free(cfg);
+}
+END_TEST
+
+/* Thousands of sections: each found, each key asked once, one left over. */
+START_TEST(test_many_sections)
+{
+	enum { NB = 3000 };
+	size_t size = NB * 32, used = 0;
+	char *text = malloc(size), sec[16], key[16], err[ERR_SIZE] = "";
+	struct ofan_cfg *cfg;
+	uint32_t v = 0;
+	int i;
+
+	ck_assert_ptr_nonnull(text);
+	for (i = 0; i < NB; i++)
+		used += (size_t)snprintf(text + used, size - used,
+					 "[s%d]\nk = %d\nK%d = 1\n", i, i, i);
+	write_bytes("many.ini", text, used);
+	free(text);
+	cfg = ofan_cfg_load("many.ini", err, sizeof(err));
+	unlink("many.ini");
+	ck_assert_msg(cfg != NULL, "%s", err);
+	ck_assert_int_eq(ofan_cfg_sections(cfg, "s", NULL, 0), NB);
+	for (i = 0; i < NB; i++) {
+		snprintf(sec, sizeof(sec), "S%d", i);
+		snprintf(key, sizeof(key), "k%d", i);
+		ck_assert_int_eq(ofan_cfg_get_u32(cfg, sec, "k", 0, 0, NB, &v),
+				 0);
+		ck_assert_uint_eq(v, (uint32_t)i);
+		if (i != NB / 2)
+			ck_assert_int_eq(ofan_cfg_get_u32(cfg, sec, key, 0, 0,
+							  NB, &v), 0);
+	}
+	ck_assert_int_eq(ofan_cfg_check_unknown(cfg), -EINVAL);
+	ck_assert_str_eq(ofan_cfg_error(cfg), "many.ini:s1500:k1500: unknown "
+			 "key; allowed keys in [s1500]: k");
+	ofan_cfg_free(cfg);
+}
+END_TEST
+
 START_TEST(test_plain_parsers)
 {
 	uint64_t v = SENTINEL;
@@ -924,6 +1020,9 @@ config_suite(void)
 	tcase_add_test(tc, test_set_override);
 	tcase_add_test(tc, test_sections_prefix);
 	tcase_add_test(tc, test_fail);
+	tcase_add_test(tc, test_keys);
+	tcase_add_test(tc, test_colon_sections);
+	tcase_add_test(tc, test_many_sections);
 	tcase_add_test(tc, test_plain_parsers);
 	suite_add_tcase(s, tc);
 
