@@ -12,6 +12,10 @@
  * that list is both the "was read" mark and the list of allowed keys shown
  * when a key is unknown.
  *
+ * A text held in memory is parsed by the same iniparser_load() through a
+ * memfd and its /proc/self/fd path, so that iniparser stays the one
+ * authority on the syntax; only the name in the messages differs.
+ *
  * Sections, entries and the asked pairs are found through one hash index
  * of names (case-insensitive), not by scanning the arrays: a program asks
  * for a few hundred keys, but a fuzzer's input may hold thousands of
@@ -26,6 +30,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <iniparser/iniparser.h>
@@ -100,22 +105,39 @@ struct ofan_cfg {
 /*
  * iniparser reports syntax errors through a process-wide callback that
  * takes no context pointer.  The only way to keep its message (which has
- * the line number) is a thread-local pointer to a buffer on the stack of
- * ofan_cfg_load(); it is set only for the duration of iniparser_load().
+ * the line number) is a thread-local pointer to a capture on the stack of
+ * the loader; it is set only for the duration of iniparser_load().
  */
-static __thread char *cfg_capture;
+struct cfg_capture {
+	const char *path;	/* what iniparser opened */
+	const char *name;	/* what the message says instead */
+	char msg[CFG_CAPTURE_SIZE];
+};
+
+static __thread struct cfg_capture *cfg_capture;
 
 static int
 cfg_capture_cb(const char *fmt, ...)
 {
+	struct cfg_capture *c = cfg_capture;
+	char raw[CFG_CAPTURE_SIZE];
+	const char *at = NULL;
 	va_list ap;
 
 	/* Keep the first message only: later ones follow from it. */
-	if (cfg_capture == NULL || cfg_capture[0] != '\0')
+	if (c == NULL || c->msg[0] != '\0')
 		return 0;
 	va_start(ap, fmt);
-	vsnprintf(cfg_capture, CFG_CAPTURE_SIZE, fmt, ap);
+	vsnprintf(raw, sizeof(raw), fmt, ap);
 	va_end(ap);
+	/* A text from memory is read through a /proc path nobody wrote. */
+	if (strcmp(c->path, c->name) != 0)
+		at = strstr(raw, c->path);
+	if (at == NULL)
+		snprintf(c->msg, sizeof(c->msg), "%s", raw);
+	else
+		snprintf(c->msg, sizeof(c->msg), "%.*s%s%s", (int)(at - raw),
+			 raw, c->name, at + strlen(c->path));
 	return 0;
 }
 
@@ -398,27 +420,41 @@ cfg_import(struct ofan_cfg *cfg, const dictionary *d)
 }
 
 /*
- * Turn iniparser's "iniparser: syntax error in FILE (LINE):\n-> TEXT\n"
- * into one line; other messages are only joined onto one line.
+ * Turn iniparser's "iniparser: syntax error in NAME (LINE):\n-> TEXT\n"
+ * and "iniparser: input line too long in NAME (LINE)\n" into one line
+ * that begins "NAME:LINE: "; other messages are only joined onto one line.
  */
 static void
-cfg_syntax_message(const char *path, char *msg, char *err, size_t err_size)
+cfg_syntax_message(const char *name, char *msg, char *err, size_t err_size)
 {
-	const char *paren = strstr(msg, " (");
+	static const char too_long[] = "iniparser: input line too long";
 	const char *arrow = strstr(msg, "):\n-> ");
+	bool syntax = strstr(msg, "syntax error") != NULL && arrow != NULL;
+	const char *end = syntax ? arrow : msg + strlen(msg);
+	const char *paren = NULL;
 	char *p;
 	int line;
 
-	if (strstr(msg, "syntax error") != NULL && paren != NULL &&
-	    arrow != NULL) {
-		while ((p = strstr(paren + 1, " (")) != NULL && p < arrow)
-			paren = p;
+	/* The line number is in the last " (" (NAME may hold one too). */
+	for (p = strstr(msg, " ("); p != NULL && p < end; p = strstr(p + 1, " ("))
+		paren = p;
+	if (syntax && paren != NULL) {
 		line = atoi(paren + 2);
 		p = (char *)arrow + strlen("):\n-> ");
 		p[strcspn(p, "\n")] = '\0';
 		snprintf(err, err_size, "%s:%d: '%s' is not valid INI; "
 			 "expected [section], key = value or a comment",
-			 path, line, p);
+			 name, line, p);
+		return;
+	}
+	/*
+	 * iniparser reads a line of at most 1022 characters and its newline,
+	 * and takes a NUL byte for the end of a line it then finds too long.
+	 */
+	if (strncmp(msg, too_long, strlen(too_long)) == 0 && paren != NULL) {
+		snprintf(err, err_size, "%s:%d: the line is too long or holds "
+			 "a NUL byte; expected text lines of at most 1022 "
+			 "characters", name, atoi(paren + 2));
 		return;
 	}
 	for (p = msg; *p != '\0'; p++)
@@ -428,7 +464,7 @@ cfg_syntax_message(const char *path, char *msg, char *err, size_t err_size)
 		*--p = '\0';
 	if (strncmp(msg, "iniparser: ", strlen("iniparser: ")) == 0)
 		msg += strlen("iniparser: ");
-	snprintf(err, err_size, "%s: %s", path,
+	snprintf(err, err_size, "%s: %s", name,
 		 msg[0] != '\0' ? msg : "cannot be parsed");
 }
 
@@ -452,13 +488,43 @@ cfg_check_readable(const char *path, char *err, size_t err_size)
 	return rc;
 }
 
+/*
+ * The loaders' common part: parse what iniparser reads at path into a
+ * configuration called name (its messages and ofan_cfg_path() say name).
+ */
+static struct ofan_cfg *
+cfg_parse(const char *name, const char *path, char *err, size_t err_size)
+{
+	struct cfg_capture capture = { .path = path, .name = name };
+	struct ofan_cfg *cfg;
+	dictionary *d;
+
+	cfg_capture = &capture;
+	iniparser_set_error_callback(cfg_capture_cb);
+	d = iniparser_load(path);
+	iniparser_set_error_callback(NULL);
+	cfg_capture = NULL;
+	if (d == NULL) {
+		cfg_syntax_message(name, capture.msg, err, err_size);
+		return NULL;
+	}
+
+	cfg = calloc(1, sizeof(*cfg));
+	if (cfg == NULL || (cfg->path = strdup(name)) == NULL ||
+	    cfg_import(cfg, d) < 0) {
+		snprintf(err, err_size, "%s: out of memory", name);
+		ofan_cfg_free(cfg);
+		iniparser_freedict(d);
+		return NULL;
+	}
+	iniparser_freedict(d);
+	return cfg;
+}
+
 struct ofan_cfg *
 ofan_cfg_load(const char *path, char *err, size_t err_size)
 {
-	char capture[CFG_CAPTURE_SIZE] = "";
 	char dummy[1];
-	struct ofan_cfg *cfg;
-	dictionary *d;
 
 	if (err == NULL || err_size == 0) {
 		err = dummy;
@@ -471,26 +537,59 @@ ofan_cfg_load(const char *path, char *err, size_t err_size)
 	}
 	if (cfg_check_readable(path, err, err_size) < 0)
 		return NULL;
+	return cfg_parse(path, path, err, err_size);
+}
 
-	cfg_capture = capture;
-	iniparser_set_error_callback(cfg_capture_cb);
-	d = iniparser_load(path);
-	iniparser_set_error_callback(NULL);
-	cfg_capture = NULL;
-	if (d == NULL) {
-		cfg_syntax_message(path, capture, err, err_size);
+/* Write all of text into fd; 0 or -errno. */
+static int
+cfg_write_all(int fd, const char *text, size_t len)
+{
+	ssize_t n;
+
+	while (len > 0) {
+		n = write(fd, text, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : -EIO;
+		text += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+struct ofan_cfg *
+ofan_cfg_load_mem(const char *name, const char *text, size_t len, char *err,
+		  size_t err_size)
+{
+	struct ofan_cfg *cfg = NULL;
+	char dummy[1], proc[64];
+	int fd, rc;
+
+	if (err == NULL || err_size == 0) {
+		err = dummy;
+		err_size = sizeof(dummy);
+	}
+	err[0] = '\0';
+	if (name == NULL || (text == NULL && len > 0)) {
+		snprintf(err, err_size, "no configuration text given");
 		return NULL;
 	}
-
-	cfg = calloc(1, sizeof(*cfg));
-	if (cfg == NULL || (cfg->path = strdup(path)) == NULL ||
-	    cfg_import(cfg, d) < 0) {
-		snprintf(err, err_size, "%s: out of memory", path);
-		ofan_cfg_free(cfg);
-		iniparser_freedict(d);
-		return NULL;
-	}
-	iniparser_freedict(d);
+	/* An anonymous file in memory: nothing touches a disk. */
+	fd = memfd_create("ofan-cfg", MFD_CLOEXEC);
+	rc = fd < 0 ? -errno : cfg_write_all(fd, text, len);
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	if (rc < 0)
+		snprintf(err, err_size, "%s: cannot be held in memory: %s",
+			 name, strerror(-rc));
+	else if (access(proc, R_OK) != 0)
+		snprintf(err, err_size, "%s: cannot be read back through %s: "
+			 "%s; expected /proc mounted", name, proc,
+			 strerror(errno));
+	else
+		cfg = cfg_parse(name, proc, err, err_size);
+	if (fd >= 0)
+		close(fd);
 	return cfg;
 }
 

@@ -34,6 +34,18 @@ struct ofan_cfg;
  */
 struct ofan_cfg *ofan_cfg_load(const char *path, char *err, size_t err_size);
 
+/*
+ * Load the len bytes at text (which may hold NUL bytes and need not end
+ * in one; NULL if len is 0) exactly as ofan_cfg_load() loads a file
+ * called name holding them: the same syntax (iniparser's, through an
+ * in-memory file), the same configuration and messages, which say name
+ * ("name:LINE: ...", "name:SEC:KEY: ...").  Relative paths in values
+ * (ofan_cfg_path_of(), ofan_cfg_devargs()) are relative to name's
+ * folder, so to the current directory when name has no '/'.  name is
+ * copied; text is not kept.  Needs memfd_create() and /proc.
+ */
+struct ofan_cfg *ofan_cfg_load_mem(const char *name, const char *text,
+				   size_t len, char *err, size_t err_size);
 void ofan_cfg_free(struct ofan_cfg *cfg);
 
 /*
@@ -45,7 +57,7 @@ int ofan_cfg_load_with(const char *path,
 		       int (*fill)(struct ofan_cfg *cfg, void *arg),
 		       void *arg, char *err, size_t err_size);
 
-/* The file name as given to ofan_cfg_load(). */
+/* The file name as given to ofan_cfg_load() (the name, from memory). */
 const char *ofan_cfg_path(const struct ofan_cfg *cfg);
 
 /* The last error message, "" when none. */

@@ -733,6 +733,200 @@ START_TEST(test_fail)
 }
 END_TEST
 
+/*
+ * Load text from a file called name and from memory under the same name:
+ * both must be accepted or rejected alike, with the same message (in
+ * err), and no message may show the /proc path the text is read through.
+ */
+static void
+load_both(const char *name, const char *text, size_t len,
+	  struct ofan_cfg **file, struct ofan_cfg **mem, char *err,
+	  size_t size)
+{
+	char err_mem[ERR_SIZE] = "";
+
+	write_bytes(name, text, len);
+	*file = ofan_cfg_load(name, err, size);
+	unlink(name);
+	*mem = ofan_cfg_load_mem(name, text, len, err_mem, sizeof(err_mem));
+	ck_assert_str_eq(err_mem, err);
+	ck_assert_int_eq(*file == NULL, *mem == NULL);
+	ck_assert_ptr_null(strstr(err_mem, "/proc"));
+}
+
+/* a and b have the same sections, keys and values, in the same order. */
+static void
+assert_same_cfg(struct ofan_cfg *a, struct ofan_cfg *b)
+{
+	const char *sa[64], *sb[64], *ka[64], *kb[64], *va, *vb, *sec;
+	int nb_sec = ofan_cfg_sections(a, "", sa, 64), i, j, nb_keys;
+
+	ck_assert_int_le(nb_sec, 64);
+	ck_assert_int_eq(ofan_cfg_sections(b, "", sb, 64), nb_sec);
+	ck_assert_str_eq(ofan_cfg_path(a), ofan_cfg_path(b));
+	/* -1: the keys before any section. */
+	for (i = -1; i < nb_sec; i++) {
+		sec = i < 0 ? "" : sa[i];
+		if (i >= 0)
+			ck_assert_str_eq(sa[i], sb[i]);
+		nb_keys = ofan_cfg_keys(a, sec, ka, 64);
+		ck_assert_int_le(nb_keys, 64);
+		ck_assert_int_eq(ofan_cfg_keys(b, sec, kb, 64), nb_keys);
+		for (j = 0; j < nb_keys; j++) {
+			ck_assert_str_eq(ka[j], kb[j]);
+			va = vb = NULL;
+			ck_assert_int_eq(ofan_cfg_get_str(a, sec, ka[j], 0,
+							  &va), 0);
+			ck_assert_int_eq(ofan_cfg_get_str(b, sec, kb[j], 0,
+							  &vb), 0);
+			ck_assert_str_eq(va, vb);
+		}
+	}
+}
+
+START_TEST(test_mem_equals_file)
+{
+	char err[ERR_SIZE] = "";
+	struct ofan_cfg *file, *mem;
+	uint32_t v = 0;
+	int e = -1;
+
+	load_both("same.ini", good_ini, strlen(good_ini), &file, &mem, err,
+		  sizeof(err));
+	ck_assert_ptr_nonnull(file);
+	ck_assert_int_eq(ofan_cfg_sections(mem, "", NULL, 0), 3);
+	assert_same_cfg(file, mem);
+	ck_assert_int_eq(ofan_cfg_check_unknown(mem), 0);
+	ofan_cfg_free(file);
+	ofan_cfg_free(mem);
+
+	/* The same getters leave the same key unknown, the same bad value. */
+	load_both("same.ini", good_ini, strlen(good_ini), &file, &mem, err,
+		  sizeof(err));
+	ck_assert_int_eq(ofan_cfg_get_enum(file, "switch", "policy", 0,
+					   policies, &e), 0);
+	ck_assert_int_eq(ofan_cfg_get_enum(mem, "switch", "policy", 0,
+					   policies, &e), 0);
+	ck_assert_int_eq(ofan_cfg_check_unknown(file), -EINVAL);
+	ck_assert_int_eq(ofan_cfg_check_unknown(mem), -EINVAL);
+	ck_assert_str_eq(ofan_cfg_error(mem), "same.ini:switch:name: unknown "
+			 "key; allowed keys in [switch]: policy");
+	ck_assert_str_eq(ofan_cfg_error(mem), ofan_cfg_error(file));
+	ck_assert_int_eq(ofan_cfg_get_u32(file, "switch", "policy", 0, 1, 64,
+					  &v), -EINVAL);
+	ck_assert_int_eq(ofan_cfg_get_u32(mem, "switch", "policy", 0, 1, 64,
+					  &v), -EINVAL);
+	ck_assert_str_eq(ofan_cfg_error(mem), "same.ini:switch:policy: "
+			 "'Spray' is not an integer; expected an integer in "
+			 "[1, 64]");
+	ck_assert_str_eq(ofan_cfg_error(mem), ofan_cfg_error(file));
+	ofan_cfg_free(file);
+	ofan_cfg_free(mem);
+}
+END_TEST
+
+START_TEST(test_mem_syntax_error)
+{
+	static const char bad[] = "[a]\nx = 1\ngarbage\n";
+	char err[ERR_SIZE] = "", line[1100];
+	struct ofan_cfg *file, *mem;
+
+	ck_assert_ptr_null(ofan_cfg_load_mem("exp/m.ini", bad, strlen(bad),
+					     err, sizeof(err)));
+	ck_assert_str_eq(err, "exp/m.ini:3: 'garbage' is not valid INI; "
+			 "expected [section], key = value or a comment");
+	load_both("bad.ini", bad, strlen(bad), &file, &mem, err, sizeof(err));
+	ck_assert_ptr_null(file);
+	ck_assert_str_eq(err, "bad.ini:3: 'garbage' is not valid INI; "
+			 "expected [section], key = value or a comment");
+
+	/* iniparser reads lines of up to 1022 characters. */
+	memset(line, 'v', sizeof(line));
+	memcpy(line, "[a]\nk = ", 8);
+	memcpy(line + 4 + 1022, "\nz = 1\n", 7);
+	load_both("long.ini", line, 4 + 1022 + 7, &file, &mem, err,
+		  sizeof(err));
+	ck_assert_msg(mem != NULL, "%s", err);
+	assert_same_cfg(file, mem);
+	ofan_cfg_free(file);
+	ofan_cfg_free(mem);
+	line[4 + 1022] = 'v';
+	memcpy(line + 4 + 1023, "\nz = 1\n", 7);
+	load_both("long.ini", line, 4 + 1023 + 7, &file, &mem, err,
+		  sizeof(err));
+	ck_assert_ptr_null(mem);
+	ck_assert_str_eq(err, "long.ini:2: the line is too long or holds a "
+			 "NUL byte; expected text lines of at most 1022 "
+			 "characters");
+}
+END_TEST
+
+START_TEST(test_mem_nul_and_empty)
+{
+	/* iniparser skips a line that is one byte before its NUL. */
+	static const char skipped[] = "[s]\nk = 1\nx\0y = 2\nz = 3";
+	static const char nul[] = "[s]\nk = 1\nabc\0 = 2\nz = 3\n";
+	char err[ERR_SIZE] = "";
+	struct ofan_cfg *file, *mem;
+	const char *keys[4];
+
+	load_both("empty.ini", "", 0, &file, &mem, err, sizeof(err));
+	ck_assert_ptr_nonnull(mem);
+	assert_same_cfg(file, mem);
+	ck_assert_int_eq(ofan_cfg_sections(mem, "", NULL, 0), 0);
+	ck_assert_int_eq(ofan_cfg_check_unknown(mem), 0);
+	ofan_cfg_free(file);
+	ofan_cfg_free(mem);
+	mem = ofan_cfg_load_mem("null.ini", NULL, 0, err, sizeof(err));
+	ck_assert_ptr_nonnull(mem);
+	ck_assert_int_eq(ofan_cfg_check_unknown(mem), 0);
+	ofan_cfg_free(mem);
+
+	load_both("nul.ini", skipped, sizeof(skipped) - 1, &file, &mem, err,
+		  sizeof(err));
+	ck_assert_ptr_nonnull(mem);
+	assert_same_cfg(file, mem);
+	ck_assert_int_eq(ofan_cfg_keys(mem, "s", keys, 4), 2);
+	ck_assert_str_eq(keys[1], "z");
+	ofan_cfg_free(file);
+	ofan_cfg_free(mem);
+	load_both("nul.ini", nul, sizeof(nul) - 1, &file, &mem, err,
+		  sizeof(err));
+	ck_assert_ptr_null(mem);
+	ck_assert_str_eq(err, "nul.ini:3: the line is too long or holds a NUL "
+			 "byte; expected text lines of at most 1022 "
+			 "characters");
+}
+END_TEST
+
+START_TEST(test_mem_paths)
+{
+	static const char text[] = "[t]\ncm = a.cm\nabs = /x/b.cm\n";
+	char err[ERR_SIZE] = "", out[64];
+	struct ofan_cfg *cfg;
+
+	/* Relative to the name's folder, as for a file of that name. */
+	cfg = ofan_cfg_load_mem("exp/m.ini", text, strlen(text), err,
+				sizeof(err));
+	ck_assert_ptr_nonnull(cfg);
+	ck_assert_str_eq(ofan_cfg_path(cfg), "exp/m.ini");
+	ck_assert_int_eq(ofan_cfg_path_of(cfg, "t", "cm", "a.cm", out,
+					  sizeof(out)), 0);
+	ck_assert_str_eq(out, "exp/a.cm");
+	ck_assert_int_eq(ofan_cfg_path_of(cfg, "t", "abs", "/x/b.cm", out,
+					  sizeof(out)), 0);
+	ck_assert_str_eq(out, "/x/b.cm");
+	ofan_cfg_free(cfg);
+	/* No folder: the current directory. */
+	cfg = ofan_cfg_load_mem("m.ini", text, strlen(text), err, sizeof(err));
+	ck_assert_ptr_nonnull(cfg);
+	ck_assert_int_eq(ofan_cfg_path_of(cfg, "t", "cm", "a.cm", out,
+					  sizeof(out)), 0);
+	ck_assert_str_eq(out, "a.cm");
+	ofan_cfg_free(cfg);
+}
+END_TEST
+
 START_TEST(test_keys)
 {
 	struct ofan_cfg *cfg = load_text("t.ini", "stray = 1\n[s]\nB = 2\n"
@@ -1020,6 +1214,10 @@ config_suite(void)
 	tcase_add_test(tc, test_set_override);
 	tcase_add_test(tc, test_sections_prefix);
 	tcase_add_test(tc, test_fail);
+	tcase_add_test(tc, test_mem_equals_file);
+	tcase_add_test(tc, test_mem_syntax_error);
+	tcase_add_test(tc, test_mem_nul_and_empty);
+	tcase_add_test(tc, test_mem_paths);
 	tcase_add_test(tc, test_keys);
 	tcase_add_test(tc, test_colon_sections);
 	tcase_add_test(tc, test_many_sections);
