@@ -183,8 +183,10 @@ cfg_hash(uint8_t kind, const char *sec, size_t sec_len, const char *key)
 		h = (h ^ (uint8_t)tolower((unsigned char)sec[i])) * 16777619u;
 	/* Apart: ("ab", "c") and ("a", "bc"); the names are compared anyway. */
 	h = (h ^ 0xffu) * 16777619u;
-	for (; key != NULL && *key != '\0'; key++)
-		h = (h ^ (uint8_t)tolower((unsigned char)*key)) * 16777619u;
+	if (key != NULL)
+		for (; *key != '\0'; key++)
+			h = (h ^ (uint8_t)tolower((unsigned char)*key)) *
+			    16777619u;
 	return h;
 }
 
@@ -582,12 +584,13 @@ ofan_cfg_load_mem(const char *name, const char *text, size_t len, char *err,
 	if (rc < 0)
 		snprintf(err, err_size, "%s: cannot be held in memory: %s",
 			 name, strerror(-rc));
-	else if (access(proc, R_OK) != 0)
+	else
+		cfg = cfg_parse(name, proc, err, err_size);
+	/* iniparser would only say it cannot open name. */
+	if (rc == 0 && cfg == NULL && access(proc, R_OK) != 0)
 		snprintf(err, err_size, "%s: cannot be read back through %s: "
 			 "%s; expected /proc mounted", name, proc,
 			 strerror(errno));
-	else
-		cfg = cfg_parse(name, proc, err, err_size);
 	if (fd >= 0)
 		close(fd);
 	return cfg;
