@@ -377,6 +377,9 @@ cfg_put(struct ofan_cfg *cfg, struct cfg_section *s, const char *key,
  * entry with a NULL value, a key is "section:key") into cfg.  A key
  * belongs to the longest section name that prefixes it (among the
  * sections before it); keys before any section get the section "".
+ * Returns -EINVAL for a section with a blank name: iniparser makes "[ ]"
+ * (and "[]" before any section) a section "", whose keys the unknown-key
+ * check would then call outside any section.
  */
 static int
 cfg_import(struct ofan_cfg *cfg, const dictionary *d)
@@ -391,6 +394,8 @@ cfg_import(struct ofan_cfg *cfg, const dictionary *d)
 		if (name == NULL)
 			continue;
 		if (d->val[i] == NULL) {
+			if (name[0] == '\0')
+				return -EINVAL;
 			if (cfg_find_section(cfg, name) == NULL &&
 			    cfg_add_section(cfg, name) == NULL)
 				return -ENOMEM;
@@ -500,6 +505,7 @@ cfg_parse(const char *name, const char *path, char *err, size_t err_size)
 	struct cfg_capture capture = { .path = path, .name = name };
 	struct ofan_cfg *cfg;
 	dictionary *d;
+	int rc;
 
 	cfg_capture = &capture;
 	iniparser_set_error_callback(cfg_capture_cb);
@@ -512,15 +518,19 @@ cfg_parse(const char *name, const char *path, char *err, size_t err_size)
 	}
 
 	cfg = calloc(1, sizeof(*cfg));
-	if (cfg == NULL || (cfg->path = strdup(name)) == NULL ||
-	    cfg_import(cfg, d) < 0) {
-		snprintf(err, err_size, "%s: out of memory", name);
-		ofan_cfg_free(cfg);
-		iniparser_freedict(d);
-		return NULL;
-	}
+	rc = cfg == NULL || (cfg->path = strdup(name)) == NULL ? -ENOMEM :
+	     cfg_import(cfg, d);
 	iniparser_freedict(d);
-	return cfg;
+	if (rc == 0)
+		return cfg;
+	if (rc == -EINVAL)
+		snprintf(err, err_size, "%s: a section has a blank name ('[ ]', "
+			 "or '[]' before the first section); expected [name]",
+			 name);
+	else
+		snprintf(err, err_size, "%s: out of memory", name);
+	ofan_cfg_free(cfg);
+	return NULL;
 }
 
 struct ofan_cfg *

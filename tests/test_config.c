@@ -899,6 +899,34 @@ START_TEST(test_mem_nul_and_empty)
 }
 END_TEST
 
+START_TEST(test_blank_section)
+{
+	static const char *const bad[] = {
+		"[a]\nx = 1\n[ ]\ny = 2\n", "[\t]\n", "[]\nk = 1\n",
+	};
+	char err[ERR_SIZE] = "";
+	struct ofan_cfg *file, *mem;
+	const char *keys[2];
+	unsigned int i;
+
+	/* iniparser makes these a section "": they must not load. */
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		load_both("blank.ini", bad[i], strlen(bad[i]), &file, &mem,
+			  err, sizeof(err));
+		ck_assert_ptr_null(mem);
+		ck_assert_str_eq(err, "blank.ini: a section has a blank name "
+				 "('[ ]', or '[]' before the first section); "
+				 "expected [name]");
+	}
+	/* After a section, iniparser reads "[]" as that section again. */
+	file = load_text("t.ini", "[a]\nx = 1\n[]\ny = 2\n");
+	ck_assert_int_eq(ofan_cfg_keys(file, "a", keys, 2), 2);
+	ck_assert_str_eq(keys[1], "y");
+	ck_assert(!ofan_cfg_has_section(file, ""));
+	ofan_cfg_free(file);
+}
+END_TEST
+
 START_TEST(test_mem_paths)
 {
 	static const char text[] = "[t]\ncm = a.cm\nabs = /x/b.cm\n";
@@ -1218,6 +1246,7 @@ config_suite(void)
 	tcase_add_test(tc, test_mem_syntax_error);
 	tcase_add_test(tc, test_mem_nul_and_empty);
 	tcase_add_test(tc, test_mem_paths);
+	tcase_add_test(tc, test_blank_section);
 	tcase_add_test(tc, test_keys);
 	tcase_add_test(tc, test_colon_sections);
 	tcase_add_test(tc, test_many_sections);
