@@ -1728,11 +1728,43 @@ START_TEST(test_route_weights)
 }
 END_TEST
 
+/*
+ * Load the text of file path from memory under the same name: the same
+ * result (rc, message or every combination) as the file gave in rc, err
+ * and x.
+ */
+static void
+t_same_from_memory(const char *path, const char *text, const char *const *ov,
+		   int nb_ov, int rc, const char *err,
+		   const struct fab_experiment *x)
+{
+	struct fab_experiment m;
+	char err_mem[1024] = "";
+	uint32_t c;
+
+	ck_assert_int_eq(fab_experiment_load_mem(path, text, strlen(text),
+						 (char *const *)ov, nb_ov,
+						 false, 0, 0, true, &m,
+						 err_mem, sizeof(err_mem)),
+			 rc);
+	if (rc != 0) {
+		ck_assert_str_eq(err_mem, err);
+		return;
+	}
+	ck_assert_str_eq(m.path, x->path);
+	ck_assert_uint_eq(m.nb_combos, x->nb_combos);
+	for (c = 0; c < x->nb_combos; c++)
+		ck_assert_msg(memcmp(&m.combos[c], &x->combos[c],
+				     sizeof(m.combos[c])) == 0,
+			      "combination %u differs", c);
+	fab_experiment_free(&m);
+}
+
 START_TEST(test_config_errors)
 {
 	const struct t_bad_case *c = &t_bad_cases[_i];
 	char path[] = "/tmp/ofan_test_fabric_XXXXXX.ini";
-	char err[1024] = "", where[T_PATH_SIZE + 64];
+	char err[1024] = "", where[T_PATH_SIZE + 64], text[2048];
 	const char *ov[1] = { c->override };
 	struct fab_experiment x;
 	FILE *f;
@@ -1743,12 +1775,17 @@ START_TEST(test_config_errors)
 	t_tmp_add(path);
 	f = fdopen(fd, "w");
 	ck_assert_ptr_nonnull(f);
-	fprintf(f, t_bad_template, c->k, c->schemes, c->fabric, c->tail);
+	snprintf(text, sizeof(text), t_bad_template, c->k, c->schemes,
+		 c->fabric, c->tail);
+	ck_assert_int_ge(fputs(text, f), 0);
 	ck_assert_int_eq(fclose(f), 0);
 
 	rc = fab_experiment_load(path, (char *const *)ov,
 				 c->override != NULL ? 1 : 0, false, 0, &x,
 				 err, sizeof(err));
+	/* The same text from memory, under the file's name, loads alike. */
+	t_same_from_memory(path, text, ov, c->override != NULL ? 1 : 0, rc,
+			   err, &x);
 	if (c->where == NULL) {
 		ck_assert_msg(rc == 0, "the template: %s", err);
 		ck_assert_uint_eq(x.nb_combos, 1);
@@ -1773,6 +1810,65 @@ START_TEST(test_config_errors)
 }
 END_TEST
 
+/*
+ * Sweeps from memory: every combination as from the file, and a relative
+ * cm_file found next to the name, as next to a file of that name.
+ */
+START_TEST(test_load_mem)
+{
+	static const char sweeps[] =
+		"[fabric]\nk = 4\nschemes = ecmp, ofan\n"
+		"[traffic]\npattern = permutation\nsize = 64KiB\n"
+		"[failure.cut]\nlink = agg0-core0\nat = 10us\n"
+		"[sweep.delay]\nkeys = fabric.delay\nvalues = 1us, 2us, 3us\n"
+		"[sweep.load]\nkeys = host.rate_coef, traffic.size\n"
+		"values = 1.0/64KiB, 0.5/128KiB\n";
+	const char *base;
+	char path[] = "/tmp/ofan_test_fabric_XXXXXX.ini", err[1024] = "";
+	char cm[T_PATH_SIZE], text[T_PATH_SIZE + 128], want[T_PATH_SIZE + 16];
+	struct fab_experiment x;
+	FILE *f;
+	int fd;
+
+	fd = mkstemps(path, 4);
+	ck_assert_int_ge(fd, 0);
+	t_tmp_add(path);
+	f = fdopen(fd, "w");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_ge(fputs(sweeps, f), 0);
+	ck_assert_int_eq(fclose(f), 0);
+	ck_assert_int_eq(fab_experiment_load(path, NULL, 0, false, 0, &x, err,
+					     sizeof(err)), 0);
+	ck_assert_uint_eq(x.nb_combos, 6);
+	ck_assert_str_eq(x.combos[5].sweep_value[1], "0.5/128KiB");
+	ck_assert_uint_eq(x.combos[5].delay_ns, 3000);
+	t_same_from_memory(path, sweeps, NULL, 0, 0, err, &x);
+	fab_experiment_free(&x);
+
+	t_write_cm(cm, sizeof(cm), "Nodes 2\nConnections 1\n"
+		   "0->1 id 1 start 0 size 4096\n");
+	base = strrchr(cm, '/') + 1;
+	snprintf(text, sizeof(text), "[fabric]\ntopology = b2b\n"
+		 "schemes = ecmp\n[traffic]\npattern = cm\ncm_file = %s\n",
+		 base);
+	ck_assert_msg(fab_experiment_load_mem("/tmp/in-memory.ini", text,
+					      strlen(text), NULL, 0, false, 0,
+					      0, true, &x, err,
+					      sizeof(err)) == 0, "%s", err);
+	ck_assert_str_eq(x.path, "/tmp/in-memory.ini");
+	ck_assert_str_eq(x.combos[0].name, "in-memory");
+	fab_experiment_free(&x);
+	/* Without a folder in the name, the current directory's. */
+	ck_assert_int_eq(fab_experiment_load_mem("in-memory.ini", text,
+						 strlen(text), NULL, 0, false,
+						 0, 0, true, &x, err,
+						 sizeof(err)), -EINVAL);
+	snprintf(want, sizeof(want), "%s: cannot open", base);
+	ck_assert_msg(strncmp(err, want, strlen(want)) == 0, "%s", err);
+	t_teardown();
+}
+END_TEST
+
 static Suite *
 fabric_suite(void)
 {
@@ -1782,6 +1878,7 @@ fabric_suite(void)
 	tc = tcase_create("config");
 	tcase_add_checked_fixture(tc, NULL, t_teardown);
 	tcase_add_loop_test(tc, test_config_errors, 0, RTE_DIM(t_bad_cases));
+	tcase_add_test(tc, test_load_mem);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("link");

@@ -188,6 +188,17 @@ int fab_experiment_load_seeds(const char *path, char *const *overrides,
 			      uint32_t seeds, bool check_links,
 			      struct fab_experiment *x, char *err,
 			      unsigned int err_size);
+/*
+ * The same from the len bytes at text (which need not end in a NUL), as
+ * if they were the file name (ofan_cfg_load_mem()): messages say name,
+ * relative paths (a .cm file) are relative to name's folder, and
+ * x->path points at name, which must outlive x.
+ */
+int fab_experiment_load_mem(const char *name, const char *text, size_t len,
+			    char *const *overrides, int nb_overrides,
+			    bool seed_set, uint64_t seed, uint32_t seeds,
+			    bool check_links, struct fab_experiment *x,
+			    char *err, unsigned int err_size);
 void fab_experiment_free(struct fab_experiment *x);
 
 /* ---- topology (fab_topo.c) ---- */

@@ -3,7 +3,9 @@
  * Loading an ofan-fabric experiment (fab.h): command-line overrides, the
  * [sweep.NAME] dimensions expanded into combinations, each combination's
  * file parsed (fab_config.c), a .cm file's failures checked against the
- * topology, and one parameter set per seed.
+ * topology, and one parameter set per seed.  The text is a file or, for
+ * tests and the fuzzer, held in memory; either way each combination
+ * parses it afresh, so that a swept key is checked as if written.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -14,6 +16,17 @@
 #include "fab_config_priv.h"
 #include "hs_traffic.h"
 #include "ofan_config.h"
+
+/*
+ * Where the experiment's text is: the file path, or len bytes at text
+ * in memory that messages call path (ofan_cfg_load_mem()).
+ */
+struct fab_source {
+	const char *path;
+	bool in_memory;
+	const char *text;
+	size_t len;
+};
 
 /* A sweep dimension as written: keys and their values. */
 struct fab_sweep {
@@ -293,19 +306,22 @@ fab_check_links(struct ofan_cfg *cfg, const struct fab_params *p)
  * combination c (value index per dimension), then parse and check.
  */
 static int
-fab_load_combo(const char *path, char *const *ov, int nb_ov, bool seed_set,
-	       uint64_t seed, bool check_links, const int *vidx,
+fab_load_combo(const struct fab_source *src, char *const *ov, int nb_ov,
+	       bool seed_set, uint64_t seed, bool check_links, const int *vidx,
 	       struct fab_params *p,
 	       struct fab_sweep *sweeps, int *nb_sweeps, char *err,
 	       unsigned int err_size)
 {
-	struct ofan_cfg *cfg = ofan_cfg_load(path, err, err_size);
+	struct ofan_cfg *cfg = src->in_memory ?
+		ofan_cfg_load_mem(src->path, src->text, src->len, err,
+				  err_size) :
+		ofan_cfg_load(src->path, err, err_size);
 	char buf[64];
 	int i, rc = 0;
 
 	if (cfg == NULL)
 		return -EINVAL;
-	fab_params_defaults(p, path);
+	fab_params_defaults(p, src->path);
 	for (i = 0; i < nb_ov && rc == 0; i++)
 		rc = fab_apply_override(cfg, ov[i], "command line", err,
 					err_size);
@@ -367,10 +383,11 @@ fab_params_for_seed(const struct fab_params *p, uint32_t i,
 }
 
 static int
-fab_experiment_load_checked(const char *path, char *const *overrides,
-			    int nb_overrides, bool seed_set, uint64_t seed,
-			    bool check_links, struct fab_experiment *x,
-			    char *err, unsigned int err_size)
+fab_experiment_load_checked(const struct fab_source *src,
+			    char *const *overrides, int nb_overrides,
+			    bool seed_set, uint64_t seed, bool check_links,
+			    struct fab_experiment *x, char *err,
+			    unsigned int err_size)
 {
 	struct fab_sweep sweeps[FAB_MAX_SWEEP_DIMS];
 	int vidx[FAB_MAX_SWEEP_DIMS] = { 0 };
@@ -379,12 +396,12 @@ fab_experiment_load_checked(const char *path, char *const *overrides,
 	uint32_t c, n = 1;
 
 	memset(x, 0, sizeof(*x));
-	x->path = path;
+	x->path = src->path;
 	first = calloc(1, sizeof(*first));
 	if (first == NULL)
 		return -ENOMEM;
 	/* A first pass finds the sweeps (and checks the file as written). */
-	rc = fab_load_combo(path, overrides, nb_overrides, seed_set, seed,
+	rc = fab_load_combo(src, overrides, nb_overrides, seed_set, seed,
 			    check_links, NULL, first, sweeps, &nb_sweeps, err,
 			    err_size);
 	free(first);
@@ -404,7 +421,7 @@ fab_experiment_load_checked(const char *path, char *const *overrides,
 			vidx[d] = (int)(rest % sweeps[d].nb_values);
 			rest /= sweeps[d].nb_values;
 		}
-		rc = fab_load_combo(path, overrides, nb_overrides, seed_set,
+		rc = fab_load_combo(src, overrides, nb_overrides, seed_set,
 				    seed, check_links, vidx, &x->combos[c],
 				    sweeps, &nb_sweeps, err, err_size);
 		if (rc != 0) {
@@ -427,14 +444,34 @@ fab_experiment_load_checked(const char *path, char *const *overrides,
 	return 0;
 }
 
+/* The experiment of src with --seeds N (0: as the text says). */
+static int
+fab_experiment_load_src(const struct fab_source *src,
+			char *const *overrides, int nb_overrides,
+			bool seed_set, uint64_t seed, uint32_t seeds,
+			bool check_links, struct fab_experiment *x, char *err,
+			unsigned int err_size)
+{
+	uint32_t c;
+	int rc = fab_experiment_load_checked(src, overrides, nb_overrides,
+					     seed_set, seed, check_links, x,
+					     err, err_size);
+
+	if (rc != 0 || seeds == 0)
+		return rc;
+	for (c = 0; c < x->nb_combos; c++)
+		x->combos[c].seeds = seeds;
+	return 0;
+}
+
 int
 fab_experiment_load(const char *path, char *const *overrides,
 		    int nb_overrides, bool seed_set, uint64_t seed,
 		    struct fab_experiment *x, char *err, unsigned int err_size)
 {
-	return fab_experiment_load_checked(path, overrides, nb_overrides,
-					   seed_set, seed, true, x, err,
-					   err_size);
+	return fab_experiment_load_seeds(path, overrides, nb_overrides,
+					 seed_set, seed, 0, true, x, err,
+					 err_size);
 }
 
 int
@@ -444,16 +481,27 @@ fab_experiment_load_seeds(const char *path, char *const *overrides,
 			  struct fab_experiment *x, char *err,
 			  unsigned int err_size)
 {
-	uint32_t c;
-	int rc = fab_experiment_load_checked(path, overrides, nb_overrides,
-					     seed_set, seed, check_links, x,
-					     err, err_size);
+	const struct fab_source src = { .path = path };
 
-	if (rc != 0 || seeds == 0)
-		return rc;
-	for (c = 0; c < x->nb_combos; c++)
-		x->combos[c].seeds = seeds;
-	return 0;
+	return fab_experiment_load_src(&src, overrides, nb_overrides,
+				       seed_set, seed, seeds, check_links, x,
+				       err, err_size);
+}
+
+int
+fab_experiment_load_mem(const char *name, const char *text, size_t len,
+			char *const *overrides, int nb_overrides,
+			bool seed_set, uint64_t seed, uint32_t seeds,
+			bool check_links, struct fab_experiment *x, char *err,
+			unsigned int err_size)
+{
+	const struct fab_source src = {
+		.path = name, .in_memory = true, .text = text, .len = len,
+	};
+
+	return fab_experiment_load_src(&src, overrides, nb_overrides,
+				       seed_set, seed, seeds, check_links, x,
+				       err, err_size);
 }
 
 void
