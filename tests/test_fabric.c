@@ -1677,6 +1677,53 @@ t_group_to(const struct fab_topo *t, uint32_t sw, uint32_t rank)
 	return t->cfg[sw].routes[rank].group;
 }
 
+/*
+ * The links-only topology the loader checks link names against is the
+ * full one without switch configurations: the same nodes, links, names,
+ * ports and rates, for a fat tree and a leaf-spine.
+ */
+START_TEST(test_topo_links_only)
+{
+	static const char *const ovs[2][4] = {
+		{ "fabric.k=4", "fabric.uplink_rate=40G", NULL, NULL },
+		{ "fabric.topology=leafspine", "fabric.leaves=3",
+		  "fabric.spines=2", "fabric.hosts_per_leaf=5" },
+	};
+	struct fab_topo full, links;
+	const struct fab_params *p;
+	char err[256] = "";
+	struct t_exp e;
+	uint32_t i, n;
+
+	for (n = 0; n < 2; n++) {
+		t_load(&e, "permutation-k4.ini", ovs[n], ovs[n][2] ? 4 : 2,
+		       false, 0);
+		p = &e.x.combos[0];
+		ck_assert_int_eq(fab_topo_build(p, p->schemes[0].sw_policy,
+						&full, err, sizeof(err)), 0);
+		ck_assert_int_eq(fab_topo_build_links(p, &links, err,
+						      sizeof(err)), 0);
+		ck_assert_ptr_null(links.hops);
+		ck_assert_ptr_null(links.cfg);
+		ck_assert_uint_eq(links.nb_hosts, full.nb_hosts);
+		ck_assert_uint_eq(links.nb_switches, full.nb_switches);
+		ck_assert_uint_eq(links.nb_links, full.nb_links);
+		ck_assert_uint_gt(links.nb_links, 16);
+		for (i = 0; i < full.nb_links; i++)
+			ck_assert(memcmp(&links.links[i], &full.links[i],
+					 sizeof(full.links[i])) == 0);
+		for (i = 0; i < full.nb_switches; i++)
+			ck_assert(memcmp(&links.sw[i], &full.sw[i],
+					 sizeof(full.sw[i])) == 0);
+		ck_assert(memcmp(links.host_pos, full.host_pos,
+				 full.nb_hosts * sizeof(*full.host_pos)) == 0);
+		fab_topo_free(&full);
+		fab_topo_free(&links);
+		fab_experiment_free(&e.x);
+	}
+}
+END_TEST
+
 START_TEST(test_route_weights)
 {
 	static const char *const ov[] = { "fabric.schemes=ofan" };
@@ -1910,6 +1957,7 @@ fabric_suite(void)
 	tcase_add_test(tc, test_queue_scaling);
 	tcase_add_test(tc, test_blackhole);
 	tcase_add_test(tc, test_route_weights);
+	tcase_add_test(tc, test_topo_links_only);
 	tcase_add_test(tc, test_cm_triggers);
 	tcase_add_test(tc, test_cm_triggers_parts);
 	tcase_add_test(tc, test_cm_failures);

@@ -199,8 +199,8 @@ fab_check_cm(struct ofan_cfg *cfg, struct fab_params *p, char *err,
 			 ofan_cfg_path(cfg));
 		return -EINVAL;
 	}
-	if (tr.nb_failures > 0 && fab_topo_build(p, p->schemes[0].sw_policy,
-						 &t, msg, sizeof(msg)) != 0) {
+	if (tr.nb_failures > 0 &&
+	    fab_topo_build_links(p, &t, msg, sizeof(msg)) != 0) {
 		hs_traffic_free(&tr);
 		return ofan_cfg_fail(cfg, FAB_SEC, "topology", "%s", msg);
 	}
@@ -238,24 +238,26 @@ fab_check_cm(struct ofan_cfg *cfg, struct fab_params *p, char *err,
 	return rc;
 }
 
-/* Check that every failure names a link of the topology. */
+/*
+ * Check that every failure and drop names a link of the topology, each
+ * link (drop: link direction) at most once.
+ */
 static int
 fab_check_links(struct ofan_cfg *cfg, const struct fab_params *p)
 {
+	uint32_t dirs[FAB_MAX_DROPS], links[FAB_MAX_FAILURES];
 	struct fab_topo t;
 	char err[256] = "";
 	int rc = 0;
 	char ex[512];
-	uint16_t i;
+	uint16_t i, j;
 
 	if (p->nb_failures == 0 && p->nb_drops == 0)
 		return 0;
-	if (fab_topo_build(p, p->schemes[0].sw_policy, &t, err,
-			   sizeof(err)) != 0)
+	if (fab_topo_build_links(p, &t, err, sizeof(err)) != 0)
 		return ofan_cfg_fail(cfg, FAB_SEC, "topology", "%s", err);
 	for (i = 0; i < p->nb_drops && rc == 0; i++) {
 		uint32_t d = fab_topo_find_dir(&t, p->drops[i].link);
-		uint16_t j;
 
 		if (d == FAB_NONE) {
 			rc = ofan_cfg_fail(cfg, p->drops[i].sec, "link",
@@ -264,8 +266,9 @@ fab_check_links(struct ofan_cfg *cfg, const struct fab_params *p)
 				fab_topo_link_examples(&t, ex, sizeof(ex)));
 			break;
 		}
+		dirs[i] = d;
 		for (j = 0; j < i; j++)
-			if (fab_topo_find_dir(&t, p->drops[j].link) == d)
+			if (dirs[j] == d)
 				rc = ofan_cfg_fail(cfg, p->drops[i].sec, "link",
 					"'%s' already drops frames in [%s]; expected one [drop.*] per link direction",
 					p->drops[i].link, p->drops[j].sec);
@@ -273,7 +276,6 @@ fab_check_links(struct ofan_cfg *cfg, const struct fab_params *p)
 	for (i = 0; i < p->nb_failures && rc == 0; i++) {
 		const struct fab_failure *f = &p->failures[i];
 		uint32_t link = fab_topo_find_link(&t, f->link);
-		uint16_t j;
 
 		if (link == FAB_NONE) {
 			rc = ofan_cfg_fail(cfg, f->sec, "link",
@@ -291,8 +293,9 @@ fab_check_links(struct ofan_cfg *cfg, const struct fab_params *p)
 				(unsigned long long)t.links[link].rate_bps);
 			break;
 		}
+		links[i] = link;
 		for (j = 0; j < i; j++)
-			if (fab_topo_find_link(&t, p->failures[j].link) == link)
+			if (links[j] == link)
 				rc = ofan_cfg_fail(cfg, f->sec, "link",
 					"'%s' already fails in [%s]; expected one failure per link",
 					f->link, p->failures[j].sec);
