@@ -1097,9 +1097,11 @@ START_TEST(test_cm_failures)
 		"failure switch_type AGG switch_id 5 link_id 1\n"
 		"failure switch_type TOR switch_id 0 link_id 0\n";
 	char path[T_PATH_SIZE], ov[2][T_PATH_SIZE + 32], err[256];
-	char full[2048];
+	char full[2048], msg[1024] = "", want[2 * T_PATH_SIZE];
 	const char *ovp[2] = { ov[0], ov[1] };
+	const char *ls[3] = { ov[0], ov[1], "fabric.topology=leafspine" };
 	struct hs_cm_failure cf = { 0 };
+	struct fab_experiment x;
 	const struct fab_params *p;
 	struct fab_topo t;
 	struct t_exp e;
@@ -1149,6 +1151,15 @@ START_TEST(test_cm_failures)
 			      p->schemes[i].name);
 		fab_run_free(&r);
 	}
+	/* A leaf-spine of 16 hosts has no AGG: refused where it stands. */
+	ck_assert_int_eq(fab_experiment_load(e.path, (char *const *)ls, 3,
+					     false, 0, &x, msg, sizeof(msg)),
+			 -EINVAL);
+	snprintf(want, sizeof(want), "%s:4: switch_type AGG on a leaf-spine;",
+		 path);
+	ck_assert_msg(strncmp(msg, want, strlen(want)) == 0, "%s", msg);
+	snprintf(want, sizeof(want), "(the [traffic] cm_file of %s)", e.path);
+	ck_assert_msg(strstr(msg, want) != NULL, "%s", msg);
 	fab_experiment_free(&e.x);
 }
 END_TEST

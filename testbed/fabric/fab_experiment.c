@@ -207,20 +207,18 @@ fab_check_cm(struct ofan_cfg *cfg, struct fab_params *p, char *err,
 	for (i = 0; i < tr.nb_failures && rc == 0; i++) {
 		const struct hs_cm_failure *cf = &tr.failures[i];
 		struct fab_failure *f;
-		uint32_t link;
+		uint32_t link = FAB_NONE;
 
-		if (p->nb_failures == FAB_MAX_FAILURES) {
-			snprintf(err, err_size, "%s:%llu: failure beyond the %d a run can have; expected at most %d failures in all",
-				 p->host.cm_path,
-				 (unsigned long long)cf->line,
+		if (p->nb_failures == FAB_MAX_FAILURES)
+			snprintf(msg, sizeof(msg), "failure beyond the %d a run can have; expected at most %d failures in all",
 				 FAB_MAX_FAILURES, FAB_MAX_FAILURES);
-			rc = -EINVAL;
-			break;
-		}
-		link = fab_topo_cm_link(p, &t, cf, msg, sizeof(msg));
+		else
+			link = fab_topo_cm_link(p, &t, cf, msg, sizeof(msg));
 		if (link == FAB_NONE) {
-			snprintf(err, err_size, "%s:%llu: %s", p->host.cm_path,
-				 (unsigned long long)cf->line, msg);
+			snprintf(err, err_size, "%s:%llu: %s (the [traffic] cm_file of %s)",
+				 p->host.cm_path,
+				 (unsigned long long)cf->line, msg,
+				 ofan_cfg_path(cfg));
 			rc = -EINVAL;
 			break;
 		}
