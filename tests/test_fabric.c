@@ -1654,6 +1654,12 @@ static const struct t_bad_case t_bad_cases[] = {
 	  "allowed keys in [host]: seed, rate_coef, ack_every," },
 	{ "4", "ecmp, ofan", "", "", "traffic.colour=1", "traffic:colour",
 	  "allowed keys in [traffic]: pattern, size, iterations, seed, incast_degree, start, cm_file" },
+	/* Each combination's links are its own topology's (k = 6 has no
+	 * agg5-core3, k = 4 does). */
+	{ "4", "ecmp, ofan", "",
+	  "[failure.x]\nlink = agg5-core3\nat = 1us\n"
+	  "[sweep.k]\nkeys = fabric.k\nvalues = 4, 4, 6\n", NULL,
+	  "failure.x:link", "'agg5-core3' is not a link of this fattree" },
 	/* A sweep's on its section and the value it applied. */
 	{ "4", "ecmp, ofan", "",
 	  "[sweep.load]\nkeys = host.rate_coef\nvalues = 0.5, 7\n", NULL,

@@ -17,15 +17,36 @@
 #include "hs_traffic.h"
 #include "ofan_config.h"
 
+/* What shapes a topology's links and their names. */
+struct fab_shape {
+	enum fab_topology topo;
+	uint32_t k, leaves, spines, hosts_per_leaf;
+	enum fab_placement placement;
+	uint64_t seed;			/* of a random placement */
+	uint64_t rate_bps, uplink_rate_bps;
+};
+
 /*
- * Where the experiment's text is: the file path, or len bytes at text
- * in memory that messages call path (ofan_cfg_load_mem()).
+ * One experiment's loading: where its text is (the file path, or len
+ * bytes at text in memory that messages call path), what every
+ * combination gets on top, and the links-only topology of the last
+ * combination that needed one, kept while the next has the same shape: a
+ * sweep seldom changes it, and building a k = 24 one for each of 256
+ * combinations took most of a second.
  */
-struct fab_source {
+struct fab_loader {
 	const char *path;
 	bool in_memory;
 	const char *text;
 	size_t len;
+	char *const *ov;
+	int nb_ov;
+	bool seed_set;
+	uint64_t seed;
+	bool check_links;
+	bool have_topo;
+	struct fab_shape shape;
+	struct fab_topo topo;
 };
 
 /* A sweep dimension as written: keys and their values. */
@@ -173,16 +194,48 @@ fab_apply_sweep(struct ofan_cfg *cfg, const struct fab_sweep *s, int v,
 }
 
 /*
+ * The links-only topology of p, built or kept in l; NULL with a message
+ * in err if p's topology cannot be built.
+ */
+static const struct fab_topo *
+fab_loader_topo(struct fab_loader *l, const struct fab_params *p, char *err,
+		unsigned int err_size)
+{
+	struct fab_shape shape;
+
+	memset(&shape, 0, sizeof(shape));
+	shape.topo = p->topo;
+	shape.k = p->k;
+	shape.leaves = p->leaves;
+	shape.spines = p->spines;
+	shape.hosts_per_leaf = p->hosts_per_leaf;
+	shape.placement = p->placement;
+	shape.seed = p->placement == FAB_PLACE_RANDOM ? p->seed : 0;
+	shape.rate_bps = p->rate_bps;
+	shape.uplink_rate_bps = p->uplink_rate_bps;
+	if (l->have_topo && memcmp(&shape, &l->shape, sizeof(shape)) == 0)
+		return &l->topo;
+	if (l->have_topo)
+		fab_topo_free(&l->topo);
+	l->have_topo = false;
+	if (fab_topo_build_links(p, &l->topo, err, err_size) != 0)
+		return NULL;
+	l->shape = shape;
+	l->have_topo = true;
+	return &l->topo;
+}
+
+/*
  * A .cm file: read it now (every mistake is reported before EAL starts,
  * "FILE:LINE: ..."), its Nodes against the fabric's hosts, and its
  * failure lines added to p's failures as links gone from the start.
  */
 static int
-fab_check_cm(struct ofan_cfg *cfg, struct fab_params *p, char *err,
-	     unsigned int err_size)
+fab_check_cm(struct fab_loader *l, struct ofan_cfg *cfg, struct fab_params *p,
+	     char *err, unsigned int err_size)
 {
+	const struct fab_topo *t = NULL;
 	struct hs_traffic tr;
-	struct fab_topo t;
 	char msg[512];
 	int rc = 0;
 	uint32_t i;
@@ -200,7 +253,7 @@ fab_check_cm(struct ofan_cfg *cfg, struct fab_params *p, char *err,
 		return -EINVAL;
 	}
 	if (tr.nb_failures > 0 &&
-	    fab_topo_build_links(p, &t, msg, sizeof(msg)) != 0) {
+	    (t = fab_loader_topo(l, p, msg, sizeof(msg))) == NULL) {
 		hs_traffic_free(&tr);
 		return ofan_cfg_fail(cfg, FAB_SEC, "topology", "%s", msg);
 	}
@@ -213,7 +266,7 @@ fab_check_cm(struct ofan_cfg *cfg, struct fab_params *p, char *err,
 			snprintf(msg, sizeof(msg), "failure beyond the %d a run can have; expected at most %d failures in all",
 				 FAB_MAX_FAILURES, FAB_MAX_FAILURES);
 		else
-			link = fab_topo_cm_link(p, &t, cf, msg, sizeof(msg));
+			link = fab_topo_cm_link(p, t, cf, msg, sizeof(msg));
 		if (link == FAB_NONE) {
 			snprintf(err, err_size, "%s:%llu: %s (the [traffic] cm_file of %s)",
 				 p->host.cm_path,
@@ -224,14 +277,12 @@ fab_check_cm(struct ofan_cfg *cfg, struct fab_params *p, char *err,
 		}
 		f = &p->failures[p->nb_failures++];
 		memset(f, 0, sizeof(*f));
-		snprintf(f->link, sizeof(f->link), "%s", t.links[link].name);
+		snprintf(f->link, sizeof(f->link), "%s", t->links[link].name);
 		f->mode = SW_LINK_DOWN;
 		f->at_start = true;
 		snprintf(f->sec, sizeof(f->sec), "cm:%llu",
 			 (unsigned long long)cf->line);
 	}
-	if (tr.nb_failures > 0)
-		fab_topo_free(&t);
 	hs_traffic_free(&tr);
 	return rc;
 }
@@ -241,10 +292,11 @@ fab_check_cm(struct ofan_cfg *cfg, struct fab_params *p, char *err,
  * link (drop: link direction) at most once.
  */
 static int
-fab_check_links(struct ofan_cfg *cfg, const struct fab_params *p)
+fab_check_links(struct fab_loader *l, struct ofan_cfg *cfg,
+		const struct fab_params *p)
 {
 	uint32_t dirs[FAB_MAX_DROPS], links[FAB_MAX_FAILURES];
-	struct fab_topo t;
+	const struct fab_topo *t;
 	char err[256] = "";
 	int rc = 0;
 	char ex[512];
@@ -252,16 +304,17 @@ fab_check_links(struct ofan_cfg *cfg, const struct fab_params *p)
 
 	if (p->nb_failures == 0 && p->nb_drops == 0)
 		return 0;
-	if (fab_topo_build_links(p, &t, err, sizeof(err)) != 0)
+	t = fab_loader_topo(l, p, err, sizeof(err));
+	if (t == NULL)
 		return ofan_cfg_fail(cfg, FAB_SEC, "topology", "%s", err);
 	for (i = 0; i < p->nb_drops && rc == 0; i++) {
-		uint32_t d = fab_topo_find_dir(&t, p->drops[i].link);
+		uint32_t d = fab_topo_find_dir(t, p->drops[i].link);
 
 		if (d == FAB_NONE) {
 			rc = ofan_cfg_fail(cfg, p->drops[i].sec, "link",
 				"'%s' is not a link of this %s; expected FROM-TO such as %s",
 				p->drops[i].link, fab_topology_names[p->topo],
-				fab_topo_link_examples(&t, ex, sizeof(ex)));
+				fab_topo_link_examples(t, ex, sizeof(ex)));
 			break;
 		}
 		dirs[i] = d;
@@ -273,22 +326,22 @@ fab_check_links(struct ofan_cfg *cfg, const struct fab_params *p)
 	}
 	for (i = 0; i < p->nb_failures && rc == 0; i++) {
 		const struct fab_failure *f = &p->failures[i];
-		uint32_t link = fab_topo_find_link(&t, f->link);
+		uint32_t link = fab_topo_find_link(t, f->link);
 
 		if (link == FAB_NONE) {
 			rc = ofan_cfg_fail(cfg, f->sec, "link",
 				"'%s' is not a link of this %s; expected NODE-NODE such as %s",
 				f->link, fab_topology_names[p->topo],
-				fab_topo_link_examples(&t, ex, sizeof(ex)));
+				fab_topo_link_examples(t, ex, sizeof(ex)));
 			break;
 		}
 		/* A faster link would shorten the threads' lookahead. */
 		if (f->mode == SW_LINK_DEGRADED &&
-		    f->rate_bps >= t.links[link].rate_bps) {
+		    f->rate_bps >= t->links[link].rate_bps) {
 			rc = ofan_cfg_fail(cfg, f->sec, "rate",
 				"'%llu' bit/s is not below the link's %llu bit/s; expected a degraded (lower) rate",
 				(unsigned long long)f->rate_bps,
-				(unsigned long long)t.links[link].rate_bps);
+				(unsigned long long)t->links[link].rate_bps);
 			break;
 		}
 		links[i] = link;
@@ -298,7 +351,6 @@ fab_check_links(struct ofan_cfg *cfg, const struct fab_params *p)
 					"'%s' already fails in [%s]; expected one failure per link",
 					f->link, p->failures[j].sec);
 	}
-	fab_topo_free(&t);
 	return rc;
 }
 
@@ -307,29 +359,27 @@ fab_check_links(struct ofan_cfg *cfg, const struct fab_params *p)
  * combination c (value index per dimension), then parse and check.
  */
 static int
-fab_load_combo(const struct fab_source *src, char *const *ov, int nb_ov,
-	       bool seed_set, uint64_t seed, bool check_links, const int *vidx,
-	       struct fab_params *p,
+fab_load_combo(struct fab_loader *l, const int *vidx, struct fab_params *p,
 	       struct fab_sweep *sweeps, int *nb_sweeps, char *err,
 	       unsigned int err_size)
 {
-	struct ofan_cfg *cfg = src->in_memory ?
-		ofan_cfg_load_mem(src->path, src->text, src->len, err,
-				  err_size) :
-		ofan_cfg_load(src->path, err, err_size);
+	struct ofan_cfg *cfg = l->in_memory ?
+		ofan_cfg_load_mem(l->path, l->text, l->len, err, err_size) :
+		ofan_cfg_load(l->path, err, err_size);
 	char buf[64];
 	int i, rc = 0;
 
 	if (cfg == NULL)
 		return -EINVAL;
-	fab_params_defaults(p, src->path);
-	for (i = 0; i < nb_ov && rc == 0; i++)
-		rc = fab_apply_override(cfg, ov[i], "command line", err,
+	fab_params_defaults(p, l->path);
+	for (i = 0; i < l->nb_ov && rc == 0; i++)
+		rc = fab_apply_override(cfg, l->ov[i], "command line", err,
 					err_size);
-	if (rc == 0 && seed_set) {
+	if (rc == 0 && l->seed_set) {
 		char origin[96];
 
-		snprintf(buf, sizeof(buf), "%llu", (unsigned long long)seed);
+		snprintf(buf, sizeof(buf), "%llu",
+			 (unsigned long long)l->seed);
 		snprintf(origin, sizeof(origin), "command line: --seed %s", buf);
 		rc = ofan_cfg_set_from(cfg, FAB_SEC, "seed", buf, origin);
 	}
@@ -350,14 +400,14 @@ fab_load_combo(const struct fab_source *src, char *const *ov, int nb_ov,
 		goto out;
 	p->nb_sweep = (uint16_t)*nb_sweeps;
 	if (fab_parse(cfg, p) != 0 ||
-	    (check_links && fab_check_links(cfg, p) != 0) ||
+	    (l->check_links && fab_check_links(l, cfg, p) != 0) ||
 	    ofan_cfg_check_unknown(cfg) != 0) {
 		rc = -EINVAL;
 		goto fail;
 	}
 	/* A cm error is its own file's, FILE:LINE (err is set). */
 	err[0] = '\0';
-	if (fab_check_cm(cfg, p, err, err_size) != 0) {
+	if (fab_check_cm(l, cfg, p, err, err_size) != 0) {
 		rc = -EINVAL;
 		if (err[0] == '\0')
 			goto fail;
@@ -384,11 +434,8 @@ fab_params_for_seed(const struct fab_params *p, uint32_t i,
 }
 
 static int
-fab_experiment_load_checked(const struct fab_source *src,
-			    char *const *overrides, int nb_overrides,
-			    bool seed_set, uint64_t seed, bool check_links,
-			    struct fab_experiment *x, char *err,
-			    unsigned int err_size)
+fab_experiment_load_checked(struct fab_loader *l, struct fab_experiment *x,
+			    char *err, unsigned int err_size)
 {
 	struct fab_sweep sweeps[FAB_MAX_SWEEP_DIMS];
 	int vidx[FAB_MAX_SWEEP_DIMS] = { 0 };
@@ -397,13 +444,12 @@ fab_experiment_load_checked(const struct fab_source *src,
 	uint32_t c, n = 1;
 
 	memset(x, 0, sizeof(*x));
-	x->path = src->path;
+	x->path = l->path;
 	first = calloc(1, sizeof(*first));
 	if (first == NULL)
 		return -ENOMEM;
 	/* A first pass finds the sweeps (and checks the file as written). */
-	rc = fab_load_combo(src, overrides, nb_overrides, seed_set, seed,
-			    check_links, NULL, first, sweeps, &nb_sweeps, err,
+	rc = fab_load_combo(l, NULL, first, sweeps, &nb_sweeps, err,
 			    err_size);
 	free(first);
 	if (rc != 0)
@@ -422,9 +468,8 @@ fab_experiment_load_checked(const struct fab_source *src,
 			vidx[d] = (int)(rest % sweeps[d].nb_values);
 			rest /= sweeps[d].nb_values;
 		}
-		rc = fab_load_combo(src, overrides, nb_overrides, seed_set,
-				    seed, check_links, vidx, &x->combos[c],
-				    sweeps, &nb_sweeps, err, err_size);
+		rc = fab_load_combo(l, vidx, &x->combos[c], sweeps,
+				    &nb_sweeps, err, err_size);
 		if (rc != 0) {
 			for (d = 0; d < nb_sweeps; d++) {
 				char where[160];
@@ -445,19 +490,17 @@ fab_experiment_load_checked(const struct fab_source *src,
 	return 0;
 }
 
-/* The experiment of src with --seeds N (0: as the text says). */
+/* The experiment l loads, with --seeds N (0: as the text says). */
 static int
-fab_experiment_load_src(const struct fab_source *src,
-			char *const *overrides, int nb_overrides,
-			bool seed_set, uint64_t seed, uint32_t seeds,
-			bool check_links, struct fab_experiment *x, char *err,
-			unsigned int err_size)
+fab_experiment_load_with(struct fab_loader *l, uint32_t seeds,
+			 struct fab_experiment *x, char *err,
+			 unsigned int err_size)
 {
+	int rc = fab_experiment_load_checked(l, x, err, err_size);
 	uint32_t c;
-	int rc = fab_experiment_load_checked(src, overrides, nb_overrides,
-					     seed_set, seed, check_links, x,
-					     err, err_size);
 
+	if (l->have_topo)
+		fab_topo_free(&l->topo);
 	if (rc != 0 || seeds == 0)
 		return rc;
 	for (c = 0; c < x->nb_combos; c++)
@@ -482,11 +525,12 @@ fab_experiment_load_seeds(const char *path, char *const *overrides,
 			  struct fab_experiment *x, char *err,
 			  unsigned int err_size)
 {
-	const struct fab_source src = { .path = path };
+	struct fab_loader l = {
+		.path = path, .ov = overrides, .nb_ov = nb_overrides,
+		.seed_set = seed_set, .seed = seed, .check_links = check_links,
+	};
 
-	return fab_experiment_load_src(&src, overrides, nb_overrides,
-				       seed_set, seed, seeds, check_links, x,
-				       err, err_size);
+	return fab_experiment_load_with(&l, seeds, x, err, err_size);
 }
 
 int
@@ -496,13 +540,13 @@ fab_experiment_load_mem(const char *name, const char *text, size_t len,
 			bool check_links, struct fab_experiment *x, char *err,
 			unsigned int err_size)
 {
-	const struct fab_source src = {
+	struct fab_loader l = {
 		.path = name, .in_memory = true, .text = text, .len = len,
+		.ov = overrides, .nb_ov = nb_overrides, .seed_set = seed_set,
+		.seed = seed, .check_links = check_links,
 	};
 
-	return fab_experiment_load_src(&src, overrides, nb_overrides,
-				       seed_set, seed, seeds, check_links, x,
-				       err, err_size);
+	return fab_experiment_load_with(&l, seeds, x, err, err_size);
 }
 
 void
