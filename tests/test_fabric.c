@@ -1660,6 +1660,14 @@ static const struct t_bad_case t_bad_cases[] = {
 	  "[failure.x]\nlink = agg5-core3\nat = 1us\n"
 	  "[sweep.k]\nkeys = fabric.k\nvalues = 4, 4, 6\n", NULL,
 	  "failure.x:link", "'agg5-core3' is not a link of this fattree" },
+	/* A sweep key must be one an override can set. */
+	{ "4", "ecmp, ofan", "",
+	  "[sweep.d]\nkeys = fabric.delay = 1us\nvalues = 2us\n", NULL,
+	  "sweep.d:keys", "'fabric.delay = 1us' is not section.key" },
+	{ "4", "ecmp, ofan", "",
+	  "[sweep.d]\nkeys = fabric.delay, traffic.a:b, fabric.\n"
+	  "values = 1us/1/2\n", NULL,
+	  "sweep.d:keys", "'traffic.a:b' is not section.key" },
 	/* A sweep's on its section and the value it applied. */
 	{ "4", "ecmp, ofan", "",
 	  "[sweep.load]\nkeys = host.rate_coef\nvalues = 0.5, 7\n", NULL,

@@ -98,6 +98,20 @@ fab_apply_override(struct ofan_cfg *cfg, const char *ov, const char *from,
 	return 0;
 }
 
+/*
+ * Whether k (trimmed) is a key fab_apply_override() can set: "sec.key"
+ * split at the last dot, neither part empty, no '=' (which would end
+ * the key) and no ':' in the key (which ofan_cfg_set_from() refuses).
+ */
+static bool
+fab_is_section_key(const char *k)
+{
+	const char *dot = strrchr(k, '.');
+
+	return dot != NULL && dot != k && dot[1] != '\0' &&
+	       strchr(k, '=') == NULL && strchr(dot, ':') == NULL;
+}
+
 /* [sweep.NAME] sections, in file order (read, so they count as known). */
 static int
 fab_parse_sweeps(struct ofan_cfg *cfg, struct fab_sweep *sw, int *nb)
@@ -130,7 +144,7 @@ fab_parse_sweeps(struct ofan_cfg *cfg, struct fab_sweep *sw, int *nb)
 				"'%s'; expected 1 to 4 comma-separated section.key names",
 				keys);
 		for (j = 0; j < nk; j++) {
-			if (strchr(parts[j], '.') == NULL ||
+			if (!fab_is_section_key(parts[j]) ||
 			    strlen(parts[j]) >= sizeof(s->keys[j]))
 				return ofan_cfg_fail(cfg, secs[i], "keys",
 					"'%s' is not section.key; expected e.g. fabric.reconverge_delay",
