@@ -443,7 +443,8 @@ cfg_syntax_message(const char *name, char *msg, char *err, size_t err_size)
 	int line;
 
 	/* The line number is in the last " (" (NAME may hold one too). */
-	for (p = strstr(msg, " ("); p != NULL && p < end; p = strstr(p + 1, " ("))
+	for (p = strstr(msg, " ("); p != NULL && p < end;
+	     p = strstr(p + 1, " ("))
 		paren = p;
 	if (syntax && paren != NULL) {
 		line = atoi(paren + 2);
@@ -524,9 +525,9 @@ cfg_parse(const char *name, const char *path, char *err, size_t err_size)
 	if (rc == 0)
 		return cfg;
 	if (rc == -EINVAL)
-		snprintf(err, err_size, "%s: a section has a blank name ('[ ]', "
-			 "or '[]' before the first section); expected [name]",
-			 name);
+		snprintf(err, err_size, "%s: a section has a blank name "
+			 "('[ ]', or '[]' before the first section); "
+			 "expected [name]", name);
 	else
 		snprintf(err, err_size, "%s: out of memory", name);
 	ofan_cfg_free(cfg);

@@ -27,10 +27,10 @@
  *     succeeds when there is none.
  * The plain value parsers also get the raw input as one string.
  *
- * Speed: about 2700 inputs a second on one core (the file-based harness
- * of before made about 500 on the same corpus and machine); the getters
- * are about 40 % of it, the load with its system calls and the fuzzer
- * itself the rest.
+ * Speed: about 2700 inputs a second on one core with run-fuzz.sh's
+ * smaller ASan quarantine (the file-based harness of before made about
+ * 500 on the same corpus and machine); the getters are about 40 % of it,
+ * the load with its system calls and the fuzzer itself the rest.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -119,6 +119,23 @@ fuzz_scratch(struct ofan_cfg *cfg, const char *text)
 	FUZZ_CHECK(ofan_cfg_set(cfg, FUZZ_SCRATCH, "v", text) == 0);
 }
 
+/*
+ * The getters of numbers with units and their plain parsers; a value
+ * written back as thousands of this unit with three decimals must read
+ * back the same.
+ */
+static const struct {
+	int (*get)(struct ofan_cfg *cfg, const char *sec, const char *key,
+		   unsigned int flags, uint64_t min, uint64_t max,
+		   uint64_t *out);
+	int (*parse)(const char *s, uint64_t *out);
+	const char *unit;
+} fuzz_scaled[] = {
+	{ ofan_cfg_get_rate, ofan_parse_rate, "K" },
+	{ ofan_cfg_get_time, ofan_parse_time, "us" },
+	{ ofan_cfg_get_size, ofan_parse_size, "KB" },
+};
+
 /* The number getters: u64, u32, double, rate, time and size. */
 static void
 fuzz_numbers(const struct fuzz_ctx *x, const char *sec, const char *key,
@@ -130,6 +147,7 @@ fuzz_numbers(const struct fuzz_ctx *x, const char *sec, const char *key,
 	uint32_t n32 = FUZZ_SENTINEL;
 	double d = FUZZ_SENTINEL, dp = 0, dlo = -1e9, dhi = 1e9;
 	char buf[64];
+	size_t i;
 	int rc;
 
 	rc = ofan_cfg_get_u64(cfg, sec, key, 0, lo, hi, &n);
@@ -155,35 +173,17 @@ fuzz_numbers(const struct fuzz_ctx *x, const char *sec, const char *key,
 		fuzz_check_refusal(x, sec, key, rc);
 	}
 
-	rc = ofan_cfg_get_rate(cfg, sec, key, 0, lo, hi, &n);
-	if (rc == 0) {
-		FUZZ_CHECK(n >= lo && n <= hi && ofan_parse_rate(v, &p) == 0 &&
-			   p == n);
-		snprintf(buf, sizeof(buf), "%" PRIu64 ".%03" PRIu64 "K",
-			 n / 1000, n % 1000);
-		FUZZ_CHECK(ofan_parse_rate(buf, &back) == 0 && back == n);
-	} else {
-		fuzz_check_refusal(x, sec, key, rc);
-	}
-	rc = ofan_cfg_get_time(cfg, sec, key, 0, lo, hi, &n);
-	if (rc == 0) {
-		FUZZ_CHECK(n >= lo && n <= hi && ofan_parse_time(v, &p) == 0 &&
-			   p == n);
-		snprintf(buf, sizeof(buf), "%" PRIu64 ".%03" PRIu64 "us",
-			 n / 1000, n % 1000);
-		FUZZ_CHECK(ofan_parse_time(buf, &back) == 0 && back == n);
-	} else {
-		fuzz_check_refusal(x, sec, key, rc);
-	}
-	rc = ofan_cfg_get_size(cfg, sec, key, 0, lo, hi, &n);
-	if (rc == 0) {
-		FUZZ_CHECK(n >= lo && n <= hi && ofan_parse_size(v, &p) == 0 &&
-			   p == n);
-		snprintf(buf, sizeof(buf), "%" PRIu64 ".%03" PRIu64 "KB",
-			 n / 1000, n % 1000);
-		FUZZ_CHECK(ofan_parse_size(buf, &back) == 0 && back == n);
-	} else {
-		fuzz_check_refusal(x, sec, key, rc);
+	for (i = 0; i < sizeof(fuzz_scaled) / sizeof(fuzz_scaled[0]); i++) {
+		rc = fuzz_scaled[i].get(cfg, sec, key, 0, lo, hi, &n);
+		if (rc != 0) {
+			fuzz_check_refusal(x, sec, key, rc);
+			continue;
+		}
+		FUZZ_CHECK(n >= lo && n <= hi &&
+			   fuzz_scaled[i].parse(v, &p) == 0 && p == n);
+		snprintf(buf, sizeof(buf), "%" PRIu64 ".%03" PRIu64 "%s",
+			 n / 1000, n % 1000, fuzz_scaled[i].unit);
+		FUZZ_CHECK(fuzz_scaled[i].parse(buf, &back) == 0 && back == n);
 	}
 }
 
@@ -206,13 +206,14 @@ fuzz_words(const struct fuzz_ctx *x, const char *sec, const char *key,
 
 	rc = ofan_cfg_get_bool(cfg, sec, key, 0, &b);
 	if (rc == 0)
-		FUZZ_CHECK(ofan_cfg_get_enum(cfg, sec, key, 0, words, &w) == 0 &&
-			   b == (w >= 4));
+		FUZZ_CHECK(ofan_cfg_get_enum(cfg, sec, key, 0, words,
+					     &w) == 0 && b == (w >= 4));
 	else
 		fuzz_check_refusal(x, sec, key, rc);
 	rc = ofan_cfg_get_enum(cfg, sec, key, 0, fuzz_names, &e);
 	if (rc == 0)
-		FUZZ_CHECK(e >= 0 && e < 3 && strcasecmp(v, fuzz_names[e]) == 0);
+		FUZZ_CHECK(e >= 0 && e < 3 &&
+			   strcasecmp(v, fuzz_names[e]) == 0);
 	else
 		fuzz_check_refusal(x, sec, key, rc);
 
@@ -243,7 +244,8 @@ fuzz_words(const struct fuzz_ctx *x, const char *sec, const char *key,
 		snprintf(buf, sizeof(buf), "%02x:%02x:%02x:%02x:%02x:%02x",
 			 mac[0], mac[1], mac[2], mac[3], mac[4], mac[5]);
 		FUZZ_CHECK(ofan_parse_mac(buf, mac2) == 0 &&
-			   memcmp(mac, mac2, 6) == 0 && strcasecmp(buf, v) == 0);
+			   memcmp(mac, mac2, 6) == 0 &&
+			   strcasecmp(buf, v) == 0);
 	} else {
 		fuzz_check_refusal(x, sec, key, rc);
 	}
@@ -433,20 +435,6 @@ fuzz_section(struct fuzz_ctx *x, struct fuzz_section *s, int *budget)
 		s->asked_any = true;
 		(*budget)--;
 	}
-}
-
-/*
- * ASan's quarantine (256 MB by default) hands every input fresh pages to
- * fault in and clear: a third of the time here.  16 MB still holds the
- * memory of many inputs (one allocates well under 1 MB), so a use after
- * free is still caught.
- */
-const char *__asan_default_options(void);
-
-const char *
-__asan_default_options(void)
-{
-	return "quarantine_size_mb=16";
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

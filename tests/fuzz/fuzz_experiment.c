@@ -81,7 +81,8 @@ fuzz_cleanup(void)
 	size_t i;
 
 	for (i = 0; i < sizeof(fuzz_cms) / sizeof(fuzz_cms[0]); i++) {
-		snprintf(path, sizeof(path), "%s/%s", fuzz_dir, fuzz_cms[i].file);
+		snprintf(path, sizeof(path), "%s/%s", fuzz_dir,
+			 fuzz_cms[i].file);
 		unlink(path);
 	}
 	rmdir(fuzz_dir);
@@ -99,7 +100,8 @@ fuzz_setup(void)
 	FUZZ_CHECK(mkdtemp(fuzz_dir) != NULL);
 	atexit(fuzz_cleanup);
 	for (i = 0; i < sizeof(fuzz_cms) / sizeof(fuzz_cms[0]); i++) {
-		snprintf(path, sizeof(path), "%s/%s", fuzz_dir, fuzz_cms[i].file);
+		snprintf(path, sizeof(path), "%s/%s", fuzz_dir,
+			 fuzz_cms[i].file);
 		f = fopen(path, "w");
 		FUZZ_CHECK(f != NULL && fputs(fuzz_cms[i].text, f) >= 0 &&
 			   fclose(f) == 0);
@@ -277,20 +279,6 @@ fuzz_check_rejected(const char *err)
 		    err[strlen(fuzz_name)] == ':') ||
 		   strstr(err, cm) != NULL);
 	FUZZ_CHECK(strchr(err, '\n') == NULL);
-}
-
-/*
- * ASan's quarantine (256 MB by default) hands every input fresh pages to
- * fault in and clear, and a full topology's switch configurations are
- * megabytes; 16 MB still holds the memory of a few inputs, so a use after
- * free is still caught.
- */
-const char *__asan_default_options(void);
-
-const char *
-__asan_default_options(void)
-{
-	return "quarantine_size_mb=16";
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
