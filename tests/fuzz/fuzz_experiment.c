@@ -5,9 +5,10 @@
  * fab_config.c, fab_topo.c and the switch's and the host's readers of
  * their sections), from memory: each input is the text of an experiment
  * called DIR/fuzz.ini, sweeps, failures, drops and .cm files included.
- * DIR is a folder the harness makes once and fills with two connection
- * matrices a relative cm_file finds there: fail-k4.cm (16 hosts, two
- * htsim failure lines: a k = 4 fat tree) and b2b.cm (2 hosts).
+ * DIR is a folder the harness makes once (/tmp/ofan-fuzz-exp-*, removed
+ * at exit; a crash leaves it) and fills with two connection matrices a
+ * relative cm_file finds there: fail-k4.cm (16 hosts, two htsim failure
+ * lines: a k = 4 fat tree) and b2b.cm (2 hosts).
  *
  * A rejected experiment must say where: its message begins with
  * "DIR/fuzz.ini:" (a line, a section and key, or the whole file), or it
