@@ -33,6 +33,19 @@ struct ofan_cfg;
  * missing, syntax error) into err.
  */
 struct ofan_cfg *ofan_cfg_load(const char *path, char *err, size_t err_size);
+
+/*
+ * Load the len bytes at text (which may hold NUL bytes and need not end
+ * in one; NULL if len is 0) exactly as ofan_cfg_load() loads a file
+ * called name holding them: the same syntax (iniparser's, through an
+ * in-memory file), the same configuration and messages, which say name
+ * ("name:LINE: ...", "name:SEC:KEY: ...").  Relative paths in values
+ * (ofan_cfg_path_of(), ofan_cfg_devargs()) are relative to name's
+ * folder, so to the current directory when name has no '/'.  name is
+ * copied; text is not kept.  Needs memfd_create() and /proc.
+ */
+struct ofan_cfg *ofan_cfg_load_mem(const char *name, const char *text,
+				   size_t len, char *err, size_t err_size);
 void ofan_cfg_free(struct ofan_cfg *cfg);
 
 /*
@@ -44,7 +57,7 @@ int ofan_cfg_load_with(const char *path,
 		       int (*fill)(struct ofan_cfg *cfg, void *arg),
 		       void *arg, char *err, size_t err_size);
 
-/* The file name as given to ofan_cfg_load(). */
+/* The file name as given to ofan_cfg_load() (the name, from memory). */
 const char *ofan_cfg_path(const struct ofan_cfg *cfg);
 
 /* The last error message, "" when none. */
@@ -104,6 +117,15 @@ bool ofan_cfg_has_key(const struct ofan_cfg *cfg, const char *sec,
  */
 int ofan_cfg_sections(const struct ofan_cfg *cfg, const char *prefix,
 		      const char **names, int max);
+
+/*
+ * Names of the keys of section sec ("" for keys before any section), in
+ * file order, overrides last.  Fills up to max names (pointers owned by
+ * cfg) and returns how many there are in total (0: no such section).
+ * Marks nothing as read.
+ */
+int ofan_cfg_keys(const struct ofan_cfg *cfg, const char *sec,
+		  const char **keys, int max);
 
 /*
  * Mark a section as known even if none of its keys are read (e.g. the

@@ -61,6 +61,17 @@ load_bad_text(const char *name, const char *text, char *err, size_t size)
 	ck_assert_ptr_null(cfg);
 }
 
+/* Write the len bytes at text, NUL bytes included, to the file name. */
+static void
+write_bytes(const char *name, const char *text, size_t len)
+{
+	FILE *f = fopen(name, "w");
+
+	ck_assert_ptr_nonnull(f);
+	ck_assert_uint_eq(fwrite(text, 1, len, f), len);
+	ck_assert_int_eq(fclose(f), 0);
+}
+
 static const char good_ini[] =
 	"; A leaf switch.\n"
 	"[switch]\n"
@@ -722,6 +733,313 @@ START_TEST(test_fail)
 }
 END_TEST
 
+/*
+ * Load text from a file called name and from memory under the same name:
+ * both must be accepted or rejected alike, with the same message (in
+ * err), and no message may show the /proc path the text is read through.
+ */
+static void
+load_both(const char *name, const char *text, size_t len,
+	  struct ofan_cfg **file, struct ofan_cfg **mem, char *err,
+	  size_t size)
+{
+	char err_mem[ERR_SIZE] = "";
+
+	write_bytes(name, text, len);
+	*file = ofan_cfg_load(name, err, size);
+	unlink(name);
+	*mem = ofan_cfg_load_mem(name, text, len, err_mem, sizeof(err_mem));
+	ck_assert_str_eq(err_mem, err);
+	ck_assert_int_eq(*file == NULL, *mem == NULL);
+	ck_assert_ptr_null(strstr(err_mem, "/proc"));
+}
+
+/* a and b have the same sections, keys and values, in the same order. */
+static void
+assert_same_cfg(struct ofan_cfg *a, struct ofan_cfg *b)
+{
+	const char *sa[64], *sb[64], *ka[64], *kb[64], *va, *vb, *sec;
+	int nb_sec = ofan_cfg_sections(a, "", sa, 64), i, j, nb_keys;
+
+	ck_assert_int_le(nb_sec, 64);
+	ck_assert_int_eq(ofan_cfg_sections(b, "", sb, 64), nb_sec);
+	ck_assert_str_eq(ofan_cfg_path(a), ofan_cfg_path(b));
+	/* -1: the keys before any section. */
+	for (i = -1; i < nb_sec; i++) {
+		sec = i < 0 ? "" : sa[i];
+		if (i >= 0)
+			ck_assert_str_eq(sa[i], sb[i]);
+		nb_keys = ofan_cfg_keys(a, sec, ka, 64);
+		ck_assert_int_le(nb_keys, 64);
+		ck_assert_int_eq(ofan_cfg_keys(b, sec, kb, 64), nb_keys);
+		for (j = 0; j < nb_keys; j++) {
+			ck_assert_str_eq(ka[j], kb[j]);
+			va = vb = NULL;
+			ck_assert_int_eq(ofan_cfg_get_str(a, sec, ka[j], 0,
+							  &va), 0);
+			ck_assert_int_eq(ofan_cfg_get_str(b, sec, kb[j], 0,
+							  &vb), 0);
+			ck_assert_str_eq(va, vb);
+		}
+	}
+}
+
+START_TEST(test_mem_equals_file)
+{
+	char err[ERR_SIZE] = "";
+	struct ofan_cfg *file, *mem;
+	uint32_t v = 0;
+	int e = -1;
+
+	load_both("same.ini", good_ini, strlen(good_ini), &file, &mem, err,
+		  sizeof(err));
+	ck_assert_ptr_nonnull(file);
+	ck_assert_int_eq(ofan_cfg_sections(mem, "", NULL, 0), 3);
+	assert_same_cfg(file, mem);
+	ck_assert_int_eq(ofan_cfg_check_unknown(mem), 0);
+	ofan_cfg_free(file);
+	ofan_cfg_free(mem);
+
+	/* The same getters leave the same key unknown, the same bad value. */
+	load_both("same.ini", good_ini, strlen(good_ini), &file, &mem, err,
+		  sizeof(err));
+	ck_assert_int_eq(ofan_cfg_get_enum(file, "switch", "policy", 0,
+					   policies, &e), 0);
+	ck_assert_int_eq(ofan_cfg_get_enum(mem, "switch", "policy", 0,
+					   policies, &e), 0);
+	ck_assert_int_eq(ofan_cfg_check_unknown(file), -EINVAL);
+	ck_assert_int_eq(ofan_cfg_check_unknown(mem), -EINVAL);
+	ck_assert_str_eq(ofan_cfg_error(mem), "same.ini:switch:name: unknown "
+			 "key; allowed keys in [switch]: policy");
+	ck_assert_str_eq(ofan_cfg_error(mem), ofan_cfg_error(file));
+	ck_assert_int_eq(ofan_cfg_get_u32(file, "switch", "policy", 0, 1, 64,
+					  &v), -EINVAL);
+	ck_assert_int_eq(ofan_cfg_get_u32(mem, "switch", "policy", 0, 1, 64,
+					  &v), -EINVAL);
+	ck_assert_str_eq(ofan_cfg_error(mem), "same.ini:switch:policy: "
+			 "'Spray' is not an integer; expected an integer in "
+			 "[1, 64]");
+	ck_assert_str_eq(ofan_cfg_error(mem), ofan_cfg_error(file));
+	ofan_cfg_free(file);
+	ofan_cfg_free(mem);
+}
+END_TEST
+
+START_TEST(test_mem_syntax_error)
+{
+	static const char bad[] = "[a]\nx = 1\ngarbage\n";
+	char err[ERR_SIZE] = "", line[1100];
+	struct ofan_cfg *file, *mem;
+
+	ck_assert_ptr_null(ofan_cfg_load_mem("exp/m.ini", bad, strlen(bad),
+					     err, sizeof(err)));
+	ck_assert_str_eq(err, "exp/m.ini:3: 'garbage' is not valid INI; "
+			 "expected [section], key = value or a comment");
+	load_both("bad.ini", bad, strlen(bad), &file, &mem, err, sizeof(err));
+	ck_assert_ptr_null(file);
+	ck_assert_str_eq(err, "bad.ini:3: 'garbage' is not valid INI; "
+			 "expected [section], key = value or a comment");
+
+	/* iniparser reads lines of up to 1022 characters. */
+	memset(line, 'v', sizeof(line));
+	memcpy(line, "[a]\nk = ", 8);
+	memcpy(line + 4 + 1022, "\nz = 1\n", 7);
+	load_both("long.ini", line, 4 + 1022 + 7, &file, &mem, err,
+		  sizeof(err));
+	ck_assert_msg(mem != NULL, "%s", err);
+	assert_same_cfg(file, mem);
+	ofan_cfg_free(file);
+	ofan_cfg_free(mem);
+	line[4 + 1022] = 'v';
+	memcpy(line + 4 + 1023, "\nz = 1\n", 7);
+	load_both("long.ini", line, 4 + 1023 + 7, &file, &mem, err,
+		  sizeof(err));
+	ck_assert_ptr_null(mem);
+	ck_assert_str_eq(err, "long.ini:2: the line is too long or holds a "
+			 "NUL byte; expected text lines of at most 1022 "
+			 "characters");
+}
+END_TEST
+
+START_TEST(test_mem_nul_and_empty)
+{
+	/* iniparser skips a line that is one byte before its NUL. */
+	static const char skipped[] = "[s]\nk = 1\nx\0y = 2\nz = 3";
+	static const char nul[] = "[s]\nk = 1\nabc\0 = 2\nz = 3\n";
+	char err[ERR_SIZE] = "";
+	struct ofan_cfg *file, *mem;
+	const char *keys[4];
+
+	load_both("empty.ini", "", 0, &file, &mem, err, sizeof(err));
+	ck_assert_ptr_nonnull(mem);
+	assert_same_cfg(file, mem);
+	ck_assert_int_eq(ofan_cfg_sections(mem, "", NULL, 0), 0);
+	ck_assert_int_eq(ofan_cfg_check_unknown(mem), 0);
+	ofan_cfg_free(file);
+	ofan_cfg_free(mem);
+	mem = ofan_cfg_load_mem("null.ini", NULL, 0, err, sizeof(err));
+	ck_assert_ptr_nonnull(mem);
+	ck_assert_int_eq(ofan_cfg_check_unknown(mem), 0);
+	ofan_cfg_free(mem);
+
+	load_both("nul.ini", skipped, sizeof(skipped) - 1, &file, &mem, err,
+		  sizeof(err));
+	ck_assert_ptr_nonnull(mem);
+	assert_same_cfg(file, mem);
+	ck_assert_int_eq(ofan_cfg_keys(mem, "s", keys, 4), 2);
+	ck_assert_str_eq(keys[1], "z");
+	ofan_cfg_free(file);
+	ofan_cfg_free(mem);
+	load_both("nul.ini", nul, sizeof(nul) - 1, &file, &mem, err,
+		  sizeof(err));
+	ck_assert_ptr_null(mem);
+	ck_assert_str_eq(err, "nul.ini:3: the line is too long or holds a NUL "
+			 "byte; expected text lines of at most 1022 "
+			 "characters");
+}
+END_TEST
+
+START_TEST(test_blank_section)
+{
+	static const char *const bad[] = {
+		"[a]\nx = 1\n[ ]\ny = 2\n", "[\t]\n", "[]\nk = 1\n",
+	};
+	char err[ERR_SIZE] = "";
+	struct ofan_cfg *file, *mem;
+	const char *keys[2];
+	unsigned int i;
+
+	/* iniparser makes these a section "": they must not load. */
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		load_both("blank.ini", bad[i], strlen(bad[i]), &file, &mem,
+			  err, sizeof(err));
+		ck_assert_ptr_null(mem);
+		ck_assert_str_eq(err, "blank.ini: a section has a blank name "
+				 "('[ ]', or '[]' before the first section); "
+				 "expected [name]");
+	}
+	/* After a section, iniparser reads "[]" as that section again. */
+	file = load_text("t.ini", "[a]\nx = 1\n[]\ny = 2\n");
+	ck_assert_int_eq(ofan_cfg_keys(file, "a", keys, 2), 2);
+	ck_assert_str_eq(keys[1], "y");
+	ck_assert(!ofan_cfg_has_section(file, ""));
+	ofan_cfg_free(file);
+}
+END_TEST
+
+START_TEST(test_mem_paths)
+{
+	static const char text[] = "[t]\ncm = a.cm\nabs = /x/b.cm\n";
+	char err[ERR_SIZE] = "", out[64];
+	struct ofan_cfg *cfg;
+
+	/* Relative to the name's folder, as for a file of that name. */
+	cfg = ofan_cfg_load_mem("exp/m.ini", text, strlen(text), err,
+				sizeof(err));
+	ck_assert_ptr_nonnull(cfg);
+	ck_assert_str_eq(ofan_cfg_path(cfg), "exp/m.ini");
+	ck_assert_int_eq(ofan_cfg_path_of(cfg, "t", "cm", "a.cm", out,
+					  sizeof(out)), 0);
+	ck_assert_str_eq(out, "exp/a.cm");
+	ck_assert_int_eq(ofan_cfg_path_of(cfg, "t", "abs", "/x/b.cm", out,
+					  sizeof(out)), 0);
+	ck_assert_str_eq(out, "/x/b.cm");
+	ofan_cfg_free(cfg);
+	/* No folder: the current directory. */
+	cfg = ofan_cfg_load_mem("m.ini", text, strlen(text), err, sizeof(err));
+	ck_assert_ptr_nonnull(cfg);
+	ck_assert_int_eq(ofan_cfg_path_of(cfg, "t", "cm", "a.cm", out,
+					  sizeof(out)), 0);
+	ck_assert_str_eq(out, "a.cm");
+	ofan_cfg_free(cfg);
+}
+END_TEST
+
+START_TEST(test_keys)
+{
+	struct ofan_cfg *cfg = load_text("t.ini", "stray = 1\n[s]\nB = 2\n"
+					 "a = 1\nb = 3\n[e]\n");
+	const char *keys[4] = { NULL };
+
+	ck_assert_int_eq(ofan_cfg_set(cfg, "S", "c", "4"), 0);
+	ck_assert_int_eq(ofan_cfg_keys(cfg, "s", keys, 4), 3);
+	ck_assert_str_eq(keys[0], "b");
+	ck_assert_str_eq(keys[1], "a");
+	ck_assert_str_eq(keys[2], "c");
+	keys[1] = NULL;
+	ck_assert_int_eq(ofan_cfg_keys(cfg, "s", keys, 1), 3);
+	ck_assert_ptr_null(keys[1]);
+	ck_assert_int_eq(ofan_cfg_keys(cfg, "", keys, 4), 1);
+	ck_assert_str_eq(keys[0], "stray");
+	ck_assert_int_eq(ofan_cfg_keys(cfg, "e", keys, 4), 0);
+	ck_assert_int_eq(ofan_cfg_keys(cfg, "none", NULL, 0), 0);
+	/* Listing marks nothing as read. */
+	ck_assert_int_eq(ofan_cfg_check_unknown(cfg), -EINVAL);
+	ck_assert_str_eq(ofan_cfg_error(cfg), "t.ini: key 'stray' is outside "
+			 "any section; expected it under a [section]");
+	ofan_cfg_free(cfg);
+}
+END_TEST
+
+START_TEST(test_colon_sections)
+{
+	/*
+	 * A key belongs to the longest section that prefixes it among the
+	 * sections before it: "b:y" comes after [a:b], "b:c" before.
+	 */
+	struct ofan_cfg *cfg = load_text("t.ini", "[a]\nb:c = 1\n[a:b]\n"
+					 "d = 3\n[a:b:x]\ne = 4\n[a]\n"
+					 "b:y = 5\n");
+	const char *keys[4] = { NULL };
+
+	ck_assert_int_eq(ofan_cfg_keys(cfg, "a", keys, 4), 1);
+	ck_assert_str_eq(keys[0], "b:c");
+	ck_assert_int_eq(ofan_cfg_keys(cfg, "a:b", keys, 4), 2);
+	ck_assert_str_eq(keys[0], "d");
+	ck_assert_str_eq(keys[1], "y");
+	ck_assert_int_eq(ofan_cfg_keys(cfg, "a:b:x", keys, 4), 1);
+	ck_assert_str_eq(keys[0], "e");
+	ofan_cfg_free(cfg);
+}
+END_TEST
+
+/* Thousands of sections: each found, each key asked once, one left over. */
+START_TEST(test_many_sections)
+{
+	enum { NB = 3000 };
+	size_t size = NB * 32, used = 0;
+	char *text = malloc(size), sec[16], key[16], err[ERR_SIZE] = "";
+	struct ofan_cfg *cfg;
+	uint32_t v = 0;
+	int i;
+
+	ck_assert_ptr_nonnull(text);
+	for (i = 0; i < NB; i++)
+		used += (size_t)snprintf(text + used, size - used,
+					 "[s%d]\nk = %d\nK%d = 1\n", i, i, i);
+	write_bytes("many.ini", text, used);
+	free(text);
+	cfg = ofan_cfg_load("many.ini", err, sizeof(err));
+	unlink("many.ini");
+	ck_assert_msg(cfg != NULL, "%s", err);
+	ck_assert_int_eq(ofan_cfg_sections(cfg, "s", NULL, 0), NB);
+	for (i = 0; i < NB; i++) {
+		snprintf(sec, sizeof(sec), "S%d", i);
+		snprintf(key, sizeof(key), "k%d", i);
+		ck_assert_int_eq(ofan_cfg_get_u32(cfg, sec, "k", 0, 0, NB, &v),
+				 0);
+		ck_assert_uint_eq(v, (uint32_t)i);
+		if (i != NB / 2)
+			ck_assert_int_eq(ofan_cfg_get_u32(cfg, sec, key, 0, 0,
+							  NB, &v), 0);
+	}
+	ck_assert_int_eq(ofan_cfg_check_unknown(cfg), -EINVAL);
+	ck_assert_str_eq(ofan_cfg_error(cfg), "many.ini:s1500:k1500: unknown "
+			 "key; allowed keys in [s1500]: k");
+	ofan_cfg_free(cfg);
+}
+END_TEST
+
 START_TEST(test_plain_parsers)
 {
 	uint64_t v = SENTINEL;
@@ -924,6 +1242,14 @@ config_suite(void)
 	tcase_add_test(tc, test_set_override);
 	tcase_add_test(tc, test_sections_prefix);
 	tcase_add_test(tc, test_fail);
+	tcase_add_test(tc, test_mem_equals_file);
+	tcase_add_test(tc, test_mem_syntax_error);
+	tcase_add_test(tc, test_mem_nul_and_empty);
+	tcase_add_test(tc, test_mem_paths);
+	tcase_add_test(tc, test_blank_section);
+	tcase_add_test(tc, test_keys);
+	tcase_add_test(tc, test_colon_sections);
+	tcase_add_test(tc, test_many_sections);
 	tcase_add_test(tc, test_plain_parsers);
 	suite_add_tcase(s, tc);
 

@@ -1097,9 +1097,11 @@ START_TEST(test_cm_failures)
 		"failure switch_type AGG switch_id 5 link_id 1\n"
 		"failure switch_type TOR switch_id 0 link_id 0\n";
 	char path[T_PATH_SIZE], ov[2][T_PATH_SIZE + 32], err[256];
-	char full[2048];
+	char full[2048], msg[1024] = "", want[2 * T_PATH_SIZE];
 	const char *ovp[2] = { ov[0], ov[1] };
+	const char *ls[3] = { ov[0], ov[1], "fabric.topology=leafspine" };
 	struct hs_cm_failure cf = { 0 };
+	struct fab_experiment x;
 	const struct fab_params *p;
 	struct fab_topo t;
 	struct t_exp e;
@@ -1149,6 +1151,15 @@ START_TEST(test_cm_failures)
 			      p->schemes[i].name);
 		fab_run_free(&r);
 	}
+	/* A leaf-spine of 16 hosts has no AGG: refused where it stands. */
+	ck_assert_int_eq(fab_experiment_load(e.path, (char *const *)ls, 3,
+					     false, 0, &x, msg, sizeof(msg)),
+			 -EINVAL);
+	snprintf(want, sizeof(want), "%s:4: switch_type AGG on a leaf-spine;",
+		 path);
+	ck_assert_msg(strncmp(msg, want, strlen(want)) == 0, "%s", msg);
+	snprintf(want, sizeof(want), "(the [traffic] cm_file of %s)", e.path);
+	ck_assert_msg(strstr(msg, want) != NULL, "%s", msg);
 	fab_experiment_free(&e.x);
 }
 END_TEST
@@ -1643,6 +1654,20 @@ static const struct t_bad_case t_bad_cases[] = {
 	  "allowed keys in [host]: seed, rate_coef, ack_every," },
 	{ "4", "ecmp, ofan", "", "", "traffic.colour=1", "traffic:colour",
 	  "allowed keys in [traffic]: pattern, size, iterations, seed, incast_degree, start, cm_file" },
+	/* Each combination's links are its own topology's (k = 6 has no
+	 * agg5-core3, k = 4 does). */
+	{ "4", "ecmp, ofan", "",
+	  "[failure.x]\nlink = agg5-core3\nat = 1us\n"
+	  "[sweep.k]\nkeys = fabric.k\nvalues = 4, 4, 6\n", NULL,
+	  "failure.x:link", "'agg5-core3' is not a link of this fattree" },
+	/* A sweep key must be one an override can set. */
+	{ "4", "ecmp, ofan", "",
+	  "[sweep.d]\nkeys = fabric.delay = 1us\nvalues = 2us\n", NULL,
+	  "sweep.d:keys", "'fabric.delay = 1us' is not section.key" },
+	{ "4", "ecmp, ofan", "",
+	  "[sweep.d]\nkeys = fabric.delay, traffic.a:b, fabric.\n"
+	  "values = 1us/1/2\n", NULL,
+	  "sweep.d:keys", "'traffic.a:b' is not section.key" },
 	/* A sweep's on its section and the value it applied. */
 	{ "4", "ecmp, ofan", "",
 	  "[sweep.load]\nkeys = host.rate_coef\nvalues = 0.5, 7\n", NULL,
@@ -1676,6 +1701,53 @@ t_group_to(const struct fab_topo *t, uint32_t sw, uint32_t rank)
 {
 	return t->cfg[sw].routes[rank].group;
 }
+
+/*
+ * The links-only topology the loader checks link names against is the
+ * full one without switch configurations: the same nodes, links, names,
+ * ports and rates, for a fat tree and a leaf-spine.
+ */
+START_TEST(test_topo_links_only)
+{
+	static const char *const ovs[2][4] = {
+		{ "fabric.k=4", "fabric.uplink_rate=40G", NULL, NULL },
+		{ "fabric.topology=leafspine", "fabric.leaves=3",
+		  "fabric.spines=2", "fabric.hosts_per_leaf=5" },
+	};
+	struct fab_topo full, links;
+	const struct fab_params *p;
+	char err[256] = "";
+	struct t_exp e;
+	uint32_t i, n;
+
+	for (n = 0; n < 2; n++) {
+		t_load(&e, "permutation-k4.ini", ovs[n], ovs[n][2] ? 4 : 2,
+		       false, 0);
+		p = &e.x.combos[0];
+		ck_assert_int_eq(fab_topo_build(p, p->schemes[0].sw_policy,
+						&full, err, sizeof(err)), 0);
+		ck_assert_int_eq(fab_topo_build_links(p, &links, err,
+						      sizeof(err)), 0);
+		ck_assert_ptr_null(links.hops);
+		ck_assert_ptr_null(links.cfg);
+		ck_assert_uint_eq(links.nb_hosts, full.nb_hosts);
+		ck_assert_uint_eq(links.nb_switches, full.nb_switches);
+		ck_assert_uint_eq(links.nb_links, full.nb_links);
+		ck_assert_uint_gt(links.nb_links, 16);
+		for (i = 0; i < full.nb_links; i++)
+			ck_assert(memcmp(&links.links[i], &full.links[i],
+					 sizeof(full.links[i])) == 0);
+		for (i = 0; i < full.nb_switches; i++)
+			ck_assert(memcmp(&links.sw[i], &full.sw[i],
+					 sizeof(full.sw[i])) == 0);
+		ck_assert(memcmp(links.host_pos, full.host_pos,
+				 full.nb_hosts * sizeof(*full.host_pos)) == 0);
+		fab_topo_free(&full);
+		fab_topo_free(&links);
+		fab_experiment_free(&e.x);
+	}
+}
+END_TEST
 
 START_TEST(test_route_weights)
 {
@@ -1728,11 +1800,43 @@ START_TEST(test_route_weights)
 }
 END_TEST
 
+/*
+ * Load the text of file path from memory under the same name: the same
+ * result (rc, message or every combination) as the file gave in rc, err
+ * and x.
+ */
+static void
+t_same_from_memory(const char *path, const char *text, const char *const *ov,
+		   int nb_ov, int rc, const char *err,
+		   const struct fab_experiment *x)
+{
+	struct fab_experiment m;
+	char err_mem[1024] = "";
+	uint32_t c;
+
+	ck_assert_int_eq(fab_experiment_load_mem(path, text, strlen(text),
+						 (char *const *)ov, nb_ov,
+						 false, 0, 0, true, &m,
+						 err_mem, sizeof(err_mem)),
+			 rc);
+	if (rc != 0) {
+		ck_assert_str_eq(err_mem, err);
+		return;
+	}
+	ck_assert_str_eq(m.path, x->path);
+	ck_assert_uint_eq(m.nb_combos, x->nb_combos);
+	for (c = 0; c < x->nb_combos; c++)
+		ck_assert_msg(memcmp(&m.combos[c], &x->combos[c],
+				     sizeof(m.combos[c])) == 0,
+			      "combination %u differs", c);
+	fab_experiment_free(&m);
+}
+
 START_TEST(test_config_errors)
 {
 	const struct t_bad_case *c = &t_bad_cases[_i];
 	char path[] = "/tmp/ofan_test_fabric_XXXXXX.ini";
-	char err[1024] = "", where[T_PATH_SIZE + 64];
+	char err[1024] = "", where[T_PATH_SIZE + 64], text[2048];
 	const char *ov[1] = { c->override };
 	struct fab_experiment x;
 	FILE *f;
@@ -1743,12 +1847,17 @@ START_TEST(test_config_errors)
 	t_tmp_add(path);
 	f = fdopen(fd, "w");
 	ck_assert_ptr_nonnull(f);
-	fprintf(f, t_bad_template, c->k, c->schemes, c->fabric, c->tail);
+	snprintf(text, sizeof(text), t_bad_template, c->k, c->schemes,
+		 c->fabric, c->tail);
+	ck_assert_int_ge(fputs(text, f), 0);
 	ck_assert_int_eq(fclose(f), 0);
 
 	rc = fab_experiment_load(path, (char *const *)ov,
 				 c->override != NULL ? 1 : 0, false, 0, &x,
 				 err, sizeof(err));
+	/* The same text from memory, under the file's name, loads alike. */
+	t_same_from_memory(path, text, ov, c->override != NULL ? 1 : 0, rc,
+			   err, &x);
 	if (c->where == NULL) {
 		ck_assert_msg(rc == 0, "the template: %s", err);
 		ck_assert_uint_eq(x.nb_combos, 1);
@@ -1773,6 +1882,65 @@ START_TEST(test_config_errors)
 }
 END_TEST
 
+/*
+ * Sweeps from memory: every combination as from the file, and a relative
+ * cm_file found next to the name, as next to a file of that name.
+ */
+START_TEST(test_load_mem)
+{
+	static const char sweeps[] =
+		"[fabric]\nk = 4\nschemes = ecmp, ofan\n"
+		"[traffic]\npattern = permutation\nsize = 64KiB\n"
+		"[failure.cut]\nlink = agg0-core0\nat = 10us\n"
+		"[sweep.delay]\nkeys = fabric.delay\nvalues = 1us, 2us, 3us\n"
+		"[sweep.load]\nkeys = host.rate_coef, traffic.size\n"
+		"values = 1.0/64KiB, 0.5/128KiB\n";
+	const char *base;
+	char path[] = "/tmp/ofan_test_fabric_XXXXXX.ini", err[1024] = "";
+	char cm[T_PATH_SIZE], text[T_PATH_SIZE + 128], want[T_PATH_SIZE + 16];
+	struct fab_experiment x;
+	FILE *f;
+	int fd;
+
+	fd = mkstemps(path, 4);
+	ck_assert_int_ge(fd, 0);
+	t_tmp_add(path);
+	f = fdopen(fd, "w");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_ge(fputs(sweeps, f), 0);
+	ck_assert_int_eq(fclose(f), 0);
+	ck_assert_int_eq(fab_experiment_load(path, NULL, 0, false, 0, &x, err,
+					     sizeof(err)), 0);
+	ck_assert_uint_eq(x.nb_combos, 6);
+	ck_assert_str_eq(x.combos[5].sweep_value[1], "0.5/128KiB");
+	ck_assert_uint_eq(x.combos[5].delay_ns, 3000);
+	t_same_from_memory(path, sweeps, NULL, 0, 0, err, &x);
+	fab_experiment_free(&x);
+
+	t_write_cm(cm, sizeof(cm), "Nodes 2\nConnections 1\n"
+		   "0->1 id 1 start 0 size 4096\n");
+	base = strrchr(cm, '/') + 1;
+	snprintf(text, sizeof(text), "[fabric]\ntopology = b2b\n"
+		 "schemes = ecmp\n[traffic]\npattern = cm\ncm_file = %s\n",
+		 base);
+	ck_assert_msg(fab_experiment_load_mem("/tmp/in-memory.ini", text,
+					      strlen(text), NULL, 0, false, 0,
+					      0, true, &x, err,
+					      sizeof(err)) == 0, "%s", err);
+	ck_assert_str_eq(x.path, "/tmp/in-memory.ini");
+	ck_assert_str_eq(x.combos[0].name, "in-memory");
+	fab_experiment_free(&x);
+	/* Without a folder in the name, the current directory's. */
+	ck_assert_int_eq(fab_experiment_load_mem("in-memory.ini", text,
+						 strlen(text), NULL, 0, false,
+						 0, 0, true, &x, err,
+						 sizeof(err)), -EINVAL);
+	snprintf(want, sizeof(want), "%s: cannot open", base);
+	ck_assert_msg(strncmp(err, want, strlen(want)) == 0, "%s", err);
+	t_teardown();
+}
+END_TEST
+
 static Suite *
 fabric_suite(void)
 {
@@ -1782,6 +1950,7 @@ fabric_suite(void)
 	tc = tcase_create("config");
 	tcase_add_checked_fixture(tc, NULL, t_teardown);
 	tcase_add_loop_test(tc, test_config_errors, 0, RTE_DIM(t_bad_cases));
+	tcase_add_test(tc, test_load_mem);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("link");
@@ -1813,6 +1982,7 @@ fabric_suite(void)
 	tcase_add_test(tc, test_queue_scaling);
 	tcase_add_test(tc, test_blackhole);
 	tcase_add_test(tc, test_route_weights);
+	tcase_add_test(tc, test_topo_links_only);
 	tcase_add_test(tc, test_cm_triggers);
 	tcase_add_test(tc, test_cm_triggers_parts);
 	tcase_add_test(tc, test_cm_failures);

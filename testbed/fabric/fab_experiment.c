@@ -3,7 +3,9 @@
  * Loading an ofan-fabric experiment (fab.h): command-line overrides, the
  * [sweep.NAME] dimensions expanded into combinations, each combination's
  * file parsed (fab_config.c), a .cm file's failures checked against the
- * topology, and one parameter set per seed.
+ * topology, and one parameter set per seed.  The text is a file or, for
+ * tests and the fuzzer, held in memory; either way each combination
+ * parses it afresh, so that a swept key is checked as if written.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -16,6 +18,38 @@
 #include "fab_config_priv.h"
 #include "hs_traffic.h"
 #include "ofan_config.h"
+
+/* What shapes a topology's links and their names. */
+struct fab_shape {
+	enum fab_topology topo;
+	uint32_t k, leaves, spines, hosts_per_leaf;
+	enum fab_placement placement;
+	uint64_t seed;			/* of a random placement */
+	uint64_t rate_bps, uplink_rate_bps;
+};
+
+/*
+ * One experiment's loading: where its text is (the file path, or len
+ * bytes at text in memory that messages call path), what every
+ * combination gets on top, and the links-only topology of the last
+ * combination that needed one, kept while the next has the same shape: a
+ * sweep seldom changes it, and building a k = 24 one for each of 256
+ * combinations took most of a second.
+ */
+struct fab_loader {
+	const char *path;
+	bool in_memory;
+	const char *text;
+	size_t len;
+	char *const *ov;
+	int nb_ov;
+	bool seed_set;
+	uint64_t seed;
+	bool check_links;
+	bool have_topo;
+	struct fab_shape shape;
+	struct fab_topo topo;
+};
 
 /* A sweep dimension as written: keys and their values. */
 struct fab_sweep {
@@ -66,6 +100,20 @@ fab_apply_override(struct ofan_cfg *cfg, const char *ov, const char *from,
 	return 0;
 }
 
+/*
+ * Whether k (trimmed) is a key fab_apply_override() can set: "sec.key"
+ * split at the last dot, neither part empty, no '=' (which would end
+ * the key) and no ':' in the key (which ofan_cfg_set_from() refuses).
+ */
+static bool
+fab_is_section_key(const char *k)
+{
+	const char *dot = strrchr(k, '.');
+
+	return dot != NULL && dot != k && dot[1] != '\0' &&
+	       strchr(k, '=') == NULL && strchr(dot, ':') == NULL;
+}
+
 /* [sweep.NAME] sections, in file order (read, so they count as known). */
 static int
 fab_parse_sweeps(struct ofan_cfg *cfg, struct fab_sweep *sw, int *nb)
@@ -98,7 +146,7 @@ fab_parse_sweeps(struct ofan_cfg *cfg, struct fab_sweep *sw, int *nb)
 				"'%s'; expected 1 to 4 comma-separated section.key names",
 				keys);
 		for (j = 0; j < nk; j++) {
-			if (strchr(parts[j], '.') == NULL ||
+			if (!fab_is_section_key(parts[j]) ||
 			    strlen(parts[j]) >= sizeof(s->keys[j]))
 				return ofan_cfg_fail(cfg, secs[i], "keys",
 					"'%s' is not section.key; expected e.g. fabric.reconverge_delay",
@@ -168,16 +216,48 @@ fab_apply_sweep(struct ofan_cfg *cfg, const struct fab_sweep *s, int v,
 }
 
 /*
+ * The links-only topology of p, built or kept in l; NULL with a message
+ * in err if p's topology cannot be built.
+ */
+static const struct fab_topo *
+fab_loader_topo(struct fab_loader *l, const struct fab_params *p, char *err,
+		unsigned int err_size)
+{
+	struct fab_shape shape;
+
+	memset(&shape, 0, sizeof(shape));
+	shape.topo = p->topo;
+	shape.k = p->k;
+	shape.leaves = p->leaves;
+	shape.spines = p->spines;
+	shape.hosts_per_leaf = p->hosts_per_leaf;
+	shape.placement = p->placement;
+	shape.seed = p->placement == FAB_PLACE_RANDOM ? p->seed : 0;
+	shape.rate_bps = p->rate_bps;
+	shape.uplink_rate_bps = p->uplink_rate_bps;
+	if (l->have_topo && memcmp(&shape, &l->shape, sizeof(shape)) == 0)
+		return &l->topo;
+	if (l->have_topo)
+		fab_topo_free(&l->topo);
+	l->have_topo = false;
+	if (fab_topo_build_links(p, &l->topo, err, err_size) != 0)
+		return NULL;
+	l->shape = shape;
+	l->have_topo = true;
+	return &l->topo;
+}
+
+/*
  * A .cm file: read it now (every mistake is reported before EAL starts,
  * "FILE:LINE: ..."), its Nodes against the fabric's hosts, and its
  * failure lines added to p's failures as links gone from the start.
  */
 static int
-fab_check_cm(struct ofan_cfg *cfg, struct fab_params *p, char *err,
-	     unsigned int err_size)
+fab_check_cm(struct fab_loader *l, struct ofan_cfg *cfg, struct fab_params *p,
+	     char *err, unsigned int err_size)
 {
+	const struct fab_topo *t = NULL;
 	struct hs_traffic tr;
-	struct fab_topo t;
 	char msg[512];
 	int rc = 0;
 	uint32_t i;
@@ -194,105 +274,105 @@ fab_check_cm(struct ofan_cfg *cfg, struct fab_params *p, char *err,
 			 ofan_cfg_path(cfg));
 		return -EINVAL;
 	}
-	if (tr.nb_failures > 0 && fab_topo_build(p, p->schemes[0].sw_policy,
-						 &t, msg, sizeof(msg)) != 0) {
+	if (tr.nb_failures > 0 &&
+	    (t = fab_loader_topo(l, p, msg, sizeof(msg))) == NULL) {
 		hs_traffic_free(&tr);
 		return ofan_cfg_fail(cfg, FAB_SEC, "topology", "%s", msg);
 	}
 	for (i = 0; i < tr.nb_failures && rc == 0; i++) {
 		const struct hs_cm_failure *cf = &tr.failures[i];
 		struct fab_failure *f;
-		uint32_t link;
+		uint32_t link = FAB_NONE;
 
-		if (p->nb_failures == FAB_MAX_FAILURES) {
-			snprintf(err, err_size, "%s:%llu: failure beyond the %d a run can have; expected at most %d failures in all",
-				 p->host.cm_path,
-				 (unsigned long long)cf->line,
+		if (p->nb_failures == FAB_MAX_FAILURES)
+			snprintf(msg, sizeof(msg), "failure beyond the %d a run can have; expected at most %d failures in all",
 				 FAB_MAX_FAILURES, FAB_MAX_FAILURES);
-			rc = -EINVAL;
-			break;
-		}
-		link = fab_topo_cm_link(p, &t, cf, msg, sizeof(msg));
+		else
+			link = fab_topo_cm_link(p, t, cf, msg, sizeof(msg));
 		if (link == FAB_NONE) {
-			snprintf(err, err_size, "%s:%llu: %s", p->host.cm_path,
-				 (unsigned long long)cf->line, msg);
+			snprintf(err, err_size, "%s:%llu: %s (the [traffic] cm_file of %s)",
+				 p->host.cm_path,
+				 (unsigned long long)cf->line, msg,
+				 ofan_cfg_path(cfg));
 			rc = -EINVAL;
 			break;
 		}
 		f = &p->failures[p->nb_failures++];
 		memset(f, 0, sizeof(*f));
-		snprintf(f->link, sizeof(f->link), "%s", t.links[link].name);
+		snprintf(f->link, sizeof(f->link), "%s", t->links[link].name);
 		f->mode = SW_LINK_DOWN;
 		f->at_start = true;
 		snprintf(f->sec, sizeof(f->sec), "cm:%llu",
 			 (unsigned long long)cf->line);
 	}
-	if (tr.nb_failures > 0)
-		fab_topo_free(&t);
 	hs_traffic_free(&tr);
 	return rc;
 }
 
-/* Check that every failure names a link of the topology. */
+/*
+ * Check that every failure and drop names a link of the topology, each
+ * link (drop: link direction) at most once.
+ */
 static int
-fab_check_links(struct ofan_cfg *cfg, const struct fab_params *p)
+fab_check_links(struct fab_loader *l, struct ofan_cfg *cfg,
+		const struct fab_params *p)
 {
-	struct fab_topo t;
+	uint32_t dirs[FAB_MAX_DROPS], links[FAB_MAX_FAILURES];
+	const struct fab_topo *t;
 	char err[256] = "";
 	int rc = 0;
 	char ex[512];
-	uint16_t i;
+	uint16_t i, j;
 
 	if (p->nb_failures == 0 && p->nb_drops == 0)
 		return 0;
-	if (fab_topo_build(p, p->schemes[0].sw_policy, &t, err,
-			   sizeof(err)) != 0)
+	t = fab_loader_topo(l, p, err, sizeof(err));
+	if (t == NULL)
 		return ofan_cfg_fail(cfg, FAB_SEC, "topology", "%s", err);
 	for (i = 0; i < p->nb_drops && rc == 0; i++) {
-		uint32_t d = fab_topo_find_dir(&t, p->drops[i].link);
-		uint16_t j;
+		uint32_t d = fab_topo_find_dir(t, p->drops[i].link);
 
 		if (d == FAB_NONE) {
 			rc = ofan_cfg_fail(cfg, p->drops[i].sec, "link",
 				"'%s' is not a link of this %s; expected FROM-TO such as %s",
 				p->drops[i].link, fab_topology_names[p->topo],
-				fab_topo_link_examples(&t, ex, sizeof(ex)));
+				fab_topo_link_examples(t, ex, sizeof(ex)));
 			break;
 		}
+		dirs[i] = d;
 		for (j = 0; j < i; j++)
-			if (fab_topo_find_dir(&t, p->drops[j].link) == d)
+			if (dirs[j] == d)
 				rc = ofan_cfg_fail(cfg, p->drops[i].sec, "link",
 					"'%s' already drops frames in [%s]; expected one [drop.*] per link direction",
 					p->drops[i].link, p->drops[j].sec);
 	}
 	for (i = 0; i < p->nb_failures && rc == 0; i++) {
 		const struct fab_failure *f = &p->failures[i];
-		uint32_t link = fab_topo_find_link(&t, f->link);
-		uint16_t j;
+		uint32_t link = fab_topo_find_link(t, f->link);
 
 		if (link == FAB_NONE) {
 			rc = ofan_cfg_fail(cfg, f->sec, "link",
 				"'%s' is not a link of this %s; expected NODE-NODE such as %s",
 				f->link, fab_topology_names[p->topo],
-				fab_topo_link_examples(&t, ex, sizeof(ex)));
+				fab_topo_link_examples(t, ex, sizeof(ex)));
 			break;
 		}
 		/* A faster link would shorten the threads' lookahead. */
 		if (f->mode == SW_LINK_DEGRADED &&
-		    f->rate_bps >= t.links[link].rate_bps) {
+		    f->rate_bps >= t->links[link].rate_bps) {
 			rc = ofan_cfg_fail(cfg, f->sec, "rate",
 				"'%llu' bit/s is not below the link's %llu bit/s; expected a degraded (lower) rate",
 				(unsigned long long)f->rate_bps,
-				(unsigned long long)t.links[link].rate_bps);
+				(unsigned long long)t->links[link].rate_bps);
 			break;
 		}
+		links[i] = link;
 		for (j = 0; j < i; j++)
-			if (fab_topo_find_link(&t, p->failures[j].link) == link)
+			if (links[j] == link)
 				rc = ofan_cfg_fail(cfg, f->sec, "link",
 					"'%s' already fails in [%s]; expected one failure per link",
 					f->link, p->failures[j].sec);
 	}
-	fab_topo_free(&t);
 	return rc;
 }
 
@@ -301,26 +381,27 @@ fab_check_links(struct ofan_cfg *cfg, const struct fab_params *p)
  * combination c (value index per dimension), then parse and check.
  */
 static int
-fab_load_combo(const char *path, char *const *ov, int nb_ov, bool seed_set,
-	       uint64_t seed, bool check_links, const int *vidx,
-	       struct fab_params *p,
+fab_load_combo(struct fab_loader *l, const int *vidx, struct fab_params *p,
 	       struct fab_sweep *sweeps, int *nb_sweeps, char *err,
 	       unsigned int err_size)
 {
-	struct ofan_cfg *cfg = ofan_cfg_load(path, err, err_size);
+	struct ofan_cfg *cfg = l->in_memory ?
+		ofan_cfg_load_mem(l->path, l->text, l->len, err, err_size) :
+		ofan_cfg_load(l->path, err, err_size);
 	char buf[64];
 	int i, rc = 0;
 
 	if (cfg == NULL)
 		return -EINVAL;
-	fab_params_defaults(p, path);
-	for (i = 0; i < nb_ov && rc == 0; i++)
-		rc = fab_apply_override(cfg, ov[i], "command line", err,
+	fab_params_defaults(p, l->path);
+	for (i = 0; i < l->nb_ov && rc == 0; i++)
+		rc = fab_apply_override(cfg, l->ov[i], "command line", err,
 					err_size);
-	if (rc == 0 && seed_set) {
+	if (rc == 0 && l->seed_set) {
 		char origin[96];
 
-		snprintf(buf, sizeof(buf), "%llu", (unsigned long long)seed);
+		snprintf(buf, sizeof(buf), "%llu",
+			 (unsigned long long)l->seed);
 		snprintf(origin, sizeof(origin), "command line: --seed %s", buf);
 		rc = ofan_cfg_set_from(cfg, FAB_SEC, "seed", buf, origin);
 	}
@@ -342,14 +423,14 @@ fab_load_combo(const char *path, char *const *ov, int nb_ov, bool seed_set,
 		goto out;
 	p->nb_sweep = (uint16_t)*nb_sweeps;
 	if (fab_parse(cfg, p) != 0 ||
-	    (check_links && fab_check_links(cfg, p) != 0) ||
+	    (l->check_links && fab_check_links(l, cfg, p) != 0) ||
 	    ofan_cfg_check_unknown(cfg) != 0) {
 		rc = -EINVAL;
 		goto fail;
 	}
 	/* A cm error is its own file's, FILE:LINE (err is set). */
 	err[0] = '\0';
-	if (fab_check_cm(cfg, p, err, err_size) != 0) {
+	if (fab_check_cm(l, cfg, p, err, err_size) != 0) {
 		rc = -EINVAL;
 		if (err[0] == '\0')
 			goto fail;
@@ -376,9 +457,7 @@ fab_params_for_seed(const struct fab_params *p, uint32_t i,
 }
 
 static int
-fab_experiment_load_checked(const char *path, char *const *overrides,
-			    int nb_overrides, bool seed_set, uint64_t seed,
-			    bool check_links, struct fab_experiment *x,
+fab_experiment_load_checked(struct fab_loader *l, struct fab_experiment *x,
 			    char *err, unsigned int err_size)
 {
 	struct fab_sweep sweeps[FAB_MAX_SWEEP_DIMS];
@@ -388,13 +467,12 @@ fab_experiment_load_checked(const char *path, char *const *overrides,
 	uint32_t c, n = 1;
 
 	memset(x, 0, sizeof(*x));
-	x->path = path;
+	x->path = l->path;
 	first = calloc(1, sizeof(*first));
 	if (first == NULL)
 		return -ENOMEM;
 	/* A first pass finds the sweeps (and checks the file as written). */
-	rc = fab_load_combo(path, overrides, nb_overrides, seed_set, seed,
-			    check_links, NULL, first, sweeps, &nb_sweeps, err,
+	rc = fab_load_combo(l, NULL, first, sweeps, &nb_sweeps, err,
 			    err_size);
 	free(first);
 	if (rc != 0)
@@ -413,9 +491,8 @@ fab_experiment_load_checked(const char *path, char *const *overrides,
 			vidx[d] = (int)(rest % sweeps[d].nb_values);
 			rest /= sweeps[d].nb_values;
 		}
-		rc = fab_load_combo(path, overrides, nb_overrides, seed_set,
-				    seed, check_links, vidx, &x->combos[c],
-				    sweeps, &nb_sweeps, err, err_size);
+		rc = fab_load_combo(l, vidx, &x->combos[c], sweeps,
+				    &nb_sweeps, err, err_size);
 		if (rc != 0) {
 			for (d = 0; d < nb_sweeps; d++) {
 				char where[160];
@@ -436,14 +513,32 @@ fab_experiment_load_checked(const char *path, char *const *overrides,
 	return 0;
 }
 
+/* The experiment l loads, with --seeds N (0: as the text says). */
+static int
+fab_experiment_load_with(struct fab_loader *l, uint32_t seeds,
+			 struct fab_experiment *x, char *err,
+			 unsigned int err_size)
+{
+	int rc = fab_experiment_load_checked(l, x, err, err_size);
+	uint32_t c;
+
+	if (l->have_topo)
+		fab_topo_free(&l->topo);
+	if (rc != 0 || seeds == 0)
+		return rc;
+	for (c = 0; c < x->nb_combos; c++)
+		x->combos[c].seeds = seeds;
+	return 0;
+}
+
 int
 fab_experiment_load(const char *path, char *const *overrides,
 		    int nb_overrides, bool seed_set, uint64_t seed,
 		    struct fab_experiment *x, char *err, unsigned int err_size)
 {
-	return fab_experiment_load_checked(path, overrides, nb_overrides,
-					   seed_set, seed, true, x, err,
-					   err_size);
+	return fab_experiment_load_seeds(path, overrides, nb_overrides,
+					 seed_set, seed, 0, true, x, err,
+					 err_size);
 }
 
 int
@@ -453,16 +548,28 @@ fab_experiment_load_seeds(const char *path, char *const *overrides,
 			  struct fab_experiment *x, char *err,
 			  unsigned int err_size)
 {
-	uint32_t c;
-	int rc = fab_experiment_load_checked(path, overrides, nb_overrides,
-					     seed_set, seed, check_links, x,
-					     err, err_size);
+	struct fab_loader l = {
+		.path = path, .ov = overrides, .nb_ov = nb_overrides,
+		.seed_set = seed_set, .seed = seed, .check_links = check_links,
+	};
 
-	if (rc != 0 || seeds == 0)
-		return rc;
-	for (c = 0; c < x->nb_combos; c++)
-		x->combos[c].seeds = seeds;
-	return 0;
+	return fab_experiment_load_with(&l, seeds, x, err, err_size);
+}
+
+int
+fab_experiment_load_mem(const char *name, const char *text, size_t len,
+			char *const *overrides, int nb_overrides,
+			bool seed_set, uint64_t seed, uint32_t seeds,
+			bool check_links, struct fab_experiment *x, char *err,
+			unsigned int err_size)
+{
+	struct fab_loader l = {
+		.path = name, .in_memory = true, .text = text, .len = len,
+		.ov = overrides, .nb_ov = nb_overrides, .seed_set = seed_set,
+		.seed = seed, .check_links = check_links,
+	};
+
+	return fab_experiment_load_with(&l, seeds, x, err, err_size);
 }
 
 void

@@ -367,10 +367,10 @@ fab_switch_config(const struct fab_params *p, const struct fab_topo *t,
 }
 
 int
-fab_topo_build(const struct fab_params *p, const struct lb_ops *policy,
-	       struct fab_topo *t, char *err, unsigned int err_size)
+fab_topo_build_links(const struct fab_params *p, struct fab_topo *t,
+		     char *err, unsigned int err_size)
 {
-	uint32_t max_sw, max_links, s, a, b;
+	uint32_t max_sw, max_links, a;
 
 	memset(t, 0, sizeof(*t));
 	t->kind = p->topo;
@@ -405,13 +405,10 @@ fab_topo_build(const struct fab_params *p, const struct lb_ops *policy,
 	t->host_tor = calloc(t->nb_hosts, sizeof(*t->host_tor));
 	t->host_port = calloc(t->nb_hosts, sizeof(*t->host_port));
 	t->host_pos = calloc(t->nb_hosts, sizeof(*t->host_pos));
-	t->hops = malloc((size_t)t->nb_hosts * t->nb_hosts);
-	t->cfg = calloc(max_sw + 1, sizeof(*t->cfg));
 	t->alive = calloc(max_links, sizeof(*t->alive));
 	if (t->sw == NULL || t->links == NULL || t->host_link == NULL ||
 	    t->host_tor == NULL || t->host_port == NULL ||
-	    t->host_pos == NULL || t->hops == NULL || t->cfg == NULL ||
-	    t->alive == NULL) {
+	    t->host_pos == NULL || t->alive == NULL) {
 		fab_topo_free(t);
 		snprintf(err, err_size, "out of memory for the topology");
 		return -ENOMEM;
@@ -435,6 +432,25 @@ fab_topo_build(const struct fab_params *p, const struct lb_ops *policy,
 	}
 	for (a = 0; a < t->nb_links; a++)
 		t->alive[a] = true;
+	return 0;
+}
+
+int
+fab_topo_build(const struct fab_params *p, const struct lb_ops *policy,
+	       struct fab_topo *t, char *err, unsigned int err_size)
+{
+	uint32_t s, a, b;
+	int rc = fab_topo_build_links(p, t, err, err_size);
+
+	if (rc != 0)
+		return rc;
+	t->hops = malloc((size_t)t->nb_hosts * t->nb_hosts);
+	t->cfg = calloc(t->nb_switches + 1, sizeof(*t->cfg));
+	if (t->hops == NULL || t->cfg == NULL) {
+		fab_topo_free(t);
+		snprintf(err, err_size, "out of memory for the topology");
+		return -ENOMEM;
+	}
 	for (a = 0; a < t->nb_hosts; a++)
 		for (b = 0; b < t->nb_hosts; b++)
 			t->hops[a * t->nb_hosts + b] = fab_hops(p, t, a, b);

@@ -195,8 +195,7 @@ fab_list_links(const struct fab_params *p)
 	char err[512];
 	uint32_t i;
 
-	if (fab_topo_build(p, p->schemes[0].sw_policy, &t, err,
-			   sizeof(err)) != 0) {
+	if (fab_topo_build_links(p, &t, err, sizeof(err)) != 0) {
 		fprintf(stderr, "ofan-fabric: %s\n", err);
 		return 2;
 	}

@@ -6,15 +6,18 @@
 #
 #   run-fuzz.sh SRCDIR OUTDIR [SECONDS | --seconds SECONDS]
 #
-# Each harness is compiled with clang together with SRCDIR/common/*.c into
-# OUTDIR/NAME and run for SECONDS (default 5) on the corpus OUTDIR/corpus/NAME,
-# which keeps growing across runs.  Seeds:
+# Each harness is compiled with clang together with SRCDIR/common/*.c (and
+# what its case below adds) into OUTDIR/NAME and run for SECONDS (default 5)
+# on the corpus OUTDIR/corpus/NAME, which keeps growing across runs.  Seeds:
 #   fuzz_parse   the frames of "ofan-pcapgen seeds" (every parser drop
 #                reason plus good frames); the generator is built from
 #                SRCDIR/tests/tools/pcapgen.c with the same compiler;
-#   fuzz_*config* the *.ini files of SRCDIR/configs and SRCDIR/tests/data;
+#   fuzz_experiment  the experiments of SRCDIR/configs/experiments (and
+#                paper/) and SRCDIR/tests/data/fabric;
+#   fuzz_*config* the *.ini files of SRCDIR/configs and SRCDIR/tests/data/*;
 #   fuzz_cm      every *.cm file under SRCDIR/tests and SRCDIR/configs;
 #   any harness  the files in SRCDIR/tests/fuzz/seeds/NAME/, if present.
+# An input that takes longer than 30 s is a finding (libFuzzer's timeout).
 # Prints one line per harness with the number of executions, the corpus
 # and the coverage (libFuzzer's edges and features); crash inputs
 # are kept as OUTDIR/artifacts/NAME-*.  Exits 1 if any harness crashed or
@@ -77,11 +80,19 @@ seed_corpus() {
 		find "$srcdir/tests" "$srcdir/configs" -name '*.cm' \
 			-exec cp {} "$dir/" \;
 		;;
+	fuzz_experiment)
+		for f in "$srcdir"/configs/experiments/*.ini \
+			"$srcdir"/configs/experiments/paper/*.ini \
+			"$srcdir"/tests/data/fabric/*.ini; do
+			[[ -f $f ]] || continue
+			cp "$f" "$dir/$(basename "$(dirname "$f")")-${f##*/}"
+		done
+		;;
 	*config*)
-		for f in "$srcdir"/configs/*.ini "$srcdir"/tests/data/*.ini; do
-			if [[ -f $f ]]; then
-				cp "$f" "$dir/"
-			fi
+		for f in "$srcdir"/configs/*.ini \
+			"$srcdir"/tests/data/*/*.ini; do
+			[[ -f $f ]] || continue
+			cp "$f" "$dir/$(basename "$(dirname "$f")")-${f##*/}"
 		done
 		;;
 	esac
@@ -113,8 +124,19 @@ for src in "${harnesses[@]}"; do
 		extra=(-I "$srcdir/host" "$srcdir/host/hs_traffic.c"
 			"$srcdir/host/hs_cm.c" "$srcdir/host/hs_cm_file.c")
 		;;
+	fuzz_experiment)
+		# The fabric's loader and the switch's and host's readers of
+		# their sections; DPDK's headers only (fab.h includes them).
+		read -ra dpdk_cflags <<<"$(pkg-config --cflags libdpdk)"
+		extra=("${dpdk_cflags[@]}" -I "$srcdir/switch" -I "$srcdir/host"
+			-I "$srcdir/testbed/fabric"
+			"$srcdir"/testbed/fabric/fab_{experiment,config,topo}.c
+			"$srcdir/switch/sw_config.c" "$srcdir"/switch/lb_*.c
+			"$srcdir/host/hs_config.c" "$srcdir"/host/hlb_*.c
+			"$srcdir"/host/hs_{traffic,cm,cm_file}.c)
+		;;
 	esac
-	if ! "$cc" -g -O1 -fsanitize=fuzzer,address,undefined \
+	if ! "$cc" -g -O1 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined \
 		-fno-sanitize-recover=undefined -I "$srcdir/common" \
 		-o "$exe" "$src" "${extra[@]}" "${common_srcs[@]}" "${libs[@]}" \
 		>"$log" 2>&1; then
@@ -129,8 +151,14 @@ for src in "${harnesses[@]}"; do
 		continue
 	fi
 
+	# ASan's quarantine (256 MB by default) hands every input fresh
+	# pages to fault in and clear: a third of fuzz_config's time, more of
+	# fuzz_experiment's (megabytes of switch configurations); 16 MB still
+	# holds far more than one input frees, so a use after free is caught.
 	status=0
-	"$exe" -max_total_time="$seconds" -print_final_stats=1 \
+	ASAN_OPTIONS=${ASAN_OPTIONS:-quarantine_size_mb=16} \
+		"$exe" -max_total_time="$seconds" -timeout=30 \
+		-print_final_stats=1 \
 		-artifact_prefix="$outdir/artifacts/$name-" "$corpus" \
 		>>"$log" 2>&1 || status=$?
 	execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" |
