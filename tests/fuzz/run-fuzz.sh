@@ -4,8 +4,10 @@
 # Build and run every libFuzzer harness in SRCDIR/tests/fuzz/fuzz_*.c for a
 # short time each.
 #
-#   run-fuzz.sh SRCDIR OUTDIR [SECONDS | --seconds SECONDS]
+#   run-fuzz.sh SRCDIR OUTDIR [SECONDS | --seconds SECONDS] [--only NAME,...]
 #
+# --only runs just the harnesses named (fuzz_host, ...), for long runs of
+# one at a time.
 # Each harness is compiled with clang together with SRCDIR/common/*.c (and
 # what its case below adds) into OUTDIR/NAME and run for SECONDS (default 5)
 # on the corpus OUTDIR/corpus/NAME, which keeps growing across runs.  Seeds:
@@ -25,21 +27,26 @@
 set -euo pipefail
 
 usage() {
-	echo "usage: $0 SRCDIR OUTDIR [SECONDS | --seconds SECONDS]" >&2
+	echo "usage: $0 SRCDIR OUTDIR [SECONDS | --seconds SECONDS] [--only NAME,...]" >&2
 	exit 2
 }
 
-[[ $# -ge 2 && $# -le 4 ]] || usage
+[[ $# -ge 2 ]] || usage
 srcdir=$1
 outdir=$2
-seconds=${3:-5}
+shift 2
+seconds=5
+only=
 # The long mode: --seconds N for each harness (the same as a bare N).
-if [[ ${3:-} == --seconds ]]; then
-	[[ $# -eq 4 ]] || usage
-	seconds=$4
-elif [[ $# -eq 4 ]]; then
-	usage
-fi
+while [[ $# -gt 0 ]]; do
+	case $1 in
+	--seconds) [[ $# -ge 2 ]] || usage; seconds=$2; shift ;;
+	--only) [[ $# -ge 2 ]] || usage; only=,$2, ; shift ;;
+	-*) usage ;;
+	*) seconds=$1 ;;
+	esac
+	shift
+done
 [[ $seconds =~ ^[1-9][0-9]*$ ]] || {
 	echo "fuzz: SECONDS must be a positive whole number, not '$seconds'" >&2
 	exit 2
@@ -112,6 +119,7 @@ fi
 failed=0
 for src in "${harnesses[@]}"; do
 	name=$(basename "$src" .c)
+	[[ -z $only || $only == *,$name,* ]] || continue
 	exe=$outdir/$name
 	log=$outdir/logs/$name.log
 	corpus=$outdir/corpus/$name
