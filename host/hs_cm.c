@@ -18,7 +18,7 @@
  *    as 12 and 4KiB as 4).
  *
  * The header, before the first flow, trigger or failure line, in any
- * order: "Nodes N" (required, 2 .. 2^31-1), "Connections C" (required,
+ * order: "Nodes N" (required, 2 .. HS_MAX_RANKS), "Connections C" (required,
  * 1 .. 2^31-1), "Triggers T" and "Failures F" (0 when absent); each once,
  * exactly two fields; lines whose first field starts with '#' are
  * comments.  htsim ignores unknown header lines and extra fields; here
@@ -319,11 +319,14 @@ cm_header(struct cm_parser *p, enum cm_head h)
 			 h == CM_TRIGS ? "T" : "F");
 		return cm_fail_line(p, "bad header line", expect);
 	}
+	/* Nodes: at most the ranks ofan-host and ofan-fabric take, so that
+	 * a one-line file cannot ask for gigabytes of per-rank tables. */
 	if (cm_int(p->tok[1], h == CM_NODES ? 2 : h == CM_CONNS ? 1 : 0,
-		   &v) < 0) {
+		   &v) < 0 || (h == CM_NODES && v > HS_MAX_RANKS)) {
 		snprintf(what, sizeof(what), "bad %s count", key);
 		snprintf(expect, sizeof(expect), "an integer from %u to %u",
-			 h == CM_NODES ? 2 : h == CM_CONNS ? 1 : 0, CM_INT_MAX);
+			 h == CM_NODES ? 2 : h == CM_CONNS ? 1 : 0,
+			 h == CM_NODES ? HS_MAX_RANKS : CM_INT_MAX);
 		return cm_fail(p, what, p->tok[1], expect);
 	}
 	if (h == CM_NODES && p->nb_ranks_expected != 0 &&

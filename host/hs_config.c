@@ -168,7 +168,7 @@ static int
 hs_config_ranks(struct ofan_cfg *cfg, struct hs_config *c)
 {
 	if (ofan_cfg_get_u32(cfg, "ranks", "count", OFAN_CFG_REQUIRED, 2,
-			     1u << 20, &c->traffic.nb_ranks) ||
+			     HS_MAX_RANKS, &c->traffic.nb_ranks) ||
 	    ofan_cfg_get_ipv4(cfg, "ranks", "ip_base", 0, &c->ip_base) ||
 	    ofan_cfg_get_u32(cfg, "ranks", "per_subnet", 0, 1, 254,
 			     &c->per_subnet))

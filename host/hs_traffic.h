@@ -105,6 +105,9 @@ struct hs_flow_spec {
 	int32_t prio;		/* the .cm file's prio (read, not used) */
 };
 
+/* The most ranks a traffic has ([ranks] count, a .cm file's Nodes). */
+#define HS_MAX_RANKS (1u << 20)
+
 struct hs_traffic_params {
 	enum hs_pattern pattern;
 	uint32_t nb_ranks;

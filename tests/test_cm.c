@@ -344,14 +344,18 @@ static const struct bad_case bad_cases[] = {
 	  "comment after the first flow, trigger or failure line '# late'; "
 	  "expected comments only in the header, as htsim reads them" },
 	{ "Nodes 1\n", 0, 0, 1,
-	  "bad Nodes count '1'; expected an integer from 2 to 2147483647" },
+	  "bad Nodes count '1'; expected an integer from 2 to 1048576" },
 	{ "Nodes four\n", 0, 0, 1,
-	  "bad Nodes count 'four'; expected an integer from 2 to 2147483647" },
+	  "bad Nodes count 'four'; expected an integer from 2 to 1048576" },
 	{ "Nodes 12abc\n", 0, 0, 1,
-	  "bad Nodes count '12abc'; expected an integer from 2 to 2147483647" },
+	  "bad Nodes count '12abc'; expected an integer from 2 to 1048576" },
 	{ "Nodes 2147483648\n", 0, 0, 1,
 	  "bad Nodes count '2147483648'; expected an integer from 2 to "
-	  "2147483647" },
+	  "1048576" },
+	/* No per-rank tables of gigabytes for a one-line file. */
+	{ "Nodes 55555554\n", 0, 0, 1,
+	  "bad Nodes count '55555554'; expected an integer from 2 to "
+	  "1048576" },
 	{ "Connections 0\n", 0, 0, 1,
 	  "bad Connections count '0'; expected an integer from 1 to "
 	  "2147483647" },
