@@ -829,8 +829,13 @@ ofan_cfg_sections(const struct ofan_cfg *cfg, const char *prefix,
 
 	for (i = 0; i < cfg->nb_sections; i++) {
 		name = cfg->sections[i].name;
-		/* Keys before the first [section] are not a section. */
-		if (name[0] == '\0' || strncasecmp(name, prefix, len) != 0)
+		/*
+		 * Keys before the first [section] are not a section, and
+		 * "[port.]" names no port: left unread, the unknown-key
+		 * check reports it where it is.
+		 */
+		if (name[0] == '\0' || strncasecmp(name, prefix, len) != 0 ||
+		    (len > 0 && name[len] == '\0'))
 			continue;
 		if (n < max && names != NULL)
 			names[n] = name;

@@ -111,9 +111,10 @@ bool ofan_cfg_has_key(const struct ofan_cfg *cfg, const char *sec,
 		      const char *key);
 
 /*
- * Names of the sections whose name starts with prefix (e.g. "port."), in
- * file order.  Fills up to max names (pointers owned by cfg) and returns
- * how many there are in total.
+ * Names of the sections whose name starts with prefix (e.g. "port.") and
+ * goes on after it, in file order ("[port.]" is not one: the unknown-key
+ * check reports it).  Fills up to max names (pointers owned by cfg) and
+ * returns how many there are in total.
  */
 int ofan_cfg_sections(const struct ofan_cfg *cfg, const char *prefix,
 		      const char **names, int max);

@@ -719,6 +719,14 @@ START_TEST(test_sections_prefix)
 	ck_assert_str_eq(names[3], "host.1");
 	ck_assert_int_eq(ofan_cfg_sections(cfg, "nic.", names, 8), 0);
 	ofan_cfg_free(cfg);
+	/* "[sweep.]" names nothing: not listed, reported as unknown. */
+	cfg = load_text("t.ini", "[sweep.]\nkeys = a.b\n[sweep.x]\n");
+	ck_assert_int_eq(ofan_cfg_sections(cfg, "sweep.", names, 8), 1);
+	ck_assert_str_eq(names[0], "sweep.x");
+	ofan_cfg_mark_section(cfg, "sweep.x");
+	ck_assert_int_eq(ofan_cfg_check_unknown(cfg), -EINVAL);
+	ck_assert_str_eq(ofan_cfg_error(cfg), "t.ini:sweep.: unknown section");
+	ofan_cfg_free(cfg);
 }
 END_TEST
 
