@@ -78,17 +78,14 @@ ofan_epoch_ns(void)
 
 /*
  * The reading of a clock at the real-time moment at_epoch_ns, given that
- * it read now_ns at real time epoch_now_ns; 0 if the moment is before the
- * clock's start.
+ * it read now_ns at real time epoch_now_ns: negative for a moment before
+ * the clock started.
  */
-static inline uint64_t
+static inline int64_t
 ofan_clock_at_epoch(uint64_t now_ns, uint64_t epoch_now_ns,
 		    uint64_t at_epoch_ns)
 {
-	if (at_epoch_ns >= epoch_now_ns)
-		return now_ns + (at_epoch_ns - epoch_now_ns);
-	return epoch_now_ns - at_epoch_ns < now_ns ?
-	       now_ns - (epoch_now_ns - at_epoch_ns) : 0;
+	return (int64_t)now_ns + (int64_t)(at_epoch_ns - epoch_now_ns);
 }
 
 /* Advance a virtual clock; time never goes backwards. */

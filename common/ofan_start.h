@@ -8,10 +8,11 @@
  *   EPOCH   seconds since the Unix epoch, e.g. "1764633600.25": for
  *           machines whose clocks agree (NTP, PTP), or a launcher that can
  *           tell how long its processes take to start;
- *   @FILE   the same, read from FILE once it appears: a launcher writes
- *           it (atomically, by rename) when every process is up, a little
+ *   @FILE   the same, read from FILE once it appears, ended by a line
+ *           end: a launcher writes it when every process is up, a little
  *           ahead of now, so that nobody misses the moment however slow
- *           the start was (testbed/testbed.sh).
+ *           the start was (testbed/testbed.sh; "echo T > FILE" works, a
+ *           rename into place is safest).
  * EAL-free, so that it is unit-tested alone.
  */
 #ifndef OFAN_START_H
@@ -32,8 +33,9 @@ int ofan_start_parse(const char *arg, struct ofan_start *s);
 
 /*
  * Whether the moment is known: 1 (s->at_ns is set), 0 (FILE does not
- * exist yet: ask again later) or -EINVAL if FILE holds no moment, with
- * "FILE: 'TEXT' is not ..." in err.
+ * exist yet, or holds no whole line yet: ask again later), -EINVAL if FILE
+ * holds no moment ("FILE: 'TEXT' is not ..." in err) or -errno if it
+ * cannot be read ("FILE: cannot read: why").
  */
 int ofan_start_poll(struct ofan_start *s, char *err, size_t err_size);
 

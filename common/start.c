@@ -31,11 +31,19 @@ ofan_start_poll(struct ofan_start *s, char *err, size_t err_size)
 	if (s->at_ns != 0)
 		return 1;
 	f = fopen(s->path, "r");
-	if (f == NULL)
-		return 0;
+	if (f == NULL) {
+		if (errno == ENOENT)
+			return 0;
+		snprintf(err, err_size, "%s: cannot read: %s", s->path,
+			 strerror(errno));
+		return -errno;
+	}
 	len = fread(text, 1, sizeof(text) - 1, f);
 	fclose(f);
 	text[len] = '\0';
+	/* Written but not ended yet (no atomic rename): ask again. */
+	if (len == 0 || text[len - 1] != '\n')
+		return len == sizeof(text) - 1 ? -EINVAL : 0;
 	while (len > 0 && (text[len - 1] == '\n' || text[len - 1] == ' '))
 		text[--len] = '\0';
 	if (ofan_parse_epoch(text, &s->at_ns) != 0 || s->at_ns == 0) {

@@ -439,21 +439,20 @@ hs_host_flow_result(const struct hs_host *h, uint32_t id,
 	return touched;
 }
 
-/* A finished flow's policy counter, added to the host's (dump()'s emit). */
-static void
-hs_host_fold_kv(void *arg, const char *key, uint64_t value)
+void
+hs_kv_add(void *arg, const char *key, uint64_t value)
 {
-	struct hs_host *h = arg;
-	uint16_t i;
+	struct hs_kv_table *t = arg;
+	int i;
 
-	for (i = 0; i < h->nb_done_kv; i++)
-		if (strcmp(h->done_kv[i].key, key) == 0) {
-			h->done_kv[i].value += value;
+	for (i = 0; i < t->n; i++)
+		if (strcmp(t->kv[i].key, key) == 0) {
+			t->kv[i].value += value;
 			return;
 		}
-	if (h->nb_done_kv < HS_MAX_POLICY_KEYS) {
-		h->done_kv[h->nb_done_kv].key = key;
-		h->done_kv[h->nb_done_kv++].value = value;
+	if (t->n < HS_KV_MAX) {
+		snprintf(t->kv[t->n].key, sizeof(t->kv[t->n].key), "%s", key);
+		t->kv[t->n++].value = value;
 	}
 }
 
@@ -462,7 +461,7 @@ hs_flow_release(struct hs_host *h, struct hs_sflow *s)
 {
 	hs_sender_fini(&s->tx);
 	if (s->lb != NULL && h->cfg->policy->dump != NULL)
-		h->cfg->policy->dump(s->lb, hs_host_fold_kv, h);
+		h->cfg->policy->dump(s->lb, hs_kv_add, &h->done_kv);
 	free(s->lb);
 	free(s->evs_seen);
 	s->lb = NULL;
@@ -474,17 +473,26 @@ hs_host_policy_dump(const struct hs_host *h,
 		    void (*emit)(void *arg, const char *key, uint64_t value),
 		    void *arg)
 {
+	void *zero;
 	uint32_t i;
+	int k;
 
-	if (h->cfg->policy->dump == NULL)
+	if (h->cfg->policy->dump == NULL || h->nb_sflows == h->nb_foreign_s)
 		return;
 	/*
-	 * Finished flows first, summed, in the order their dump gave the
-	 * keys, then the flows still sent: a caller summing by key sees the
-	 * keys in the same order and the same sums as from every flow.
+	 * A fresh state first, which counts nothing: its keys come in the
+	 * policy's order even when no flow has started.  Then the finished
+	 * flows, summed, and the flows still sent.  A caller summing by key
+	 * sees the keys in the same order and the same sums as from a dump
+	 * of every flow's own state.
 	 */
-	for (i = 0; i < h->nb_done_kv; i++)
-		emit(arg, h->done_kv[i].key, h->done_kv[i].value);
+	zero = calloc(1, h->cfg->policy->state_size ?
+		      h->cfg->policy->state_size : 1);
+	if (zero != NULL)
+		h->cfg->policy->dump(zero, emit, arg);
+	free(zero);
+	for (k = 0; k < h->done_kv.n; k++)
+		emit(arg, h->done_kv.kv[k].key, h->done_kv.kv[k].value);
 	for (i = 0; i < h->nb_sflows; i++)
 		if (h->sflows[i].lb != NULL)
 			h->cfg->policy->dump(h->sflows[i].lb, emit, arg);

@@ -234,4 +234,20 @@ void hs_host_policy_dump(const struct hs_host *h,
 				      uint64_t value),
 			 void *arg);
 
+/*
+ * Policy counters summed by key, in the order the keys first came (keys
+ * are copied; beyond HS_KV_MAX keys or 31 characters they are dropped or
+ * cut).  hs_kv_add() is an emit for hs_host_policy_dump() and a policy's
+ * dump(), with the table as arg.
+ */
+#define HS_KV_MAX 32
+struct hs_kv_table {
+	struct {
+		char key[32];
+		uint64_t value;
+	} kv[HS_KV_MAX];
+	int n;
+};
+void hs_kv_add(void *arg, const char *key, uint64_t value);
+
 #endif /* OFAN_HS_HOST_H */

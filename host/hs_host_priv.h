@@ -6,8 +6,6 @@
  * pacing) share.  Not an interface: everyone else uses hs_host.h.
  */
 #ifndef OFAN_HS_HOST_PRIV_H
-/* Counters a host policy's dump() may emit (hlb.h). */
-#define HS_MAX_POLICY_KEYS 16
 #define OFAN_HS_HOST_PRIV_H
 
 #include <errno.h>
@@ -143,11 +141,7 @@ struct hs_host {
 	uint64_t total_bytes;
 	struct hs_host_stats st;
 	/* The policy counters of finished flows, summed (their dump). */
-	uint16_t nb_done_kv;
-	struct {
-		const char *key;	/* the policy's own (static) string */
-		uint64_t value;
-	} done_kv[HS_MAX_POLICY_KEYS];
+	struct hs_kv_table done_kv;
 };
 
 static inline uint16_t

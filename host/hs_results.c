@@ -69,33 +69,6 @@ hs_flow_ideal_ns(const struct hs_config *c, const struct hs_traffic *t,
 			   hs_flow_last_frame_bytes(c, size)) + path_rtt_ns;
 }
 
-struct hs_kv {
-	char key[32];
-	uint64_t value;
-};
-
-struct hs_kv_table {
-	struct hs_kv kv[32];
-	int n;
-};
-
-static void
-hs_kv_add(void *arg, const char *key, uint64_t value)
-{
-	struct hs_kv_table *t = arg;
-	int i;
-
-	for (i = 0; i < t->n; i++)
-		if (strcmp(t->kv[i].key, key) == 0) {
-			t->kv[i].value += value;
-			return;
-		}
-	if (t->n < (int)(sizeof(t->kv) / sizeof(t->kv[0]))) {
-		snprintf(t->kv[t->n].key, sizeof(t->kv[t->n].key), "%s", key);
-		t->kv[t->n++].value = value;
-	}
-}
-
 /*
  * Flow i as the local hosts saw it: each host merges its side(s) into r
  * (hs_host_flow_result); neither sent_here nor received_here when no

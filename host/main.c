@@ -260,9 +260,10 @@ hs_usage(FILE *f)
 		"                     sleep until the next pacing slot or timer, at most\n"
 		"                     US microseconds (1..10000)\n"
 		"  --start-at EPOCH|@FILE  start the traffic at this moment, in seconds\n"
-		"                     since the Unix epoch (e.g. $(date +%%s.%%N)), not once\n"
-		"                     the ports are up: one start for every process of a\n"
-		"                     testbed; @FILE: read it from FILE once FILE appears\n"
+		"                     since the Unix epoch (e.g. $(date -d '+10 sec'\n"
+		"                     +%%s.%%N)), not once the ports are up: one start for\n"
+		"                     every process of a testbed; @FILE: read it from FILE,\n"
+		"                     a line, once FILE appears\n"
 		"  --check-config     validate the configuration and traffic, then exit\n"
 		"  --help             this text\n"
 		"EAL example without hugepages or NICs:\n"
@@ -855,7 +856,8 @@ static int
 hs_wait_start(struct hs_app *app)
 {
 	char err[OFAN_START_PATH_SIZE + 128];
-	uint64_t now, epoch, start;
+	uint64_t now, epoch;
+	int64_t start;
 	int rc;
 
 	fprintf(stderr, "ofan-host: ports up; waiting for the start (--start-at)\n");
@@ -870,15 +872,17 @@ hs_wait_start(struct hs_app *app)
 	}
 	now = hs_now_ns(app);
 	epoch = ofan_epoch_ns();
-	if (epoch > app->start.at_ns + OFAN_NS_PER_MS) {
+	if (epoch > app->start.at_ns &&
+	    epoch - app->start.at_ns > OFAN_NS_PER_MS) {
 		fprintf(stderr, "ofan-host: --start-at is %.3f s in the past once the ports are up; expected a later moment\n",
 			(double)(epoch - app->start.at_ns) / 1e9);
 		return -ETIME;
 	}
 	start = ofan_clock_at_epoch(now, epoch, app->start.at_ns);
-	while (!hs_quit && (now = hs_now_ns(app)) < start)
+	while (!hs_quit && (int64_t)(now = hs_now_ns(app)) < start)
 		rte_delay_us_sleep((unsigned int)RTE_MIN(
-			(start - now) / OFAN_NS_PER_US + 1, 10000ull));
+			((uint64_t)start - now) / OFAN_NS_PER_US + 1,
+			10000ull));
 	return hs_quit ? -EINTR : 0;
 }
 
@@ -964,7 +968,7 @@ main(int argc, char **argv)
 	int eal_argc, help, rc, exit_code = 0;
 	int64_t inuse_start = 0, inuse_end = 0;
 	uint64_t t0, tx_dropped = 0, steer_full = 0;
-	bool done;
+	bool done, keep_eal = false;
 	uint32_t r;
 	uint16_t p, k;
 
@@ -1059,7 +1063,8 @@ main(int argc, char **argv)
 				(unsigned long long)d->rx_nombuf,
 				(unsigned long long)d->oerrors);
 	}
-	ofan_ports_close(app.port_id, app.port_started, app.cfg->nb_ports);
+	keep_eal = ofan_ports_close(app.port_id, app.port_started,
+				    app.cfg->nb_ports);
 	hs_free_rings(&app);
 	inuse_end = rte_mempool_in_use_count(app.pool);
 	for (p = 0; p < app.cfg->nb_ports; p++) {
@@ -1101,15 +1106,13 @@ main(int argc, char **argv)
 		exit_code = 3;
 	}
 out:
-	ofan_ports_close(app.port_id, app.port_started, app.cfg->nb_ports);
+	keep_eal |= ofan_ports_close(app.port_id, app.port_started,
+				     app.cfg->nb_ports);
 	hs_free_rings(&app);
 	for (k = 0; k < app.nb_hosts; k++)
 		hs_host_free(app.hosts[k]);
 	rte_mempool_free(app.pool);
-	for (p = 0; p < app.cfg->nb_ports &&
-	     ofan_port_eal_cleanup_safe(app.cfg->ports[p].dev); p++)
-		;
-	if (p == app.cfg->nb_ports)	/* else memif's callbacks (port.h) */
+	if (!keep_eal)	/* memif's callbacks need it (ofan_port.h) */
 		rte_eal_cleanup();
 	if (rundir[0] != '\0' && ofan_remove_tree(rundir) != 0)
 		fprintf(stderr, "ofan-host: could not remove %s\n", rundir);

@@ -92,19 +92,16 @@ int ofan_ports_open(const struct ofan_port_conf *conf, uint16_t n,
 		    struct rte_mempool *mp, uint16_t *ids, uint16_t *nb_txq,
 		    bool *started, char *err, unsigned int err_size);
 
-/* Close every started port of ids[0 .. n) and clear started[]. */
-void ofan_ports_close(const uint16_t *ids, bool *started, uint16_t n);
-
 /*
- * Whether rte_eal_cleanup() may run after a port of dev (devargs) is
- * closed.  Not after a net_memif port: DPDK 22.11's memif
- * leaves control-channel callbacks of closed ports to EAL's interrupt
- * thread, which runs them when a peer disconnects later; once EAL's
- * cleanup has unmapped their memory that is a crash (seen at the end of
- * about one memif testbed run in three).  The caller then exits without
- * it: the process's memory goes with it, and the runtime directory is
- * removed by the caller as always.
+ * Close every started port of ids[0 .. n) and clear started[].  Returns
+ * true if one of them was a net_memif port, after which the caller must
+ * not call rte_eal_cleanup(): DPDK 22.11's memif leaves the control-
+ * channel callbacks of a closed port to EAL's interrupt thread, which
+ * runs them when a peer disconnects later; once EAL's cleanup has
+ * unmapped their memory that is a crash (seen at the end of about one
+ * memif testbed run in three).  The process's memory goes with it, and
+ * the caller removes the runtime directory as always.
  */
-bool ofan_port_eal_cleanup_safe(const char *dev);
+bool ofan_ports_close(const uint16_t *ids, bool *started, uint16_t n);
 
 #endif /* OFAN_PORT_H */

@@ -379,20 +379,20 @@ ofan_ports_open(const struct ofan_port_conf *conf, uint16_t n,
 	return 0;
 }
 
-void
+bool
 ofan_ports_close(const uint16_t *ids, bool *started, uint16_t n)
 {
+	struct rte_eth_dev_info info;
+	bool memif = false;
 	uint16_t p;
 
 	for (p = 0; p < n; p++)
 		if (started[p]) {
+			memif = memif ||
+				(rte_eth_dev_info_get(ids[p], &info) == 0 &&
+				 strcmp(info.driver_name, "net_memif") == 0);
 			ofan_port_close(ids[p]);
 			started[p] = false;
 		}
-}
-
-bool
-ofan_port_eal_cleanup_safe(const char *dev)
-{
-	return strncmp(dev, "net_memif", strlen("net_memif")) != 0;
+	return memif;
 }

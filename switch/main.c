@@ -118,9 +118,10 @@ sw_usage(FILE *f)
 		"                       for several switches sharing few cores\n"
 		"  --start-at EPOCH|@FILE  the schedule ([failure.*], [reroute.*])\n"
 		"                       counts from this moment, in seconds since the Unix\n"
-		"                       epoch (e.g. $(date +%%s.%%N)), not from the switch's\n"
-		"                       start: one start for every process of a testbed;\n"
-		"                       @FILE: read it from FILE once FILE appears\n"
+		"                       epoch (e.g. $(date -d '+10 sec' +%%s.%%N)), not from\n"
+		"                       the switch's start: one start for every process of\n"
+		"                       a testbed; @FILE: read it from FILE, a line, once\n"
+		"                       FILE appears\n"
 		"  --check-config       validate the configuration and exit\n"
 		"  --help               this text\n"
 		"EAL example without hugepages or NICs:\n"
@@ -337,13 +338,13 @@ static int
 sw_poll_start(struct sw_app *app)
 {
 	char err[OFAN_START_PATH_SIZE + 128];
-	uint64_t start;
+	int64_t start;
 	int rc = ofan_start_poll(&app->start, err, sizeof(err));
 
 	if (rc <= 0) {
 		if (rc < 0)
 			fprintf(stderr, "ofan-switch: --start-at %s\n", err);
-		sw_engine_set_schedule_start(app->eng, UINT64_MAX);
+		sw_engine_set_schedule_start(app->eng, SW_SCHEDULE_HELD);
 		return rc;
 	}
 	start = ofan_clock_at_epoch(sw_now_ns(app), ofan_epoch_ns(),
@@ -586,7 +587,7 @@ main(int argc, char **argv)
 	struct sw_fwd_ctx *main_ctx = NULL;
 	int64_t inuse_start = 0, inuse_end;
 	uint64_t t0 = 0;
-	bool pdump_on = false;
+	bool pdump_on = false, keep_eal = false;
 
 	memset(&app, 0, sizeof(app));
 	/* Application arguments follow "--"; everything before is EAL's. */
@@ -708,7 +709,8 @@ out_ports:
 		if (app.port_started[wid])
 			ofan_port_dev_stats(app.port_id[wid],
 					    &app.dev_stats[wid]);
-	ofan_ports_close(app.port_id, app.port_started, app.cfg->nb_ports);
+	keep_eal = ofan_ports_close(app.port_id, app.port_started,
+				    app.cfg->nb_ports);
 	/*
 	 * After the ports: closing polls them once more, which runs an
 	 * attached capture's callbacks; uninit frees what they use.
@@ -733,10 +735,7 @@ out_ports:
 	sw_engine_free(app.eng);
 	rte_mempool_free(app.pool);
 out_eal:
-	for (wid = 0; wid < app.cfg->nb_ports &&
-	     ofan_port_eal_cleanup_safe(app.cfg->ports[wid].dev); wid++)
-		;
-	if (wid == app.cfg->nb_ports)	/* else memif's callbacks (port.h) */
+	if (!keep_eal)	/* memif's callbacks need it (ofan_port.h) */
 		rte_eal_cleanup();
 	if (rundir[0] != '\0' && ofan_remove_tree(rundir) != 0)
 		fprintf(stderr, "ofan-switch: could not remove %s\n", rundir);

@@ -491,9 +491,28 @@ sw_engine_reroute(struct sw_engine *eng, const struct sw_reroute_config *r,
 }
 
 void
-sw_engine_set_schedule_start(struct sw_engine *eng, uint64_t start_ns)
+sw_engine_set_schedule_start(struct sw_engine *eng, int64_t start_ns)
 {
 	eng->sched_start_ns = start_ns;
+}
+
+/*
+ * Whether a scheduled event at at_ns (schedule time) is due at now_ns
+ * (engine time); never while the schedule is held.
+ */
+static bool
+sw_engine_due(const struct sw_engine *eng, uint64_t at_ns, uint64_t now_ns)
+{
+	int64_t origin = eng->sched_start_ns;
+
+	if (origin == SW_SCHEDULE_HELD)
+		return false;
+	if (origin >= 0)
+		return now_ns >= (uint64_t)origin &&
+		       now_ns - (uint64_t)origin >= at_ns;
+	/* A start before the engine's: now is later on the schedule. */
+	return now_ns + (uint64_t)-origin >= at_ns ||
+	       now_ns + (uint64_t)-origin < now_ns;
 }
 
 void
@@ -512,8 +531,7 @@ sw_engine_control(struct sw_engine *eng, uint64_t now_ns)
 		struct sw_event *e = &eng->events[i];
 		char why[SW_NAME_SIZE + 16];
 
-		if (e->done || now_ns < eng->sched_start_ns ||
-		    now_ns - eng->sched_start_ns < e->at_ns)
+		if (e->done || !sw_engine_due(eng, e->at_ns, now_ns))
 			continue;
 		e->done = true;
 		if (e->reroute) {

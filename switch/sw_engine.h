@@ -256,9 +256,14 @@ bool sw_engine_request_pending(const struct sw_engine *eng);
  * Where the config's schedule ([failure.*] at and duration, [reroute.*]
  * at) counts from, in engine time: 0 (the default) is the engine's own
  * start; ofan-switch --start-at moves it to a moment shared by every
- * process of a testbed.  Call before the first control tick.
+ * process of a testbed, which may lie before the engine started
+ * (negative: what is due by now happens at the next control tick).
+ * SW_SCHEDULE_HELD holds the schedule until a later call gives the start
+ * (the moment is not known yet).  May be called at any time from the
+ * control thread; the next sw_engine_control() follows it.
  */
-void sw_engine_set_schedule_start(struct sw_engine *eng, uint64_t start_ns);
+#define SW_SCHEDULE_HELD INT64_MAX
+void sw_engine_set_schedule_start(struct sw_engine *eng, int64_t start_ns);
 
 /*
  * Control plane tick: applies scheduled failures, restorations and

@@ -61,7 +61,7 @@ struct sw_engine {
 	struct sw_port_ctl ctl[SW_MAX_PORTS];
 	struct sw_event events[2 * SW_MAX_FAILURES + SW_MAX_REROUTES];
 	uint16_t nb_events;
-	uint64_t sched_start_ns;	/* the schedule's time 0 (engine time) */
+	int64_t sched_start_ns;	/* the schedule's time 0 (engine time) */
 
 	/* One pending request from another thread (telemetry). */
 	volatile uint32_t req_pending;

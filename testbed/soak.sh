@@ -101,11 +101,11 @@ tb_pid=
 cleanup() {
 	local rc=$?
 	trap - EXIT INT TERM
-	# The driver first (a capture attached to a stopping switch crashes it).
+	# The driver first: on SIGTERM it ends its capture (a capture
+	# attached to a stopping switch crashes it), within stop_pid's 5 s.
 	[ -z "$drv_pid" ] || stop_pid "$drv_pid" TERM
 	[ -z "$sw_pid" ] || stop_pid "$sw_pid" INT
 	[ -z "$tb_pid" ] || stop_pid "$tb_pid" INT
-	pkill -INT -f -- "dpdk-dumpcap --file-prefix=$prefix" 2>/dev/null || true
 	huge_release "$prefix"
 	rm -rf "/var/run/dpdk/${prefix:?}"
 	rm -rf "${work:?}"
@@ -159,7 +159,7 @@ taskset -c 1 "$py" "$root/testbed/soak_driver.py" switch --prefix "$prefix" \
 drv_pid=$!
 wait "$drv_pid" || true
 drv_pid=
-kill -INT "$sw_pid"
+kill -INT "$sw_pid" 2>/dev/null || true	# it may have crashed: checked below
 sw_rc=0
 wait "$sw_pid" || sw_rc=$?
 sw_pid=

@@ -119,7 +119,7 @@ def main():
     sw = switch_checks("switch", load(f"{d}/switch.json"))
     caps = drv.get("captures", [])
     check(len(caps) > 0, "switch: no capture was taken")
-    fig["switch"] = dict(sw, seconds=drv.get("seconds"),
+    fig["switch"] = dict(sw, seconds=drv.get("seconds") or 0,
                          faults=drv.get("faults", {}),
                          faults_total=drv.get("faults_total", 0),
                          telemetry_reads=drv.get("telemetry_reads", 0),
@@ -148,7 +148,7 @@ def main():
         h = load(f"{res}/hosts-all.json")
         f = {"faults": drv.get("faults", {}),
              "faults_total": drv.get("faults_total", 0),
-             "seconds": drv.get("seconds")}
+             "seconds": drv.get("seconds") or 0}
         if h is not None:
             check(h["flows_completed"] == h["flows_total"] > 0,
                   f"{where}: {h['flows_completed']} of {h['flows_total']} flows complete")

@@ -28,6 +28,7 @@ import glob
 import json
 import os
 import random
+import signal
 import socket
 import struct
 import subprocess
@@ -175,67 +176,107 @@ def check_reads(tel, rep, links, prev):
                 prev[key] = d.get(k, 0)
 
 
+class Stop(Exception):
+    """SIGTERM: end now, cleanly (the capture first)."""
+
+
+def on_term(signum, frame):
+    raise Stop()
+
+
+def stop_capture(cap, rep, captures, now=False):
+    """End a capture still running before anyone stops the switch: a
+    switch stopping with a capture attached crashes (capture.sh).  It
+    ends by itself after its second; now: at once (capture.sh stops
+    dumpcap cleanly on SIGINT), as when this driver is stopped."""
+    if cap is None:
+        return
+    if now:
+        cap[0].send_signal(signal.SIGINT)
+    try:
+        cap[0].wait(timeout=3 if now else 30)
+    except subprocess.TimeoutExpired:
+        cap[0].send_signal(signal.SIGINT)
+        try:
+            cap[0].wait(timeout=3)
+        except subprocess.TimeoutExpired:
+            cap[0].kill()
+            cap[0].wait()
+    captures.append(finish_capture(cap, rep))
+
+
 def run_switch(a):
     rng = random.Random(a.seed)
     ports = [int(p) for p in a.ports.split(",")]
     rep = Report()
     rss = Rss(a.prefix)
-    tel = Telemetry(a.prefix)
     links = {p: "up" for p in ports}
     prev = {}
     captures = []
     cap = None
+    tel = None
     start = time.monotonic()
     next_cap = start + 1.0
     tick = start
-    while True:
-        now = time.monotonic()
-        if now - start >= a.seconds:
-            break
-        rss.sample(now - start)
-        failed = [p for p in ports if links[p] != "up"]
-        if failed and rng.random() < 0.4:
-            p = rng.choice(failed)
-            if apply(tel, rep, f"/ofan/restore,{p}", "restore"):
+    signal.signal(signal.SIGTERM, on_term)
+    try:
+        tel = Telemetry(a.prefix)
+        while time.monotonic() - start < a.seconds:
+            now = time.monotonic()
+            rss.sample(now - start)
+            failed = [p for p in ports if links[p] != "up"]
+            if failed and rng.random() < 0.4:
+                p = rng.choice(failed)
+                if apply(tel, rep, f"/ofan/restore,{p}", "restore"):
+                    links[p] = "up"
+            else:
+                p = rng.choice(ports)
+                mode = rng.choice(("down", "blackhole", "degraded"))
+                rate = rng.choice((1, 2, 5)) if mode == "degraded" else None
+                if apply(tel, rep, fail_cmd(p, mode, rate), mode):
+                    links[p] = mode
+            check_reads(tel, rep, links, prev)
+            if a.capture and cap is None and now >= next_cap:
+                out = f"{a.capture_dir}/capture-{len(captures)}.pcapng"
+                # The first of every port; then one at random.
+                p = "all" if not captures else \
+                    rng.choice([str(x) for x in ports] + ["0", "all"])
+                # Not on this driver's CPU alone: dpdk-dumpcap pinned to
+                # the CPU of the switch's control threads can time out
+                # disabling its capture, and DPDK 22.11 then leaves the
+                # switch copying into a freed ring (README, "Telemetry
+                # and capture").
+                cap = (subprocess.Popen(
+                    [a.capture, "--file-prefix", a.prefix, "--port", str(p),
+                     "--duration", "1", "--out", out, "--force"],
+                    stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                    text=True, preexec_fn=lambda: os.sched_setaffinity(
+                        0, range(os.cpu_count()))),
+                    out, p)
+                next_cap = now + 3.0
+            if cap is not None and cap[0].poll() is not None:
+                captures.append(finish_capture(cap, rep))
+                cap = None
+            tick += 0.1
+            time.sleep(max(0.0, tick - time.monotonic()))
+        stop_capture(cap, rep, captures)
+        cap = None
+        for p in ports:
+            if links[p] != "up" and apply(tel, rep, f"/ofan/restore,{p}",
+                                          "restore"):
                 links[p] = "up"
-        else:
-            p = rng.choice(ports)
-            mode = rng.choice(("down", "blackhole", "degraded"))
-            rate = rng.choice((1, 2, 5)) if mode == "degraded" else None
-            if apply(tel, rep, fail_cmd(p, mode, rate), mode):
-                links[p] = mode
         check_reads(tel, rep, links, prev)
-        if a.capture and cap is None and now >= next_cap:
-            out = f"{a.capture_dir}/capture-{len(captures)}.pcapng"
-            # The first of every port; then one at random.
-            p = "all" if not captures else \
-                rng.choice([str(x) for x in ports] + ["0", "all"])
-            # Not on this driver's CPU alone: dpdk-dumpcap pinned to the
-            # CPU of the switch's control threads can time out disabling
-            # its capture, and DPDK 22.11 then leaves the switch copying
-            # into a freed ring (README, "Telemetry and capture").
-            cap = (subprocess.Popen(
-                [a.capture, "--file-prefix", a.prefix, "--port", str(p),
-                 "--duration", "1", "--out", out, "--force"],
-                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                preexec_fn=lambda: os.sched_setaffinity(
-                    0, range(os.cpu_count()))),
-                out, p)
-            next_cap = now + 3.0
-        if cap is not None and cap[0].poll() is not None:
-            captures.append(finish_capture(cap, rep))
-            cap = None
-        tick += 0.1
-        time.sleep(max(0.0, tick - time.monotonic()))
-    if cap is not None:
-        cap[0].wait(timeout=60)
-        captures.append(finish_capture(cap, rep))
-    for p in ports:
-        if links[p] != "up" and apply(tel, rep, f"/ofan/restore,{p}", "restore"):
-            links[p] = "up"
-    check_reads(tel, rep, links, prev)
+    except Stop:
+        rep.error("stopped by SIGTERM before the end")
+    except (OSError, ValueError, KeyError) as e:
+        # The switch is gone or answers nonsense: that is the finding.
+        rep.error(f"telemetry: {type(e).__name__}: {e}")
+    finally:
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        stop_capture(cap, rep, captures, now=True)
+        if tel is not None:
+            tel.close()
     rss.sample(time.monotonic() - start, force=True)
-    tel.close()
     done(a, rep, rss, start, captures=captures,
          packets_captured=sum(c["packets"] for c in captures))
 

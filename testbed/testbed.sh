@@ -47,7 +47,7 @@ usage: $prog --mode veth|memif [options] EXPERIMENT.ini   (options before or aft
   --idle-sleep US     switches' and hosts' sleep when idle (default 100)
   --timeout SEC       give the hosts this long (default 60)
   --start-delay SEC   with failures: the common start is this long after
-                      every process is up (default 0.2)
+                      every process is up (default 0.2, at least 0.05)
   --run N             only the N-th sweep combination (default: every one)
   --tag TAG           prefix of the namespaces, interfaces, sockets and DPDK
                       file prefixes (TAG-NAME) of the run: 1 to 5 lower-case
@@ -106,8 +106,11 @@ veth | memif) ;;
 esac
 [[ -z $host_lcores || $host_lcores =~ ^[0-9]+(,[0-9]+)*$ ]] ||
 	die "--host-lcores '$host_lcores'; expected lcore numbers such as 0,1"
-[[ $start_delay =~ ^[0-9]+(\.[0-9]+)?$ ]] ||
-	die "--start-delay '$start_delay'; expected seconds such as 3 or 2.5"
+if ! [[ $start_delay =~ ^[0-9]+(\.[0-9]+)?$ ]] ||
+	/usr/bin/python3 -c 'import sys; sys.exit(float(sys.argv[1]) >= 0.05)' "$start_delay"; then
+	die "--start-delay '$start_delay'; expected seconds, at least 0.05, such as 0.2 or 1"
+fi
+
 [[ -z $only_run || $only_run =~ ^[0-9]+$ ]] ||
 	die "--run '$only_run'; expected a combination number (0, 1, ...)"
 [ "$(id -u)" = 0 ] || die "needs root (namespaces, veths, DPDK)"
@@ -274,14 +277,17 @@ run_one() {
 			--idle-sleep "$idle" "${sw_extra[@]}"
 	done <"$gen/plan.txt"
 	if [ ${#sw_extra[@]} -gt 0 ]; then
-		# Every host process up and waiting: the start, a little ahead.
+		# Every host process up and waiting (at most 60 s): the
+		# start, a little ahead.
 		for ((i = hosts_from; i < ${#pids[@]}; i++)); do
-			while ! grep -q "waiting for the start" \
-				"$rdir/${names[$i]}.log" 2>/dev/null; do
-				kill -0 "${pids[$i]}" 2>/dev/null ||
-					die "${names[$i]} did not start: $(tail -n 2 "$rdir/${names[$i]}.log")"
+			for _ in $(seq 1 3000); do
+				grep -q "waiting for the start" \
+					"$rdir/${names[$i]}.log" 2>/dev/null && break
+				kill -0 "${pids[$i]}" 2>/dev/null || break
 				sleep 0.02
 			done
+			grep -q "waiting for the start" "$rdir/${names[$i]}.log" ||
+				die "${names[$i]} did not come up: $(tail -n 2 "$rdir/${names[$i]}.log")"
 		done
 		/usr/bin/python3 -c 'import sys, time; print(f"{time.time() + float(sys.argv[1]):.6f}")' \
 			"$start_delay" >"$start_file.tmp"
@@ -303,6 +309,7 @@ run_one() {
 		[ "$rc" = 0 ] || [ "$i" -ge "$hosts_from" ] ||
 			echo "testbed.sh: ${names[$i]} exited with status $rc" >>"$rdir/${names[$i]}.log"
 	done
+	pids=()	# all reaped: nothing left to signal
 	stop_run
 	/usr/bin/python3 "$root/testbed/testbed_table.py" run "$rdir" "$mode" \
 		"$host_rc" | tee "$rdir/table.txt"

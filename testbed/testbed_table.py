@@ -25,11 +25,24 @@ def dev_lost(ports):
                for p in ports if "device" in p)
 
 
+def load(f):
+    """A process's JSON, or None (said on stderr) if it is missing or cut
+    short: a process that crashed; the table goes on without it."""
+    try:
+        with open(f) as fh:
+            return json.load(fh)
+    except (OSError, ValueError) as e:
+        print(f"testbed_table.py: {f}: {e}", file=sys.stderr)
+        return None
+
+
 def switches(d):
     """The switches' JSON of run folder d, by name."""
     for f in sorted(glob.glob(f"{d}/*.json")):
         if not os.path.basename(f).startswith("hosts-"):
-            yield json.load(open(f))
+            s = load(f)
+            if s is not None:
+                yield s
 
 
 def losses(s):
@@ -42,7 +55,8 @@ def losses(s):
 
 
 def hosts(d):
-    return [json.load(open(f)) for f in sorted(glob.glob(f"{d}/hosts-*.json"))]
+    return [h for h in (load(f) for f in sorted(glob.glob(f"{d}/hosts-*.json")))
+            if h is not None]
 
 
 def run_table(d, mode, rc):

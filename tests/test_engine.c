@@ -2459,7 +2459,7 @@ START_TEST(test_reroute_scheduled)
 {
 	static const uint16_t w[T_NB_UPLINKS] = { 1, 0, 2, 1 };
 	struct sw_config *c = t_cfg_leaf("ofan");
-	struct sw_reroute_config *r = &c->reroutes[0];
+	struct sw_reroute_config *r = &c->reroutes[0], saved;
 	uint32_t cnt[T_NB_PORTS] = { 0 };
 	struct t_ctl_log log = { 0 };
 	const struct lb_group *grp;
@@ -2472,6 +2472,7 @@ START_TEST(test_reroute_scheduled)
 	r->at_ns = 30 * T_US;
 	memcpy(r->weight, w, sizeof(w));
 	c->nb_reroutes = 1;
+	saved = *r;
 	t_start(&s, c);
 	sw_engine_set_log(s.eng, t_ctl_log_line, &log);
 	sw_engine_set_schedule_start(s.eng, 100 * T_US);
@@ -2491,6 +2492,27 @@ START_TEST(test_reroute_scheduled)
 	/* Once only. */
 	sw_engine_control(s.eng, 200 * T_US);
 	ck_assert_uint_eq(log.nb, 1);
+	t_stop(&s);
+
+	/*
+	 * Held (the moment not known yet): nothing, however late; a start
+	 * 20 us before the engine's: due at 10 us of the engine's time.
+	 */
+	c = t_cfg_leaf("ofan");
+	c->reroutes[0] = saved;
+	c->nb_reroutes = 1;
+	t_start(&s, c);
+	log.nb = 0;
+	sw_engine_set_log(s.eng, t_ctl_log_line, &log);
+	sw_engine_set_schedule_start(s.eng, SW_SCHEDULE_HELD);
+	sw_engine_control(s.eng, 3600 * T_MS * 1000);
+	ck_assert_uint_eq(log.nb, 0);
+	sw_engine_set_schedule_start(s.eng, -(int64_t)(20 * T_US));
+	sw_engine_control(s.eng, 9 * T_US);
+	ck_assert_uint_eq(log.nb, 0);
+	sw_engine_control(s.eng, 10 * T_US);
+	ck_assert_uint_eq(log.nb, 1);
+	grp = sw_engine_group(s.eng, T_GROUP_UP);
 	/* Ofan's cycle follows the weights: 40 packets give 10, 0, 20, 10. */
 	for (i = 0; i < 40; i++)
 		cnt[t_forward_one(&s, T_LEAF_NET(1) | (1 + i),

@@ -57,7 +57,13 @@ START_TEST(test_start_file)
 	ck_assert_int_eq(ofan_start_parse(arg, &s), 0);
 	ck_assert_str_eq(s.path, path);
 	ck_assert_uint_eq(s.at_ns, 0);
-	/* Not there yet: ask again later. */
+	/* Not there yet: ask again later; nor while its line is unended. */
+	ck_assert_int_eq(ofan_start_poll(&s, err, sizeof(err)), 0);
+	ck_assert_uint_eq(s.at_ns, 0);
+	f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	fprintf(f, "17646");
+	fclose(f);
 	ck_assert_int_eq(ofan_start_poll(&s, err, sizeof(err)), 0);
 	ck_assert_uint_eq(s.at_ns, 0);
 	/* There, with a line end as a launcher writes it. */
@@ -81,6 +87,11 @@ START_TEST(test_start_file)
 	ck_assert_msg(strstr(err, path) != NULL &&
 		      strstr(err, "'soon' is not a moment") != NULL, "%s", err);
 	unlink(path);
+	/* A FILE that cannot be read is said, not waited for. */
+	ck_assert_int_eq(ofan_start_parse("@/proc/self/mem/x", &s), 0);
+	ck_assert_int_lt(ofan_start_poll(&s, err, sizeof(err)), 0);
+	ck_assert_msg(strstr(err, "/proc/self/mem/x: cannot read: ") != NULL,
+		      "%s", err);
 	rmdir(dir);
 }
 END_TEST
@@ -88,12 +99,17 @@ END_TEST
 /* A moment on a clock that read now_ns at real time epoch_now_ns. */
 START_TEST(test_start_clock)
 {
-	/* Ahead, now, behind, and before the clock's start. */
-	ck_assert_uint_eq(ofan_clock_at_epoch(1000, 5000, 5300), 1300);
-	ck_assert_uint_eq(ofan_clock_at_epoch(1000, 5000, 5000), 1000);
-	ck_assert_uint_eq(ofan_clock_at_epoch(1000, 5000, 4500), 500);
-	ck_assert_uint_eq(ofan_clock_at_epoch(1000, 5000, 3000), 0);
-	ck_assert_uint_eq(ofan_clock_at_epoch(1000, 5000, 4000), 0);
+	/* Ahead, now, behind, and before the clock's start (negative). */
+	ck_assert_int_eq(ofan_clock_at_epoch(1000, 5000, 5300), 1300);
+	ck_assert_int_eq(ofan_clock_at_epoch(1000, 5000, 5000), 1000);
+	ck_assert_int_eq(ofan_clock_at_epoch(1000, 5000, 4500), 500);
+	ck_assert_int_eq(ofan_clock_at_epoch(1000, 5000, 4000), 0);
+	ck_assert_int_eq(ofan_clock_at_epoch(1000, 5000, 3000), -1000);
+	/* Real epochs: a moment 2 s before a clock that started 1 s ago. */
+	ck_assert_int_eq(ofan_clock_at_epoch(1000000000ull,
+					     1764633600000000000ull,
+					     1764633598000000000ull),
+			 -1000000000ll);
 	/* The real-time clock is in the 21st century. */
 	ck_assert_uint_gt(ofan_epoch_ns(), 1600000000ull * 1000000000ull);
 }

@@ -636,7 +636,7 @@ main(int argc, char **argv)
 	}
 	g.sched = gen_sched_build(g.p, &g.t, err, sizeof(err));
 	if (g.sched == NULL) {
-		fprintf(stderr, "ofan-testbed-gen: %s\n", err);
+		fprintf(stderr, "ofan-testbed-gen: %s:%s\n", g.o.config, err);
 		rc = 2;
 		goto topo;
 	}

@@ -138,9 +138,9 @@ gen_sched_route(struct gen_sched *g, const struct gen_sched_event *ev,
 				   sizeof(*w) * c->groups[grp].nb_members) == 0)
 				continue;
 			if (g->nb_reroutes[s] == SW_MAX_REROUTES) {
-				snprintf(err, err_size, "%s needs more than %d reroutes (group weight changes) for the failures of %s; expected fewer failures",
-					 t->sw[s].name, SW_MAX_REROUTES,
-					 g->p->name);
+				snprintf(err, err_size, "%s:link: '%s' makes %s need more than %d reroutes (group weight changes) with the failures before it; expected fewer failures (a switch takes %d [reroute.*])",
+					 f->sec, f->link, t->sw[s].name,
+					 SW_MAX_REROUTES, SW_MAX_REROUTES);
 				return -E2BIG;
 			}
 			o = gen_sched_stream(g, s);
@@ -221,8 +221,8 @@ gen_sched_build(const struct fab_params *p, struct fab_topo *t, char *err,
 
 	for (i = 0; i < p->nb_failures; i++)
 		if (p->failures[i].at_start) {
-			snprintf(err, err_size, "%s: the .cm file's failure lines remove links before the traffic starts; expected [failure.NAME] sections (ofan-fabric runs the .cm failures)",
-				 p->name);
+			snprintf(err, err_size, "traffic:cm_file: '%s' has failure lines, which remove links before the traffic starts; expected [failure.NAME] sections in a multi-process testbed (ofan-fabric runs the .cm failures)",
+				 p->host.cm_path);
 			return NULL;
 		}
 	g = calloc(1, sizeof(*g));

@@ -33,9 +33,10 @@ struct gen_sched;
 
 /*
  * Work out the schedule of p's failures on topology t (whose alive[] it
- * uses as scratch and leaves all true).  NULL with a message in err if
- * the run cannot be scheduled (a .cm file's failure lines, which the
- * fabric applies before the traffic; more reroutes than a switch takes).
+ * uses as scratch and leaves all true).  NULL with "SECTION:KEY: ..." in
+ * err (for the caller to prefix with the experiment's file) if the run
+ * cannot be scheduled: a .cm file's failure lines, which the fabric
+ * applies before the traffic; more reroutes than a switch takes.
  */
 struct gen_sched *gen_sched_build(const struct fab_params *p,
 				  struct fab_topo *t, char *err,

@@ -62,7 +62,7 @@ expect_clean() {
 	expect_eq "$1: hugetlbfs mounts as before" \
 		"$(grep -c hugetlbfs /proc/mounts || true)" "$mounts_before"
 	expect_eq "$1: processes left" \
-		"$(pgrep -fc -- '--file-prefix [sh][0-9][0-9][0-9][0-9]-' || true)" 0
+		"$(pgrep -fc -- '--file-prefix[= ][sh][0-9][0-9][0-9][0-9]-' || true)" 0
 	expect_eq "$1: DPDK runtime directories left" \
 		"$( (find /var/run/dpdk -maxdepth 1 -regex '.*/[sh][0-9][0-9][0-9][0-9]-.*' 2>/dev/null || true) | wc -l)" 0
 	expect_eq "$1: hugepage files left" \
