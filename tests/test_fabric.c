@@ -1160,6 +1160,21 @@ START_TEST(test_cm_failures)
 	ck_assert_msg(strncmp(msg, want, strlen(want)) == 0, "%s", msg);
 	snprintf(want, sizeof(want), "(the [traffic] cm_file of %s)", e.path);
 	ck_assert_msg(strstr(msg, want) != NULL, "%s", msg);
+	/* A section failing a link the file's lines fail too: refused at
+	 * the line (found by fuzz_experiment). */
+	{
+		const char *dup[5] = { ov[0], ov[1], "failure.late.link=agg5-core3",
+				       "failure.late.mode=down",
+				       "failure.late.at=5us" };
+
+		ck_assert_int_eq(fab_experiment_load(e.path, (char *const *)dup,
+						     5, false, 0, &x, msg,
+						     sizeof(msg)), -EINVAL);
+		snprintf(want, sizeof(want), "%s:4: link agg5-core3 already fails in [failure.late]; expected one failure per link",
+			 path);
+		ck_assert_msg(strncmp(msg, want, strlen(want)) == 0, "%s",
+			      msg);
+	}
 	fab_experiment_free(&e.x);
 }
 END_TEST

@@ -260,7 +260,7 @@ fab_check_cm(struct fab_loader *l, struct ofan_cfg *cfg, struct fab_params *p,
 	struct hs_traffic tr;
 	char msg[512];
 	int rc = 0;
-	uint32_t i;
+	uint32_t i, j;
 
 	if (p->host.traffic.pattern != HS_PATTERN_CM)
 		return 0;
@@ -289,6 +289,14 @@ fab_check_cm(struct fab_loader *l, struct ofan_cfg *cfg, struct fab_params *p,
 				 FAB_MAX_FAILURES, FAB_MAX_FAILURES);
 		else
 			link = fab_topo_cm_link(p, t, cf, msg, sizeof(msg));
+		/* One failure per link, the file's sections and lines alike. */
+		for (j = 0; link != FAB_NONE && j < p->nb_failures; j++)
+			if (fab_topo_find_link(t, p->failures[j].link) == link) {
+				snprintf(msg, sizeof(msg), "link %s already fails in [%s]; expected one failure per link",
+					 t->links[link].name,
+					 p->failures[j].sec);
+				link = FAB_NONE;
+			}
 		if (link == FAB_NONE) {
 			snprintf(err, err_size, "%s:%llu: %s (the [traffic] cm_file of %s)",
 				 p->host.cm_path,
