@@ -315,8 +315,15 @@ hs_etx_timer_ns(const struct hs_etx *tx)
 	if (tx->next_psn != tx->in_flight_since &&
 	    tx->rto_ns <= UINT64_MAX - tx->last_progress_ns)
 		t = tx->last_progress_ns + tx->rto_ns;
-	/* The one-RTT wait ends at the first ns after final + srtt. */
-	if (tx->final_set && !tx->tail && tx->srtt_ns < UINT64_MAX - tx->final_ns - 1 &&
+	/*
+	 * The one-RTT wait ends at the first ns after final + srtt -- if the
+	 * sender waits: once ACKs showed losses it sends again at its slots
+	 * (hs_etx_next), and the end of a wait that is not happening, soon
+	 * in the past, would call for attention at every ns.
+	 */
+	if (tx->final_set && !tx->tail &&
+	    tx->next_psn - hs_etx_lost(tx) >= tx->nb_needed &&
+	    tx->srtt_ns < UINT64_MAX - tx->final_ns - 1 &&
 	    tx->final_ns + tx->srtt_ns + 1 < t)
 		t = tx->final_ns + tx->srtt_ns + 1;
 	return t;

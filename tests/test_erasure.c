@@ -178,6 +178,41 @@ START_TEST(test_tail_loss)
 }
 END_TEST
 
+/*
+ * Losses seen after the sender had sent enough let it send again at its
+ * slots: it no longer waits, so its timer does not report the wait's end
+ * (which passes while it sends, and would then call for attention at
+ * every ns: found by fuzz_host).  Once it has sent enough again it waits
+ * again, and the timer says until when.
+ */
+START_TEST(test_wait_ends_with_losses)
+{
+	struct hs_etx tx;
+	uint64_t now = 0;
+
+	ck_assert_int_eq(hs_etx_init(&tx, 4 * MSS, MSS, 0, 10 * US, 1000 * US,
+				     now), 0);
+	ck_assert_uint_eq(send_until_stop(&tx, &now, 100), 4);
+	ck_assert_uint_eq(hs_etx_timer_ns(&tx), 400 + 10 * US + 1);
+	/* PSN 3 acknowledged with a count of 2: PSNs 0..3 hold 2 losses. */
+	hs_etx_on_ack(&tx, 2, 3, false, 2 * US, NULL);
+	ck_assert_uint_eq(hs_etx_lost(&tx), 2);
+	ck_assert_uint_eq(tx.srtt_ns, 2 * US - 300);
+	/* Sending, not waiting: only the feedback timer remains. */
+	ck_assert_uint_eq(hs_etx_timer_ns(&tx), UINT64_MAX);
+	ck_assert_uint_eq(hs_etx_next(&tx, 2 * US), 4);
+	ck_assert_int_eq(hs_etx_sent(&tx, 4, 2 * US), 0);
+	ck_assert_uint_eq(hs_etx_timer_ns(&tx), 2 * US + 1000 * US);
+	/* Past the old wait's end (400 + srtt): still a slot to send. */
+	ck_assert_uint_eq(hs_etx_next(&tx, 5 * US), 5);
+	ck_assert_int_eq(hs_etx_sent(&tx, 5, 5 * US), 0);
+	/* Enough again, and the wait is long over: every slot sends. */
+	ck_assert_uint_eq(hs_etx_next(&tx, 6 * US), 6);
+	ck_assert(tx.tail);
+	hs_etx_fini(&tx);
+}
+END_TEST
+
 /* Before any RTT sample the wait is the base RTT given at init. */
 START_TEST(test_base_rtt_before_sample)
 {
@@ -412,6 +447,7 @@ erasure_suite(void)
 	tcase_add_test(tc, test_lossless);
 	tcase_add_test(tc, test_visible_loss);
 	tcase_add_test(tc, test_tail_loss);
+	tcase_add_test(tc, test_wait_ends_with_losses);
 	tcase_add_test(tc, test_base_rtt_before_sample);
 	tcase_add_test(tc, test_rtt);
 	tcase_add_test(tc, test_feedback_timeout);

@@ -1140,6 +1140,64 @@ START_TEST(test_free_midway)
 END_TEST
 
 /*
+ * Erasure recovery, one host pacer, two flows of rank 0 and no ACK ever:
+ * the short flow has sent enough and waits one smoothed RTT while the
+ * long one sends.  The wait ends between two pacer slots; the host wakes
+ * there once and then sleeps until the next slot, at which the short
+ * flow resends.  It used to ask to be woken again at every ns until that
+ * slot (the timer still due after its check; found by fuzz_host): more
+ * than a thousand wake-ups per wait here, and a hang where no slot came.
+ */
+START_TEST(test_erasure_wait_no_spin)
+{
+	char cm[] = "/tmp/ofan_test_host_cm_XXXXXX";
+	char traffic[128];
+	struct rte_mbuf *pkts[T_BURST];
+	struct hs_flow_result r;
+	struct t_net *net;
+	struct hs_host *h;
+	uint64_t now, next, wakeups = 0, idle = 0;
+	uint16_t n;
+	FILE *f;
+	int fd;
+
+	fd = mkstemp(cm);
+	ck_assert_int_ge(fd, 0);
+	f = fdopen(fd, "w");
+	ck_assert_ptr_nonnull(f);
+	fprintf(f, "Nodes 2\nConnections 2\n0->1 start 0 size 3000\n"
+		"0->1 start 0 size 200000\n");
+	ck_assert_int_eq(fclose(f), 0);
+	snprintf(traffic, sizeof(traffic), "pattern = cm\ncm_file = %s", cm);
+	net = t_net_new("fixed", traffic);
+	unlink(cm);
+	net->cfg.recovery = HS_RECOVERY_ERASURE;
+	t_net_hosts(net);
+	h = net->host[0];
+	now = net->now;
+	/* Until the long flow has sent 40 packets (the short one 6 + 2). */
+	while (hs_host_stats(h)->data_sent < 48) {
+		n = hs_host_output(h, now, pkts, T_BURST);
+		rte_pktmbuf_free_bulk(pkts, n);
+		wakeups++;
+		next = hs_host_next_event(h);
+		ck_assert_uint_gt(next, now);
+		if (n == 0 && next == now + 1)
+			idle++;
+		now = next;
+	}
+	memset(&r, 0, sizeof(r));
+	ck_assert(hs_host_flow_result(h, 0, &r));
+	/* The short flow's 3 + k = 6 packets, then resends after the wait. */
+	ck_assert_uint_gt(r.pkts_sent, 6);
+	ck_assert_msg(idle == 0 && wakeups < 60,
+		      "%" PRIu64 " wake-ups for 48 packets, %" PRIu64
+		      " of them a ns apart with nothing sent", wakeups, idle);
+	t_net_done(net);
+}
+END_TEST
+
+/*
  * An ACK from its flow's template is the frame ofan_build_ack() builds
  * field by field, byte for byte, whatever the EV, PSNs, SACK and flags.
  */
@@ -1206,6 +1264,7 @@ host_suite(void)
 			    RTE_DIM(t_host_policies) * RTE_DIM(t_b2b_traffic));
 	tcase_add_test(tc, test_b2b_corrupt);
 	tcase_add_test(tc, test_ack_template);
+	tcase_add_test(tc, test_erasure_wait_no_spin);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("leaf");
