@@ -239,6 +239,22 @@ hs_jitter(struct hs_host *h, uint64_t gap)
 			  (double)gap);
 }
 
+/*
+ * Flow s's transport timer (hs_sender_timer_ns()) may be earlier than
+ * the host's: take it.  A time already come is no timer: its flow is
+ * awake (it sends, or an ACK has just woken it) and its transport moves
+ * on at its next pacer slot -- the erasure sender ends there a wait whose
+ * end has passed -- so the host's next event stays ahead of now.
+ */
+static inline void
+hs_timer_take(struct hs_host *h, const struct hs_sflow *s, uint64_t now)
+{
+	uint64_t t = hs_sender_timer_ns(&s->tx);
+
+	if (t > now && t < h->timer_ns)
+		h->timer_ns = t;
+}
+
 /* Something may have become sendable for s: its pacer wakes. */
 static inline void
 hs_wake(struct hs_host *h, uint32_t si, uint64_t now)

@@ -173,7 +173,7 @@ hs_input_ack(struct hs_host *h, const uint8_t *frame,
 		hs_sender_path_acked(&s->tx, ev);
 	hs_wake(h, si, now);
 	/* The erasure sender's timers can move earlier with a new RTT. */
-	h->timer_ns = RTE_MIN(h->timer_ns, hs_sender_timer_ns(&s->tx));
+	hs_timer_take(h, s, now);
 	s->acks++;
 	s->ce_acks += a.ce;
 	if (rtt != 0 && rtt < s->min_rtt_ns)

@@ -1198,6 +1198,76 @@ START_TEST(test_erasure_wait_no_spin)
 END_TEST
 
 /*
+ * Erasure recovery: rank 0 has sent the 4 packets its flow needs and
+ * waits; an ACK (count 1, echoing PSN 3) shows 3 losses.  The sender
+ * makes them up at its next three slots, and its old wait ends between
+ * the second and the third.  After every output the host's next event
+ * lies ahead: the last make-up packet made the sender "sent enough"
+ * again, and the host used to take the end of that wait, long past, as
+ * its next timer (found by fuzz_host).
+ */
+START_TEST(test_erasure_makeup_next_event)
+{
+	struct rte_mbuf *pkts[T_BURST], *m;
+	struct ofan_pkt_spec sp;
+	struct ofan_ack_ext ext;
+	struct t_net *net;
+	struct hs_host *h;
+	uint8_t frame[128];
+	uint64_t now, sent;
+	uint16_t n;
+	int len;
+
+	/* 4 full packets of 1460 bytes; no extra packets. */
+	net = t_net_new("fixed", "pattern = permutation\nsize = 5840");
+	net->cfg.recovery = HS_RECOVERY_ERASURE;
+	net->cfg.erasure_k = 0;
+	t_net_hosts(net);
+	h = net->host[0];
+	now = net->now;
+	/* Send until the sender stops: 4 packets, then a slot finds none. */
+	do {
+		sent = hs_host_stats(h)->data_sent;
+		n = hs_host_output(h, now, pkts, T_BURST);
+		rte_pktmbuf_free_bulk(pkts, n);
+		now = hs_host_next_event(h);
+	} while (hs_host_stats(h)->data_sent > sent ||
+		 hs_host_stats(h)->data_sent == 0);
+	ck_assert_uint_eq(hs_host_stats(h)->data_sent, 4);
+	/* Before its wait ends (base RTT 5 us): the ACK. */
+	now = net->now + 5 * T_US;
+	memset(&sp, 0, sizeof(sp));
+	sp.src_ip = hs_rank_ip(&net->cfg, 1);
+	sp.dst_ip = hs_rank_ip(&net->cfg, 0);
+	sp.dest_qp = 0 + HS_QP_OFFSET;
+	sp.psn = 3;
+	sp.ev = 49152;
+	memset(&ext, 0, sizeof(ext));
+	ext.echo_ev = 49152;
+	ext.flags = OFAN_ACK_F_COUNT;
+	ext.echo_psn = 3;
+	ext.cum_psn = 1;
+	len = ofan_build_ack(frame, sizeof(frame), &sp, &ext);
+	ck_assert_int_gt(len, 0);
+	m = rte_pktmbuf_alloc(t_pool);
+	ck_assert_ptr_nonnull(m);
+	memcpy(rte_pktmbuf_append(m, (uint16_t)len), frame, len);
+	hs_host_input(h, &m, 1, now);
+	ck_assert_uint_eq(hs_host_stats(h)->acks_received, 1);
+	while (hs_host_stats(h)->data_sent < 7) {
+		n = hs_host_output(h, now, pkts, T_BURST);
+		rte_pktmbuf_free_bulk(pkts, n);
+		ck_assert_msg(hs_host_next_event(h) > now,
+			      "%" PRIu64 " packets sent: next event %" PRIu64
+			      " at %" PRIu64, hs_host_stats(h)->data_sent,
+			      hs_host_next_event(h), now);
+		now = hs_host_next_event(h);
+	}
+	t_net_done(net);
+}
+END_TEST
+
+/*
  * An ACK from its flow's template is the frame ofan_build_ack() builds
  * field by field, byte for byte, whatever the EV, PSNs, SACK and flags.
  */
@@ -1265,6 +1335,7 @@ host_suite(void)
 	tcase_add_test(tc, test_b2b_corrupt);
 	tcase_add_test(tc, test_ack_template);
 	tcase_add_test(tc, test_erasure_wait_no_spin);
+	tcase_add_test(tc, test_erasure_makeup_next_event);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("leaf");
