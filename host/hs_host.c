@@ -173,6 +173,7 @@ hs_host_create(const struct hs_host_params *p, char *err,
 		.rto_ns = RTE_MAX(c->min_rto_ns, 2 * c->base_rtt_ns),
 		.min_rto_ns = c->min_rto_ns,
 		.base_rtt_ns = c->base_rtt_ns,
+		.windowed = c->cc == HS_CC_ECN_WINDOW,
 	};
 	h->path_timers = c->recovery == HS_RECOVERY_ERASURE &&
 		c->policy->on_path_timeout != NULL;

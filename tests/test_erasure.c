@@ -288,6 +288,62 @@ START_TEST(test_feedback_timeout)
 END_TEST
 
 /*
+ * Under a window (cc = ecn_window) the sender counts in flight what it
+ * sent and does not know received or lost: packets the ACKs show lost
+ * leave the count, and so does everything out when the feedback timer
+ * fires, which runs while anything is in flight, even when the last ACK
+ * came after the last send.  A window full of lost packets used to stay
+ * full for ever (found by fuzz_host).  Without a window none of this
+ * changes the timer (the study's sender).
+ */
+START_TEST(test_window_in_flight)
+{
+	struct hs_etx tx;
+	uint64_t now = 0;
+	uint32_t i;
+
+	ck_assert_int_eq(hs_etx_init(&tx, 8 * MSS, MSS, 0, 10 * US, 20 * US,
+				     now), 0);
+	hs_etx_set_windowed(&tx, true);
+	for (i = 0; i < 4; i++) {
+		ck_assert_uint_eq(hs_etx_next(&tx, now), i);
+		ck_assert_int_eq(hs_etx_sent(&tx, i, now), 0);
+		now += 100;
+	}
+	ck_assert_uint_eq(hs_etx_in_flight(&tx), 4);
+	/* PSN 3 arrives, 0..2 were lost: nothing is in flight any more. */
+	hs_etx_on_ack(&tx, 1, 3, false, 10 * US, NULL);
+	ck_assert_uint_eq(hs_etx_lost(&tx), 3);
+	ck_assert_uint_eq(hs_etx_in_flight(&tx), 0);
+	ck_assert_uint_eq(hs_etx_timer_ns(&tx), UINT64_MAX);
+	/* Two more, both lost; the last ACK came before them. */
+	hs_etx_sent(&tx, 4, 11 * US);
+	hs_etx_sent(&tx, 5, 11 * US + 100);
+	ck_assert_uint_eq(hs_etx_in_flight(&tx), 2);
+	ck_assert_uint_eq(hs_etx_timer_ns(&tx), 11 * US + tx.rto_ns);
+	/* A late ACK of PSN 3 again (a duplicate): the timer still runs. */
+	hs_etx_on_ack(&tx, 1, 3, false, 12 * US, NULL);
+	ck_assert_uint_eq(hs_etx_in_flight(&tx), 2);
+	ck_assert_uint_eq(hs_etx_timer_ns(&tx), 12 * US + tx.rto_ns);
+	ck_assert(hs_etx_check_timeout(&tx, 12 * US + tx.rto_ns));
+	/* Given up: the window may send again. */
+	ck_assert_uint_eq(hs_etx_in_flight(&tx), 0);
+	ck_assert_uint_eq(hs_etx_timer_ns(&tx), UINT64_MAX);
+	hs_etx_fini(&tx);
+
+	/* No window: the timer runs only with packets sent since an ACK. */
+	now = 0;
+	ck_assert_int_eq(hs_etx_init(&tx, 8 * MSS, MSS, 0, 10 * US, 20 * US,
+				     now), 0);
+	hs_etx_sent(&tx, 0, 0);
+	hs_etx_sent(&tx, 1, 100);
+	hs_etx_on_ack(&tx, 1, 0, false, 10 * US, NULL);
+	ck_assert_uint_eq(hs_etx_timer_ns(&tx), UINT64_MAX);
+	hs_etx_fini(&tx);
+}
+END_TEST
+
+/*
  * Per-EV path timers (htsim's _ev_timers): the first packet on an EV
  * starts its timer, later ones on the same EV do not restart it, an ACK
  * echoing the EV stops it, and a check after more than one RTO says
@@ -451,6 +507,7 @@ erasure_suite(void)
 	tcase_add_test(tc, test_base_rtt_before_sample);
 	tcase_add_test(tc, test_rtt);
 	tcase_add_test(tc, test_feedback_timeout);
+	tcase_add_test(tc, test_window_in_flight);
 	tcase_add_test(tc, test_path_timers);
 	tcase_add_test(tc, test_path_timers_many);
 	tcase_add_test(tc, test_reordered_acks);
