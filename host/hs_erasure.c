@@ -305,6 +305,7 @@ hs_etx_on_ack(struct hs_etx *tx, uint32_t count, uint32_t echo_psn, bool ce,
 bool
 hs_etx_check_timeout(struct hs_etx *tx, uint64_t now_ns)
 {
+	tx->checked_ns = now_ns;
 	if (tx->done || !hs_etx_out(tx) || now_ns < tx->last_progress_ns ||
 	    now_ns - tx->last_progress_ns < tx->rto_ns)
 		return false;
@@ -327,13 +328,16 @@ hs_etx_timer_ns(const struct hs_etx *tx)
 		t = tx->last_progress_ns + tx->rto_ns;
 	/*
 	 * The one-RTT wait ends at the first ns after final + srtt -- if the
-	 * sender waits: once ACKs showed losses it sends again at its slots
-	 * (hs_etx_next), and the end of a wait that is not happening, soon
-	 * in the past, would call for attention at every ns.
+	 * sender waits (once ACKs showed losses it sends again at its slots)
+	 * and no timer check has come since (the host has woken the flow;
+	 * its next slot ends the wait).  Otherwise that time, soon in the
+	 * past, would hide the feedback timer and call for attention at
+	 * every ns.
 	 */
 	if (tx->final_set && !tx->tail &&
 	    tx->next_psn - hs_etx_lost(tx) >= tx->nb_needed &&
 	    tx->srtt_ns < UINT64_MAX - tx->final_ns - 1 &&
+	    tx->final_ns + tx->srtt_ns + 1 > tx->checked_ns &&
 	    tx->final_ns + tx->srtt_ns + 1 < t)
 		t = tx->final_ns + tx->srtt_ns + 1;
 	return t;

@@ -70,6 +70,7 @@ struct hs_etx {
 	/* Feedback timer: no ACK for one RTO while packets are out. */
 	uint64_t last_progress_ns;
 	uint32_t in_flight_since;	/* next_psn at the last ACK */
+	uint64_t checked_ns;	/* the last hs_etx_check_timeout() */
 	/* A window limits the sender (hs_etx_set_windowed). */
 	bool windowed;
 	uint32_t given_up;	/* windowed: out at the last feedback timeout */
@@ -145,7 +146,11 @@ bool hs_etx_path_expired(struct hs_etx *tx, uint16_t ev, uint64_t now_ns);
 /*
  * When this sender next needs attention without an ACK: the feedback
  * timer, or the end of the one-RTT wait after it sent enough (the pacer
- * must then be woken).  UINT64_MAX: none.
+ * must then be woken; the wait ends at its next slot, in hs_etx_next()).
+ * The end of a wait counts until a timer check at or after it
+ * (hs_etx_check_timeout(), which the host runs when it wakes the flow for
+ * it): reported after that it would be in the past for ever.
+ * UINT64_MAX: none.
  */
 uint64_t hs_etx_timer_ns(const struct hs_etx *tx);
 

@@ -241,17 +241,19 @@ hs_jitter(struct hs_host *h, uint64_t gap)
 
 /*
  * Flow s's transport timer (hs_sender_timer_ns()) may be earlier than
- * the host's: take it.  A time already come is no timer: its flow is
- * awake (it sends, or an ACK has just woken it) and its transport moves
- * on at its next pacer slot -- the erasure sender ends there a wait whose
- * end has passed -- so the host's next event stays ahead of now.
+ * the host's: take it.  A time already come (the end of an erasure wait
+ * that passed while the sender made up losses) is checked at the next
+ * ns, when hs_host_timers() wakes the flow and the sender moves on: the
+ * host's next event never lies behind now, for a driver to spin on.
  */
 static inline void
 hs_timer_take(struct hs_host *h, const struct hs_sflow *s, uint64_t now)
 {
 	uint64_t t = hs_sender_timer_ns(&s->tx);
 
-	if (t > now && t < h->timer_ns)
+	if (t <= now)
+		t = now + 1;
+	if (t < h->timer_ns)
 		h->timer_ns = t;
 }
 

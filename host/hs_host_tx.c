@@ -33,16 +33,9 @@ hs_host_timers(struct hs_host *h, uint64_t now)
 		}
 		if (due)
 			hs_wake(h, si, now);
-		/*
-		 * A timer still due after its check was acted on: the flow is
-		 * awake and its transport moves on at its next pacer slot
-		 * (the erasure sender ends its wait there).  Counting it
-		 * again would wake the host every ns until that slot.
-		 */
-		if (hs_sender_timer_ns(&s->tx) > now)
-			next = RTE_MIN(next, hs_sender_timer_ns(&s->tx));
+		next = RTE_MIN(next, hs_sender_timer_ns(&s->tx));
 	}
-	h->timer_ns = next;
+	h->timer_ns = next > now ? next : now + 1;
 }
 
 /*

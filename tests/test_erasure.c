@@ -213,6 +213,36 @@ START_TEST(test_wait_ends_with_losses)
 }
 END_TEST
 
+/*
+ * The end of the wait is the sender's timer until the host checks the
+ * sender at or after it (and so wakes the flow); then the timer is the
+ * next one, the feedback timer, and the wait ends at the next slot.
+ * Reported after the check, the end -- in the past -- hid the feedback
+ * timer, which a flow held by its window needs (found by fuzz_host).
+ */
+START_TEST(test_wait_end_checked)
+{
+	struct hs_etx tx;
+	uint64_t now = 0, end = 400 + 10 * US + 1;
+
+	ck_assert_int_eq(hs_etx_init(&tx, 4 * MSS, MSS, 0, 10 * US, 100 * US,
+				     now), 0);
+	ck_assert_uint_eq(send_until_stop(&tx, &now, 100), 4);
+	ck_assert_uint_eq(hs_etx_timer_ns(&tx), end);
+	/* A check before the end changes nothing. */
+	ck_assert(!hs_etx_check_timeout(&tx, end - 1));
+	ck_assert_uint_eq(hs_etx_timer_ns(&tx), end);
+	/* At the end: the feedback timer (no ACK since the first send). */
+	ck_assert(!hs_etx_check_timeout(&tx, end));
+	ck_assert_uint_eq(hs_etx_timer_ns(&tx), 100 * US);
+	ck_assert(!tx.tail);
+	/* The next slot ends the wait, as before. */
+	ck_assert_uint_eq(hs_etx_next(&tx, end + 50), 4);
+	ck_assert(tx.tail);
+	hs_etx_fini(&tx);
+}
+END_TEST
+
 /* Before any RTT sample the wait is the base RTT given at init. */
 START_TEST(test_base_rtt_before_sample)
 {
@@ -504,6 +534,7 @@ erasure_suite(void)
 	tcase_add_test(tc, test_visible_loss);
 	tcase_add_test(tc, test_tail_loss);
 	tcase_add_test(tc, test_wait_ends_with_losses);
+	tcase_add_test(tc, test_wait_end_checked);
 	tcase_add_test(tc, test_base_rtt_before_sample);
 	tcase_add_test(tc, test_rtt);
 	tcase_add_test(tc, test_feedback_timeout);
