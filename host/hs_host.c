@@ -391,13 +391,24 @@ hs_host_progress(const struct hs_host *h, uint64_t *acked_bytes,
 	for (i = 0; i < h->nb_sflows; i++) {
 		const struct hs_sflow *s = &h->sflows[i];
 
-		if (s->state == HS_DONE)
+		if (s->complete)
 			acked += s->spec->size;
 		else if (s->state == HS_ACTIVE)
 			acked += hs_sender_acked_bytes(&s->tx, s->spec->size);
 	}
 	*acked_bytes = acked;
 	*total_bytes = h->total_bytes;
+}
+
+/*
+ * When a flow ended, since the host's start, for its result, where 0
+ * means never: an end in the very ns of the start (an ACK with no round
+ * trip at all) is 1 ns.
+ */
+static uint64_t
+hs_end_since_start(const struct hs_host *h, uint64_t t)
+{
+	return t > h->t0 ? t - h->t0 : 1;
 }
 
 bool
@@ -414,8 +425,8 @@ hs_host_flow_result(const struct hs_host *h, uint32_t id,
 
 		r->sent_here = true;
 		r->start_ns = s->state != HS_WAITING ? s->start_ns - h->t0 : 0;
-		r->done_ns = s->state == HS_DONE && s->done_ns != 0 ?
-			s->done_ns - h->t0 : 0;
+		r->done_ns = s->complete ? hs_end_since_start(h, s->done_ns) :
+			0;
 		if (s->state != HS_WAITING)
 			hs_sender_counters(&s->tx, &r->pkts_sent, &r->retx,
 					   &r->timeouts);
@@ -429,7 +440,8 @@ hs_host_flow_result(const struct hs_host *h, uint32_t id,
 		const struct hs_rflow *f = &h->rflows[hs_rflow_of(h, id)];
 
 		r->received_here = true;
-		r->rx_done_ns = f->done_ns ? f->done_ns - h->t0 : 0;
+		r->rx_done_ns = f->complete ?
+			hs_end_since_start(h, f->done_ns) : 0;
 		r->rx_pkts = hs_receiver_count(&f->rx);
 		hs_receiver_counters(&f->rx, &r->max_reorder, &r->dups,
 				     &r->ce_pkts);

@@ -42,6 +42,7 @@ struct hs_sflow {
 	uint32_t distinct_evs;
 	uint32_t nic_slot;
 	uint8_t state;
+	bool complete;		/* acknowledged in full (HS_DONE: or failed) */
 	bool blocked;		/* pacing = flow: its pacer sleeps */
 	uint64_t start_at;	/* absolute, for flows without a dependency */
 	uint64_t start_ns;	/* absolute, when it began */
@@ -62,6 +63,7 @@ struct hs_rflow {
 	uint32_t src_ip;
 	uint32_t nic_slot;
 	uint64_t done_ns;
+	bool complete;		/* received in full (at done_ns, maybe 0) */
 	uint64_t goodput;	/* payload bytes delivered, at most size */
 	uint64_t corrupt;
 	bool foreign;		/* another shard of the rank receives it */

@@ -16,6 +16,7 @@ hs_rflow_complete(struct hs_host *h, struct hs_rflow *r, uint64_t now)
 	uint32_t c;
 	int32_t si;
 
+	r->complete = true;
 	r->done_ns = now;
 	h->nb_rx_done++;
 	/*
@@ -98,7 +99,7 @@ hs_input_data(struct hs_host *h, const uint8_t *frame,
 		add = RTE_MIN((uint64_t)pi->payload_size, f->size - r->goodput);
 		r->goodput += add;
 		h->st.goodput_bytes += add;
-		if (r->done_ns == 0 && hs_receiver_done(&r->rx))
+		if (!r->complete && hs_receiver_done(&r->rx))
 			hs_rflow_complete(h, r, now);
 	} else {
 		h->st.dup_pkts++;
@@ -114,6 +115,7 @@ hs_flow_done(struct hs_host *h, uint32_t si, uint64_t now)
 	uint32_t i;
 
 	s->state = HS_DONE;
+	s->complete = true;
 	s->done_ns = now;
 	h->nb_done++;
 	hs_rank_active_add(h, -1);

@@ -1267,6 +1267,99 @@ START_TEST(test_erasure_makeup_next_event)
 }
 END_TEST
 
+/* A frame of flow 0 (rank 0 -> 1) into host h at now: data or an ACK. */
+static void
+t_inject(struct t_net *net, struct hs_host *h, bool ack, uint32_t psn,
+	 uint32_t cum, uint16_t payload, uint64_t now)
+{
+	struct ofan_pkt_spec sp;
+	struct ofan_ack_ext ext;
+	uint8_t frame[2048];
+	struct rte_mbuf *m;
+	int len;
+
+	memset(&sp, 0, sizeof(sp));
+	memset(&ext, 0, sizeof(ext));
+	sp.src_ip = hs_rank_ip(&net->cfg, ack ? 1 : 0);
+	sp.dst_ip = hs_rank_ip(&net->cfg, ack ? 0 : 1);
+	sp.dest_qp = 0 + HS_QP_OFFSET;
+	sp.psn = psn;
+	sp.ev = 49152;
+	sp.payload_size = payload;
+	ext.echo_ev = 49152;
+	ext.echo_psn = psn;
+	ext.cum_psn = cum;
+	ext.flags = net->cfg.recovery == HS_RECOVERY_ERASURE ?
+		OFAN_ACK_F_COUNT : 0;
+	len = ack ? ofan_build_ack(frame, sizeof(frame), &sp, &ext) :
+		ofan_build_data(frame, sizeof(frame), &sp);
+	ck_assert_int_gt(len, 0);
+	m = rte_pktmbuf_alloc(t_pool);
+	ck_assert_ptr_nonnull(m);
+	memcpy(rte_pktmbuf_append(m, (uint16_t)len), frame, len);
+	hs_host_input(h, &m, 1, now);
+}
+
+/*
+ * A flow acknowledged in the very ns its host started (an ACK with no
+ * round trip at all) is done, and its result says so: 1 ns, since 0
+ * means never.  And a host whose clock starts at 0 (a virtual one) that
+ * has a flow completely at time 0 keeps it complete when one more of its
+ * packets arrives: it counted the flow complete twice (rx_done went false
+ * again) and reported its end twice (found by fuzz_host).
+ */
+START_TEST(test_done_at_start)
+{
+	struct rte_mbuf *pkts[T_BURST];
+	struct hs_flow_result r;
+	struct t_net *net;
+	uint16_t n;
+	uint32_t psn;
+
+	/* SACK, one packet each way, acknowledged when it leaves. */
+	net = t_net_new("fixed", "pattern = permutation\nsize = 100");
+	t_net_hosts(net);
+	n = hs_host_output(net->host[0], net->now, pkts, T_BURST);
+	ck_assert_uint_eq(hs_host_stats(net->host[0])->data_sent, 1);
+	rte_pktmbuf_free_bulk(pkts, n);
+	t_inject(net, net->host[0], true, 0, 1, 0, net->now);
+	ck_assert(hs_host_tx_done(net->host[0]));
+	memset(&r, 0, sizeof(r));
+	ck_assert(hs_host_flow_result(net->host[0], 0, &r));
+	ck_assert_uint_eq(r.done_ns, 1);
+	t_net_done(net);
+
+	/* Erasure, host 1 started at 0: 1 + 3 packets at 0, one more at 5. */
+	net = t_net_new("fixed", "pattern = permutation\nsize = 1460");
+	net->cfg.recovery = HS_RECOVERY_ERASURE;
+	t_net_hosts(net);
+	hs_host_free(net->host[1]);
+	net->host[1] = NULL;
+	{
+		struct hs_host_params hp = {
+			.cfg = &net->cfg, .traffic = &net->traffic, .rank = 1,
+			.mac = { 0x02, 0, 0, 0, 0xaa, 1 }, .pool = t_pool,
+			.dst_mac = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff },
+		};
+		char err[256];
+
+		net->host[1] = hs_host_create(&hp, err, sizeof(err));
+		ck_assert_msg(net->host[1] != NULL, "%s", err);
+	}
+	hs_host_start(net->host[1], 0);
+	for (psn = 0; psn < 4; psn++)
+		t_inject(net, net->host[1], false, psn, 0, 1460, 0);
+	ck_assert(hs_host_rx_done(net->host[1]));
+	t_inject(net, net->host[1], false, 4, 0, 1460, 5);
+	ck_assert(hs_host_rx_done(net->host[1]));
+	memset(&r, 0, sizeof(r));
+	ck_assert(hs_host_flow_result(net->host[1], 0, &r));
+	ck_assert_uint_eq(r.rx_pkts, 5);
+	ck_assert_uint_eq(r.rx_done_ns, 1);
+	t_net_done(net);
+}
+END_TEST
+
 /*
  * An ACK from its flow's template is the frame ofan_build_ack() builds
  * field by field, byte for byte, whatever the EV, PSNs, SACK and flags.
@@ -1336,6 +1429,7 @@ host_suite(void)
 	tcase_add_test(tc, test_ack_template);
 	tcase_add_test(tc, test_erasure_wait_no_spin);
 	tcase_add_test(tc, test_erasure_makeup_next_event);
+	tcase_add_test(tc, test_done_at_start);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("leaf");
