@@ -255,7 +255,11 @@ hs_flow_activate(struct hs_host *h, uint32_t si, uint64_t now)
 	hs_wake(h, si, now);
 }
 
-/* Activate flows whose start time has come; recompute the next one. */
+/*
+ * Activate flows whose start time has come -- those waiting for nothing
+ * else, and those whose dependency arrived before it -- and recompute
+ * the next one.
+ */
 void
 hs_host_start_due(struct hs_host *h, uint64_t now)
 {
@@ -267,7 +271,8 @@ hs_host_start_due(struct hs_host *h, uint64_t now)
 	for (i = 0; i < h->nb_sflows; i++) {
 		struct hs_sflow *s = &h->sflows[i];
 
-		if (s->state != HS_WAITING || s->spec->dep != HS_NO_DEP ||
+		if (s->state != HS_WAITING ||
+		    (s->spec->dep != HS_NO_DEP && !s->released) ||
 		    s->spec->trigger != HS_NO_TRIGGER)
 			continue;
 		if (s->start_at <= now)
@@ -324,6 +329,7 @@ hs_dep_release(struct hs_host *h, uint32_t si, uint64_t now)
 		hs_flow_activate(h, si, now);
 	} else {
 		/* Released, but not before its own start time. */
+		s->released = true;
 		s->start_at = at;
 		if (at < h->next_start_ns)
 			h->next_start_ns = at;

@@ -43,6 +43,7 @@ struct hs_sflow {
 	uint32_t nic_slot;
 	uint8_t state;
 	bool complete;		/* acknowledged in full (HS_DONE: or failed) */
+	bool released;		/* its dependency arrived; it waits for start_at */
 	bool blocked;		/* pacing = flow: its pacer sleeps */
 	uint64_t start_at;	/* absolute, for flows without a dependency */
 	uint64_t start_ns;	/* absolute, when it began */

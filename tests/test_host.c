@@ -1361,6 +1361,52 @@ START_TEST(test_done_at_start)
 END_TEST
 
 /*
+ * A flow that waits for a flow into its source and for its own start
+ * time: the flow it waits for is received long before that time, and it
+ * starts at its start time.  It used to never start (hs_host_start_due
+ * passed over every flow with a dependency; found by fuzz_host).
+ */
+START_TEST(test_dep_before_start)
+{
+	struct hs_traffic *t;
+	struct hs_flow_result r;
+	struct hs_summary sum;
+	struct t_net *net;
+
+	net = t_net_new("fixed", "pattern = permutation\nsize = 100");
+	t = &net->traffic;
+	hs_traffic_free(t);
+	t->nb_ranks = 2;
+	t->nb_flows = 2;
+	t->flows = calloc(2, sizeof(*t->flows));
+	ck_assert_ptr_nonnull(t->flows);
+	t->flows[0] = (struct hs_flow_spec){
+		.id = 0, .src = 1, .dst = 0, .size = 3000, .dep = HS_NO_DEP,
+		.trigger = HS_NO_TRIGGER, .send_done_trigger = HS_NO_TRIGGER,
+		.recv_done_trigger = HS_NO_TRIGGER,
+	};
+	t->flows[1] = (struct hs_flow_spec){
+		.id = 1, .src = 0, .dst = 1, .size = 3000, .dep = 0,
+		.start_ns = 50 * T_US, .trigger = HS_NO_TRIGGER,
+		.send_done_trigger = HS_NO_TRIGGER,
+		.recv_done_trigger = HS_NO_TRIGGER,
+	};
+	ck_assert_int_eq(hs_traffic_derive(t), 0);
+	t_net_hosts(net);
+	t_link(net, t_host_end(0), t_host_end(1));
+	t_run(net, 1 * T_MS);
+	t_check_delivered(net, 0, &sum);
+	memset(&r, 0, sizeof(r));
+	ck_assert(hs_host_flow_result(net->host[1], 0, &r));
+	ck_assert_uint_lt(r.done_ns, 50 * T_US);
+	memset(&r, 0, sizeof(r));
+	ck_assert(hs_host_flow_result(net->host[0], 1, &r));
+	ck_assert_uint_eq(r.start_ns, 50 * T_US);
+	t_net_done(net);
+}
+END_TEST
+
+/*
  * An ACK from its flow's template is the frame ofan_build_ack() builds
  * field by field, byte for byte, whatever the EV, PSNs, SACK and flags.
  */
@@ -1430,6 +1476,7 @@ host_suite(void)
 	tcase_add_test(tc, test_erasure_wait_no_spin);
 	tcase_add_test(tc, test_erasure_makeup_next_event);
 	tcase_add_test(tc, test_done_at_start);
+	tcase_add_test(tc, test_dep_before_start);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("leaf");
