@@ -14,6 +14,8 @@
 #                SRCDIR/tests/tools/pcapgen.c with the same compiler;
 #   fuzz_*config* the *.ini files of SRCDIR/configs and SRCDIR/tests/data;
 #   fuzz_cm      every *.cm file under SRCDIR/tests and SRCDIR/configs;
+#   fuzz_host    only its own below (it is built with SRCDIR/host/*.c
+#                and DPDK, and starts EAL);
 #   any harness  the files in SRCDIR/tests/fuzz/seeds/NAME/, if present.
 # Prints one line per harness with the number of executions, the corpus
 # and the coverage (libFuzzer's edges and features); crash inputs
@@ -106,12 +108,25 @@ for src in "${harnesses[@]}"; do
 	corpus=$outdir/corpus/$name
 	mkdir -p "$corpus"
 
-	# What a harness needs beyond common/ (no EAL in any of them).
+	# What a harness needs beyond common/ (only fuzz_host starts EAL).
 	extra=()
 	case $name in
 	fuzz_cm)
 		extra=(-I "$srcdir/host" "$srcdir/host/hs_traffic.c"
 			"$srcdir/host/hs_cm.c" "$srcdir/host/hs_cm_file.c")
+		;;
+	fuzz_host)
+		# The host engine (host/*.c but ofan-host's main.c) and
+		# DPDK; its libraries follow the objects that use them.
+		read -r -a dpdk_cflags <<<"$(pkg-config --cflags libdpdk)"
+		read -r -a dpdk_libs <<<"$(pkg-config --libs libdpdk)"
+		extra=(-I "$srcdir/host" "${dpdk_cflags[@]}")
+		for f in "$srcdir"/host/*.c; do
+			if [[ $f != */main.c ]]; then
+				extra+=("$f")
+			fi
+		done
+		extra+=("${dpdk_libs[@]}")
 		;;
 	esac
 	if ! "$cc" -g -O1 -fsanitize=fuzzer,address,undefined \
