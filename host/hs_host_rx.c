@@ -222,14 +222,19 @@ hs_host_input(struct hs_host *h, struct rte_mbuf **pkts, uint16_t n,
 		if (v != OFAN_PARSE_OK) {
 			h->st.drops[v]++;
 		} else if (pi.kind == OFAN_KIND_ARP) {
-			if (pi.arp_oper == OFAN_ARP_OP_REQUEST &&
-			    pi.arp_tpa == h->ip &&
-			    h->nb_arp_reply < RTE_DIM(h->arp_reply)) {
+			/* Counted as the switch counts them. */
+			if (pi.arp_oper != OFAN_ARP_OP_REQUEST ||
+			    pi.arp_tpa != h->ip) {
+				h->st.drops[OFAN_DROP_NOT_FOR_US]++;
+			} else if (h->nb_arp_reply < RTE_DIM(h->arp_reply)) {
 				/* The mbuf becomes the reply. */
 				hs_frame_arp_reply(&h->fx, m, &pi);
 				h->arp_reply[h->nb_arp_reply++] = m;
 				h->st.arp_replies++;
 				continue;
+			} else {
+				/* The replies not yet sent fill their queue. */
+				h->st.drops[OFAN_DROP_QUEUE_FULL]++;
 			}
 		} else if (pi.dst_ip != h->ip ||
 			   pi.dst_port != OFAN_UDP_PORT_ROCEV2) {
