@@ -71,6 +71,7 @@ hs_input_data(struct hs_host *h, const uint8_t *frame,
 	struct hs_rflow *r;
 	bool send_ack = false;
 	bool ce = (pi->tos & OFAN_ECN_MASK) == OFAN_ECN_CE;
+	uint16_t expect;
 	uint64_t add;
 
 	if (pi->dest_qp < HS_QP_OFFSET || flow >= h->traffic->nb_flows ||
@@ -84,12 +85,16 @@ hs_input_data(struct hs_host *h, const uint8_t *frame,
 		h->st.unknown_flow++;
 		return;
 	}
-	if (h->cfg->verify_payload &&
-	    (pi->payload_size == 0 ||
-	     pi->payload_size != hs_receiver_expect(&r->rx, pi->psn, f->size,
-						    h->cfg->mss) ||
-	     ofan_payload_check(frame + pi->payload_offset, pi->dest_qp,
-				pi->psn, pi->payload_size) != 0)) {
+	/*
+	 * A PSN the flow does not have is corrupt too, payload checked or
+	 * not (no duplicate: nothing was received twice).
+	 */
+	expect = hs_receiver_expect(&r->rx, pi->psn, f->size, h->cfg->mss);
+	if (expect == 0 ||
+	    (h->cfg->verify_payload &&
+	     (pi->payload_size != expect ||
+	      ofan_payload_check(frame + pi->payload_offset, pi->dest_qp,
+				 pi->psn, pi->payload_size) != 0))) {
 		/* Corrupt: not delivered, not acknowledged; the run fails. */
 		r->corrupt++;
 		h->st.corrupt_pkts++;

@@ -1455,6 +1455,40 @@ START_TEST(test_arp_counted)
 END_TEST
 
 /*
+ * A data packet with a PSN its flow does not have is corrupt, payload
+ * checked or not, never a duplicate: without the check it was counted in
+ * dup_pkts, which no receiver had (found by fuzz_host).
+ */
+START_TEST(test_psn_out_of_range)
+{
+	const struct hs_host_stats *st;
+	struct hs_flow_result r;
+	struct t_net *net;
+	unsigned int verify;
+
+	for (verify = 0; verify < 2; verify++) {
+		/* SACK, 2 packets of 1460 bytes. */
+		net = t_net_new("fixed", "pattern = permutation\nsize = 2920");
+		net->cfg.verify_payload = verify;
+		t_net_hosts(net);
+		st = hs_host_stats(net->host[1]);
+		t_inject(net, net->host[1], false, 2, 0, 1460, net->now);
+		t_inject(net, net->host[1], false, 0xffffff, 0, 1460,
+			 net->now);
+		t_inject(net, net->host[1], false, 1, 0, 1460, net->now);
+		t_inject(net, net->host[1], false, 1, 0, 1460, net->now);
+		ck_assert_uint_eq(st->corrupt_pkts, 2);
+		ck_assert_uint_eq(st->dup_pkts, 1);
+		memset(&r, 0, sizeof(r));
+		ck_assert(hs_host_flow_result(net->host[1], 0, &r));
+		ck_assert_uint_eq(r.rx_pkts, 1);
+		ck_assert_uint_eq(r.dups, 1);
+		t_net_done(net);
+	}
+}
+END_TEST
+
+/*
  * An ACK from its flow's template is the frame ofan_build_ack() builds
  * field by field, byte for byte, whatever the EV, PSNs, SACK and flags.
  */
@@ -1526,6 +1560,7 @@ host_suite(void)
 	tcase_add_test(tc, test_done_at_start);
 	tcase_add_test(tc, test_dep_before_start);
 	tcase_add_test(tc, test_arp_counted);
+	tcase_add_test(tc, test_psn_out_of_range);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("leaf");
