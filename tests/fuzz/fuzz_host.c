@@ -41,8 +41,9 @@
  *     under not_for_us); acks_received by the ACKs; each data frame lands
  *     in exactly one of new (a receiver's distinct count), dup_pkts,
  *     corrupt_pkts, unknown_flow; an ACK adds at most one of
- *     unknown_flow, ack_mismatch, its flow's acks; arp_replies at most
- *     the ARP frames;
+ *     unknown_flow, ack_mismatch, its flow's acks; an ARP request for
+ *     the host adds one of arp_replies and queue_full, any other ARP
+ *     frame not_for_us; dup_pkts are the receivers' duplicates;
  *   - what a host sends is what it counts: tx_pkts, tx_bytes, acks_sent,
  *     data_sent, and each flow's pkts_sent equal the frames seen;
  *   - no counter ever decreases;
@@ -483,7 +484,7 @@ static void
 fz_check_all(struct fz_world *w)
 {
 	uint64_t gp_lo[FZ_MAX_HOSTS] = { 0 }, gp_hi[FZ_MAX_HOSTS] = { 0 };
-	uint64_t acked_max[FZ_MAX_HOSTS] = { 0 };
+	uint64_t acked_max[FZ_MAX_HOSTS] = { 0 }, dups[FZ_MAX_HOSTS] = { 0 };
 	bool all_rx[FZ_MAX_HOSTS], all_tx[FZ_MAX_HOSTS];
 	uint32_t f, h, i;
 
@@ -538,6 +539,7 @@ fz_check_all(struct fz_world *w)
 				 "flow %u: receive end reported %u times,"
 				 " %u of %u packets", f, fl->ends[1],
 				 r.rx_pkts, fl->nb_pkts);
+		dups[spec->dst] += r.dups;
 		fz_goodput_range(w, f, r.rx_pkts, &lo, &hi);
 		gp_lo[spec->dst] += lo;
 		gp_hi[spec->dst] += hi;
@@ -582,6 +584,10 @@ fz_check_all(struct fz_world *w)
 			 "host %u: goodput %" PRIu64 ", given %" PRIu64
 			 " payload bytes, flows of %" PRIu64 " bytes", h,
 			 st->goodput_bytes, seen->in_payload, size_in);
+		/* Duplicates are its receivers' duplicates. */
+		FZ_CHECK(st->dup_pkts == dups[h],
+			 "host %u: %" PRIu64 " duplicates, its flows had %"
+			 PRIu64, h, st->dup_pkts, dups[h]);
 		if (w->verify)
 			FZ_CHECK(st->goodput_bytes >= gp_lo[h] &&
 				 st->goodput_bytes <= gp_hi[h],
@@ -619,8 +625,9 @@ fz_check_all(struct fz_world *w)
 struct fz_expect {
 	uint32_t n;
 	uint64_t bytes;
-	uint32_t drops[OFAN_DROP_MAX];
-	uint32_t arp;
+	uint32_t drops[OFAN_DROP_MAX];	/* but queue_full */
+	uint32_t arp;		/* ARP frames */
+	uint32_t arp_us;	/* requests for the host's address */
 	uint32_t data;
 	uint32_t ack;
 };
@@ -647,6 +654,10 @@ fz_classify(struct fz_world *w, uint16_t h, struct rte_mbuf *m,
 		e->drops[v]++;
 	} else if (pi.kind == OFAN_KIND_ARP) {
 		e->arp++;
+		if (pi.arp_oper == OFAN_ARP_OP_REQUEST && pi.arp_tpa == ip)
+			e->arp_us++;
+		else
+			e->drops[OFAN_DROP_NOT_FOR_US]++;
 	} else if (pi.dst_ip != ip || pi.dst_port != OFAN_UDP_PORT_ROCEV2) {
 		e->drops[OFAN_DROP_NOT_FOR_US]++;
 	} else if (pi.kind == OFAN_KIND_DATA) {
@@ -727,6 +738,8 @@ fz_input(struct fz_world *w, uint16_t h, struct rte_mbuf **pkts, uint16_t n)
 		 " frames %" PRIu64 " bytes", h, st->rx_pkts - b.rx_pkts,
 		 st->rx_bytes - b.rx_bytes, e.n, e.bytes);
 	for (v = 0; v < OFAN_DROP_MAX; v++) {
+		if (v == OFAN_DROP_QUEUE_FULL)
+			continue;
 		FZ_CHECK(st->drops[v] - b.drops[v] == e.drops[v],
 			 "host %u: %" PRIu64 " drops %s, expected %u", h,
 			 st->drops[v] - b.drops[v], ofan_drop_name(v),
@@ -735,9 +748,14 @@ fz_input(struct fz_world *w, uint16_t h, struct rte_mbuf **pkts, uint16_t n)
 	FZ_CHECK(st->acks_received - b.acks_received == e.ack,
 		 "host %u: %" PRIu64 " ACKs received of %u", h,
 		 st->acks_received - b.acks_received, e.ack);
-	FZ_CHECK(st->arp_replies - b.arp_replies <= e.arp,
-		 "host %u: %" PRIu64 " ARP replies to %u ARP frames", h,
-		 st->arp_replies - b.arp_replies, e.arp);
+	/* Requests for it: answered, or dropped with the replies queue full. */
+	FZ_CHECK(st->arp_replies - b.arp_replies +
+		 st->drops[OFAN_DROP_QUEUE_FULL] -
+		 b.drops[OFAN_DROP_QUEUE_FULL] == e.arp_us,
+		 "host %u: %" PRIu64 " ARP replies and %" PRIu64 " queue_full"
+		 " drops for %u requests", h, st->arp_replies - b.arp_replies,
+		 st->drops[OFAN_DROP_QUEUE_FULL] -
+		 b.drops[OFAN_DROP_QUEUE_FULL], e.arp_us);
 	/*
 	 * Every data frame is new, a duplicate, corrupt or of an unknown
 	 * flow; every ACK adds at most one of unknown_flow, ack_mismatch and
