@@ -241,8 +241,8 @@ hs_host_input(struct hs_host *h, struct rte_mbuf **pkts, uint16_t n,
 				/* The replies not yet sent fill their queue. */
 				h->st.drops[OFAN_DROP_QUEUE_FULL]++;
 			}
-		} else if (pi.dst_ip != h->ip ||
-			   pi.dst_port != OFAN_UDP_PORT_ROCEV2) {
+		} else if (pi.dst_ip != h->ip || pi.kind == OFAN_KIND_OTHER) {
+			/* Not RoCEv2 (TCP or a fragment to 4791 included). */
 			h->st.drops[OFAN_DROP_NOT_FOR_US]++;
 		} else if (pi.kind == OFAN_KIND_DATA) {
 			hs_input_data(h, frame, &pi, now_ns);

@@ -1489,6 +1489,52 @@ START_TEST(test_psn_out_of_range)
 END_TEST
 
 /*
+ * IPv4 for the host's address that is not RoCEv2 although its port is
+ * 4791 -- TCP, or the first fragment of a UDP datagram -- is not for it
+ * (not_for_us), like any other non-RoCE traffic.  It was counted nowhere
+ * (found by fuzz_host).
+ */
+START_TEST(test_other_to_rocev2_port)
+{
+	const struct hs_host_stats *st;
+	struct ofan_pkt_spec sp;
+	struct t_net *net;
+	uint8_t frame[256];
+	unsigned int i;
+	int len;
+
+	net = t_net_new("fixed", "pattern = permutation\nsize = 100");
+	t_net_hosts(net);
+	st = hs_host_stats(net->host[1]);
+	for (i = 0; i < 2; i++) {
+		struct rte_mbuf *m;
+
+		memset(&sp, 0, sizeof(sp));
+		sp.src_ip = hs_rank_ip(&net->cfg, 0);
+		sp.dst_ip = hs_rank_ip(&net->cfg, 1);
+		sp.dest_qp = HS_QP_OFFSET;
+		sp.ev = 49152;
+		sp.payload_size = 100;
+		len = ofan_build_data(frame, sizeof(frame), &sp);
+		ck_assert_int_gt(len, 0);
+		if (i == 0)	/* TCP to port 4791 */
+			frame[OFAN_ETH_HDR_SIZE + 9] = OFAN_IPPROTO_TCP;
+		else		/* UDP, more fragments follow */
+			frame[OFAN_ETH_HDR_SIZE + 6] |= 0x20;
+		m = rte_pktmbuf_alloc(t_pool);
+		ck_assert_ptr_nonnull(m);
+		memcpy(rte_pktmbuf_append(m, (uint16_t)len), frame, len);
+		hs_host_input(net->host[1], &m, 1, net->now);
+	}
+	ck_assert_uint_eq(st->rx_pkts, 2);
+	ck_assert_uint_eq(st->drops[OFAN_DROP_NOT_FOR_US], 2);
+	ck_assert_uint_eq(st->goodput_bytes + st->unknown_flow +
+			  st->corrupt_pkts + st->dup_pkts, 0);
+	t_net_done(net);
+}
+END_TEST
+
+/*
  * An ACK from its flow's template is the frame ofan_build_ack() builds
  * field by field, byte for byte, whatever the EV, PSNs, SACK and flags.
  */
@@ -1561,6 +1607,7 @@ host_suite(void)
 	tcase_add_test(tc, test_dep_before_start);
 	tcase_add_test(tc, test_arp_counted);
 	tcase_add_test(tc, test_psn_out_of_range);
+	tcase_add_test(tc, test_other_to_rocev2_port);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("leaf");

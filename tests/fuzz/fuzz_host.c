@@ -11,8 +11,8 @@
  *      recovery model (sack, erasure), the host policy and its settings
  *      variant, pacing, ECN window, CE echo, ACK frequency, MTU, erasure
  *      k, RTO, reorder window, EV range, 2-4 hosts and 1-6 tiny flows
- *      (1-8 packets; start times, a dependency, an htsim oneshot
- *      trigger), a wire delay and a lossy wire: a drop mask over the
+ *      (1-8 packets, a few 60-130; start times, a dependency, an htsim
+ *      oneshot trigger), a wire delay and a lossy wire: a drop mask over the
  *      first 32 frames, a black hole on a quarter of the EVs for a while
  *      (so that REPS, whose recent RTTs stay low, freezes on the
  *      timeout), CE marks and reordering.
@@ -114,7 +114,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 #define FZ_WIRE_CAP 512		/* frames in flight on the whole wire */
 #define FZ_MAX_EVENTS 3000	/* network steps per input */
 #define FZ_END_EVENTS 4000	/* more to let every flow end */
-#define FZ_END_NS (100 * 1000 * 1000ull)	/* and virtual time */
+#define FZ_END_NS (10 * 1000 * 1000 * 1000ull)	/* and virtual time */
 #define FZ_MAX_OPS 400		/* operations per input */
 #define FZ_PSN_BITS 4096	/* PSNs tracked per flow (tiny flows) */
 #define FZ_REPLAY 16		/* frames kept for replays */
@@ -658,7 +658,8 @@ fz_classify(struct fz_world *w, uint16_t h, struct rte_mbuf *m,
 			e->arp_us++;
 		else
 			e->drops[OFAN_DROP_NOT_FOR_US]++;
-	} else if (pi.dst_ip != ip || pi.dst_port != OFAN_UDP_PORT_ROCEV2) {
+	} else if (pi.dst_ip != ip || pi.kind == OFAN_KIND_OTHER) {
+		/* Not RoCEv2, even on port 4791 (TCP, a fragment). */
 		e->drops[OFAN_DROP_NOT_FOR_US]++;
 	} else if (pi.kind == OFAN_KIND_DATA) {
 		e->data++;
@@ -1107,8 +1108,8 @@ static const uint32_t fz_ev_width[8] = { 0, 1, 3, 7, 15, 255, 4095, 16383 };
 
 /*
  * The header: configuration, traffic and wire (see the top comment),
- * then 4 bytes per flow (source, destination / start / dependency /
- * trigger, packets, size of the last one).  Header bytes:
+ * then 4 bytes per flow (source; destination, start, dependency,
+ * trigger; packets; size of the last one).  Header bytes:
  *   0  bit 0 erasure, 1 pacing flow, 2 ecn_window, 3 ce_echo ack,
  *      4-5 3: no payload check, 1: not ECN-capable; 6 start at 0,
  *      7 pacing jitter
@@ -1198,7 +1199,8 @@ fz_setup(struct fz_world *w, struct fz_in *in)
 		struct hs_flow_spec *s = &t->flows[f];
 		uint8_t a = fz_u8(in), b = fz_u8(in), sz = fz_u8(in);
 		uint8_t rem = fz_u8(in);
-		uint64_t pkts = 1 + sz % 8;
+		/* 1-8 packets, or 60-130: past the 64-PSN SACK window. */
+		uint64_t pkts = sz < 0xf8 ? 1 + sz % 8 : 60 + (sz % 8) * 10;
 		int32_t d;
 
 		s->id = f;
@@ -1742,40 +1744,64 @@ fz_op_step(struct fz_world *w, uint8_t a)
 	fz_log("  step %#x: now %" PRIu64 "\n", a, w->now);
 }
 
+/* Progress so far: packets every receiver has, bytes every sender knows. */
+FZ_NO_COV
+static uint64_t
+fz_progress(const struct fz_world *w)
+{
+	uint64_t sum = 0, acked, total;
+	uint16_t h;
+
+	for (h = 0; h < w->nb_hosts; h++) {
+		hs_host_progress(w->host[h], &acked, &total);
+		sum += acked + fz_rx_distinct(w, h);
+	}
+	return sum;
+}
+
+static bool
+fz_all_done(const struct fz_world *w)
+{
+	uint16_t h;
+
+	for (h = 0; h < w->nb_hosts; h++)
+		if (!hs_host_tx_done(w->host[h]) || !hs_host_rx_done(w->host[h]))
+			return false;
+	return true;
+}
+
 /*
  * The end: the wire is perfect now.  Unless a crafted frame may have
  * forged feedback (an ACK for packets never received ends a flow its
- * receiver never completes), every flow must end: a flow that cannot is
- * stuck for ever.
+ * receiver never completes), flows must not be stuck: with nothing left
+ * to happen every flow has ended, and a long run makes progress.  Slow is
+ * allowed (a window smaller than ack_every moves a packet per timeout).
  */
 static void
 fz_end(struct fz_world *w)
 {
-	uint64_t end = w->now + FZ_END_NS;
-	uint16_t h;
-	bool done = false;
+	uint64_t end = w->now + FZ_END_NS, before = fz_progress(w);
+	bool idle = false;
 
 	w->max_events = w->events + FZ_END_EVENTS;
-	while (!done && w->events < w->max_events && w->now < end &&
-	       fz_next_time(w) <= end) {
+	while (!fz_all_done(w) && w->events < w->max_events) {
+		if (fz_next_time(w) > end) {
+			idle = true;
+			break;
+		}
 		fz_run(w, end, 64);
-		done = true;
-		for (h = 0; h < w->nb_hosts; h++)
-			done = done && hs_host_tx_done(w->host[h]) &&
-				hs_host_rx_done(w->host[h]);
 	}
 	fz_log("end at %" PRIu64 " after %u events: %s%s\n", w->now,
-	       w->events, done ? "every flow ended" : "flows not ended",
+	       w->events, fz_all_done(w) ? "every flow ended" :
+	       idle ? "flows stuck" : "flows still going",
 	       w->forged ? " (forged frames)" : "");
-	if (w->forged)
+	if (w->forged || fz_all_done(w))
 		return;
-	for (h = 0; h < w->nb_hosts; h++)
-		FZ_CHECK(hs_host_tx_done(w->host[h]) &&
-			 hs_host_rx_done(w->host[h]),
-			 "host %u: flows never end on a perfect wire (tx %d,"
-			 " rx %d at %" PRIu64 ", %u events)", h,
-			 hs_host_tx_done(w->host[h]),
-			 hs_host_rx_done(w->host[h]), w->now, w->events);
+	FZ_CHECK(!idle, "flows never end on a perfect wire: nothing more"
+		 " happens (at %" PRIu64 ", %u events)", w->now, w->events);
+	FZ_CHECK(fz_progress(w) > before, "flows make no progress on a"
+		 " perfect wire in %u events (at %" PRIu64 ")", FZ_END_EVENTS,
+		 w->now);
 }
 
 static void
