@@ -31,9 +31,9 @@
  *      collected into one burst.
  *
  * The harness watches everything that crosses the wire and checks after
- * every frame, burst and step (abort() on a violation, which libFuzzer
- * reports as a crash; FUZZ_HOST_TRACE=1 in the environment prints the
- * program as it runs):
+ * every frame, burst and step, and every 8 network events within a step
+ * (abort() on a violation, which libFuzzer reports as a crash;
+ * FUZZ_HOST_TRACE=1 in the environment prints the program as it runs):
  *   - every received frame is accounted for once (hs_host_rx.c's
  *     dispatch): rx_pkts and rx_bytes grow by what was given; the parser
  *     drop reasons by the frames ofan_parse() rejects (and multi-segment
