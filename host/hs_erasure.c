@@ -214,6 +214,15 @@ hs_etx_next(struct hs_etx *tx, uint64_t now_ns)
 	return HS_PSN_NONE;
 }
 
+/* Are packets out, for the feedback timer (hs_etx_set_windowed)? */
+static bool
+hs_etx_out(const struct hs_etx *tx)
+{
+	if (tx->windowed)
+		return hs_etx_in_flight(tx) > 0;
+	return tx->next_psn != tx->in_flight_since;
+}
+
 int
 hs_etx_sent(struct hs_etx *tx, uint32_t psn, uint64_t now_ns)
 {
@@ -230,7 +239,7 @@ hs_etx_sent(struct hs_etx *tx, uint32_t psn, uint64_t now_ns)
 		tx->sent_cap = cap;
 	}
 	/* Nothing was out: the feedback timer starts with this packet. */
-	if (tx->next_psn == tx->in_flight_since)
+	if (!hs_etx_out(tx))
 		tx->last_progress_ns = now_ns;
 	tx->sent_ns[psn] = now_ns;
 	tx->next_psn++;
@@ -296,12 +305,14 @@ hs_etx_on_ack(struct hs_etx *tx, uint32_t count, uint32_t echo_psn, bool ce,
 bool
 hs_etx_check_timeout(struct hs_etx *tx, uint64_t now_ns)
 {
-	if (tx->done || tx->next_psn == tx->in_flight_since ||
-	    now_ns < tx->last_progress_ns ||
+	tx->checked_ns = now_ns;
+	if (tx->done || !hs_etx_out(tx) || now_ns < tx->last_progress_ns ||
 	    now_ns - tx->last_progress_ns < tx->rto_ns)
 		return false;
 	tx->nb_timeouts++;
 	tx->last_progress_ns = now_ns;
+	if (tx->windowed)
+		tx->given_up = tx->next_psn;
 	return true;
 }
 
@@ -312,11 +323,21 @@ hs_etx_timer_ns(const struct hs_etx *tx)
 
 	if (tx->done)
 		return UINT64_MAX;
-	if (tx->next_psn != tx->in_flight_since &&
+	if (hs_etx_out(tx) &&
 	    tx->rto_ns <= UINT64_MAX - tx->last_progress_ns)
 		t = tx->last_progress_ns + tx->rto_ns;
-	/* The one-RTT wait ends at the first ns after final + srtt. */
-	if (tx->final_set && !tx->tail && tx->srtt_ns < UINT64_MAX - tx->final_ns - 1 &&
+	/*
+	 * The one-RTT wait ends at the first ns after final + srtt -- if the
+	 * sender waits (once ACKs showed losses it sends again at its slots)
+	 * and no timer check has come since (the host has woken the flow;
+	 * its next slot ends the wait).  Otherwise that time, soon in the
+	 * past, would hide the feedback timer and call for attention at
+	 * every ns.
+	 */
+	if (tx->final_set && !tx->tail &&
+	    tx->next_psn - hs_etx_lost(tx) >= tx->nb_needed &&
+	    tx->srtt_ns < UINT64_MAX - tx->final_ns - 1 &&
+	    tx->final_ns + tx->srtt_ns + 1 > tx->checked_ns &&
 	    tx->final_ns + tx->srtt_ns + 1 < t)
 		t = tx->final_ns + tx->srtt_ns + 1;
 	return t;

@@ -70,6 +70,10 @@ struct hs_etx {
 	/* Feedback timer: no ACK for one RTO while packets are out. */
 	uint64_t last_progress_ns;
 	uint32_t in_flight_since;	/* next_psn at the last ACK */
+	uint64_t checked_ns;	/* the last hs_etx_check_timeout() */
+	/* A window limits the sender (hs_etx_set_windowed). */
+	bool windowed;
+	uint32_t given_up;	/* windowed: out at the last feedback timeout */
 	/*
 	 * Per-EV timers (hs_etx_path_*), as the study's sender keeps them
 	 * for REPS: EV + 1 -> when a packet went out on it with no timer
@@ -118,7 +122,9 @@ uint32_t hs_etx_on_ack(struct hs_etx *tx, uint32_t count, uint32_t echo_psn,
 
 /*
  * The feedback timer: true (once per RTO) when packets are out and no ACK
- * arrived for one RTO.  Nothing is queued for resending.
+ * arrived for one RTO.  Nothing is queued for resending.  Packets are out
+ * when some were sent since the last ACK; under a window, when any is in
+ * flight (hs_etx_set_windowed).
  */
 bool hs_etx_check_timeout(struct hs_etx *tx, uint64_t now_ns);
 
@@ -140,7 +146,11 @@ bool hs_etx_path_expired(struct hs_etx *tx, uint16_t ev, uint64_t now_ns);
 /*
  * When this sender next needs attention without an ACK: the feedback
  * timer, or the end of the one-RTT wait after it sent enough (the pacer
- * must then be woken).  UINT64_MAX: none.
+ * must then be woken; the wait ends at its next slot, in hs_etx_next()).
+ * The end of a wait counts until a timer check at or after it
+ * (hs_etx_check_timeout(), which the host runs when it wakes the flow for
+ * it): reported after that it would be in the past for ever.
+ * UINT64_MAX: none.
  */
 uint64_t hs_etx_timer_ns(const struct hs_etx *tx);
 
@@ -155,6 +165,35 @@ static inline uint32_t
 hs_etx_lost(const struct hs_etx *tx)
 {
 	return tx->highest > tx->received ? tx->highest - tx->received : 0;
+}
+
+/*
+ * Packets sent and neither counted received, nor lost as far as the
+ * sender can tell, nor (under a window) out when the feedback timer last
+ * fired: what a window counts.
+ */
+static inline uint32_t
+hs_etx_in_flight(const struct hs_etx *tx)
+{
+	uint32_t known = tx->received + hs_etx_lost(tx);
+
+	if (known < tx->given_up)
+		known = tx->given_up;
+	return tx->next_psn > known ? tx->next_psn - known : 0;
+}
+
+/*
+ * A window limits this sender (the host's cc = ecn_window), which then
+ * relies on hs_etx_in_flight() dropping without an ACK when what is out
+ * was lost: the feedback timer runs while any packet is in flight, and
+ * when it fires it gives up every packet out, as SACK's RTO does.
+ * Without a window (the study's sender) the timer runs only while packets
+ * sent since the last ACK are out, and a timeout gives up nothing.
+ */
+static inline void
+hs_etx_set_windowed(struct hs_etx *tx, bool windowed)
+{
+	tx->windowed = windowed;
 }
 
 struct hs_erx {

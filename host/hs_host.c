@@ -166,6 +166,7 @@ hs_host_create(const struct hs_host_params *p, char *err,
 		.rto_ns = RTE_MAX(c->min_rto_ns, 2 * c->base_rtt_ns),
 		.min_rto_ns = c->min_rto_ns,
 		.base_rtt_ns = c->base_rtt_ns,
+		.windowed = c->cc == HS_CC_ECN_WINDOW,
 	};
 	h->path_timers = c->recovery == HS_RECOVERY_ERASURE &&
 		c->policy->on_path_timeout != NULL;
@@ -255,7 +256,11 @@ hs_flow_activate(struct hs_host *h, uint32_t si, uint64_t now)
 	hs_wake(h, si, now);
 }
 
-/* Activate flows whose start time has come; recompute the next one. */
+/*
+ * Activate flows whose start time has come -- those waiting for nothing
+ * else, and those whose dependency arrived before it -- and recompute
+ * the next one.
+ */
 void
 hs_host_start_due(struct hs_host *h, uint64_t now)
 {
@@ -267,7 +272,8 @@ hs_host_start_due(struct hs_host *h, uint64_t now)
 	for (i = 0; i < h->nb_sflows; i++) {
 		struct hs_sflow *s = &h->sflows[i];
 
-		if (s->state != HS_WAITING || s->spec->dep != HS_NO_DEP ||
+		if (s->state != HS_WAITING ||
+		    (s->spec->dep != HS_NO_DEP && !s->released) ||
 		    s->spec->trigger != HS_NO_TRIGGER)
 			continue;
 		if (s->start_at <= now)
@@ -324,6 +330,7 @@ hs_dep_release(struct hs_host *h, uint32_t si, uint64_t now)
 		hs_flow_activate(h, si, now);
 	} else {
 		/* Released, but not before its own start time. */
+		s->released = true;
 		s->start_at = at;
 		if (at < h->next_start_ns)
 			h->next_start_ns = at;
@@ -391,13 +398,24 @@ hs_host_progress(const struct hs_host *h, uint64_t *acked_bytes,
 	for (i = 0; i < h->nb_sflows; i++) {
 		const struct hs_sflow *s = &h->sflows[i];
 
-		if (s->state == HS_DONE)
+		if (s->complete)
 			acked += s->spec->size;
 		else if (s->state == HS_ACTIVE)
 			acked += hs_sender_acked_bytes(&s->tx, s->spec->size);
 	}
 	*acked_bytes = acked;
 	*total_bytes = h->total_bytes;
+}
+
+/*
+ * When a flow ended, since the host's start, for its result, where 0
+ * means never: an end in the very ns of the start (an ACK with no round
+ * trip at all) is 1 ns.
+ */
+static uint64_t
+hs_end_since_start(const struct hs_host *h, uint64_t t)
+{
+	return t > h->t0 ? t - h->t0 : 1;
 }
 
 bool
@@ -414,8 +432,8 @@ hs_host_flow_result(const struct hs_host *h, uint32_t id,
 
 		r->sent_here = true;
 		r->start_ns = s->state != HS_WAITING ? s->start_ns - h->t0 : 0;
-		r->done_ns = s->state == HS_DONE && s->done_ns != 0 ?
-			s->done_ns - h->t0 : 0;
+		r->done_ns = s->complete ? hs_end_since_start(h, s->done_ns) :
+			0;
 		if (s->state != HS_WAITING)
 			hs_sender_counters(&s->tx, &r->pkts_sent, &r->retx,
 					   &r->timeouts);
@@ -429,7 +447,8 @@ hs_host_flow_result(const struct hs_host *h, uint32_t id,
 		const struct hs_rflow *f = &h->rflows[hs_rflow_of(h, id)];
 
 		r->received_here = true;
-		r->rx_done_ns = f->done_ns ? f->done_ns - h->t0 : 0;
+		r->rx_done_ns = f->complete ?
+			hs_end_since_start(h, f->done_ns) : 0;
 		r->rx_pkts = hs_receiver_count(&f->rx);
 		hs_receiver_counters(&f->rx, &r->max_reorder, &r->dups,
 				     &r->ce_pkts);

@@ -132,7 +132,8 @@ struct hs_host_stats {
 #define HS_HOST_FIELD(field, what) uint64_t field;
 	HS_HOST_COUNTERS(HS_HOST_FIELD)
 #undef HS_HOST_FIELD
-	uint64_t drops[OFAN_DROP_MAX];	/* frames the parser rejected */
+	/* Frames dropped: parser reasons, not_for_us, queue_full (ARP). */
+	uint64_t drops[OFAN_DROP_MAX];
 };
 
 /* What one flow did, from this host's side(s). */

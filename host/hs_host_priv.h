@@ -48,6 +48,8 @@ struct hs_sflow {
 	uint32_t distinct_evs;
 	uint32_t nic_slot;
 	uint8_t state;
+	bool complete;		/* acknowledged in full (HS_DONE: or failed) */
+	bool released;		/* its dependency arrived; it waits for start_at */
 	bool blocked;		/* pacing = flow: its pacer sleeps */
 	uint64_t start_at;	/* absolute, for flows without a dependency */
 	uint64_t start_ns;	/* absolute, when it began */
@@ -68,6 +70,7 @@ struct hs_rflow {
 	uint32_t src_ip;
 	uint32_t nic_slot;
 	uint64_t done_ns;
+	bool complete;		/* received in full (at done_ns, maybe 0) */
 	uint64_t goodput;	/* payload bytes delivered, at most size */
 	uint64_t corrupt;
 	bool foreign;		/* another shard of the rank receives it */
@@ -245,6 +248,24 @@ hs_jitter(struct hs_host *h, uint64_t gap)
 		return 0;
 	return (uint64_t)(ofan_rng_unit(&h->rng) * h->cfg->pacing_jitter *
 			  (double)gap);
+}
+
+/*
+ * Flow s's transport timer (hs_sender_timer_ns()) may be earlier than
+ * the host's: take it.  A time already come (the end of an erasure wait
+ * that passed while the sender made up losses) is checked at the next
+ * ns, when hs_host_timers() wakes the flow and the sender moves on: the
+ * host's next event never lies behind now, for a driver to spin on.
+ */
+static inline void
+hs_timer_take(struct hs_host *h, const struct hs_sflow *s, uint64_t now)
+{
+	uint64_t t = hs_sender_timer_ns(&s->tx);
+
+	if (t <= now)
+		t = now + 1;
+	if (t < h->timer_ns)
+		h->timer_ns = t;
 }
 
 /* Something may have become sendable for s: its pacer wakes. */

@@ -16,6 +16,7 @@ hs_rflow_complete(struct hs_host *h, struct hs_rflow *r, uint64_t now)
 	uint32_t c;
 	int32_t si;
 
+	r->complete = true;
 	r->done_ns = now;
 	h->nb_rx_done++;
 	/*
@@ -70,6 +71,7 @@ hs_input_data(struct hs_host *h, const uint8_t *frame,
 	struct hs_rflow *r;
 	bool send_ack = false;
 	bool ce = (pi->tos & OFAN_ECN_MASK) == OFAN_ECN_CE;
+	uint16_t expect;
 	uint64_t add;
 
 	if (pi->dest_qp < HS_QP_OFFSET || flow >= h->traffic->nb_flows ||
@@ -83,12 +85,16 @@ hs_input_data(struct hs_host *h, const uint8_t *frame,
 		h->st.unknown_flow++;
 		return;
 	}
-	if (h->cfg->verify_payload &&
-	    (pi->payload_size == 0 ||
-	     pi->payload_size != hs_receiver_expect(&r->rx, pi->psn, f->size,
-						    h->cfg->mss) ||
-	     ofan_payload_check(frame + pi->payload_offset, pi->dest_qp,
-				pi->psn, pi->payload_size) != 0)) {
+	/*
+	 * A PSN the flow does not have is corrupt too, payload checked or
+	 * not (no duplicate: nothing was received twice).
+	 */
+	expect = hs_receiver_expect(&r->rx, pi->psn, f->size, h->cfg->mss);
+	if (expect == 0 ||
+	    (h->cfg->verify_payload &&
+	     (pi->payload_size != expect ||
+	      ofan_payload_check(frame + pi->payload_offset, pi->dest_qp,
+				 pi->psn, pi->payload_size) != 0))) {
 		/* Corrupt: not delivered, not acknowledged; the run fails. */
 		r->corrupt++;
 		h->st.corrupt_pkts++;
@@ -98,7 +104,7 @@ hs_input_data(struct hs_host *h, const uint8_t *frame,
 		add = RTE_MIN((uint64_t)pi->payload_size, f->size - r->goodput);
 		r->goodput += add;
 		h->st.goodput_bytes += add;
-		if (r->done_ns == 0 && hs_receiver_done(&r->rx))
+		if (!r->complete && hs_receiver_done(&r->rx))
 			hs_rflow_complete(h, r, now);
 	} else {
 		h->st.dup_pkts++;
@@ -114,6 +120,7 @@ hs_flow_done(struct hs_host *h, uint32_t si, uint64_t now)
 	uint32_t i;
 
 	s->state = HS_DONE;
+	s->complete = true;
 	s->done_ns = now;
 	hs_flow_release(h, s);
 	h->nb_done++;
@@ -174,7 +181,7 @@ hs_input_ack(struct hs_host *h, const uint8_t *frame,
 		hs_sender_path_acked(&s->tx, ev);
 	hs_wake(h, si, now);
 	/* The erasure sender's timers can move earlier with a new RTT. */
-	h->timer_ns = RTE_MIN(h->timer_ns, hs_sender_timer_ns(&s->tx));
+	hs_timer_take(h, s, now);
 	s->acks++;
 	s->ce_acks += a.ce;
 	if (rtt != 0 && rtt < s->min_rtt_ns)
@@ -221,17 +228,22 @@ hs_host_input(struct hs_host *h, struct rte_mbuf **pkts, uint16_t n,
 		if (v != OFAN_PARSE_OK) {
 			h->st.drops[v]++;
 		} else if (pi.kind == OFAN_KIND_ARP) {
-			if (pi.arp_oper == OFAN_ARP_OP_REQUEST &&
-			    pi.arp_tpa == h->ip &&
-			    h->nb_arp_reply < RTE_DIM(h->arp_reply)) {
+			/* Counted as the switch counts them. */
+			if (pi.arp_oper != OFAN_ARP_OP_REQUEST ||
+			    pi.arp_tpa != h->ip) {
+				h->st.drops[OFAN_DROP_NOT_FOR_US]++;
+			} else if (h->nb_arp_reply < RTE_DIM(h->arp_reply)) {
 				/* The mbuf becomes the reply. */
 				hs_frame_arp_reply(&h->fx, m, &pi);
 				h->arp_reply[h->nb_arp_reply++] = m;
 				h->st.arp_replies++;
 				continue;
+			} else {
+				/* The replies not yet sent fill their queue. */
+				h->st.drops[OFAN_DROP_QUEUE_FULL]++;
 			}
-		} else if (pi.dst_ip != h->ip ||
-			   pi.dst_port != OFAN_UDP_PORT_ROCEV2) {
+		} else if (pi.dst_ip != h->ip || pi.kind == OFAN_KIND_OTHER) {
+			/* Not RoCEv2 (TCP or a fragment to 4791 included). */
 			h->st.drops[OFAN_DROP_NOT_FOR_US]++;
 		} else if (pi.kind == OFAN_KIND_DATA) {
 			hs_input_data(h, frame, &pi, now_ns);

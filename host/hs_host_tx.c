@@ -59,7 +59,7 @@ hs_flow_packet(struct hs_host *h, uint32_t si, uint64_t now, uint32_t *wire)
 	psn = hs_sender_next(&s->tx, now);
 	if (psn == HS_PSN_NONE) {
 		/* The erasure sender may just have begun its one-RTT wait. */
-		h->timer_ns = RTE_MIN(h->timer_ns, hs_sender_timer_ns(&s->tx));
+		hs_timer_take(h, s, now);
 		return NULL;
 	}
 	if (c->cc == HS_CC_ECN_WINDOW &&
@@ -99,8 +99,7 @@ hs_flow_packet(struct hs_host *h, uint32_t si, uint64_t now, uint32_t *wire)
 	if (h->path_timers)
 		hs_sender_path_sent(&s->tx, ev, now);
 	h->st.data_sent++;
-	if (h->timer_ns > hs_sender_timer_ns(&s->tx))
-		h->timer_ns = hs_sender_timer_ns(&s->tx);
+	hs_timer_take(h, s, now);
 	*wire = (uint32_t)len + OFAN_WIRE_OVERHEAD;
 	return m;
 }

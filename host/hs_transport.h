@@ -40,6 +40,7 @@ struct hs_transport_params {
 	uint64_t rto_ns;	/* sack: the fixed RTO */
 	uint64_t min_rto_ns;	/* erasure: floor of the computed RTO */
 	uint64_t base_rtt_ns;	/* erasure: srtt before the first sample */
+	bool windowed;		/* a window limits the sender (ecn_window) */
 };
 
 struct hs_sender {
@@ -84,10 +85,15 @@ static inline int
 hs_sender_init(struct hs_sender *s, const struct hs_transport_params *p,
 	       uint64_t size, uint64_t now)
 {
+	int rc;
+
 	s->mode = (uint8_t)p->mode;
-	if (p->mode == HS_RECOVERY_ERASURE)
-		return hs_etx_init(&s->u.era, size, p->mss, p->erasure_k,
-				   p->base_rtt_ns, p->min_rto_ns, now);
+	if (p->mode == HS_RECOVERY_ERASURE) {
+		rc = hs_etx_init(&s->u.era, size, p->mss, p->erasure_k,
+				 p->base_rtt_ns, p->min_rto_ns, now);
+		hs_etx_set_windowed(&s->u.era, p->windowed);
+		return rc;
+	}
 	return hs_tx_init(&s->u.sack, size, p->mss, p->reorder_window_ns,
 			  p->rto_ns, now);
 }
@@ -206,14 +212,12 @@ hs_sender_done(const struct hs_sender *s)
 	return hs_tx_done(&s->u.sack);
 }
 
-/* Packets out and not known to be received (the ECN window counts them). */
+/* Packets out and neither known received nor judged lost (the ECN window). */
 static inline uint32_t
 hs_sender_in_flight(const struct hs_sender *s)
 {
-	const struct hs_etx *e = &s->u.era;
-
 	if (s->mode == HS_RECOVERY_ERASURE)
-		return e->next_psn - e->received;
+		return hs_etx_in_flight(&s->u.era);
 	return hs_tx_in_flight(&s->u.sack);
 }
 

@@ -178,6 +178,71 @@ START_TEST(test_tail_loss)
 }
 END_TEST
 
+/*
+ * Losses seen after the sender had sent enough let it send again at its
+ * slots: it no longer waits, so its timer does not report the wait's end
+ * (which passes while it sends, and would then call for attention at
+ * every ns: found by fuzz_host).  Once it has sent enough again it waits
+ * again, and the timer says until when.
+ */
+START_TEST(test_wait_ends_with_losses)
+{
+	struct hs_etx tx;
+	uint64_t now = 0;
+
+	ck_assert_int_eq(hs_etx_init(&tx, 4 * MSS, MSS, 0, 10 * US, 1000 * US,
+				     now), 0);
+	ck_assert_uint_eq(send_until_stop(&tx, &now, 100), 4);
+	ck_assert_uint_eq(hs_etx_timer_ns(&tx), 400 + 10 * US + 1);
+	/* PSN 3 acknowledged with a count of 2: PSNs 0..3 hold 2 losses. */
+	hs_etx_on_ack(&tx, 2, 3, false, 2 * US, NULL);
+	ck_assert_uint_eq(hs_etx_lost(&tx), 2);
+	ck_assert_uint_eq(tx.srtt_ns, 2 * US - 300);
+	/* Sending, not waiting: only the feedback timer remains. */
+	ck_assert_uint_eq(hs_etx_timer_ns(&tx), UINT64_MAX);
+	ck_assert_uint_eq(hs_etx_next(&tx, 2 * US), 4);
+	ck_assert_int_eq(hs_etx_sent(&tx, 4, 2 * US), 0);
+	ck_assert_uint_eq(hs_etx_timer_ns(&tx), 2 * US + 1000 * US);
+	/* Past the old wait's end (400 + srtt): still a slot to send. */
+	ck_assert_uint_eq(hs_etx_next(&tx, 5 * US), 5);
+	ck_assert_int_eq(hs_etx_sent(&tx, 5, 5 * US), 0);
+	/* Enough again, and the wait is long over: every slot sends. */
+	ck_assert_uint_eq(hs_etx_next(&tx, 6 * US), 6);
+	ck_assert(tx.tail);
+	hs_etx_fini(&tx);
+}
+END_TEST
+
+/*
+ * The end of the wait is the sender's timer until the host checks the
+ * sender at or after it (and so wakes the flow); then the timer is the
+ * next one, the feedback timer, and the wait ends at the next slot.
+ * Reported after the check, the end -- in the past -- hid the feedback
+ * timer, which a flow held by its window needs (found by fuzz_host).
+ */
+START_TEST(test_wait_end_checked)
+{
+	struct hs_etx tx;
+	uint64_t now = 0, end = 400 + 10 * US + 1;
+
+	ck_assert_int_eq(hs_etx_init(&tx, 4 * MSS, MSS, 0, 10 * US, 100 * US,
+				     now), 0);
+	ck_assert_uint_eq(send_until_stop(&tx, &now, 100), 4);
+	ck_assert_uint_eq(hs_etx_timer_ns(&tx), end);
+	/* A check before the end changes nothing. */
+	ck_assert(!hs_etx_check_timeout(&tx, end - 1));
+	ck_assert_uint_eq(hs_etx_timer_ns(&tx), end);
+	/* At the end: the feedback timer (no ACK since the first send). */
+	ck_assert(!hs_etx_check_timeout(&tx, end));
+	ck_assert_uint_eq(hs_etx_timer_ns(&tx), 100 * US);
+	ck_assert(!tx.tail);
+	/* The next slot ends the wait, as before. */
+	ck_assert_uint_eq(hs_etx_next(&tx, end + 50), 4);
+	ck_assert(tx.tail);
+	hs_etx_fini(&tx);
+}
+END_TEST
+
 /* Before any RTT sample the wait is the base RTT given at init. */
 START_TEST(test_base_rtt_before_sample)
 {
@@ -247,6 +312,62 @@ START_TEST(test_feedback_timeout)
 	ck_assert_uint_eq(tx.nb_sent, 1);
 	/* An ACK for everything out: nothing out, no timer. */
 	hs_etx_on_ack(&tx, 1, 0, false, t + 10, NULL);
+	ck_assert_uint_eq(hs_etx_timer_ns(&tx), UINT64_MAX);
+	hs_etx_fini(&tx);
+}
+END_TEST
+
+/*
+ * Under a window (cc = ecn_window) the sender counts in flight what it
+ * sent and does not know received or lost: packets the ACKs show lost
+ * leave the count, and so does everything out when the feedback timer
+ * fires, which runs while anything is in flight, even when the last ACK
+ * came after the last send.  A window full of lost packets used to stay
+ * full for ever (found by fuzz_host).  Without a window none of this
+ * changes the timer (the study's sender).
+ */
+START_TEST(test_window_in_flight)
+{
+	struct hs_etx tx;
+	uint64_t now = 0;
+	uint32_t i;
+
+	ck_assert_int_eq(hs_etx_init(&tx, 8 * MSS, MSS, 0, 10 * US, 20 * US,
+				     now), 0);
+	hs_etx_set_windowed(&tx, true);
+	for (i = 0; i < 4; i++) {
+		ck_assert_uint_eq(hs_etx_next(&tx, now), i);
+		ck_assert_int_eq(hs_etx_sent(&tx, i, now), 0);
+		now += 100;
+	}
+	ck_assert_uint_eq(hs_etx_in_flight(&tx), 4);
+	/* PSN 3 arrives, 0..2 were lost: nothing is in flight any more. */
+	hs_etx_on_ack(&tx, 1, 3, false, 10 * US, NULL);
+	ck_assert_uint_eq(hs_etx_lost(&tx), 3);
+	ck_assert_uint_eq(hs_etx_in_flight(&tx), 0);
+	ck_assert_uint_eq(hs_etx_timer_ns(&tx), UINT64_MAX);
+	/* Two more, both lost; the last ACK came before them. */
+	hs_etx_sent(&tx, 4, 11 * US);
+	hs_etx_sent(&tx, 5, 11 * US + 100);
+	ck_assert_uint_eq(hs_etx_in_flight(&tx), 2);
+	ck_assert_uint_eq(hs_etx_timer_ns(&tx), 11 * US + tx.rto_ns);
+	/* A late ACK of PSN 3 again (a duplicate): the timer still runs. */
+	hs_etx_on_ack(&tx, 1, 3, false, 12 * US, NULL);
+	ck_assert_uint_eq(hs_etx_in_flight(&tx), 2);
+	ck_assert_uint_eq(hs_etx_timer_ns(&tx), 12 * US + tx.rto_ns);
+	ck_assert(hs_etx_check_timeout(&tx, 12 * US + tx.rto_ns));
+	/* Given up: the window may send again. */
+	ck_assert_uint_eq(hs_etx_in_flight(&tx), 0);
+	ck_assert_uint_eq(hs_etx_timer_ns(&tx), UINT64_MAX);
+	hs_etx_fini(&tx);
+
+	/* No window: the timer runs only with packets sent since an ACK. */
+	now = 0;
+	ck_assert_int_eq(hs_etx_init(&tx, 8 * MSS, MSS, 0, 10 * US, 20 * US,
+				     now), 0);
+	hs_etx_sent(&tx, 0, 0);
+	hs_etx_sent(&tx, 1, 100);
+	hs_etx_on_ack(&tx, 1, 0, false, 10 * US, NULL);
 	ck_assert_uint_eq(hs_etx_timer_ns(&tx), UINT64_MAX);
 	hs_etx_fini(&tx);
 }
@@ -412,9 +533,12 @@ erasure_suite(void)
 	tcase_add_test(tc, test_lossless);
 	tcase_add_test(tc, test_visible_loss);
 	tcase_add_test(tc, test_tail_loss);
+	tcase_add_test(tc, test_wait_ends_with_losses);
+	tcase_add_test(tc, test_wait_end_checked);
 	tcase_add_test(tc, test_base_rtt_before_sample);
 	tcase_add_test(tc, test_rtt);
 	tcase_add_test(tc, test_feedback_timeout);
+	tcase_add_test(tc, test_window_in_flight);
 	tcase_add_test(tc, test_path_timers);
 	tcase_add_test(tc, test_path_timers_many);
 	tcase_add_test(tc, test_reordered_acks);

@@ -18,6 +18,8 @@
 #                paper/) and SRCDIR/tests/data/fabric;
 #   fuzz_*config* the *.ini files of SRCDIR/configs and SRCDIR/tests/data/*;
 #   fuzz_cm      every *.cm file under SRCDIR/tests and SRCDIR/configs;
+#   fuzz_host    only its own below (it is built with SRCDIR/host/*.c
+#                and DPDK, and starts EAL);
 #   any harness  the files in SRCDIR/tests/fuzz/seeds/NAME/, if present.
 # An input that takes longer than 30 s is a finding (libFuzzer's timeout).
 # Prints one line per harness with the number of executions, the corpus
@@ -125,7 +127,7 @@ for src in "${harnesses[@]}"; do
 	corpus=$outdir/corpus/$name
 	mkdir -p "$corpus"
 
-	# What a harness needs beyond common/ (no EAL in any of them).
+	# What a harness needs beyond common/ (only fuzz_host starts EAL).
 	extra=()
 	case $name in
 	fuzz_cm)
@@ -142,6 +144,19 @@ for src in "${harnesses[@]}"; do
 			"$srcdir/switch/sw_config.c" "$srcdir"/switch/lb_*.c
 			"$srcdir/host/hs_config.c" "$srcdir"/host/hlb_*.c
 			"$srcdir"/host/hs_{traffic,cm,cm_file}.c)
+		;;
+	fuzz_host)
+		# The host engine (host/*.c but ofan-host's main.c) and
+		# DPDK; its libraries follow the objects that use them.
+		read -r -a dpdk_cflags <<<"$(pkg-config --cflags libdpdk)"
+		read -r -a dpdk_libs <<<"$(pkg-config --libs libdpdk)"
+		extra=(-I "$srcdir/host" "${dpdk_cflags[@]}")
+		for f in "$srcdir"/host/*.c; do
+			if [[ $f != */main.c ]]; then
+				extra+=("$f")
+			fi
+		done
+		extra+=("${dpdk_libs[@]}")
 		;;
 	esac
 	if ! "$cc" -g -O1 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined \

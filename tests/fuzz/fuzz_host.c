@@ -1,0 +1,1887 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * libFuzzer harness for the host engine's input path (host/hs_host_rx.c
+ * with the transports behind it, hs_flow.c and hs_erasure.c, and the host
+ * policies' feedback), on EAL with one mempool.
+ *
+ * Each input is a small program, so that the fuzzer reaches flows in
+ * every state quickly instead of guessing frames byte by byte:
+ *
+ *   1. A header (FZ_HDR_SIZE bytes; missing bytes read as 0) picks the
+ *      recovery model (sack, erasure), the host policy and its settings
+ *      variant, pacing, ECN window, CE echo, ACK frequency, MTU, erasure
+ *      k, RTO, reorder window, EV range, 2-4 hosts and 1-6 tiny flows
+ *      (1-8 packets, a few 60-130; start times, a dependency, an htsim
+ *      oneshot trigger), a wire delay and a lossy wire: a drop mask over the
+ *      first 32 frames, a black hole on a quarter of the EVs for a while
+ *      (so that REPS, whose recent RTTs stay low, freezes on the
+ *      timeout), CE marks and reordering.
+ *   2. The hosts start and run in virtual time over that wire for a
+ *      prefix the header chooses: flows end up waiting, sending,
+ *      recovering, frozen (REPS), thawed or complete.
+ *   3. The rest is a sequence of operations (FZ_OP_*): time steps, raw
+ *      frames, data frames and ACKs built with ofan_build_data() /
+ *      ofan_build_ack() from fuzzed fields for the scenario's real flows
+ *      (PSNs relative to what the sender really sent, cumulative PSNs far
+ *      ahead or wrapping, SACK bitmaps, echoed EVs and PSNs, CE and COUNT
+ *      flags, real, other or unknown addresses and QPs), replays of
+ *      frames seen earlier (duplicates after completion), ARP, chained
+ *      mbufs, and tampering with frames on the wire (drop, duplicate,
+ *      flip a byte, delay).  Frames go to a host one at a time or
+ *      collected into one burst.
+ *
+ * The harness watches everything that crosses the wire and checks after
+ * every frame, burst and step, and every 8 network events within a step
+ * (abort() on a violation, which libFuzzer reports as a crash;
+ * FUZZ_HOST_TRACE=1 in the environment prints the program as it runs):
+ *   - every received frame is accounted for once (hs_host_rx.c's
+ *     dispatch): rx_pkts and rx_bytes grow by what was given; the parser
+ *     drop reasons by the frames ofan_parse() rejects (and multi-segment
+ *     frames under bad_total_length, frames for another address or port
+ *     under not_for_us); acks_received by the ACKs; each data frame lands
+ *     in exactly one of new (a receiver's distinct count), dup_pkts,
+ *     corrupt_pkts, unknown_flow; an ACK adds at most one of
+ *     unknown_flow, ack_mismatch, its flow's acks; an ARP request for
+ *     the host adds one of arp_replies and queue_full, any other ARP
+ *     frame not_for_us; dup_pkts are the receivers' duplicates;
+ *   - what a host sends is what it counts: tx_pkts, tx_bytes, acks_sent,
+ *     data_sent, and each flow's pkts_sent equal the frames seen;
+ *   - no counter ever decreases;
+ *   - goodput: a host's goodput_bytes never exceeds the payload of the
+ *     data frames it was given, nor the size of its flows; a receiver's
+ *     distinct packets never exceed the data frames of that flow it was
+ *     given (nor, with SACK, its packets); with the payload verified,
+ *     goodput is exactly the bytes of the distinct packets received;
+ *   - what a receiver ACKs it has: a SACK ACK's cumulative PSN plus its
+ *     SACK bits, or an erasure ACK's count, is at most the distinct
+ *     packets it received, and no SACK bit lies past the flow's end;
+ *   - completion: a flow acknowledged in full had every packet it needs
+ *     sent at least once (no ACK completes a flow with unsent data);
+ *     done times, once set, never change; hs_host_tx_done() and
+ *     hs_host_rx_done() never go back and say what the flows say;
+ *     hs_host_progress() has acked_bytes <= total_bytes, never
+ *     decreasing, equal once every flow is acknowledged, and at most the
+ *     bytes of the distinct packets sent; a trigger's flow end is
+ *     reported once per flow and side;
+ *   - liveness: after hs_host_output() returned less than asked (and
+ *     found mbufs), hs_host_next_event() is later than now, and hosts do
+ *     not ask for an event every ns with nothing to do (a driver would
+ *     spin); at the end, on a perfect wire, every flow ends unless a
+ *     crafted frame may have forged feedback (an ACK may acknowledge
+ *     what its receiver never had; the transport trusts ACKs);
+ *   - every mbuf is back in the pool once hosts and wires are freed.
+ *
+ * EAL starts once (LLVMFuzzerInitialize) with --no-huge, a small memory,
+ * --no-shconf and --no-telemetry, a file prefix of its own, the main lcore
+ * free to run on any CPU; its runtime directory is removed at exit, and
+ * already after start-up, since a crashing input ends the process without
+ * running exit handlers.  The host configuration is loaded once with
+ * hs_config_load() (one per policy-settings variant); each input then
+ * sets the [host] values it varies, inside the loader's ranges, and calls
+ * hs_config_derive() as the loader does.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <rte_eal.h>
+#include <rte_errno.h>
+#include <rte_mbuf.h>
+#include <rte_mempool.h>
+
+#include "hlb.h"
+#include "hs_config.h"
+#include "hs_host.h"
+#include "hs_traffic.h"
+#include "hs_transport.h"
+#include "ofan_fs.h"
+#include "ofan_parse.h"
+#include "ofan_wire.h"
+
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+#define FZ_MAX_HOSTS 4
+#define FZ_MAX_FLOWS 6
+#define FZ_NB_MBUFS 4095
+#define FZ_BURST 32
+#define FZ_WIRE_CAP 512		/* frames in flight on the whole wire */
+#define FZ_MAX_EVENTS 3000	/* network steps per input */
+#define FZ_END_EVENTS 4000	/* more to let every flow end */
+#define FZ_END_NS (10 * 1000 * 1000 * 1000ull)	/* and virtual time */
+#define FZ_MAX_OPS 400		/* operations per input */
+#define FZ_PSN_BITS 4096	/* PSNs tracked per flow (tiny flows) */
+#define FZ_REPLAY 16		/* frames kept for replays */
+#define FZ_REPLAY_SIZE 640	/* longest frame kept */
+#define FZ_FRAME_MAX 2048
+#define FZ_QP_OFFSET 2		/* flow f uses QP f + 2 (hs_frames.h) */
+#define FZ_US 1000ull
+#define FZ_T0_NS (10 * FZ_US)	/* hosts start here (or at 0) */
+#define FZ_NB_VARIANTS 3	/* policy-settings variants loaded */
+
+#define FZ_ETH_IP (OFAN_ETH_HDR_SIZE)
+#define FZ_BTH_OFF (OFAN_ETH_HDR_SIZE + OFAN_IPV4_HDR_SIZE + OFAN_UDP_HDR_SIZE)
+
+/*
+ * The harness's own checks are not coverage the fuzzer should chase, and
+ * their comparisons traced cost about a third of the time: not
+ * instrumented.
+ */
+#define FZ_NO_COV __attribute__((no_sanitize("coverage")))
+
+/* ---- the input as a stream of bytes (0 once used up) ---- */
+
+struct fz_in {
+	const uint8_t *p;
+	size_t left;
+};
+
+static uint8_t
+fz_u8(struct fz_in *in)
+{
+	if (in->left == 0)
+		return 0;
+	in->left--;
+	return *in->p++;
+}
+
+static uint16_t
+fz_u16(struct fz_in *in)
+{
+	uint16_t v = fz_u8(in);
+
+	return (uint16_t)(v << 8 | fz_u8(in));
+}
+
+static uint32_t
+fz_u32(struct fz_in *in)
+{
+	uint32_t v = fz_u16(in);
+
+	return v << 16 | fz_u16(in);
+}
+
+static uint64_t
+fz_u64(struct fz_in *in)
+{
+	uint64_t v = fz_u32(in);
+
+	return v << 32 | fz_u32(in);
+}
+
+/* ---- process-wide state (EAL, pool, loaded configurations) ---- */
+
+static struct rte_mempool *fz_pool;
+static char fz_runtime_dir[512];
+static struct hs_config fz_base[FZ_NB_VARIANTS];
+static bool fz_trace;
+
+/* The policy sections of each variant, on top of FZ_INI_HOST. */
+static const char *const fz_variant_ini[FZ_NB_VARIANTS] = {
+	"[host.reps]\nfreeze_time = 20us\n"
+	"[host.plb]\ncongested_rounds = 1\nce_threshold = 0.1\n"
+	"[host.mp]\nsubflows = 2\n"
+	"[host.flowlet]\ngap = 1us\n",
+	"[host.reps]\nfreeze_time = 200us\nfreeze_rtt_factor = 3\n"
+	"[host.plb]\ncongested_rounds = 2\n"
+	"[host.mp]\nsubflows = 8\n",
+	"",			/* every default (REPS freezes for 10 ms) */
+};
+
+#define FZ_INI_HOST \
+	"[host]\npolicy = reps\nseed = 7\nrate = 10G\nmtu = 1500\n" \
+	"min_rto = 20us\nreorder_window = 5us\nbase_rtt = 5us\n" \
+	"stats_interval = 0\n" \
+	"[ranks]\ncount = 4\n" \
+	"[traffic]\npattern = alltoall\nsize = 4KiB\n" \
+	"[port.0]\ndev = net_null0\nrank = 0\n"
+
+static void
+fz_log(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!fz_trace)
+		return;
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+}
+
+/* A violated invariant: say which, then abort (libFuzzer's crash). */
+#define FZ_CHECK(cond, ...) \
+	do { \
+		if (!(cond)) { \
+			fprintf(stderr, "fuzz_host: %s:%d: %s: ", __FILE__, \
+				__LINE__, #cond); \
+			fprintf(stderr, __VA_ARGS__); \
+			fputc('\n', stderr); \
+			abort(); \
+		} \
+	} while (0)
+
+static void
+fz_remove_runtime_dir(void)
+{
+	if (fz_runtime_dir[0] != '\0')
+		(void)ofan_remove_tree(fz_runtime_dir);
+}
+
+static void
+fz_atexit(void)
+{
+	if (fz_pool != NULL) {
+		rte_mempool_free(fz_pool);
+		fz_pool = NULL;
+	}
+	rte_eal_cleanup();
+	fz_remove_runtime_dir();
+}
+
+static int
+fz_load_config(unsigned int variant, struct hs_config *c)
+{
+	char path[] = "/tmp/fuzz_host_cfg_XXXXXX";
+	char err[512] = "";
+	FILE *f;
+	int fd, rc;
+
+	fd = mkstemp(path);
+	if (fd < 0)
+		return -errno;
+	f = fdopen(fd, "w");
+	if (f == NULL) {
+		close(fd);
+		unlink(path);
+		return -errno;
+	}
+	fprintf(f, "%s%s", FZ_INI_HOST, fz_variant_ini[variant]);
+	fclose(f);
+	rc = hs_config_load(path, c, err, sizeof(err));
+	unlink(path);
+	if (rc != 0)
+		fprintf(stderr, "fuzz_host: variant %u: %s\n", variant, err);
+	c->path = "fuzz_host.ini";
+	return rc;
+}
+
+int
+LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	char prefix[64], lcores[32];
+	char *eal_argv[] = {
+		(char *)"fuzz_host", (char *)"--no-huge", (char *)"-m",
+		(char *)"128", (char *)"--no-pci", (char *)"--no-shconf",
+		(char *)"--no-telemetry", (char *)"--file-prefix", prefix,
+		(char *)"--lcores", lcores,
+		(char *)"--log-level=error", NULL,
+	};
+	unsigned int v;
+
+	(void)argc;
+	(void)argv;
+	fz_trace = getenv("FUZZ_HOST_TRACE") != NULL;
+	snprintf(prefix, sizeof(prefix), "fuzz-host-%d", (int)getpid());
+	/* The main lcore may run on any CPU: EAL would pin it to the first. */
+	snprintf(lcores, sizeof(lcores), "0@(0-%ld)",
+		 RTE_MAX(sysconf(_SC_NPROCESSORS_ONLN), 1L) - 1);
+	if (rte_eal_init((int)RTE_DIM(eal_argv) - 1, eal_argv) < 0) {
+		fprintf(stderr, "fuzz_host: rte_eal_init: %s\n",
+			rte_strerror(rte_errno));
+		exit(1);
+	}
+	snprintf(fz_runtime_dir, sizeof(fz_runtime_dir), "%s",
+		 rte_eal_get_runtime_dir());
+	atexit(fz_atexit);
+	/* Nothing in it is needed any more (no secondaries, no telemetry). */
+	fz_remove_runtime_dir();
+	fz_pool = rte_pktmbuf_pool_create("fz_pool", FZ_NB_MBUFS, 0, 0,
+					  RTE_MBUF_DEFAULT_BUF_SIZE,
+					  SOCKET_ID_ANY);
+	if (fz_pool == NULL) {
+		fprintf(stderr, "fuzz_host: no mbuf pool: %s\n",
+			rte_strerror(rte_errno));
+		exit(1);
+	}
+	for (v = 0; v < FZ_NB_VARIANTS; v++)
+		if (fz_load_config(v, &fz_base[v]) != 0)
+			exit(1);
+	return 0;
+}
+
+/* ---- one input's world ---- */
+
+/* A frame on the wire, due at its destination host. */
+struct fz_pkt {
+	struct rte_mbuf *m;
+	uint64_t due;
+	uint8_t to;
+};
+
+/* What the harness saw of a flow. */
+struct fz_flow {
+	uint32_t nb_pkts;	/* packets its receiver needs (transport) */
+	uint16_t payload;	/* erasure: the symbol; sack: mss */
+	/* Sender side, from the frames it output. */
+	uint64_t data_out;	/* data frames */
+	uint32_t psn_hi;	/* highest PSN sent + 1 */
+	uint32_t distinct_out;	/* distinct PSNs sent */
+	uint64_t psn_out[FZ_PSN_BITS / 64];
+	uint16_t evs[8];	/* last EVs it used */
+	uint8_t nb_evs;
+	/* Receiver side, frames given to its destination host. */
+	uint64_t data_in;	/* data frames (any PSN, dups included) */
+	/* Reported once: a trigger's flow end per side. */
+	uint8_t ends[2];
+	/* Last results seen at its source and destination. */
+	struct hs_flow_result sres;
+	struct hs_flow_result rres;
+};
+
+struct fz_host_seen {
+	struct hs_host_stats st;
+	uint64_t acked;
+	uint64_t total;
+	bool tx_done;
+	bool rx_done;
+	/* Totals of what it output and was given. */
+	uint64_t out_pkts, out_bytes, out_acks, out_data;
+	uint64_t in_payload;	/* payload bytes of data frames given */
+};
+
+struct fz_world {
+	struct hs_config cfg;
+	struct hs_traffic traffic;
+	struct hs_trigger_state trig;
+	uint16_t nb_hosts;
+	struct hs_host *host[FZ_MAX_HOSTS];
+	struct fz_host_seen seen[FZ_MAX_HOSTS];
+	struct fz_flow flow[FZ_MAX_FLOWS];
+	uint64_t now;
+	uint64_t t0;
+	uint32_t events;
+	uint32_t max_events;	/* the budget of events (grows at the end) */
+	uint64_t nb_moved;	/* frames given to or sent by hosts */
+	uint32_t idle_ns_steps;	/* events in a row 1 ns apart, nothing moved */
+	/* A crafted frame may have forged an ACK or data: flows need not end. */
+	bool forged;
+	unsigned int pool_start;
+	/* The wire: frames in flight, in due order. */
+	struct fz_pkt wire[FZ_WIRE_CAP];
+	uint32_t nb_wire;
+	uint64_t delay_ns;
+	/* Loss and marks while the scenario runs (FZ header). */
+	uint32_t drop_mask;	/* frame i < 32 on the wire is dropped */
+	uint32_t nb_carried;
+	uint16_t bh_ev_mod;	/* black hole: ev % 4 == bh_ev, data only */
+	uint16_t bh_ev;
+	uint64_t bh_until;
+	uint8_t ce_every;	/* CE on every n-th ECT data frame (0: none) */
+	uint8_t reorder_every;	/* every n-th frame late by reorder_ns */
+	uint64_t reorder_ns;
+	bool lossy;		/* the rules above apply (scenario phase) */
+	/* Frames collected for one burst into burst_host. */
+	struct rte_mbuf *burst[FZ_BURST];
+	uint16_t nb_burst;
+	uint8_t burst_host;
+	/* Recent frames the hosts sent, for replays. */
+	uint8_t replay[FZ_REPLAY][FZ_REPLAY_SIZE];
+	uint16_t replay_len[FZ_REPLAY];
+	uint32_t nb_replay;
+	bool verify;
+};
+
+static struct fz_world *fz_w;
+
+FZ_NO_COV
+static uint32_t
+fz_rank_of_ip(const struct fz_world *w, uint32_t ip)
+{
+	uint32_t r;
+
+	for (r = 0; r < w->nb_hosts; r++)
+		if (hs_rank_ip(&w->cfg, r) == ip)
+			return r;
+	return UINT32_MAX;
+}
+
+static struct rte_mbuf *
+fz_mbuf_of(const uint8_t *frame, uint32_t len)
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(fz_pool);
+	char *p;
+
+	if (m == NULL)
+		return NULL;
+	if (len > rte_pktmbuf_tailroom(m))
+		len = rte_pktmbuf_tailroom(m);
+	p = rte_pktmbuf_append(m, (uint16_t)len);
+	if (p == NULL) {
+		rte_pktmbuf_free(m);
+		return NULL;
+	}
+	memcpy(p, frame, len);
+	return m;
+}
+
+/* ---- the checks ---- */
+
+/* Needed packets of flow f as its receiver counts them. */
+FZ_NO_COV
+static bool
+fz_rx_complete(const struct fz_world *w, uint32_t f,
+	       const struct hs_flow_result *r)
+{
+	return r->rx_pkts >= w->flow[f].nb_pkts;
+}
+
+FZ_NO_COV
+static void
+fz_results(const struct fz_world *w, uint32_t f, struct hs_flow_result *s,
+	   struct hs_flow_result *r)
+{
+	const struct hs_flow_spec *spec = &w->traffic.flows[f];
+
+	memset(s, 0, sizeof(*s));
+	memset(r, 0, sizeof(*r));
+	FZ_CHECK(hs_host_flow_result(w->host[spec->src], f, s) &&
+		 s->sent_here, "flow %u not at its source", f);
+	FZ_CHECK(hs_host_flow_result(w->host[spec->dst], f, r) &&
+		 r->received_here, "flow %u not at its destination", f);
+}
+
+/* Goodput bytes a receiver must report for rx_pkts distinct packets. */
+FZ_NO_COV
+static void
+fz_goodput_range(const struct fz_world *w, uint32_t f, uint32_t rx_pkts,
+		 uint64_t *lo, uint64_t *hi)
+{
+	const struct hs_flow_spec *spec = &w->traffic.flows[f];
+	uint64_t mss = w->cfg.mss, last;
+
+	if (w->cfg.recovery == HS_RECOVERY_ERASURE) {
+		*lo = *hi = RTE_MIN(spec->size,
+				    (uint64_t)rx_pkts * w->flow[f].payload);
+		return;
+	}
+	/* Every packet is mss bytes but the last, which is shorter. */
+	last = spec->size - (uint64_t)(w->flow[f].nb_pkts - 1) * mss;
+	*hi = RTE_MIN(spec->size, (uint64_t)rx_pkts * mss);
+	*lo = rx_pkts == 0 ? 0 : (uint64_t)(rx_pkts - 1) * mss + last;
+	if (*lo > *hi)
+		*lo = *hi;
+}
+
+/* Everything that must hold at any time (see the top comment). */
+FZ_NO_COV
+static void
+fz_check_all(struct fz_world *w)
+{
+	uint64_t gp_lo[FZ_MAX_HOSTS] = { 0 }, gp_hi[FZ_MAX_HOSTS] = { 0 };
+	uint64_t acked_max[FZ_MAX_HOSTS] = { 0 }, dups[FZ_MAX_HOSTS] = { 0 };
+	bool all_rx[FZ_MAX_HOSTS], all_tx[FZ_MAX_HOSTS];
+	uint32_t f, h, i;
+
+	for (h = 0; h < w->nb_hosts; h++)
+		all_rx[h] = all_tx[h] = true;
+	for (f = 0; f < w->traffic.nb_flows; f++) {
+		const struct hs_flow_spec *spec = &w->traffic.flows[f];
+		struct fz_flow *fl = &w->flow[f];
+		struct hs_flow_result s, r;
+		uint64_t lo, hi, unit;
+
+		fz_results(w, f, &s, &r);
+		/* Sender: what it sent is what was seen on the wire. */
+		FZ_CHECK(s.pkts_sent == fl->data_out,
+			 "flow %u: pkts_sent %" PRIu64 ", %" PRIu64
+			 " data frames seen", f, s.pkts_sent, fl->data_out);
+		FZ_CHECK(s.acks >= fl->sres.acks && s.retx >= fl->sres.retx &&
+			 s.timeouts >= fl->sres.timeouts &&
+			 s.ce_acks >= fl->sres.ce_acks,
+			 "flow %u: a sender counter went back", f);
+		FZ_CHECK(fl->sres.done_ns == 0 || s.done_ns == fl->sres.done_ns,
+			 "flow %u: done at %" PRIu64 ", now %" PRIu64, f,
+			 fl->sres.done_ns, s.done_ns);
+		if (s.done_ns != 0)
+			FZ_CHECK(fl->distinct_out >= fl->nb_pkts,
+				 "flow %u: acknowledged in full with %u of %u"
+				 " packets ever sent", f, fl->distinct_out,
+				 fl->nb_pkts);
+		/* Receiver: never more than it was given. */
+		FZ_CHECK(r.rx_pkts <= fl->data_in,
+			 "flow %u: %u distinct packets of %" PRIu64
+			 " data frames given", f, r.rx_pkts, fl->data_in);
+		if (w->cfg.recovery == HS_RECOVERY_SACK)
+			FZ_CHECK(r.rx_pkts <= fl->nb_pkts,
+				 "flow %u: %u distinct packets of %u", f,
+				 r.rx_pkts, fl->nb_pkts);
+		FZ_CHECK(r.rx_pkts >= fl->rres.rx_pkts &&
+			 r.dups >= fl->rres.dups && r.corrupt >= fl->rres.corrupt &&
+			 r.ce_pkts >= fl->rres.ce_pkts,
+			 "flow %u: a receiver counter went back", f);
+		FZ_CHECK(fl->rres.rx_done_ns == 0 ||
+			 r.rx_done_ns == fl->rres.rx_done_ns,
+			 "flow %u: received at %" PRIu64 ", now %" PRIu64, f,
+			 fl->rres.rx_done_ns, r.rx_done_ns);
+		if (!fz_rx_complete(w, f, &r))
+			all_rx[spec->dst] = false;
+		/* A trigger's end reports match the flow's ends. */
+		FZ_CHECK(fl->ends[1] <= 1 && fl->ends[0] <= 1,
+			 "flow %u: end reported twice", f);
+		if (spec->recv_done_trigger != HS_NO_TRIGGER)
+			FZ_CHECK(fl->ends[1] == fz_rx_complete(w, f, &r),
+				 "flow %u: receive end reported %u times,"
+				 " %u of %u packets", f, fl->ends[1],
+				 r.rx_pkts, fl->nb_pkts);
+		dups[spec->dst] += r.dups;
+		fz_goodput_range(w, f, r.rx_pkts, &lo, &hi);
+		gp_lo[spec->dst] += lo;
+		gp_hi[spec->dst] += hi;
+		/* Progress: at most the distinct packets sent. */
+		unit = w->cfg.recovery == HS_RECOVERY_ERASURE ? fl->payload :
+			w->cfg.mss;
+		acked_max[spec->src] += RTE_MIN(spec->size,
+						(uint64_t)fl->distinct_out * unit);
+		if (s.done_ns == 0)
+			all_tx[spec->src] = false;
+		fl->sres = s;
+		fl->rres = r;
+	}
+	for (h = 0; h < w->nb_hosts; h++) {
+		const struct hs_host_stats *st = hs_host_stats(w->host[h]);
+		struct fz_host_seen *seen = &w->seen[h];
+		const uint64_t *now_c = (const uint64_t *)st;
+		const uint64_t *old_c = (const uint64_t *)&seen->st;
+		uint64_t acked, total, size_in = 0;
+		bool tx_done = hs_host_tx_done(w->host[h]);
+		bool rx_done = hs_host_rx_done(w->host[h]);
+
+		for (i = 0; i < sizeof(*st) / sizeof(uint64_t); i++)
+			FZ_CHECK(now_c[i] >= old_c[i],
+				 "host %u: counter %u went from %" PRIu64
+				 " to %" PRIu64, h, i, old_c[i], now_c[i]);
+		FZ_CHECK(st->tx_pkts == seen->out_pkts &&
+			 st->tx_bytes == seen->out_bytes &&
+			 st->acks_sent == seen->out_acks &&
+			 st->data_sent == seen->out_data,
+			 "host %u: counts %" PRIu64 " frames %" PRIu64
+			 " bytes %" PRIu64 " ACKs %" PRIu64 " data sent; seen %"
+			 PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64, h,
+			 st->tx_pkts, st->tx_bytes, st->acks_sent,
+			 st->data_sent, seen->out_pkts, seen->out_bytes,
+			 seen->out_acks, seen->out_data);
+		for (f = 0; f < w->traffic.nb_flows; f++)
+			if (w->traffic.flows[f].dst == h)
+				size_in += w->traffic.flows[f].size;
+		FZ_CHECK(st->goodput_bytes <= seen->in_payload &&
+			 st->goodput_bytes <= size_in,
+			 "host %u: goodput %" PRIu64 ", given %" PRIu64
+			 " payload bytes, flows of %" PRIu64 " bytes", h,
+			 st->goodput_bytes, seen->in_payload, size_in);
+		/* Duplicates are its receivers' duplicates. */
+		FZ_CHECK(st->dup_pkts == dups[h],
+			 "host %u: %" PRIu64 " duplicates, its flows had %"
+			 PRIu64, h, st->dup_pkts, dups[h]);
+		if (w->verify)
+			FZ_CHECK(st->goodput_bytes >= gp_lo[h] &&
+				 st->goodput_bytes <= gp_hi[h],
+				 "host %u: goodput %" PRIu64 ", the distinct"
+				 " packets hold %" PRIu64 "..%" PRIu64, h,
+				 st->goodput_bytes, gp_lo[h], gp_hi[h]);
+		hs_host_progress(w->host[h], &acked, &total);
+		FZ_CHECK(acked <= total && acked >= seen->acked &&
+			 acked <= acked_max[h],
+			 "host %u: acked %" PRIu64 " of %" PRIu64 " (was %"
+			 PRIu64 ", distinct sent %" PRIu64 ")", h, acked,
+			 total, seen->acked, acked_max[h]);
+		FZ_CHECK(!seen->tx_done || tx_done, "host %u: tx undone", h);
+		FZ_CHECK(!seen->rx_done || rx_done, "host %u: rx undone", h);
+		FZ_CHECK(tx_done == all_tx[h],
+			 "host %u: tx_done %d, every flow acknowledged %d", h,
+			 tx_done, all_tx[h]);
+		FZ_CHECK(rx_done == all_rx[h],
+			 "host %u: rx_done %d, every flow received %d", h,
+			 rx_done, all_rx[h]);
+		if (tx_done)
+			FZ_CHECK(acked == total, "host %u: done, acked %"
+				 PRIu64 " of %" PRIu64, h, acked, total);
+		seen->st = *st;
+		seen->acked = acked;
+		seen->total = total;
+		seen->tx_done = tx_done;
+		seen->rx_done = rx_done;
+	}
+}
+
+/* ---- frames into a host, accounted ---- */
+
+/* What the harness expects of a batch of frames given to one host. */
+struct fz_expect {
+	uint32_t n;
+	uint64_t bytes;
+	uint32_t drops[OFAN_DROP_MAX];	/* but queue_full */
+	uint32_t arp;		/* ARP frames */
+	uint32_t arp_us;	/* requests for the host's address */
+	uint32_t data;
+	uint32_t ack;
+};
+
+FZ_NO_COV
+static void
+fz_classify(struct fz_world *w, uint16_t h, struct rte_mbuf *m,
+	    struct fz_expect *e)
+{
+	const uint32_t ip = hs_rank_ip(&w->cfg, h);
+	struct ofan_pkt_info pi;
+	uint32_t f;
+	int v;
+
+	e->n++;
+	e->bytes += m->pkt_len;
+	if (m->nb_segs != 1) {
+		e->drops[OFAN_DROP_BAD_TOTAL_LENGTH]++;
+		return;
+	}
+	v = ofan_parse(rte_pktmbuf_mtod(m, const uint8_t *),
+		       rte_pktmbuf_data_len(m), OFAN_PARSE_F_NO_TTL_CHECK, &pi);
+	if (v != OFAN_PARSE_OK) {
+		e->drops[v]++;
+	} else if (pi.kind == OFAN_KIND_ARP) {
+		e->arp++;
+		if (pi.arp_oper == OFAN_ARP_OP_REQUEST && pi.arp_tpa == ip)
+			e->arp_us++;
+		else
+			e->drops[OFAN_DROP_NOT_FOR_US]++;
+	} else if (pi.dst_ip != ip || pi.kind == OFAN_KIND_OTHER) {
+		/* Not RoCEv2, even on port 4791 (TCP, a fragment). */
+		e->drops[OFAN_DROP_NOT_FOR_US]++;
+	} else if (pi.kind == OFAN_KIND_DATA) {
+		e->data++;
+		w->seen[h].in_payload += pi.payload_size;
+		f = pi.dest_qp - FZ_QP_OFFSET;
+		if (pi.dest_qp >= FZ_QP_OFFSET && f < w->traffic.nb_flows &&
+		    w->traffic.flows[f].dst == h)
+			w->flow[f].data_in++;
+	} else {
+		e->ack++;
+	}
+}
+
+/*
+ * Distinct packets this host's receivers have, and ACKs its senders took,
+ * summed over its flows.
+ */
+FZ_NO_COV
+static void
+fz_host_sums(const struct fz_world *w, uint16_t h, uint64_t *distinct,
+	     uint64_t *acks)
+{
+	uint32_t f;
+
+	*distinct = *acks = 0;
+	for (f = 0; f < w->traffic.nb_flows; f++) {
+		const struct hs_flow_spec *spec = &w->traffic.flows[f];
+		struct hs_flow_result r;
+
+		if (spec->dst != h && spec->src != h)
+			continue;
+		memset(&r, 0, sizeof(r));
+		hs_host_flow_result(w->host[h], f, &r);
+		*distinct += r.received_here ? r.rx_pkts : 0;
+		*acks += r.sent_here ? r.acks : 0;
+	}
+}
+
+static uint64_t
+fz_rx_distinct(const struct fz_world *w, uint16_t h)
+{
+	uint64_t distinct, acks;
+
+	fz_host_sums(w, h, &distinct, &acks);
+	return distinct;
+}
+
+/* Give host h the frames pkts[0..n) at w->now and check the accounting. */
+static void
+fz_input(struct fz_world *w, uint16_t h, struct rte_mbuf **pkts, uint16_t n)
+{
+	const struct hs_host_stats *st = hs_host_stats(w->host[h]);
+	struct hs_host_stats b = *st;
+	struct fz_expect e;
+	uint64_t distinct, acks, distinct2, acks2;
+	uint64_t d_new, d_data, d_ack_out;
+	uint16_t i;
+	int v;
+
+	if (n == 0)
+		return;
+	fz_host_sums(w, h, &distinct, &acks);
+	w->nb_moved += n;
+	memset(&e, 0, sizeof(e));
+	for (i = 0; i < n; i++)
+		fz_classify(w, h, pkts[i], &e);
+	fz_log("  in  host %u: %u frames (%u data, %u ACKs, %u ARP) at %"
+	       PRIu64 "\n", h, n, e.data, e.ack, e.arp, w->now);
+	hs_host_input(w->host[h], pkts, n, w->now);
+	FZ_CHECK(st->rx_pkts - b.rx_pkts == e.n &&
+		 st->rx_bytes - b.rx_bytes == e.bytes,
+		 "host %u: rx %" PRIu64 " frames %" PRIu64 " bytes, given %u"
+		 " frames %" PRIu64 " bytes", h, st->rx_pkts - b.rx_pkts,
+		 st->rx_bytes - b.rx_bytes, e.n, e.bytes);
+	for (v = 0; v < OFAN_DROP_MAX; v++) {
+		if (v == OFAN_DROP_QUEUE_FULL)
+			continue;
+		FZ_CHECK(st->drops[v] - b.drops[v] == e.drops[v],
+			 "host %u: %" PRIu64 " drops %s, expected %u", h,
+			 st->drops[v] - b.drops[v], ofan_drop_name(v),
+			 e.drops[v]);
+	}
+	FZ_CHECK(st->acks_received - b.acks_received == e.ack,
+		 "host %u: %" PRIu64 " ACKs received of %u", h,
+		 st->acks_received - b.acks_received, e.ack);
+	/* Requests for it: answered, or dropped with the replies queue full. */
+	FZ_CHECK(st->arp_replies - b.arp_replies +
+		 st->drops[OFAN_DROP_QUEUE_FULL] -
+		 b.drops[OFAN_DROP_QUEUE_FULL] == e.arp_us,
+		 "host %u: %" PRIu64 " ARP replies and %" PRIu64 " queue_full"
+		 " drops for %u requests", h, st->arp_replies - b.arp_replies,
+		 st->drops[OFAN_DROP_QUEUE_FULL] -
+		 b.drops[OFAN_DROP_QUEUE_FULL], e.arp_us);
+	/*
+	 * Every data frame is new, a duplicate, corrupt or of an unknown
+	 * flow; every ACK adds at most one of unknown_flow, ack_mismatch and
+	 * its flow's ACKs.  Unknown ACKs and unknown data share a counter.
+	 */
+	fz_host_sums(w, h, &distinct2, &acks2);
+	d_new = distinct2 - distinct;
+	d_ack_out = (st->ack_mismatch - b.ack_mismatch) + (acks2 - acks);
+	d_data = d_new + (st->dup_pkts - b.dup_pkts) +
+		(st->corrupt_pkts - b.corrupt_pkts) +
+		(st->unknown_flow - b.unknown_flow);
+	FZ_CHECK(d_data >= e.data && d_data + d_ack_out <= e.data + e.ack,
+		 "host %u: %u data frames and %u ACKs became %" PRIu64
+		 " new, %" PRIu64 " dup, %" PRIu64 " corrupt, %" PRIu64
+		 " unknown, %" PRIu64 " ACKs taken or mismatched", h, e.data,
+		 e.ack, d_new, st->dup_pkts - b.dup_pkts,
+		 st->corrupt_pkts - b.corrupt_pkts,
+		 st->unknown_flow - b.unknown_flow, d_ack_out);
+}
+
+/* ---- the wire ---- */
+
+static void
+fz_wire_put(struct fz_world *w, struct rte_mbuf *m, uint8_t to, uint64_t due)
+{
+	uint32_t i;
+
+	if (w->nb_wire == FZ_WIRE_CAP) {
+		rte_pktmbuf_free(m);
+		return;
+	}
+	/* Insertion in due order; equal times keep their sending order. */
+	for (i = w->nb_wire; i > 0 && w->wire[i - 1].due > due; i--)
+		w->wire[i] = w->wire[i - 1];
+	w->wire[i] = (struct fz_pkt){ .m = m, .due = due, .to = to };
+	w->nb_wire++;
+}
+
+/* Record a frame host h sent: counts, flows, checks of ACK content. */
+FZ_NO_COV
+static void
+fz_seen_out(struct fz_world *w, uint16_t h, struct rte_mbuf *m,
+	    const struct ofan_pkt_info *pi, int v)
+{
+	struct fz_host_seen *seen = &w->seen[h];
+	const uint8_t *frame = rte_pktmbuf_mtod(m, const uint8_t *);
+	uint32_t f = pi->dest_qp - FZ_QP_OFFSET;
+	struct fz_flow *fl;
+
+	seen->out_pkts++;
+	seen->out_bytes += m->pkt_len;
+	w->nb_moved++;
+	if (w->nb_replay < UINT32_MAX && m->pkt_len <= FZ_REPLAY_SIZE) {
+		uint32_t k = w->nb_replay++ % FZ_REPLAY;
+
+		memcpy(w->replay[k], frame, m->pkt_len);
+		w->replay_len[k] = (uint16_t)m->pkt_len;
+	}
+	if (v != OFAN_PARSE_OK || pi->kind == OFAN_KIND_ARP ||
+	    pi->kind == OFAN_KIND_OTHER)
+		return;
+	FZ_CHECK(pi->dest_qp >= FZ_QP_OFFSET && f < w->traffic.nb_flows,
+		 "host %u sent QP %u", h, pi->dest_qp);
+	fl = &w->flow[f];
+	if (pi->kind == OFAN_KIND_DATA) {
+		FZ_CHECK(w->traffic.flows[f].src == h,
+			 "host %u sent data of flow %u", h, f);
+		seen->out_data++;
+		fl->data_out++;
+		if (pi->psn + 1 > fl->psn_hi)
+			fl->psn_hi = pi->psn + 1;
+		if (pi->psn >= FZ_PSN_BITS) {
+			fl->distinct_out++;	/* beyond what is tracked */
+		} else if (!(fl->psn_out[pi->psn / 64] &
+			     (1ull << (pi->psn % 64)))) {
+			fl->psn_out[pi->psn / 64] |= 1ull << (pi->psn % 64);
+			fl->distinct_out++;
+		}
+		fl->evs[fl->nb_evs++ % RTE_DIM(fl->evs)] = pi->src_port;
+	} else {
+		const struct ofan_ack_ext *x = (const struct ofan_ack_ext *)
+			(frame + pi->payload_offset + OFAN_AETH_SIZE);
+		uint32_t cum = rte_be_to_cpu_32(x->cum_psn);
+		uint64_t sack;
+		struct hs_flow_result r;
+
+		memcpy(&sack, &x->sack, sizeof(sack));
+		sack = rte_be_to_cpu_64(sack);
+		FZ_CHECK(w->traffic.flows[f].dst == h,
+			 "host %u sent an ACK of flow %u", h, f);
+		seen->out_acks++;
+		memset(&r, 0, sizeof(r));
+		hs_host_flow_result(w->host[h], f, &r);
+		/* What it acknowledges, it has. */
+		if (w->cfg.recovery == HS_RECOVERY_ERASURE) {
+			FZ_CHECK(x->flags & OFAN_ACK_F_COUNT,
+				 "flow %u: erasure ACK without COUNT", f);
+			FZ_CHECK(cum <= r.rx_pkts && sack == 0,
+				 "flow %u: ACK counts %u of %u received", f,
+				 cum, r.rx_pkts);
+		} else {
+			FZ_CHECK(!(x->flags & OFAN_ACK_F_COUNT),
+				 "flow %u: SACK ACK with COUNT", f);
+			FZ_CHECK((uint64_t)cum + __builtin_popcountll(sack) <=
+				 r.rx_pkts,
+				 "flow %u: ACK cum %u sack %#" PRIx64 " with %u"
+				 " received", f, cum, sack, r.rx_pkts);
+			FZ_CHECK(sack == 0 ||
+				 (uint64_t)cum + 1 + 63 -
+				 __builtin_clzll(sack) < fl->nb_pkts,
+				 "flow %u: ACK cum %u sack %#" PRIx64
+				 " past %u packets", f, cum, sack, fl->nb_pkts);
+		}
+	}
+}
+
+/* The loss, mark and delay rules of the scenario, for one frame. */
+static bool
+fz_wire_rules(struct fz_world *w, struct rte_mbuf *m,
+	      const struct ofan_pkt_info *pi, uint64_t *due)
+{
+	uint32_t i = w->nb_carried++;
+	uint8_t *frame = rte_pktmbuf_mtod(m, uint8_t *);
+
+	if (!w->lossy)
+		return true;
+	if (i < 32 && (w->drop_mask >> i) & 1)
+		return false;
+	if (pi->kind == OFAN_KIND_DATA && w->bh_ev_mod != 0 &&
+	    w->now < w->bh_until && pi->src_port % w->bh_ev_mod == w->bh_ev)
+		return false;
+	if (pi->kind == OFAN_KIND_DATA && w->ce_every != 0 &&
+	    i % w->ce_every == 0 && (pi->tos & OFAN_ECN_MASK) != 0) {
+		frame[FZ_ETH_IP + 1] |= OFAN_ECN_CE;
+		/* Hosts do not verify the checksum; keep it right anyway. */
+		((struct ofan_ipv4_hdr *)(frame + FZ_ETH_IP))->checksum = 0;
+		((struct ofan_ipv4_hdr *)(frame + FZ_ETH_IP))->checksum =
+			ofan_ipv4_checksum((const struct ofan_ipv4_hdr *)
+					   (frame + FZ_ETH_IP),
+					   OFAN_IPV4_HDR_SIZE);
+	}
+	if (w->reorder_every != 0 && i % w->reorder_every == 0)
+		*due += w->reorder_ns;
+	return true;
+}
+
+/* Host h's output at now onto the wire (rules apply in the scenario). */
+static void
+fz_output(struct fz_world *w, uint16_t h)
+{
+	struct rte_mbuf *pkts[FZ_BURST];
+	struct ofan_pkt_info pi;
+	uint16_t n, i;
+	uint64_t alloc_failed = hs_host_stats(w->host[h])->alloc_failed;
+
+	do {
+		n = hs_host_output(w->host[h], w->now, pkts, FZ_BURST);
+		FZ_CHECK(n <= FZ_BURST, "output %u", n);
+		for (i = 0; i < n; i++) {
+			struct rte_mbuf *m = pkts[i];
+			uint64_t due = w->now + w->delay_ns;
+			uint32_t to;
+			int v;
+
+			v = ofan_parse(rte_pktmbuf_mtod(m, const uint8_t *),
+				       rte_pktmbuf_data_len(m),
+				       OFAN_PARSE_F_NO_TTL_CHECK, &pi);
+			fz_seen_out(w, h, m, &pi, v);
+			if (v != OFAN_PARSE_OK || !fz_wire_rules(w, m, &pi,
+								  &due)) {
+				rte_pktmbuf_free(m);
+				continue;
+			}
+			if (pi.kind == OFAN_KIND_ARP) {
+				/* To every other host. */
+				for (to = 0; to < w->nb_hosts; to++) {
+					struct rte_mbuf *c;
+
+					if (to == h)
+						continue;
+					c = fz_mbuf_of(rte_pktmbuf_mtod(m,
+						const uint8_t *), m->pkt_len);
+					if (c != NULL)
+						fz_wire_put(w, c, (uint8_t)to,
+							    due);
+				}
+				rte_pktmbuf_free(m);
+				continue;
+			}
+			to = fz_rank_of_ip(w, pi.dst_ip);
+			if (to == UINT32_MAX) {
+				rte_pktmbuf_free(m);
+				continue;
+			}
+			fz_wire_put(w, m, (uint8_t)to, due);
+		}
+	} while (n == FZ_BURST);
+	/* Output stopped short with mbufs to spare: nothing more is due. */
+	if (hs_host_stats(w->host[h])->alloc_failed == alloc_failed)
+		FZ_CHECK(hs_host_next_event(w->host[h]) > w->now,
+			 "host %u: next event %" PRIu64 " at %" PRIu64
+			 " after its output", h,
+			 hs_host_next_event(w->host[h]), w->now);
+}
+
+/* Deliver what is due by now, in due order, one burst per host. */
+static void
+fz_deliver(struct fz_world *w)
+{
+	struct rte_mbuf *pkts[FZ_MAX_HOSTS][FZ_BURST];
+	uint16_t nb[FZ_MAX_HOSTS] = { 0 }, h;
+	uint32_t k = 0, i;
+
+	while (k < w->nb_wire && w->wire[k].due <= w->now) {
+		h = w->wire[k].to;
+		if (nb[h] == FZ_BURST) {
+			fz_input(w, h, pkts[h], nb[h]);
+			nb[h] = 0;
+		}
+		pkts[h][nb[h]++] = w->wire[k].m;
+		k++;
+	}
+	for (i = k; i < w->nb_wire; i++)
+		w->wire[i - k] = w->wire[i];
+	w->nb_wire -= k;
+	for (h = 0; h < w->nb_hosts; h++)
+		fz_input(w, h, pkts[h], nb[h]);
+}
+
+static uint64_t
+fz_next_time(const struct fz_world *w)
+{
+	uint64_t t = w->nb_wire > 0 ? w->wire[0].due : UINT64_MAX;
+	uint16_t h;
+
+	for (h = 0; h < w->nb_hosts; h++)
+		t = RTE_MIN(t, hs_host_next_event(w->host[h]));
+	return t;
+}
+
+/*
+ * Run the network until end (at most max_events steps): deliveries and
+ * every host's output at each time something happens.
+ */
+static void
+fz_run(struct fz_world *w, uint64_t end, uint32_t max_events)
+{
+	uint64_t t, moved;
+	bool tick, idle = false;
+	uint16_t h;
+
+	while (max_events-- > 0 && w->events < w->max_events) {
+		t = fz_next_time(w);
+		if (t == UINT64_MAX || t > end) {
+			idle = true;
+			break;
+		}
+		tick = t == w->now + 1;
+		if (t > w->now)
+			w->now = t;
+		w->events++;
+		moved = w->nb_moved;
+		fz_deliver(w);
+		for (h = 0; h < w->nb_hosts; h++)
+			fz_output(w, h);
+		/*
+		 * An event a ns after the last at which no frame moved, again
+		 * and again: a host asks to be woken every ns (a timer in the
+		 * past) and its driver spins.
+		 */
+		w->idle_ns_steps = tick && w->nb_moved == moved ?
+			w->idle_ns_steps + 1 : 0;
+		FZ_CHECK(w->idle_ns_steps < 100,
+			 "hosts wake every ns with nothing to do, at %" PRIu64,
+			 w->now);
+		/* Every frame is accounted at once; the rest every 8. */
+		if ((w->events & 7) == 0)
+			fz_check_all(w);
+	}
+	fz_check_all(w);
+	/* Nothing more until end: time passes (not when out of events). */
+	if (idle && end != UINT64_MAX && end > w->now)
+		w->now = end;
+}
+
+/* ---- set-up ---- */
+
+static void
+fz_log_policy(void *arg, const char *key, uint64_t value)
+{
+	if (value != 0 && (strcmp(key, "freezes") == 0 ||
+			   strcmp(key, "frozen") == 0 ||
+			   strcmp(key, "path_timeouts") == 0 ||
+			   strcmp(key, "repaths_timeout") == 0 ||
+			   strcmp(key, "frozen_packets") == 0))
+		fz_log(" %s %" PRIu64, key, value);
+	(void)arg;
+}
+
+/* With FUZZ_HOST_TRACE: each flow's state and the policies' counters. */
+static void
+fz_log_state(const struct fz_world *w)
+{
+	uint32_t f;
+	uint16_t h;
+
+	if (!fz_trace)
+		return;
+	for (f = 0; f < w->traffic.nb_flows; f++) {
+		struct hs_flow_result s, r;
+
+		fz_results(w, f, &s, &r);
+		fz_log("  flow %u: sent %" PRIu64 " retx %" PRIu64 " timeouts %"
+		       PRIu64 " acks %" PRIu64 " %s; received %u of %u %s\n",
+		       f, s.pkts_sent, s.retx, s.timeouts, s.acks,
+		       s.done_ns ? "done" : "not done", r.rx_pkts,
+		       w->flow[f].nb_pkts, r.rx_done_ns ? "done" : "not done");
+	}
+	for (h = 0; h < w->nb_hosts; h++) {
+		fz_log("  host %u policy:", h);
+		hs_host_policy_dump(w->host[h], fz_log_policy, NULL);
+		fz_log("\n");
+	}
+}
+
+/* A trigger's flow end (hs_host_params.on_flow_end). */
+static void
+fz_on_flow_end(void *arg, uint32_t flow, bool received, uint64_t now)
+{
+	struct fz_world *w = arg;
+	const struct hs_flow_spec *f = &w->traffic.flows[flow];
+	const uint32_t *go;
+	uint32_t tr, n, i;
+
+	FZ_CHECK(flow < w->traffic.nb_flows, "flow end of %u", flow);
+	w->flow[flow].ends[received]++;
+	FZ_CHECK(w->flow[flow].ends[received] == 1,
+		 "flow %u: %s end reported again", flow,
+		 received ? "receive" : "send");
+	tr = received ? f->recv_done_trigger : f->send_done_trigger;
+	FZ_CHECK(tr != HS_NO_TRIGGER, "flow %u: an end without trigger",
+		 flow);
+	n = hs_trigger_activate(&w->traffic, &w->trig, tr, &go);
+	for (i = 0; i < n; i++)
+		hs_host_release(w->host[w->traffic.flows[go[i]].src], go[i],
+				now);
+}
+
+static const uint16_t fz_mtus[8] = { 64, 100, 128, 200, 300, 600, 1000, 1500 };
+static const uint64_t fz_rto_us[8] = { 5, 10, 20, 40, 80, 160, 500, 1000 };
+static const uint32_t fz_ev_width[8] = { 0, 1, 3, 7, 15, 255, 4095, 16383 };
+
+/*
+ * The header: configuration, traffic and wire (see the top comment),
+ * then 4 bytes per flow (source; destination, start, dependency,
+ * trigger; packets; size of the last one).  Header bytes:
+ *   0  bit 0 erasure, 1 pacing flow, 2 ecn_window, 3 ce_echo ack,
+ *      4-5 3: no payload check, 1: not ECN-capable; 6 start at 0,
+ *      7 pacing jitter
+ *   1  policy (0-5 in registry order; 6, 7: reps, ops)
+ *   2  MTU (bits 0-2), hosts (bits 3-7, 2 + n % 3)
+ *   3  flows (bits 0-2, 1 + n % 6), erasure k (bits 3-4)
+ *   4  wire delay (bits 0-2), base RTT: real, / 4, x 4 (bits 6-7)
+ *   5  min RTO (bits 0-2), longer scenario (3-4), window (5-7)
+ *   6  EV range width (bits 0-2), reorder window (bits 3-5)
+ *   7  scenario length (bits 0-5), no ARP (6), no drop mask (7)
+ *   8-11 drop mask        12 black hole (EVs, duration)
+ *   13 CE marks, reordering      14 ev_min (bits 0-5), ack_every (6-7)
+ *   15 trigger (bits 0-1), policy settings variant (bits 2-7)
+ * Every byte value means something: every input makes a scenario.
+ * Returns 0 or -ENOMEM.
+ */
+#define FZ_HDR_SIZE 16
+
+static int
+fz_setup(struct fz_world *w, struct fz_in *in)
+{
+	struct hs_config *c = &w->cfg;
+	uint8_t hdr[FZ_HDR_SIZE];
+	uint32_t nb_flows, f, i, trig_from = UINT32_MAX, nb_targets = 0;
+	uint32_t wait_trig[FZ_MAX_FLOWS];
+	struct hs_traffic *t = &w->traffic;
+	struct hs_transport_params tp;
+	char err[256];
+	uint16_t h;
+
+	for (i = 0; i < FZ_HDR_SIZE; i++)
+		hdr[i] = fz_u8(in);
+	*c = fz_base[(hdr[15] >> 2) % FZ_NB_VARIANTS];
+	/* 6 and 7: reps and ops again (reps has the most states). */
+	c->policy = hlb_registry[(hdr[1] & 7) < 6 ? hdr[1] & 7 :
+				 (hdr[1] & 7) - 5];
+	c->recovery = hdr[0] & 1 ? HS_RECOVERY_ERASURE : HS_RECOVERY_SACK;
+	c->pacing = hdr[0] & 2 ? HS_PACING_FLOW : HS_PACING_HOST;
+	c->pacing_jitter = c->pacing == HS_PACING_FLOW && (hdr[0] & 0x80) ?
+		0.25 : 0.0;
+	c->cc = hdr[0] & 4 ? HS_CC_ECN_WINDOW : HS_CC_RATE;
+	c->window_pkts = 1 + (hdr[5] >> 5);
+	c->ce_echo = hdr[0] & 8 ? HS_CE_ECHO_ACK : HS_CE_ECHO_DATA;
+	c->verify_payload = (hdr[0] & 0x30) != 0x30;
+	c->ecn = (hdr[0] & 0x30) == 0x10 ? OFAN_ECN_NOT_ECT : OFAN_ECN_ECT0;
+	c->ack_every = (uint16_t)(1 + (hdr[14] >> 6));
+	c->mtu = fz_mtus[hdr[2] & 7];
+	c->erasure_k = (hdr[3] >> 3) & 3;
+	c->min_rto_ns = fz_rto_us[hdr[5] & 7] * FZ_US;
+	c->reorder_window_ns = (uint64_t)((hdr[6] >> 3) & 7) * FZ_US;
+	c->hlb.ev_min = (uint16_t)(49152 + (hdr[14] & 0x3f));
+	c->hlb.ev_max = (uint16_t)(c->hlb.ev_min + fz_ev_width[hdr[6] & 7]);
+	w->delay_ns = (1 + (hdr[4] & 7)) * FZ_US / 2;
+	/* The real round trip, or a base RTT far below or above it. */
+	c->base_rtt_ns = 2 * w->delay_ns + FZ_US / 2;
+	if ((hdr[4] >> 6) == 1)
+		c->base_rtt_ns /= 4;
+	else if ((hdr[4] >> 6) == 2)
+		c->base_rtt_ns *= 4;
+	hs_config_derive(c);
+	w->verify = c->verify_payload;
+	w->t0 = hdr[0] & 0x40 ? 0 : FZ_T0_NS;
+	w->now = w->t0;
+
+	/* The wire's rules while the scenario runs. */
+	w->drop_mask = (uint32_t)hdr[8] << 24 | (uint32_t)hdr[9] << 16 |
+		(uint32_t)hdr[10] << 8 | hdr[11];
+	if (hdr[7] & 0x80)
+		w->drop_mask = 0;
+	w->bh_ev_mod = hdr[12] & 3 ? 4 : 0;
+	w->bh_ev = (hdr[12] >> 2) & 3;
+	w->bh_until = w->t0 + (uint64_t)(hdr[12] >> 4) * 10 * FZ_US;
+	w->ce_every = hdr[13] & 7;
+	w->reorder_every = (hdr[13] >> 3) & 7;
+	w->reorder_ns = (uint64_t)(hdr[13] >> 6) * FZ_US + FZ_US / 4;
+	w->lossy = true;
+
+	/* Traffic: nb_flows tiny flows over 2-4 hosts. */
+	w->nb_hosts = (uint16_t)(2 + (hdr[2] >> 3) % 3);
+	nb_flows = 1 + (hdr[3] & 7) % FZ_MAX_FLOWS;
+	t->nb_ranks = w->nb_hosts;
+	t->nb_flows = nb_flows;
+	t->flows = calloc(nb_flows, sizeof(*t->flows));
+	if (t->flows == NULL)
+		return -ENOMEM;
+	for (f = 0; f < nb_flows; f++) {
+		struct hs_flow_spec *s = &t->flows[f];
+		uint8_t a = fz_u8(in), b = fz_u8(in), sz = fz_u8(in);
+		uint8_t rem = fz_u8(in);
+		/* 1-8 packets, or 60-130: past the 64-PSN SACK window. */
+		uint64_t pkts = sz < 0xf8 ? 1 + sz % 8 : 60 + (sz % 8) * 10;
+		int32_t d;
+
+		s->id = f;
+		s->src = a % w->nb_hosts;
+		s->dst = (s->src + 1 + b % (w->nb_hosts - 1)) % w->nb_hosts;
+		s->size = (pkts - 1) * c->mss + 1 + (uint64_t)rem * c->mss / 256;
+		s->start_ns = (uint64_t)((b >> 2) & 3) * 3 * FZ_US;
+		s->dep = HS_NO_DEP;
+		s->trigger = HS_NO_TRIGGER;
+		s->send_done_trigger = HS_NO_TRIGGER;
+		s->recv_done_trigger = HS_NO_TRIGGER;
+		/* Wait for the newest earlier flow into our source. */
+		if (b & 0x10)
+			for (d = (int32_t)f - 1; d >= 0; d--)
+				if (t->flows[d].dst == s->src) {
+					s->dep = (uint32_t)d;
+					break;
+				}
+		if ((hdr[15] & 1) && f == 0)
+			trig_from = 0;
+		else if ((hdr[15] & 1) && s->dep == HS_NO_DEP && (b & 0x20))
+			wait_trig[nb_targets++] = f;
+	}
+	/* One oneshot trigger: flow 0's end starts the flows that wait. */
+	if (trig_from != UINT32_MAX && nb_targets > 0) {
+		t->triggers = calloc(1, sizeof(*t->triggers));
+		t->trigger_targets = calloc(nb_targets, sizeof(uint32_t));
+		if (t->triggers == NULL || t->trigger_targets == NULL)
+			return -ENOMEM;
+		t->nb_triggers = 1;
+		t->triggers[0].kind = HS_TRIG_ONESHOT;
+		t->triggers[0].count = 1;
+		t->triggers[0].nb_targets = nb_targets;
+		t->triggers[0].nb_activators = 1;
+		if (hdr[15] & 2)
+			t->flows[0].recv_done_trigger = 0;
+		else
+			t->flows[0].send_done_trigger = 0;
+		for (i = 0; i < nb_targets; i++) {
+			f = wait_trig[i];
+			t->flows[f].trigger = 0;
+			t->flows[f].start_ns = 0;
+			t->trigger_targets[i] = f;
+		}
+	}
+	if (hs_traffic_derive(t) != 0)
+		return -ENOMEM;
+	if (hs_trigger_state_init(&w->trig, t) != 0)
+		return -ENOMEM;
+
+	tp = (struct hs_transport_params){ .mode = c->recovery, .mss = c->mss,
+					   .erasure_k = c->erasure_k };
+	for (f = 0; f < nb_flows; f++) {
+		w->flow[f].nb_pkts = hs_transport_nb_pkts(&tp,
+							  t->flows[f].size);
+		w->flow[f].payload = c->recovery == HS_RECOVERY_ERASURE ?
+			(uint16_t)RTE_MIN(t->flows[f].size, (uint64_t)c->mss) :
+			c->mss;
+	}
+	for (h = 0; h < w->nb_hosts; h++) {
+		struct hs_host_params hp = {
+			.cfg = c,
+			.traffic = t,
+			.rank = h,
+			.mac = { 0x02, 0, 0, 0, 0xaa, (uint8_t)h },
+			.dst_mac = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff },
+			.pool = fz_pool,
+			.no_announce = (hdr[7] & 0x40) != 0,
+			.on_flow_end = fz_on_flow_end,
+			.on_flow_end_arg = w,
+		};
+
+		w->host[h] = hs_host_create(&hp, err, sizeof(err));
+		FZ_CHECK(w->host[h] != NULL, "hs_host_create: %s", err);
+	}
+	fz_log("setup: %s %s pacing %s cc %s mtu %u mss %u ack_every %u k %u"
+	       " rto %" PRIu64 " delay %" PRIu64 " base_rtt %" PRIu64
+	       " hosts %u flows %u verify %d t0 %" PRIu64 "\n",
+	       hs_recovery_names[c->recovery], c->policy->name,
+	       hs_pacing_names[c->pacing], hs_cc_names[c->cc], c->mtu, c->mss,
+	       c->ack_every, c->erasure_k, c->min_rto_ns, w->delay_ns,
+	       c->base_rtt_ns, w->nb_hosts, nb_flows, w->verify, w->t0);
+	for (f = 0; f < nb_flows; f++)
+		fz_log("  flow %u: %u->%u %" PRIu64 " B (%u pkts) start %"
+		       PRIu64 " dep %d trigger %d/%d/%d\n", f,
+		       t->flows[f].src, t->flows[f].dst, t->flows[f].size,
+		       w->flow[f].nb_pkts, t->flows[f].start_ns,
+		       (int)t->flows[f].dep, (int)t->flows[f].trigger,
+		       (int)t->flows[f].send_done_trigger,
+		       (int)t->flows[f].recv_done_trigger);
+	for (h = 0; h < w->nb_hosts; h++)
+		hs_host_start(w->host[h], w->t0);
+	fz_check_all(w);
+	/* The scenario: the prefix the header chose. */
+	fz_run(w, w->t0 + (uint64_t)(hdr[7] & 0x3f) * 4 * FZ_US +
+	       (uint64_t)((hdr[5] >> 3) & 3) * 100 * FZ_US, FZ_MAX_EVENTS);
+	w->lossy = false;
+	fz_log("scenario done at %" PRIu64 " after %u events\n", w->now,
+	       w->events);
+	fz_log_state(w);
+	return 0;
+}
+
+/* ---- injected frames ---- */
+
+enum fz_op {
+	FZ_OP_STEP = 0,		/* advance time, run the network */
+	FZ_OP_RAW,		/* a frame of raw bytes */
+	FZ_OP_DATA,		/* a data frame from fuzzed fields */
+	FZ_OP_ACK,		/* an ACK from fuzzed fields */
+	FZ_OP_WIRE,		/* tamper with a frame on the wire */
+	FZ_OP_REPLAY,		/* a frame a host sent earlier, again */
+	FZ_OP_ARP,		/* an ARP request or reply */
+	FZ_OP_CHAIN,		/* a valid frame in two segments */
+	FZ_OP_FLUSH,		/* give the collected burst */
+	FZ_OP_NB
+};
+/* Bit of the op byte: collect the frame into the burst. */
+#define FZ_OP_F_BURST 0x80
+
+/* Give the collected burst to its host. */
+static void
+fz_flush(struct fz_world *w)
+{
+	uint16_t n = w->nb_burst;
+
+	if (n == 0)
+		return;
+	w->nb_burst = 0;
+	fz_input(w, w->burst_host, w->burst, n);
+	fz_check_all(w);
+}
+
+/* Give one injected frame to host h, now or in the burst. */
+static void
+fz_inject(struct fz_world *w, uint16_t h, struct rte_mbuf *m, bool burst)
+{
+	if (m == NULL)
+		return;
+	if (burst && (w->nb_burst == 0 || w->burst_host == h) &&
+	    w->nb_burst < FZ_BURST) {
+		w->burst_host = (uint8_t)h;
+		w->burst[w->nb_burst++] = m;
+		return;
+	}
+	fz_flush(w);
+	fz_input(w, h, &m, 1);
+	fz_check_all(w);
+}
+
+/* A PSN chosen relative to what flow f's sender really did. */
+static uint32_t
+fz_pick_psn(const struct fz_world *w, uint32_t f, struct fz_in *in)
+{
+	static const uint32_t special[8] = {
+		0, 1, 0xffffff, 0x1000000, 0x7fffffff, 0xffffffff,
+		0xfffffffe, 0x800000,
+	};
+	const struct fz_flow *fl = &w->flow[f];
+	uint8_t mode = fz_u8(in);
+	uint32_t v = fz_u32(in), i;
+
+	switch (mode % 6) {
+	case 0:
+		return v % (fl->nb_pkts + 2);
+	case 1:
+		return fl->psn_hi + (uint32_t)(int32_t)(int8_t)v;
+	case 2:
+		/* A PSN it sent (a lost one, a duplicate). */
+		for (i = 0; i < fl->psn_hi && i < FZ_PSN_BITS; i++) {
+			uint32_t p = (i + v) % RTE_MIN(fl->psn_hi,
+						       (uint32_t)FZ_PSN_BITS);
+
+			if (fl->psn_out[p / 64] & (1ull << (p % 64)))
+				return p;
+		}
+		return 0;
+	case 3:
+		return special[v % 8];
+	case 4:
+		return fl->nb_pkts + (uint32_t)(int32_t)(int8_t)v;
+	default:
+		return v;
+	}
+}
+
+/* Addresses of a crafted frame of flow f from `from` to `to` (ranks). */
+static void
+fz_pick_addrs(const struct fz_world *w, struct ofan_pkt_spec *sp,
+	      uint32_t from, uint32_t to, uint8_t mode, uint32_t raw)
+{
+	sp->src_ip = hs_rank_ip(&w->cfg, from);
+	sp->dst_ip = hs_rank_ip(&w->cfg, to);
+	switch (mode % 8) {
+	case 5:	/* another rank's source address */
+		sp->src_ip = hs_rank_ip(&w->cfg, (from + 1 + raw % 3) %
+					w->nb_hosts);
+		break;
+	case 6:	/* an unknown source */
+		sp->src_ip = raw;
+		break;
+	case 7:	/* for another address */
+		sp->dst_ip = raw % 2 ? raw : hs_rank_ip(&w->cfg, (to + 1) %
+							w->nb_hosts);
+		break;
+	default:
+		break;
+	}
+	sp->src_mac[0] = 0x02;
+	sp->src_mac[5] = (uint8_t)from;
+	memset(sp->dst_mac, 0xff, 6);
+	sp->ttl = (uint8_t)((mode >> 3) & 0xf);	/* 0 is 64 */
+}
+
+/* Flip up to 3 bytes of frame (len bytes) at fuzzed offsets. */
+static void
+fz_patch(uint8_t *frame, int len, struct fz_in *in)
+{
+	uint8_t n = fz_u8(in) % 4, i;
+
+	for (i = 0; i < n && len > 0; i++) {
+		uint16_t off = fz_u16(in);
+
+		frame[off % len] ^= fz_u8(in);
+	}
+}
+
+/*
+ * Which flow a crafted frame is about: a real one (most values), or an
+ * unknown QP.  Returns the flow, or nb_flows with *qp set.
+ */
+static uint32_t
+fz_pick_flow(const struct fz_world *w, struct fz_in *in, uint32_t *qp)
+{
+	uint8_t b = fz_u8(in);
+	uint32_t n = w->traffic.nb_flows;
+
+	if (b % 8 != 7) {
+		*qp = b % n + FZ_QP_OFFSET;
+		return b % n;
+	}
+	*qp = (b >> 3) % 4 == 0 ? fz_u32(in) & OFAN_BTH_QP_MASK :
+		n + FZ_QP_OFFSET + ((b >> 3) % 4 == 1 ? 0 : (b >> 5));
+	if ((b >> 3) % 4 == 2)
+		*qp = b >> 6;	/* QP 0..3: below the offset */
+	return n;
+}
+
+static void
+fz_op_data(struct fz_world *w, struct fz_in *in, bool burst)
+{
+	uint8_t frame[FZ_FRAME_MAX];
+	struct ofan_pkt_spec sp;
+	uint32_t qp, f, psn, to, from, mss = w->cfg.mss;
+	const struct hs_flow_spec *spec;
+	uint8_t mode, pmode;
+	int len;
+
+	memset(&sp, 0, sizeof(sp));
+	f = fz_pick_flow(w, in, &qp);
+	spec = &w->traffic.flows[f < w->traffic.nb_flows ? f : 0];
+	mode = fz_u8(in);
+	/* To its receiver, or (mode bit 7) to its sender. */
+	from = spec->src;
+	to = mode & 0x80 ? spec->src : spec->dst;
+	if (to == from)
+		from = spec->dst;
+	fz_pick_addrs(w, &sp, from, to, mode, fz_u32(in));
+	psn = f < w->traffic.nb_flows ? fz_pick_psn(w, f, in) : fz_u32(in);
+	/*
+	 * An erasure receiver's bitmap grows with the PSNs (hs_erx_cover):
+	 * one frame near 2^24 costs it 2 MiB, zeroed.  Allowed, but kept
+	 * rare (mode bits 4-6 all set) so that inputs stay fast.
+	 */
+	if (w->cfg.recovery == HS_RECOVERY_ERASURE && (mode & 0x70) != 0x70)
+		psn %= 1u << 14;
+	sp.dest_qp = qp;
+	sp.psn = psn;
+	sp.ev = fz_u16(in);
+	sp.tos = fz_u8(in);
+	pmode = fz_u8(in);
+	/* The payload its PSN must have, or another size. */
+	if (pmode % 4 != 3) {
+		psn &= OFAN_BTH_PSN_MASK;
+		if (w->cfg.recovery == HS_RECOVERY_ERASURE)
+			sp.payload_size = (uint16_t)RTE_MIN(spec->size,
+							    (uint64_t)mss);
+		else if (f < w->traffic.nb_flows &&
+			 psn + 1 == w->flow[f].nb_pkts)
+			sp.payload_size = (uint16_t)(spec->size -
+						     (uint64_t)psn * mss);
+		else
+			sp.payload_size = (uint16_t)mss;
+	} else {
+		sp.payload_size = (uint16_t)(fz_u16(in) % (mss + 64));
+	}
+	len = ofan_build_data(frame, sizeof(frame), &sp);
+	if (len < 0)
+		return;
+	if (pmode & 4)		/* another data opcode */
+		frame[FZ_BTH_OFF] = (uint8_t)(fz_u8(in) & ~0x10);
+	if (pmode & 8)
+		fz_patch(frame, len, in);
+	if (len < 60 && (pmode & 16)) {
+		memset(frame + len, 0, 60 - len);
+		len = 60;
+	}
+	w->forged = true;
+	fz_log("  op data flow %u qp %u psn %u ev %u tos %#x payload %u"
+	       " to %u\n", f, qp, psn, sp.ev, sp.tos, sp.payload_size, to);
+	fz_inject(w, (uint16_t)to, fz_mbuf_of(frame, (uint32_t)len), burst);
+}
+
+static void
+fz_op_ack(struct fz_world *w, struct fz_in *in, bool burst)
+{
+	uint8_t frame[FZ_FRAME_MAX];
+	struct ofan_pkt_spec sp;
+	struct ofan_ack_ext ext;
+	const struct hs_flow_spec *spec;
+	const struct fz_flow *fl;
+	uint32_t qp, f, to, from;
+	uint8_t mode, smode, fl_byte;
+	int len;
+
+	memset(&sp, 0, sizeof(sp));
+	memset(&ext, 0, sizeof(ext));
+	f = fz_pick_flow(w, in, &qp);
+	spec = &w->traffic.flows[f < w->traffic.nb_flows ? f : 0];
+	fl = &w->flow[f < w->traffic.nb_flows ? f : 0];
+	mode = fz_u8(in);
+	/* To its sender, or (mode bit 7) to its receiver. */
+	from = spec->dst;
+	to = mode & 0x80 ? spec->dst : spec->src;
+	if (to == from)
+		from = spec->src;
+	fz_pick_addrs(w, &sp, from, to, mode, fz_u32(in));
+	sp.dest_qp = qp;
+	ext.cum_psn = fz_pick_psn(w, f < w->traffic.nb_flows ? f : 0, in);
+	ext.echo_psn = fz_pick_psn(w, f < w->traffic.nb_flows ? f : 0, in);
+	sp.psn = ext.echo_psn;
+	smode = fz_u8(in);
+	switch (smode % 4) {
+	case 0:
+		ext.sack = 0;
+		break;
+	case 1:
+		ext.sack = UINT64_MAX;
+		break;
+	case 2:	/* the PSNs it sent above cum */
+		{
+			uint32_t i, p;
+
+			for (i = 0; i < 64; i++) {
+				p = ext.cum_psn + 1 + i;
+				if (p < FZ_PSN_BITS &&
+				    (fl->psn_out[p / 64] & (1ull << (p % 64))))
+					ext.sack |= 1ull << i;
+			}
+		}
+		break;
+	default:
+		ext.sack = fz_u64(in);
+		break;
+	}
+	/* The EV of one of its packets, or any. */
+	ext.echo_ev = smode & 4 && fl->nb_evs > 0 ?
+		fl->evs[fz_u8(in) % RTE_MIN(fl->nb_evs, (uint8_t)8)] :
+		fz_u16(in);
+	sp.ev = ext.echo_ev;
+	fl_byte = fz_u8(in);
+	/* The model's COUNT flag, the other's, or any flags. */
+	ext.flags = (uint8_t)(fl_byte & OFAN_ACK_F_CE);
+	if ((w->cfg.recovery == HS_RECOVERY_ERASURE) != ((fl_byte & 6) == 6))
+		ext.flags |= OFAN_ACK_F_COUNT;
+	if (fl_byte & 8)
+		ext.flags = fz_u8(in);
+	sp.tos = (uint8_t)(fl_byte >> 4 & OFAN_ECN_MASK);
+	len = ofan_build_ack(frame, sizeof(frame), &sp, &ext);
+	if (len < 0)
+		return;
+	if (smode & 8)
+		fz_patch(frame, len, in);
+	if (len < 60 && (smode & 16)) {
+		memset(frame + len, 0, 60 - len);
+		len = 60;
+	}
+	w->forged = true;
+	fz_log("  op ack flow %u qp %u cum %u sack %#" PRIx64 " echo %u/%u"
+	       " flags %#x to %u\n", f, qp, ext.cum_psn, ext.sack,
+	       ext.echo_psn, ext.echo_ev, ext.flags, to);
+	fz_inject(w, (uint16_t)to, fz_mbuf_of(frame, (uint32_t)len), burst);
+}
+
+static void
+fz_op_wire(struct fz_world *w, struct fz_in *in)
+{
+	uint8_t k = fz_u8(in), act = fz_u8(in);
+	struct fz_pkt p;
+	uint32_t i;
+
+	if (w->nb_wire == 0)
+		return;
+	i = k % w->nb_wire;
+	p = w->wire[i];
+	/* Take it off; put it (or copies) back as the action says. */
+	memmove(&w->wire[i], &w->wire[i + 1],
+		(w->nb_wire - i - 1) * sizeof(w->wire[0]));
+	w->nb_wire--;
+	switch (act % 4) {
+	case 0:
+		fz_log("  op wire: drop\n");
+		rte_pktmbuf_free(p.m);
+		break;
+	case 1:
+		{
+			struct rte_mbuf *c = fz_mbuf_of(
+				rte_pktmbuf_mtod(p.m, uint8_t *), p.m->pkt_len);
+
+			fz_log("  op wire: duplicate\n");
+			if (c != NULL)
+				fz_wire_put(w, c, p.to,
+					    p.due + (act >> 2) * 100);
+			fz_wire_put(w, p.m, p.to, p.due);
+		}
+		break;
+	case 2:
+		fz_log("  op wire: flip\n");
+		w->forged = true;
+		rte_pktmbuf_mtod(p.m, uint8_t *)[fz_u16(in) % p.m->data_len] ^=
+			(uint8_t)(act | 1);
+		fz_wire_put(w, p.m, p.to, p.due);
+		break;
+	default:
+		fz_log("  op wire: delay\n");
+		fz_wire_put(w, p.m, p.to, p.due + (act >> 2) * 500);
+		break;
+	}
+}
+
+static void
+fz_op_replay(struct fz_world *w, struct fz_in *in, bool burst)
+{
+	uint8_t k = fz_u8(in), to = fz_u8(in);
+	uint8_t frame[FZ_REPLAY_SIZE];
+	struct ofan_pkt_info pi;
+	uint32_t slot, len;
+
+	if (w->nb_replay == 0)
+		return;
+	slot = (w->nb_replay - 1 - k % RTE_MIN(w->nb_replay,
+					       (uint32_t)FZ_REPLAY)) %
+		FZ_REPLAY;
+	len = w->replay_len[slot];
+	memcpy(frame, w->replay[slot], len);
+	/* To its destination, or to any host. */
+	if (!(to & 0x80) &&
+	    ofan_parse(frame, len, OFAN_PARSE_F_NO_TTL_CHECK, &pi) ==
+	    OFAN_PARSE_OK && fz_rank_of_ip(w, pi.dst_ip) != UINT32_MAX)
+		to = (uint8_t)fz_rank_of_ip(w, pi.dst_ip);
+	else
+		to = (uint8_t)(to % w->nb_hosts);
+	if (k & 0x80) {
+		fz_patch(frame, (int)len, in);
+		w->forged = true;
+	}
+	fz_log("  op replay slot %u to %u\n", slot, to);
+	fz_inject(w, to, fz_mbuf_of(frame, len), burst);
+}
+
+static void
+fz_op_raw(struct fz_world *w, struct fz_in *in, bool burst)
+{
+	uint8_t to = fz_u8(in) % w->nb_hosts;
+	uint16_t len = fz_u8(in);
+	uint8_t frame[256];
+	uint16_t i;
+
+	for (i = 0; i < len; i++)
+		frame[i] = fz_u8(in);
+	w->forged = true;
+	fz_log("  op raw %u bytes to %u\n", len, to);
+	fz_inject(w, to, fz_mbuf_of(frame, len), burst);
+}
+
+static void
+fz_op_arp(struct fz_world *w, struct fz_in *in, bool burst)
+{
+	uint8_t to = fz_u8(in), b = fz_u8(in);
+	uint8_t frame[64], sha[6] = { 0x02, 0, 0, 0, 0xbb, 0 };
+	uint32_t tpa;
+	int len;
+
+	to %= w->nb_hosts;
+	sha[5] = b;
+	tpa = b & 1 ? fz_u32(in) : hs_rank_ip(&w->cfg, to);
+	len = ofan_build_arp(frame, sizeof(frame),
+			     b & 2 ? OFAN_ARP_OP_REPLY : OFAN_ARP_OP_REQUEST,
+			     sha, 0x0a000063, NULL, tpa);
+	if (len < 0)
+		return;
+	fz_log("  op arp to %u\n", to);
+	fz_inject(w, to, fz_mbuf_of(frame, (uint32_t)len), burst);
+}
+
+/* The next frame a host would see, in two segments: dropped, freed. */
+static void
+fz_op_chain(struct fz_world *w, struct fz_in *in)
+{
+	uint8_t to = fz_u8(in) % w->nb_hosts, cut = fz_u8(in);
+	struct rte_mbuf *a, *b;
+	uint32_t k;
+
+	if (w->nb_replay == 0)
+		return;
+	k = (w->nb_replay - 1) % FZ_REPLAY;
+	cut = (uint8_t)(cut % (w->replay_len[k] + 1));
+	a = fz_mbuf_of(w->replay[k], cut);
+	b = fz_mbuf_of(w->replay[k] + cut, w->replay_len[k] - cut);
+	if (a == NULL || b == NULL || rte_pktmbuf_chain(a, b) != 0) {
+		rte_pktmbuf_free(a);
+		rte_pktmbuf_free(b);
+		return;
+	}
+	fz_log("  op chain to %u cut %u\n", to, cut);
+	fz_flush(w);
+	fz_input(w, to, &a, 1);
+	fz_check_all(w);
+}
+
+static void
+fz_op_step(struct fz_world *w, uint8_t a)
+{
+	fz_flush(w);
+	if (a < 0x80)		/* up to 32 us, every event on the way */
+		fz_run(w, w->now + (uint64_t)a * 250, 64);
+	else if (a < 0xe0)	/* a jump of up to 4.8 ms, for the timers */
+		fz_run(w, w->now + (uint64_t)(a - 0x80) * 50 * FZ_US, 64);
+	else			/* the next event only */
+		fz_run(w, UINT64_MAX, 1);
+	fz_log("  step %#x: now %" PRIu64 "\n", a, w->now);
+}
+
+/* Progress so far: packets every receiver has, bytes every sender knows. */
+FZ_NO_COV
+static uint64_t
+fz_progress(const struct fz_world *w)
+{
+	uint64_t sum = 0, acked, total;
+	uint16_t h;
+
+	for (h = 0; h < w->nb_hosts; h++) {
+		hs_host_progress(w->host[h], &acked, &total);
+		sum += acked + fz_rx_distinct(w, h);
+	}
+	return sum;
+}
+
+static bool
+fz_all_done(const struct fz_world *w)
+{
+	uint16_t h;
+
+	for (h = 0; h < w->nb_hosts; h++)
+		if (!hs_host_tx_done(w->host[h]) || !hs_host_rx_done(w->host[h]))
+			return false;
+	return true;
+}
+
+/*
+ * The end: the wire is perfect now.  Unless a crafted frame may have
+ * forged feedback (an ACK for packets never received ends a flow its
+ * receiver never completes), flows must not be stuck: with nothing left
+ * to happen every flow has ended, and a long run makes progress.  Slow is
+ * allowed (a window smaller than ack_every moves a packet per timeout).
+ */
+static void
+fz_end(struct fz_world *w)
+{
+	uint64_t end = w->now + FZ_END_NS, before = fz_progress(w);
+	bool idle = false;
+
+	/* Forged feedback: nothing to check at the end, a short run only. */
+	w->max_events = w->events + (w->forged ? 256 : FZ_END_EVENTS);
+	while (!fz_all_done(w) && w->events < w->max_events) {
+		if (fz_next_time(w) > end) {
+			idle = true;
+			break;
+		}
+		fz_run(w, end, 64);
+	}
+	fz_log("end at %" PRIu64 " after %u events: %s%s\n", w->now,
+	       w->events, fz_all_done(w) ? "every flow ended" :
+	       idle ? "flows stuck" : "flows still going",
+	       w->forged ? " (forged frames)" : "");
+	if (w->forged || fz_all_done(w))
+		return;
+	FZ_CHECK(!idle, "flows never end on a perfect wire: nothing more"
+		 " happens (at %" PRIu64 ", %u events)", w->now, w->events);
+	FZ_CHECK(fz_progress(w) > before, "flows make no progress on a"
+		 " perfect wire in %u events (at %" PRIu64 ")", FZ_END_EVENTS,
+		 w->now);
+}
+
+static void
+fz_ops(struct fz_world *w, struct fz_in *in)
+{
+	unsigned int nb_ops = 0;
+
+	while (in->left > 0 && nb_ops++ < FZ_MAX_OPS) {
+		uint8_t op = fz_u8(in);
+		bool burst = (op & FZ_OP_F_BURST) != 0;
+
+		switch ((op & 0x7f) % 12) {
+		case FZ_OP_RAW:
+			fz_op_raw(w, in, burst);
+			break;
+		case FZ_OP_DATA:
+			fz_op_data(w, in, burst);
+			break;
+		case FZ_OP_ACK:
+			fz_op_ack(w, in, burst);
+			break;
+		case FZ_OP_WIRE:
+			fz_op_wire(w, in);
+			break;
+		case FZ_OP_REPLAY:
+			fz_op_replay(w, in, burst);
+			break;
+		case FZ_OP_ARP:
+			fz_op_arp(w, in, burst);
+			break;
+		case FZ_OP_CHAIN:
+			fz_op_chain(w, in);
+			break;
+		case FZ_OP_FLUSH:
+			fz_flush(w);
+			break;
+		default:	/* FZ_OP_STEP and the spare values */
+			fz_op_step(w, fz_u8(in));
+			break;
+		}
+	}
+	fz_flush(w);
+	fz_end(w);
+}
+
+/* Free everything; every mbuf must be back. */
+static void
+fz_teardown(struct fz_world *w)
+{
+	uint32_t i;
+	uint16_t h;
+
+	for (i = 0; i < w->nb_wire; i++)
+		rte_pktmbuf_free(w->wire[i].m);
+	for (i = 0; i < w->nb_burst; i++)
+		rte_pktmbuf_free(w->burst[i]);
+	for (h = 0; h < w->nb_hosts; h++)
+		hs_host_free(w->host[h]);
+	hs_trigger_state_fini(&w->trig);
+	hs_traffic_free(&w->traffic);
+	FZ_CHECK(rte_mempool_in_use_count(fz_pool) == w->pool_start,
+		 "%u mbufs in use after the input, %u before",
+		 rte_mempool_in_use_count(fz_pool), w->pool_start);
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct fz_in in = { .p = data, .left = size };
+
+	if (fz_w == NULL) {
+		fz_w = malloc(sizeof(*fz_w));
+		if (fz_w == NULL)
+			abort();
+	}
+	memset(fz_w, 0, sizeof(*fz_w));
+	fz_w->pool_start = rte_mempool_in_use_count(fz_pool);
+	fz_w->max_events = FZ_MAX_EVENTS;
+	if (fz_setup(fz_w, &in) == 0)
+		fz_ops(fz_w, &in);
+	fz_teardown(fz_w);
+	return 0;
+}
