@@ -44,11 +44,13 @@
 #define HS_PUBLISH_NS (100 * OFAN_NS_PER_MS)	/* shards' progress */
 
 static volatile sig_atomic_t hs_quit;
+static volatile sig_atomic_t hs_signals;	/* received so far */
 
 static void
 hs_on_signal(int sig)
 {
 	(void)sig;
+	hs_signals = hs_signals + 1;
 	hs_quit = 1;
 }
 
@@ -112,6 +114,7 @@ struct hs_app {
 	uint32_t idle_sleep_us;	/* low-CPU mode: sleep up to this when idle */
 	bool start_set;		/* --start-at: the traffic starts then */
 	struct ofan_start start;
+	bool hold_exit;		/* --hold-exit */
 	bool check_only;
 	struct hs_config *cfg;
 	struct hs_traffic traffic;
@@ -264,6 +267,11 @@ hs_usage(FILE *f)
 		"                     +%%s.%%N)), not once the ports are up: one start for\n"
 		"                     every process of a testbed; @FILE: read it from FILE,\n"
 		"                     a line, once FILE appears\n"
+		"  --hold-exit        once the traffic is over (or a signal stopped it),\n"
+		"                     stop polling but keep the ports until a further\n"
+		"                     SIGINT or SIGTERM (at most 60 s), so that memif\n"
+		"                     peers stop polling before any goes away\n"
+		"                     (testbed/testbed.sh)\n"
 		"  --check-config     validate the configuration and traffic, then exit\n"
 		"  --help             this text\n"
 		"EAL example without hugepages or NICs:\n"
@@ -280,6 +288,7 @@ hs_parse_args(struct hs_app *app, int argc, char **argv)
 		{ "idle-sleep", required_argument, NULL, 's' },
 		{ "start-at", required_argument, NULL, 'a' },
 		{ "check-config", no_argument, NULL, 'k' },
+		{ "hold-exit", no_argument, NULL, 'H' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -312,6 +321,9 @@ hs_parse_args(struct hs_app *app, int argc, char **argv)
 			break;
 		case 'k':
 			app->check_only = true;
+			break;
+		case 'H':
+			app->hold_exit = true;
 			break;
 		case 's': {
 			uint64_t us;
@@ -969,6 +981,7 @@ main(int argc, char **argv)
 	int64_t inuse_start = 0, inuse_end = 0;
 	uint64_t t0, tx_dropped = 0, steer_full = 0;
 	bool done, keep_eal = false;
+	int hold_need;	/* --hold-exit: signals to wait for */
 	uint32_t r;
 	uint16_t p, k;
 
@@ -1051,6 +1064,8 @@ main(int argc, char **argv)
 	}
 	t0 = hs_now_ns(&app);
 	done = hs_run(&app);
+	/* --hold-exit: a signal stopped it, so the next one lets go. */
+	hold_need = hs_signals > 0 ? 2 : 1;
 	for (p = 0; p < app.cfg->nb_ports; p++) {
 		const struct ofan_dev_stats *d = &app.dev_stats[p];
 
@@ -1063,6 +1078,8 @@ main(int argc, char **argv)
 				(unsigned long long)d->rx_nombuf,
 				(unsigned long long)d->oerrors);
 	}
+	if (app.hold_exit)
+		ofan_ports_hold("ofan-host", &hs_signals, hold_need);
 	keep_eal = ofan_ports_close(app.port_id, app.port_started,
 				    app.cfg->nb_ports);
 	hs_free_rings(&app);

@@ -11,6 +11,7 @@
 #ifndef OFAN_PORT_H
 #define OFAN_PORT_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -93,15 +94,33 @@ int ofan_ports_open(const struct ofan_port_conf *conf, uint16_t n,
 		    bool *started, char *err, unsigned int err_size);
 
 /*
- * Close every started port of ids[0 .. n) and clear started[].  Returns
- * true if one of them was a net_memif port, after which the caller must
- * not call rte_eal_cleanup(): DPDK 22.11's memif leaves the control-
- * channel callbacks of a closed port to EAL's interrupt thread, which
- * runs them when a peer disconnects later; once EAL's cleanup has
+ * Close every started port of ids[0 .. n) and clear started[].  A
+ * net_memif port is left open (only its listening socket's file is
+ * removed): DPDK 22.11's memif tears a link down from EAL's interrupt
+ * thread when the peer goes away, concurrently with anything this
+ * process does to the port -- a close from here then frees the link's
+ * memory twice -- so the process's exit ends the link instead.  Returns
+ * true if there was a net_memif port, after which the caller must not
+ * call rte_eal_cleanup() either: the interrupt thread still runs memif's
+ * callbacks when a peer disconnects later, and once EAL's cleanup has
  * unmapped their memory that is a crash (seen at the end of about one
  * memif testbed run in three).  The process's memory goes with it, and
  * the caller removes the runtime directory as always.
  */
 bool ofan_ports_close(const uint16_t *ids, bool *started, uint16_t n);
+
+/*
+ * --hold-exit: every lcore has stopped polling; keep the ports as they
+ * are until *signals (the signals received so far) reaches need, for at
+ * most 60 s, with a line on stderr that says so.  The same interrupt-
+ * thread teardown of memif (above) unmaps a link's memory when its peer
+ * exits, under an lcore that may be in the middle of a burst on it: a
+ * crash (seen once in about thirty memif testbed runs).  So a testbed
+ * stops every process's polling first -- hosts finish, switches get a
+ * SIGINT, each holds -- and only then lets them go with another signal
+ * (testbed/testbed.sh).
+ */
+void ofan_ports_hold(const char *prog, const volatile sig_atomic_t *signals,
+		     int need);
 
 #endif /* OFAN_PORT_H */

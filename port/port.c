@@ -5,12 +5,15 @@
 #include <stdlib.h>
 #include <inttypes.h>
 #include <string.h>
+#include <unistd.h>
 
+#include <rte_cycles.h>
 #include <rte_dev.h>
 #include <rte_errno.h>
 #include <rte_devargs.h>
 #include <rte_eth_ring.h>
 #include <rte_ethdev.h>
+#include <rte_kvargs.h>
 #include <rte_ring.h>
 
 #include "ofan_port.h"
@@ -379,20 +382,69 @@ ofan_ports_open(const struct ofan_port_conf *conf, uint16_t n,
 	return 0;
 }
 
+/*
+ * A memif port is neither stopped nor closed (ofan_port.h says why); only
+ * the file of its listening socket goes, which memif's close would have
+ * removed, so that the next run can listen there again.  Defaults as in
+ * DPDK 22.11's memif: role server, socket /run/memif.sock, abstract.
+ */
+static void
+ofan_memif_forget(const struct rte_eth_dev_info *info)
+{
+	const struct rte_devargs *da = rte_dev_devargs(info->device);
+	const char *role, *sock, *abstract;
+	struct rte_kvargs *kv;
+
+	if (da == NULL || da->args == NULL)
+		return;
+	kv = rte_kvargs_parse(da->args, NULL);
+	if (kv == NULL)
+		return;
+	role = rte_kvargs_get(kv, "role");
+	sock = rte_kvargs_get(kv, "socket");
+	abstract = rte_kvargs_get(kv, "socket-abstract");
+	if ((role == NULL || strcmp(role, "server") == 0) &&
+	    abstract != NULL && strcmp(abstract, "no") == 0)
+		unlink(sock != NULL ? sock : "/run/memif.sock");
+	rte_kvargs_free(kv);
+}
+
 bool
 ofan_ports_close(const uint16_t *ids, bool *started, uint16_t n)
 {
 	struct rte_eth_dev_info info;
-	bool memif = false;
+	bool memif = false, is_memif;
 	uint16_t p;
 
 	for (p = 0; p < n; p++)
 		if (started[p]) {
-			memif = memif ||
-				(rte_eth_dev_info_get(ids[p], &info) == 0 &&
-				 strcmp(info.driver_name, "net_memif") == 0);
-			ofan_port_close(ids[p]);
+			is_memif = rte_eth_dev_info_get(ids[p], &info) == 0 &&
+				   strcmp(info.driver_name, "net_memif") == 0;
+			if (is_memif)
+				ofan_memif_forget(&info);
+			else
+				ofan_port_close(ids[p]);
+			memif = memif || is_memif;
 			started[p] = false;
 		}
 	return memif;
+}
+
+void
+ofan_ports_hold(const char *prog, const volatile sig_atomic_t *signals,
+		int need)
+{
+	const unsigned int max_s = 60;
+	uint64_t end = rte_get_timer_cycles() + max_s * rte_get_timer_hz();
+
+	fprintf(stderr, "%s: stopped polling; holding the ports until SIGINT or SIGTERM (--hold-exit)\n",
+		prog);
+	while (*signals < need) {
+		if (rte_get_timer_cycles() >= end) {
+			fprintf(stderr, "%s: no signal in %u s of holding the ports; going on\n",
+				prog, max_s);
+			return;
+		}
+		rte_delay_us_sleep(10000);
+	}
 }

@@ -41,11 +41,13 @@
 #define SW_MAX_RXQ_PER_WORKER (SW_MAX_PORTS * 16)
 
 static volatile sig_atomic_t sw_quit;
+static volatile sig_atomic_t sw_signals;	/* received so far */
 
 static void
 sw_on_signal(int sig)
 {
 	(void)sig;
+	sw_signals = sw_signals + 1;
 	sw_quit = 1;
 }
 
@@ -56,6 +58,7 @@ struct sw_app {
 	double idle_s;		/* 0 = never stop on idleness */
 	uint32_t idle_sleep_us;	/* sleep this long after an empty round */
 	bool start_set;		/* --start-at given, moment not known yet */
+	bool hold_exit;		/* --hold-exit */
 	int exit_code;		/* set by the main loop, else 0 */
 	struct ofan_start start;	/* the schedule's start (epoch) */
 	bool check_only;
@@ -122,6 +125,11 @@ sw_usage(FILE *f)
 		"                       the switch's start: one start for every process of\n"
 		"                       a testbed; @FILE: read it from FILE, a line, once\n"
 		"                       FILE appears\n"
+		"  --hold-exit          once stopped (by a signal, --duration or\n"
+		"                       --stop-when-idle), stop polling but keep the ports\n"
+		"                       until a further SIGINT or SIGTERM (at most 60 s),\n"
+		"                       so that memif peers stop polling before any goes\n"
+		"                       away (testbed/testbed.sh)\n"
 		"  --check-config       validate the configuration and exit\n"
 		"  --help               this text\n"
 		"EAL example without hugepages or NICs:\n"
@@ -155,6 +163,7 @@ sw_parse_args(struct sw_app *app, int argc, char **argv)
 		{ "check-config", no_argument, NULL, 'k' },
 		{ "idle-sleep", required_argument, NULL, 's' },
 		{ "start-at", required_argument, NULL, 'a' },
+		{ "hold-exit", no_argument, NULL, 'H' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -189,6 +198,9 @@ sw_parse_args(struct sw_app *app, int argc, char **argv)
 			break;
 		case 'k':
 			app->check_only = true;
+			break;
+		case 'H':
+			app->hold_exit = true;
 			break;
 		case 's': {
 			uint64_t us;
@@ -588,6 +600,7 @@ main(int argc, char **argv)
 	int64_t inuse_start = 0, inuse_end;
 	uint64_t t0 = 0;
 	bool pdump_on = false, keep_eal = false;
+	int hold_need = 0;	/* --hold-exit: signals to wait for */
 
 	memset(&app, 0, sizeof(app));
 	/* Application arguments follow "--"; everything before is EAL's. */
@@ -694,6 +707,8 @@ main(int argc, char **argv)
 			rte_eal_remote_launch(sw_fwd_loop, &ctxs[wid++], lcore);
 	}
 	sw_main_loop(&app, ctxs, nb_workers, main_ctx);
+	/* --hold-exit: a signal stopped it, so the next one lets go. */
+	hold_need = sw_signals > 0 ? 2 : 1;
 	rte_eal_mp_wait_lcore();
 	if (app.exit_code != 0)
 		exit_code = app.exit_code;
@@ -709,6 +724,8 @@ out_ports:
 		if (app.port_started[wid])
 			ofan_port_dev_stats(app.port_id[wid],
 					    &app.dev_stats[wid]);
+	if (app.hold_exit && hold_need > 0)
+		ofan_ports_hold("ofan-switch", &sw_signals, hold_need);
 	keep_eal = ofan_ports_close(app.port_id, app.port_started,
 				    app.cfg->nb_ports);
 	/*

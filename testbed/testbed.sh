@@ -60,8 +60,8 @@ usage: $prog --mode veth|memif [options] EXPERIMENT.ini   (options before or aft
                       leak and exit 3 -- see README)
   --help              this text
 Exit status: 0 when every byte of every flow was delivered and verified
-(in every run); 1 if not; 2 for bad usage or a failed set-up; 130 on
-Ctrl-C.
+(in every run) and every switch exited cleanly; 1 if not; 2 for bad usage
+or a failed set-up; 130 on Ctrl-C.
 EOF
 }
 
@@ -203,6 +203,19 @@ wait_sockets() { # CONFIG
 	done < <(grep -o 'role=client,socket=[^,]*' "$1" | sed 's/.*socket=//')
 }
 
+# wait_holding FIRST LAST: until each of processes FIRST..LAST says it holds
+# its ports (--hold-exit: it has stopped polling) or is gone.  The hosts'
+# own --timeout bounds their part, the hold's 60 s a switch's.
+wait_holding() {
+	local i
+	for ((i = $1; i <= $2; i++)); do
+		while kill -0 "${pids[$i]}" 2>/dev/null &&
+			! grep -q "holding the ports" "$rdir/${names[$i]}.log"; do
+			sleep 0.02
+		done
+	done
+}
+
 # run_one N GEN RDIR: generate run N into GEN, run it, results in RDIR;
 # sets host_rc.
 run_one() {
@@ -253,7 +266,7 @@ run_one() {
 		wait_sockets "$gen/$cfg"
 		start "$nm" "$ns" "$lcore" "$sw_bin" --config "$gen/$cfg" \
 			--stats-json "$rdir/$nm.json" --idle-sleep "$idle" \
-			"${sw_extra[@]}"
+			--hold-exit "${sw_extra[@]}"
 	done < <(grep '^switch ' "$gen/plan.txt" | tac)
 	# Ready when each says "NAME: policy P, N ports, ..." (its ports started).
 	for i in "${!pids[@]}"; do
@@ -274,7 +287,7 @@ run_one() {
 		start "hosts-$nm" "$ns" "${host_lcores:-$lcore}" "$host_bin" \
 			--config "$gen/$cfg" \
 			--results "$rdir/hosts-$nm.json" --timeout "$timeout" \
-			--idle-sleep "$idle" "${sw_extra[@]}"
+			--idle-sleep "$idle" --hold-exit "${sw_extra[@]}"
 	done <"$gen/plan.txt"
 	if [ ${#sw_extra[@]} -gt 0 ]; then
 		# Every host process up and waiting (at most 60 s): the
@@ -294,20 +307,30 @@ run_one() {
 		mv "$start_file.tmp" "$start_file"
 		echo "# common start: $(cat "$start_file")" >>"$rdir/commands.txt"
 	fi
-	for ((i = hosts_from; i < ${#pids[@]}; i++)); do
-		wait "${pids[$i]}" || host_rc=$?
+	# The stop, in two steps (--hold-exit): every process stops polling
+	# and holds its ports -- the hosts once their traffic is over, the
+	# switches on a SIGINT -- and only then do they all go.  DPDK 22.11's
+	# memif unmaps a link's memory as soon as the peer goes, under an
+	# lcore that may be polling it (port/ofan_port.h).
+	wait_holding "$hosts_from" $((${#pids[@]} - 1))
+	for ((i = 0; i < hosts_from; i++)); do
+		kill -INT "${pids[$i]}" 2>/dev/null || true
 	done
-
-	# Stop the switches so that they write their JSON; remove the links.
+	wait_holding 0 $((hosts_from - 1))
 	for i in "${!pids[@]}"; do
 		kill -INT "${pids[$i]}" 2>/dev/null || true
 	done
 	for i in "${!pids[@]}"; do
 		rc=0
 		wait "${pids[$i]}" 2>/dev/null || rc=$?
-		# A switch's own status (the hosts' is host_rc): in its log.
-		[ "$rc" = 0 ] || [ "$i" -ge "$hosts_from" ] ||
+		if [ "$i" -ge "$hosts_from" ]; then
+			[ "$rc" = 0 ] || host_rc=$rc
+		elif [ "$rc" != 0 ]; then
+			# A switch's own status: in its log, and the run fails.
 			echo "testbed.sh: ${names[$i]} exited with status $rc" >>"$rdir/${names[$i]}.log"
+			echo "$prog: ${names[$i]} exited with status $rc (see $rdir/${names[$i]}.log)" >&2
+			sw_failed=1
+		fi
 	done
 	pids=()	# all reaped: nothing left to signal
 	stop_run
@@ -316,6 +339,7 @@ run_one() {
 }
 
 rc=0
+sw_failed=0
 rdirs=()
 for line in "${runs[@]}"; do
 	n=${line%% *}
@@ -339,6 +363,7 @@ for line in "${runs[@]}"; do
 	run_one "$n" "$work/gen-$n" "$rdir"
 	rdirs+=("$rdir")
 	[ "$host_rc" = 0 ] || rc=$host_rc
+	[ "$sw_failed" = 0 ] || [ "$rc" != 0 ] || rc=1
 done
 if [ ${#rdirs[@]} -gt 1 ]; then
 	/usr/bin/python3 "$root/testbed/testbed_table.py" runs "${rdirs[@]}" |

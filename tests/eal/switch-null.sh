@@ -12,6 +12,11 @@
 # 2. For each policy, net_pcap replaying a small pcap forever (infinite_rx)
 #    into two net_null uplinks: exit 0, tx > 0 on both uplinks together,
 #    rx = tx + sum of drops, no mbuf leak.
+# 3. A net_memif server port with no peer, socket file in $TMP, and
+#    --hold-exit: after --duration the switch says it holds its ports and
+#    keeps them (the socket is still there) until a SIGINT; then it exits
+#    0 without closing the memif port (DPDK 22.11, port/ofan_port.h) but
+#    removes the socket's file, so that a second run listens there again.
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -116,6 +121,42 @@ EOF
 	expect_cmp "$pol: frames sent" "$tx" -gt 0
 	expect_eq "$pol: sent + dropped (= rx $rx)" "$((tx + drops))" "$rx"
 	json_common "$pol" "$TMP/$pol.json"
+done
+
+echo "-- net_memif and --hold-exit"
+sock=$TMP/hold.sock
+cat >"$TMP/hold.ini" <<EOF
+[switch]
+name = holdtest
+policy = ecmp
+
+[port.0]
+dev = net_memif0,role=server,socket=$sock,socket-abstract=no
+peer_mac = 02:00:00:00:10:01
+
+[route.all]
+prefix = 0.0.0.0/0
+port = 0
+EOF
+for round in 1 2; do
+	SW_GUARD=0 sw_start "hold$round" "${EAL[@]}" -- --config "$TMP/hold.ini" \
+		--stats-json "$TMP/hold$round.json" --duration 0.3 --hold-exit
+	for _ in $(seq 1 250); do
+		grep -q "holding the ports" "$TMP/hold$round.err" && break
+		kill -0 "$SW_PID" 2>/dev/null || break
+		sleep 0.02
+	done
+	expect_file_has "memif, run $round: holds after --duration" \
+		"$TMP/hold$round.err" \
+		"ofan-switch: stopped polling; holding the ports until SIGINT or SIGTERM (--hold-exit)"
+	expect_eq "memif, run $round: still running, socket still there while holding" \
+		"$(kill -0 "$SW_PID" 2>/dev/null && [ -S "$sock" ] && echo yes)" yes
+	kill -INT "$SW_PID" 2>/dev/null || true
+	sw_wait
+	expect_rc "memif, run $round: exit after a SIGINT" "hold$round" 0
+	expect_eq "memif, run $round: socket file removed at exit" \
+		"$([ -e "$sock" ] && echo there || echo gone)" gone
+	json_common "memif, run $round" "$TMP/hold$round.json"
 done
 
 ofan_finish

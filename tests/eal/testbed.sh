@@ -91,6 +91,10 @@ check_run() { # WHAT MODE SCHEME
 	# Every switch exited cleanly (testbed.sh notes any other status).
 	expect_eq "$what: switches that did not exit 0" \
 		"$(cat "$out"/*.log | grep -c 'exited with status' || true)" 0
+	# The two-step stop: every process stopped polling and held its
+	# ports before any went (--hold-exit; memif's teardown needs it).
+	expect_eq "$what: processes that held their ports before the exit" \
+		"$(grep -l 'stopped polling; holding the ports' "$out"/*.log | wc -l)" 5
 	# Where frames were lost: device, TX ring, queue, other.
 	expect_file_has "$what: loss columns" "$TMP/$what.out" \
 		"device  txring   queue   other"
