@@ -396,6 +396,32 @@ hs_erx_on_data(struct hs_erx *rx, uint32_t psn, bool ce, bool *send_ack,
 	uint64_t bit;
 
 	*send_ack = false;
+	if (hs_erx_done(rx) && rx->bits == NULL) {
+		/*
+		 * Complete, and the bitmap freed (below).  The sender never
+		 * sends a PSN twice, so a packet still in flight is a new one:
+		 * counted as the bitmap would have counted it (a frame the
+		 * network duplicated would now count twice), and ACKed at once.
+		 */
+		if (psn >= HS_MAX_PKTS) {
+			rx->nb_out_of_range++;
+			return false;
+		}
+		rx->nb_ce += ce;
+		rx->received++;
+		if (psn < rx->highest) {
+			if (rx->highest - 1 - psn > rx->max_reorder)
+				rx->max_reorder = rx->highest - 1 - psn;
+		} else {
+			rx->highest = psn + 1;
+		}
+		ack->count = rx->received;
+		ack->echo_psn = psn;
+		ack->ce = ce;
+		rx->since_ack = 0;
+		*send_ack = true;
+		return true;
+	}
 	if (!hs_erx_cover(rx, psn)) {
 		rx->nb_out_of_range++;
 		return false;
@@ -420,6 +446,17 @@ hs_erx_on_data(struct hs_erx *rx, uint32_t psn, bool ce, bool *send_ack,
 		}
 		at_once = ce || hs_erx_done(rx) ||
 			rx->since_ack >= rx->ack_every;
+		if (hs_erx_done(rx)) {
+			/*
+			 * A complete flow needs only its counters: the bitmap,
+			 * which grew with every PSN the sender spent on losses,
+			 * would otherwise stay to the end of the run (memory
+			 * that grew with every flow of a long soak).
+			 */
+			free(rx->bits);
+			rx->bits = NULL;
+			rx->nb_bits = 0;
+		}
 	}
 	if (at_once) {
 		ack->count = rx->received;

@@ -200,7 +200,8 @@ struct hs_erx {
 	uint32_t nb_needed;
 	uint32_t received;	/* distinct PSNs */
 	uint32_t highest;	/* highest PSN received + 1 */
-	uint64_t *bits;		/* received bitmap, grows with the PSNs */
+	uint64_t *bits;		/* received bitmap, grows with the PSNs;
+				 * freed (NULL) once complete */
 	uint32_t nb_bits;	/* its size in bits */
 	uint16_t ack_every;
 	uint16_t since_ack;

@@ -30,7 +30,10 @@
 # its value at a quarter of its run): its private memory (RssAnon, where
 # leaked heap state shows) always, all of it (VmRSS, with EAL's and
 # memif's shared memory, which deeper queues touch for the first time
-# late in a short run) in parts of a minute or more.  It prints the figures
+# late in a short run) in parts of a minute or more -- measured while the
+# traffic runs: once the hosts hold their ports (--hold-exit) the stop has
+# begun (results written, memory freed, which DPDK zeroes and so touches),
+# and the driver stops.  It prints the figures
 # (packets, faults injected, bytes verified, RSS at start and end) and
 # writes them to DIR/soak.json.  Exit 0 if every check held, 1 if not, 2
 # for bad usage or a failed set-up.  Needs root (hugepages, memif).
@@ -200,6 +203,7 @@ hosts_part() {
 	taskset -c 1 "$py" "$root/testbed/soak_driver.py" flap \
 		--prefixes "$t-leaf0,$t-leaf1" --ports 2,3 --until-pid "$tb_pid" \
 		--rss-prefix "$t-" --seed "$seed" \
+		--hosts-log "$out/hosts-$rec/hosts-all.log" \
 		--out "$out/hosts-$rec-driver.json" &
 	drv_pid=$!
 	wait "$tb_pid" || rc=$?

@@ -330,10 +330,18 @@ def alive(pid):
         return False
 
 
-def hosts_running(prefix, seen):
-    """Whether the hosts' process (PREFIX-hosts-*) runs; seen[0] once it did."""
+def hosts_running(prefix, seen, log=None):
+    """Whether the hosts' process (PREFIX-hosts-*) runs its traffic; seen[0]
+    once it did.  Once its log (LOG) says it holds its ports (--hold-exit),
+    the traffic is over and testbed.sh stops the switches."""
     up = any(n.startswith(prefix + "hosts") for n in pids_of(prefix).values())
     seen[0] = seen[0] or up
+    if up and log is not None:
+        try:
+            with open(log, errors="replace") as f:
+                up = "holding the ports" not in f.read()
+        except OSError:
+            pass
     return up
 
 
@@ -356,7 +364,8 @@ def run_flap(a):
 
     # Until the hosts are done: then the switches stop, and a process
     # that is stopping is neither flapped nor measured.
-    while alive(a.until_pid) and (hosts_running(a.rss_prefix, seen) or
+    while alive(a.until_pid) and (hosts_running(a.rss_prefix, seen,
+                                                a.hosts_log) or
                                   not seen[0]):
         now = time.monotonic()
         rss.sample(now - start)
@@ -375,7 +384,7 @@ def run_flap(a):
                         down[(pfx, p)] = now + rng.uniform(0.05, 0.15)
         except (OSError, ValueError, KeyError) as e:
             # Before the switches answer, or once they stop: not errors.
-            if hosts_running(a.rss_prefix, seen):
+            if hosts_running(a.rss_prefix, seen, a.hosts_log):
                 rep.error(f"telemetry: {e}")
             for t in tels.values():
                 t.close()
@@ -414,6 +423,8 @@ def main():
     f.add_argument("--ports", required=True)
     f.add_argument("--until-pid", type=int, required=True)
     f.add_argument("--rss-prefix", required=True)
+    f.add_argument("--hosts-log", help="the hosts' log: its traffic is over "
+                   "once it says it holds its ports (--hold-exit)")
     f.add_argument("--seed", type=int, default=1)
     f.add_argument("--out", required=True)
     a = ap.parse_args()

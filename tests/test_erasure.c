@@ -512,9 +512,22 @@ START_TEST(test_receiver)
 	ck_assert(hs_erx_on_data(&rx, 6, false, &ack, &a));
 	ck_assert(ack);
 	ck_assert(hs_erx_done(&rx));
+	/* Complete: the bitmap is freed, the counters are the state. */
+	ck_assert_ptr_null(rx.bits);
+	ck_assert_uint_eq(rx.nb_bits, 0);
+	/* A packet still in flight: new (no PSN is sent twice), at once. */
 	ck_assert(hs_erx_on_data(&rx, 7, false, &ack, &a));
 	ck_assert(ack);
 	ck_assert_uint_eq(a.count, 5);
+	ck_assert_uint_eq(a.echo_psn, 7);
+	ck_assert(hs_erx_on_data(&rx, 3, true, &ack, &a));
+	ck_assert(ack);
+	ck_assert(a.ce);
+	ck_assert_uint_eq(a.count, 6);
+	ck_assert_uint_eq(rx.max_reorder, 1000 - 3);
+	ck_assert_uint_eq(rx.highest, 1001);
+	ck_assert_uint_eq(rx.nb_ce, 2);
+	ck_assert_uint_eq(rx.nb_dups, 1);
 	/* Beyond 24 bits: out of range, nothing allocated. */
 	ck_assert(!hs_erx_on_data(&rx, HS_MAX_PKTS, false, &ack, &a));
 	ck_assert(!ack);
