@@ -125,6 +125,8 @@ def main():
                          telemetry_reads=drv.get("telemetry_reads", 0),
                          captures=len(caps),
                          packets_captured=sum(c["packets"] for c in caps),
+                         capture_attach_retries=len(
+                             drv.get("capture_attach_retries", [])),
                          rss=rss_checks("switch", drv.get("rss_kib", {})))
     s = fig["switch"]
     print(f"switch: {s.get('seconds', 0):.0f} s, {s.get('rx', 0)} packets received, "
@@ -133,7 +135,11 @@ def main():
     print(f"switch: {s['faults_total']} faults injected "
           f"({', '.join(f'{k} {v}' for k, v in sorted(s['faults'].items()))}), "
           f"{s['telemetry_reads']} telemetry reads, {s['captures']} captures "
-          f"({s['packets_captured']} packets)")
+          f"({s['packets_captured']} packets; "
+          f"{s['capture_attach_retries']} retried: dumpcap did not attach)")
+    for text in drv.get("capture_attach_retries", []):
+        print("switch: a capture that did not attach, retried:\n    " +
+              text.strip().replace("\n", "\n    "))
     print(f"switch: RSS start -> after warm-up -> end: {fmt_rss(s['rss'])}")
 
     # 2, 3. the hosts
