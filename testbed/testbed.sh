@@ -111,6 +111,8 @@ if ! [[ $start_delay =~ ^[0-9]+(\.[0-9]+)?$ ]] ||
 	die "--start-delay '$start_delay'; expected seconds, at least 0.05, such as 0.2 or 1"
 fi
 
+[[ $timeout =~ ^[0-9]+(\.[0-9]+)?$ ]] && [ "$timeout" != 0 ] ||
+	die "--timeout '$timeout'; expected seconds, such as 60 or 1.5"
 [[ -z $only_run || $only_run =~ ^[0-9]+$ ]] ||
 	die "--run '$only_run'; expected a combination number (0, 1, ...)"
 [ "$(id -u)" = 0 ] || die "needs root (namespaces, veths, DPDK)"
@@ -203,16 +205,25 @@ wait_sockets() { # CONFIG
 	done < <(grep -o 'role=client,socket=[^,]*' "$1" | sed 's/.*socket=//')
 }
 
+# log_says I TEXT SECONDS: wait, at most SECONDS, until process I's log has
+# TEXT or the process is gone; 0 if the log has it.
+log_says() {
+	local n
+	for ((n = 0; n < $3 * 50; n++)); do
+		grep -q "$2" "$rdir/${names[$1]}.log" 2>/dev/null && return 0
+		kill -0 "${pids[$1]}" 2>/dev/null || break
+		sleep 0.02
+	done
+	grep -q "$2" "$rdir/${names[$1]}.log" 2>/dev/null
+}
+
 # wait_holding FIRST LAST: until each of processes FIRST..LAST says it holds
 # its ports (--hold-exit: it has stopped polling) or is gone.  The hosts'
 # own --timeout bounds their part, the hold's 60 s a switch's.
 wait_holding() {
 	local i
 	for ((i = $1; i <= $2; i++)); do
-		while kill -0 "${pids[$i]}" 2>/dev/null &&
-			! grep -q "holding the ports" "$rdir/${names[$i]}.log"; do
-			sleep 0.02
-		done
+		log_says "$i" "holding the ports" $((${timeout%.*} + 121)) || true
 	done
 }
 
@@ -270,12 +281,7 @@ run_one() {
 	done < <(grep '^switch ' "$gen/plan.txt" | tac)
 	# Ready when each says "NAME: policy P, N ports, ..." (its ports started).
 	for i in "${!pids[@]}"; do
-		for _ in $(seq 1 200); do
-			grep -q ": policy " "$rdir/${names[$i]}.log" 2>/dev/null && break
-			kill -0 "${pids[$i]}" 2>/dev/null || break
-			sleep 0.05
-		done
-		grep -q ": policy " "$rdir/${names[$i]}.log" 2>/dev/null ||
+		log_says "$i" ": policy " 10 ||
 			die "${names[$i]} did not start: $(tail -n 2 "$rdir/${names[$i]}.log")"
 	done
 
@@ -293,13 +299,7 @@ run_one() {
 		# Every host process up and waiting (at most 60 s): the
 		# start, a little ahead.
 		for ((i = hosts_from; i < ${#pids[@]}; i++)); do
-			for _ in $(seq 1 3000); do
-				grep -q "waiting for the start" \
-					"$rdir/${names[$i]}.log" 2>/dev/null && break
-				kill -0 "${pids[$i]}" 2>/dev/null || break
-				sleep 0.02
-			done
-			grep -q "waiting for the start" "$rdir/${names[$i]}.log" ||
+			log_says "$i" "waiting for the start" 60 ||
 				die "${names[$i]} did not come up: $(tail -n 2 "$rdir/${names[$i]}.log")"
 		done
 		/usr/bin/python3 -c 'import sys, time; print(f"{time.time() + float(sys.argv[1]):.6f}")' \
