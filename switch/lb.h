@@ -25,6 +25,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ofan_rng.h"
+
 struct ofan_cfg;
 struct lb_ops;
 
@@ -47,11 +49,53 @@ struct lb_group {
 	/* Derived by lb_group_refresh(): */
 	uint16_t nb_live;
 	uint16_t live[LB_MAX_MEMBERS];	/* member indexes with weight > 0 */
+	/*
+	 * WCMP: the live members' weights divided by their gcd, summed in
+	 * live order (live[j] owns [cum_weight[j - 1], cum_weight[j]) of
+	 * total_weight).  weighted is false when they are all equal (the
+	 * usual case, no failure): a policy then picks among live[] alone.
+	 */
+	bool weighted;
+	uint32_t total_weight;
+	uint32_t cum_weight[LB_MAX_MEMBERS];
 	uint32_t version;		/* bumped by every refresh */
 };
 
-/* Recompute nb_live/live[] from weight[] and bump version. */
+/* Recompute nb_live/live[] and the weights' sums from weight[], bump
+ * version. */
 void lb_group_refresh(struct lb_group *grp);
+
+/* The live member that owns weight offset r < total_weight. */
+static inline uint16_t
+lb_group_at_weight(const struct lb_group *grp, uint32_t r)
+{
+	uint16_t k = 0;
+
+	while (k + 1 < grp->nb_live && grp->cum_weight[k] <= r)
+		k++;
+	return grp->live[k];
+}
+
+/*
+ * A live member at random, in proportion to its weight (uniform when the
+ * group is not weighted: one draw of ofan_rng_below(nb_live) either way).
+ * The group has a live member.
+ */
+static inline uint16_t
+lb_group_random(const struct lb_group *grp, struct ofan_rng *rng)
+{
+	if (!grp->weighted)
+		return grp->live[ofan_rng_below(rng, grp->nb_live)];
+	return lb_group_at_weight(grp, ofan_rng_below(rng, grp->total_weight));
+}
+
+/*
+ * One of the nb (>= 1) members tied[] (indexes into grp->port[]) at
+ * random, in proportion to their weights when the group is weighted.
+ */
+uint16_t lb_group_random_among(const struct lb_group *grp,
+			       const uint16_t *tied, unsigned int nb,
+			       struct ofan_rng *rng);
 
 /* What a policy knows about one packet. */
 struct lb_pkt {

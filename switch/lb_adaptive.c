@@ -3,7 +3,8 @@
  * adaptive: adaptive routing on local queue occupancy, as in NVIDIA-style
  * AR.  Each packet goes to the live member whose egress queue has the
  * lowest occupancy level (view->port_level[grp->port[m]]); ties are broken
- * uniformly at random among the tied members.
+ * at random among the tied members, in proportion to their weights when
+ * routing has weighted them (WCMP after a failure).
  *
  * Where it sits: the load-balancing stage of the switch pipeline.  The
  * engine quantises each queue into its levels (lb_levels) and keeps
@@ -86,8 +87,7 @@ lb_adaptive_pick_blind(struct lb_adaptive *st, const struct lb_pkt *pkts,
 		if (grp->nb_live == 0)
 			out[i] = LB_NONE;
 		else
-			out[i] = grp->live[ofan_rng_below(&st->rng,
-							  grp->nb_live)];
+			out[i] = lb_group_random(grp, &st->rng);
 	}
 }
 
@@ -154,7 +154,8 @@ lb_adaptive_pick(void *state, const struct lb_pkt *pkts, uint16_t n,
 		} else if (nb_tied == 1) {
 			out[i] = tied[0];
 		} else {
-			out[i] = tied[ofan_rng_below(&st->rng, nb_tied)];
+			out[i] = lb_group_random_among(grp, tied, nb_tied,
+						       &st->rng);
 			st->nb_ties++;
 		}
 		if (out[i] != LB_NONE && grp->port[out[i]] < st->nb_ports) {

@@ -28,9 +28,14 @@
  *    its flows come back to it, and lcores never disagree, however they
  *    saw the history.
  *
+ * Weights (WCMP): once routing weights a group's live members unequally
+ * (after a failure, the live paths through each), each member gets a
+ * share of the buckets in proportion to its weight (largest remainders),
+ * and a bucket keeps its unweighted member while that member's share has
+ * room, so that only the buckets the weights take away move.
+ *
  * Trade-off: no reordering, but large flows collide on one member (the
- * ECMP problem this testbed measures).  Weights other than zero are
- * ignored: the paths are equal cost.
+ * ECMP problem this testbed measures).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -106,6 +111,58 @@ lb_ecmp_bucket_member(const struct lb_group *grp, unsigned int b)
 	return (uint8_t)home;
 }
 
+/*
+ * A weighted group's table: each live member's share of the buckets is
+ * its weight's, largest remainders first (ties to the earlier member);
+ * the unweighted table's buckets stay where their member's share has
+ * room, and the others go, in bucket order, to the members still short.
+ */
+static void
+lb_ecmp_weigh(const struct lb_group *grp, struct lb_ecmp_table *t)
+{
+	uint32_t quota[LB_MAX_MEMBERS] = { 0 }, rem[LB_MAX_MEMBERS];
+	uint32_t given = 0, prev = 0;
+	uint16_t k, m;
+	unsigned int b;
+	bool moved[LB_ECMP_NB_BUCKETS];
+
+	for (k = 0; k < grp->nb_live; k++) {
+		uint32_t w = grp->cum_weight[k] - prev;
+		uint32_t share = w * LB_ECMP_NB_BUCKETS;
+
+		prev = grp->cum_weight[k];
+		m = grp->live[k];
+		quota[m] = share / grp->total_weight;
+		rem[k] = share % grp->total_weight;
+		given += quota[m];
+	}
+	while (given < LB_ECMP_NB_BUCKETS) {
+		uint16_t best = 0;
+
+		for (k = 1; k < grp->nb_live; k++)
+			if (rem[k] > rem[best])
+				best = k;
+		quota[grp->live[best]]++;
+		rem[best] = 0;
+		given++;
+	}
+	for (b = 0; b < LB_ECMP_NB_BUCKETS; b++) {
+		m = t->member[b];
+		moved[b] = quota[m] == 0;
+		if (!moved[b])
+			quota[m]--;
+	}
+	k = 0;
+	for (b = 0; b < LB_ECMP_NB_BUCKETS; b++) {
+		if (!moved[b])
+			continue;
+		while (quota[grp->live[k]] == 0)
+			k++;
+		t->member[b] = (uint8_t)grp->live[k];
+		quota[grp->live[k]]--;
+	}
+}
+
 static void
 lb_ecmp_group_changed(void *state, const struct lb_group *grp)
 {
@@ -119,6 +176,8 @@ lb_ecmp_group_changed(void *state, const struct lb_group *grp)
 	t = &st->tables[grp->id];
 	for (b = 0; b < LB_ECMP_NB_BUCKETS; b++)
 		t->member[b] = lb_ecmp_bucket_member(grp, b);
+	if (grp->weighted)
+		lb_ecmp_weigh(grp, t);
 }
 
 static void

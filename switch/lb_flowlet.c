@@ -2,7 +2,9 @@
 /*
  * flowlet: a flow keeps its member until it has been idle for longer than
  * the flowlet gap; the next packet then starts a new flowlet on a member
- * picked anew (at random, or the least loaded one).
+ * picked anew (at random, or the least loaded one; in proportion to the
+ * members' weights, or among the tied least loaded, once routing has
+ * weighted the group after a failure).
  *
  * Where it sits: the load-balancing stage of the switch pipeline.  State
  * is a direct-mapped flow table of [flowlet] table_size entries indexed by
@@ -161,7 +163,7 @@ lb_flowlet_repick(struct lb_flowlet *st, const struct lb_group *grp,
 
 	if (st->repick == LB_FLOWLET_RANDOM || view == NULL ||
 	    view->port_level == NULL)
-		return grp->live[ofan_rng_below(&st->rng, grp->nb_live)];
+		return lb_group_random(grp, &st->rng);
 	for (k = 0; k < grp->nb_live; k++) {
 		uint16_t m = grp->live[k];
 		unsigned int lvl = view->port_level[grp->port[m]];
@@ -173,8 +175,7 @@ lb_flowlet_repick(struct lb_flowlet *st, const struct lb_group *grp,
 		if (lvl == best)
 			tied[nb_tied++] = m;
 	}
-	return nb_tied == 1 ? tied[0] :
-			      tied[ofan_rng_below(&st->rng, nb_tied)];
+	return lb_group_random_among(grp, tied, nb_tied, &st->rng);
 }
 
 static void

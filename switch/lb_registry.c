@@ -122,6 +122,45 @@ lb_settings_of(const struct lb_settings_table *t, const struct lb_ops *ops)
 	return NULL;
 }
 
+static uint32_t
+lb_gcd(uint32_t a, uint32_t b)
+{
+	while (b != 0) {
+		uint32_t t = a % b;
+
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
+/* The gcd of the live members' weights (1 when none is live). */
+static uint32_t
+lb_group_gcd(const struct lb_group *grp)
+{
+	uint32_t g = 0;
+	uint16_t k;
+
+	for (k = 0; k < grp->nb_live; k++)
+		g = lb_gcd(grp->weight[grp->live[k]], g);
+	return g == 0 ? 1 : g;
+}
+
+/* total_weight, cum_weight[] and weighted from the live members. */
+static void
+lb_group_sum_weights(struct lb_group *grp)
+{
+	uint32_t g = lb_group_gcd(grp), sum = 0;
+	uint16_t k;
+
+	for (k = 0; k < grp->nb_live; k++) {
+		sum += grp->weight[grp->live[k]] / g;
+		grp->cum_weight[k] = sum;
+	}
+	grp->total_weight = sum;
+	grp->weighted = sum != grp->nb_live;
+}
+
 void
 lb_group_refresh(struct lb_group *grp)
 {
@@ -135,5 +174,28 @@ lb_group_refresh(struct lb_group *grp)
 		if (grp->weight[i] > 0)
 			grp->live[nb_live++] = i;
 	grp->nb_live = nb_live;
+	lb_group_sum_weights(grp);
 	grp->version++;
+}
+
+uint16_t
+lb_group_random_among(const struct lb_group *grp, const uint16_t *tied,
+		      unsigned int nb, struct ofan_rng *rng)
+{
+	uint32_t sum = 0, r, g = lb_group_gcd(grp);
+	unsigned int k;
+
+	if (!grp->weighted || nb == 1)
+		return nb == 1 ? tied[0] : tied[ofan_rng_below(rng, nb)];
+	for (k = 0; k < nb; k++)
+		sum += grp->weight[tied[k]] / g;
+	r = ofan_rng_below(rng, sum);
+	for (k = 0; k + 1 < nb; k++) {
+		uint32_t w = grp->weight[tied[k]] / g;
+
+		if (r < w)
+			break;
+		r -= w;
+	}
+	return tied[k];
 }

@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * rr: one round-robin counter per switch instance, shared by every
- * destination and every group: member = live[counter++ % nb_live].
+ * destination and every group: member = live[counter++ % nb_live].  Once
+ * routing has weighted a group (WCMP after a failure) the counter runs
+ * over its total weight and each member takes as many consecutive turns
+ * as its weight (htsim's weighted FIB, which repeats each entry).
  *
  * Where it sits: the load-balancing stage of the switch pipeline.  It is
  * the ablation of ofan: the same rotation, but not per destination.  The
@@ -61,7 +64,10 @@ lb_rr_pick(void *state, const struct lb_pkt *pkts, uint16_t n,
 			out[i] = LB_NONE;
 			continue;
 		}
-		out[i] = grp->live[counter++ % grp->nb_live];
+		out[i] = grp->weighted ?
+			lb_group_at_weight(grp, (uint32_t)(counter++ %
+						grp->total_weight)) :
+			grp->live[counter++ % grp->nb_live];
 	}
 	st->counter = counter;
 }

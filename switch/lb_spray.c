@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * spray: switch-based random packet spraying.  Each packet goes to a live
- * member of its group chosen uniformly at random.
+ * member of its group chosen at random: uniformly, or in proportion to
+ * the members' weights once routing has weighted them (WCMP after a
+ * failure, as the study's simulator's weighted FIB does).
  *
  * Where it sits: the load-balancing stage of the switch pipeline; it reads
  * nothing but the group's live list.  The random stream comes from
@@ -57,7 +59,7 @@ lb_spray_pick(void *state, const struct lb_pkt *pkts, uint16_t n,
 			out[i] = LB_NONE;
 			continue;
 		}
-		out[i] = grp->live[ofan_rng_below(&st->rng, grp->nb_live)];
+		out[i] = lb_group_random(grp, &st->rng);
 	}
 }
 

@@ -20,6 +20,7 @@
  */
 #include <check.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -611,6 +612,129 @@ START_TEST(test_all_evenness)
 }
 END_TEST
 
+/*
+ * WCMP: a group weighted 3:4:4:4 (a ToR towards a pod that lost one of an
+ * aggregation switch's four core links, after routing converged) gets
+ * each member's share of the traffic in proportion to its weight: rr and
+ * ofan exactly over whole cycles, ecmp within its bucket quantisation
+ * (1/256) of the flows, the random pickers (spray, adaptive's tie-break
+ * on empty queues, flowlet's new flowlets) within the 1e-4 tail of a
+ * binomial.  Weights that are all equal (8:8:8:8) are no weighting: the
+ * same picks as 1:1:1:1.
+ */
+START_TEST(test_all_weighted)
+{
+	static const uint16_t w[4] = { 3, 4, 4, 4 };
+	static const uint16_t w8[4] = { 8, 8, 8, 8 };
+	const struct lb_ops *ops = policy(_i);
+	const int per_flow = ops == lb_find("ecmp");
+	const unsigned int nb = per_flow ? 30000 : 150000;
+	uint64_t counts[4] = { 0 };
+	struct harness h, h1, h8;
+	struct ofan_rng rng, rng1;
+	unsigned int i, k;
+
+	h_params(&h, ops, T_SEED);
+	h_start(&h);
+	h_group(&h, 0, 4, w);
+	ck_assert(h.grp[0].weighted);
+	ck_assert_uint_eq(h.grp[0].total_weight, 15);
+	ofan_rng_seed(&rng, 9, 9);
+	for (i = 0; i < nb; i++) {
+		uint16_t m = h_pick1(&h, 0, (uint32_t)ofan_rng_next(&rng), 0,
+				     LB_KIND_DATA, 1000 + 100000ull * i);
+
+		ck_assert_uint_lt(m, 4);
+		counts[m]++;
+	}
+	for (k = 0; k < 4; k++) {
+		double p = (double)w[k] / 15, want = p * nb;
+		double tol = 4.0 * sqrt(nb * p * (1 - p));
+
+		if (ops == lb_find("rr") || ops == lb_find("ofan"))
+			tol = 15;	/* within one cycle of 15 */
+		else if (per_flow)
+			tol += (double)nb / 256;
+		fprintf(stderr, "weighted %-8s member %u (weight %u): %" PRIu64
+			" of %u, expected %.0f +- %.0f\n", ops->name, k, w[k],
+			counts[k], nb, want, tol);
+		ck_assert_msg(fabs((double)counts[k] - want) <= tol,
+			      "%s: member %u weight %u got %" PRIu64
+			      ", expected %.0f", ops->name, k, w[k],
+			      counts[k], want);
+	}
+	h_stop(&h);
+
+	/* Equal weights are the unweighted policy, pick for pick. */
+	h_params(&h1, ops, T_SEED);
+	h_start(&h1);
+	h_group(&h1, 0, 4, NULL);
+	h_params(&h8, ops, T_SEED);
+	h_start(&h8);
+	h_group(&h8, 0, 4, w8);
+	ck_assert(!h8.grp[0].weighted);
+	ofan_rng_seed(&rng1, 5, 5);
+	for (i = 0; i < 20000; i++) {
+		uint32_t hash = (uint32_t)ofan_rng_next(&rng1);
+
+		ck_assert_uint_eq(h_pick1(&h1, 0, hash, i % 7, i & 1, 10 * i),
+				  h_pick1(&h8, 0, hash, i % 7, i & 1, 10 * i));
+	}
+	h_stop(&h1);
+	h_stop(&h8);
+}
+END_TEST
+
+/* lb_group_refresh: weights over their gcd, summed over the live ones. */
+START_TEST(test_group_weights)
+{
+	struct lb_group g;
+	struct ofan_rng rng;
+	uint16_t tied[2] = { 1, 3 };
+	uint64_t c[4] = { 0 };
+	unsigned int i;
+
+	memset(&g, 0, sizeof(g));
+	g.nb_members = 4;
+	g.weight[0] = 6;
+	g.weight[1] = 0;
+	g.weight[2] = 9;
+	g.weight[3] = 3;
+	lb_group_refresh(&g);
+	ck_assert_uint_eq(g.nb_live, 3);
+	ck_assert(g.weighted);
+	ck_assert_uint_eq(g.total_weight, 6);	/* 2 + 3 + 1 */
+	ck_assert_uint_eq(g.cum_weight[0], 2);
+	ck_assert_uint_eq(g.cum_weight[1], 5);
+	ck_assert_uint_eq(g.cum_weight[2], 6);
+	ck_assert_uint_eq(lb_group_at_weight(&g, 0), 0);
+	ck_assert_uint_eq(lb_group_at_weight(&g, 1), 0);
+	ck_assert_uint_eq(lb_group_at_weight(&g, 2), 2);
+	ck_assert_uint_eq(lb_group_at_weight(&g, 4), 2);
+	ck_assert_uint_eq(lb_group_at_weight(&g, 5), 3);
+	/* A tie between members 1 (dead: weight 0) and 3 goes to 3; between
+	 * 2 and 3 three to one. */
+	ofan_rng_seed(&rng, 1, 1);
+	ck_assert_uint_eq(lb_group_random_among(&g, tied, 2, &rng), 3);
+	tied[0] = 2;
+	for (i = 0; i < 40000; i++)
+		c[lb_group_random_among(&g, tied, 2, &rng)]++;
+	ck_assert_msg(fabs((double)c[2] / 40000 - 0.75) < 0.01,
+		      "member 2 won %" PRIu64 " of 40000 ties", c[2]);
+	/* One live member of any weight, or equal weights: unweighted. */
+	g.weight[0] = 0;
+	g.weight[2] = 0;
+	lb_group_refresh(&g);
+	ck_assert(!g.weighted);
+	ck_assert_uint_eq(g.total_weight, 1);
+	g.weight[0] = 5;
+	g.weight[3] = 5;
+	lb_group_refresh(&g);
+	ck_assert(!g.weighted);
+	ck_assert_uint_eq(g.total_weight, 2);
+}
+END_TEST
+
 /* ---------------------------------------------------------------- */
 /* ofan. */
 
@@ -1012,6 +1136,51 @@ START_TEST(test_ecmp_disruption)
 	/* Both return: every flow is back where it started. */
 	h_weight(&h, 0, 2, 1);
 	h_weight(&h, 0, 5, 1);
+	for (f = 0; f < T_FLOWS; f++)
+		ck_assert_uint_eq(h_pick1(&h, 0, flow_hash(f, 1), 0, 0, 0),
+				  before[f]);
+	h_stop(&h);
+}
+END_TEST
+
+/*
+ * WCMP disruption: when routing weights a member of four 3 (from 4), its
+ * share of the buckets falls to 51 of 256 (largest remainders: 51.2, and
+ * 68.27 for the others, one of which takes the 256th) and only the 13
+ * buckets it gives up move, each to a member still short of its share;
+ * every other flow keeps its member.  Back to 4: the table before.
+ */
+START_TEST(test_ecmp_weighted_disruption)
+{
+	static uint16_t before[T_FLOWS], after[T_FLOWS];
+	static const uint16_t w[4] = { 4, 4, 4, 4 };
+	struct harness h;
+	unsigned int f, b, moved = 0, on0 = 0;
+
+	h_params(&h, lb_find("ecmp"), T_SEED);
+	h_start(&h);
+	h_group(&h, 0, 4, w);
+	for (f = 0; f < T_FLOWS; f++)
+		before[f] = h_pick1(&h, 0, flow_hash(f, 1), 0, 0, 0);
+	h_weight(&h, 0, 0, 3);
+	for (f = 0; f < T_FLOWS; f++) {
+		after[f] = h_pick1(&h, 0, flow_hash(f, 1), 0, 0, 0);
+		if (after[f] != before[f]) {
+			ck_assert_uint_eq(before[f], 0);
+			moved++;
+		}
+		on0 += after[f] == 0;
+	}
+	/* Buckets: flows with hash & 255 = b share bucket b. */
+	for (b = 0, f = 0; b < 256; b++) {
+		uint16_t m0 = h_pick1(&h, 0, b, 0, 0, 0);
+
+		f += m0 == 0;
+	}
+	ck_assert_uint_eq(f, 51);
+	ck_assert_msg(moved > 0 && fabs((double)on0 / T_FLOWS - 0.2) < 0.03,
+		      "%u flows moved, %u on member 0", moved, on0);
+	h_weight(&h, 0, 0, 4);
 	for (f = 0; f < T_FLOWS; f++)
 		ck_assert_uint_eq(h_pick1(&h, 0, flow_hash(f, 1), 0, 0, 0),
 				  before[f]);
@@ -1554,6 +1723,7 @@ lb_suite(void)
 	tcase_add_test(tc, test_registry_names);
 	tcase_add_test(tc, test_params_defaults);
 	tcase_add_test(tc, test_group_refresh);
+	tcase_add_test(tc, test_group_weights);
 	tcase_add_test(tc, test_create_rejects);
 	suite_add_tcase(s, tc);
 
@@ -1563,6 +1733,7 @@ lb_suite(void)
 	tcase_add_loop_test(tc, test_all_never_dead, 0, nb_policies());
 	tcase_add_loop_test(tc, test_all_none_live, 0, nb_policies());
 	tcase_add_loop_test(tc, test_all_evenness, 0, nb_policies());
+	tcase_add_loop_test(tc, test_all_weighted, 0, nb_policies());
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("ofan");
@@ -1582,6 +1753,7 @@ lb_suite(void)
 	tcase_add_test(tc, test_ecmp_stable);
 	tcase_add_test(tc, test_ecmp_ev_change);
 	tcase_add_test(tc, test_ecmp_disruption);
+	tcase_add_test(tc, test_ecmp_weighted_disruption);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("rr_adaptive_flowlet");
