@@ -29,13 +29,17 @@ hs_config_derive(struct hs_config *c)
 
 	c->mss = (uint16_t)(c->mtu - OFAN_IPV4_HDR_SIZE - OFAN_UDP_HDR_SIZE -
 			    OFAN_BTH_SIZE);
+	c->pace_extra = c->pace_bytes == 0 ? 0 : (int32_t)c->pace_bytes -
+		(int32_t)(OFAN_ETH_HDR_SIZE + c->mtu + OFAN_WIRE_OVERHEAD);
 	/*
 	 * The path facts the policies read (hlb.h): REPS freezes against the
 	 * base RTT, flowlet's default gap is half of it, PLB and REPS count
-	 * in BDPs of full frames (with preamble, SFD, IFG and FCS: 24 bytes).
+	 * in BDPs of full frames' pacing slots (with preamble, SFD, IFG and
+	 * FCS: 24 bytes, unless pace_bytes says otherwise).
 	 */
 	bdp = (double)c->rate_bps * c->rate_coef * (double)c->base_rtt_ns /
-		8e9 / (OFAN_ETH_HDR_SIZE + c->mtu + (double)OFAN_WIRE_OVERHEAD);
+		8e9 / (double)hs_pace_slot(c, OFAN_ETH_HDR_SIZE + c->mtu +
+					   OFAN_WIRE_OVERHEAD);
 	c->hlb.base_rtt_ns = c->base_rtt_ns;
 	c->hlb.bdp_pkts = bdp < 1.0 ? 1 : bdp > (double)(1u << 24) ?
 		1u << 24 : (uint32_t)bdp + ((double)(uint32_t)bdp < bdp);
@@ -140,6 +144,8 @@ hs_config_host(struct ofan_cfg *cfg, struct hs_config *c,
 			      &pacing) ||
 	    ofan_cfg_get_double(cfg, sec, "pacing_jitter", 0, 0.0, 0.5,
 				&c->pacing_jitter) ||
+	    ofan_cfg_get_u32(cfg, sec, "pace_bytes", 0, 0, 65535,
+			     &c->pace_bytes) ||
 	    ofan_cfg_get_bool(cfg, sec, "verify_payload", 0,
 			      &c->verify_payload) ||
 	    ofan_cfg_get_time(cfg, sec, "stats_interval", 0, 0,
@@ -156,6 +162,10 @@ hs_config_host(struct ofan_cfg *cfg, struct hs_config *c,
 		return ofan_cfg_fail(cfg, sec, "pacing_jitter",
 			"'%g' needs per-flow pacers; expected pacing = flow, or no jitter",
 			c->pacing_jitter);
+	if (c->pace_bytes != 0 && c->pace_bytes < 64)
+		return ofan_cfg_fail(cfg, sec, "pace_bytes",
+			"'%u' is less than a minimum frame; expected 0 (a frame's wire bytes) or 64 to 65535",
+			c->pace_bytes);
 	if (c->hlb.ev_max < c->hlb.ev_min)
 		return ofan_cfg_fail(cfg, sec, "ev_max",
 			"'%u' is below ev_min (%u); expected ev_min <= ev_max",

@@ -102,6 +102,13 @@ struct hs_config {
 	uint32_t erasure_k;	/* erasure: packets beyond the data's */
 	enum hs_pacing pacing;
 	double pacing_jitter;	/* pacing = flow: extra gap, fraction */
+	/*
+	 * The pacing slot of a full data frame, bytes at the paced rate;
+	 * 0: its bytes on the wire (frame + 24).  Larger leaves headroom on
+	 * the link (htsim paces 4178-byte slots for 4096-byte packets).
+	 */
+	uint32_t pace_bytes;
+	int32_t pace_extra;	/* derived: slot - wire bytes of a full frame */
 	uint8_t ecn;		/* ECN codepoint of data packets and ACKs */
 	enum hs_ce_echo ce_echo;
 	bool verify_payload;
@@ -122,6 +129,18 @@ static inline uint32_t
 hs_rank_ip(const struct hs_config *c, uint32_t r)
 {
 	return c->ip_base + (r / c->per_subnet) * 256 + r % c->per_subnet;
+}
+
+/*
+ * The pacing slot of a frame of wire bytes on the wire (its frame + 24):
+ * those and pace_bytes' extra for a full frame, at least 1.
+ */
+static inline uint32_t
+hs_pace_slot(const struct hs_config *c, uint32_t wire)
+{
+	int64_t b = (int64_t)wire + c->pace_extra;
+
+	return b < 1 ? 1u : (uint32_t)b;
 }
 
 /* Defaults for every key, derived values included. */

@@ -237,7 +237,8 @@ hs_flow_gap(const struct hs_host *h, const struct hs_sflow *s, uint32_t wire)
 	const uint32_t *c = h->traffic->concurrency;
 	uint32_t conc = c != NULL ? c[s->spec->id] : 1;
 
-	return (uint64_t)(conc ? conc : 1) * ofan_tx_time_ns(wire, h->rate_bps);
+	return (uint64_t)(conc ? conc : 1) *
+		ofan_tx_time_ns(hs_pace_slot(h->cfg, wire), h->rate_bps);
 }
 
 /* A random extra of 0 .. pacing_jitter of gap (htsim's: never negative). */
@@ -321,7 +322,8 @@ hs_rflow_of(const struct hs_host *h, uint32_t flow)
 static inline uint64_t
 hs_shared_gap(const struct hs_host *h, uint32_t wire)
 {
-	uint64_t gap = ofan_tx_time_ns(wire, h->rate_bps);
+	uint64_t gap = ofan_tx_time_ns(hs_pace_slot(h->cfg, wire),
+				       h->rate_bps);
 	uint32_t all;
 
 	if (h->shard.count <= 1 || h->nb_active == 0)

@@ -11,33 +11,41 @@
 #include "ofan_wire.h"
 
 
-/* Bytes f puts on the wire: every frame with headers and overhead. */
+/* The pacing slot of a data frame of frame bytes (hs_pace_slot()). */
+static uint64_t
+hs_frame_slot(const struct hs_config *c, uint64_t frame)
+{
+	return hs_pace_slot(c, (uint32_t)(frame < 60 ? 60 : frame) +
+			    OFAN_WIRE_OVERHEAD);
+}
+
+/*
+ * Bytes f paces: every frame with headers and overhead on the wire, or
+ * the pacing slot pace_bytes gives it.
+ */
 uint64_t
 hs_flow_wire_bytes(const struct hs_config *c, uint64_t size)
 {
 	uint64_t nb_full = size / c->mss, last = size % c->mss;
-	uint64_t full_frame = OFAN_ETH_HDR_SIZE + (uint64_t)c->mtu;
-	uint64_t bytes = nb_full * (full_frame + OFAN_WIRE_OVERHEAD);
+	uint64_t bytes = nb_full *
+		hs_frame_slot(c, OFAN_ETH_HDR_SIZE + (uint64_t)c->mtu);
 
-	if (last != 0) {
-		uint64_t frame = OFAN_DATA_HDRS_SIZE + last;
-
-		bytes += (frame < 60 ? 60 : frame) + OFAN_WIRE_OVERHEAD;
-	}
+	if (last != 0)
+		bytes += hs_frame_slot(c, OFAN_DATA_HDRS_SIZE + last);
 	return bytes;
 }
 
-/* Bytes of f's last frame on the wire (0 for an empty flow). */
+/* The pacing slot of f's last frame (0 for an empty flow). */
 static uint64_t
 hs_flow_last_frame_bytes(const struct hs_config *c, uint64_t size)
 {
-	uint64_t last = size % c->mss, frame;
+	uint64_t last = size % c->mss;
 
 	if (size == 0)
 		return 0;
-	frame = last == 0 ? OFAN_ETH_HDR_SIZE + (uint64_t)c->mtu :
-		OFAN_DATA_HDRS_SIZE + last;
-	return (frame < 60 ? 60 : frame) + OFAN_WIRE_OVERHEAD;
+	return hs_frame_slot(c, last == 0 ?
+			     OFAN_ETH_HDR_SIZE + (uint64_t)c->mtu :
+			     OFAN_DATA_HDRS_SIZE + last);
 }
 
 /* ns to send bytes at flow f's share of the paced rate. */

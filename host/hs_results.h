@@ -42,7 +42,8 @@ uint64_t hs_flow_ideal_ns(const struct hs_config *cfg,
 uint64_t hs_flow_paced_ns(const struct hs_config *cfg,
 			  const struct hs_traffic *t, uint32_t f,
 			  const uint32_t *concurrency);
-/* Bytes a flow of size bytes puts on the wire (frames with overhead). */
+/* Bytes a flow of size bytes paces: its frames with their overhead on the
+ * wire, or their pacing slots ([host] pace_bytes). */
 uint64_t hs_flow_wire_bytes(const struct hs_config *cfg, uint64_t size);
 
 /*

@@ -35,6 +35,7 @@ sw_queue_config_defaults(struct sw_queue_config *q)
 	q->ecn_kmax_bytes = 256u << 10;
 	q->ecn_pmax = 0.2;
 	q->rate_bps = 0;
+	ofan_frame_model_ethernet(&q->frame);
 }
 
 void

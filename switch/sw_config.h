@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "lb.h"
+#include "ofan_frame.h"
 
 struct ofan_cfg;
 
@@ -38,6 +39,11 @@ struct sw_queue_config {
 	double ecn_pmax;	/* marking probability at kmax */
 	bool ecn;		/* ECN marking on */
 	uint64_t rate_bps;	/* shaping rate; 0 = as fast as tx accepts */
+	/*
+	 * How frames count in the queue and on the wire (ofan_frame.h):
+	 * Ethernet unless ofan-fabric models a simulator's packet sizes.
+	 */
+	struct ofan_frame_model frame;
 };
 
 struct sw_port_config {

@@ -25,10 +25,12 @@ sw_queue_init(struct sw_queue *q, const struct sw_queue_config *cfg,
 		q->kmax = cfg->ecn_kmax_bytes;
 		q->pmax = cfg->ecn_pmax;
 		q->rate_bps = cfg->rate_bps;
+		q->frame = cfg->frame;
 	} else {
 		/* A staging buffer: one receive burst per input port fits. */
 		q->cap_pkts = (uint32_t)burst * SW_MAX_PORTS;
 		q->cap_bytes = UINT64_MAX;
+		ofan_frame_model_ethernet(&q->frame);
 	}
 	/*
 	 * Rounded up with 40 fractional bits: exact for len < cap <= 2^20
@@ -148,11 +150,11 @@ sw_queue_should_mark(const struct sw_queue *q, struct ofan_rng *rng)
 }
 
 bool
-sw_queue_enqueue(struct sw_queue *q, struct rte_mbuf *m, uint16_t l3_offset,
-		 bool ecn_capable, struct ofan_rng *rng)
+sw_queue_enqueue(struct sw_queue *q, struct rte_mbuf *m, uint8_t kind,
+		 uint16_t l3_offset, bool ecn_capable, struct ofan_rng *rng)
 {
 	uint32_t len = sw_queue_len(q);
-	uint32_t size = m->pkt_len;
+	uint32_t size = ofan_frame_queue_bytes(&q->frame, kind, m->pkt_len);
 	uint32_t bin;
 
 	if (len >= q->cap_pkts || q->bytes + size > q->cap_bytes ||
@@ -210,7 +212,7 @@ sw_queue_peek(struct sw_queue *q, uint64_t now_ns, struct rte_mbuf **pkts,
 	for (n = 0; n < max && t <= now_ns; n++) {
 		pkts[n] = q->ring[(q->head + n) & q->mask];
 		lens[n] = q->len_ring[(q->head + n) & q->mask];
-		t += ofan_tx_time_ns(lens[n] + OFAN_WIRE_OVERHEAD, q->rate_bps);
+		t += ofan_tx_time_ns(lens[n] + q->frame.overhead, q->rate_bps);
 	}
 	return n;
 }
@@ -228,7 +230,7 @@ sw_queue_commit(struct sw_queue *q, uint64_t now_ns, const uint32_t *lens,
 	/* They started back to back from next_tx_ns (see sw_queue_peek()). */
 	if (q->rate_bps != 0 && nb_sent > 0)
 		q->next_tx_ns += ofan_tx_time_ns(sent_bytes +
-				(uint64_t)nb_sent * OFAN_WIRE_OVERHEAD,
+				(uint64_t)nb_sent * q->frame.overhead,
 				q->rate_bps);
 	q->st.deq_pkts += nb_sent;
 	q->st.deq_bytes += sent_bytes;

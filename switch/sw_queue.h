@@ -32,7 +32,6 @@
 
 #define SW_QUEUE_HIST_BINS 16	/* occupancy histogram, by fraction of capacity */
 #define SW_QUEUE_FIRST_RING 256u	/* ring slots at first (it doubles as needed) */
-/* Bytes a frame occupies on the wire beyond its data: preamble+SFD, IFG, FCS. */
 
 /*
  * The counters of an egress queue, declared once: X(field, key, how,
@@ -82,6 +81,9 @@ struct sw_queue {
 	uint64_t rate_bps;	/* 0 = unshaped */
 	uint64_t hist_mult;	/* bin = (len * hist_mult) >> 40, no division */
 	uint64_t next_tx_ns;	/* shaping: when the link is free again */
+	/* Bytes counted of a frame: pkt_len + adjust[kind]; a shaped
+	 * link sends those and overhead (ofan_frame.h). */
+	struct ofan_frame_model frame;
 	bool enabled;
 	struct sw_queue_stats st;
 };
@@ -99,11 +101,13 @@ sw_queue_len(const struct sw_queue *q)
 }
 
 /*
- * Enqueue one packet whose IPv4 header starts l3_offset bytes in; ecn_capable
- * says whether CE may be set.  Returns true if queued; false if the caller
- * must free it (tail drop, counted here).
+ * Enqueue one packet of kind (enum ofan_pkt_kind: data, ACK or other; it
+ * decides what the packet counts under the queue's frame model) whose
+ * IPv4 header starts l3_offset bytes in; ecn_capable says whether CE may
+ * be set.  Returns true if queued; false if the caller must free it (tail
+ * drop, counted here).
  */
-bool sw_queue_enqueue(struct sw_queue *q, struct rte_mbuf *m,
+bool sw_queue_enqueue(struct sw_queue *q, struct rte_mbuf *m, uint8_t kind,
 		      uint16_t l3_offset, bool ecn_capable,
 		      struct ofan_rng *rng);
 

@@ -74,8 +74,8 @@ sw_worker_arp(struct sw_worker *w, uint16_t in_port, struct rte_mbuf *m,
 	arp->tpa = rte_cpu_to_be_32(info->arp_spa);
 	memcpy(arp->sha, ps->mac, 6);
 	arp->spa = rte_cpu_to_be_32(my_ip);
-	if (!sw_queue_enqueue(&w->queue[in_port], m, info->l3_offset, false,
-			      &w->rng)) {
+	if (!sw_queue_enqueue(&w->queue[in_port], m, OFAN_KIND_OTHER,
+			      info->l3_offset, false, &w->rng)) {
 		w->port_st[in_port].egress_drops++;
 		sw_worker_drop(w, in_port, m, OFAN_DROP_QUEUE_FULL);
 		return;
@@ -207,8 +207,8 @@ sw_worker_time_exceeded(struct sw_worker *w, uint16_t in_port,
 	memcpy(icmp + SW_ICMP_HDR_SIZE, f + l3, quote);
 	sum = (uint16_t)~rte_raw_cksum(icmp, SW_ICMP_HDR_SIZE + quote);
 	memcpy(icmp + 2, &sum, 2);
-	if (!sw_queue_enqueue(&w->queue[in_port], r, (uint16_t)l3, false,
-			      &w->rng)) {
+	if (!sw_queue_enqueue(&w->queue[in_port], r, OFAN_KIND_OTHER,
+			      (uint16_t)l3, false, &w->rng)) {
 		rte_pktmbuf_free(r);
 		st->icmp_limited++;
 		return;
@@ -279,6 +279,7 @@ sw_worker_input(struct sw_worker *w, uint16_t in_port,
 	struct rte_mbuf *fwd[SW_MAX_BURST];
 	uint16_t l3[SW_MAX_BURST];
 	uint8_t ect[SW_MAX_BURST];
+	uint8_t fkind[SW_MAX_BURST];	/* data, ACK or other (frame model) */
 	uint16_t pick[SW_MAX_BURST];
 	uint64_t rx_bytes = 0;
 	struct lb_view view = {
@@ -353,6 +354,7 @@ sw_worker_input(struct sw_worker *w, uint16_t in_port,
 		fwd[k] = m;
 		l3[k] = info.l3_offset;
 		ect[k] = (info.tos & OFAN_ECN_MASK) != OFAN_ECN_NOT_ECT;
+		fkind[k] = info.kind;
 		meta[k].flow_hash = hash_needed ?
 			ofan_hash_5tuple(w->hash_seed, info.src_ip,
 					 info.dst_ip, info.src_port,
@@ -388,7 +390,7 @@ sw_worker_input(struct sw_worker *w, uint16_t in_port,
 		w->picks[port]++;
 		sw_rewrite(m, l3[i], &eng->port[port]);
 		q = &w->queue[port];
-		if (unlikely(!sw_queue_enqueue(q, m, l3[i], ect[i],
+		if (unlikely(!sw_queue_enqueue(q, m, fkind[i], l3[i], ect[i],
 					       &w->rng))) {
 			w->port_st[port].egress_drops++;
 			sw_worker_drop(w, in_port, m, OFAN_DROP_QUEUE_FULL);
@@ -413,7 +415,7 @@ sw_worker_flush_failed(struct sw_worker *w, uint16_t port,
 	while (q->head != q->tail) {
 		struct rte_mbuf *m = q->ring[q->head & q->mask];
 
-		q->bytes -= m->pkt_len;
+		q->bytes -= q->len_ring[q->head & q->mask];
 		q->head++;
 		w->drops[reason]++;
 		w->port_st[port].egress_drops++;

@@ -1666,6 +1666,66 @@ START_TEST(test_queue_hist_bin)
 }
 END_TEST
 
+/*
+ * The frame model of a queue (ofan_frame.h): under explicit sizes (full
+ * 1514-byte data frames count 1460 bytes, 78-byte ACKs 82) a queue
+ * counts, caps, marks and shapes each frame at its model size: a data
+ * frame as much under 1460 as it is shorter than 1514, an ACK 82, any
+ * other frame its bytes and 24; with the Ethernet model, the same frames
+ * count their bytes.  A byte cap of 1460 + 82 + 946 then holds a full
+ * frame, an ACK and a 1000-byte frame, and drops a 60-byte one (6).
+ */
+START_TEST(test_queue_frame_model)
+{
+	struct sw_config *c = t_cfg_line();
+	struct sw_queue_config *q = &c->ports[T_LINE_OUT].queue;
+	struct ofan_pkt_spec sp;
+	struct rte_mbuf *pkts[4];
+	struct sw_totals t;
+	struct t_switch s;
+
+	ck_assert_int_eq(ofan_frame_model_sizes(&q->frame, 1514, 1460,
+						OFAN_ACK_FRAME_SIZE, 82), 0);
+	ck_assert_int_eq(q->frame.adjust[OFAN_KIND_DATA], -54);
+	ck_assert_int_eq(q->frame.adjust[OFAN_KIND_ACK], 4);
+	ck_assert_int_eq(q->frame.adjust[OFAN_KIND_OTHER], 24);
+	ck_assert_uint_eq(q->frame.overhead, 0);
+	q->capacity_pkts = 100;
+	q->capacity_bytes = 1460 + 82 + 946;
+	q->ecn = false;
+	t_start(&s, c);
+	pkts[0] = t_sized(T_LEAF_NET(1) | 1, 0, 0, 1514);
+	t_spec(&sp, 0, T_HOST_IP(0), T_LEAF_NET(1) | 1, 4000, 1);
+	pkts[1] = t_pkt(&sp, LB_KIND_ACK);
+	ck_assert_uint_eq(pkts[1]->pkt_len, OFAN_ACK_FRAME_SIZE);
+	pkts[2] = t_sized(T_LEAF_NET(1) | 1, 2, 0, 1000);
+	pkts[3] = t_sized(T_LEAF_NET(1) | 1, 3, 0, 60);
+	sw_worker_input(s.w, 0, pkts, 4, 0);
+	sw_engine_totals(s.eng, &t);
+	ck_assert_uint_eq(t.queue[T_LINE_OUT].max_pkts, 3);
+	ck_assert_uint_eq(t.queue[T_LINE_OUT].max_bytes, 1460 + 82 + 946);
+	ck_assert_uint_eq(t.queue[T_LINE_OUT].drop_pkts, 1);
+	ck_assert_uint_eq(t.queue[T_LINE_OUT].drop_bytes, 6);
+	ck_assert_uint_eq(t_drain(s.w, T_LINE_OUT, 0, NULL, NULL), 3);
+	t_stop(&s);
+
+	/* Ethernet: the same frames count their bytes. */
+	c = t_cfg_line();
+	q = &c->ports[T_LINE_OUT].queue;
+	q->capacity_pkts = 100;
+	q->ecn = false;
+	t_start(&s, c);
+	pkts[0] = t_sized(T_LEAF_NET(1) | 1, 0, 0, 1514);
+	pkts[1] = t_pkt(&sp, LB_KIND_ACK);
+	sw_worker_input(s.w, 0, pkts, 2, 0);
+	sw_engine_totals(s.eng, &t);
+	ck_assert_uint_eq(t.queue[T_LINE_OUT].max_bytes,
+			  1514 + OFAN_ACK_FRAME_SIZE);
+	ck_assert_uint_eq(t_drain(s.w, T_LINE_OUT, 0, NULL, NULL), 2);
+	t_stop(&s);
+}
+END_TEST
+
 START_TEST(test_queue_ecn)
 {
 	struct sw_config *c = t_cfg_line();
@@ -2771,6 +2831,7 @@ engine_suite(void)
 	tcase_add_test(tc, test_queue_packets);
 	tcase_add_test(tc, test_queue_bytes);
 	tcase_add_test(tc, test_queue_ecn);
+	tcase_add_test(tc, test_queue_frame_model);
 	tcase_add_test(tc, test_queue_hist_bin);
 	tcase_add_test(tc, test_queue_ecn_probability);
 	tcase_add_test(tc, test_queue_partial_commit);

@@ -730,6 +730,64 @@ START_TEST(test_link_model)
 }
 END_TEST
 
+/*
+ * The frame model and the pacing slot, to the nanosecond, on one 8 Gb/s
+ * link (a byte a ns): 10 full frames of 4056-byte payloads (4110-byte
+ * frames) and their ACKs.  htsim's model (data_wire_bytes 4096,
+ * ack_wire_bytes 82, pace_bytes 4178): each frame takes 4096 ns on the
+ * link, its ACK 82, and the sender starts one every 4178 ns, so the last
+ * leaves at 9 x 4178 and its ACK is back 4096 + 1 us + 82 + 1 us later:
+ * 43780 ns.  The ideal counts every frame at its slot (the flow's bytes
+ * at the paced rate, then the path): 82 ns more than the last frame
+ * needed.
+ * Sizes without a slot: every 4134 ns (its frame and 24), 43384 ns.  A
+ * slot alone, with Ethernet's costs (4134 and 102 on the link): 43838.
+ * Queues count the model's bytes: a full frame is 4096 of them.
+ */
+struct t_frame_case {
+	const char *data, *ack, *pace;
+	uint64_t fct_ns;
+	uint32_t full;
+};
+
+static const struct t_frame_case t_frame_cases[] = {
+	{ "4096", "82", "4178", 9 * 4178 + 4096 + 1000 + 82 + 1000, 4096 },
+	{ "4096", "82", "0", 9 * 4134 + 4096 + 1000 + 82 + 1000, 4096 },
+	{ "0", "0", "4178", 9 * 4178 + 4134 + 1000 + 102 + 1000, 4110 },
+};
+
+START_TEST(test_frame_model)
+{
+	const struct t_frame_case *c = &t_frame_cases[_i];
+	char ov[3][64];
+	const char *ovp[] = {
+		"fabric.mtu=4096", "traffic.size=40560", ov[0], ov[1], ov[2],
+	};
+	const struct fab_params *p;
+	struct t_exp e;
+	struct fab_run r;
+
+	snprintf(ov[0], sizeof(ov[0]), "fabric.data_wire_bytes=%s", c->data);
+	snprintf(ov[1], sizeof(ov[1]), "fabric.ack_wire_bytes=%s", c->ack);
+	snprintf(ov[2], sizeof(ov[2]), "host.pace_bytes=%s", c->pace);
+	t_load(&e, "b2b.ini", ovp, RTE_DIM(ovp), false, 0);
+	p = &e.x.combos[0];
+	t_run(p, 0, &r);
+	t_check_conserved(&r, c->pace);
+	ck_assert(r.completed);
+	ck_assert_uint_eq(r.data_sent, 10);
+	ck_assert_uint_eq(r.full_frame, c->full);
+	ck_assert_msg(r.flows[0].fct_ns == c->fct_ns,
+		      "data %s ack %s pace %s: done at %" PRIu64
+		      " ns, the model says %" PRIu64, c->data, c->ack,
+		      c->pace, r.flows[0].fct_ns, c->fct_ns);
+	if (strcmp(c->pace, "4178") == 0 && strcmp(c->data, "4096") == 0)
+		ck_assert_uint_eq(r.flows[0].ideal_ns, c->fct_ns + 82);
+	fab_run_free(&r);
+	fab_experiment_free(&e.x);
+}
+END_TEST
+
 /* ==== 4. the science (docs/architecture.md §9) ==== */
 
 /*
@@ -1495,6 +1553,78 @@ START_TEST(test_queue_scaling_study)
 END_TEST
 
 /*
+ * Pacing headroom decides whether random spraying's queues grow with the
+ * run (htsim's frame model on the k = 4 permutation, deep queues, no
+ * jitter).  A data frame is 4096 bytes on the wire and its ACK 82, so a
+ * 4178-byte pacing slot fills every link exactly (data one way, ACKs of
+ * the reverse flows the other): a critical random walk, whose maximum
+ * grows like the square root of the run -- about 2.8 times for 8 times
+ * longer flows.  A 4263-byte slot (4178 / 0.98) leaves 2 % of every link
+ * idle: the walk drifts back, its maximum settles within a few hundred
+ * slots (about (sd^2 / 2 x drift) x the log of the run), and 8 times
+ * longer flows raise it far less.  Mean of 4 seeds' largest queues, in
+ * full frames.  Measured: 0 %: 102.3 -> 333.8 (3.3x); 2 %: 64.4 -> 97.8
+ * (1.5x).
+ */
+START_TEST(test_pacing_headroom)
+{
+	static const char *const sizes[] = {
+		"traffic.size=16MiB", "traffic.size=128MiB",
+	};
+	static const char *const slots[] = {
+		"host.pace_bytes=4178", "host.pace_bytes=4263",
+	};
+	double q[2][2] = { { 0 } };	/* [headroom][size] */
+	unsigned int h, z, k;
+
+	for (h = 0; h < 2; h++)
+		for (z = 0; z < 2; z++) {
+			const char *ov[] = {
+				sizes[z], slots[h], "fabric.schemes=spray",
+				"fabric.data_wire_bytes=4096",
+				"fabric.ack_wire_bytes=82",
+				"host.recovery=erasure", "host.pacing=flow",
+				"host.pacing_jitter=0", "host.rate_coef=1.0",
+				"queue.queue_packets=4000",
+				"queue.queue_bytes=1GiB", "fabric.mbufs=30000",
+				"fabric.time_limit=100ms",
+			};
+			const struct fab_params *p;
+			struct t_exp e;
+
+			t_load(&e, "permutation-k4.ini", ov, RTE_DIM(ov),
+			       false, 0);
+			p = &e.x.combos[0];
+			ck_assert_uint_eq(p->host.mtu, 4096);
+			for (k = 0; k < 4; k++) {
+				struct fab_params qp;
+				struct fab_run r;
+
+				fab_params_for_seed(p, k, &qp);
+				t_run(&qp, 0, &r);
+				t_check_conserved(&r, slots[h]);
+				ck_assert(r.completed);
+				ck_assert_uint_eq(r.drops_total, 0);
+				ck_assert_uint_eq(r.full_frame, 4096);
+				q[h][z] += (double)r.max_queue_bytes_all /
+					r.full_frame / 4;
+				fab_run_free(&r);
+			}
+			fab_experiment_free(&e.x);
+		}
+	fprintf(stderr, "headroom 0 %%: %.1f -> %.1f frames; 2 %%: %.1f -> "
+		"%.1f\n", q[0][0], q[0][1], q[1][0], q[1][1]);
+	ck_assert_msg(q[0][1] >= 2.2 * q[0][0],
+		      "no headroom: the largest queue %.1f -> %.1f frames",
+		      q[0][0], q[0][1]);
+	ck_assert_msg(q[1][1] <= 1.8 * q[1][0] &&
+		      q[1][1] / q[1][0] < 0.6 * (q[0][1] / q[0][0]),
+		      "2 %% headroom: the largest queue %.1f -> %.1f frames",
+		      q[1][0], q[1][1]);
+}
+END_TEST
+
+/*
  * The study's finding that host and switch spraying are alike without
  * failures holds once loss recovery is taken out of the comparison: on
  * the k = 4 permutation with shallow queues (16 full frames), erasure
@@ -1604,6 +1734,71 @@ START_TEST(test_seeds)
 }
 END_TEST
 
+/*
+ * [fabric] traffic_seed = fixed: N seeds run one matrix, as the study's
+ * runs repeat one .cm file: every seed's flows have the same sources,
+ * destinations and sizes (and a random placement stays put), while the
+ * switches' salts and the hosts' random choices still change, so the
+ * runs differ.  per_seed (the default) draws a new permutation per seed.
+ */
+START_TEST(test_traffic_seed_fixed)
+{
+	static const char *const fixed[] = {
+		"fabric.schemes=ops", "traffic.size=128KiB", "fabric.seeds=4",
+		"fabric.traffic_seed=fixed", "fabric.placement=random",
+	};
+	const struct fab_params *p;
+	struct fab_run r[4];
+	uint32_t f, k, nb_diff_sd = 0, nb_diff_dst = 0;
+	struct t_exp e;
+	int mode;
+
+	for (mode = 0; mode < 2; mode++) {
+		t_load(&e, "permutation-k4.ini", fixed,
+		       mode == 0 ? RTE_DIM(fixed) : RTE_DIM(fixed) - 2, false,
+		       0);
+		p = &e.x.combos[0];
+		ck_assert_uint_eq(p->traffic_seed, mode == 0 ?
+				  FAB_TRAFFIC_FIXED : FAB_TRAFFIC_PER_SEED);
+		for (k = 0; k < 4; k++) {
+			struct fab_params q;
+
+			fab_params_for_seed(p, k, &q);
+			ck_assert_uint_eq(q.seed, p->seed + k);
+			ck_assert_uint_eq(q.host.seed, q.seed);
+			ck_assert_uint_eq(q.host.traffic.seed, mode == 0 ?
+					  p->seed : q.seed);
+			t_run(&q, 0, &r[k]);
+			ck_assert(r[k].completed);
+		}
+		for (k = 1; k < 4; k++) {
+			ck_assert_uint_eq(r[k].nb_flows, r[0].nb_flows);
+			for (f = 0; f < r[0].nb_flows; f++) {
+				const struct fab_flow_result *a = &r[0].flows[f];
+				const struct fab_flow_result *b = &r[k].flows[f];
+
+				if (mode == 0) {
+					ck_assert_uint_eq(a->src, b->src);
+					ck_assert_uint_eq(a->dst, b->dst);
+					ck_assert_uint_eq(a->size, b->size);
+				} else {
+					nb_diff_dst += a->dst != b->dst;
+				}
+			}
+			if (mode == 0)
+				nb_diff_sd += r[k].max_slowdown !=
+					r[0].max_slowdown;
+		}
+		for (k = 0; k < 4; k++)
+			fab_run_free(&r[k]);
+		fab_experiment_free(&e.x);
+	}
+	ck_assert_msg(nb_diff_sd > 0, "fixed traffic: every seed gave the "
+		      "same max slowdown");
+	ck_assert_msg(nb_diff_dst > 0, "per_seed: one permutation for all");
+}
+END_TEST
+
 /* ==== 5. configuration errors ==== */
 
 /*
@@ -1683,6 +1878,14 @@ static const struct t_bad_case t_bad_cases[] = {
 	  "[sweep.d]\nkeys = fabric.delay, traffic.a:b, fabric.\n"
 	  "values = 1us/1/2\n", NULL,
 	  "sweep.d:keys", "'traffic.a:b' is not section.key" },
+	/* The frame model: a data frame must cost at least a byte, a pacing
+	 * slot a minimum frame; traffic_seed is one of two words. */
+	{ "4", "ecmp, ofan", "data_wire_bytes = 10\n", "", NULL,
+	  "fabric:data_wire_bytes", "'10' leaves a 60-byte data frame" },
+	{ "4", "ecmp, ofan", "", "[host]\npace_bytes = 63\n", NULL,
+	  "host:pace_bytes", "'63' is less than a minimum frame" },
+	{ "4", "ecmp, ofan", "traffic_seed = sometimes\n", "", NULL,
+	  "fabric:traffic_seed", "'sometimes'" },
 	/* A sweep's on its section and the value it applied. */
 	{ "4", "ecmp, ofan", "",
 	  "[sweep.load]\nkeys = host.rate_coef\nvalues = 0.5, 7\n", NULL,
@@ -1971,6 +2174,7 @@ fabric_suite(void)
 	tc = tcase_create("link");
 	tcase_add_unchecked_fixture(tc, t_pool_up, t_pool_down);
 	tcase_add_loop_test(tc, test_link_model, 0, RTE_DIM(t_link_cases));
+	tcase_add_loop_test(tc, test_frame_model, 0, RTE_DIM(t_frame_cases));
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("determinism");
@@ -2005,9 +2209,11 @@ fabric_suite(void)
 	tcase_add_test(tc, test_ce_echo);
 	tcase_add_test(tc, test_reps_path_timeouts);
 	tcase_add_test(tc, test_queue_scaling_study);
+	tcase_add_test(tc, test_pacing_headroom);
 	tcase_add_test(tc, test_summary_shared);
 	tcase_add_test(tc, test_ops_vs_spray);
 	tcase_add_test(tc, test_seeds);
+	tcase_add_test(tc, test_traffic_seed_fixed);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -57,6 +57,10 @@ enum fab_topology {
 };
 extern const char *const fab_topology_names[];
 
+/* Whether each seed draws its own traffic ([fabric] traffic_seed). */
+enum fab_traffic_seed { FAB_TRAFFIC_PER_SEED = 0, FAB_TRAFFIC_FIXED };
+extern const char *const fab_traffic_seed_names[];
+
 /* Where ranks sit: in order (ring neighbours share a ToR), or shuffled. */
 enum fab_placement { FAB_PLACE_LINEAR = 0, FAB_PLACE_RANDOM };
 extern const char *const fab_placement_names[];
@@ -90,6 +94,13 @@ struct fab_failure {
 	uint64_t at_ns;			/* since the traffic started */
 	uint64_t duration_ns;		/* 0 = until the end */
 	uint64_t rate_bps;		/* DEGRADED only */
+	/*
+	 * Routing removes the link reconverge_delay after it failed (true,
+	 * the default), or never ([failure.NAME] reroute = no: the study's
+	 * persistent failures, whose routes are computed before them and
+	 * never updated).
+	 */
+	bool reroute;
 	/*
 	 * An htsim failure line of the .cm file: the link is gone before
 	 * the traffic starts and routing knows it (htsim removes the link).
@@ -129,9 +140,24 @@ struct fab_params {
 	uint16_t threads;		/* parts run in parallel (same results) */
 	uint32_t nic_queue;		/* frames a flow may have in its NIC, 0: any */
 	uint32_t mbufs;			/* the mbuf pool, 0: sized from the queues */
+	/*
+	 * The frame model (ofan_frame.h), kept in queue.frame: what a full
+	 * data frame and an ACK count in queues and on links; 0 and 0 is
+	 * Ethernet (their bytes, and 24 more on a link).
+	 */
+	uint32_t data_wire_bytes, ack_wire_bytes;
 	uint32_t seeds;			/* runs per scheme: seed, seed + 1, ... */
 	bool host_seed_set;		/* [host] seed given: the seeds keep it */
 	bool traffic_seed_set;		/* [traffic] seed given: likewise */
+	/*
+	 * [fabric] traffic_seed: per_seed draws the traffic (a random
+	 * pattern's matrix, a random placement) anew for every seed; fixed
+	 * keeps the first seed's for all of them, as the study's runs
+	 * repeat one matrix (only salts, pacing offsets and the hosts'
+	 * random choices change).  matrix_seed is what draws it.
+	 */
+	enum fab_traffic_seed traffic_seed;
+	uint64_t matrix_seed;
 	struct sw_queue_config queue;	/* every switch port */
 	struct lb_settings_table lb;	/* switch policies' own settings */
 	struct lb_levels levels;	/* queue levels the switches show policies */
@@ -157,8 +183,9 @@ struct fab_params {
 
 /*
  * The params of the i-th seed of p: seed + i for the switches, the hosts
- * and the permutation (a [host] or [traffic] seed written in the file
- * stays as written; a .cm file stays the same).
+ * and, with traffic_seed = per_seed, the traffic (a [host] or [traffic]
+ * seed written in the file stays as written; a .cm file stays the same;
+ * traffic_seed = fixed keeps p's traffic for every seed).
  */
 void fab_params_for_seed(const struct fab_params *p, uint32_t i,
 			 struct fab_params *out);
@@ -464,6 +491,8 @@ uint64_t fab_oneway_ns(const struct fab_params *p, uint32_t hops);
 uint64_t fab_oneway_frame_ns(const struct fab_params *p, uint32_t hops,
 			     uint64_t frame_size);
 uint64_t fab_ack_back_ns(const struct fab_params *p, uint32_t hops);
+/* What a queue counts for a full data frame under p's frame model. */
+uint32_t fab_full_frame_queue_bytes(const struct fab_params *p);
 
 /* ---- output (fab_out.c) ---- */
 

@@ -26,6 +26,13 @@
 
 /* ---- set-up and tear-down ---- */
 
+uint32_t
+fab_full_frame_queue_bytes(const struct fab_params *p)
+{
+	return ofan_frame_queue_bytes(&p->queue.frame, OFAN_KIND_DATA,
+				      OFAN_ETH_HDR_SIZE + p->host.mtu);
+}
+
 uint64_t
 fab_oneway_ns(const struct fab_params *p, uint32_t hops)
 {
@@ -36,7 +43,8 @@ uint64_t
 fab_oneway_frame_ns(const struct fab_params *p, uint32_t hops,
 		    uint64_t frame_size)
 {
-	uint64_t frame = RTE_MAX(frame_size, (uint64_t)60) + OFAN_WIRE_OVERHEAD;
+	uint64_t frame = ofan_frame_wire_bytes(&p->queue.frame, OFAN_KIND_DATA,
+		(uint32_t)RTE_MAX(frame_size, (uint64_t)60));
 
 	if (hops < 2)
 		return hops * p->delay_ns;
@@ -47,7 +55,8 @@ fab_oneway_frame_ns(const struct fab_params *p, uint32_t hops,
 uint64_t
 fab_ack_back_ns(const struct fab_params *p, uint32_t hops)
 {
-	uint64_t frame = RTE_MAX(OFAN_ACK_FRAME_SIZE, 60) + OFAN_WIRE_OVERHEAD;
+	uint64_t frame = ofan_frame_wire_bytes(&p->queue.frame, OFAN_KIND_ACK,
+					       RTE_MAX(OFAN_ACK_FRAME_SIZE, 60));
 	uint32_t host_links = hops < 2 ? hops : 2;
 
 	return hops * p->delay_ns +
@@ -59,7 +68,8 @@ uint32_t
 fab_pool_size(const struct fab_params *p)
 {
 	uint64_t ports, links, hosts, n;
-	uint64_t frame = OFAN_ETH_HDR_SIZE + p->host.mtu + OFAN_WIRE_OVERHEAD;
+	uint64_t frame = fab_full_frame_queue_bytes(p) +
+		p->queue.frame.overhead;
 	uint64_t per_wire;
 
 	switch (p->topo) {
@@ -93,7 +103,8 @@ fab_pool_size(const struct fab_params *p)
 	 * so: the pool runs dry; [fabric] mbufs sets it).
 	 */
 	n = ports * RTE_MIN(RTE_MIN((uint64_t)p->queue.capacity_pkts,
-				    2 * (p->queue.capacity_bytes / frame) + 8),
+				    2 * (p->queue.capacity_bytes /
+					 fab_full_frame_queue_bytes(p)) + 8),
 			    (uint64_t)512) +
 		links * 2 * per_wire + hosts * 256 + 4096;
 	return (uint32_t)RTE_MIN(n, (uint64_t)(1u << 22));
@@ -226,6 +237,7 @@ fab_sim_build(struct fab_sim *s, uint16_t scheme, char *err,
 	uint16_t tx_part, rx_part;
 	uint8_t macs[SW_MAX_PORTS][6];
 
+	s->frame_kinds = p->data_wire_bytes != 0 || p->ack_wire_bytes != 0;
 	/* The hosts' configuration: the scheme's policy, the fabric's RTT. */
 	s->hcfg = p->host;
 	s->hcfg.path = "ofan-fabric";
@@ -235,8 +247,8 @@ fab_sim_build(struct fab_sim *s, uint16_t scheme, char *err,
 		hops_max = RTE_MAX(hops_max, (uint32_t)t->hops[i]);
 	if (!p->base_rtt_set)
 		s->hcfg.base_rtt_ns = fab_oneway_ns(p, hops_max) +
-			ofan_tx_time_ns(OFAN_ETH_HDR_SIZE + p->host.mtu +
-					OFAN_WIRE_OVERHEAD, p->rate_bps) +
+			ofan_tx_time_ns(fab_full_frame_queue_bytes(p) +
+					p->queue.frame.overhead, p->rate_bps) +
 			fab_ack_back_ns(p, hops_max);
 	hs_config_derive(&s->hcfg);
 	if (s->hcfg.traffic.pattern == HS_PATTERN_CM)
@@ -719,7 +731,7 @@ fab_collect_flows(struct fab_sim *s, const struct hs_flow_result *res_all)
 	r->mean_fct_ns = sum.mean_fct_ns;
 	r->collective_ns = sum.collective_ns;
 	r->ideal_collective_ns = sum.collective_ideal_ns;
-	r->full_frame = OFAN_ETH_HDR_SIZE + p->host.mtu;
+	r->full_frame = fab_full_frame_queue_bytes(p);
 	for (f = 0; f < OFAN_DROP_MAX; f++)
 		r->drops_total += r->drops[f];
 	r->dropped = r->drops_total;

@@ -28,12 +28,16 @@
 #include "hs_traffic.h"
 #include "lb.h"
 #include "ofan_config.h"
+#include "ofan_frame.h"
+#include "ofan_wire.h"
 
 const char *const fab_topology_names[] = {
 	"fattree", "leafspine", "b2b", NULL
 };
 
 const char *const fab_placement_names[] = { "linear", "random", NULL };
+
+const char *const fab_traffic_seed_names[] = { "per_seed", "fixed", NULL };
 
 /* Trim blanks at both ends in place; returns s. */
 char *
@@ -207,8 +211,11 @@ fab_parse_failures(struct ofan_cfg *cfg, struct fab_params *p)
 		const char *link = NULL;
 		int mode = SW_LINK_BLACKHOLE;
 
+		f->reroute = true;
 		if (ofan_cfg_get_str(cfg, secs[i], "link", OFAN_CFG_REQUIRED,
 				     &link) ||
+		    ofan_cfg_get_bool(cfg, secs[i], "reroute", 0,
+				      &f->reroute) ||
 		    ofan_cfg_get_enum(cfg, secs[i], "mode", 0, modes, &mode) ||
 		    ofan_cfg_get_time(cfg, secs[i], "at", OFAN_CFG_REQUIRED, 0,
 				      3600ull * 1000000000ull, &f->at_ns) ||
@@ -270,6 +277,26 @@ fab_parse_drops(struct ofan_cfg *cfg, struct fab_params *p)
 	return 0;
 }
 
+/*
+ * [fabric] data_wire_bytes and ack_wire_bytes: the frame model every
+ * queue and link of the fabric uses (mtu is the IPv4 size of a full
+ * data frame).
+ */
+static int
+fab_parse_frame_model(struct ofan_cfg *cfg, struct fab_params *p,
+		      uint32_t mtu)
+{
+	uint32_t full = OFAN_ETH_HDR_SIZE + mtu;
+
+	if (ofan_frame_model_sizes(&p->queue.frame, full, p->data_wire_bytes,
+				   OFAN_ACK_FRAME_SIZE,
+				   p->ack_wire_bytes) != 0)
+		return ofan_cfg_fail(cfg, FAB_SEC, "data_wire_bytes",
+			"'%u' leaves a %u-byte data frame less than a byte; expected 0 (Ethernet) or at least %u with mtu %u",
+			p->data_wire_bytes, 60u, full - 59u, mtu);
+	return 0;
+}
+
 /* Everything but the sweeps: one combination's params from cfg. */
 int
 fab_parse(struct ofan_cfg *cfg, struct fab_params *p)
@@ -277,6 +304,7 @@ fab_parse(struct ofan_cfg *cfg, struct fab_params *p)
 	static const char *const host_owned[] = { "policy", "rate", "mtu" };
 	const char *name = NULL;
 	uint32_t mtu = 4096, threads = p->threads, parts;
+	int tseed = p->traffic_seed;
 	unsigned int i;
 
 	if (ofan_cfg_get_str(cfg, FAB_SEC, "name", 0, &name) ||
@@ -298,14 +326,22 @@ fab_parse(struct ofan_cfg *cfg, struct fab_params *p)
 			     &threads) ||
 	    ofan_cfg_get_u32(cfg, FAB_SEC, "seeds", 0, 1, FAB_MAX_SEEDS,
 			     &p->seeds) ||
+	    ofan_cfg_get_enum(cfg, FAB_SEC, "traffic_seed", 0,
+			      fab_traffic_seed_names, &tseed) ||
 	    ofan_cfg_get_u32(cfg, FAB_SEC, "nic_queue", 0, 0, 1u << 20,
 			     &p->nic_queue) ||
 	    ofan_cfg_get_u32(cfg, FAB_SEC, "mbufs", 0, 0, 1u << 24,
 			     &p->mbufs) ||
+	    ofan_cfg_get_u32(cfg, FAB_SEC, "data_wire_bytes", 0, 0, 65535,
+			     &p->data_wire_bytes) ||
+	    ofan_cfg_get_u32(cfg, FAB_SEC, "ack_wire_bytes", 0, 0, 65535,
+			     &p->ack_wire_bytes) ||
 	    fab_parse_schemes(cfg, p))
 		return -EINVAL;
 	if (name != NULL)
 		snprintf(p->name, sizeof(p->name), "%s", name);
+	p->traffic_seed = (enum fab_traffic_seed)tseed;
+	p->matrix_seed = p->seed;
 	if (p->time_limit_ns / p->queue_window_ns > FAB_MAX_WINDOWS)
 		return ofan_cfg_fail(cfg, FAB_SEC, "queue_window",
 			"'%llu' ns makes %llu windows in time_limit; expected at most %u (a longer window)",
@@ -325,6 +361,7 @@ fab_parse(struct ofan_cfg *cfg, struct fab_params *p)
 
 	/* Switch side: the switch's own [queue] and policy sections. */
 	if (sw_config_queue_from_cfg(cfg, "queue", &p->queue) ||
+	    fab_parse_frame_model(cfg, p, mtu) ||
 	    lb_levels_from_cfg(cfg, "queue", &p->levels) ||
 	    lb_settings_from_cfg(cfg, &p->lb))
 		return -EINVAL;
@@ -389,7 +426,7 @@ fab_parse(struct ofan_cfg *cfg, struct fab_params *p)
 			v, sizes[i]);
 	}
 	p->host.ip_base = (10u << 24) | 1;
-	p->host.traffic.seed = p->seed;
+	p->host.traffic.seed = p->matrix_seed;
 	if (hs_config_traffic_from_cfg(cfg, &p->host, HS_CFG_CALLER_SETS))
 		return -EINVAL;
 	if (fab_parse_failures(cfg, p) || fab_parse_drops(cfg, p))
@@ -420,6 +457,7 @@ fab_params_defaults(struct fab_params *p, const char *path)
 	p->rate_bps = 100ull * 1000000000ull;
 	p->delay_ns = 1000;
 	p->seed = 1;
+	p->matrix_seed = 1;
 	p->detect_delay_ns = 10000;
 	p->reconverge_delay_ns = 100000;
 	p->time_limit_ns = 1000000000ull;

@@ -104,8 +104,10 @@ fab_control(struct fab_sim *s, uint32_t idx, uint64_t now, uint32_t drain[2])
 		if (phase == FAB_CTL_FAIL) {
 			fab_ctl_push(s, now + s->p->detect_delay_ns,
 				     idx / FAB_CTL_PHASES * FAB_CTL_PHASES + FAB_CTL_TICK);
-			fab_ctl_push(s, now + s->p->reconverge_delay_ns,
-				     idx / FAB_CTL_PHASES * FAB_CTL_PHASES + FAB_CTL_ROUTE);
+			if (f->reroute)
+				fab_ctl_push(s, now + s->p->reconverge_delay_ns,
+					     idx / FAB_CTL_PHASES * FAB_CTL_PHASES +
+					     FAB_CTL_ROUTE);
 		} else {
 			s->t->alive[link] = true;
 			fab_topo_weights(s->t, fab_set_weight, s);

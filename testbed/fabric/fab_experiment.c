@@ -232,7 +232,7 @@ fab_loader_topo(struct fab_loader *l, const struct fab_params *p, char *err,
 	shape.spines = p->spines;
 	shape.hosts_per_leaf = p->hosts_per_leaf;
 	shape.placement = p->placement;
-	shape.seed = p->placement == FAB_PLACE_RANDOM ? p->seed : 0;
+	shape.seed = p->placement == FAB_PLACE_RANDOM ? p->matrix_seed : 0;
 	shape.rate_bps = p->rate_bps;
 	shape.uplink_rate_bps = p->uplink_rate_bps;
 	if (l->have_topo && memcmp(&shape, &l->shape, sizeof(shape)) == 0)
@@ -310,6 +310,7 @@ fab_check_cm(struct fab_loader *l, struct ofan_cfg *cfg, struct fab_params *p,
 		snprintf(f->link, sizeof(f->link), "%s", t->links[link].name);
 		f->mode = SW_LINK_DOWN;
 		f->at_start = true;
+		f->reroute = true;
 		snprintf(f->sec, sizeof(f->sec), "cm:%llu",
 			 (unsigned long long)cf->line);
 	}
@@ -457,10 +458,12 @@ fab_params_for_seed(const struct fab_params *p, uint32_t i,
 {
 	*out = *p;
 	out->seed = p->seed + i;
+	out->matrix_seed = p->traffic_seed == FAB_TRAFFIC_FIXED ?
+		p->matrix_seed : out->seed;
 	if (!p->host_seed_set)
 		out->host.seed = out->seed;
 	if (!p->traffic_seed_set)
-		out->host.traffic.seed = out->seed;
+		out->host.traffic.seed = out->matrix_seed;
 	out->host.traffic.cm_path = NULL;	/* fab_sim_build() sets it */
 }
 

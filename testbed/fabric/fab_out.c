@@ -435,7 +435,10 @@ fab_out_summary(const struct fab_out *o, const struct fab_agg *g,
 	ofan_json_u64(&j, "uplink_rate_bps", p0->uplink_rate_bps);
 	ofan_json_u64(&j, "delay_ns", p0->delay_ns);
 	ofan_json_u64(&j, "mtu", p0->host.mtu);
-	ofan_json_u64(&j, "full_frame_bytes", OFAN_ETH_HDR_SIZE + p0->host.mtu);
+	ofan_json_u64(&j, "full_frame_bytes", fab_full_frame_queue_bytes(p0));
+	ofan_json_u64(&j, "data_wire_bytes", p0->data_wire_bytes);
+	ofan_json_u64(&j, "ack_wire_bytes", p0->ack_wire_bytes);
+	ofan_json_u64(&j, "pace_bytes", p0->host.pace_bytes);
 	ofan_json_u64(&j, "queue_pkts", p0->queue.capacity_pkts);
 	ofan_json_u64(&j, "queue_bytes", p0->queue.capacity_bytes);
 	ofan_json_double(&j, "queue_window_us",
@@ -656,7 +659,7 @@ fab_out_table(const struct fab_out *o, const struct fab_agg *g,
 			   "coll_us: first start to last completion; coll_x: that / its ideal (critical path of ideal flows);\n"
 			   "layer columns: max egress queue in full %u-byte frames' worth of bytes, the frame being sent included;\n"
 			   "drops: packets dropped, by reason in summary.json",
-			OFAN_ETH_HDR_SIZE + p0->host.mtu);
+			fab_full_frame_queue_bytes(p0));
 		if (p0->seeds > 1)
 			fprintf(t, ";\nover %u seeds: mean+-95%% confidence interval; queues: the largest; counts: means; wall_s: total",
 				p0->seeds);

@@ -64,6 +64,7 @@
 #include "fab_sim.h"
 #include "hs_host.h"
 #include "ofan_clock.h"
+#include "ofan_frame.h"
 #include "ofan_wire.h"
 #include "sw_engine.h"
 
@@ -178,23 +179,38 @@ fab_wire_put(struct fab_thr *th, uint32_t d, struct rte_mbuf *m, uint64_t due)
 	}
 }
 
-/* The serialisation time of a frame of len bytes on dir (the last
- * length's is cached). */
+/* The serialisation time of wire bytes on dir (the last size's is
+ * cached: most frames are full data frames or ACKs). */
 static inline uint64_t
-fab_ser_len_ns(struct fab_dir *dir, uint32_t len)
+fab_ser_wire_ns(struct fab_dir *dir, uint32_t wire)
 {
-	if (len != dir->last_len) {
-		dir->last_len = len;
-		dir->last_ser = ofan_tx_time_ns(len + OFAN_WIRE_OVERHEAD,
-						dir->rate_bps);
+	if (wire != dir->last_len) {
+		dir->last_len = wire;
+		dir->last_ser = ofan_tx_time_ns(wire, dir->rate_bps);
 	}
 	return dir->last_ser;
 }
 
+/* The serialisation time of a frame a switch queue counted as len bytes. */
 static inline uint64_t
-fab_ser_ns(struct fab_dir *dir, const struct rte_mbuf *m)
+fab_ser_len_ns(const struct fab_sim *s, struct fab_dir *dir, uint32_t len)
 {
-	return fab_ser_len_ns(dir, m->pkt_len);
+	return fab_ser_wire_ns(dir, len + s->p->queue.frame.overhead);
+}
+
+/* The serialisation time of a host's frame m, under the frame model. */
+static inline uint64_t
+fab_ser_ns(const struct fab_sim *s, struct fab_dir *dir,
+	   const struct rte_mbuf *m)
+{
+	const struct ofan_frame_model *fm = &s->p->queue.frame;
+	uint8_t kind = OFAN_KIND_OTHER;
+
+	if (s->frame_kinds)
+		kind = ofan_frame_kind(rte_pktmbuf_mtod(m, const uint8_t *),
+				       rte_pktmbuf_data_len(m));
+	return fab_ser_wire_ns(dir, ofan_frame_wire_bytes(fm, kind,
+							  m->pkt_len));
 }
 
 /* Put m on dir's wire now; it occupies the serialiser for its frame. */
@@ -202,7 +218,7 @@ static void
 fab_wire_send(struct fab_thr *th, uint32_t d, struct rte_mbuf *m)
 {
 	struct fab_dir *dir = &th->s->dirs[d];
-	uint64_t ser = fab_ser_ns(dir, m);
+	uint64_t ser = fab_ser_ns(th->s, dir, m);
 
 	dir->busy_until = th->now + ser;
 	fab_wire_put(th, d, m, dir->busy_until + dir->delay_ns);
@@ -256,7 +272,7 @@ fab_sw_tx(struct fab_thr *th, uint32_t d)
 	fab_sw_note(th, d);
 	dir->in_service = m;
 	/* The length from the queue: the frame itself may have gone cold. */
-	dir->busy_until = th->now + fab_ser_len_ns(dir,
+	dir->busy_until = th->now + fab_ser_len_ns(th->s, dir,
 						   sw_worker_peeked_len(w, 0));
 	dir->tx_pending = 1;
 	fab_push(th, dir->busy_until, FAB_EV_TX, d);

@@ -84,7 +84,7 @@ struct fab_dir {
 	uint32_t win;		/* current queue window and its maxima */
 	uint32_t win_max;
 	uint64_t win_max_bytes;
-	uint32_t last_len;	/* the last frame's length and time: most */
+	uint32_t last_len;	/* the last frame's wire bytes and time: most */
 	uint64_t last_ser;	/* frames are full data frames or ACKs */
 	uint64_t nb_frames;	/* frames put on the wire */
 	uint64_t drop_first;	/* [drop.*]: frames drop_first .. drop_end - 1 */
@@ -173,6 +173,9 @@ struct fab_sim {
 	struct hs_traffic traffic;
 	struct hs_trigger_state trig;
 	bool one_part;		/* triggers cross parts: one thread */
+	/* The frame model costs data and ACKs apart (not Ethernet): a
+	 * host's frames are told apart on their way to the wire. */
+	bool frame_kinds;
 	struct rte_mempool *pool;
 	struct rte_lpm *fib;
 	uint64_t t0;

@@ -160,8 +160,9 @@ fab_build_leafspine(const struct fab_params *p, struct fab_topo *t)
 
 /*
  * Where each rank sits: in rank order (rank r on ToR r / hosts_per_tor),
- * or at a seeded random position, so that ring neighbours are spread over
- * the fabric as a scheduler that ignores topology would place them.
+ * or at a seeded random position (the traffic's seed, matrix_seed), so
+ * that ring neighbours are spread over the fabric as a scheduler that
+ * ignores topology would place them.
  */
 static void
 fab_placement(const struct fab_params *p, struct fab_topo *t)
@@ -173,7 +174,7 @@ fab_placement(const struct fab_params *p, struct fab_topo *t)
 		t->host_pos[r] = r;
 	if (p->placement != FAB_PLACE_RANDOM)
 		return;
-	ofan_rng_seed(&rng, p->seed, 0x91ace);
+	ofan_rng_seed(&rng, p->matrix_seed, 0x91ace);
 	for (r = t->nb_hosts - 1; r > 0; r--) {
 		j = ofan_rng_below(&rng, r + 1);
 		tmp = t->host_pos[r];

@@ -179,7 +179,8 @@ gen_sched_cmp(const void *a, const void *b)
 /*
  * The routing events of p's failures, in the fabric's order: routing
  * converges reconverge_delay after a down or black-holed link fails
- * (unless it came back before), and changes again when it comes back.
+ * (unless it came back before, or the failure says reroute = no), and
+ * changes again when it comes back.
  * A degraded link keeps its paths.
  */
 static uint32_t
@@ -193,8 +194,8 @@ gen_sched_events(const struct fab_params *p, struct gen_sched_event *ev)
 
 		if (f->mode == SW_LINK_DEGRADED)
 			continue;
-		if (f->duration_ns == 0 ||
-		    p->reconverge_delay_ns < f->duration_ns)
+		if (f->reroute && (f->duration_ns == 0 ||
+				   p->reconverge_delay_ns < f->duration_ns))
 			ev[n++] = (struct gen_sched_event){
 				.at_ns = f->at_ns + p->reconverge_delay_ns,
 				.failure = i,
