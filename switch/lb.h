@@ -65,6 +65,9 @@ struct lb_group {
  * version. */
 void lb_group_refresh(struct lb_group *grp);
 
+/* The greatest common divisor of a and b (gcd(0, b) = b). */
+uint32_t lb_gcd(uint32_t a, uint32_t b);
+
 /* The live member that owns weight offset r < total_weight. */
 static inline uint16_t
 lb_group_at_weight(const struct lb_group *grp, uint32_t r)

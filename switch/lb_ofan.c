@@ -176,18 +176,6 @@ nomem:
 	return -ENOMEM;
 }
 
-static uint32_t
-lb_ofan_gcd(uint32_t a, uint32_t b)
-{
-	while (b != 0) {
-		uint32_t t = a % b;
-
-		a = b;
-		b = t;
-	}
-	return a;
-}
-
 /* Divide the live weights w[] (indexed by member) by their gcd. */
 static uint32_t
 lb_ofan_reduce(const struct lb_group *grp, uint32_t *w)
@@ -196,7 +184,7 @@ lb_ofan_reduce(const struct lb_group *grp, uint32_t *w)
 	uint16_t k;
 
 	for (k = 0; k < grp->nb_live; k++)
-		g = lb_ofan_gcd(g, w[grp->live[k]]);
+		g = lb_gcd(g, w[grp->live[k]]);
 	for (k = 0; k < grp->nb_live; k++) {
 		w[grp->live[k]] /= g;
 		sum += w[grp->live[k]];

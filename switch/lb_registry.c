@@ -122,7 +122,7 @@ lb_settings_of(const struct lb_settings_table *t, const struct lb_ops *ops)
 	return NULL;
 }
 
-static uint32_t
+uint32_t
 lb_gcd(uint32_t a, uint32_t b)
 {
 	while (b != 0) {

@@ -13,8 +13,8 @@
 #   --out DIR  results/paper by default; DIR/NAME per experiment and
 #              DIR/report.html
 #   --only N   run only experiment N (permutation, structured, alltoall,
-#              failure, queue-scaling); repeatable; the report covers what
-#              DIR holds
+#              failure, failure-permutation, failure-persistent,
+#              queue-scaling); repeatable; the report covers what DIR holds
 #
 # Needs a build (scripts/build.sh) and gnuplot.  Exit status: 0 when every
 # run completed and the report was written, 1 otherwise, 2 on bad usage.
@@ -26,7 +26,8 @@ cfgdir=$root/configs/experiments/paper
 out=$root/results/paper
 mode=full
 only=()
-experiments=(permutation structured alltoall failure queue-scaling)
+experiments=(permutation structured alltoall failure failure-permutation
+	failure-persistent queue-scaling)
 
 usage() {
 	sed -n '2,/^set /{/^set /d;s/^# \{0,1\}//;p}' "$0" >&2
@@ -77,12 +78,26 @@ overrides() {
 	quick/permutation) echo fabric.seeds=3 ;;
 	quick/structured) echo fabric.seeds=3 ;;
 	quick/alltoall) echo traffic.size=256KiB fabric.queue_window=20us ;;
-	quick/failure) echo fabric.seeds=3 ;;
+	quick/failure)
+		# The all-to-all of 256 KiB (2.8 ms): the hole and routing's
+		# delays fit well inside it.
+		echo fabric.seeds=1 traffic.size=256KiB fabric.queue_window=20us \
+			sweep.reconverge.values=5us,25us,150us
+		;;
+	quick/failure-permutation) echo fabric.seeds=3 ;;
+	quick/failure-persistent)
+		echo fabric.seeds=1 traffic.size=256KiB fabric.queue_window=20us
+		;;
 	quick/queue-scaling) echo fabric.seeds=1 ;;
 	smoke/*)
 		echo fabric.k=4 traffic.size=256KiB fabric.seeds=2
 		case $1 in
-		failure) echo failure.hole.link=agg1-core3 ;;
+		failure) echo traffic.size=64KiB sweep.reconverge.values=5us,150us ;;
+		# k = 4's aggregation switches have two core links: one dead
+		# at each of pod 0's two, not both of one.
+		failure-persistent)
+			echo traffic.size=64KiB failure.second.link=agg1-core2
+			;;
 		queue-scaling) echo "sweep.size.values=256KiB,1MiB" fabric.mbufs=60000 ;;
 		alltoall) echo traffic.size=64KiB ;;
 		esac
