@@ -1407,15 +1407,19 @@ t_policy_counter(const struct fab_run *r, const char *key)
  * that lost EVs come round again.  Erasure recovery: path timeouts (the
  * EV chosen still has a packet out after an RTO) freeze it, the
  * connection-level feedback timer does not reach it.  SACK: the RTO
- * freezes it, and there are no path timers.
+ * freezes it, and there are no path timers.  The full-rate permutation's
+ * queues hold RTTs of up to about 4 base RTTs, so freezing is allowed
+ * below 5 (freeze_rtt_factor): every timeout while not frozen freezes.
  */
 START_TEST(test_reps_path_timeouts)
 {
-	static const char *const ov[2][4] = {
+	static const char *const ov[2][5] = {
 		{ "host.recovery=erasure", "host.ev_min=49152",
-		  "host.ev_max=49159", "host.min_rto=20us" },
+		  "host.ev_max=49159", "host.min_rto=20us",
+		  "host.reps.freeze_rtt_factor=5" },
 		{ "host.recovery=sack", "host.ev_min=49152",
-		  "host.ev_max=49159", "host.min_rto=20us" },
+		  "host.ev_max=49159", "host.min_rto=20us",
+		  "host.reps.freeze_rtt_factor=5" },
 	};
 	uint64_t pt[2], fz[2];
 	unsigned int m;
@@ -1425,7 +1429,7 @@ START_TEST(test_reps_path_timeouts)
 		struct t_exp e;
 		struct fab_run r;
 
-		t_load(&e, "blackhole-k4.ini", ov[m], 4, false, 0);
+		t_load(&e, "blackhole-k4.ini", ov[m], 5, false, 0);
 		p = &e.x.combos[0];
 		t_run(p, t_scheme(p, "reps"), &r);
 		t_check_conserved(&r, ov[m][0]);

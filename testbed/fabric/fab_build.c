@@ -528,6 +528,7 @@ fab_collect_counters(struct fab_sim *s)
 	for (i = 0; i < s->nb_thr; i++) {
 		r->drops[OFAN_DROP_SHUTDOWN] += s->thr[i].lost;
 		r->drops[OFAN_DROP_INJECTED] += s->thr[i].dropped_on_purpose;
+		r->drops[OFAN_DROP_BLACKHOLE] += s->thr[i].blackholed;
 	}
 	free(tot);
 	return 0;

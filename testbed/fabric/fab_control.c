@@ -3,9 +3,12 @@
  * The control plane of a fabric run (fab_sim.h): scheduled failures, their
  * detection, routing's reconvergence and restorations.  Control events
  * run on thread 0 between windows, alone (fab_sim.c's fab_coordinate).
- * down and blackhole are the switch engine's own link states on the
- * switch end(s) of the link; after reconverge_delay every switch's
- * live-path weights are recomputed (fab_topo_weights).
+ * down is the switch engine's own link state on the switch end(s) of the
+ * link; a black hole is the wire's: both directions keep sending at the
+ * link's rate from their queues and lose every frame on the way, as
+ * htsim's drop-all queue does (so a queue towards the hole fills, marks
+ * and is seen by adaptive routing like any other); after reconverge_delay
+ * every switch's live-path weights are recomputed (fab_topo_weights).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -87,6 +90,12 @@ fab_control(struct fab_sim *s, uint32_t idx, uint64_t now, uint32_t drain[2])
 				dir->rate_bps = phase == FAB_CTL_FAIL ?
 					f->rate_bps : k->rate_bps;
 				dir->last_len = 0;	/* times change */
+				continue;
+			}
+			if (f->mode == SW_LINK_BLACKHOLE) {
+				/* Both ways, host end included; the ends'
+				 * queues keep sending into it (htsim). */
+				dir->hole = phase == FAB_CTL_FAIL;
 				continue;
 			}
 			if (k->is_host[e] || s->sw[k->node[e]].eng == NULL)

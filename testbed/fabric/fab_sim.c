@@ -36,12 +36,15 @@
  * same for any thread count, the results do not depend on it: a run on
  * two threads is byte-identical to the same run on one.
  *
- * Failures: down and blackhole are the switch engine's own link states on
- * the switch end(s) of the link (the engine drops and counts what it sends
- * into or receives from a failed port; a down port leaves its own groups
- * after detect_delay); after reconverge_delay the fabric recomputes every
- * switch's live-path weights (fab_topo_weights) -- the routing protocol
- * converging.  degraded is the link's rate, so it stays exact here.
+ * Failures: down is the switch engine's own link state on the switch
+ * end(s) of the link (the engine drops and counts what it sends into or
+ * receives from a failed port; a down port leaves its own groups after
+ * detect_delay); a black hole is the wire's (fab_dir.hole: frames leave
+ * at the link's rate and are lost on the way, counted as blackhole
+ * drops, as htsim's drop-all queue serialises and then frees them); after
+ * reconverge_delay the fabric recomputes every switch's live-path weights
+ * (fab_topo_weights) -- the routing protocol converging.  degraded is the
+ * link's rate, so it stays exact here.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -156,6 +159,11 @@ fab_wire_put(struct fab_thr *th, uint32_t d, struct rte_mbuf *m, uint64_t due)
 		     dir->nb_frames < dir->drop_end)) {
 		rte_pktmbuf_free(m);	/* [drop.*]: on purpose */
 		th->dropped_on_purpose++;
+		return;
+	}
+	if (unlikely(dir->hole)) {
+		rte_pktmbuf_free(m);	/* sent, and lost on the way */
+		th->blackholed++;
 		return;
 	}
 	th->hops++;

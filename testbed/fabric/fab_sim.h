@@ -87,6 +87,9 @@ struct fab_dir {
 	uint32_t last_len;	/* the last frame's wire bytes and time: most */
 	uint64_t last_ser;	/* frames are full data frames or ACKs */
 	uint64_t nb_frames;	/* frames put on the wire */
+	/* A black hole: frames are sent at the link's rate, then lost on
+	 * the wire (htsim's drop-all queue); set and cleared by fab_control. */
+	uint8_t hole;
 	uint64_t drop_first;	/* [drop.*]: frames drop_first .. drop_end - 1 */
 	uint64_t drop_end;	/* 0: none */
 } __rte_cache_aligned;
@@ -145,6 +148,7 @@ struct fab_thr {
 	uint32_t win;		/* queue window of now ... */
 	uint64_t win_end;	/* ... which ends here */
 	uint64_t injected, delivered, hops, events, lost, dropped_on_purpose;
+	uint64_t blackholed;	/* frames a black-holed wire lost */
 	uint32_t nb_hosts_done;
 	uint64_t last_done_ns;	/* when its last host finished */
 	struct fab_qwin *qwin;
