@@ -20,6 +20,8 @@
  * of the run's sweep combination, --run N, written after them); links
  * become switch-shaped rates ([queue] rate).  [failure.NAME] sections
  * become the switches' own failure and reroute schedules (gen_sched.h).
+ * A frame model ([fabric] data_wire_bytes, ack_wire_bytes) is refused:
+ * real links cost what Ethernet costs.
  * --list-runs prints the sweep combinations, one per line.
  */
 #include <errno.h>
@@ -618,6 +620,16 @@ main(int argc, char **argv)
 		return 2;
 	}
 	g.p = &x.combos[g.o.run];
+	if (g.p->data_wire_bytes != 0 || g.p->ack_wire_bytes != 0) {
+		/* A testbed's links are real: frames cost what Ethernet costs. */
+		fprintf(stderr, "ofan-testbed-gen: %s:fabric:%s: '%u' is ofan-fabric's frame model, which real links cannot follow; expected 0 (frames cost their bytes and 24) in a testbed\n",
+			g.o.config, g.p->data_wire_bytes != 0 ?
+			"data_wire_bytes" : "ack_wire_bytes",
+			g.p->data_wire_bytes != 0 ? g.p->data_wire_bytes :
+			g.p->ack_wire_bytes);
+		rc = 2;
+		goto out;
+	}
 	g.sc = &g.p->schemes[0];
 	for (i = 0; g.o.scheme != NULL && i < g.p->nb_schemes; i++)
 		if (strcmp(g.p->schemes[i].name, g.o.scheme) == 0)

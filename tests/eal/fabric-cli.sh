@@ -74,6 +74,13 @@ rc=0
 expect_eq "--run 5: exit status" "$rc" 2
 expect_file_has "--run 5: message" "$TMP/gen5.err" \
 	"ofan-testbed-gen: --run 5; $EXP has 5 combination(s), 0 to 4"
+# A frame model is ofan-fabric's alone: real links cannot follow it.
+rc=0
+"$GEN" --config "$SRC/configs/experiments/paper/failure.ini" --mode memif \
+	--out "$TMP/gen-paper" 2>"$TMP/gen-paper.err" || rc=$?
+expect_eq "frame model: exit status" "$rc" 2
+expect_file_has "frame model: message" "$TMP/gen-paper.err" \
+	"failure.ini:fabric:data_wire_bytes: '4096' is ofan-fabric's frame model, which real links cannot follow; expected 0"
 "$GEN" --config "$EXP" --mode memif --out "$TMP/gen" --run 2
 expect_eq "run 2: plan" "$(head -1 "$TMP/gen/plan.txt")" \
 	"# failure-blackhole, scheme reps, memif links: 80 switches, 128 hosts, run 2 of 5, 1 failure(s), 239 reroute(s)"
