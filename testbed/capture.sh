@@ -209,6 +209,20 @@ if params is None:
     print("cannot query the telemetry of the DPDK process with this "
           "--file-prefix (dpdk-telemetry.py found no reply)")
     sys.exit(2)
+ports = replies.get("/ofan/ports")
+# net_pcap keeps a port's arguments for secondary processes in 63
+# characters (ETH_PCAP_ARG_MAXLEN); a longer string is cut, and dumpcap's
+# probe of the port then fails without saying why.
+for p, info in sorted(ports.items(), key=lambda kv: int(kv[0])) \
+        if isinstance(ports, dict) else ():
+    dev = info.get("dev", "")
+    args = dev.partition(",")[2]
+    if dev.startswith("net_pcap") and len(args) > 63:
+        print("port %s (%s): its net_pcap arguments are %d characters and "
+              "net_pcap keeps 63 for a secondary process, so dpdk-dumpcap "
+              "cannot attach; give the switch shorter paths (a symbolic "
+              "link)" % (p, dev, len(args)))
+        sys.exit(2)
 for opt, why in (("--no-huge", "runs without hugepages (--no-huge)"),
                  ("--in-memory", "runs --in-memory"),
                  ("--huge-unlink", "unlinked its hugepage files "
@@ -219,7 +233,6 @@ for opt, why in (("--no-huge", "runs without hugepages (--no-huge)"),
               "(see the header of %s)" % (why, "capture.sh"))
         sys.exit(2)
 names = {v.get("name"): v.get("port_id") for v in infos}
-ports = replies.get("/ofan/ports")
 if iface:
     print("%s\t-" % iface)
     sys.exit(0)

@@ -122,6 +122,14 @@ echo "$prog: $minutes min: 3 parts of $part_s s, results in $out"
 # ---- 1. the switch at full rate, faults and reads through telemetry ----
 
 huge_reserve 384 "$work/huge" || die "hugepages: $HUGE_WHY"
+# net_pcap keeps a port's arguments for a secondary process (the
+# captures' dpdk-dumpcap) in 63 characters: longer ones it cuts, and the
+# secondary then fails to probe the port.  Name the capture by a short
+# link in the work directory, not by the checkout's path.
+ln -s "$pcap" "$work/in.pcap"
+pcap_args="rx_pcap=$work/in.pcap,infinite_rx=1"
+[ "${#pcap_args}" -le 63 ] ||
+	die "work directory $work: net_pcap's arguments '$pcap_args' are ${#pcap_args} characters, net_pcap keeps 63 for dpdk-dumpcap; set TMPDIR to a shorter directory"
 cat >"$work/switch.ini" <<EOF
 ; soak.sh: a capture replayed forever into four shaped-free uplinks.
 [switch]
@@ -131,7 +139,7 @@ stats_interval = 0
 [queue]
 queue_packets = 512
 [port.0]
-dev = net_pcap0,rx_pcap=$pcap,infinite_rx=1
+dev = net_pcap0,$pcap_args
 $(for p in 1 2 3 4; do
 	printf '[port.%s]\ndev = net_null%s,no-rx=1\npeer_mac = 02:00:00:00:5a:0%s\n' \
 		"$p" "$p" "$p"
