@@ -244,6 +244,17 @@ def check(label, cap_path, in_path, spec, parity):
              "%s: frames with a bad IPv4 checksum" % name)
         c.eq(data == want, True, "%s: every other input frame (rr), "
              "rewritten for the port, in order" % name)
+        if data != want:
+            # Which input frames the interface holds, to tell a switch that
+            # broke the alternation from a capture that put a frame under
+            # the wrong interface (CI saw 99/101 once, dumpcap 100/100).
+            key = lambda f: f[12:22] + f[23:24] + f[26:]
+            idx = {key(f): i for i, f in enumerate(inp)}
+            got_i = [idx.get(key(d), -1) for d in data]
+            bad = [(j, i) for j, i in enumerate(got_i)
+                   if (i + parity) % 2 != k or i < 0][:5]
+            print("    %s: input index of each frame: %s; first off-share "
+                  "(position, input index): %s" % (name, got_i, bad))
     return 1 if c.failed else 0
 
 
@@ -431,6 +442,7 @@ echo "-- B: capture.sh --port all, 200 more frames"
 start_capture b --port all --out "$TMP/b.pcapng"
 expect_eq "frames written into $TAP" "$(cpy inject "$TAP" "$TMP/b.pcap")" 200
 wait_tx 800
+echo "    tx of ports 0, 1, 2 after B (telemetry): $(port_counts tx)"
 sleep 1
 stop_capture b
 # The 600 frames of A moved the shared rr counter by an even number.
