@@ -235,6 +235,31 @@ sw_parse_args(struct sw_app *app, int argc, char **argv)
 	return 0;
 }
 
+/* One burst to port's device from worker wid: its own TX queue, or a shared one. */
+static inline uint16_t
+sw_tx_burst(struct sw_app *app, uint16_t wid, uint16_t p,
+	    struct rte_mbuf **pkts, uint16_t n)
+{
+	uint16_t q, sent;
+
+	if (likely(!app->tx_shared[p]))
+		return rte_eth_tx_burst(app->port_id[p], wid, pkts, n);
+	q = wid % app->nb_txq[p];
+	rte_spinlock_lock(&app->tx_lock[p][q]);
+	sent = rte_eth_tx_burst(app->port_id[p], q, pkts, n);
+	rte_spinlock_unlock(&app->tx_lock[p][q]);
+	return sent;
+}
+
+/* The engine's direct output ([queue] enabled = no): straight to the device. */
+static uint16_t
+sw_direct_tx(void *arg, uint16_t port, struct rte_mbuf **pkts, uint16_t n)
+{
+	struct sw_fwd_ctx *ctx = arg;
+
+	return sw_tx_burst(ctx->app, sw_worker_id(ctx->w), port, pkts, n);
+}
+
 /* Drain every egress queue of w once: as much as the shaper and NIC allow. */
 static inline void
 sw_fwd_tx(struct sw_app *app, struct sw_worker *w, uint64_t now)
@@ -246,16 +271,7 @@ sw_fwd_tx(struct sw_app *app, struct sw_worker *w, uint64_t now)
 		n = sw_worker_tx_peek(w, p, now, pkts, app->cfg->burst);
 		if (n == 0)
 			continue;
-		if (likely(!app->tx_shared[p])) {
-			sent = rte_eth_tx_burst(app->port_id[p],
-						 sw_worker_id(w), pkts, n);
-		} else {
-			uint16_t q = sw_worker_id(w) % app->nb_txq[p];
-
-			rte_spinlock_lock(&app->tx_lock[p][q]);
-			sent = rte_eth_tx_burst(app->port_id[p], q, pkts, n);
-			rte_spinlock_unlock(&app->tx_lock[p][q]);
-		}
+		sent = sw_tx_burst(app, sw_worker_id(w), p, pkts, n);
 		sw_worker_tx_commit(w, p, now, pkts, n, sent);
 	}
 }
@@ -690,6 +706,7 @@ main(int argc, char **argv)
 	for (wid = 0; wid < nb_workers; wid++) {
 		ctxs[wid].app = &app;
 		ctxs[wid].w = sw_engine_worker(app.eng, wid);
+		sw_worker_set_direct_tx(ctxs[wid].w, sw_direct_tx, &ctxs[wid]);
 	}
 	sw_assign_queues(&app, ctxs, nb_workers);
 	fprintf(stderr, "%s: policy %s, %u ports, %u forwarding lcore(s)\n",

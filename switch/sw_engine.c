@@ -88,6 +88,8 @@ sw_engine_init_worker(struct sw_engine *eng, struct sw_worker *w,
 				 i);
 			return rc;
 		}
+		if (!w->queue[i].enabled)
+			w->unqueued_mask |= UINT32_C(1) << i;
 		w->port_cap[i] = w->queue[i].cap_pkts;
 		w->port_cap_bytes[i] = w->queue[i].cap_bytes;
 	}

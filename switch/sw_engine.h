@@ -12,11 +12,15 @@
  * Whoever drives the engine supplies packets and time:
  *   - ofan-switch: ethdev rx bursts, the TSC clock, rte_eth_tx_burst;
  *   - ofan-fabric: emulated links and a virtual clock.
- * The pipeline of sw_worker_input() is, per burst:
- *   parse -> ARP replies for our addresses -> FIB -> policy pick ->
- *   rewrite (MACs, TTL, checksum) -> egress queue (ECN, tail drop).
- * Transmission is pulled by the driver with sw_worker_tx_peek() and
- * sw_worker_tx_commit().
+ * The pipeline of sw_worker_input() is, per burst, each stage over the
+ * whole burst (a vector path, as DPDK's l3fwd):
+ *   parse -> ARP replies for our addresses -> FIB (four at a time) ->
+ *   policy pick -> rewrite (MACs, TTL, checksum) -> egress queue (ECN,
+ *   tail drop), or straight to the device for a port without a queue.
+ * Transmission from queues is pulled by the driver with
+ * sw_worker_tx_peek() and sw_worker_tx_commit().
+ * sw_worker_input_scalar() is the same pipeline a packet at a time, the
+ * reference the vector path is tested against.
  *
  * The control plane (sw_engine_control(), failures, telemetry requests)
  * runs on one thread.  It changes group weights in a master copy and
@@ -42,6 +46,22 @@
 #define SW_MAX_BURST 512
 
 struct sw_engine;
+
+/*
+ * A driver's transmit for direct output: hand n frames to port's device
+ * (queue: the worker's); returns how many it took.  The rest stay the
+ * caller's (the engine frees and counts them as tx_full).
+ */
+typedef uint16_t (*sw_tx_fn)(void *arg, uint16_t port,
+			     struct rte_mbuf **pkts, uint16_t n);
+
+/* Frames of one input burst on their way to a port without a queue. */
+#define SW_DIRECT_BURST 64
+struct sw_direct {
+	uint16_t n;
+	uint32_t bytes;
+	struct rte_mbuf *pkts[SW_DIRECT_BURST];
+};
 
 /* Per-port counters of one worker. */
 /*
@@ -91,14 +111,31 @@ struct sw_worker {
 	uint64_t picks[SW_MAX_PORTS];	/* policy decisions per egress port */
 	uint32_t touched;		/* ports queued to by the last input */
 	uint32_t peek_len[SW_MAX_BURST];	/* lengths of the last peek */
+	/*
+	 * Direct transmit (sw_worker_set_direct_tx()): ports without a
+	 * software queue collect a burst's frames here, and the input hands
+	 * them to tx_fn before it returns.
+	 */
+	sw_tx_fn tx_fn;
+	void *tx_arg;
+	bool in_direct;			/* this input transmits directly */
+	uint32_t unqueued_mask;		/* ports whose queue is off */
+	uint32_t direct_mask;		/* ports with frames in direct[] */
+	struct sw_direct direct[SW_MAX_PORTS];
 	/* Set by the worker after it adopted a snapshot; read by control. */
 	volatile uint32_t acked_gen;
 } __rte_cache_aligned;
 
 /* Live state of one port, written by control, read by workers. */
 struct sw_port_state {
-	uint8_t mac[6];
-	uint8_t peer_mac[6];
+	union {
+		struct {
+			uint8_t peer_mac[6];
+			uint8_t mac[6];
+		};
+		/* A forwarded frame's Ethernet addresses, in frame order. */
+		uint8_t eth_addrs[12];
+	};
 	volatile uint8_t link;		/* enum sw_link_state */
 	volatile uint8_t peer_known;
 	volatile uint64_t rate_bps;	/* current shaping rate (0 = none) */
@@ -158,6 +195,27 @@ struct sw_port_state *sw_engine_port(struct sw_engine *eng, uint16_t port);
  */
 void sw_worker_input(struct sw_worker *w, uint16_t in_port,
 		     struct rte_mbuf **pkts, uint16_t n, uint64_t now_ns);
+
+/*
+ * The scalar reference of sw_worker_input(): one packet at a time through
+ * every stage, every frame through the egress queue (never direct).  Same
+ * outputs, bytes and counters as the vector path (test_engine's
+ * equivalence test); kept as the definition the fast path is checked
+ * against.
+ */
+void sw_worker_input_scalar(struct sw_worker *w, uint16_t in_port,
+			    struct rte_mbuf **pkts, uint16_t n,
+			    uint64_t now_ns);
+
+/*
+ * Direct transmit for ports whose queue is off ([queue] enabled = no):
+ * sw_worker_input() then hands their frames to fn before it returns,
+ * with no staging ring, and counts what fn does not take as tx_full (as
+ * a disabled queue's commit does).  Frames to ports with a queue, and
+ * all frames of sw_worker_input_scalar(), still go through
+ * sw_worker_tx_peek()/sw_worker_tx_commit().  NULL turns it off.
+ */
+void sw_worker_set_direct_tx(struct sw_worker *w, sw_tx_fn fn, void *arg);
 
 /*
  * Packets of port's egress queue that may leave at now (shaping), at most

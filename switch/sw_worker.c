@@ -14,6 +14,8 @@
 #include <rte_lpm.h>
 #include <rte_ip.h>
 #include <rte_mbuf.h>
+#include <rte_prefetch.h>
+#include <rte_vect.h>
 
 #include "ofan_parse.h"
 #include "ofan_rng.h"
@@ -40,6 +42,109 @@ sw_worker_queued(struct sw_queue *q, uint64_t now_ns)
 {
 	if (sw_queue_len(q) == 1 && q->next_tx_ns < now_ns)
 		q->next_tx_ns = now_ns;
+}
+
+/* Whether frames to port go straight to the device in this input. */
+static inline bool
+sw_worker_is_direct(const struct sw_worker *w, uint16_t port)
+{
+	return w->in_direct && (w->unqueued_mask >> port & 1) != 0;
+}
+
+/*
+ * Hand port's collected frames to the driver.  What a disabled queue's
+ * peek and commit would count is counted here: the frames a failed link
+ * loses, what the device took (tx, dequeued) and what it did not
+ * (tx_full).  The queue is then empty, as a disabled queue is after its
+ * commit.
+ */
+static void
+sw_direct_flush(struct sw_worker *w, uint16_t port)
+{
+	struct sw_direct *d = &w->direct[port];
+	struct sw_queue *q = &w->queue[port];
+	struct sw_port_stats *st = &w->port_st[port];
+	uint8_t link = w->eng->port[port].link;
+	uint32_t unsent_bytes = 0;
+	uint16_t i, sent;
+
+	w->direct_mask &= ~(UINT32_C(1) << port);
+	if (d->n == 0)
+		return;
+	/*
+	 * As a disabled queue counts its enqueues: the i-th frame found i
+	 * queued (the Ethernet frame model: a frame counts its bytes).
+	 */
+	for (i = 0; i < d->n; i++)
+		q->st.hist[sw_queue_hist_bin(q, i)]++;
+	q->st.enq_pkts += d->n;
+	q->st.enq_bytes += d->bytes;
+	if (d->n > q->st.max_pkts)
+		q->st.max_pkts = d->n;
+	if (d->bytes > q->st.max_bytes)
+		q->st.max_bytes = d->bytes;
+	w->touched |= UINT32_C(1) << port;
+	if (unlikely(link == SW_LINK_DOWN || link == SW_LINK_BLACKHOLE)) {
+		enum ofan_drop why = link == SW_LINK_DOWN ?
+			OFAN_DROP_LINK_DOWN : OFAN_DROP_BLACKHOLE;
+
+		for (i = 0; i < d->n; i++)
+			rte_pktmbuf_free(d->pkts[i]);
+		w->drops[why] += d->n;
+		st->egress_drops += d->n;
+	} else {
+		sent = w->tx_fn(w->tx_arg, port, d->pkts, d->n);
+		for (i = sent; i < d->n; i++) {
+			unsent_bytes += d->pkts[i]->pkt_len;
+			rte_pktmbuf_free(d->pkts[i]);
+		}
+		st->tx_pkts += sent;
+		st->tx_bytes += d->bytes - unsent_bytes;
+		q->st.deq_pkts += sent;
+		q->st.deq_bytes += d->bytes - unsent_bytes;
+		if (sent != d->n) {
+			w->drops[OFAN_DROP_TX_FULL] += d->n - sent;
+			st->egress_drops += d->n - sent;
+		}
+	}
+	d->n = 0;
+	d->bytes = 0;
+	w->port_len[port] = 0;
+	w->port_bytes[port] = 0;
+	w->port_level[port] = sw_queue_level(q, &w->eng->cfg.levels);
+}
+
+/* Collect m for port's direct output (counted when it is flushed). */
+static inline void
+sw_direct_add(struct sw_worker *w, uint16_t port, struct rte_mbuf *m)
+{
+	struct sw_direct *d = &w->direct[port];
+
+	d->pkts[d->n++] = m;
+	d->bytes += m->pkt_len;
+	w->direct_mask |= UINT32_C(1) << port;
+	if (unlikely(d->n == SW_DIRECT_BURST))
+		sw_direct_flush(w, port);
+}
+
+/*
+ * Output of a frame the switch answers with (ARP, ICMP): port's queue,
+ * or its direct output.  False if the queue is full (the caller frees).
+ */
+static inline bool
+sw_worker_out(struct sw_worker *w, uint16_t port, struct rte_mbuf *m,
+	      uint16_t l3_offset, uint64_t now_ns)
+{
+	if (sw_worker_is_direct(w, port)) {
+		sw_direct_add(w, port, m);
+		return true;
+	}
+	if (!sw_queue_enqueue(&w->queue[port], m, OFAN_KIND_OTHER, l3_offset,
+			      false, &w->rng))
+		return false;
+	sw_worker_queued(&w->queue[port], now_ns);
+	w->touched |= UINT32_C(1) << port;
+	return true;
 }
 
 /*
@@ -74,14 +179,11 @@ sw_worker_arp(struct sw_worker *w, uint16_t in_port, struct rte_mbuf *m,
 	arp->tpa = rte_cpu_to_be_32(info->arp_spa);
 	memcpy(arp->sha, ps->mac, 6);
 	arp->spa = rte_cpu_to_be_32(my_ip);
-	if (!sw_queue_enqueue(&w->queue[in_port], m, OFAN_KIND_OTHER,
-			      info->l3_offset, false, &w->rng)) {
+	if (!sw_worker_out(w, in_port, m, info->l3_offset, now_ns)) {
 		w->port_st[in_port].egress_drops++;
 		sw_worker_drop(w, in_port, m, OFAN_DROP_QUEUE_FULL);
 		return;
 	}
-	sw_worker_queued(&w->queue[in_port], now_ns);
-	w->touched |= UINT32_C(1) << in_port;
 	w->port_st[in_port].arp_replies++;
 }
 
@@ -207,14 +309,11 @@ sw_worker_time_exceeded(struct sw_worker *w, uint16_t in_port,
 	memcpy(icmp + SW_ICMP_HDR_SIZE, f + l3, quote);
 	sum = (uint16_t)~rte_raw_cksum(icmp, SW_ICMP_HDR_SIZE + quote);
 	memcpy(icmp + 2, &sum, 2);
-	if (!sw_queue_enqueue(&w->queue[in_port], r, OFAN_KIND_OTHER,
-			      (uint16_t)l3, false, &w->rng)) {
+	if (!sw_worker_out(w, in_port, r, (uint16_t)l3, now_ns)) {
 		rte_pktmbuf_free(r);
 		st->icmp_limited++;
 		return;
 	}
-	sw_worker_queued(&w->queue[in_port], now_ns);
-	w->touched |= UINT32_C(1) << in_port;
 	st->icmp_sent++;
 }
 
@@ -261,8 +360,7 @@ sw_rewrite(struct rte_mbuf *m, uint16_t l3_offset,
 		rte_pktmbuf_mtod_offset(m, struct ofan_ipv4_hdr *, l3_offset);
 	uint32_t sum;
 
-	memcpy(eth->dst, ps->peer_mac, 6);
-	memcpy(eth->src, ps->mac, 6);
+	memcpy(eth, ps->eth_addrs, sizeof(ps->eth_addrs));
 	ip->ttl--;
 	/* RFC 1624: the TTL is the high byte of its 16-bit word. */
 	sum = (uint32_t)ip->checksum + rte_cpu_to_be_16(0x0100);
@@ -270,8 +368,8 @@ sw_rewrite(struct rte_mbuf *m, uint16_t l3_offset,
 }
 
 void
-sw_worker_input(struct sw_worker *w, uint16_t in_port,
-		struct rte_mbuf **pkts, uint16_t n, uint64_t now_ns)
+sw_worker_input_scalar(struct sw_worker *w, uint16_t in_port,
+		       struct rte_mbuf **pkts, uint16_t n, uint64_t now_ns)
 {
 	struct sw_engine *eng = w->eng;
 	struct ofan_pkt_info info;
@@ -297,6 +395,7 @@ sw_worker_input(struct sw_worker *w, uint16_t in_port,
 	uint16_t i, k = 0;
 
 	w->touched = 0;
+	w->in_direct = false;
 	sw_worker_sync(w);
 	if (n > SW_MAX_BURST)
 		n = SW_MAX_BURST;	/* callers never pass more */
@@ -403,6 +502,205 @@ sw_worker_input(struct sw_worker *w, uint16_t in_port,
 		if (levels_needed)
 			w->port_level[port] = sw_queue_level(q, view.levels);
 	}
+}
+
+/* Frames ahead of the one being parsed whose headers are fetched. */
+#define SW_PREFETCH_AHEAD 4
+/* rte_lpm_lookupx4()'s answer for no route (route indices are smaller). */
+#define SW_HOP_MISS UINT32_MAX
+
+/*
+ * The slow path of the vector input for one frame the fast parse did not
+ * take: the full parser with its named drop reasons, TTL expiry and ARP.
+ * Returns true if the frame is to be routed (info filled).
+ */
+static bool
+sw_worker_parse_slow(struct sw_worker *w, uint16_t in_port,
+		     struct rte_mbuf *m, struct ofan_pkt_info *info,
+		     uint64_t now_ns)
+{
+	const unsigned int flags = w->eng->parse_flags;
+	int v;
+
+	if (likely(m->nb_segs == 1))
+		v = ofan_parse(rte_pktmbuf_mtod(m, const uint8_t *),
+			       rte_pktmbuf_data_len(m), flags, info);
+	else
+		v = sw_parse_chained(m, flags, info);
+	if (unlikely(v != OFAN_PARSE_OK)) {
+		if (v == OFAN_DROP_TTL_EXPIRED)
+			sw_worker_time_exceeded(w, in_port, m, now_ns);
+		sw_worker_drop(w, in_port, m, (enum ofan_drop)v);
+		return false;
+	}
+	if (unlikely(info->kind == OFAN_KIND_ARP)) {
+		sw_worker_arp(w, in_port, m, info, now_ns);
+		return false;
+	}
+	return true;
+}
+
+/*
+ * The vector path (see sw_worker_input_scalar() for the same pipeline a
+ * packet at a time): each stage runs over the whole burst, so that the
+ * loads of one stage overlap and the FIB is read four addresses at a time
+ * (rte_lpm_lookupx4, as l3fwd).  What it sends, drops and counts, and in
+ * which order, is the scalar path's: frames the switch answers (ARP,
+ * ICMP) leave in the parse stage, forwarded ones after the pick, each
+ * group in arrival order.
+ */
+void
+sw_worker_input(struct sw_worker *w, uint16_t in_port,
+		struct rte_mbuf **pkts, uint16_t n, uint64_t now_ns)
+{
+	struct sw_engine *eng = w->eng;
+	struct ofan_pkt_info info;
+	struct lb_pkt meta[SW_MAX_BURST];
+	struct rte_mbuf *fwd[SW_MAX_BURST];
+	uint32_t dst[SW_MAX_BURST];
+	uint32_t hop[SW_MAX_BURST];
+	uint32_t hash[SW_MAX_BURST];
+	uint16_t l3[SW_MAX_BURST];
+	uint8_t ect[SW_MAX_BURST];
+	uint8_t fkind[SW_MAX_BURST];
+	uint16_t pick[SW_MAX_BURST];
+	uint64_t rx_bytes = 0;
+	struct lb_view view = {
+		.port_level = w->port_level,
+		.levels = &eng->cfg.levels,
+		.port_len = w->port_len,
+		.port_cap = w->port_cap,
+		.port_bytes = w->port_bytes,
+		.port_cap_bytes = w->port_cap_bytes,
+	};
+	struct sw_port_stats *rx_st = &w->port_st[in_port];
+	const bool hash_needed = eng->cfg.policy->uses_flow_hash;
+	const bool levels_needed = eng->cfg.policy->uses_queue_levels;
+	const bool fast_parse = eng->parse_flags == 0;
+	uint16_t i, j, k = 0, c = 0;
+	uint32_t direct;
+
+	w->touched = 0;
+	w->in_direct = w->tx_fn != NULL;
+	sw_worker_sync(w);
+	if (n > SW_MAX_BURST)
+		n = SW_MAX_BURST;	/* callers never pass more */
+	if (unlikely(eng->port[in_port].link == SW_LINK_DOWN ||
+		     eng->port[in_port].link == SW_LINK_BLACKHOLE)) {
+		sw_worker_input_scalar(w, in_port, pkts, n, now_ns);
+		return;
+	}
+
+	/* Parse: the common frame inline, the rest through the full parser. */
+	for (i = 0; i < RTE_MIN(n, (uint16_t)SW_PREFETCH_AHEAD); i++)
+		rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void *));
+	for (i = 0; i < n; i++) {
+		struct rte_mbuf *m = pkts[i];
+
+		if (i + SW_PREFETCH_AHEAD < n)
+			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + SW_PREFETCH_AHEAD],
+						       void *));
+		rx_bytes += m->pkt_len;
+		if (unlikely(!(fast_parse && m->nb_segs == 1 &&
+			       sw_parse_fast(rte_pktmbuf_mtod(m, const uint8_t *),
+					     rte_pktmbuf_data_len(m), &info))) &&
+		    !sw_worker_parse_slow(w, in_port, m, &info, now_ns))
+			continue;
+		fwd[k] = m;
+		dst[k] = info.dst_ip;
+		l3[k] = info.l3_offset;
+		ect[k] = (info.tos & OFAN_ECN_MASK) != OFAN_ECN_NOT_ECT;
+		fkind[k] = info.kind;
+		if (hash_needed)
+			hash[k] = ofan_hash_5tuple(w->hash_seed, info.src_ip,
+						   info.dst_ip, info.src_port,
+						   info.dst_port, info.proto);
+		k++;
+	}
+	rx_st->rx_pkts += n;
+	rx_st->rx_bytes += rx_bytes;
+
+	/* FIB: four addresses at a time. */
+	j = 0;
+#ifdef RTE_ARCH_X86
+	for (; j + 4 <= k; j += 4)
+		rte_lpm_lookupx4(eng->fib,
+				 _mm_loadu_si128((const __m128i *)&dst[j]),
+				 &hop[j], SW_HOP_MISS);
+#endif
+	for (; j < k; j++)
+		if (rte_lpm_lookup(eng->fib, dst[j], &hop[j]) != 0)
+			hop[j] = SW_HOP_MISS;
+
+	/* What the policy reads, for the frames that have a route. */
+	for (j = 0; j < k; j++) {
+		struct rte_mbuf *m = fwd[j];
+
+		if (unlikely(hop[j] >= SW_ROUTE_LOCAL)) {
+			sw_worker_drop(w, in_port, m, hop[j] == SW_ROUTE_LOCAL ?
+				       OFAN_DROP_NOT_FOR_US :
+				       OFAN_DROP_NO_ROUTE);
+			continue;
+		}
+		fwd[c] = m;
+		l3[c] = l3[j];
+		ect[c] = ect[j];
+		fkind[c] = fkind[j];
+		meta[c].flow_hash = hash_needed ? hash[j] : 0;
+		meta[c].kind = fkind[j] == OFAN_KIND_ACK ? LB_KIND_ACK :
+							    LB_KIND_DATA;
+		meta[c].grp = &w->groups[eng->route_group[hop[j]]];
+		meta[c].dst_key = eng->route_key[hop[j]];
+		meta[c].len = m->pkt_len > UINT16_MAX ? UINT16_MAX :
+			(uint16_t)m->pkt_len;
+		c++;
+	}
+
+	direct = w->in_direct ? w->unqueued_mask : 0;
+	if (c != 0)
+		eng->cfg.policy->pick(w->lb_state, meta, c, &view, now_ns,
+				      pick);
+
+	/* Rewrite, then queue or collect for the device. */
+	for (i = 0; i < c; i++) {
+		struct rte_mbuf *m = fwd[i];
+		uint16_t port;
+		struct sw_queue *q;
+
+		if (unlikely(pick[i] == LB_NONE)) {
+			sw_worker_drop(w, in_port, m, OFAN_DROP_NO_MEMBER);
+			continue;
+		}
+		port = meta[i].grp->port[pick[i]];
+		w->picks[port]++;
+		sw_rewrite(m, l3[i], &eng->port[port]);
+		if (direct >> port & 1) {
+			sw_direct_add(w, port, m);
+			continue;
+		}
+		q = &w->queue[port];
+		if (unlikely(!sw_queue_enqueue(q, m, fkind[i], l3[i], ect[i],
+					       &w->rng))) {
+			w->port_st[port].egress_drops++;
+			sw_worker_drop(w, in_port, m, OFAN_DROP_QUEUE_FULL);
+			continue;
+		}
+		sw_worker_queued(q, now_ns);
+		w->touched |= UINT32_C(1) << port;
+		w->port_len[port] = sw_queue_len(q);
+		w->port_bytes[port] = q->bytes;
+		if (levels_needed)
+			w->port_level[port] = sw_queue_level(q, view.levels);
+	}
+	while (w->direct_mask != 0)
+		sw_direct_flush(w, (uint16_t)rte_bsf32(w->direct_mask));
+}
+
+void
+sw_worker_set_direct_tx(struct sw_worker *w, sw_tx_fn fn, void *arg)
+{
+	w->tx_fn = fn;
+	w->tx_arg = arg;
 }
 
 /* Empty the queue of a failed link, counting every packet as lost. */
