@@ -13,6 +13,7 @@ packages=(
 	chromium fonts-dejavu-core
 	openmpi-bin libopenmpi-dev
 	dpdk-doc
+	valgrind
 )
 
 missing=()

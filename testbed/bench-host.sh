@@ -51,8 +51,9 @@
 # Lcore layout: testpmd gets -l MAIN,FWD (main lcore mostly sleeping, one
 # forwarding lcore); ofan-host runs its whole loop on its main lcore, so it
 # gets -l FWD (the same CPU as testpmd's forwarding lcore).  This script and
-# the programs' control threads stay on MAIN.  Both use --no-huge -m 1024 by
-# default (--hugepages for hugepages), 1024 tx descriptors and burst 32.
+# the programs' control threads stay on MAIN.  Both use hugepages when the
+# machine has 1 GB of them free, else --no-huge -m 1024 (--hugepages and
+# --no-huge choose), 1024 tx descriptors and burst 32.
 #
 # Noise: for every run the script reads how long the generating thread
 # waited for its CPU (schedstat) and prints it (preem%); a row above 2 % is
@@ -101,9 +102,10 @@ ofan-host:
   --policy NAME       [host] policy (default fixed; reps, ops, plb, mp,
                       flowlet cost more per packet)
   --ack-every N       [host] ack_every of the +ACKs rows (default 1)
-  --hugepages         use hugepages (hugetlbfs must be mounted with free
-                      pages); runs get --huge-unlink.  Default: --no-huge
-                      -m 1024
+  --hugepages         hugepages (with --huge-unlink); an error if none is free
+  --no-huge           --no-huge -m 1024 even when hugepages are free.
+                      Neither: hugepages if 1 GB of them is free, else
+                      --no-huge (the report's first line says which)
 
 Output:
   --out DIR           write DIR/results.csv, DIR/results.json and each run's
@@ -142,7 +144,7 @@ mtu_large=4136
 policy=fixed
 ack_every=1
 rank_lcores=
-hugepages=0
+hugepages=auto
 out_dir=
 dry_run=0
 build_dir=$root/build
@@ -167,6 +169,7 @@ while [ $# -gt 0 ]; do
 	--ack-every) need_arg "$1" $#; ack_every=$2; shift ;;
 	--rank-lcores) need_arg "$1" $#; rank_lcores=$2; shift ;;
 	--hugepages) hugepages=1 ;;
+	--no-huge) hugepages=0 ;;
 	--out) need_arg "$1" $#; out_dir=$2; shift ;;
 	--dry-run) dry_run=1 ;;
 	--build-dir) need_arg "$1" $#; build_dir=$2; shift ;;
@@ -242,11 +245,10 @@ host_bin=$work/ofan-host
 
 if [ "$hugepages" = 1 ]; then
 	eal_mem=(--huge-unlink)
-	mem="hugepages"
 else
 	eal_mem=(--no-huge -m 1024)
-	mem="--no-huge -m 1024"
 fi
+mem=$mem_why
 eal_testpmd=(-l "$main_lcore,$fwd_lcore" --main-lcore "$main_lcore" --no-pci "${eal_mem[@]}")
 eal_host=(-l "$fwd_lcore" --no-pci "${eal_mem[@]}")
 null_dev=net_null0,no-rx=1

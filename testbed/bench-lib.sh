@@ -1,27 +1,48 @@
 # shellcheck shell=bash disable=SC2154,SC2034  # caller's variables in, run_rc and steal_* out
 # Shared set-up of the benchmarks (bench-switch.sh, bench-host.sh), sourced
 # after their options are parsed.  It uses the caller's variables prog,
-# root, hugepages (0/1) and main_lcore, and defines huge_mounts, work,
-# run_pid, prefixes (EAL file prefixes to clean), build_info, and the
-# cleanup trap, which ends only the process this script started (run_pid)
-# and removes only what it created.
+# root, hugepages (0, 1 or auto) and main_lcore, and defines huge_mounts,
+# hugepages (0 or 1 after auto), mem_why, work, run_pid, prefixes (EAL file
+# prefixes to clean), build_info, and the cleanup trap, which ends only the
+# process this script started (run_pid) and removes only what it created.
 
-# bench_setup KIND: check hugepages, pin this script, make the work
-# directory and install the traps.  KIND names the temp directory.
+# bench_setup KIND: choose the memory (hugepages: 1 = --hugepages, 0 =
+# --no-huge, auto = hugepages when the machine has them), pin this script,
+# make the work directory and install the traps.  KIND names the temp
+# directory.  Sets mem_why: which memory and why, for the report.
 bench_setup() {
-	local free_pages
+	local free_pages page_kb free_mb
 
 	# Mount points of hugetlbfs, for --hugepages and for the cleanup.
 	huge_mounts=()
 	while read -r _ mnt fstype _; do
 		[ "$fstype" = hugetlbfs ] && huge_mounts+=("$mnt")
 	done </proc/mounts
+	free_pages=$(awk '/^HugePages_Free:/ { print $2 }' /proc/meminfo)
+	page_kb=$(awk '/^Hugepagesize:/ { print $2 }' /proc/meminfo)
+	free_mb=$(( ${free_pages:-0} * ${page_kb:-0} / 1024 ))
 	if [ "$hugepages" = 1 ]; then
 		[ ${#huge_mounts[@]} -gt 0 ] ||
 			die "--hugepages: no hugetlbfs is mounted; as root: mkdir -p /dev/hugepages && mount -t hugetlbfs nodev /dev/hugepages && echo 1024 > /proc/sys/vm/nr_hugepages"
-		free_pages=$(awk '/^HugePages_Free:/ { print $2 }' /proc/meminfo)
 		[ "${free_pages:-0}" -gt 0 ] ||
 			die "--hugepages: hugetlbfs is mounted but no hugepage is free (HugePages_Free = ${free_pages:-0}); as root: echo 1024 > /proc/sys/vm/nr_hugepages"
+		mem_why="hugepages (--hugepages; $free_mb MB free at ${huge_mounts[0]})"
+	elif [ "$hugepages" = auto ]; then
+		# Both programs of a row run one after the other and need well
+		# under 1 GB (the pool, the FIB, the rings).
+		if [ ${#huge_mounts[@]} -gt 0 ] && [ "$free_mb" -ge 1024 ]; then
+			hugepages=1
+			mem_why="hugepages (found: $free_mb MB free at ${huge_mounts[0]})"
+		else
+			hugepages=0
+			if [ ${#huge_mounts[@]} -eq 0 ]; then
+				mem_why="--no-huge -m 1024 (no hugetlbfs mounted)"
+			else
+				mem_why="--no-huge -m 1024 (hugetlbfs has $free_mb MB free, below 1024)"
+			fi
+		fi
+	else
+		mem_why="--no-huge -m 1024 (--no-huge)"
 	fi
 	# This script's own polling (date, grep, sleep) runs on the main
 	# lcore's CPU, never on the measured one.  The programs inherit that

@@ -21,7 +21,8 @@
 # forwarding lcore, one row at a time (never two busy-polling processes at
 # once).  By default the input replays a generated pcap of small RoCEv2
 # frames forever (net_pcap, infinite_rx=1) and the output is a sink
-# (net_null, no-rx=1), so no NIC and no hugepages are needed.  --in-dev,
+# (net_null, no-rx=1), so no NIC and no hugepages are needed (hugepages are
+# used when the machine has them free; the report says which).  --in-dev,
 # --out-dev and --eal put it on real ports.
 #
 # Rate: ofan-switch prints a status line every second on stderr ("NAME
@@ -64,7 +65,7 @@ egress queue) against DPDK's l3fwd in LPM mode and dpdk-testpmd
 --forward-mode=5tswap and io, one forwarding lcore each, run one after the
 other.  Prints a table of Mpps and each row's ratio to l3fwd-lpm and to
 testpmd 5tswap, with the targets: every policy with queue = no at >= 1.0x
-l3fwd-lpm and >= 0.9x 5tswap, with queue = yes at >= 0.85x 5tswap.
+l3fwd-lpm and >= 0.9x 5tswap, with queue = yes at >= 0.9x l3fwd-lpm and >= 0.85x 5tswap.
 
 Runs:
   --duration SEC      length of each run in whole seconds (default 5)
@@ -80,6 +81,15 @@ Runs:
                       median of each row (default 1)
   --lcores MAIN,FWD   the main and the forwarding lcore of every run
                       (default 0,1)
+  --profile           after the rates, run l3fwd and every ofan-switch row
+                      once more under valgrind's callgrind and print the
+                      instructions per forwarded packet: what the forwarding
+                      loop (ofan-switch sw_fwd_loop, l3fwd lpm_main_loop,
+                      drivers included) executed over the packets it
+                      forwarded.  Default input only; needs valgrind;
+                      about 40 s a row
+  --profile-secs SEC  length of each profiled run after start-up (default
+                      15; valgrind runs about 50x slower)
 
 Ports:
   --in-dev DEVARGS    input port (default: net_pcap0 replaying the traffic
@@ -91,7 +101,11 @@ Ports:
                       --main-lcore, --file-prefix, -a/--vdev of the ports)
   --hugepages         use hugepages (hugetlbfs must be mounted with free
                       pages); runs get --huge-unlink so nothing is left in
-                      the mount.  Default: --no-huge -m 1024
+                      the mount
+  --no-huge           use --no-huge -m 1024 even if hugepages are free
+                      Default: hugepages when hugetlbfs is mounted with at
+                      least 1 GB free, else --no-huge -m 1024; the report's
+                      first line says which and why
   --mbufs N           mbufs in the pool of both programs (default 16384)
 
 Traffic (default input only):
@@ -146,12 +160,14 @@ with_testpmd=1
 with_l3fwd=1
 dry_run=0
 repeat=1
+profile=0
+profile_secs=15
 lcores=0,1
 in_dev=
 out_dev=net_null0,no-rx=1
 eal_extra=
 eal_given=0
-hugepages=0
+hugepages=auto
 mbufs=16384
 pcap=
 size=64
@@ -175,11 +191,14 @@ while [ $# -gt 0 ]; do
 	--no-l3fwd) with_l3fwd=0 ;;
 	--dry-run) dry_run=1 ;;
 	--repeat) need_arg "$1" $#; repeat=$2; shift ;;
+	--profile) profile=1 ;;
+	--profile-secs) need_arg "$1" $#; profile_secs=$2; shift ;;
 	--lcores) need_arg "$1" $#; lcores=$2; shift ;;
 	--in-dev) need_arg "$1" $#; in_dev=$2; shift ;;
 	--out-dev) need_arg "$1" $#; out_dev=$2; shift ;;
 	--eal) need_arg "$1" $#; eal_extra=$2; eal_given=1; shift ;;
 	--hugepages) hugepages=1 ;;
+	--no-huge) hugepages=0 ;;
 	--mbufs) need_arg "$1" $#; mbufs=$2; shift ;;
 	--pcap) need_arg "$1" $#; pcap=$2; shift ;;
 	--size) need_arg "$1" $#; size=$2; shift ;;
@@ -198,7 +217,7 @@ is_uint() {
 	[[ $1 =~ ^[0-9]+$ ]] && [ ${#1} -le 9 ]
 }
 
-for v in duration warmup repeat mbufs size count flows acks_every; do
+for v in duration warmup repeat profile_secs mbufs size count flows acks_every; do
 	is_uint "${!v}" || die "--${v//_/-} '${!v}' is not a whole number"
 done
 [ "$duration" -ge 2 ] || die "--duration $duration: expected at least 2 seconds"
@@ -240,6 +259,13 @@ sw_bin=$build_dir/switch/ofan-switch
 gen_bin=$build_dir/tests/tools/ofan-pcapgen
 [ -x "$sw_bin" ] ||
 	die "$sw_bin not found; build first: scripts/build.sh (or pass --build-dir)"
+if [ "$profile" = 1 ]; then
+	[ -z "$in_dev" ] ||
+		die "--profile counts packets by full input bursts: only with the default replayed input (no --in-dev)"
+	command -v valgrind >/dev/null ||
+		die "--profile needs valgrind (callgrind); install it: scripts/install-deps.sh (or apt-get install valgrind)"
+	[ "$profile_secs" -ge 2 ] || die "--profile-secs $profile_secs: expected at least 2"
+fi
 testpmd_bin=
 if [ "$with_testpmd" = 1 ]; then
 	testpmd_bin=$(command -v dpdk-testpmd) ||
@@ -281,6 +307,8 @@ fi
 
 # shellcheck source=testbed/bench-lib.sh
 . "$root/testbed/bench-lib.sh"
+# --eal: the memory is the caller's (hugepages only with --hugepages).
+[ "$eal_given" = 0 ] || [ "$hugepages" != auto ] || hugepages=0
 bench_setup bench
 bench_copy_binary "$sw_bin"
 sw_bin_path=$sw_bin
@@ -569,6 +597,106 @@ run_l3fwd() { # logbase
 	[ "$nb_samples" -gt 0 ] || note="${note:+$note; }no rate from telemetry"
 }
 
+# ---- --profile: instructions per packet ----
+
+# Instructions callgrind counted inside the toggled function (its
+# "totals:" line: only the forwarding loop and what it calls).
+callgrind_total() { # outfile
+	awk '/^totals:/ { print $2; f = 1 } END { if (!f) print "nan" }' "$1" 2>/dev/null ||
+		echo nan
+}
+
+# ir_pkt: instructions per packet of the last profiled run (or nan).
+ir_pkt=nan
+ir_note=
+ir_per_packet() { # outfile packets
+	local total
+	total=$(callgrind_total "$1")
+	ir_pkt=$(awk -v t="$total" -v p="$2" 'BEGIN {
+		if (t == "nan" || p == "nan" || p + 0 <= 0) print "nan"
+		else printf "%.1f", t / p }')
+	[ "$ir_pkt" != nan ] || ir_note="no count (instructions $total, packets $2)"
+}
+
+# ofan-switch under callgrind for --profile-secs; packets from its JSON.
+profile_switch() { # policy queue logbase
+	local policy=$1 queue=$2 base=$3 cfg=$3.ini json=$3.json pkts bursts
+	write_config "$cfg" "$policy" "$queue"
+	new_prefix
+	ir_note=
+	valgrind --tool=callgrind --toggle-collect=sw_fwd_loop \
+		--callgrind-out-file="$base.callgrind" \
+		"$sw_bin" "${eal_common[@]}" --file-prefix "$prefix" -- \
+		--config "$cfg" --duration "$profile_secs" --stats-json "$json" \
+		>"$base.out" 2>"$base.err" </dev/null &
+	run_pid=$!
+	wait_run $(($(date +%s) + profile_secs + 300))
+	rm -rf "/var/run/dpdk/$prefix"
+	pkts=nan
+	[ ! -s "$json" ] || pkts=$(awk '
+		/^      "tx":/ { gsub(/[ ,]/, "", $2); tx += $2 }
+		END { print tx + 0 }' "$json")
+	ir_per_packet "$base.callgrind" "$pkts"
+	# Full input bursts (what the l3fwd row's count rests on).
+	bursts=$(callgrind_calls "$base.callgrind" sw_worker_input)
+	[ "$pkts" = nan ] || [ "$bursts" = nan ] ||
+		[ $((bursts * 32)) = "$pkts" ] ||
+		ir_note="input bursts not all full ($bursts x 32 != $pkts sent): the l3fwd row's count is too high"
+	[ "$run_rc" = 0 ] || ir_note="exit status $run_rc: $(last_error "$base.err")"
+}
+
+# Calls callgrind recorded into the function NAME (its call edges).
+callgrind_calls() { # outfile name
+	python3 - "$1" "$2" <<'PY2' 2>/dev/null || echo nan
+import re, sys
+names, cfn, total = {}, None, 0
+for line in open(sys.argv[1]):
+    m = re.match(r"^(c?fn)=\((\d+)\)(?: (.*))?", line)
+    if m:
+        if m.group(3):
+            names[m.group(2)] = m.group(3).strip()
+        if m.group(1) == "cfn":
+            cfn = m.group(2)
+        continue
+    m = re.match(r"^calls=(\d+)", line)
+    if m and cfn is not None and names.get(cfn) == sys.argv[2]:
+        total += int(m.group(1))
+print(total)
+PY2
+}
+
+# l3fwd under callgrind for --profile-secs, then SIGINT.  Its packets are
+# its bursts (calls of l3fwd_lpm_process_packets) x 32: the replayed
+# input (net_pcap, infinite_rx) always fills a burst, which the ofan-switch
+# rows check against their exact JSON count (calls of sw_worker_input x 32
+# = tx).  Telemetry cannot count them: l3fwd forwards for seconds between
+# a last read and the SIGINT taking effect under valgrind.
+profile_l3fwd() { # logbase
+	local base=$1 sock bursts
+	l3fwd_routes "$base.routes4"
+	echo "R2001:db8::/32 1" >"$base.routes6"
+	new_prefix
+	ir_note=
+	sock=/var/run/dpdk/$prefix/dpdk_telemetry.v2
+	valgrind --tool=callgrind --toggle-collect=lpm_main_loop \
+		--callgrind-out-file="$base.callgrind" \
+		"$l3fwd_bin" "${l3fwd_eal[@]}" --file-prefix "$prefix" \
+		"${tp_devs[@]}" -- "${l3fwd_args[@]}" \
+		--rule_ipv4="$base.routes4" --rule_ipv6="$base.routes6" \
+		>"$base.out" 2>"$base.err" </dev/null &
+	run_pid=$!
+	# Start-up under valgrind takes a while: wait for the socket.
+	"$root/testbed/telemetry-rate.py" --count "$sock" 1 300 >/dev/null
+	sleep "$profile_secs"
+	kill -INT "$run_pid" 2>/dev/null || true
+	wait_run $(($(date +%s) + 120))
+	rm -rf "/var/run/dpdk/$prefix"
+	bursts=$(callgrind_calls "$base.callgrind" l3fwd_lpm_process_packets)
+	ir_per_packet "$base.callgrind" "$(awk -v b="$bursts" 'BEGIN {
+		if (b == "nan" || b + 0 == 0) print "nan"; else print b * 32 }')"
+	[ "$run_rc" = 0 ] || ir_note="exit status $run_rc: $(last_error "$base.err" "$base.out")"
+}
+
 # ---- the rows ----
 
 rows=()
@@ -602,13 +730,13 @@ for q in "${queue_list[@]}"; do
 		row_arg1[$id]=$p
 		row_arg2[$id]=$q
 		# Direct tx: at least l3fwd and 0.9 x 5tswap; with queues
-		# and ECN: 0.85 x 5tswap.
+		# and ECN: 0.9 x l3fwd and 0.85 x 5tswap.
 		if [ "$q" = no ]; then
 			row_target[$id]=0.90
 			row_target_l3[$id]=1.00
 		else
 			row_target[$id]=0.85
-			row_target_l3[$id]=
+			row_target_l3[$id]=0.90
 		fi
 	done
 done
@@ -647,6 +775,29 @@ for r in $(seq "$repeat"); do
 			res_note[$id]="${res_note[$id]:-}${res_note[$id]:+; }r$r: $note"
 	done
 done
+declare -A res_ir res_ir_note
+if [ "$profile" = 1 ]; then
+	k=0
+	nb_prof=0
+	for id in "${rows[@]}"; do
+		[ "${row_kind[$id]}" = testpmd ] || nb_prof=$((nb_prof + 1))
+	done
+	for id in "${rows[@]}"; do
+		[ "${row_kind[$id]}" != testpmd ] || continue
+		k=$((k + 1))
+		base=$logs/$id.profile
+		printf '%s: [profile %d/%d] %s ... ' "$prog" "$k" "$nb_prof" \
+			"${row_label[$id]}" >&2
+		if [ "${row_kind[$id]}" = l3fwd ]; then
+			profile_l3fwd "$base"
+		else
+			profile_switch "${row_arg1[$id]}" "${row_arg2[$id]}" "$base"
+		fi
+		printf '%s instructions/packet%s\n' "$ir_pkt" "${ir_note:+ ($ir_note)}" >&2
+		res_ir[$id]=$ir_pkt
+		res_ir_note[$id]=$ir_note
+	done
+fi
 runtime=$(($(date +%s) - t_start))
 busy_after=$(cpu_busy)
 
@@ -719,12 +870,11 @@ done
 
 # ---- report ----
 
-if [ "$hugepages" = 1 ]; then
-	mem="hugepages"
-elif [ "$eal_given" = 1 ]; then
+if [ "$eal_given" = 1 ]; then
 	mem="EAL args: $eal_extra"
+	[ "$hugepages" = 0 ] || mem+=" --huge-unlink"
 else
-	mem="--no-huge -m 1024"
+	mem=$mem_why
 fi
 report() {
 	echo "ofan-switch vs l3fwd-lpm and dpdk-testpmd: 1 forwarding lcore ($fwd_lcore; main lcore $main_lcore), $mem"
@@ -749,6 +899,19 @@ report() {
 		echo "* = preempted more than ${noisy_pct}%: that rate is too low; rerun on a quiet machine (or --repeat 3)"
 	if [ "$with_testpmd" = 1 ] && [ "${res_verdict[testpmd-5tswap]}" = "-*" ]; then
 		echo "warning: the testpmd 5tswap baseline itself was disturbed, so every ratio is too high"
+	fi
+	if [ "$profile" = 1 ]; then
+		echo
+		echo "instructions per packet (callgrind, the forwarding loop and the drivers it calls, ${profile_secs} s each):"
+		printf '%-32s %10s %8s\n' row Ir/pkt xl3fwd
+		for id in "${rows[@]}"; do
+			[ -n "${res_ir[$id]:-}" ] || continue
+			printf '%-32s %10s %8s%s\n' "${row_label[$id]}" "${res_ir[$id]}" \
+				"$(awk -v a="${res_ir[$id]}" -v b="${res_ir[l3fwd-lpm]:-nan}" 'BEGIN {
+					if (a == "nan" || b == "nan" || b + 0 <= 0) print "-"
+					else printf "%.2f", a / b }')" \
+				"${res_ir_note[$id]:+ (${res_ir_note[$id]})}"
+		done
 	fi
 	echo
 	for id in "${rows[@]}"; do
@@ -840,6 +1003,8 @@ if [ -n "$out_dir" ]; then
 				"$(json_list "${res_json[$id]// /;}")"
 			printf '"preempted_pct": %s, ' \
 				"$(json_list "${res_steal[$id]// /;}")"
+			printf '"instructions_per_packet": %s, ' \
+				"$(json_num "${res_ir[$id]:-}")"
 			printf '"ratio_l3fwd": %s, "target_l3fwd": %s, ' \
 				"$(json_num "${res_ratio_l3[$id]}")" \
 				"$(json_num "${row_target_l3[$id]}")"

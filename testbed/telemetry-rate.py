@@ -3,11 +3,14 @@
 """Transmit rate of a DPDK port through its telemetry socket.
 
   telemetry-rate.py SOCKET PORT WARMUP_S DURATION_S
+  telemetry-rate.py --count SOCKET PORT WAIT_S
 
 Waits WARMUP_S, then reads /ethdev/stats,PORT (opackets) once a second
 until DURATION_S have passed since the start, and prints
 "MEAN_MPPS N SAMPLE;SAMPLE;..." (each sample the rate over its second by
 the clock between the reads), or "nan 0 -" when the socket never answered.
+With --count: waits up to WAIT_S for the socket and prints the port's
+opackets once (or "nan").
 For programs like l3fwd that print no rates of their own; a --no-huge
 primary cannot have secondaries, so dpdk-proc-info is no option.
 """
@@ -29,7 +32,21 @@ def opackets(path, port):
         s.close()
 
 
+def count(path, port, wait):
+    start = time.monotonic()
+    while time.monotonic() - start < wait:
+        try:
+            print(opackets(path, port))
+            return
+        except (OSError, ValueError, KeyError):
+            time.sleep(0.2)
+    print("nan")
+
+
 def main():
+    if sys.argv[1] == "--count":
+        count(sys.argv[2], int(sys.argv[3]), float(sys.argv[4]))
+        return
     path, port = sys.argv[1], int(sys.argv[2])
     warmup, duration = float(sys.argv[3]), float(sys.argv[4])
     start = time.monotonic()
