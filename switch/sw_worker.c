@@ -367,6 +367,74 @@ sw_rewrite(struct rte_mbuf *m, uint16_t l3_offset,
 	ip->checksum = (uint16_t)(sum + (sum >> 16));
 }
 
+/* What a policy may read of the worker's egress ports. */
+static inline struct lb_view
+sw_worker_view(const struct sw_worker *w)
+{
+	return (struct lb_view){
+		.port_level = w->port_level,
+		.levels = &w->eng->cfg.levels,
+		.port_len = w->port_len,
+		.port_cap = w->port_cap,
+		.port_bytes = w->port_bytes,
+		.port_cap_bytes = w->port_cap_bytes,
+	};
+}
+
+/* What the policy reads of a frame of kind with route index hop. */
+static inline void
+sw_worker_meta(struct sw_worker *w, struct lb_pkt *meta,
+	       const struct rte_mbuf *m, uint32_t hop, uint8_t kind,
+	       uint32_t flow_hash)
+{
+	const struct sw_engine *eng = w->eng;
+
+	meta->flow_hash = flow_hash;
+	meta->kind = kind == OFAN_KIND_ACK ? LB_KIND_ACK : LB_KIND_DATA;
+	meta->grp = &w->groups[eng->route_group[hop]];
+	meta->dst_key = eng->route_key[hop];
+	meta->len = m->pkt_len > UINT16_MAX ? UINT16_MAX : (uint16_t)m->pkt_len;
+}
+
+/*
+ * The last stage for one frame the policy picked for: rewrite it for its
+ * port and queue it there, or collect it for the port's direct output
+ * (direct: the ports of this input that have one).
+ */
+static inline void
+sw_worker_forward(struct sw_worker *w, uint16_t in_port, struct rte_mbuf *m,
+		  const struct lb_pkt *meta, uint16_t pick, uint16_t l3,
+		  uint8_t kind, bool ect, uint32_t direct, bool levels_needed,
+		  uint64_t now_ns)
+{
+	struct sw_queue *q;
+	uint16_t port;
+
+	if (unlikely(pick == LB_NONE)) {
+		sw_worker_drop(w, in_port, m, OFAN_DROP_NO_MEMBER);
+		return;
+	}
+	port = meta->grp->port[pick];
+	w->picks[port]++;
+	sw_rewrite(m, l3, &w->eng->port[port]);
+	if (direct >> port & 1) {
+		sw_direct_add(w, port, m);
+		return;
+	}
+	q = &w->queue[port];
+	if (unlikely(!sw_queue_enqueue(q, m, kind, l3, ect, &w->rng))) {
+		w->port_st[port].egress_drops++;
+		sw_worker_drop(w, in_port, m, OFAN_DROP_QUEUE_FULL);
+		return;
+	}
+	sw_worker_queued(q, now_ns);
+	w->touched |= UINT32_C(1) << port;
+	w->port_len[port] = sw_queue_len(q);
+	w->port_bytes[port] = q->bytes;
+	if (levels_needed)
+		w->port_level[port] = sw_queue_level(q, &w->eng->cfg.levels);
+}
+
 void
 sw_worker_input_scalar(struct sw_worker *w, uint16_t in_port,
 		       struct rte_mbuf **pkts, uint16_t n, uint64_t now_ns)
@@ -380,14 +448,7 @@ sw_worker_input_scalar(struct sw_worker *w, uint16_t in_port,
 	uint8_t fkind[SW_MAX_BURST];	/* data, ACK or other (frame model) */
 	uint16_t pick[SW_MAX_BURST];
 	uint64_t rx_bytes = 0;
-	struct lb_view view = {
-		.port_level = w->port_level,
-		.levels = &eng->cfg.levels,
-		.port_len = w->port_len,
-		.port_cap = w->port_cap,
-		.port_bytes = w->port_bytes,
-		.port_cap_bytes = w->port_cap_bytes,
-	};
+	const struct lb_view view = sw_worker_view(w);
 	struct sw_port_stats *rx_st = &w->port_st[in_port];
 	const bool hash_needed = eng->cfg.policy->uses_flow_hash;
 	const bool levels_needed = eng->cfg.policy->uses_queue_levels;
@@ -454,16 +515,10 @@ sw_worker_input_scalar(struct sw_worker *w, uint16_t in_port,
 		l3[k] = info.l3_offset;
 		ect[k] = (info.tos & OFAN_ECN_MASK) != OFAN_ECN_NOT_ECT;
 		fkind[k] = info.kind;
-		meta[k].flow_hash = hash_needed ?
-			ofan_hash_5tuple(w->hash_seed, info.src_ip,
-					 info.dst_ip, info.src_port,
-					 info.dst_port, info.proto) : 0;
-		meta[k].kind = info.kind == OFAN_KIND_ACK ? LB_KIND_ACK :
-							    LB_KIND_DATA;
-		meta[k].grp = &w->groups[eng->route_group[hop]];
-		meta[k].dst_key = eng->route_key[hop];
-		meta[k].len = m->pkt_len > UINT16_MAX ? UINT16_MAX :
-			(uint16_t)m->pkt_len;
+		sw_worker_meta(w, &meta[k], m, hop, info.kind, hash_needed ?
+			       ofan_hash_5tuple(w->hash_seed, info.src_ip,
+						info.dst_ip, info.src_port,
+						info.dst_port, info.proto) : 0);
 		k++;
 	}
 	rx_st->rx_pkts += n;
@@ -476,32 +531,9 @@ sw_worker_input_scalar(struct sw_worker *w, uint16_t in_port,
 	eng->cfg.policy->pick(w->lb_state, meta, n, &view, now_ns, pick);
 
 	/* Rewrite and enqueue. */
-	for (i = 0; i < n; i++) {
-		struct rte_mbuf *m = fwd[i];
-		uint16_t port;
-		struct sw_queue *q;
-
-		if (unlikely(pick[i] == LB_NONE)) {
-			sw_worker_drop(w, in_port, m, OFAN_DROP_NO_MEMBER);
-			continue;
-		}
-		port = meta[i].grp->port[pick[i]];
-		w->picks[port]++;
-		sw_rewrite(m, l3[i], &eng->port[port]);
-		q = &w->queue[port];
-		if (unlikely(!sw_queue_enqueue(q, m, fkind[i], l3[i], ect[i],
-					       &w->rng))) {
-			w->port_st[port].egress_drops++;
-			sw_worker_drop(w, in_port, m, OFAN_DROP_QUEUE_FULL);
-			continue;
-		}
-		sw_worker_queued(q, now_ns);
-		w->touched |= UINT32_C(1) << port;
-		w->port_len[port] = sw_queue_len(q);
-		w->port_bytes[port] = q->bytes;
-		if (levels_needed)
-			w->port_level[port] = sw_queue_level(q, view.levels);
-	}
+	for (i = 0; i < n; i++)
+		sw_worker_forward(w, in_port, fwd[i], &meta[i], pick[i], l3[i],
+				  fkind[i], ect[i], 0, levels_needed, now_ns);
 }
 
 /* Frames ahead of the one being parsed whose headers are fetched. */
@@ -565,14 +597,7 @@ sw_worker_input(struct sw_worker *w, uint16_t in_port,
 	uint8_t fkind[SW_MAX_BURST];
 	uint16_t pick[SW_MAX_BURST];
 	uint64_t rx_bytes = 0;
-	struct lb_view view = {
-		.port_level = w->port_level,
-		.levels = &eng->cfg.levels,
-		.port_len = w->port_len,
-		.port_cap = w->port_cap,
-		.port_bytes = w->port_bytes,
-		.port_cap_bytes = w->port_cap_bytes,
-	};
+	const struct lb_view view = sw_worker_view(w);
 	struct sw_port_stats *rx_st = &w->port_st[in_port];
 	const bool hash_needed = eng->cfg.policy->uses_flow_hash;
 	const bool levels_needed = eng->cfg.policy->uses_queue_levels;
@@ -646,13 +671,8 @@ sw_worker_input(struct sw_worker *w, uint16_t in_port,
 		l3[c] = l3[j];
 		ect[c] = ect[j];
 		fkind[c] = fkind[j];
-		meta[c].flow_hash = hash_needed ? hash[j] : 0;
-		meta[c].kind = fkind[j] == OFAN_KIND_ACK ? LB_KIND_ACK :
-							    LB_KIND_DATA;
-		meta[c].grp = &w->groups[eng->route_group[hop[j]]];
-		meta[c].dst_key = eng->route_key[hop[j]];
-		meta[c].len = m->pkt_len > UINT16_MAX ? UINT16_MAX :
-			(uint16_t)m->pkt_len;
+		sw_worker_meta(w, &meta[c], m, hop[j], fkind[j],
+			       hash_needed ? hash[j] : 0);
 		c++;
 	}
 
@@ -662,36 +682,10 @@ sw_worker_input(struct sw_worker *w, uint16_t in_port,
 				      pick);
 
 	/* Rewrite, then queue or collect for the device. */
-	for (i = 0; i < c; i++) {
-		struct rte_mbuf *m = fwd[i];
-		uint16_t port;
-		struct sw_queue *q;
-
-		if (unlikely(pick[i] == LB_NONE)) {
-			sw_worker_drop(w, in_port, m, OFAN_DROP_NO_MEMBER);
-			continue;
-		}
-		port = meta[i].grp->port[pick[i]];
-		w->picks[port]++;
-		sw_rewrite(m, l3[i], &eng->port[port]);
-		if (direct >> port & 1) {
-			sw_direct_add(w, port, m);
-			continue;
-		}
-		q = &w->queue[port];
-		if (unlikely(!sw_queue_enqueue(q, m, fkind[i], l3[i], ect[i],
-					       &w->rng))) {
-			w->port_st[port].egress_drops++;
-			sw_worker_drop(w, in_port, m, OFAN_DROP_QUEUE_FULL);
-			continue;
-		}
-		sw_worker_queued(q, now_ns);
-		w->touched |= UINT32_C(1) << port;
-		w->port_len[port] = sw_queue_len(q);
-		w->port_bytes[port] = q->bytes;
-		if (levels_needed)
-			w->port_level[port] = sw_queue_level(q, view.levels);
-	}
+	for (i = 0; i < c; i++)
+		sw_worker_forward(w, in_port, fwd[i], &meta[i], pick[i], l3[i],
+				  fkind[i], ect[i], direct, levels_needed,
+				  now_ns);
 	while (w->direct_mask != 0)
 		sw_direct_flush(w, (uint16_t)rte_bsf32(w->direct_mask));
 }
