@@ -118,8 +118,8 @@ struct sw_worker {
 	 */
 	sw_tx_fn tx_fn;
 	void *tx_arg;
-	bool in_direct;			/* this input transmits directly */
 	uint32_t unqueued_mask;		/* ports whose queue is off */
+	uint32_t direct_now;		/* of those, sent directly by this input */
 	uint32_t direct_mask;		/* ports with frames in direct[] */
 	struct sw_direct direct[SW_MAX_PORTS];
 	/* Set by the worker after it adopted a snapshot; read by control. */

@@ -48,7 +48,7 @@ sw_worker_queued(struct sw_queue *q, uint64_t now_ns)
 static inline bool
 sw_worker_is_direct(const struct sw_worker *w, uint16_t port)
 {
-	return w->in_direct && (w->unqueued_mask >> port & 1) != 0;
+	return (w->direct_now >> port & 1) != 0;
 }
 
 /*
@@ -398,14 +398,12 @@ sw_worker_meta(struct sw_worker *w, struct lb_pkt *meta,
 
 /*
  * The last stage for one frame the policy picked for: rewrite it for its
- * port and queue it there, or collect it for the port's direct output
- * (direct: the ports of this input that have one).
+ * port and queue it there, or collect it for the port's direct output.
  */
 static inline void
 sw_worker_forward(struct sw_worker *w, uint16_t in_port, struct rte_mbuf *m,
 		  const struct lb_pkt *meta, uint16_t pick, uint16_t l3,
-		  uint8_t kind, bool ect, uint32_t direct, bool levels_needed,
-		  uint64_t now_ns)
+		  uint8_t kind, bool ect, bool levels_needed, uint64_t now_ns)
 {
 	struct sw_queue *q;
 	uint16_t port;
@@ -417,7 +415,7 @@ sw_worker_forward(struct sw_worker *w, uint16_t in_port, struct rte_mbuf *m,
 	port = meta->grp->port[pick];
 	w->picks[port]++;
 	sw_rewrite(m, l3, &w->eng->port[port]);
-	if (direct >> port & 1) {
+	if (sw_worker_is_direct(w, port)) {
 		sw_direct_add(w, port, m);
 		return;
 	}
@@ -456,7 +454,7 @@ sw_worker_input_scalar(struct sw_worker *w, uint16_t in_port,
 	uint16_t i, k = 0;
 
 	w->touched = 0;
-	w->in_direct = false;
+	w->direct_now = 0;
 	sw_worker_sync(w);
 	if (n > SW_MAX_BURST)
 		n = SW_MAX_BURST;	/* callers never pass more */
@@ -533,7 +531,7 @@ sw_worker_input_scalar(struct sw_worker *w, uint16_t in_port,
 	/* Rewrite and enqueue. */
 	for (i = 0; i < n; i++)
 		sw_worker_forward(w, in_port, fwd[i], &meta[i], pick[i], l3[i],
-				  fkind[i], ect[i], 0, levels_needed, now_ns);
+				  fkind[i], ect[i], levels_needed, now_ns);
 }
 
 /* Frames ahead of the one being parsed whose headers are fetched. */
@@ -603,10 +601,9 @@ sw_worker_input(struct sw_worker *w, uint16_t in_port,
 	const bool levels_needed = eng->cfg.policy->uses_queue_levels;
 	const bool fast_parse = eng->parse_flags == 0;
 	uint16_t i, j, k = 0, c = 0;
-	uint32_t direct;
 
 	w->touched = 0;
-	w->in_direct = w->tx_fn != NULL;
+	w->direct_now = w->tx_fn != NULL ? w->unqueued_mask : 0;
 	sw_worker_sync(w);
 	if (n > SW_MAX_BURST)
 		n = SW_MAX_BURST;	/* callers never pass more */
@@ -676,7 +673,6 @@ sw_worker_input(struct sw_worker *w, uint16_t in_port,
 		c++;
 	}
 
-	direct = w->in_direct ? w->unqueued_mask : 0;
 	if (c != 0)
 		eng->cfg.policy->pick(w->lb_state, meta, c, &view, now_ns,
 				      pick);
@@ -684,8 +680,7 @@ sw_worker_input(struct sw_worker *w, uint16_t in_port,
 	/* Rewrite, then queue or collect for the device. */
 	for (i = 0; i < c; i++)
 		sw_worker_forward(w, in_port, fwd[i], &meta[i], pick[i], l3[i],
-				  fkind[i], ect[i], direct, levels_needed,
-				  now_ns);
+				  fkind[i], ect[i], levels_needed, now_ns);
 	while (w->direct_mask != 0)
 		sw_direct_flush(w, (uint16_t)rte_bsf32(w->direct_mask));
 }
