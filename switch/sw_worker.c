@@ -383,12 +383,10 @@ sw_worker_view(const struct sw_worker *w)
 
 /* What the policy reads of a frame of kind with route index hop. */
 static inline void
-sw_worker_meta(struct sw_worker *w, struct lb_pkt *meta,
-	       const struct rte_mbuf *m, uint32_t hop, uint8_t kind,
-	       uint32_t flow_hash)
+sw_worker_meta(struct sw_worker *w, const struct sw_engine *eng,
+	       struct lb_pkt *meta, const struct rte_mbuf *m, uint32_t hop,
+	       uint8_t kind, uint32_t flow_hash)
 {
-	const struct sw_engine *eng = w->eng;
-
 	meta->flow_hash = flow_hash;
 	meta->kind = kind == OFAN_KIND_ACK ? LB_KIND_ACK : LB_KIND_DATA;
 	meta->grp = &w->groups[eng->route_group[hop]];
@@ -398,12 +396,15 @@ sw_worker_meta(struct sw_worker *w, struct lb_pkt *meta,
 
 /*
  * The last stage for one frame the policy picked for: rewrite it for its
- * port and queue it there, or collect it for the port's direct output.
+ * port and queue it there, or collect it for the port's direct output
+ * (direct: w->direct_now, read once per burst by the caller).
  */
 static inline void
-sw_worker_forward(struct sw_worker *w, uint16_t in_port, struct rte_mbuf *m,
+sw_worker_forward(struct sw_worker *w, const struct sw_engine *eng,
+		  uint16_t in_port, struct rte_mbuf *m,
 		  const struct lb_pkt *meta, uint16_t pick, uint16_t l3,
-		  uint8_t kind, bool ect, bool levels_needed, uint64_t now_ns)
+		  uint8_t kind, bool ect, uint32_t direct, bool levels_needed,
+		  uint64_t now_ns)
 {
 	struct sw_queue *q;
 	uint16_t port;
@@ -414,8 +415,8 @@ sw_worker_forward(struct sw_worker *w, uint16_t in_port, struct rte_mbuf *m,
 	}
 	port = meta->grp->port[pick];
 	w->picks[port]++;
-	sw_rewrite(m, l3, &w->eng->port[port]);
-	if (sw_worker_is_direct(w, port)) {
+	sw_rewrite(m, l3, &eng->port[port]);
+	if (direct >> port & 1) {
 		sw_direct_add(w, port, m);
 		return;
 	}
@@ -430,7 +431,7 @@ sw_worker_forward(struct sw_worker *w, uint16_t in_port, struct rte_mbuf *m,
 	w->port_len[port] = sw_queue_len(q);
 	w->port_bytes[port] = q->bytes;
 	if (levels_needed)
-		w->port_level[port] = sw_queue_level(q, &w->eng->cfg.levels);
+		w->port_level[port] = sw_queue_level(q, &eng->cfg.levels);
 }
 
 void
@@ -513,7 +514,7 @@ sw_worker_input_scalar(struct sw_worker *w, uint16_t in_port,
 		l3[k] = info.l3_offset;
 		ect[k] = (info.tos & OFAN_ECN_MASK) != OFAN_ECN_NOT_ECT;
 		fkind[k] = info.kind;
-		sw_worker_meta(w, &meta[k], m, hop, info.kind, hash_needed ?
+		sw_worker_meta(w, eng, &meta[k], m, hop, info.kind, hash_needed ?
 			       ofan_hash_5tuple(w->hash_seed, info.src_ip,
 						info.dst_ip, info.src_port,
 						info.dst_port, info.proto) : 0);
@@ -530,8 +531,8 @@ sw_worker_input_scalar(struct sw_worker *w, uint16_t in_port,
 
 	/* Rewrite and enqueue. */
 	for (i = 0; i < n; i++)
-		sw_worker_forward(w, in_port, fwd[i], &meta[i], pick[i], l3[i],
-				  fkind[i], ect[i], levels_needed, now_ns);
+		sw_worker_forward(w, eng, in_port, fwd[i], &meta[i], pick[i], l3[i],
+				  fkind[i], ect[i], 0, levels_needed, now_ns);
 }
 
 /* Frames ahead of the one being parsed whose headers are fetched. */
@@ -601,6 +602,7 @@ sw_worker_input(struct sw_worker *w, uint16_t in_port,
 	const bool levels_needed = eng->cfg.policy->uses_queue_levels;
 	const bool fast_parse = eng->parse_flags == 0;
 	uint16_t i, j, k = 0, c = 0;
+	uint32_t direct;
 
 	w->touched = 0;
 	w->direct_now = w->tx_fn != NULL ? w->unqueued_mask : 0;
@@ -668,7 +670,7 @@ sw_worker_input(struct sw_worker *w, uint16_t in_port,
 		l3[c] = l3[j];
 		ect[c] = ect[j];
 		fkind[c] = fkind[j];
-		sw_worker_meta(w, &meta[c], m, hop[j], fkind[j],
+		sw_worker_meta(w, eng, &meta[c], m, hop[j], fkind[j],
 			       hash_needed ? hash[j] : 0);
 		c++;
 	}
@@ -678,9 +680,11 @@ sw_worker_input(struct sw_worker *w, uint16_t in_port,
 				      pick);
 
 	/* Rewrite, then queue or collect for the device. */
+	direct = w->direct_now;
 	for (i = 0; i < c; i++)
-		sw_worker_forward(w, in_port, fwd[i], &meta[i], pick[i], l3[i],
-				  fkind[i], ect[i], levels_needed, now_ns);
+		sw_worker_forward(w, eng, in_port, fwd[i], &meta[i], pick[i], l3[i],
+				  fkind[i], ect[i], direct, levels_needed,
+				  now_ns);
 	while (w->direct_mask != 0)
 		sw_direct_flush(w, (uint16_t)rte_bsf32(w->direct_mask));
 }
