@@ -48,6 +48,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "hs_flow.h"
 
@@ -73,6 +74,66 @@ static inline size_t
 nb_words(uint32_t nb_bits)
 {
 	return ((size_t)nb_bits + 63) / 64;
+}
+
+/*
+ * Per-PSN arrays of a long flow are large (a 2^24-packet flow needs
+ * hundreds of MB) and are written one PSN after the other as the flow is
+ * sent.  Small ones come from calloc.  Large ones are anonymous mappings,
+ * zero until touched, on 2 MB boundaries and advised as transparent huge
+ * pages: the first touch then costs one fault per 2 MB instead of one per
+ * 4 KiB page and one TLB entry covers 2 MB of consecutive PSNs.  Without
+ * THP (or if the kernel declines) the mapping still works with 4 KiB pages.
+ */
+#define HS_BIG_ALLOC (2u << 20)
+
+static size_t
+big_len(size_t len)
+{
+	return (len + HS_BIG_ALLOC - 1) & ~((size_t)HS_BIG_ALLOC - 1);
+}
+
+static void *
+zalloc(size_t nb, size_t size)
+{
+	size_t len = nb * size;
+	size_t map_len;
+	uint8_t *p;
+	uintptr_t start;
+	size_t head;
+
+	if (len < HS_BIG_ALLOC)
+		return calloc(nb, size);
+	len = big_len(len);
+	map_len = len + HS_BIG_ALLOC;
+	p = mmap(NULL, map_len, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (p == MAP_FAILED)
+		return NULL;
+	/* Keep the 2 MB-aligned part, give back the rest. */
+	start = ((uintptr_t)p + HS_BIG_ALLOC - 1) & ~(uintptr_t)(HS_BIG_ALLOC - 1);
+	head = start - (uintptr_t)p;
+	if (head > 0)
+		munmap(p, head);
+	if (map_len - head - len > 0)
+		munmap((uint8_t *)start + len, map_len - head - len);
+#ifdef MADV_HUGEPAGE
+	(void)madvise((void *)start, len, MADV_HUGEPAGE);
+#endif
+	return (void *)start;
+}
+
+static void
+zfree(void *p, size_t nb, size_t size)
+{
+	size_t len = nb * size;
+
+	if (p == NULL)
+		return;
+	if (len < HS_BIG_ALLOC)
+		free(p);
+	else
+		munmap(p, big_len(len));
 }
 
 /* Packets of mss bytes needed for size bytes, 0 if either is 0. */
@@ -105,17 +166,14 @@ hs_tx_init(struct hs_tx *tx, uint64_t size, uint16_t mss,
 	tx->min_rtt_ns = UINT64_MAX;
 
 	words = nb_words(tx->nb_pkts);
-	tx->acked = calloc(words, sizeof(*tx->acked));
-	tx->queued = calloc(words, sizeof(*tx->queued));
-	tx->sent_ns = calloc(nb_pkts, sizeof(*tx->sent_ns));
-	tx->nb_tx = calloc(nb_pkts, sizeof(*tx->nb_tx));
+	tx->acked = zalloc(words, sizeof(*tx->acked));
+	tx->queued = zalloc(words, sizeof(*tx->queued));
+	tx->psn = zalloc(nb_pkts, sizeof(*tx->psn));
+	tx->nb_tx = zalloc(nb_pkts, sizeof(*tx->nb_tx));
 	/* One spare slot tells a full ring from an empty one. */
-	tx->retx = calloc(nb_pkts + 1, sizeof(*tx->retx));
-	tx->sent_next = calloc(nb_pkts, sizeof(*tx->sent_next));
-	tx->sent_prev = calloc(nb_pkts, sizeof(*tx->sent_prev));
-	if (tx->acked == NULL || tx->queued == NULL || tx->sent_ns == NULL ||
-	    tx->nb_tx == NULL || tx->retx == NULL || tx->sent_next == NULL ||
-	    tx->sent_prev == NULL) {
+	tx->retx = zalloc(nb_pkts + 1, sizeof(*tx->retx));
+	if (tx->acked == NULL || tx->queued == NULL || tx->psn == NULL ||
+	    tx->nb_tx == NULL || tx->retx == NULL) {
 		hs_tx_fini(tx);
 		return -ENOMEM;
 	}
@@ -125,20 +183,18 @@ hs_tx_init(struct hs_tx *tx, uint64_t size, uint16_t mss,
 void
 hs_tx_fini(struct hs_tx *tx)
 {
-	free(tx->acked);
-	free(tx->queued);
-	free(tx->sent_ns);
-	free(tx->nb_tx);
-	free(tx->retx);
-	free(tx->sent_next);
-	free(tx->sent_prev);
+	size_t words = nb_words(tx->nb_pkts);
+
+	zfree(tx->acked, words, sizeof(*tx->acked));
+	zfree(tx->queued, words, sizeof(*tx->queued));
+	zfree(tx->psn, tx->nb_pkts, sizeof(*tx->psn));
+	zfree(tx->nb_tx, tx->nb_pkts, sizeof(*tx->nb_tx));
+	zfree(tx->retx, (size_t)tx->nb_pkts + 1, sizeof(*tx->retx));
 	tx->acked = NULL;
 	tx->queued = NULL;
-	tx->sent_ns = NULL;
+	tx->psn = NULL;
 	tx->nb_tx = NULL;
 	tx->retx = NULL;
-	tx->sent_next = NULL;
-	tx->sent_prev = NULL;
 }
 
 uint16_t
@@ -195,29 +251,29 @@ retx_remove(struct hs_tx *tx, uint32_t psn)
 static void
 sent_unlink(struct hs_tx *tx, uint32_t psn)
 {
-	uint32_t prev = tx->sent_prev[psn];
-	uint32_t next = tx->sent_next[psn];
+	uint32_t prev = tx->psn[psn].prev;
+	uint32_t next = tx->psn[psn].next;
 
 	if (prev == HS_PSN_NONE)
 		tx->rack_scan = next;
 	else
-		tx->sent_next[prev] = next;
+		tx->psn[prev].next = next;
 	if (next == HS_PSN_NONE)
 		tx->sent_tail = prev;
 	else
-		tx->sent_prev[next] = prev;
+		tx->psn[next].prev = prev;
 	tx->nb_in_flight--;
 }
 
 static void
 sent_append(struct hs_tx *tx, uint32_t psn)
 {
-	tx->sent_prev[psn] = tx->sent_tail;
-	tx->sent_next[psn] = HS_PSN_NONE;
+	tx->psn[psn].prev = tx->sent_tail;
+	tx->psn[psn].next = HS_PSN_NONE;
 	if (tx->sent_tail == HS_PSN_NONE)
 		tx->rack_scan = psn;
 	else
-		tx->sent_next[tx->sent_tail] = psn;
+		tx->psn[tx->sent_tail].next = psn;
 	tx->sent_tail = psn;
 	tx->nb_in_flight++;
 }
@@ -262,7 +318,7 @@ hs_tx_sent(struct hs_tx *tx, uint32_t psn, uint64_t now_ns)
 	if (idle)
 		tx->last_progress_ns = now_ns;
 	sent_append(tx, psn);
-	tx->sent_ns[psn] = now_ns;
+	tx->psn[psn].sent_ns = now_ns;
 	if (tx->nb_tx[psn] < UINT8_MAX)
 		tx->nb_tx[psn]++;
 	tx->nb_sent++;
@@ -289,11 +345,11 @@ ack_one(struct hs_tx *tx, uint32_t psn, uint64_t now_ns)
 	 * RACK (RFC 8985) ignores such packets for the same reason.
 	 */
 	if (tx->nb_tx[psn] > 1 &&
-	    (now_ns < tx->sent_ns[psn] ||
-	     now_ns - tx->sent_ns[psn] < tx->min_rtt_ns))
+	    (now_ns < tx->psn[psn].sent_ns ||
+	     now_ns - tx->psn[psn].sent_ns < tx->min_rtt_ns))
 		return 1;
-	if (tx->sent_ns[psn] > tx->rack_sent_ns)
-		tx->rack_sent_ns = tx->sent_ns[psn];
+	if (tx->psn[psn].sent_ns > tx->rack_sent_ns)
+		tx->rack_sent_ns = tx->psn[psn].sent_ns;
 	return 1;
 }
 
@@ -312,8 +368,8 @@ hs_tx_on_ack(struct hs_tx *tx, uint32_t cum_psn, uint64_t sack,
 	if (ce)
 		tx->nb_ce_acks++;
 	if (echo_psn < tx->nb_pkts && tx->nb_tx[echo_psn] == 1 &&
-	    now_ns >= tx->sent_ns[echo_psn]) {
-		rtt = now_ns - tx->sent_ns[echo_psn];
+	    now_ns >= tx->psn[echo_psn].sent_ns) {
+		rtt = now_ns - tx->psn[echo_psn].sent_ns;
 		if (rtt < tx->min_rtt_ns)
 			tx->min_rtt_ns = rtt;
 	}
@@ -350,8 +406,8 @@ hs_tx_on_ack(struct hs_tx *tx, uint32_t cum_psn, uint64_t sack,
 
 	/* RACK on the send list: oldest first, stop at the first too young. */
 	head = tx->rack_scan;
-	while (head != HS_PSN_NONE && tx->sent_ns[head] < tx->rack_sent_ns &&
-	       tx->rack_sent_ns - tx->sent_ns[head] > tx->reorder_window_ns) {
+	while (head != HS_PSN_NONE && tx->psn[head].sent_ns < tx->rack_sent_ns &&
+	       tx->rack_sent_ns - tx->psn[head].sent_ns > tx->reorder_window_ns) {
 		mark_lost(tx, head);
 		head = tx->rack_scan;
 	}
@@ -381,8 +437,8 @@ hs_tx_check_timeout(struct hs_tx *tx, uint64_t now_ns)
 	}
 	/* Whatever has been out for a whole RTO is given up as well. */
 	psn = tx->rack_scan;
-	while (psn != HS_PSN_NONE && tx->sent_ns[psn] <= now_ns &&
-	       now_ns - tx->sent_ns[psn] >= tx->rto_ns) {
+	while (psn != HS_PSN_NONE && tx->psn[psn].sent_ns <= now_ns &&
+	       now_ns - tx->psn[psn].sent_ns >= tx->rto_ns) {
 		mark_lost(tx, psn);
 		queued_any = true;
 		psn = tx->rack_scan;
@@ -417,7 +473,7 @@ hs_rx_init(struct hs_rx *rx, uint32_t nb_pkts, uint16_t ack_every)
 	memset(rx, 0, sizeof(*rx));
 	if (nb_pkts == 0 || nb_pkts > HS_MAX_PKTS || ack_every == 0)
 		return -EINVAL;
-	rx->bits = calloc(nb_words(nb_pkts), sizeof(*rx->bits));
+	rx->bits = zalloc(nb_words(nb_pkts), sizeof(*rx->bits));
 	if (rx->bits == NULL)
 		return -ENOMEM;
 	rx->nb_pkts = nb_pkts;
@@ -428,7 +484,7 @@ hs_rx_init(struct hs_rx *rx, uint32_t nb_pkts, uint16_t ack_every)
 void
 hs_rx_fini(struct hs_rx *rx)
 {
-	free(rx->bits);
+	zfree(rx->bits, nb_words(rx->nb_pkts), sizeof(*rx->bits));
 	rx->bits = NULL;
 }
 

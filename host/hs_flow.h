@@ -33,6 +33,17 @@
 /* The BTH carries 24-bit PSNs, so a flow has at most 2^24 packets. */
 #define HS_MAX_PKTS (1u << 24)
 
+/*
+ * What the sender keeps per PSN, in one place so that a send writes one
+ * cache line: the last transmission time and the packet's links on the
+ * send list (below).
+ */
+struct hs_psn_state {
+	uint64_t sent_ns;	/* last transmission time */
+	uint32_t next;		/* next younger packet, HS_PSN_NONE at tail */
+	uint32_t prev;		/* next older packet, HS_PSN_NONE at head */
+};
+
 struct hs_tx {
 	uint64_t size;
 	uint32_t nb_pkts;
@@ -42,7 +53,7 @@ struct hs_tx {
 	uint32_t nb_acked;
 	uint64_t *acked;	/* bitmap, nb_pkts bits */
 	uint64_t *queued;	/* bitmap: in the retransmission queue */
-	uint64_t *sent_ns;	/* last transmission time per PSN */
+	struct hs_psn_state *psn; /* nb_pkts entries */
 	uint8_t *nb_tx;		/* transmissions per PSN (saturating) */
 	uint32_t *retx;		/* ring of PSNs to retransmit, nb_pkts+1 */
 	uint32_t retx_head;
@@ -51,10 +62,9 @@ struct hs_tx {
 	 * The packets in flight (sent, neither acknowledged nor queued) as a
 	 * doubly linked list in send order, oldest first: RACK and the RTO
 	 * only ever look at its head.  A retransmission moves its PSN to the
-	 * tail, so it is judged again by its new send time.
+	 * tail, so it is judged again by its new send time.  Links are in
+	 * psn[].next and psn[].prev.
 	 */
-	uint32_t *sent_next;	/* next younger packet, HS_PSN_NONE at tail */
-	uint32_t *sent_prev;	/* next older packet, HS_PSN_NONE at head */
 	uint32_t rack_scan;	/* list head: oldest in flight, next judged */
 	uint32_t sent_tail;	/* youngest packet in flight */
 	uint32_t nb_in_flight;	/* list length */

@@ -136,7 +136,7 @@ START_TEST(test_tx_next_and_sent)
 	ck_assert_uint_eq(hs_tx_in_flight(&tx), 3);
 	ck_assert_uint_eq(tx.nb_sent, 3);
 	ck_assert_uint_eq(tx.nb_retx, 0);
-	ck_assert_uint_eq(tx.sent_ns[1], 10);
+	ck_assert_uint_eq(tx.psn[1].sent_ns, 10);
 	ck_assert_uint_eq(tx.nb_tx[2], 1);
 
 	/* PSN 2 acknowledged: 0 and 1 were sent > 5 ns before it, lost. */
@@ -150,7 +150,7 @@ START_TEST(test_tx_next_and_sent)
 	ck_assert_uint_eq(tx.nb_sent, 5);
 	ck_assert_uint_eq(tx.nb_retx, 2);
 	ck_assert_uint_eq(tx.nb_tx[0], 2);
-	ck_assert_uint_eq(tx.sent_ns[0], 110);
+	ck_assert_uint_eq(tx.psn[0].sent_ns, 110);
 
 	/* An acknowledged PSN is never sent again, even if asked to. */
 	hs_tx_sent(&tx, 2, 130);
@@ -537,7 +537,7 @@ START_TEST(test_tx_rto_fallback)
 	/* The caller resends 2 (in flight) on its own: a retransmission. */
 	hs_tx_sent(&tx, 2, 500);
 	ck_assert_uint_eq(tx.nb_retx, 1);
-	ck_assert_uint_eq(tx.sent_ns[2], 500);
+	ck_assert_uint_eq(tx.psn[2].sent_ns, 500);
 	ck_assert_uint_eq(hs_tx_in_flight(&tx), 1);
 	ck_assert_uint_eq(hs_tx_timer_ns(&tx), 1100);
 	ck_assert(!hs_tx_check_timeout(&tx, 1099));
@@ -1421,6 +1421,45 @@ START_TEST(test_sim_large)
 }
 END_TEST
 
+/*
+ * A long flow's per-PSN arrays come from 2 MB-aligned anonymous mappings
+ * (huge pages where the kernel gives them): they start zero everywhere,
+ * hold state at both ends and behave as small flows' do.
+ */
+START_TEST(test_tx_large_arrays)
+{
+	const uint32_t n = 1u << 20;	/* 16 MB of per-PSN state */
+	struct hs_tx tx;
+	uint32_t psn;
+
+	ck_assert_int_eq(hs_tx_init(&tx, (uint64_t)n * 1000, 1000, 100, 1000000,
+				    0), 0);
+	ck_assert_uint_eq(tx.nb_pkts, n);
+	ck_assert_uint_eq((uintptr_t)tx.psn % (2u << 20), 0);
+	ck_assert_uint_eq(tx.psn[n / 2].sent_ns, 0);
+	ck_assert_uint_eq(tx.nb_tx[n - 1], 0);
+	for (psn = 0; psn < n; psn++)
+		hs_tx_sent(&tx, psn, 10 + psn);
+	ck_assert_uint_eq(tx.psn[n - 1].sent_ns, 10 + n - 1);
+	ck_assert_uint_eq(tx.psn[n - 1].prev, n - 2);
+	ck_assert_uint_eq(tx.psn[n - 1].next, HS_PSN_NONE);
+	ck_assert_uint_eq(hs_tx_in_flight(&tx), n);
+	/* Everything but PSN 5 arrives; the last ACK echoes the last PSN. */
+	ck_assert_uint_eq(hs_tx_on_ack(&tx, 5, 0, 4, false, 10 + n + 500,
+				       NULL), 5);
+	ck_assert_uint_eq(hs_tx_on_ack(&tx, 5, ~0ull, n - 1, false,
+				       10 + n + 600, NULL), 65);
+	/* RACK: PSN 5 was sent long before the latest acknowledged one. */
+	ck_assert_uint_eq(hs_tx_next(&tx), 5);
+	hs_tx_sent(&tx, 5, 10 + n + 700);
+	ck_assert_uint_eq(tx.nb_tx[5], 2);
+	ck_assert_uint_eq(tx.nb_retx, 1);
+	ck_assert_uint_eq(tx.psn[tx.sent_tail].sent_ns, 10 + n + 700);
+	hs_tx_fini(&tx);
+	ck_assert_ptr_null(tx.psn);
+}
+END_TEST
+
 static Suite *
 flow_suite(void)
 {
@@ -1442,6 +1481,7 @@ flow_suite(void)
 	tcase_add_test(tc, test_tx_rto_oldest);
 	tcase_add_test(tc, test_tx_retx_out_of_order);
 	tcase_add_test(tc, test_tx_forced_retx);
+	tcase_add_test(tc, test_tx_large_arrays);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("rx");
