@@ -135,6 +135,7 @@ hs_host_create(const struct hs_host_params *p, char *err,
 	memcpy(h->fx.dst_mac, p->dst_mac, 6);
 	h->pool = p->pool;
 	h->no_announce = p->no_announce;
+	h->bulk_alloc = p->bulk_alloc;
 	h->on_flow_end = p->on_flow_end;
 	h->on_flow_end_arg = p->on_flow_end_arg;
 	h->nic_full = p->nic_full;
@@ -182,12 +183,21 @@ hs_host_create(const struct hs_host_params *p, char *err,
 }
 
 void
+hs_host_return_mbufs(struct hs_host *h)
+{
+	if (h->nb_stash > 0)
+		rte_pktmbuf_free_bulk(h->stash, h->nb_stash);
+	h->nb_stash = 0;
+}
+
+void
 hs_host_free(struct hs_host *h)
 {
 	uint32_t i;
 
 	if (h == NULL)
 		return;
+	hs_host_return_mbufs(h);
 	for (i = 0; i < h->nb_sflows; i++) {
 		if (h->sflows[i].state != HS_WAITING &&
 		    h->sflows[i].state != HS_FOREIGN)

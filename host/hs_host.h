@@ -79,6 +79,16 @@ struct hs_host_params {
 	/* No gratuitous ARP at start (the fabric's switches know our MAC). */
 	bool no_announce;
 	/*
+	 * Take data frames' mbufs from a small per-host stash refilled with
+	 * rte_pktmbuf_alloc_bulk() (HS_MBUF_STASH at a time) instead of one
+	 * rte_pktmbuf_alloc() each.  The stash holds up to HS_MBUF_STASH - 1
+	 * mbufs of the pool between calls: a pool must be sized for that
+	 * per host, and hs_host_return_mbufs() gives them back (before a
+	 * leak check).  ofan-host sets it; ofan-fabric does not (its pool
+	 * grows on demand, and virtual time does not wait for allocations).
+	 */
+	bool bulk_alloc;
+	/*
 	 * Called (may be NULL) when a flow of this host ends that activates
 	 * a trigger: received is false when the sender saw flow fully
 	 * acknowledged (its send_done_trigger), true when this host, its
@@ -101,6 +111,9 @@ struct hs_host_params {
 	/* NULL: the whole rank; else the shard this host is (copied). */
 	const struct hs_host_shard *shard;
 };
+
+/* Mbufs a host with bulk_alloc keeps between calls, at most (minus one). */
+#define HS_MBUF_STASH 32
 
 /* Counters of one host. */
 /*
@@ -163,6 +176,12 @@ struct hs_flow_result {
 /* Create a host; NULL with a message in err. */
 struct hs_host *hs_host_create(const struct hs_host_params *p, char *err,
 			       unsigned int err_size);
+/*
+ * Give the mbufs of the host's stash (bulk_alloc) back to the pool; the
+ * host refills it when it sends again.  hs_host_free() does it too.
+ */
+void hs_host_return_mbufs(struct hs_host *h);
+
 void hs_host_free(struct hs_host *h);
 
 /* Start the traffic at now (flow start times are relative to it). */

@@ -87,6 +87,10 @@ struct hs_host {
 	uint32_t ip;
 	struct hs_frame_ctx fx;
 	struct rte_mempool *pool;
+	/* bulk_alloc: mbufs for data frames, taken from the top. */
+	bool bulk_alloc;
+	uint16_t nb_stash;
+	struct rte_mbuf *stash[HS_MBUF_STASH];
 	struct ofan_rng rng;
 	uint64_t rate_bps;	/* rate x rate_coef */
 	uint64_t t0;

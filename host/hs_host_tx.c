@@ -42,6 +42,25 @@ hs_host_timers(struct hs_host *h, uint64_t now)
  * The next data packet of flow si, if it may send now.  NULL with *wire
  * 0: it may not; NULL with *wire 1: no mbuf.
  */
+/*
+ * An mbuf for a data frame: one rte_pktmbuf_alloc(), or with bulk_alloc
+ * the stash's top, refilled HS_MBUF_STASH at a time (one at a time when
+ * the pool has fewer left, so a nearly empty pool fails as it would
+ * without the stash).
+ */
+static inline struct rte_mbuf *
+hs_data_mbuf(struct hs_host *h)
+{
+	if (h->nb_stash > 0)
+		return h->stash[--h->nb_stash];
+	if (h->bulk_alloc &&
+	    rte_pktmbuf_alloc_bulk(h->pool, h->stash, HS_MBUF_STASH) == 0) {
+		h->nb_stash = HS_MBUF_STASH - 1;
+		return h->stash[HS_MBUF_STASH - 1];
+	}
+	return rte_pktmbuf_alloc(h->pool);
+}
+
 static struct rte_mbuf *
 hs_flow_packet(struct hs_host *h, uint32_t si, uint64_t now, uint32_t *wire)
 {
@@ -66,7 +85,7 @@ hs_flow_packet(struct hs_host *h, uint32_t si, uint64_t now, uint32_t *wire)
 	    hs_sender_in_flight(&s->tx) >= (uint32_t)s->cwnd &&
 	    hs_sender_is_new(&s->tx, psn))
 		return NULL;
-	m = rte_pktmbuf_alloc(h->pool);
+	m = hs_data_mbuf(h);
 	if (m == NULL) {
 		h->st.alloc_failed++;
 		*wire = 1;

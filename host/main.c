@@ -503,7 +503,9 @@ hs_setup(struct hs_app *app)
 	uint16_t p, k, txq[HS_MAX_PORTS];
 	int rc;
 
-	/* The shards' rings hold frames too. */
+	/* The shards' rings hold frames too, and each shard's stash. */
+	for (p = 0; p < c->nb_ports; p++)
+		nb_mbufs += app->port[p].nb_shards * (uint32_t)HS_MBUF_STASH;
 	for (p = 0; p < c->nb_ports; p++)
 		nb_mbufs += (app->port[p].nb_shards > 1) *
 			(app->port[p].nb_shards + 1u) * HS_SHARD_RING;
@@ -579,6 +581,7 @@ hs_setup(struct hs_app *app)
 				.traffic = &app->traffic,
 				.rank = c->ports[p].rank,
 				.pool = app->pool,
+				.bulk_alloc = true,
 				.on_flow_end = hs_on_flow_end,
 				.on_flow_end_arg = app,
 				.shard = pr->nb_shards > 1 ? &pr->sh[k] : NULL,
@@ -1083,6 +1086,8 @@ main(int argc, char **argv)
 	keep_eal = ofan_ports_close(app.port_id, app.port_started,
 				    app.cfg->nb_ports);
 	hs_free_rings(&app);
+	for (k = 0; k < app.nb_hosts; k++)
+		hs_host_return_mbufs(app.hosts[k]);
 	inuse_end = rte_mempool_in_use_count(app.pool);
 	for (p = 0; p < app.cfg->nb_ports; p++) {
 		for (k = 0; k < app.port[p].nb_shards; k++)

@@ -90,6 +90,17 @@ Runs:
                       (default no,yes)
   --no-testpmd        skip the testpmd rows (no ratios then)
   --no-acks           skip the +ACKs (ring pair) rows
+  --profile           after the rates, run every row once more under
+                      valgrind's callgrind and print instructions per
+                      packet: ofan-host's per data packet (only the
+                      polling of its shards, hs_shard_poll, and what it
+                      calls: engine, transport, frames, drivers), testpmd
+                      txonly's per frame (its whole process, start-up
+                      removed by the difference of two run lengths: its
+                      binary is stripped).  Needs valgrind.
+  --profile-secs SEC  length of each profiled run (default 6; testpmd's
+                      second run is twice as long; valgrind runs about
+                      50x slower)
   --rank-lcores LIST  also run the tx-only rows with rank 0 spread over
                       these lcores ([port.0] lcores = LIST, -l LIST; e.g.
                       0,1): one rank on several lcores against one
@@ -147,6 +158,8 @@ rank_lcores=
 hugepages=auto
 out_dir=
 dry_run=0
+profile=0
+profile_secs=6
 build_dir=$root/build
 
 need_arg() {
@@ -163,6 +176,8 @@ while [ $# -gt 0 ]; do
 	--verify) need_arg "$1" $#; verify=$2; shift ;;
 	--no-testpmd) with_testpmd=0 ;;
 	--no-acks) with_acks=0 ;;
+	--profile) profile=1 ;;
+	--profile-secs) need_arg "$1" $#; profile_secs=$2; shift ;;
 	--mtu-small) need_arg "$1" $#; mtu_small=$2; shift ;;
 	--mtu-large) need_arg "$1" $#; mtu_large=$2; shift ;;
 	--policy) need_arg "$1" $#; policy=$2; shift ;;
@@ -183,12 +198,17 @@ is_uint() {
 	[[ $1 =~ ^[0-9]+$ ]] && [ ${#1} -le 9 ]
 }
 
-for v in duration warmup repeat mtu_small mtu_large ack_every; do
+for v in duration warmup repeat mtu_small mtu_large ack_every profile_secs; do
 	is_uint "${!v}" || die "--${v//_/-} '${!v}' is not a whole number"
 done
 [ "$duration" -ge 2 ] || die "--duration $duration: expected at least 2 seconds"
 [ "$warmup" -ge 1 ] || die "--warmup $warmup: expected at least 1 second"
 [ "$repeat" -ge 1 ] || die "--repeat $repeat: expected at least 1"
+if [ "$profile" = 1 ]; then
+	command -v valgrind >/dev/null ||
+		die "--profile needs valgrind (callgrind); install it: scripts/install-deps.sh (or apt-get install valgrind)"
+	[ "$profile_secs" -ge 2 ] || die "--profile-secs $profile_secs: expected at least 2"
+fi
 for v in mtu_small mtu_large; do
 	{ [ "${!v}" -ge 41 ] && [ "${!v}" -le 9000 ]; } ||
 		die "--${v//_/-} ${!v}: expected 41 to 9000 (ofan-host itself accepts 128 to 9000)"
@@ -504,6 +524,92 @@ run_testpmd() { # frame logbase
 	fi
 }
 
+# ---- --profile: instructions per packet ----
+
+# Instructions of a callgrind output file (its "totals:" line).
+callgrind_total() { # outfile
+	awk '/^totals:/ { print $2; f = 1 } END { if (!f) print "nan" }' "$1" 2>/dev/null ||
+		echo nan
+}
+
+ir_pkt=nan
+ir_note=
+# ofan-host under callgrind for --profile-secs, collecting only inside
+# hs_shard_poll; packets: the data packets of its results JSON.
+profile_host() { # kind mtu verify logbase
+	local kind=$1 mtu=$2 ver=$3 base=$4 cfg=$4.ini json=$4.json d total
+	if [ "$kind" = txonly ]; then
+		write_txonly_config "$cfg" "$mtu" ""
+	else
+		write_acks_config "$cfg" "$mtu" "$ver"
+	fi
+	new_prefix
+	ir_note=
+	valgrind --tool=callgrind --toggle-collect=hs_shard_poll \
+		--callgrind-out-file="$base.callgrind" \
+		"$host_bin" "${eal_host[@]}" --file-prefix "$prefix" -- \
+		--config "$cfg" --results "$json" --timeout "$profile_secs" \
+		>"$base.out" 2>"$base.err" </dev/null &
+	run_pid=$!
+	wait_run $(($(date +%s) + profile_secs + 300))
+	rm -rf "/var/run/dpdk/$prefix"
+	d=nan
+	[ ! -s "$json" ] || read -r d _ _ _ <<<"$(json_counts "$json")"
+	total=$(callgrind_total "$base.callgrind")
+	ir_pkt=$(awk -v t="$total" -v p="$d" 'BEGIN {
+		if (t == "nan" || p == "nan" || p + 0 <= 0) print "nan"
+		else printf "%.1f", t / p }')
+	[ "$ir_pkt" != nan ] || ir_note="no count (instructions $total, data packets $d)"
+}
+
+# testpmd txonly under callgrind, stopped with SIGINT secs seconds after
+# its first statistics block; sets tp_ir and tp_pkts (its last TX-packets:
+# the accumulated statistics it prints on exit).
+tp_ir=nan
+tp_pkts=nan
+profile_testpmd_once() { # frame logbase secs
+	local args t
+	read -ra args <<<"$(testpmd_args "$1")"
+	new_prefix
+	stdbuf -oL valgrind --tool=callgrind --callgrind-out-file="$2.callgrind" \
+		"$testpmd_bin" "${eal_testpmd[@]}" --file-prefix "$prefix" \
+		--vdev "$null_dev" -- "${args[@]}" \
+		>"$2.out" 2>"$2.err" </dev/null &
+	run_pid=$!
+	t=$(($(date +%s) + 300))
+	while ! grep -aq "Tx-pps:" "$2.out" 2>/dev/null &&
+		kill -0 "$run_pid" 2>/dev/null && [ "$(date +%s)" -lt "$t" ]; do
+		sleep 0.2
+	done
+	sleep "$3"
+	kill -INT "$run_pid" 2>/dev/null || true
+	wait_run $(($(date +%s) + 120))
+	rm -rf "/var/run/dpdk/$prefix"
+	tp_ir=$(callgrind_total "$2.callgrind")
+	tp_pkts=$(awk '/TX-packets:/ { for (i = 1; i < NF; i++)
+		if ($i == "TX-packets:") v = $(i + 1) } END { print v == "" ? "nan" : v }' "$2.out")
+}
+
+# testpmd's instructions per frame: the difference of a run of
+# --profile-secs and one twice as long, so its start-up cancels out.
+profile_testpmd() { # frame logbase
+	local i1 p1
+	ir_note=
+	profile_testpmd_once "$1" "$2.a" "$profile_secs"
+	i1=$tp_ir p1=$tp_pkts
+	profile_testpmd_once "$1" "$2.b" $((2 * profile_secs))
+	# Under valgrind SIGINT takes effect late, so which run sent more is
+	# read from the counts, not assumed.
+	ir_pkt=$(awk -v i1="$i1" -v p1="$p1" -v i2="$tp_ir" -v p2="$tp_pkts" 'BEGIN {
+		if (i1 == "nan" || i2 == "nan" || p1 == "nan" || p2 == "nan") { print "nan"; exit }
+		d = p2 - p1; e = i2 - i1
+		if (d < 0) { d = -d; e = -e }
+		if (d < p1 / 4 || d < p2 / 4 || e <= 0) print "nan"
+		else printf "%.1f", e / d }')
+	[ "$ir_pkt" != nan ] ||
+		ir_note="no count (instructions $i1/$tp_ir, frames $p1/$tp_pkts)"
+}
+
 # ---- the rows ----
 
 frame_small=$((14 + mtu_small))
@@ -586,6 +692,31 @@ for r in $(seq "$repeat"); do
 			res_note[$id]="${res_note[$id]:-}${res_note[$id]:+; }r$r: $note"
 	done
 done
+declare -A res_ir res_ir_note
+if [ "$profile" = 1 ]; then
+	k=0
+	nb_prof=0
+	for id in "${rows[@]}"; do
+		[ -n "${row_lcores[$id]:-}" ] || nb_prof=$((nb_prof + 1))
+	done
+	for id in "${rows[@]}"; do
+		# One lcore only: callgrind runs every thread on one CPU.
+		[ -z "${row_lcores[$id]:-}" ] || continue
+		k=$((k + 1))
+		base=$logs/$id.profile
+		printf '%s: [profile %d/%d] %s ... ' "$prog" "$k" "$nb_prof" \
+			"${row_label[$id]}" >&2
+		if [ "${row_kind[$id]}" = testpmd ]; then
+			profile_testpmd "${row_frame[$id]}" "$base"
+		else
+			profile_host "${row_kind[$id]}" "${row_mtu[$id]}" \
+				"${row_verify[$id]}" "$base"
+		fi
+		printf '%s instructions/packet%s\n' "$ir_pkt" "${ir_note:+ ($ir_note)}" >&2
+		res_ir[$id]=$ir_pkt
+		res_ir_note[$id]=$ir_note
+	done
+fi
 runtime=$(($(date +%s) - t_start))
 busy_after=$(cpu_busy)
 
@@ -678,6 +809,21 @@ report() {
 	echo " preem% = the largest share of a run the generating thread waited for its core)"
 	[ "$nb_noisy" = 0 ] ||
 		echo "* = preempted more than ${noisy_pct}%: that rate is too low; rerun on a quiet machine (or --repeat 3)"
+	if [ "$profile" = 1 ]; then
+		echo
+		echo "instructions per packet (callgrind, ${profile_secs} s each; ofan-host: per data packet inside hs_shard_poll; testpmd: per frame, whole process, start-up removed):"
+		printf '%-36s %10s %9s\n' row Ir/pkt xtestpmd
+		for id in "${rows[@]}"; do
+			[ -n "${res_ir[$id]:-}" ] || continue
+			b=nan
+			[ -z "${row_base[$id]}" ] || b=${res_ir[${row_base[$id]}]:-nan}
+			printf '%-36s %10s %9s%s\n' "${row_label[$id]}" "${res_ir[$id]}" \
+				"$(awk -v a="${res_ir[$id]}" -v b="$b" 'BEGIN {
+					if (a == "nan" || b == "nan" || b + 0 <= 0) print "-"
+					else printf "%.2f", a / b }')" \
+				"${res_ir_note[$id]:+ (${res_ir_note[$id]})}"
+		done
+	fi
 	[[ " ${size_list[*]} " != *" small "* ]] || [ "$frame_small" = 64 ] ||
 		echo "note: ofan-host's smallest data frame is $frame_small B ([host] mtu >= 128 in host/hs_config.c), not 64 B; its rows compare with testpmd at $frame_small B"
 	[[ " ${size_list[*]} " != *" large "* ]] || [ "$with_testpmd" = 0 ] ||
@@ -760,12 +906,15 @@ if [ -n "$out_dir" ]; then
 			printf '"samples": %s, "preempted_pct": %s, ' \
 				"$(json_str "${res_samples[$id]}")" \
 				"$(json_list "${res_steal[$id]}")"
-			printf '"baseline": %s, "ratio_txonly": %s, "target": %s, "result": %s, "note": %s}' \
+			printf '"baseline": %s, "ratio_txonly": %s, "target": %s, "result": %s, "note": %s' \
 				"$(json_str "${row_base[$id]}")" \
 				"$(json_num "${res_ratio[$id]}")" \
 				"$(json_num "${row_target[$id]}")" \
 				"$(json_str "${res_verdict[$id]}")" \
 				"$(json_str "${res_note[$id]:-}")"
+			[ "$profile" = 0 ] || [ -n "${row_lcores[$id]:-}" ] ||
+				printf ', "ir_per_packet": %s' "$(json_num "${res_ir[$id]:-nan}")"
+			printf '}'
 			[ "$n" = ${#rows[@]} ] && printf '\n' || printf ',\n'
 		done
 		printf '  ]\n}\n'
