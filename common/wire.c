@@ -332,8 +332,9 @@ ofan_payload_fill(uint8_t *p, uint32_t qp, uint32_t psn, uint32_t len)
 
 		memcpy(p + 8 * k, &le, 8);
 	}
+	/* The tail: the low bytes of the next word (w is that word now). */
 	for (i = nb_words * 8; i < len; i++)
-		p[i] = ofan_payload_byte(qp, psn, i);
+		p[i] = (uint8_t)(w >> (8 * (i % 8)));
 }
 
 uint32_t
@@ -381,7 +382,8 @@ ofan_payload_check(const uint8_t *p, uint32_t qp, uint32_t psn, uint32_t len)
 	if (__builtin_expect(diff != 0, 0))
 		for (i = 0; i < nb_words * 8; i++)
 			bad += p[i] != ofan_payload_byte(qp, psn, i);
+	/* The tail, against the next word's low bytes (w is that word). */
 	for (i = nb_words * 8; i < len; i++)
-		bad += p[i] != ofan_payload_byte(qp, psn, i);
+		bad += p[i] != (uint8_t)(w >> (8 * (i % 8)));
 	return bad;
 }

@@ -249,6 +249,9 @@ START_TEST(test_payload_fill_check)
 		ofan_payload_set_avx2(pass == 0);
 		for (len = 0; len <= sizeof(buf); len += pass ? 373 : 37)
 			t_payload_len(buf, len);
+		/* Every tail length of the small payloads. */
+		for (len = 0; len < 24; len++)
+			t_payload_len(buf, len);
 	}
 	ofan_payload_set_avx2(true);
 }
