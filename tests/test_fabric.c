@@ -158,8 +158,8 @@ t_load(struct t_exp *e, const char *name, const char *const *ov, int nb_ov,
  * the run must start.  The caller frees both with t_run_free().
  */
 static void
-t_run_topo(const struct fab_params *p, uint16_t s, struct fab_topo *t,
-	   struct fab_run *r)
+t_run_topo_opts(const struct fab_params *p, uint16_t s, struct fab_topo *t,
+		const struct fab_run_opts *opts, struct fab_run *r)
 {
 	char err[512] = "";
 	int rc;
@@ -169,9 +169,16 @@ t_run_topo(const struct fab_params *p, uint16_t s, struct fab_topo *t,
 	ck_assert_uint_le(fab_pool_size(p), T_NB_MBUFS);
 	rc = fab_topo_build(p, p->schemes[s].sw_policy, t, err, sizeof(err));
 	ck_assert_msg(rc == 0, "fab_topo_build: %s", err);
-	rc = fab_run(p, s, t, t_fab_pool, NULL, r, err, sizeof(err));
+	rc = fab_run(p, s, t, t_fab_pool, opts, r, err, sizeof(err));
 	ck_assert_msg(rc == 0, "fab_run %s: %s", p->schemes[s].name, err);
 	r->combo = 0;
+}
+
+static void
+t_run_topo(const struct fab_params *p, uint16_t s, struct fab_topo *t,
+	   struct fab_run *r)
+{
+	t_run_topo_opts(p, s, t, NULL, r);
 }
 
 static void
@@ -228,7 +235,8 @@ t_check_conserved(const struct fab_run *r, const char *what)
 
 /* Run every scheme of x's only combination, writing the results in dir. */
 static void
-t_out_all(const struct t_exp *e, const char *dir)
+t_out_all_opts(const struct t_exp *e, const char *dir,
+	       const struct fab_run_opts *opts)
 {
 	const struct fab_params *p = &e->x.combos[0];
 	char err[512] = "";
@@ -241,11 +249,17 @@ t_out_all(const struct t_exp *e, const char *dir)
 		struct fab_topo t;
 		struct fab_run r;
 
-		t_run_topo(p, s, &t, &r);
+		t_run_topo_opts(p, s, &t, opts, &r);
 		ck_assert_int_eq(fab_out_run(o, p, &t, &r), 0);
 		t_run_free(&t, &r);
 	}
 	ck_assert_int_eq(fab_out_close(o, NULL), 0);
+}
+
+static void
+t_out_all(const struct t_exp *e, const char *dir)
+{
+	t_out_all_opts(e, dir, NULL);
 }
 
 /* The contents of dir/name (NUL-terminated, malloc'ed) and its length. */
@@ -359,6 +373,65 @@ START_TEST(test_determinism)
 	free(a);
 	free(c);
 
+	fab_experiment_free(&e[0].x);
+	fab_experiment_free(&e[1].x);
+	t_teardown();
+}
+END_TEST
+
+/*
+ * The FIB kept between runs (fab_run_opts.fib, as ofan-fabric keeps it):
+ * runs of one routing share one table and write exactly what runs with
+ * their own tables write; a fabric with other routes gets a table of its
+ * own (a wrong one would lose its frames: the run completes, conserved),
+ * and the first routing's next run builds it again.
+ */
+START_TEST(test_fib_cache)
+{
+	static const char *const ov4[] = {
+		"fabric.schemes=ecmp, ofan", "traffic.size=256KiB",
+	};
+	static const char *const ov6[] = {
+		"fabric.schemes=ofan", "traffic.size=64KiB", "fabric.leaves=2",
+	};
+	struct fab_fib_cache cache = { .fib = NULL };
+	struct fab_run_opts opts = { .quiet = true, .fib = &cache };
+	char dir[2][T_PATH_SIZE];
+	struct fab_topo t;
+	struct fab_run r;
+	struct t_exp e[2];
+	unsigned int i;
+
+	for (i = 0; i < 2; i++) {
+		snprintf(dir[i], sizeof(dir[i]),
+			 "/tmp/ofan_test_fabric_XXXXXX");
+		ck_assert_ptr_nonnull(mkdtemp(dir[i]));
+		t_tmp_add(dir[i]);
+	}
+	t_load(&e[0], "permutation-k4.ini", ov4, RTE_DIM(ov4), false, 0);
+	t_load(&e[1], "queues-leafspine.ini", ov6, RTE_DIM(ov6), false, 0);
+	t_out_all_opts(&e[0], dir[0], &opts);
+	ck_assert_uint_eq(cache.nb_built, 1);	/* two runs, one table */
+	ck_assert_ptr_nonnull(cache.fib);
+	t_out_all(&e[0], dir[1]);
+	for (i = 0; i < RTE_DIM(t_det_files); i++)
+		ck_assert_msg(t_same_file(dir[0], dir[1], t_det_files[i]),
+			      "%s differs with the FIB kept between runs",
+			      t_det_files[i]);
+	/* Two leaves of four hosts: other routes, another table. */
+	t_run_topo_opts(&e[1].x.combos[0], 0, &t, &opts, &r);
+	ck_assert_uint_eq(cache.nb_built, 2);
+	t_check_conserved(&r, "a leaf-spine after k = 4, FIB kept");
+	ck_assert(r.completed);
+	ck_assert_uint_eq(r.drops[OFAN_DROP_NO_ROUTE], 0);
+	t_run_free(&t, &r);
+	/* Back to the fat tree: built again (the cache keeps one table). */
+	t_run_topo_opts(&e[0].x.combos[0], 0, &t, &opts, &r);
+	ck_assert_uint_eq(cache.nb_built, 3);
+	ck_assert(r.completed);
+	t_run_free(&t, &r);
+	fab_fib_cache_free(&cache);
+	ck_assert_ptr_null(cache.fib);
 	fab_experiment_free(&e[0].x);
 	fab_experiment_free(&e[1].x);
 	t_teardown();
@@ -2286,6 +2359,7 @@ fabric_suite(void)
 	tcase_add_checked_fixture(tc, NULL, t_teardown);
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_determinism);
+	tcase_add_test(tc, test_fib_cache);
 	tcase_add_test(tc, test_threads_identical);
 	tcase_add_test(tc, test_threads_identical_study);
 	suite_add_tcase(s, tc);

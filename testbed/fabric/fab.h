@@ -440,6 +440,24 @@ struct fab_job;
 struct fab_pool;
 
 /* How a run reports and stops. */
+/*
+ * The switches' shared FIB (one rte_lpm, fab_topo.c), kept from one run of
+ * a process to the next while the routes stay the same.  An rte_lpm holds
+ * 2^24 first-level entries, 64 MB, and rte_free() clears what it frees,
+ * faulting in every page of the table that lookups never touched: freeing
+ * it took a third of a k = 8 permutation's run.  Owned by the caller of
+ * fab_run() (fab_run_opts.fib); fab_fib_cache_free() releases it (a new
+ * routing replaces it; ofan-fabric leaves the last one to rte_eal_cleanup).
+ */
+struct fab_fib_cache {
+	struct rte_lpm *fib;	/* NULL: none yet */
+	uint64_t *sig;		/* the routes and addresses it was built from */
+	uint32_t nb_sig;
+	uint32_t nb_built;	/* tables built (a new one per new routing) */
+};
+
+void fab_fib_cache_free(struct fab_fib_cache *c);
+
 struct fab_run_opts {
 	bool quiet;			/* no progress lines */
 	/* When it becomes non-zero (a signal handler), the run stops at its
@@ -458,6 +476,9 @@ struct fab_run_opts {
 	/* A pool that grows between windows (fab_pool.h); NULL: the pool
 	 * passed to fab_run is what there is. */
 	struct fab_pool *pool;
+	/* Keeps the switches' FIB between runs (NULL: each run builds and
+	 * frees its own). */
+	struct fab_fib_cache *fib;
 };
 
 /*

@@ -198,7 +198,7 @@ fab_sim_free(struct fab_sim *s)
 	}
 	for (i = 0; i < s->t->nb_hosts && s->hosts != NULL; i++)
 		hs_host_free(s->hosts[i].h);
-	if (s->fib != NULL)
+	if (s->fib != NULL && s->fib_cache == NULL)
 		sw_fib_free(s->fib);
 	hs_traffic_free(&s->traffic);
 	hs_trigger_state_fini(&s->trig);
@@ -225,6 +225,77 @@ fab_sim_free(struct fab_sim *s)
 	free(s->sw);
 	free(s->sw_owner);
 	free(s->host_owner);
+}
+
+/*
+ * What a FIB built from c holds, in the order sw_fib_create() adds it:
+ * each route's prefix and depth (its index is the next hop), then the
+ * switch's own addresses.  NULL when out of memory.
+ */
+static uint64_t *
+fab_fib_sig(const struct sw_config *c, uint32_t *n)
+{
+	uint64_t *sig = malloc(((size_t)c->nb_routes + c->nb_ports + 1) *
+			       sizeof(*sig));
+	uint32_t i, k = 0;
+
+	if (sig == NULL)
+		return NULL;
+	for (i = 0; i < c->nb_routes; i++)
+		sig[k++] = (uint64_t)c->routes[i].prefix << 8 |
+			c->routes[i].depth;
+	for (i = 0; i < c->nb_ports; i++)
+		sig[k++] = UINT64_C(1) << 63 | c->ports[i].ip;
+	*n = k;
+	return sig;
+}
+
+/* The run's FIB: the cache's when it holds the same routes, else new. */
+static int
+fab_fib_get(struct fab_sim *s, const struct sw_config *c, char *err,
+	    unsigned int err_size)
+{
+	struct fab_fib_cache *fc = s->fib_cache;
+	uint64_t *sig;
+	uint32_t n;
+
+	if (fc == NULL) {
+		s->fib = sw_fib_create(c, SOCKET_ID_ANY, err, err_size);
+		return s->fib == NULL ? -ENOMEM : 0;
+	}
+	sig = fab_fib_sig(c, &n);
+	if (sig == NULL) {
+		snprintf(err, err_size, "out of memory for the FIB");
+		return -ENOMEM;
+	}
+	if (fc->fib != NULL && fc->nb_sig == n &&
+	    memcmp(fc->sig, sig, n * sizeof(*sig)) == 0) {
+		free(sig);
+		s->fib = fc->fib;
+		return 0;
+	}
+	fab_fib_cache_free(fc);
+	s->fib = sw_fib_create(c, SOCKET_ID_ANY, err, err_size);
+	if (s->fib == NULL) {
+		free(sig);
+		return -ENOMEM;
+	}
+	fc->fib = s->fib;
+	fc->sig = sig;
+	fc->nb_sig = n;
+	fc->nb_built++;
+	return 0;
+}
+
+void
+fab_fib_cache_free(struct fab_fib_cache *c)
+{
+	if (c->fib != NULL)
+		sw_fib_free(c->fib);
+	free(c->sig);
+	c->fib = NULL;
+	c->sig = NULL;
+	c->nb_sig = 0;
 }
 
 int
@@ -355,12 +426,9 @@ fab_sim_build(struct fab_sim *s, uint16_t scheme, char *err,
 	}
 
 	/* Switches: one shared FIB, one worker each. */
-	if (t->nb_switches > 0) {
-		s->fib = sw_fib_create(&t->cfg[0], SOCKET_ID_ANY, err,
-				       err_size);
-		if (s->fib == NULL)
-			return -ENOMEM;
-	}
+	if (t->nb_switches > 0 &&
+	    fab_fib_get(s, &t->cfg[0], err, err_size) != 0)
+		return -ENOMEM;
 	for (i = 0; i < t->nb_switches; i++) {
 		const struct sw_config *c = &t->cfg[i];
 		uint16_t port;

@@ -13,7 +13,7 @@
 
 #define FAB_HUGE (2u << 20)
 /* What a pool populates first, and at least per growth. */
-#define FAB_POOL_FIRST 65536u
+#define FAB_POOL_FIRST 8192u
 
 static size_t
 fab_pool_elt_bytes(const struct rte_mempool *mp)

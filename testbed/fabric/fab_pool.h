@@ -19,6 +19,9 @@
 
 struct rte_mempool;
 
+/* Free mbufs a run keeps beyond what one window can take (fab_sim.c). */
+#define FAB_POOL_RESERVE 4096u
+
 struct fab_pool {
 	struct rte_mempool *mp;
 	uint8_t *addr;		/* the reservation; NULL: an EAL pool */

@@ -63,6 +63,7 @@ fab_run(const struct fab_params *p, uint16_t scheme, struct fab_topo *t,
 	s->between = opts != NULL ? opts->between : NULL;
 	s->between_arg = opts != NULL ? opts->between_arg : NULL;
 	s->grow = opts != NULL ? opts->pool : NULL;
+	s->fib_cache = opts != NULL ? opts->fib : NULL;
 	s->scheme = p->schemes[scheme].name;
 	/* Results do not depend on the thread count: fewer lcores than
 	 * threads only makes the run slower.  Links without delay give no

@@ -824,9 +824,14 @@ fab_sim_start(struct fab_sim *s)
 	/*
 	 * A growing pool (fab_pool.h) has, before each window, more free
 	 * mbufs than the window can take: each local host sends at most its
-	 * link's worth of frames (1000 bytes or more) and as many ACKs, plus
-	 * a reserve; before the start, also the NICs' first fill (nic_queue
-	 * frames per slot).
+	 * link's worth of frames (1000 bytes or more) and as many ACKs (one
+	 * mbuf at a time: fabric hosts keep no stash); free mbufs may sit
+	 * in the threads' mempool caches (up to 1.5 x the cache size each),
+	 * where another thread cannot take them; and a reserve.  Before the
+	 * start, also the NICs' first fill (nic_queue frames per slot).  The
+	 * reserve was 65,536 mbufs (290 MB of 4 KiB frames), which a
+	 * permutation never comes near, and populating it (the kernel
+	 * clearing its pages) took most of a k = 8 permutation's run.
 	 */
 	if (s->grow != NULL) {
 		uint64_t per_host = 2 * (p->rate_bps * s->lookahead / 8000000000ull
@@ -839,8 +844,9 @@ fab_sim_start(struct fab_sim *s)
 			first += (uint64_t)s->hosts[i].nic.nb_slots *
 				RTE_MAX(p->nic_queue, 1u);
 		}
-		s->pool_need = (uint32_t)RTE_MIN(65536 + hosts * per_host,
-						 (uint64_t)UINT32_MAX / 2);
+		s->pool_need = (uint32_t)RTE_MIN(FAB_POOL_RESERVE +
+			(uint64_t)s->nb_thr * RTE_MEMPOOL_CACHE_MAX_SIZE * 3 / 2 +
+			hosts * per_host, (uint64_t)UINT32_MAX / 2);
 		fab_pool_reserve(s->grow, (uint32_t)RTE_MIN(s->pool_need + first,
 						(uint64_t)UINT32_MAX / 2));
 	}

@@ -182,6 +182,7 @@ struct fab_sim {
 	bool frame_kinds;
 	struct rte_mempool *pool;
 	struct rte_lpm *fib;
+	struct fab_fib_cache *fib_cache; /* NULL: fib is this run's own */
 	uint64_t t0;
 	uint64_t limit;		/* events before this run: time_limit + 1 */
 	uint64_t lookahead;
