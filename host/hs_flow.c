@@ -145,6 +145,95 @@ nb_pkts_of(uint64_t size, uint16_t mss)
 	return size / mss + (size % mss != 0);
 }
 
+/* PSNs in chunk i of tx (the last one may be short). */
+static uint32_t
+chunk_len(const struct hs_tx *tx, uint32_t i)
+{
+	uint32_t first = i << HS_PSN_CHUNK_SHIFT;
+
+	return tx->nb_pkts - first < HS_PSN_CHUNK ? tx->nb_pkts - first :
+		HS_PSN_CHUNK;
+}
+
+static void
+chunk_free(struct hs_tx *tx, struct hs_psn_chunk *c, uint32_t len)
+{
+	(void)tx;
+	zfree(c->e, len, sizeof(*c->e));
+	zfree(c->nb_tx, len, sizeof(*c->nb_tx));
+	c->e = NULL;
+	c->nb_tx = NULL;
+}
+
+/*
+ * Make chunk i: the spare if there is one (only full chunks are given
+ * up, and only a full chunk can be short of the last), else new memory.
+ * Send times and links are written before they are read; the counts
+ * start at 0.
+ */
+static __attribute__((noinline)) int
+chunk_make(struct hs_tx *tx, uint32_t i)
+{
+	struct hs_psn_chunk *c = &tx->chunk[i];
+	uint32_t len = chunk_len(tx, i);
+
+	if (c->e != NULL)
+		return 0;
+	if (tx->spare != NULL && len == HS_PSN_CHUNK) {
+		*c = *tx->spare;
+		free(tx->spare);
+		tx->spare = NULL;
+		memset(c->nb_tx, 0, len * sizeof(*c->nb_tx));
+		return 0;
+	}
+	c->e = zalloc(len, sizeof(*c->e));
+	c->nb_tx = zalloc(len, sizeof(*c->nb_tx));
+	if (c->e == NULL || c->nb_tx == NULL) {
+		chunk_free(tx, c, len);
+		tx->nb_chunk_fail++;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* psn's chunk, made if it is not there yet; NULL when out of memory. */
+static inline struct hs_psn_chunk *
+chunk_of(struct hs_tx *tx, uint32_t psn)
+{
+	struct hs_psn_chunk *c = &tx->chunk[psn >> HS_PSN_CHUNK_SHIFT];
+
+	if (__builtin_expect(c->e == NULL, 0) &&
+	    chunk_make(tx, psn >> HS_PSN_CHUNK_SHIFT) != 0)
+		return NULL;
+	return c;
+}
+
+/*
+ * Give up the chunks whose PSNs, and the next chunk's, are all
+ * acknowledged: nothing reads them any more but a late echo's RTT sample
+ * (hs_tx_on_ack() takes none from a chunk that is gone).  The first one
+ * is kept as the spare.
+ */
+static void
+chunks_give_up(struct hs_tx *tx)
+{
+	while (((uint64_t)tx->chunks_given_up + 2) << HS_PSN_CHUNK_SHIFT <=
+	       tx->cum_acked) {
+		struct hs_psn_chunk *c = &tx->chunk[tx->chunks_given_up++];
+
+		if (c->e == NULL)
+			continue;
+		if (tx->spare == NULL &&
+		    (tx->spare = malloc(sizeof(*tx->spare))) != NULL) {
+			*tx->spare = *c;
+			c->e = NULL;
+			c->nb_tx = NULL;
+		} else {
+			chunk_free(tx, c, HS_PSN_CHUNK);
+		}
+	}
+}
+
 int
 hs_tx_init(struct hs_tx *tx, uint64_t size, uint16_t mss,
 	   uint64_t reorder_window_ns, uint64_t rto_ns, uint64_t now_ns)
@@ -168,12 +257,12 @@ hs_tx_init(struct hs_tx *tx, uint64_t size, uint16_t mss,
 	words = nb_words(tx->nb_pkts);
 	tx->acked = zalloc(words, sizeof(*tx->acked));
 	tx->queued = zalloc(words, sizeof(*tx->queued));
-	tx->psn = zalloc(nb_pkts, sizeof(*tx->psn));
-	tx->nb_tx = zalloc(nb_pkts, sizeof(*tx->nb_tx));
+	tx->nb_chunks = (tx->nb_pkts + HS_PSN_CHUNK - 1) >> HS_PSN_CHUNK_SHIFT;
+	tx->chunk = calloc(tx->nb_chunks, sizeof(*tx->chunk));
 	/* One spare slot tells a full ring from an empty one. */
 	tx->retx = zalloc(nb_pkts + 1, sizeof(*tx->retx));
-	if (tx->acked == NULL || tx->queued == NULL || tx->psn == NULL ||
-	    tx->nb_tx == NULL || tx->retx == NULL) {
+	if (tx->acked == NULL || tx->queued == NULL || tx->chunk == NULL ||
+	    tx->retx == NULL || chunk_make(tx, 0) != 0) {
 		hs_tx_fini(tx);
 		return -ENOMEM;
 	}
@@ -184,16 +273,21 @@ void
 hs_tx_fini(struct hs_tx *tx)
 {
 	size_t words = nb_words(tx->nb_pkts);
+	uint32_t i;
 
 	zfree(tx->acked, words, sizeof(*tx->acked));
 	zfree(tx->queued, words, sizeof(*tx->queued));
-	zfree(tx->psn, tx->nb_pkts, sizeof(*tx->psn));
-	zfree(tx->nb_tx, tx->nb_pkts, sizeof(*tx->nb_tx));
+	for (i = 0; tx->chunk != NULL && i < tx->nb_chunks; i++)
+		chunk_free(tx, &tx->chunk[i], chunk_len(tx, i));
+	free(tx->chunk);
+	if (tx->spare != NULL)
+		chunk_free(tx, tx->spare, HS_PSN_CHUNK);
+	free(tx->spare);
 	zfree(tx->retx, (size_t)tx->nb_pkts + 1, sizeof(*tx->retx));
 	tx->acked = NULL;
 	tx->queued = NULL;
-	tx->psn = NULL;
-	tx->nb_tx = NULL;
+	tx->chunk = NULL;
+	tx->spare = NULL;
 	tx->retx = NULL;
 }
 
@@ -251,29 +345,33 @@ retx_remove(struct hs_tx *tx, uint32_t psn)
 static void
 sent_unlink(struct hs_tx *tx, uint32_t psn)
 {
-	uint32_t prev = tx->psn[psn].prev;
-	uint32_t next = tx->psn[psn].next;
+	uint32_t prev = hs_tx_psn(tx, psn)->prev;
+	uint32_t next = hs_tx_psn(tx, psn)->next;
 
 	if (prev == HS_PSN_NONE)
 		tx->rack_scan = next;
 	else
-		tx->psn[prev].next = next;
-	if (next == HS_PSN_NONE)
+		hs_tx_psn(tx, prev)->next = next;
+	if (next == HS_PSN_NONE) {
 		tx->sent_tail = prev;
-	else
-		tx->psn[next].prev = prev;
+		tx->tail_e = prev == HS_PSN_NONE ? NULL : hs_tx_psn(tx, prev);
+	} else {
+		hs_tx_psn(tx, next)->prev = prev;
+	}
 	tx->nb_in_flight--;
 }
 
+/* Append psn, whose state is e, to the send list. */
 static void
-sent_append(struct hs_tx *tx, uint32_t psn)
+sent_append(struct hs_tx *tx, uint32_t psn, struct hs_psn_state *e)
 {
-	tx->psn[psn].prev = tx->sent_tail;
-	tx->psn[psn].next = HS_PSN_NONE;
+	e->prev = tx->sent_tail;
+	e->next = HS_PSN_NONE;
 	if (tx->sent_tail == HS_PSN_NONE)
 		tx->rack_scan = psn;
 	else
-		tx->psn[tx->sent_tail].next = psn;
+		tx->tail_e->next = psn;
+	tx->tail_e = e;
 	tx->sent_tail = psn;
 	tx->nb_in_flight++;
 }
@@ -289,22 +387,32 @@ mark_lost(struct hs_tx *tx, uint32_t psn)
 }
 
 uint32_t
-hs_tx_next(const struct hs_tx *tx)
+hs_tx_next(struct hs_tx *tx)
 {
 	/* Every update that can stale the head purges it (retx_purge()). */
 	if (tx->retx_head != tx->retx_tail)
 		return tx->retx[tx->retx_head];
-	return tx->next_new < tx->nb_pkts ? tx->next_new : HS_PSN_NONE;
+	if (tx->next_new >= tx->nb_pkts || chunk_of(tx, tx->next_new) == NULL)
+		return HS_PSN_NONE;
+	return tx->next_new;
 }
 
 void
 hs_tx_sent(struct hs_tx *tx, uint32_t psn, uint64_t now_ns)
 {
 	bool idle = tx->nb_in_flight == 0;
+	struct hs_psn_chunk *c;
+	struct hs_psn_state *e;
+	uint8_t *nb_tx;
 
 	if (psn >= tx->nb_pkts || psn > tx->next_new ||
 	    bit_test(tx->acked, psn))
 		return;
+	c = chunk_of(tx, psn);
+	if (c == NULL)
+		return;	/* not recorded: as if it never left */
+	e = &c->e[psn & HS_PSN_CHUNK_MASK];
+	nb_tx = &c->nb_tx[psn & HS_PSN_CHUNK_MASK];
 	if (psn == tx->next_new) {
 		tx->next_new++;
 	} else {
@@ -317,10 +425,10 @@ hs_tx_sent(struct hs_tx *tx, uint32_t psn, uint64_t now_ns)
 	}
 	if (idle)
 		tx->last_progress_ns = now_ns;
-	sent_append(tx, psn);
-	tx->psn[psn].sent_ns = now_ns;
-	if (tx->nb_tx[psn] < UINT8_MAX)
-		tx->nb_tx[psn]++;
+	sent_append(tx, psn, e);
+	e->sent_ns = now_ns;
+	if (*nb_tx < UINT8_MAX)
+		(*nb_tx)++;
 	tx->nb_sent++;
 }
 
@@ -328,6 +436,8 @@ hs_tx_sent(struct hs_tx *tx, uint32_t psn, uint64_t now_ns)
 static uint32_t
 ack_one(struct hs_tx *tx, uint32_t psn, uint64_t now_ns)
 {
+	uint64_t sent_ns;
+
 	if (bit_test(tx->acked, psn))
 		return 0;
 	if (bit_test(tx->queued, psn))
@@ -344,12 +454,12 @@ ack_one(struct hs_tx *tx, uint32_t psn, uint64_t now_ns)
 	 * back yet, and one spurious retransmission would trigger a burst.
 	 * RACK (RFC 8985) ignores such packets for the same reason.
 	 */
-	if (tx->nb_tx[psn] > 1 &&
-	    (now_ns < tx->psn[psn].sent_ns ||
-	     now_ns - tx->psn[psn].sent_ns < tx->min_rtt_ns))
+	sent_ns = hs_tx_psn(tx, psn)->sent_ns;
+	if (hs_tx_nb_tx(tx, psn) > 1 &&
+	    (now_ns < sent_ns || now_ns - sent_ns < tx->min_rtt_ns))
 		return 1;
-	if (tx->psn[psn].sent_ns > tx->rack_sent_ns)
-		tx->rack_sent_ns = tx->psn[psn].sent_ns;
+	if (sent_ns > tx->rack_sent_ns)
+		tx->rack_sent_ns = sent_ns;
 	return 1;
 }
 
@@ -367,9 +477,9 @@ hs_tx_on_ack(struct hs_tx *tx, uint32_t cum_psn, uint64_t sack,
 	tx->nb_acks++;
 	if (ce)
 		tx->nb_ce_acks++;
-	if (echo_psn < tx->nb_pkts && tx->nb_tx[echo_psn] == 1 &&
-	    now_ns >= tx->psn[echo_psn].sent_ns) {
-		rtt = now_ns - tx->psn[echo_psn].sent_ns;
+	if (hs_tx_has_psn(tx, echo_psn) && hs_tx_nb_tx(tx, echo_psn) == 1 &&
+	    now_ns >= hs_tx_psn(tx, echo_psn)->sent_ns) {
+		rtt = now_ns - hs_tx_psn(tx, echo_psn)->sent_ns;
 		if (rtt < tx->min_rtt_ns)
 			tx->min_rtt_ns = rtt;
 	}
@@ -401,13 +511,17 @@ hs_tx_on_ack(struct hs_tx *tx, uint32_t cum_psn, uint64_t sack,
 	while (tx->cum_acked < tx->nb_pkts &&
 	       bit_test(tx->acked, tx->cum_acked))
 		tx->cum_acked++;
+	if (tx->nb_chunks > 2)
+		chunks_give_up(tx);
 	if (newly > 0)
 		tx->last_progress_ns = now_ns;
 
 	/* RACK on the send list: oldest first, stop at the first too young. */
 	head = tx->rack_scan;
-	while (head != HS_PSN_NONE && tx->psn[head].sent_ns < tx->rack_sent_ns &&
-	       tx->rack_sent_ns - tx->psn[head].sent_ns > tx->reorder_window_ns) {
+	while (head != HS_PSN_NONE &&
+	       hs_tx_psn(tx, head)->sent_ns < tx->rack_sent_ns &&
+	       tx->rack_sent_ns - hs_tx_psn(tx, head)->sent_ns >
+	       tx->reorder_window_ns) {
 		mark_lost(tx, head);
 		head = tx->rack_scan;
 	}
@@ -437,8 +551,8 @@ hs_tx_check_timeout(struct hs_tx *tx, uint64_t now_ns)
 	}
 	/* Whatever has been out for a whole RTO is given up as well. */
 	psn = tx->rack_scan;
-	while (psn != HS_PSN_NONE && tx->psn[psn].sent_ns <= now_ns &&
-	       now_ns - tx->psn[psn].sent_ns >= tx->rto_ns) {
+	while (psn != HS_PSN_NONE && hs_tx_psn(tx, psn)->sent_ns <= now_ns &&
+	       now_ns - hs_tx_psn(tx, psn)->sent_ns >= tx->rto_ns) {
 		mark_lost(tx, psn);
 		queued_any = true;
 		psn = tx->rack_scan;

@@ -44,6 +44,16 @@ struct hs_psn_state {
 	uint32_t prev;		/* next older packet, HS_PSN_NONE at head */
 };
 
+/* PSNs per chunk of per-PSN state: 2 MB of struct hs_psn_state. */
+#define HS_PSN_CHUNK_SHIFT 17
+#define HS_PSN_CHUNK (1u << HS_PSN_CHUNK_SHIFT)
+#define HS_PSN_CHUNK_MASK (HS_PSN_CHUNK - 1)
+
+struct hs_psn_chunk {
+	struct hs_psn_state *e;	/* NULL: not made yet, or given up */
+	uint8_t *nb_tx;		/* transmissions per PSN (saturating) */
+};
+
 struct hs_tx {
 	uint64_t size;
 	uint32_t nb_pkts;
@@ -53,8 +63,22 @@ struct hs_tx {
 	uint32_t nb_acked;
 	uint64_t *acked;	/* bitmap, nb_pkts bits */
 	uint64_t *queued;	/* bitmap: in the retransmission queue */
-	struct hs_psn_state *psn; /* nb_pkts entries */
-	uint8_t *nb_tx;		/* transmissions per PSN (saturating) */
+	/*
+	 * Per-PSN state (hs_tx_psn(), hs_tx_nb_tx()) in chunks of
+	 * HS_PSN_CHUNK PSNs, made when the first of their PSNs is sent and
+	 * given up (kept as the spare for the next one) once every PSN of
+	 * the chunk and of the chunk after it is acknowledged.  So a long
+	 * flow's state follows its packets in flight instead of its size,
+	 * a sender reuses memory it touched recently instead of faulting in
+	 * fresh pages, and growing never copies.  A flow of one chunk (up to
+	 * HS_PSN_CHUNK packets: every flow of the study) has exactly nb_pkts
+	 * entries from the start.
+	 */
+	struct hs_psn_chunk *chunk;	/* nb_chunks entries */
+	uint32_t nb_chunks;
+	uint32_t chunks_given_up;	/* chunks below this one are gone */
+	struct hs_psn_chunk *spare;	/* a full chunk to reuse, or NULL */
+	uint64_t nb_chunk_fail;		/* sends held back: out of memory */
 	uint32_t *retx;		/* ring of PSNs to retransmit, nb_pkts+1 */
 	uint32_t retx_head;
 	uint32_t retx_tail;
@@ -67,6 +91,7 @@ struct hs_tx {
 	 */
 	uint32_t rack_scan;	/* list head: oldest in flight, next judged */
 	uint32_t sent_tail;	/* youngest packet in flight */
+	struct hs_psn_state *tail_e; /* its state (NULL: none in flight) */
 	uint32_t nb_in_flight;	/* list length */
 	uint64_t rack_sent_ns;	/* latest send time of an acknowledged packet */
 	uint64_t min_rtt_ns;	/* smallest RTT sample, UINT64_MAX: none yet */
@@ -95,10 +120,39 @@ uint16_t hs_tx_payload_size(const struct hs_tx *tx, uint32_t psn);
 
 /*
  * The PSN to send next: the oldest queued retransmission, else the next new
- * packet, else HS_PSN_NONE (everything sent, waiting for ACKs).  Does not
- * change state; call hs_tx_sent() when it is really sent.
+ * packet, else HS_PSN_NONE (everything sent, waiting for ACKs, or no memory
+ * for the next chunk of per-PSN state: counted in nb_chunk_fail, tried
+ * again at the next call).  Call hs_tx_sent() when it is really sent.
  */
-uint32_t hs_tx_next(const struct hs_tx *tx);
+uint32_t hs_tx_next(struct hs_tx *tx);
+
+/*
+ * The state of psn, which was sent and is in flight, queued or
+ * acknowledged less than a chunk ago (its chunk is still there).
+ */
+static inline struct hs_psn_state *
+hs_tx_psn(const struct hs_tx *tx, uint32_t psn)
+{
+	return &tx->chunk[psn >> HS_PSN_CHUNK_SHIFT].e[psn & HS_PSN_CHUNK_MASK];
+}
+
+/* Transmissions of psn so far (saturating at 255); 0 if its chunk is not
+ * there (never sent, or acknowledged more than a chunk ago). */
+static inline uint8_t
+hs_tx_nb_tx(const struct hs_tx *tx, uint32_t psn)
+{
+	const struct hs_psn_chunk *c = &tx->chunk[psn >> HS_PSN_CHUNK_SHIFT];
+
+	return c->nb_tx != NULL ? c->nb_tx[psn & HS_PSN_CHUNK_MASK] : 0;
+}
+
+/* Whether psn's chunk of state is there. */
+static inline bool
+hs_tx_has_psn(const struct hs_tx *tx, uint32_t psn)
+{
+	return psn < tx->nb_pkts &&
+		tx->chunk[psn >> HS_PSN_CHUNK_SHIFT].e != NULL;
+}
 
 /*
  * Record that psn left at now (dequeues it if it was a retransmission).

@@ -133,7 +133,7 @@ hs_sender_is_resend(const struct hs_sender *s, uint32_t psn)
 {
 	if (s->mode == HS_RECOVERY_ERASURE)
 		return psn >= s->u.era.nb_needed;
-	return s->u.sack.nb_tx[psn] != 0;
+	return psn < s->u.sack.next_new;	/* sent before */
 }
 
 static inline void

@@ -136,8 +136,8 @@ START_TEST(test_tx_next_and_sent)
 	ck_assert_uint_eq(hs_tx_in_flight(&tx), 3);
 	ck_assert_uint_eq(tx.nb_sent, 3);
 	ck_assert_uint_eq(tx.nb_retx, 0);
-	ck_assert_uint_eq(tx.psn[1].sent_ns, 10);
-	ck_assert_uint_eq(tx.nb_tx[2], 1);
+	ck_assert_uint_eq(hs_tx_psn(&tx, 1)->sent_ns, 10);
+	ck_assert_uint_eq(hs_tx_nb_tx(&tx, 2), 1);
 
 	/* PSN 2 acknowledged: 0 and 1 were sent > 5 ns before it, lost. */
 	ck_assert_uint_eq(ack(&tx, 0, 0x2, 2, 100), 1);
@@ -149,13 +149,13 @@ START_TEST(test_tx_next_and_sent)
 	ck_assert_uint_eq(hs_tx_next(&tx), HS_PSN_NONE);
 	ck_assert_uint_eq(tx.nb_sent, 5);
 	ck_assert_uint_eq(tx.nb_retx, 2);
-	ck_assert_uint_eq(tx.nb_tx[0], 2);
-	ck_assert_uint_eq(tx.psn[0].sent_ns, 110);
+	ck_assert_uint_eq(hs_tx_nb_tx(&tx, 0), 2);
+	ck_assert_uint_eq(hs_tx_psn(&tx, 0)->sent_ns, 110);
 
 	/* An acknowledged PSN is never sent again, even if asked to. */
 	hs_tx_sent(&tx, 2, 130);
 	ck_assert_uint_eq(tx.nb_sent, 5);
-	ck_assert_uint_eq(tx.nb_tx[2], 1);
+	ck_assert_uint_eq(hs_tx_nb_tx(&tx, 2), 1);
 	ck_assert_uint_eq(ack(&tx, 3, 0, 1, 200), 2);
 	ck_assert(hs_tx_done(&tx));
 	ck_assert_uint_eq(hs_tx_in_flight(&tx), 0);
@@ -354,8 +354,8 @@ START_TEST(test_tx_rack_rejudge)
 	ck_assert(!is_queued(&tx, 1));
 	ck_assert_uint_eq(hs_tx_next(&tx), 0);
 	ck_assert_uint_eq(send_next(&tx, 220), 0);
-	ck_assert_uint_eq(tx.nb_tx[0], 3);
-	ck_assert_uint_eq(tx.nb_tx[1], 2);
+	ck_assert_uint_eq(hs_tx_nb_tx(&tx, 0), 3);
+	ck_assert_uint_eq(hs_tx_nb_tx(&tx, 1), 2);
 	ck_assert_uint_eq(tx.nb_retx, 3);
 	ck_assert_uint_eq(tx.nb_timeouts, 0);
 	hs_tx_fini(&tx);
@@ -537,7 +537,7 @@ START_TEST(test_tx_rto_fallback)
 	/* The caller resends 2 (in flight) on its own: a retransmission. */
 	hs_tx_sent(&tx, 2, 500);
 	ck_assert_uint_eq(tx.nb_retx, 1);
-	ck_assert_uint_eq(tx.psn[2].sent_ns, 500);
+	ck_assert_uint_eq(hs_tx_psn(&tx, 2)->sent_ns, 500);
 	ck_assert_uint_eq(hs_tx_in_flight(&tx), 1);
 	ck_assert_uint_eq(hs_tx_timer_ns(&tx), 1100);
 	ck_assert(!hs_tx_check_timeout(&tx, 1099));
@@ -607,7 +607,7 @@ START_TEST(test_tx_retx_out_of_order)
 	ck_assert_uint_eq(hs_tx_next(&tx), HS_PSN_NONE);
 	ck_assert_uint_eq(tx.retx_head, tx.retx_tail);
 	ck_assert_uint_eq(tx.nb_retx, 3);
-	ck_assert_uint_eq(tx.nb_tx[1], 2);
+	ck_assert_uint_eq(hs_tx_nb_tx(&tx, 1), 2);
 	ck_assert_uint_eq(hs_tx_in_flight(&tx), 3);
 	ck_assert_uint_eq(ack(&tx, 4, 0, 2, 300), 3);
 	ck_assert(hs_tx_done(&tx));
@@ -627,7 +627,7 @@ START_TEST(test_tx_forced_retx)
 	send_next(&tx, 10);
 	for (i = 0; i < 300; i++)
 		hs_tx_sent(&tx, 0, 20 + i);
-	ck_assert_uint_eq(tx.nb_tx[0], UINT8_MAX);
+	ck_assert_uint_eq(hs_tx_nb_tx(&tx, 0), UINT8_MAX);
 	ck_assert_uint_eq(tx.nb_retx, 300);
 	ck_assert_uint_eq(tx.nb_sent, 302);
 	ck_assert_uint_eq(hs_tx_in_flight(&tx), 2);
@@ -984,7 +984,7 @@ sim_send(const struct sim_params *p, struct hs_tx *tx, struct sim_heap *h,
 	hs_tx_sent(tx, psn, now);
 	if (r->nb_tx[psn] < UINT8_MAX)
 		r->nb_tx[psn]++;
-	ck_assert_uint_eq(tx->nb_tx[psn], r->nb_tx[psn]);
+	ck_assert_uint_eq(hs_tx_nb_tx(tx, psn), r->nb_tx[psn]);
 	if (sim_dropped(p, psn, r->nb_tx[psn]) ||
 	    ofan_rng_unit(rng) < p->loss) {
 		r->nb_dropped++;
@@ -1139,7 +1139,7 @@ sim_run(const struct sim_params *p, struct hs_tx *tx, struct hs_rx *rx,
 
 /* What every run must satisfy, whatever the channel did. */
 static void
-sim_check_exact(const struct sim_params *p, const struct hs_tx *tx,
+sim_check_exact(const struct sim_params *p, struct hs_tx *tx,
 		const struct hs_rx *rx, const struct sim_result *r)
 {
 	uint64_t sum_tx = 0;
@@ -1155,7 +1155,7 @@ sim_check_exact(const struct sim_params *p, const struct hs_tx *tx,
 	for (i = 0; i < tx->nb_pkts; i++) {
 		ck_assert_msg(r->delivered[i] == 1, "psn %u delivered %u",
 			      i, r->delivered[i]);
-		sum_tx += tx->nb_tx[i];
+		sum_tx += hs_tx_nb_tx(tx, i);
 	}
 	ck_assert_uint_eq(tx->nb_sent, tx->nb_pkts + tx->nb_retx);
 	ck_assert_uint_eq(sum_tx, tx->nb_sent);
@@ -1280,8 +1280,8 @@ START_TEST(test_sim_rack_recovery)
 			expect = 2;
 		else if (i == 100)
 			expect = 3;
-		ck_assert_msg(tx.nb_tx[i] == expect, "psn %u sent %u", i,
-			      tx.nb_tx[i]);
+		ck_assert_msg(hs_tx_nb_tx(&tx, i) == expect, "psn %u sent %u", i,
+			      hs_tx_nb_tx(&tx, i));
 	}
 	ck_assert_uint_eq(rx.nb_dups, 0);
 	sim_free(&tx, &rx, &r);
@@ -1422,27 +1422,40 @@ START_TEST(test_sim_large)
 END_TEST
 
 /*
- * A long flow's per-PSN arrays come from 2 MB-aligned anonymous mappings
- * (huge pages where the kernel gives them): they start zero everywhere,
- * hold state at both ends and behave as small flows' do.
+ * A long flow's per-PSN state comes in chunks of HS_PSN_CHUNK PSNs, each
+ * a 2 MB-aligned anonymous mapping (huge pages where the kernel gives
+ * them), made when their first PSN is sent: the first at the start, the
+ * others not before.  They hold state at both ends of a chunk and behave
+ * as a small flow's.
  */
 START_TEST(test_tx_large_arrays)
 {
-	const uint32_t n = 1u << 20;	/* 16 MB of per-PSN state */
+	const uint32_t n = 1u << 20;	/* 8 chunks */
 	struct hs_tx tx;
 	uint32_t psn;
 
 	ck_assert_int_eq(hs_tx_init(&tx, (uint64_t)n * 1000, 1000, 100, 1000000,
 				    0), 0);
 	ck_assert_uint_eq(tx.nb_pkts, n);
-	ck_assert_uint_eq((uintptr_t)tx.psn % (2u << 20), 0);
-	ck_assert_uint_eq(tx.psn[n / 2].sent_ns, 0);
-	ck_assert_uint_eq(tx.nb_tx[n - 1], 0);
-	for (psn = 0; psn < n; psn++)
+	ck_assert_uint_eq(tx.nb_chunks, n / HS_PSN_CHUNK);
+	ck_assert_uint_eq((uintptr_t)tx.chunk[0].e % (2u << 20), 0);
+	ck_assert(hs_tx_has_psn(&tx, HS_PSN_CHUNK - 1));
+	ck_assert(!hs_tx_has_psn(&tx, HS_PSN_CHUNK));
+	ck_assert(!hs_tx_has_psn(&tx, n));
+	ck_assert_uint_eq(hs_tx_psn(&tx, 17)->sent_ns, 0);
+	ck_assert_uint_eq(hs_tx_nb_tx(&tx, n - 1), 0);
+	for (psn = 0; psn < n; psn++) {
+		ck_assert_uint_eq(hs_tx_next(&tx), psn);
 		hs_tx_sent(&tx, psn, 10 + psn);
-	ck_assert_uint_eq(tx.psn[n - 1].sent_ns, 10 + n - 1);
-	ck_assert_uint_eq(tx.psn[n - 1].prev, n - 2);
-	ck_assert_uint_eq(tx.psn[n - 1].next, HS_PSN_NONE);
+	}
+	ck_assert(hs_tx_has_psn(&tx, n - 1));
+	ck_assert_uint_eq((uintptr_t)tx.chunk[7].e % (2u << 20), 0);
+	ck_assert_uint_eq(hs_tx_psn(&tx, n - 1)->sent_ns, 10 + n - 1);
+	ck_assert_uint_eq(hs_tx_psn(&tx, n - 1)->prev, n - 2);
+	ck_assert_uint_eq(hs_tx_psn(&tx, n - 1)->next, HS_PSN_NONE);
+	/* Links across a chunk boundary. */
+	ck_assert_uint_eq(hs_tx_psn(&tx, HS_PSN_CHUNK)->prev, HS_PSN_CHUNK - 1);
+	ck_assert_uint_eq(hs_tx_psn(&tx, HS_PSN_CHUNK - 1)->next, HS_PSN_CHUNK);
 	ck_assert_uint_eq(hs_tx_in_flight(&tx), n);
 	/* Everything but PSN 5 arrives; the last ACK echoes the last PSN. */
 	ck_assert_uint_eq(hs_tx_on_ack(&tx, 5, 0, 4, false, 10 + n + 500,
@@ -1452,11 +1465,68 @@ START_TEST(test_tx_large_arrays)
 	/* RACK: PSN 5 was sent long before the latest acknowledged one. */
 	ck_assert_uint_eq(hs_tx_next(&tx), 5);
 	hs_tx_sent(&tx, 5, 10 + n + 700);
-	ck_assert_uint_eq(tx.nb_tx[5], 2);
+	ck_assert_uint_eq(hs_tx_nb_tx(&tx, 5), 2);
 	ck_assert_uint_eq(tx.nb_retx, 1);
-	ck_assert_uint_eq(tx.psn[tx.sent_tail].sent_ns, 10 + n + 700);
+	ck_assert_uint_eq(hs_tx_psn(&tx, tx.sent_tail)->sent_ns, 10 + n + 700);
+	ck_assert_uint_eq(tx.nb_chunk_fail, 0);
 	hs_tx_fini(&tx);
-	ck_assert_ptr_null(tx.psn);
+	ck_assert_ptr_null(tx.chunk);
+}
+END_TEST
+
+/*
+ * A long flow's state follows its packets in flight: with 1,000 packets
+ * in flight at any time, at most three chunks exist (the one being sent,
+ * the one acknowledged and the one before it), a chunk whose packets and
+ * the next chunk's are all acknowledged is given up and its memory is the
+ * next new chunk's, with every count back at 0, and RTT samples, the
+ * retransmission count and completion are what they are with the whole
+ * flow's state.  A late echo of a PSN whose chunk is gone gives no RTT
+ * sample and changes nothing.
+ */
+START_TEST(test_tx_chunks_follow_flight)
+{
+	const uint32_t n = 6 * HS_PSN_CHUNK + 123, window = 1000;
+	struct hs_psn_state *first = NULL;
+	uint64_t rtt = 0, acked = 0;
+	uint32_t psn, c, live, most = 0;
+	struct hs_tx tx;
+
+	ck_assert_int_eq(hs_tx_init(&tx, (uint64_t)n * 100, 100, 1000,
+				    1000000000, 0), 0);
+	first = tx.chunk[0].e;
+	for (psn = 0; psn < n + window; psn++) {
+		if (psn < n) {
+			ck_assert_uint_eq(hs_tx_next(&tx), psn);
+			hs_tx_sent(&tx, psn, 1000 + 10ull * psn);
+			ck_assert_uint_eq(hs_tx_nb_tx(&tx, psn), 1);
+			if (psn == 3 * HS_PSN_CHUNK)	/* chunk 0 reused */
+				ck_assert_ptr_eq(tx.chunk[3].e, first);
+		}
+		if (psn >= window) {
+			uint32_t a = psn - window;	/* in order, echoed */
+
+			acked += hs_tx_on_ack(&tx, a + 1, 0, a, false,
+					      1000 + 10ull * psn + 7, &rtt);
+			ck_assert_uint_eq(rtt, 10ull * window + 7);
+		}
+		for (c = 0, live = 0; c < tx.nb_chunks; c++)
+			live += tx.chunk[c].e != NULL;
+		if (live > most)
+			most = live;
+	}
+	ck_assert_uint_eq(most, 3);
+	ck_assert_uint_eq(acked, n);
+	ck_assert(hs_tx_done(&tx));
+	ck_assert_uint_eq(tx.nb_sent, n);
+	ck_assert_uint_eq(tx.nb_retx, 0);
+	ck_assert(!hs_tx_has_psn(&tx, 0));
+	ck_assert(hs_tx_has_psn(&tx, n - 1));
+	ck_assert_uint_eq(hs_tx_on_ack(&tx, n, 0, 3, false, 1ull << 40, &rtt),
+			  0);
+	ck_assert_uint_eq(rtt, 0);
+	ck_assert_uint_eq(tx.nb_chunk_fail, 0);
+	hs_tx_fini(&tx);
 }
 END_TEST
 
@@ -1482,6 +1552,7 @@ flow_suite(void)
 	tcase_add_test(tc, test_tx_retx_out_of_order);
 	tcase_add_test(tc, test_tx_forced_retx);
 	tcase_add_test(tc, test_tx_large_arrays);
+	tcase_add_test(tc, test_tx_chunks_follow_flight);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("rx");
