@@ -42,6 +42,12 @@ void
 sw_config_defaults(struct sw_config *c)
 {
 	memset(c, 0, sizeof(*c));
+	sw_config_defaults_zeroed(c);
+}
+
+void
+sw_config_defaults_zeroed(struct sw_config *c)
+{
 	snprintf(c->name, sizeof(c->name), "switch");
 	lb_settings_defaults(&c->lb);
 	lb_levels_defaults(&c->levels);
@@ -514,4 +520,23 @@ sw_config_load(const char *path, struct sw_config *c, char *err,
 	/* c->path must outlive the loader's cfg: keep the caller's string. */
 	c->path = path;
 	return rc;
+}
+
+void
+sw_config_copy(struct sw_config *dst, const struct sw_config *src)
+{
+	/* The settings and the ports: everything before the groups. */
+	memcpy(dst, src, offsetof(struct sw_config, groups));
+	memcpy(dst->groups, src->groups,
+	       src->nb_groups * sizeof(src->groups[0]));
+	dst->nb_routes = src->nb_routes;
+	memcpy(dst->routes, src->routes,
+	       src->nb_routes * sizeof(src->routes[0]));
+	dst->nb_dst_keys = src->nb_dst_keys;
+	dst->nb_failures = src->nb_failures;
+	memcpy(dst->failures, src->failures,
+	       src->nb_failures * sizeof(src->failures[0]));
+	dst->nb_reroutes = src->nb_reroutes;
+	memcpy(dst->reroutes, src->reroutes,
+	       src->nb_reroutes * sizeof(src->reroutes[0]));
 }

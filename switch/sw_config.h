@@ -140,6 +140,19 @@ struct sw_config {
 /* Defaults for a queue and a port, used by the loader and by the fabric. */
 void sw_queue_config_defaults(struct sw_queue_config *q);
 void sw_config_defaults(struct sw_config *c);
+/* The same on a configuration that is all zero already (calloc'ed): it
+ * writes only what is not zero, so the pages of the unused tables are
+ * never touched. */
+void sw_config_defaults_zeroed(struct sw_config *c);
+
+/*
+ * Copy src into dst, which is all zero (zmalloc'ed): the settings, the
+ * ports and the used entries of each table, not the unused ones (a
+ * configuration is 185 KB, most of it tables sized for the largest
+ * switch; copying it whole made every engine of a fabric fault in pages
+ * of zeros).
+ */
+void sw_config_copy(struct sw_config *dst, const struct sw_config *src);
 
 /*
  * Load and validate path into c (which the caller allocates; it is large).

@@ -144,7 +144,7 @@ sw_engine_create_shared(const struct sw_config *cfg, uint16_t nb_workers,
 		snprintf(err, err_size, "out of memory for the engine");
 		return NULL;
 	}
-	eng->cfg = *cfg;
+	sw_config_copy(&eng->cfg, cfg);	/* eng is all zero */
 	x = cfg->seed;
 	eng->hash_seed = (uint32_t)ofan_splitmix64(&x);
 	eng->parse_flags = cfg->verify_checksum ? OFAN_PARSE_F_VERIFY_CSUM : 0;

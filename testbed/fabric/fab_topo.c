@@ -335,7 +335,7 @@ fab_switch_config(const struct fab_params *p, const struct fab_topo *t,
 	uint64_t x = p->seed;
 	uint16_t i;
 
-	sw_config_defaults(c);
+	sw_config_defaults_zeroed(c);	/* c is calloc'ed (fab_topo_build) */
 	c->path = "ofan-fabric";
 	snprintf(c->name, sizeof(c->name), "%s", d->name);
 	c->policy = policy;
