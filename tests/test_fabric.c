@@ -117,6 +117,16 @@ t_tmp_add(const char *path)
 	ck_abort_msg("more than %d temporary paths", T_MAX_TMP);
 }
 
+/* Make a new temporary directory in dir (T_PATH_SIZE bytes), removed by
+ * t_teardown(). */
+static void
+t_mkdtemp(char *dir)
+{
+	snprintf(dir, T_PATH_SIZE, "/tmp/ofan_test_fabric_XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	t_tmp_add(dir);
+}
+
 static void
 t_teardown(void)
 {
@@ -337,12 +347,8 @@ START_TEST(test_determinism)
 	size_t la, lc;
 	unsigned int i;
 
-	for (i = 0; i < 3; i++) {
-		snprintf(dir[i], sizeof(dir[i]),
-			 "/tmp/ofan_test_fabric_XXXXXX");
-		ck_assert_ptr_nonnull(mkdtemp(dir[i]));
-		t_tmp_add(dir[i]);
-	}
+	for (i = 0; i < 3; i++)
+		t_mkdtemp(dir[i]);
 	t_load(&e[0], "permutation-k4.ini", ov, RTE_DIM(ov), false, 0);
 	t_load(&e[1], "permutation-k4.ini", ov, RTE_DIM(ov), true, 2);
 	ck_assert_uint_eq(e[0].x.combos[0].seed, 1);
@@ -402,12 +408,8 @@ START_TEST(test_fib_cache)
 	struct t_exp e[2];
 	unsigned int i;
 
-	for (i = 0; i < 2; i++) {
-		snprintf(dir[i], sizeof(dir[i]),
-			 "/tmp/ofan_test_fabric_XXXXXX");
-		ck_assert_ptr_nonnull(mkdtemp(dir[i]));
-		t_tmp_add(dir[i]);
-	}
+	for (i = 0; i < 2; i++)
+		t_mkdtemp(dir[i]);
 	t_load(&e[0], "permutation-k4.ini", ov4, RTE_DIM(ov4), false, 0);
 	t_load(&e[1], "queues-leafspine.ini", ov6, RTE_DIM(ov6), false, 0);
 	t_out_all_opts(&e[0], dir[0], &opts);
@@ -463,12 +465,8 @@ START_TEST(test_threads_identical)
 	unsigned int i;
 
 	ck_assert_uint_ge(rte_lcore_count(), 2);
-	for (i = 0; i < 2; i++) {
-		snprintf(dir[i], sizeof(dir[i]),
-			 "/tmp/ofan_test_fabric_XXXXXX");
-		ck_assert_ptr_nonnull(mkdtemp(dir[i]));
-		t_tmp_add(dir[i]);
-	}
+	for (i = 0; i < 2; i++)
+		t_mkdtemp(dir[i]);
 	t_load(&e[0], "permutation-k4.ini", ov1, RTE_DIM(ov1), false, 0);
 	t_load(&e[1], "permutation-k4.ini", ov2, RTE_DIM(ov2), false, 0);
 	ck_assert_uint_eq(e[0].x.combos[0].threads, 1);
@@ -516,10 +514,7 @@ START_TEST(test_threads_identical_study)
 		ov[i][k++] = "host.min_rto=2us";
 		ov[i][k++] = "queue.queue_bytes=65760";
 		ov[i][k++] = "queue.queue_packets=250";
-		snprintf(dir[i], sizeof(dir[i]),
-			 "/tmp/ofan_test_fabric_XXXXXX");
-		ck_assert_ptr_nonnull(mkdtemp(dir[i]));
-		t_tmp_add(dir[i]);
+		t_mkdtemp(dir[i]);
 		t_load(&e[i], "permutation-k4.ini", ov[i], (int)k, false, 0);
 		t_out_all(&e[i], dir[i]);
 	}
