@@ -184,15 +184,18 @@ chunk_make(struct hs_tx *tx, uint32_t i)
 		free(tx->spare);
 		tx->spare = NULL;
 		memset(c->nb_tx, 0, len * sizeof(*c->nb_tx));
-		return 0;
+	} else {
+		c->e = zalloc(len, sizeof(*c->e));
+		c->nb_tx = zalloc(len, sizeof(*c->nb_tx));
+		if (c->e == NULL || c->nb_tx == NULL) {
+			chunk_free(tx, c, len);
+			tx->nb_chunk_fail++;
+			return -ENOMEM;
+		}
 	}
-	c->e = zalloc(len, sizeof(*c->e));
-	c->nb_tx = zalloc(len, sizeof(*c->nb_tx));
-	if (c->e == NULL || c->nb_tx == NULL) {
-		chunk_free(tx, c, len);
-		tx->nb_chunk_fail++;
-		return -ENOMEM;
-	}
+	/* Chunks are made in order: PSNs are sent new in order. */
+	if ((i << HS_PSN_CHUNK_SHIFT) == tx->made_below)
+		tx->made_below += len;
 	return 0;
 }
 
@@ -202,7 +205,7 @@ chunk_of(struct hs_tx *tx, uint32_t psn)
 {
 	struct hs_psn_chunk *c = &tx->chunk[psn >> HS_PSN_CHUNK_SHIFT];
 
-	if (__builtin_expect(c->e == NULL, 0) &&
+	if (__builtin_expect(psn >= tx->made_below, 0) &&
 	    chunk_make(tx, psn >> HS_PSN_CHUNK_SHIFT) != 0)
 		return NULL;
 	return c;
@@ -392,6 +395,8 @@ hs_tx_next(struct hs_tx *tx)
 	/* Every update that can stale the head purges it (retx_purge()). */
 	if (tx->retx_head != tx->retx_tail)
 		return tx->retx[tx->retx_head];
+	if (__builtin_expect(tx->next_new < tx->made_below, 1))
+		return tx->next_new;
 	if (tx->next_new >= tx->nb_pkts || chunk_of(tx, tx->next_new) == NULL)
 		return HS_PSN_NONE;
 	return tx->next_new;

@@ -1551,6 +1551,12 @@ flow_suite(void)
 	tcase_add_test(tc, test_tx_rto_oldest);
 	tcase_add_test(tc, test_tx_retx_out_of_order);
 	tcase_add_test(tc, test_tx_forced_retx);
+	suite_add_tcase(s, tc);
+
+	/* Flows of 2^20 packets and more: their state is megabytes, which a
+	 * busy machine takes seconds to fault in (4 s is Check's default). */
+	tc = tcase_create("tx_large");
+	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_tx_large_arrays);
 	tcase_add_test(tc, test_tx_chunks_follow_flight);
 	suite_add_tcase(s, tc);
