@@ -156,9 +156,8 @@ chunk_len(const struct hs_tx *tx, uint32_t i)
 }
 
 static void
-chunk_free(struct hs_tx *tx, struct hs_psn_chunk *c, uint32_t len)
+chunk_free(struct hs_psn_chunk *c, uint32_t len)
 {
-	(void)tx;
 	zfree(c->e, len, sizeof(*c->e));
 	zfree(c->nb_tx, len, sizeof(*c->nb_tx));
 	c->e = NULL;
@@ -166,10 +165,10 @@ chunk_free(struct hs_tx *tx, struct hs_psn_chunk *c, uint32_t len)
 }
 
 /*
- * Make chunk i: the spare if there is one (only full chunks are given
- * up, and only a full chunk can be short of the last), else new memory.
- * Send times and links are written before they are read; the counts
- * start at 0.
+ * Make chunk i: the spare if there is one and chunk i is full (only full
+ * chunks are given up; every chunk but the last is full), else new
+ * memory.  Send times and links are written before they are read; the
+ * counts start at 0.
  */
 static __attribute__((noinline)) int
 chunk_make(struct hs_tx *tx, uint32_t i)
@@ -179,16 +178,16 @@ chunk_make(struct hs_tx *tx, uint32_t i)
 
 	if (c->e != NULL)
 		return 0;
-	if (tx->spare != NULL && len == HS_PSN_CHUNK) {
-		*c = *tx->spare;
-		free(tx->spare);
-		tx->spare = NULL;
+	if (tx->spare.e != NULL && len == HS_PSN_CHUNK) {
+		*c = tx->spare;
+		tx->spare.e = NULL;
+		tx->spare.nb_tx = NULL;
 		memset(c->nb_tx, 0, len * sizeof(*c->nb_tx));
 	} else {
 		c->e = zalloc(len, sizeof(*c->e));
 		c->nb_tx = zalloc(len, sizeof(*c->nb_tx));
 		if (c->e == NULL || c->nb_tx == NULL) {
-			chunk_free(tx, c, len);
+			chunk_free(c, len);
 			tx->nb_chunk_fail++;
 			return -ENOMEM;
 		}
@@ -226,13 +225,12 @@ chunks_give_up(struct hs_tx *tx)
 
 		if (c->e == NULL)
 			continue;
-		if (tx->spare == NULL &&
-		    (tx->spare = malloc(sizeof(*tx->spare))) != NULL) {
-			*tx->spare = *c;
+		if (tx->spare.e == NULL) {
+			tx->spare = *c;
 			c->e = NULL;
 			c->nb_tx = NULL;
 		} else {
-			chunk_free(tx, c, HS_PSN_CHUNK);
+			chunk_free(c, HS_PSN_CHUNK);
 		}
 	}
 }
@@ -281,16 +279,13 @@ hs_tx_fini(struct hs_tx *tx)
 	zfree(tx->acked, words, sizeof(*tx->acked));
 	zfree(tx->queued, words, sizeof(*tx->queued));
 	for (i = 0; tx->chunk != NULL && i < tx->nb_chunks; i++)
-		chunk_free(tx, &tx->chunk[i], chunk_len(tx, i));
+		chunk_free(&tx->chunk[i], chunk_len(tx, i));
 	free(tx->chunk);
-	if (tx->spare != NULL)
-		chunk_free(tx, tx->spare, HS_PSN_CHUNK);
-	free(tx->spare);
+	chunk_free(&tx->spare, HS_PSN_CHUNK);
 	zfree(tx->retx, (size_t)tx->nb_pkts + 1, sizeof(*tx->retx));
 	tx->acked = NULL;
 	tx->queued = NULL;
 	tx->chunk = NULL;
-	tx->spare = NULL;
 	tx->retx = NULL;
 }
 

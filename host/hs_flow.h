@@ -78,7 +78,7 @@ struct hs_tx {
 	uint32_t nb_chunks;
 	uint32_t chunks_given_up;	/* chunks below this one are gone */
 	uint32_t made_below;	/* every chunk below this PSN was made */
-	struct hs_psn_chunk *spare;	/* a full chunk to reuse, or NULL */
+	struct hs_psn_chunk spare;	/* a full chunk to reuse (e NULL: none) */
 	uint64_t nb_chunk_fail;		/* sends held back: out of memory */
 	uint32_t *retx;		/* ring of PSNs to retransmit, nb_pkts+1 */
 	uint32_t retx_head;
