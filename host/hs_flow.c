@@ -77,9 +77,10 @@ nb_words(uint32_t nb_bits)
 }
 
 /*
- * Per-PSN arrays of a long flow are large (a 2^24-packet flow needs
- * hundreds of MB) and are written one PSN after the other as the flow is
- * sent.  Small ones come from calloc.  Large ones are anonymous mappings,
+ * Per-PSN arrays of a long flow are large (a 2^24-packet flow's
+ * retransmission ring is 64 MB, each chunk of its sender state 2 MB) and
+ * are written one PSN after the other as the flow is sent.  Small ones
+ * come from calloc.  Large ones are anonymous mappings,
  * zero until touched, on 2 MB boundaries and advised as transparent huge
  * pages: the first touch then costs one fault per 2 MB instead of one per
  * 4 KiB page and one TLB entry covers 2 MB of consecutive PSNs.  Without
