@@ -824,8 +824,9 @@ fab_sim_start(struct fab_sim *s)
 	/*
 	 * A growing pool (fab_pool.h) has, before each window, more free
 	 * mbufs than the window can take: each local host sends at most its
-	 * link's worth of frames (1000 bytes or more) and as many ACKs (one
-	 * mbuf at a time: fabric hosts keep no stash); free mbufs may sit
+	 * link's worth of frames (counted as 1000 bytes each, or a full
+	 * frame's wire bytes when the MTU makes that less) and as many ACKs
+	 * (one mbuf at a time: fabric hosts keep no stash); free mbufs may sit
 	 * in the threads' mempool caches (up to 1.5 x the cache size each),
 	 * where another thread cannot take them; and a reserve.  Before the
 	 * start, also the NICs' first fill (nic_queue frames per slot).  The
@@ -834,8 +835,9 @@ fab_sim_start(struct fab_sim *s)
 	 * clearing its pages) took most of a k = 8 permutation's run.
 	 */
 	if (s->grow != NULL) {
+		uint64_t frame = RTE_MIN(1000u, (uint32_t)p->host.mtu + 38u);
 		uint64_t per_host = 2 * (p->rate_bps * s->lookahead / 8000000000ull
-					 / 1000 + 2), first = 0, hosts = 0;
+					 / frame + 2), first = 0, hosts = 0;
 
 		for (i = 0; i < t->nb_hosts; i++) {
 			if (s->hosts[i].h == NULL)
