@@ -166,19 +166,19 @@ chunk_free(struct hs_psn_chunk *c, uint32_t len)
 }
 
 /*
- * Make chunk i: the spare if there is one and chunk i is full (only full
- * chunks are given up; every chunk but the last is full), else new
- * memory.  Send times and links are written before they are read; the
- * counts start at 0.
+ * Make the next chunk, the one starting at made_below (new PSNs are sent
+ * in order, so chunks are made in order): the spare if there is one and
+ * the chunk is full (only full chunks are given up; every chunk but the
+ * last is full), else new memory.  Send times and links are written
+ * before they are read; the counts start at 0.
  */
 static __attribute__((noinline)) int
-chunk_make(struct hs_tx *tx, uint32_t i)
+chunk_make_next(struct hs_tx *tx)
 {
+	uint32_t i = tx->made_below >> HS_PSN_CHUNK_SHIFT;
 	struct hs_psn_chunk *c = &tx->chunk[i];
 	uint32_t len = chunk_len(tx, i);
 
-	if (c->e != NULL)
-		return 0;
 	if (tx->spare.e != NULL && len == HS_PSN_CHUNK) {
 		*c = tx->spare;
 		tx->spare.e = NULL;
@@ -193,22 +193,21 @@ chunk_make(struct hs_tx *tx, uint32_t i)
 			return -ENOMEM;
 		}
 	}
-	/* Chunks are made in order: PSNs are sent new in order. */
-	if ((i << HS_PSN_CHUNK_SHIFT) == tx->made_below)
-		tx->made_below += len;
+	tx->made_below += len;
 	return 0;
 }
 
-/* psn's chunk, made if it is not there yet; NULL when out of memory. */
+/*
+ * psn's chunk, made if psn is the first PSN of the next one (psn is at
+ * most next_new, which is at most made_below); NULL when out of memory.
+ */
 static inline struct hs_psn_chunk *
 chunk_of(struct hs_tx *tx, uint32_t psn)
 {
-	struct hs_psn_chunk *c = &tx->chunk[psn >> HS_PSN_CHUNK_SHIFT];
-
 	if (__builtin_expect(psn >= tx->made_below, 0) &&
-	    chunk_make(tx, psn >> HS_PSN_CHUNK_SHIFT) != 0)
+	    chunk_make_next(tx) != 0)
 		return NULL;
-	return c;
+	return &tx->chunk[psn >> HS_PSN_CHUNK_SHIFT];
 }
 
 /*
@@ -264,7 +263,7 @@ hs_tx_init(struct hs_tx *tx, uint64_t size, uint16_t mss,
 	/* One spare slot tells a full ring from an empty one. */
 	tx->retx = zalloc(nb_pkts + 1, sizeof(*tx->retx));
 	if (tx->acked == NULL || tx->queued == NULL || tx->chunk == NULL ||
-	    tx->retx == NULL || chunk_make(tx, 0) != 0) {
+	    tx->retx == NULL || chunk_make_next(tx) != 0) {
 		hs_tx_fini(tx);
 		return -ENOMEM;
 	}

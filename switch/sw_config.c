@@ -13,6 +13,8 @@
  *   [<policy>]      knobs of one policy, parsed by the policy itself
  */
 #include <errno.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -522,21 +524,31 @@ sw_config_load(const char *path, struct sw_config *c, char *err,
 	return rc;
 }
 
+/* Copy src into dst from byte `from` up to byte `to`. */
+static void
+sw_config_copy_range(struct sw_config *dst, const struct sw_config *src,
+		     size_t from, size_t to)
+{
+	memcpy((uint8_t *)dst + from, (const uint8_t *)src + from, to - from);
+}
+
+/* Every byte of src but the unused entries of its tables. */
 void
 sw_config_copy(struct sw_config *dst, const struct sw_config *src)
 {
-	/* The settings and the ports: everything before the groups. */
-	memcpy(dst, src, offsetof(struct sw_config, groups));
-	memcpy(dst->groups, src->groups,
-	       src->nb_groups * sizeof(src->groups[0]));
-	dst->nb_routes = src->nb_routes;
-	memcpy(dst->routes, src->routes,
-	       src->nb_routes * sizeof(src->routes[0]));
-	dst->nb_dst_keys = src->nb_dst_keys;
-	dst->nb_failures = src->nb_failures;
-	memcpy(dst->failures, src->failures,
-	       src->nb_failures * sizeof(src->failures[0]));
-	dst->nb_reroutes = src->nb_reroutes;
-	memcpy(dst->reroutes, src->reroutes,
-	       src->nb_reroutes * sizeof(src->reroutes[0]));
+#define SW_TABLE_END(t, nb) \
+	(offsetof(struct sw_config, t) + (size_t)src->nb * sizeof(src->t[0]))
+#define SW_TABLE_AFTER(t) \
+	(offsetof(struct sw_config, t) + sizeof(src->t))
+	sw_config_copy_range(dst, src, 0, SW_TABLE_END(groups, nb_groups));
+	sw_config_copy_range(dst, src, SW_TABLE_AFTER(groups),
+			     SW_TABLE_END(routes, nb_routes));
+	sw_config_copy_range(dst, src, SW_TABLE_AFTER(routes),
+			     SW_TABLE_END(failures, nb_failures));
+	sw_config_copy_range(dst, src, SW_TABLE_AFTER(failures),
+			     SW_TABLE_END(reroutes, nb_reroutes));
+	sw_config_copy_range(dst, src, SW_TABLE_AFTER(reroutes),
+			     sizeof(*src));
+#undef SW_TABLE_END
+#undef SW_TABLE_AFTER
 }

@@ -397,7 +397,7 @@ START_TEST(test_fib_cache)
 	static const char *const ov4[] = {
 		"fabric.schemes=ecmp, ofan", "traffic.size=256KiB",
 	};
-	static const char *const ov6[] = {
+	static const char *const ov_ls[] = {
 		"fabric.schemes=ofan", "traffic.size=64KiB", "fabric.leaves=2",
 	};
 	struct fab_fib_cache cache = { .fib = NULL };
@@ -411,7 +411,7 @@ START_TEST(test_fib_cache)
 	for (i = 0; i < 2; i++)
 		t_mkdtemp(dir[i]);
 	t_load(&e[0], "permutation-k4.ini", ov4, RTE_DIM(ov4), false, 0);
-	t_load(&e[1], "queues-leafspine.ini", ov6, RTE_DIM(ov6), false, 0);
+	t_load(&e[1], "queues-leafspine.ini", ov_ls, RTE_DIM(ov_ls), false, 0);
 	t_out_all_opts(&e[0], dir[0], &opts);
 	ck_assert_uint_eq(cache.nb_built, 1);	/* two runs, one table */
 	ck_assert_ptr_nonnull(cache.fib);
