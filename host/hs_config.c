@@ -12,6 +12,7 @@
 #include "ofan_config.h"
 #include "ofan_wire.h"
 #include "hs_config.h"
+#include "hs_pattern.h"
 
 const char *const hs_cc_names[] = { "rate", "ecn_window", NULL };
 const char *const hs_recovery_names[] = { "sack", "erasure", NULL };
@@ -72,7 +73,7 @@ hs_config_defaults(struct hs_config *c)
 	c->stats_interval_ns = 1000000000ull;
 	c->ip_base = 0x0a000001;		/* 10.0.0.1 */
 	c->per_subnet = 1;
-	c->traffic.pattern = HS_PATTERN_PERMUTATION;
+	c->traffic.pattern = hs_pattern_default();
 	c->traffic.size = 1u << 20;
 	c->traffic.iterations = 1;
 	c->traffic.seed = 1;
@@ -197,11 +198,16 @@ hs_config_traffic_from_cfg(struct ofan_cfg *cfg, struct hs_config *c,
 	const bool caller_sets = (flags & HS_CFG_CALLER_SETS) != 0;
 	static const char *const sec = "traffic";
 	struct hs_traffic_params *t = &c->traffic;
-	const char *cm = NULL;
-	int pattern = t->pattern;
+	const char *names[HS_MAX_PATTERNS + 1];
+	const char *cm = NULL, *key = "";
+	char msg[256];
+	int pattern;
+
+	hs_pattern_name_list(names);
+	pattern = hs_pattern_index(t->pattern);
 
 	if (ofan_cfg_get_enum(cfg, sec, "pattern", OFAN_CFG_REQUIRED,
-			      hs_pattern_names, &pattern) ||
+			      names, &pattern) ||
 	    ofan_cfg_get_size(cfg, sec, "size", 0, 1, 1ull << 40, &t->size) ||
 	    ofan_cfg_get_u32(cfg, sec, "iterations", 0, 1, 1000000,
 			     &t->iterations) ||
@@ -217,24 +223,8 @@ hs_config_traffic_from_cfg(struct ofan_cfg *cfg, struct hs_config *c,
 	      ofan_cfg_get_u32(cfg, sec, "pod_size", 0, 2, 1u << 20,
 			       &t->pod_size))))
 		return -EINVAL;
-	t->pattern = (enum hs_pattern)pattern;
-	if (t->pattern >= HS_PATTERN_RING &&
-	    (t->pod_size == 0 || t->tor_size == 0))
-		return ofan_cfg_fail(cfg, sec,
-			t->pod_size == 0 ? "pod_size" : "tor_size",
-			"missing; expected the hosts per %s for pattern = %s",
-			t->pod_size == 0 ? "pod" : "ToR",
-			hs_pattern_names[t->pattern]);
-	if (t->pattern >= HS_PATTERN_RING &&
-	    (t->pod_size % t->tor_size != 0 ||
-	     t->nb_ranks % t->pod_size != 0))
-		return ofan_cfg_fail(cfg, sec, "pod_size",
-			"'%u' with tor_size %u and %u ranks; expected tor_size dividing pod_size and pod_size dividing the rank count",
-			t->pod_size, t->tor_size, t->nb_ranks);
-	if (t->pattern == HS_PATTERN_CM) {
-		if (cm == NULL)
-			return ofan_cfg_fail(cfg, sec, "cm_file",
-				"missing; expected the path of an htsim connection-matrix file for pattern = cm");
+	t->pattern = hs_pattern_registry[pattern];
+	if (cm != NULL) {
 		if (strlen(cm) >= sizeof(c->cm_path))
 			return ofan_cfg_fail(cfg, sec, "cm_file",
 				"is too long; expected at most %zu characters",
@@ -244,11 +234,9 @@ hs_config_traffic_from_cfg(struct ofan_cfg *cfg, struct hs_config *c,
 			return -EINVAL;
 		t->cm_path = c->cm_path;
 	}
-	if (t->pattern == HS_PATTERN_INCAST &&
-	    t->incast_degree >= t->nb_ranks)
-		return ofan_cfg_fail(cfg, sec, "incast_degree",
-			"'%u' senders need more than [ranks] count = %u ranks; expected at most %u",
-			t->incast_degree, t->nb_ranks, t->nb_ranks - 1);
+	/* The pattern's own rules, as hs_traffic_build() checks them. */
+	if (hs_pattern_check(t, &key, msg, sizeof(msg)) != 0)
+		return ofan_cfg_fail(cfg, sec, key, "%s", msg);
 	return 0;
 }
 

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hs_pattern.h"
 #include "hs_results.h"
 #include "hs_summary.h"
 #include "ofan_clock.h"
@@ -232,7 +233,7 @@ hs_results(struct hs_host *const *hosts, uint16_t nb_hosts,
 	ofan_json_init(&j, jf, true);
 	ofan_json_obj_begin(&j, NULL);
 	ofan_json_str(&j, "policy", cfg->policy->name);
-	ofan_json_str(&j, "pattern", hs_pattern_names[cfg->traffic.pattern]);
+	ofan_json_str(&j, "pattern", cfg->traffic.pattern->name);
 	ofan_json_str(&j, "recovery", hs_recovery_names[cfg->recovery]);
 	ofan_json_str(&j, "pacing", hs_pacing_names[cfg->pacing]);
 	ofan_json_u64(&j, "ranks", t->nb_ranks);

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Traffic patterns and the htsim connection-matrix (.cm) parser (see
- * hs_traffic.h).
+ * Traffic (hs_traffic.h): the driver that expands a pattern (hs_pattern.c)
+ * into flows, the index of who sends and receives what, the flows released
+ * together, the ideal schedule and the triggers' state.
  *
  * Every generated pattern is built the same way: the pattern's fill
  * function writes one iteration (flows numbered from 0, dependencies
@@ -11,47 +12,8 @@
  * a flow of iteration k + 1 that has no dependency inside its iteration
  * waits for the flow of iteration k that its source receives *last in list
  * order*.  For the ring collectives that is the last ring step, so the
- * chain is exact.  For the other patterns it is the documented
- * approximation below.
- *
- * Flow order and shapes, per iteration (ids are list indexes):
- *  - permutation: flow i is rank i -> d(i), where d is a derangement drawn
- *    uniformly (Fisher-Yates, redrawn while it has a fixed point; about
- *    e = 2.7 draws on average) from an RNG seeded with params->seed.  The
- *    same derangement is repeated in every iteration, so iterations differ
- *    only in time.
- *  - alltoall: N - 1 rounds; in round d (1 .. N-1) every rank i sends to
- *    (i + d) mod N, ids round-major.  Rank i thus meets i+1, i+2, ... in
- *    that order and no destination is hit by everybody at once.  All
- *    flows of an iteration share start_ns: the host paces them.  Rank r
- *    receives last (round N-1) from rank r+1, so its next iteration waits
- *    for that one flow, not for all N - 1 of them.
- *  - ring_allreduce: 2(N-1) steps, allgather and reduce_scatter N-1 steps;
- *    in step s rank r sends ceil(size / N) bytes to (r + 1) mod N, ids
- *    step-major.  Step s > 0 of rank r depends on step s - 1 from rank
- *    r - 1, i.e. on the chunk it must receive before forwarding.
- *  - incast: rank j (1 .. incast_degree) sends to rank 0, in that order.
- *    The senders receive nothing, so every iteration of every sender
- *    starts at start_ns: iterations of an incast overlap.
- *  - tornado: rank i sends to (i + floor(N/2)) mod N; for odd N that is
- *    the rank just before the opposite point of the ring.
- *  - cm: the file (hs_cm.c), once (iterations must be 1), every start
- *    time shifted by params->start_ns.
- *  - ring, podring, podring_ol, torring: the study's structured
- *    permutations, built by the rules of htsim's generators (its
- *    connection_matrices/gen_permutation_*.py) so that they equal the
- *    authors' .cm files; P = pod_size, T = tor_size hosts:
- *      ring        s -> s + 1 (mod N);
- *      podring     s -> s + P; past the last pod, d = ((s + P) mod N + 1)
- *                  mod P, so the last pod wraps into pod 0 rotated by one;
- *      podring_ol  "one less": the first host of each pod sends to its ToR
- *                  neighbour, the others to the same position in the next
- *                  pod (in the last pod d = (d_prev + 1) mod P, d_prev the
- *                  previous line's destination, as the generator does),
- *                  and a destination at position 1 moves to position 0;
- *      torring     the first host of each ToR sends to its neighbour, the
- *                  others to the same position in the next pod, moved to
- *                  the ToR's first host for the second host of a ToR.
+ * chain is exact.  For the other patterns it is an approximation: an
+ * incast's senders receive nothing, so their iterations overlap.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -62,42 +24,10 @@
 #include <string.h>
 
 #include "hs_traffic.h"
-#include "ofan_rng.h"
+#include "hs_pattern.h"
 
 /* Ids are uint32 and HS_NO_DEP is reserved. */
 #define HS_MAX_FLOWS (UINT32_MAX - 1)
-/* RNG stream of the permutation (ASCII "perm"), independent of others. */
-#define HS_PERM_STREAM 0x7065726dull
-#define HS_NAMES_SIZE 256
-
-const char *const hs_pattern_names[] = {
-	[HS_PATTERN_PERMUTATION] = "permutation",
-	[HS_PATTERN_ALLTOALL] = "alltoall",
-	[HS_PATTERN_RING_ALLREDUCE] = "ring_allreduce",
-	[HS_PATTERN_ALLGATHER] = "allgather",
-	[HS_PATTERN_REDUCE_SCATTER] = "reduce_scatter",
-	[HS_PATTERN_INCAST] = "incast",
-	[HS_PATTERN_TORNADO] = "tornado",
-	[HS_PATTERN_CM] = "cm",
-	[HS_PATTERN_RING] = "ring",
-	[HS_PATTERN_PODRING] = "podring",
-	[HS_PATTERN_PODRING_OL] = "podring_ol",
-	[HS_PATTERN_TORRING] = "torring",
-	[HS_PATTERN_NB] = NULL,
-};
-
-/*
- * A generated pattern.  nb_flows() is the number of flows of one
- * iteration (at least 1 once the common parameters are valid); fill()
- * writes src, dst, size, step and dep of those flows, with dep either
- * HS_NO_DEP or an index inside the iteration.  The driver sets id,
- * iteration and start_ns and chains the iterations.
- */
-struct hs_pattern_ops {
-	uint64_t (*nb_flows)(const struct hs_traffic_params *p);
-	void (*fill)(const struct hs_traffic_params *p,
-		     struct hs_flow_spec *f);
-};
 
 static int
 hs_fail(char *err, unsigned int err_size, const char *fmt, ...)
@@ -124,183 +54,6 @@ hs_mul_sat(uint64_t a, uint64_t b)
 		return UINT64_MAX;
 	return a * b;
 }
-
-static void
-hs_set(struct hs_flow_spec *f, uint32_t src, uint32_t dst, uint64_t size)
-{
-	f->src = src;
-	f->dst = dst;
-	f->size = size;
-	f->dep = HS_NO_DEP;
-	f->trigger = HS_NO_TRIGGER;
-	f->send_done_trigger = HS_NO_TRIGGER;
-	f->recv_done_trigger = HS_NO_TRIGGER;
-	f->step = 0;
-}
-
-static uint64_t
-hs_one_per_rank(const struct hs_traffic_params *p)
-{
-	return p->nb_ranks;
-}
-
-static void
-hs_fill_permutation(const struct hs_traffic_params *p, struct hs_flow_spec *f)
-{
-	uint32_t n = p->nb_ranks, i, j, tmp;
-	struct ofan_rng rng;
-	bool fixed;
-
-	for (i = 0; i < n; i++)
-		hs_set(&f[i], i, i, p->size);
-	ofan_rng_seed(&rng, p->seed, HS_PERM_STREAM);
-	/*
-	 * Rejection keeps every derangement equally likely (Sattolo's
-	 * algorithm would only ever give a single n-cycle).  A shuffle of
-	 * any arrangement is uniform, so redraw from where we are.
-	 */
-	do {
-		for (i = n; i > 1; i--) {
-			j = ofan_rng_below(&rng, i);
-			tmp = f[i - 1].dst;
-			f[i - 1].dst = f[j].dst;
-			f[j].dst = tmp;
-		}
-		fixed = false;
-		for (i = 0; i < n && !fixed; i++)
-			fixed = f[i].dst == i;
-	} while (fixed);
-}
-
-static uint64_t
-hs_nb_alltoall(const struct hs_traffic_params *p)
-{
-	return (uint64_t)p->nb_ranks * (p->nb_ranks - 1);
-}
-
-static void
-hs_fill_alltoall(const struct hs_traffic_params *p, struct hs_flow_spec *f)
-{
-	uint32_t n = p->nb_ranks, d, i;
-
-	for (d = 1; d < n; d++)
-		for (i = 0; i < n; i++)
-			hs_set(&f[(uint64_t)(d - 1) * n + i], i, (i + d) % n,
-			       p->size);
-}
-
-static uint64_t
-hs_ring_steps(const struct hs_traffic_params *p)
-{
-	uint64_t steps = p->nb_ranks - 1;
-
-	return p->pattern == HS_PATTERN_RING_ALLREDUCE ? 2 * steps : steps;
-}
-
-static uint64_t
-hs_nb_ring(const struct hs_traffic_params *p)
-{
-	return hs_mul_sat(hs_ring_steps(p), p->nb_ranks);
-}
-
-static void
-hs_fill_ring(const struct hs_traffic_params *p, struct hs_flow_spec *f)
-{
-	/* The driver checked that every flow id fits in 32 bits. */
-	uint32_t n = p->nb_ranks, steps = (uint32_t)hs_ring_steps(p), s, r;
-	/* Rounded up so that N chunks cover the buffer; size >= 1. */
-	uint64_t chunk = p->size / n + (p->size % n != 0);
-	struct hs_flow_spec *x;
-
-	for (s = 0; s < steps; s++) {
-		for (r = 0; r < n; r++) {
-			x = &f[(uint64_t)s * n + r];
-			hs_set(x, r, (r + 1) % n, chunk);
-			x->step = s;
-			if (s > 0)
-				x->dep = (s - 1) * n + (r + n - 1) % n;
-		}
-	}
-}
-
-static uint64_t
-hs_nb_incast(const struct hs_traffic_params *p)
-{
-	return p->incast_degree;
-}
-
-static void
-hs_fill_incast(const struct hs_traffic_params *p, struct hs_flow_spec *f)
-{
-	uint32_t j;
-
-	for (j = 0; j < p->incast_degree; j++)
-		hs_set(&f[j], j + 1, 0, p->size);
-}
-
-static void
-hs_fill_tornado(const struct hs_traffic_params *p, struct hs_flow_spec *f)
-{
-	uint32_t n = p->nb_ranks, i;
-
-	for (i = 0; i < n; i++)
-		hs_set(&f[i], i, (i + n / 2) % n, p->size);
-}
-
-/* The study's structured permutations (see the top of this file). */
-static void
-hs_fill_structured(const struct hs_traffic_params *p, struct hs_flow_spec *f)
-{
-	uint32_t n = p->nb_ranks, P = p->pod_size, T = p->tor_size;
-	uint32_t s, d = 0, npods = n / P;
-
-	for (s = 0; s < n; s++) {
-		switch (p->pattern) {
-		case HS_PATTERN_RING:
-			d = (s + 1) % n;
-			break;
-		case HS_PATTERN_PODRING:
-			d = s + P;
-			if (d >= n)
-				d = (d % n + 1) % P;
-			break;
-		case HS_PATTERN_PODRING_OL:
-			if (s % P == 0) {
-				d = s + 1;
-			} else {
-				d = s + P < n ? s + P : (d % n + 1) % P;
-				if (d % P == 1)
-					d--;
-			}
-			break;
-		default:	/* HS_PATTERN_TORRING */
-			if (s % T == 0) {
-				d = s + 1;
-			} else {
-				d = (s / P + 1) % npods * P + s % P;
-				if (s % T == 1)
-					d--;
-			}
-			break;
-		}
-		hs_set(&f[s], s, d, p->size);
-	}
-}
-
-static const struct hs_pattern_ops hs_pattern_ops[HS_PATTERN_NB] = {
-	[HS_PATTERN_PERMUTATION] = { hs_one_per_rank, hs_fill_permutation },
-	[HS_PATTERN_ALLTOALL] = { hs_nb_alltoall, hs_fill_alltoall },
-	[HS_PATTERN_RING_ALLREDUCE] = { hs_nb_ring, hs_fill_ring },
-	[HS_PATTERN_ALLGATHER] = { hs_nb_ring, hs_fill_ring },
-	[HS_PATTERN_REDUCE_SCATTER] = { hs_nb_ring, hs_fill_ring },
-	[HS_PATTERN_INCAST] = { hs_nb_incast, hs_fill_incast },
-	[HS_PATTERN_TORNADO] = { hs_one_per_rank, hs_fill_tornado },
-	/* HS_PATTERN_CM comes from a file, see hs_traffic_load_cm(). */
-	[HS_PATTERN_RING] = { hs_one_per_rank, hs_fill_structured },
-	[HS_PATTERN_PODRING] = { hs_one_per_rank, hs_fill_structured },
-	[HS_PATTERN_PODRING_OL] = { hs_one_per_rank, hs_fill_structured },
-	[HS_PATTERN_TORRING] = { hs_one_per_rank, hs_fill_structured },
-};
 
 /*
  * Copy iteration 0 (flows [0, n)) into iterations 1 .. iterations-1.  A
@@ -351,75 +104,32 @@ hs_chain_iterations(const struct hs_traffic_params *p, struct hs_flow_spec *f,
 	return 0;
 }
 
-/* The list of names comes from the table, so it cannot go stale. */
-static int
-hs_fail_pattern(const struct hs_traffic_params *p, char *err,
-		unsigned int err_size)
-{
-	char names[HS_NAMES_SIZE] = "";
-	size_t used = 0;
-	int i, n;
-
-	for (i = 0; i < HS_PATTERN_NB && used < sizeof(names); i++) {
-		n = snprintf(names + used, sizeof(names) - used, "%s%s",
-			     i ? ", " : "", hs_pattern_names[i]);
-		if (n < 0)
-			break;
-		used += (size_t)n;
-	}
-	return hs_fail(err, err_size,
-		       "traffic: unknown pattern %d; expected one of %s",
-		       (int)p->pattern, names);
-}
-
-static int
-hs_build_cm(const struct hs_traffic_params *p, struct hs_traffic *t,
-	    char *err, unsigned int err_size)
-{
-	uint32_t i;
-	int rc;
-
-	if (p->cm_path == NULL || p->cm_path[0] == '\0')
-		return hs_fail(err, err_size, "traffic: pattern cm has no "
-			       "file; expected the path of a .cm file");
-	if (p->iterations != 1)
-		return hs_fail(err, err_size,
-			       "traffic: iterations is %" PRIu32 " but a .cm "
-			       "file is replayed once; expected 1 for "
-			       "pattern cm",
-			       p->iterations);
-	rc = hs_traffic_load_cm(p->cm_path, p->nb_ranks, t, err, err_size);
-	if (rc < 0)
-		return rc;
-	for (i = 0; i < t->nb_flows; i++) {
-		if (t->flows[i].start_ns > UINT64_MAX - p->start_ns) {
-			hs_traffic_free(t);
-			return hs_fail(err, err_size, "%s: start times "
-				       "overflow once shifted by %" PRIu64
-				       " ns; expected earlier start times",
-				       p->cm_path, p->start_ns);
-		}
-		t->flows[i].start_ns += p->start_ns;
-	}
-	if (hs_traffic_derive(t) != 0) {
-		hs_traffic_free(t);
-		return hs_fail(err, err_size, "%s: out of memory", p->cm_path);
-	}
-	return 0;
-}
-
 int
 hs_traffic_build(const struct hs_traffic_params *p, struct hs_traffic *t,
 		 char *err, unsigned int err_size)
 {
-	const struct hs_pattern_ops *ops;
-	uint64_t per_iter, total;
+	const struct hs_pattern_ops *ops = p->pattern;
+	uint64_t per_iter, total, i;
 	struct hs_flow_spec *f;
+	const char *key = "";
+	char msg[256];
 	int rc;
 
 	memset(t, 0, sizeof(*t));
-	if ((unsigned int)p->pattern >= HS_PATTERN_NB)
-		return hs_fail_pattern(p, err, err_size);
+	if (ops == NULL || hs_pattern_index(ops) < 0) {
+		const char *names[HS_MAX_PATTERNS + 1];
+		char list[512] = "";
+		size_t used = 0;
+		unsigned int k, nb = hs_pattern_name_list(names);
+
+		for (k = 0; k < nb && used < sizeof(list); k++)
+			used += (size_t)snprintf(list + used,
+						 sizeof(list) - used, "%s%s",
+						 k ? ", " : "", names[k]);
+		return hs_fail(err, err_size,
+			       "traffic: %s pattern; expected one of %s",
+			       ops == NULL ? "no" : "an unregistered", list);
+	}
 	if (p->nb_ranks < 2)
 		return hs_fail(err, err_size,
 			       "traffic: nb_ranks is %" PRIu32
@@ -428,28 +138,14 @@ hs_traffic_build(const struct hs_traffic_params *p, struct hs_traffic *t,
 	if (p->iterations < 1)
 		return hs_fail(err, err_size,
 			       "traffic: iterations is 0; expected at least 1");
-	if (p->pattern == HS_PATTERN_CM)
-		return hs_build_cm(p, t, err, err_size);
-	if (p->size < 1)
+	if (ops->build == NULL && p->size < 1)
 		return hs_fail(err, err_size,
 			       "traffic: size is 0; expected at least 1 byte");
-	if (p->pattern >= HS_PATTERN_RING &&
-	    (p->pod_size < 2 || p->nb_ranks % p->pod_size != 0 ||
-	     p->tor_size < 2 || p->pod_size % p->tor_size != 0))
-		return hs_fail(err, err_size,
-			       "traffic: %s needs pods of pod_size hosts made of ToRs of tor_size hosts, but pod_size is %" PRIu32
-			       " and tor_size %" PRIu32 " with %" PRIu32
-			       " ranks; expected tor_size >= 2 dividing pod_size, pod_size dividing the rank count",
-			       hs_pattern_names[p->pattern], p->pod_size,
-			       p->tor_size, p->nb_ranks);
-	if (p->pattern == HS_PATTERN_INCAST &&
-	    (p->incast_degree < 1 || p->incast_degree >= p->nb_ranks))
-		return hs_fail(err, err_size,
-			       "traffic: incast_degree is %" PRIu32 " with %"
-			       PRIu32 " ranks; expected 1 to %" PRIu32,
-			       p->incast_degree, p->nb_ranks, p->nb_ranks - 1);
+	if (hs_pattern_check(p, &key, msg, sizeof(msg)) != 0)
+		return hs_fail(err, err_size, "traffic:%s: %s", key, msg);
+	if (ops->build != NULL)
+		return ops->build(p, t, err, err_size);
 
-	ops = &hs_pattern_ops[p->pattern];
 	per_iter = ops->nb_flows(p);
 	total = hs_mul_sat(per_iter, p->iterations);
 	if (total > HS_MAX_FLOWS)
@@ -457,13 +153,20 @@ hs_traffic_build(const struct hs_traffic_params *p, struct hs_traffic *t,
 			       "traffic: %s over %" PRIu32 " ranks x %" PRIu32
 			       " iterations makes more than %" PRIu32
 			       " flows; expected fewer ranks or iterations",
-			       hs_pattern_names[p->pattern], p->nb_ranks,
+			       ops->name, p->nb_ranks,
 			       p->iterations, (uint32_t)HS_MAX_FLOWS);
 	f = calloc(total, sizeof(*f));
 	if (f == NULL) {
 		hs_fail(err, err_size,
 			"traffic: cannot allocate %" PRIu64 " flows", total);
 		return -ENOMEM;
+	}
+	/* What fill() does not write: no dependency, no triggers. */
+	for (i = 0; i < per_iter; i++) {
+		f[i].dep = HS_NO_DEP;
+		f[i].trigger = HS_NO_TRIGGER;
+		f[i].send_done_trigger = HS_NO_TRIGGER;
+		f[i].recv_done_trigger = HS_NO_TRIGGER;
 	}
 	ops->fill(p, f);
 	rc = hs_chain_iterations(p, f, (uint32_t)per_iter, err, err_size);

@@ -2,7 +2,8 @@
 /*
  * Traffic: which rank sends how many bytes to which, when, and after what.
  *
- * A traffic pattern expands to a flat list of flows over N ranks.  A flow
+ * A traffic pattern (hs_pattern.h: a module each) expands to a flat list
+ * of flows over N ranks.  A flow
  * starts at a time, or once something it waits for has happened:
  *   - dep: its source has *received* another flow completely (the ring
  *     collectives: step i+1 of a rank starts after it has received step
@@ -32,25 +33,7 @@
 #define HS_NO_DEP UINT32_MAX
 #define HS_NO_TRIGGER UINT32_MAX
 
-enum hs_pattern {
-	HS_PATTERN_PERMUTATION,	/* each rank to one other, a random derangement */
-	HS_PATTERN_ALLTOALL,	/* every rank to every other */
-	HS_PATTERN_RING_ALLREDUCE, /* 2(N-1) dependent ring steps of size/N */
-	HS_PATTERN_ALLGATHER,	/* N-1 dependent ring steps of size/N */
-	HS_PATTERN_REDUCE_SCATTER, /* N-1 dependent ring steps of size/N */
-	HS_PATTERN_INCAST,	/* k ranks to rank 0 (incast_degree) */
-	HS_PATTERN_TORNADO,	/* rank i to i + N/2 */
-	HS_PATTERN_CM,		/* htsim connection-matrix file */
-	/* The study's structured permutations (htsim's generators). */
-	HS_PATTERN_RING,	/* rank i to i + 1 */
-	HS_PATTERN_PODRING,	/* to the same position in the next pod */
-	HS_PATTERN_PODRING_OL,	/* pod ring, one intra-ToR flow per pod */
-	HS_PATTERN_TORRING,	/* pod ring, one intra-ToR flow per ToR */
-	HS_PATTERN_NB
-};
-
-/* Names of enum hs_pattern, NULL-terminated (config values). */
-extern const char *const hs_pattern_names[];
+struct hs_pattern_ops;
 
 enum hs_trigger_kind {
 	HS_TRIG_ONESHOT = 0,	/* starts every flow waiting on it, once */
@@ -109,14 +92,14 @@ struct hs_flow_spec {
 #define HS_MAX_RANKS (1u << 20)
 
 struct hs_traffic_params {
-	enum hs_pattern pattern;
+	const struct hs_pattern_ops *pattern;	/* hs_pattern.h */
 	uint32_t nb_ranks;
 	uint64_t size;		/* bytes: per flow, or per rank's buffer for ring collectives */
 	uint32_t iterations;	/* >= 1 */
 	uint64_t seed;		/* permutation choice */
 	uint32_t incast_degree;	/* senders for incast, < nb_ranks */
 	uint64_t start_ns;	/* start of the first iteration */
-	const char *cm_path;	/* HS_PATTERN_CM */
+	const char *cm_path;	/* patterns that read a .cm file */
 	/* The structured permutations: hosts per ToR and per pod. */
 	uint32_t tor_size;
 	uint32_t pod_size;

@@ -31,6 +31,7 @@
 #include "hs_host.h"
 #include "hs_results.h"
 #include "hs_shard.h"
+#include "hs_pattern.h"
 #include "hs_traffic.h"
 #include "ofan_clock.h"
 #include "ofan_config.h"
@@ -1014,7 +1015,7 @@ main(int argc, char **argv)
 			     sizeof(err)) != 0) {
 		fprintf(stderr, "ofan-host: %s:traffic:%s %s\n",
 			app.config_path,
-			app.cfg->traffic.pattern == HS_PATTERN_CM ?
+			app.cfg->traffic.pattern->reads_cm_file ?
 			"cm_file:" : "", err);
 		free(app.cfg);
 		return 2;
@@ -1113,7 +1114,7 @@ main(int argc, char **argv)
 		fprintf(stderr, "ofan-host: cannot write results to %s: %s\n",
 			app.results, strerror(-rc));
 	printf("%s %s: %u/%u flows complete, max slowdown %.2f, p99 %.2f, mean FCT %.1f us, retx %llu, timeouts %llu, corrupt %llu, refused by the device %llu\n",
-	       app.cfg->policy->name, hs_pattern_names[app.cfg->traffic.pattern],
+	       app.cfg->policy->name, app.cfg->traffic.pattern->name,
 	       sum.nb_completed, sum.nb_flows, sum.max_slowdown,
 	       sum.p99_slowdown, sum.mean_fct_ns / 1e3,
 	       (unsigned long long)sum.retx, (unsigned long long)sum.timeouts,

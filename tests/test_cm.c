@@ -23,6 +23,7 @@
 
 #include <check.h>
 
+#include "hs_pattern.h"
 #include "hs_traffic.h"
 #include "unit_suite.h"
 
@@ -184,12 +185,12 @@ END_TEST
 START_TEST(test_cm_build)
 {
 	struct hs_traffic_params p = {
-		.pattern = HS_PATTERN_CM, .nb_ranks = 4, .iterations = 1,
-		.start_ns = 5000,
+		.nb_ranks = 4, .iterations = 1, .start_ns = 5000,
 	};
 	char path[PATH_MAX], err[ERR_SIZE] = "";
 	struct hs_traffic t;
 
+	p.pattern = hs_pattern_find("cm");
 	p.cm_path = data_path("good.cm", path, sizeof(path));
 	ck_assert_int_eq(hs_traffic_build(&p, &t, err, sizeof(err)), 0);
 	ck_assert_uint_eq(t.flows[1].start_ns, 6500);
@@ -205,8 +206,8 @@ START_TEST(test_cm_build)
 	p.nb_ranks = 4;
 	p.iterations = 2;
 	ck_assert_int_eq(hs_traffic_build(&p, &t, err, sizeof(err)), -EINVAL);
-	ck_assert_str_eq(err, "traffic: iterations is 2 but a .cm file is "
-			 "replayed once; expected 1 for pattern cm");
+	ck_assert_str_eq(err, "traffic:iterations: '2' with a .cm file, which "
+			 "is replayed once; expected 1");
 }
 END_TEST
 

@@ -34,6 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hs_pattern.h"
 #include "hs_traffic.h"
 #include "ofan_config.h"
 
@@ -248,7 +249,8 @@ cg_alltoall(const struct cg_opts *o, FILE *f, bool serial)
 }
 
 static int
-cg_structured(const struct cg_opts *o, enum hs_pattern pat, FILE *f)
+cg_structured(const struct cg_opts *o, const struct hs_pattern_ops *pat,
+	      FILE *f)
 {
 	struct hs_traffic_params p = {
 		.pattern = pat, .nb_ranks = o->nodes, .size = o->size,
@@ -360,7 +362,9 @@ main(int argc, char **argv)
 {
 	struct cg_opts o = { 0 };
 	uint32_t k;
-	int p, rc;
+	const struct hs_pattern_ops *pat;
+	unsigned int i;
+	int rc;
 	FILE *f;
 
 	if (cg_parse(argc, argv, &o) != 0)
@@ -370,14 +374,20 @@ main(int argc, char **argv)
 		o.tor_size = k ? k / 2 : 0;
 	if (o.pod_size == 0)
 		o.pod_size = k ? k * k / 4 : 0;
-	for (p = HS_PATTERN_RING; p < HS_PATTERN_NB; p++)
-		if (strcmp(o.pattern, hs_pattern_names[p]) == 0)
-			break;
+	/* The structured permutations: the patterns that follow the topology. */
+	pat = hs_pattern_find(o.pattern);
+	if (pat != NULL && !pat->needs_topology)
+		pat = NULL;
 	if (strcmp(o.pattern, "permutation") != 0 &&
 	    strcmp(o.pattern, "alltoall") != 0 &&
-	    strcmp(o.pattern, "serial_alltoall") != 0 && p == HS_PATTERN_NB) {
-		fprintf(stderr, "ofan-cmgen: unknown pattern '%s'; expected permutation, alltoall, serial_alltoall, ring, podring, podring_ol or torring\n",
+	    strcmp(o.pattern, "serial_alltoall") != 0 && pat == NULL) {
+		fprintf(stderr, "ofan-cmgen: unknown pattern '%s'; expected permutation, alltoall, serial_alltoall",
 			o.pattern);
+		for (i = 0; hs_pattern_registry[i] != NULL; i++)
+			if (hs_pattern_registry[i]->needs_topology)
+				fprintf(stderr, ", %s",
+					hs_pattern_registry[i]->name);
+		fprintf(stderr, "\n");
 		return 2;
 	}
 	f = fopen(o.out, "w");
@@ -393,7 +403,7 @@ main(int argc, char **argv)
 	else if (strcmp(o.pattern, "serial_alltoall") == 0)
 		rc = cg_alltoall(&o, f, true);
 	else
-		rc = cg_structured(&o, (enum hs_pattern)p, f);
+		rc = cg_structured(&o, pat, f);
 	if (fclose(f) != 0 && rc == 0)
 		rc = -EIO;
 	if (rc != 0) {

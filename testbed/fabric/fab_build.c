@@ -322,7 +322,8 @@ fab_sim_build(struct fab_sim *s, uint16_t scheme, char *err,
 					p->queue.frame.overhead, p->rate_bps) +
 			fab_ack_back_ns(p, hops_max);
 	hs_config_derive(&s->hcfg);
-	if (s->hcfg.traffic.pattern == HS_PATTERN_CM)
+	/* The copies carry no pointer (fab_experiment.c): point at this one's. */
+	if (s->hcfg.cm_path[0] != '\0')
 		s->hcfg.traffic.cm_path = s->hcfg.cm_path;
 	if (hs_traffic_build(&s->hcfg.traffic, &s->traffic, err,
 			     err_size) != 0 ||

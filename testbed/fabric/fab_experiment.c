@@ -16,6 +16,7 @@
 
 #include "fab.h"
 #include "fab_config_priv.h"
+#include "hs_pattern.h"
 #include "hs_traffic.h"
 #include "ofan_config.h"
 
@@ -262,7 +263,7 @@ fab_check_cm(struct fab_loader *l, struct ofan_cfg *cfg, struct fab_params *p,
 	int rc = 0;
 	uint32_t i, j;
 
-	if (p->host.traffic.pattern != HS_PATTERN_CM)
+	if (!p->host.traffic.pattern->reads_cm_file)
 		return 0;
 	if (p->host.traffic.iterations != 1)
 		return ofan_cfg_fail(cfg, "traffic", "iterations",

@@ -28,6 +28,7 @@
 #include <rte_common.h>
 
 #include "fab.h"
+#include "hs_pattern.h"
 #include "ofan_json.h"
 #include "ofan_wire.h"
 
@@ -443,9 +444,8 @@ fab_out_summary(const struct fab_out *o, const struct fab_agg *g,
 	ofan_json_u64(&j, "queue_bytes", p0->queue.capacity_bytes);
 	ofan_json_double(&j, "queue_window_us",
 			 (double)p0->queue_window_ns / 1e3);
-	ofan_json_str(&j, "pattern",
-		      hs_pattern_names[p0->host.traffic.pattern]);
-	if (p0->host.traffic.pattern == HS_PATTERN_CM)
+	ofan_json_str(&j, "pattern", p0->host.traffic.pattern->name);
+	if (p0->host.traffic.pattern->reads_cm_file)
 		ofan_json_str(&j, "cm_file", p0->host.cm_path);
 	ofan_json_u64(&j, "size", p0->host.traffic.size);
 	ofan_json_double(&j, "rate_coef", p0->host.rate_coef);

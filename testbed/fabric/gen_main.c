@@ -33,6 +33,7 @@
 
 #include "fab.h"
 #include "gen_sched.h"
+#include "hs_pattern.h"
 #include "hs_traffic.h"
 #include "lb.h"
 #include "ofan_config.h"
@@ -326,11 +327,11 @@ gen_hosts(struct gen *g, const char *name, const char *machine,
 	fprintf(f, "[ranks]\ncount = %u\nip_base = 10.0.0.1\nper_subnet = %u\n",
 		t->nb_hosts, g->p->host.per_subnet);
 	/* What ofan-fabric derives from the topology, ofan-host is told. */
-	if (g->p->host.traffic.pattern >= HS_PATTERN_RING)
+	if (g->p->host.traffic.pattern->needs_topology)
 		fprintf(f, "[traffic]\ntor_size = %u\npod_size = %u\n",
 			g->p->host.traffic.tor_size,
 			g->p->host.traffic.pod_size);
-	if (g->p->host.traffic.pattern == HS_PATTERN_CM) {
+	if (g->p->host.traffic.pattern->reads_cm_file) {
 		char *abs = realpath(g->p->host.cm_path, NULL);
 
 		fprintf(f, "[traffic]\ncm_file = %s\n",

@@ -141,7 +141,7 @@ bad_config rank_range \
 write_config incast_degree "policy = reps" "pattern = incast
 incast_degree = 2"
 bad_config incast_degree \
-	"ofan-host: $TMP/incast_degree.ini:traffic:incast_degree: '2' senders need more than [ranks] count = 2 ranks; expected at most 1"
+	"ofan-host: $TMP/incast_degree.ini:traffic:incast_degree: '2' senders with 2 ranks; expected 1 to 1 (fewer than the ranks)"
 
 # A connection matrix whose line 3 has a bad size.
 CM=$TMP/bad.cm

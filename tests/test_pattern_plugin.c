@@ -1,0 +1,292 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * A traffic pattern defined only in this file, as docs/architecture.md
+ * ("Adding a pattern") shows: "pairs" makes ranks 2i and 2i + 1 send to
+ * each other, and needs an even rank count.  It registers with
+ * hs_pattern_register() before any configuration is read; the config
+ * loader then accepts [traffic] pattern = pairs, reports its rule by the
+ * [traffic] key at fault, and ofan-fabric runs it on a k = 4 fat tree.
+ * Nothing outside this file knows it.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <check.h>
+#include <rte_common.h>
+#include <rte_errno.h>
+#include <rte_mbuf.h>
+
+#include "fab.h"
+#include "hs_pattern.h"
+#include "hs_traffic.h"
+#include "ofan_wire.h"
+
+#include "eal_suite.h"
+
+#define T_EAL_POOL_MBUFS 63
+#define T_NB_MBUFS 32767
+#define T_MBUF_ROOM (RTE_PKTMBUF_HEADROOM + OFAN_ETH_HDR_SIZE + 4096 + 64)
+
+/* ---- the pattern ---- */
+
+static int
+pairs_check(const struct hs_traffic_params *p, const char **key, char *msg,
+	    unsigned int msg_size)
+{
+	if (p->nb_ranks % 2 == 0)
+		return 0;
+	*key = "pattern";
+	snprintf(msg, msg_size,
+		 "'pairs' over %" PRIu32 " ranks; expected an even number of ranks",
+		 p->nb_ranks);
+	return -EINVAL;
+}
+
+static uint64_t
+pairs_nb_flows(const struct hs_traffic_params *p)
+{
+	return p->nb_ranks;
+}
+
+static void
+pairs_fill(const struct hs_traffic_params *p, struct hs_flow_spec *f)
+{
+	uint32_t i;
+
+	for (i = 0; i < p->nb_ranks; i++) {
+		f[i].src = i;
+		f[i].dst = i ^ 1;
+		f[i].size = p->size;
+	}
+}
+
+static const struct hs_pattern_ops pairs_ops = {
+	.name = "pairs",
+	.summary = "ranks 2i and 2i + 1 send to each other",
+	.check = pairs_check,
+	.nb_flows = pairs_nb_flows,
+	.fill = pairs_fill,
+};
+
+/* ---- the tests ---- */
+
+static struct rte_mempool *t_pool;
+
+/* Load the k = 4 permutation with overrides; returns fab_experiment_load's. */
+static int
+t_load(struct fab_experiment *x, const char *const *ov, int nb_ov, char *err,
+       size_t err_size)
+{
+	static char path[512];
+	const char *dir = getenv("OFAN_TEST_DATA");
+
+	snprintf(path, sizeof(path), "%s/fabric/permutation-k4.ini",
+		 dir != NULL ? dir : "tests/data");
+	err[0] = '\0';
+	return fab_experiment_load(path, (char *const *)ov, nb_ov, false, 0,
+				   x, err, (unsigned int)err_size);
+}
+
+/* A build() for the case that has both ways of making flows. */
+static int
+t_build_unused(const struct hs_traffic_params *p, struct hs_traffic *t,
+	       char *err, unsigned int err_size)
+{
+	RTE_SET_USED(p);
+	RTE_SET_USED(t);
+	RTE_SET_USED(err);
+	RTE_SET_USED(err_size);
+	return -ENOTSUP;
+}
+
+/* What hs_pattern_register() refuses, and that pairs is in. */
+START_TEST(test_register_rules)
+{
+	struct hs_pattern_ops bad[7];
+	const char *names[HS_MAX_PATTERNS + 1];
+	unsigned int i, n;
+
+	for (i = 0; i < RTE_DIM(bad); i++) {
+		bad[i] = pairs_ops;
+		bad[i].name = "other";	/* not taken: only the fault counts */
+	}
+	bad[0].name = NULL;
+	bad[1].name = "";
+	bad[2].summary = NULL;	/* a summary is required */
+	bad[3].fill = NULL;	/* neither way of making flows */
+	bad[3].nb_flows = NULL;
+	bad[4].fill = NULL;	/* nb_flows() alone */
+	bad[5].nb_flows = NULL;	/* fill() alone */
+	bad[6].build = t_build_unused;	/* both ways */
+	for (i = 0; i < RTE_DIM(bad); i++)
+		ck_assert_msg(hs_pattern_register(&bad[i]) == -EINVAL,
+			      "case %u was accepted", i);
+	ck_assert_ptr_null(hs_pattern_find("other"));
+	ck_assert_int_eq(hs_pattern_register(NULL), -EINVAL);
+	ck_assert_int_eq(hs_pattern_register(&pairs_ops), -EEXIST);
+	/* Names are matched as the config matches them. */
+	bad[0] = pairs_ops;
+	bad[0].name = "AllToAll";
+	ck_assert_int_eq(hs_pattern_register(&bad[0]), -EEXIST);
+	ck_assert_ptr_eq(hs_pattern_find("pairs"), &pairs_ops);
+	ck_assert_ptr_eq(hs_pattern_find("Pairs"), &pairs_ops);
+	n = hs_pattern_name_list(names);
+	ck_assert_str_eq(names[n - 1], "pairs");
+	ck_assert_ptr_null(names[n]);
+}
+END_TEST
+
+/* The driver numbers its flows and chains its iterations. */
+START_TEST(test_builds)
+{
+	struct hs_traffic_params p = {
+		.pattern = &pairs_ops, .nb_ranks = 6, .size = 1000,
+		.iterations = 3, .start_ns = 50,
+	};
+	struct hs_traffic t;
+	char err[256] = "";
+	uint32_t i;
+
+	ck_assert_msg(hs_traffic_build(&p, &t, err, sizeof(err)) == 0, "%s",
+		      err);
+	ck_assert_uint_eq(t.nb_flows, 18);
+	for (i = 0; i < t.nb_flows; i++) {
+		const struct hs_flow_spec *f = &t.flows[i];
+
+		ck_assert_uint_eq(f->id, i);
+		ck_assert_uint_eq(f->src, i % 6);
+		ck_assert_uint_eq(f->dst, (i % 6) ^ 1);
+		ck_assert_uint_eq(f->size, 1000);
+		ck_assert_uint_eq(f->iteration, i / 6);
+		ck_assert_uint_eq(f->start_ns, 50);
+		ck_assert_uint_eq(f->trigger, HS_NO_TRIGGER);
+		/* The next iteration waits for what its source received. */
+		ck_assert_uint_eq(f->dep, i < 6 ? HS_NO_DEP :
+				  i - 6 - (i % 6) + ((i % 6) ^ 1));
+		/* A rank's one flow at a time: the whole rate. */
+		ck_assert_uint_eq(t.concurrency[i], 1);
+	}
+	hs_traffic_free(&t);
+	p.nb_ranks = 7;
+	ck_assert_int_eq(hs_traffic_build(&p, &t, err, sizeof(err)), -EINVAL);
+	ck_assert_str_eq(err, "traffic:pattern: 'pairs' over 7 ranks; "
+			 "expected an even number of ranks");
+	ck_assert_ptr_null(t.flows);
+}
+END_TEST
+
+/* The loader names the key and the override; unknown names list pairs. */
+START_TEST(test_config)
+{
+	const char *odd[] = { "traffic.pattern=pairs",
+			      "fabric.topology=leafspine", "fabric.leaves=3",
+			      "fabric.spines=2", "fabric.hosts_per_leaf=5" };
+	const char *unknown[] = { "traffic.pattern=triples" };
+	struct fab_experiment x;
+	char err[1024];
+
+	ck_assert_msg(t_load(&x, odd, 1, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_ptr_eq(x.combos[0].host.traffic.pattern, &pairs_ops);
+	fab_experiment_free(&x);
+	ck_assert_int_ne(t_load(&x, odd, RTE_DIM(odd), err, sizeof(err)), 0);
+	ck_assert_msg(strstr(err, "traffic.pattern=pairs: 'pairs' over 15 "
+			     "ranks; expected an even number of ranks") != NULL,
+		      "%s", err);
+	ck_assert_int_ne(t_load(&x, unknown, 1, err, sizeof(err)), 0);
+	ck_assert_msg(strstr(err, "'triples' is unknown; expected one of "
+			     "permutation, ") != NULL &&
+		      strstr(err, "torring, pairs") != NULL, "%s", err);
+}
+END_TEST
+
+/*
+ * It runs: on a k = 4 fat tree hosts 2i and 2i + 1 share a ToR, so every
+ * flow completes at its ideal time and no frame climbs above the ToRs.
+ */
+START_TEST(test_runs_in_fabric)
+{
+	const char *ov[] = { "traffic.pattern=pairs",
+			     "fabric.schemes=ecmp, ofan" };
+	const struct fab_params *p;
+	struct fab_experiment x;
+	char err[1024];
+	uint16_t s;
+
+	ck_assert_msg(t_load(&x, ov, RTE_DIM(ov), err, sizeof(err)) == 0,
+		      "%s", err);
+	p = &x.combos[0];
+	ck_assert_uint_le(fab_pool_size(p), T_NB_MBUFS);
+	for (s = 0; s < p->nb_schemes; s++) {
+		struct fab_topo t;
+		struct fab_run r;
+
+		ck_assert_msg(fab_topo_build(p, p->schemes[s].sw_policy, &t,
+					     err, sizeof(err)) == 0, "%s", err);
+		ck_assert_msg(fab_run(p, s, &t, t_pool, NULL, &r, err,
+				      sizeof(err)) == 0, "%s", err);
+		ck_assert(r.completed);
+		ck_assert_uint_eq(r.nb_flows, 16);
+		ck_assert_uint_eq(r.nb_completed, 16);
+		ck_assert_uint_eq(r.injected,
+				  r.delivered + r.dropped + r.queued_end);
+		ck_assert_uint_eq(r.max_queue[FAB_L_TOR_UP], 0);
+		ck_assert_uint_eq(r.max_queue[FAB_L_AGG_UP], 0);
+		ck_assert_uint_gt(r.max_queue[FAB_L_TOR_DOWN], 0);
+		ck_assert_msg(r.max_slowdown < 1.05, "%s: max slowdown %.3f",
+			      p->schemes[s].name, r.max_slowdown);
+		fab_run_free(&r);
+		fab_topo_free(&t);
+	}
+	fab_experiment_free(&x);
+}
+END_TEST
+
+static void
+t_pool_up(void)
+{
+	t_pool = rte_pktmbuf_pool_create("t_pattern", T_NB_MBUFS, 0, 0,
+					 T_MBUF_ROOM, SOCKET_ID_ANY);
+	if (t_pool == NULL)
+		fprintf(stderr, "test_pattern_plugin: no pool: %s\n",
+			rte_strerror(rte_errno));
+}
+
+static void
+t_pool_down(void)
+{
+	rte_mempool_free(t_pool);
+	t_pool = NULL;
+}
+
+static Suite *
+plugin_suite(void)
+{
+	Suite *s = suite_create("pattern_plugin");
+	TCase *tc = tcase_create("pairs");
+
+	tcase_add_unchecked_fixture(tc, t_pool_up, t_pool_down);
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, test_register_rules);
+	tcase_add_test(tc, test_builds);
+	tcase_add_test(tc, test_config);
+	tcase_add_test(tc, test_runs_in_fabric);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int
+main(void)
+{
+	static struct rte_mempool *eal_pool;
+
+	/* Registered before any configuration is read, as a plugin would. */
+	if (hs_pattern_register(&pairs_ops) != 0) {
+		fprintf(stderr, "test_pattern_plugin: hs_pattern_register failed\n");
+		return EXIT_FAILURE;
+	}
+	return t_eal_run_suite("test_pattern_plugin", plugin_suite(),
+			       T_EAL_POOL_MBUFS, &eal_pool);
+}
