@@ -263,12 +263,9 @@ fab_check_cm(struct fab_loader *l, struct ofan_cfg *cfg, struct fab_params *p,
 	int rc = 0;
 	uint32_t i, j;
 
+	/* The pattern's own rules (iterations = 1) were checked with it. */
 	if (!p->host.traffic.pattern->reads_cm_file)
 		return 0;
-	if (p->host.traffic.iterations != 1)
-		return ofan_cfg_fail(cfg, "traffic", "iterations",
-			"'%u' with a .cm file, which is replayed once; expected 1",
-			p->host.traffic.iterations);
 	if (hs_traffic_load_cm(p->host.cm_path, p->host.traffic.nb_ranks, &tr,
 			       msg, sizeof(msg)) != 0) {
 		snprintf(err, err_size, "%s (the [traffic] cm_file of %s)", msg,
