@@ -131,7 +131,7 @@ for src in "${harnesses[@]}"; do
 	extra=()
 	case $name in
 	fuzz_cm)
-		extra=(-I "$srcdir/host" "$srcdir/host/hs_traffic.c"
+		extra=(-I "$srcdir/host" "$srcdir"/host/hs_{traffic,pattern}.c
 			"$srcdir/host/hs_cm.c" "$srcdir/host/hs_cm_file.c")
 		;;
 	fuzz_experiment)
@@ -143,7 +143,7 @@ for src in "${harnesses[@]}"; do
 			"$srcdir"/testbed/fabric/fab_{experiment,config,topo}.c
 			"$srcdir/switch/sw_config.c" "$srcdir"/switch/lb_*.c
 			"$srcdir/host/hs_config.c" "$srcdir"/host/hlb_*.c
-			"$srcdir"/host/hs_{traffic,cm,cm_file}.c)
+			"$srcdir"/host/hs_{traffic,pattern,cm,cm_file}.c)
 		;;
 	fuzz_host)
 		# The host engine (host/*.c but ofan-host's main.c) and
