@@ -25,7 +25,7 @@
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
-OFAN_NEEDS=(testbed/ofan-fabric testbed/ofan-cmgen)
+OFAN_NEEDS=(testbed/ofan-fabric tools/ofan-cmgen)
 ofan_setup fabric_mpi "$@"
 
 FAB=$BUILD/testbed/ofan-fabric
@@ -132,7 +132,7 @@ EOF
 matrix leafspine "$TMP/leafspine.ini"
 
 echo "-- triggers across pods: one part, on rank 0"
-"$BUILD/testbed/ofan-cmgen" serial_alltoall --nodes 16 --size 65536 \
+"$BUILD/tools/ofan-cmgen" serial_alltoall --nodes 16 --size 65536 \
 	--out "$TMP/sa16.cm" >/dev/null
 for case in 1x1 2x1; do
 	n=${case%x*}

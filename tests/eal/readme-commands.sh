@@ -12,7 +12,7 @@ set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
 OFAN_NEEDS=(switch/ofan-switch host/ofan-host testbed/ofan-fabric
-	    testbed/ofan-cmgen tests/tools/ofan-pcapgen)
+	    tools/ofan-cmgen tests/tools/ofan-pcapgen)
 ofan_setup readme_cmds "$@"
 
 README=$SRC/README.md
@@ -98,7 +98,7 @@ run_readme fabric-sack "build/testbed/ofan-fabric --config configs/experiments/p
 	"" fabric.k=4 traffic.size=128KiB --quiet --out results/sack
 has fabric-sack results/sack/table.txt
 
-run_readme cmgen "build/testbed/ofan-cmgen permutation --nodes 128" \
+run_readme cmgen "build/tools/ofan-cmgen permutation --nodes 128" \
 	"s/--nodes 128/--nodes 16/"
 has cmgen perm_128n_128c_s1_2MB.cm
 run_readme fabric-cm "build/testbed/ofan-fabric --config configs/experiments/permutation-k8.ini traffic.pattern=cm" \
