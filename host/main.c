@@ -479,19 +479,6 @@ hs_free_rings(struct hs_app *app)
 	}
 }
 
-/*
- * Devices whose TX queue i is the peer's RX queue i (memif, ring pairs):
- * a second TX queue could reach a peer queue nobody polls, so a rank's
- * shards share queue 0 through the TX ring there.
- */
-static bool
-hs_dev_pairs_queues(const char *dev)
-{
-	return strncmp(dev, "net_memif", 9) == 0 ||
-		strncmp(dev, "net_ring", 8) == 0 ||
-		strncmp(dev, "ringpair:", 9) == 0;
-}
-
 static int
 hs_setup(struct hs_app *app)
 {
@@ -539,8 +526,11 @@ hs_setup(struct hs_app *app)
 		pc[p] = (struct ofan_port_conf){
 			.dev = c->ports[p].dev,
 			.nb_rxq = want_rss ? l : 1,
-			.nb_txq = l > 1 && !hs_dev_pairs_queues(c->ports[p].dev) ?
-				l : 1,
+			/* A TX queue per shard; where TX queue i is the
+			 * peer's RX queue i (OFAN_PORT_QUIRK_PAIRED_QUEUES)
+			 * the shards share queue 0 through the TX ring. */
+			.nb_txq = l,
+			.nb_txq_paired = 1,
 			.nb_rxd = 1024, .nb_txd = 1024,
 			.rss = want_rss ? &rss[p] : NULL,
 		};

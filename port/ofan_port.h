@@ -71,11 +71,31 @@ void ofan_port_dev_stats(uint16_t port_id, struct ofan_dev_stats *s);
 /* Stop and close port_id, returning its RX ring mbufs to the pool. */
 void ofan_port_close(uint16_t port_id);
 
+/*
+ * Port quirks: what a driver does that the binaries must work around,
+ * asked of a resolved port (ofan_port_quirks()) rather than guessed from
+ * the configured dev string.  Adding one: a flag here, its drivers in
+ * port.c's quirk table, and the code that honours it (docs/architecture.md
+ * "A port quirk").
+ */
+/* TX queue i is the peer's RX queue i (memif, ring pairs): a second TX
+ * queue would reach a peer queue nobody polls. */
+#define OFAN_PORT_QUIRK_PAIRED_QUEUES (1u << 0)
+/* Neither stopped nor closed; the process's exit ends it, and EAL must
+ * not be cleaned up (ofan_ports_close() says why: DPDK 22.11's memif). */
+#define OFAN_PORT_QUIRK_EXIT_CLOSES (1u << 1)
+
+/* The quirks of port_id's driver (0: none, or no such port). */
+uint32_t ofan_port_quirks(uint16_t port_id);
+
 /* One port to open: its dev and its queues and descriptors. */
 struct ofan_port_conf {
 	const char *dev;
 	uint16_t nb_rxq;
 	uint16_t nb_txq;	/* wanted; fewer if the device has fewer */
+	/* Wanted instead when the driver pairs queues
+	 * (OFAN_PORT_QUIRK_PAIRED_QUEUES); 0: nb_txq. */
+	uint16_t nb_txq_paired;
 	uint16_t nb_rxd;
 	uint16_t nb_txd;
 	struct ofan_port_rss *rss;	/* NULL: as ofan_port_start says */
@@ -94,9 +114,9 @@ int ofan_ports_open(const struct ofan_port_conf *conf, uint16_t n,
 		    bool *started, char *err, unsigned int err_size);
 
 /*
- * Close every started port of ids[0 .. n) and clear started[].  A
- * net_memif port is left open (only its listening socket's file is
- * removed): DPDK 22.11's memif tears a link down from EAL's interrupt
+ * Close every started port of ids[0 .. n) and clear started[].  A port
+ * with OFAN_PORT_QUIRK_EXIT_CLOSES (net_memif) is left open (only its
+ * listening socket's file is removed): DPDK 22.11's memif tears a link down from EAL's interrupt
  * thread when the peer goes away, concurrently with anything this
  * process does to the port -- a close from here then frees the link's
  * memory twice -- so the process's exit ends the link instead.  Returns

@@ -329,6 +329,32 @@ ofan_port_close(uint16_t port_id)
 	rte_eth_dev_close(port_id);
 }
 
+/* Drivers and their quirks (ofan_port.h); the one place that names them. */
+static const struct {
+	const char *driver;
+	uint32_t quirks;
+} ofan_port_quirk_table[] = {
+	{ "net_memif", OFAN_PORT_QUIRK_PAIRED_QUEUES |
+		       OFAN_PORT_QUIRK_EXIT_CLOSES },
+	{ "net_ring", OFAN_PORT_QUIRK_PAIRED_QUEUES },	/* ring pairs too */
+};
+
+uint32_t
+ofan_port_quirks(uint16_t port_id)
+{
+	struct rte_eth_dev_info info;
+	unsigned int i;
+
+	if (rte_eth_dev_info_get(port_id, &info) != 0 ||
+	    info.driver_name == NULL)
+		return 0;
+	for (i = 0; i < RTE_DIM(ofan_port_quirk_table); i++)
+		if (strcmp(info.driver_name,
+			   ofan_port_quirk_table[i].driver) == 0)
+			return ofan_port_quirk_table[i].quirks;
+	return 0;
+}
+
 int
 ofan_ports_open(const struct ofan_port_conf *conf, uint16_t n,
 		struct rte_mempool *mp, uint16_t *ids, uint16_t *nb_txq,
@@ -368,7 +394,10 @@ ofan_ports_open(const struct ofan_port_conf *conf, uint16_t n,
 			}
 	}
 	for (p = 0; p < n; p++) {
-		nb_txq[p] = conf[p].nb_txq;
+		nb_txq[p] = conf[p].nb_txq_paired > 0 &&
+			(ofan_port_quirks(ids[p]) &
+			 OFAN_PORT_QUIRK_PAIRED_QUEUES) != 0 ?
+			conf[p].nb_txq_paired : conf[p].nb_txq;
 		rc = ofan_port_start(ids[p], conf[p].nb_rxq, &nb_txq[p],
 				     conf[p].nb_rxd, conf[p].nb_txd, mp,
 				     conf[p].rss, why, sizeof(why));
@@ -413,21 +442,21 @@ bool
 ofan_ports_close(const uint16_t *ids, bool *started, uint16_t n)
 {
 	struct rte_eth_dev_info info;
-	bool memif = false, is_memif;
+	bool kept = false, keep;
 	uint16_t p;
 
 	for (p = 0; p < n; p++)
 		if (started[p]) {
-			is_memif = rte_eth_dev_info_get(ids[p], &info) == 0 &&
-				   strcmp(info.driver_name, "net_memif") == 0;
-			if (is_memif)
+			keep = (ofan_port_quirks(ids[p]) &
+				OFAN_PORT_QUIRK_EXIT_CLOSES) != 0;
+			if (keep && rte_eth_dev_info_get(ids[p], &info) == 0)
 				ofan_memif_forget(&info);
-			else
+			else if (!keep)
 				ofan_port_close(ids[p]);
-			memif = memif || is_memif;
+			kept = kept || keep;
 			started[p] = false;
 		}
-	return memif;
+	return kept;
 }
 
 void

@@ -134,6 +134,41 @@ START_TEST(test_ringpair_b2b)
 }
 END_TEST
 
+/*
+ * Quirks are the driver's, asked of the port: a ring pair's TX queue i is
+ * its peer's RX queue i, so it gets the TX queues wanted for paired
+ * devices; net_null has no quirk and gets what was asked for.
+ */
+START_TEST(test_quirks)
+{
+	const struct ofan_port_conf conf[] = {
+		{ .dev = "ringpair:q:a", .nb_rxq = 1, .nb_txq = 4,
+		  .nb_txq_paired = 1, .nb_rxd = 256, .nb_txd = 256 },
+		{ .dev = "ringpair:q:b", .nb_rxq = 1, .nb_txq = 1,
+		  .nb_rxd = 256, .nb_txd = 256 },
+		{ .dev = "net_null10", .nb_rxq = 1, .nb_txq = 4,
+		  .nb_txq_paired = 1, .nb_rxd = 256, .nb_txd = 256 },
+	};
+	uint16_t ids[3], txq[3];
+	bool started[3];
+	char err[512] = "";
+
+	ck_assert_msg(ofan_ports_open(conf, 3, t_pool, ids, txq, started, err,
+				      sizeof(err)) == 0, "%s", err);
+	ck_assert_uint_eq(ofan_port_quirks(ids[0]),
+			  OFAN_PORT_QUIRK_PAIRED_QUEUES);
+	ck_assert_uint_eq(ofan_port_quirks(ids[2]), 0);
+	ck_assert_uint_eq(ofan_port_quirks(RTE_MAX_ETHPORTS), 0);
+	ck_assert_uint_eq(ofan_port_quirks(ids[1]),
+			  OFAN_PORT_QUIRK_PAIRED_QUEUES);
+	ck_assert_uint_eq(txq[0], 1);	/* paired: nb_txq_paired */
+	ck_assert_uint_eq(txq[2], 4);	/* no quirk: nb_txq_paired unused */
+	/* No port here is closed by the exit: EAL may be cleaned up. */
+	ck_assert(!ofan_ports_close(ids, started, 3));
+	ck_assert(!started[0] && !started[1] && !started[2]);
+}
+END_TEST
+
 /* net_null: a second open of the same dev finds the existing port. */
 START_TEST(test_null_resolve_existing)
 {
@@ -161,6 +196,7 @@ port_suite(void)
 	tcase_add_test(tc, test_open_checks_first);
 	tcase_add_test(tc, test_open_same_device);
 	tcase_add_test(tc, test_ringpair_b2b);
+	tcase_add_test(tc, test_quirks);
 	tcase_add_test(tc, test_null_resolve_existing);
 	suite_add_tcase(s, tc);
 	return s;
