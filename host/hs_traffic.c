@@ -534,3 +534,48 @@ hs_trigger_activate(const struct hs_traffic *t, struct hs_trigger_state *st,
 	*flows = &t->trigger_targets[g->first_target];
 	return g->nb_targets;
 }
+
+uint32_t
+hs_trigger_flow_end(const struct hs_traffic *t, struct hs_trigger_state *st,
+		    uint32_t flow, bool received, const uint32_t **flows)
+{
+	const struct hs_flow_spec *f = &t->flows[flow];
+
+	return hs_trigger_activate(t, st, received ? f->recv_done_trigger :
+				   f->send_done_trigger, flows);
+}
+
+int
+hs_traffic_trigger_split(const struct hs_traffic *t,
+			 const uint16_t *part_of_rank, uint32_t *split)
+{
+	uint32_t *owner = malloc(sizeof(*owner) * (t->nb_triggers + 1));
+	uint32_t i, k;
+
+	*split = HS_NO_TRIGGER;
+	if (owner == NULL)
+		return -ENOMEM;
+	for (i = 0; i < t->nb_triggers; i++)
+		owner[i] = UINT32_MAX;
+	for (i = 0; i < t->nb_flows; i++) {
+		const struct hs_flow_spec *f = &t->flows[i];
+		uint32_t tg[3] = { f->trigger, f->send_done_trigger,
+				   f->recv_done_trigger };
+		/* Where it starts, where it is acknowledged, received. */
+		uint32_t rank[3] = { f->src, f->src, f->dst };
+
+		for (k = 0; k < 3; k++) {
+			uint32_t part;
+
+			if (tg[k] == HS_NO_TRIGGER)
+				continue;
+			part = part_of_rank[rank[k]];
+			if (owner[tg[k]] == UINT32_MAX)
+				owner[tg[k]] = part;
+			else if (owner[tg[k]] != part && tg[k] < *split)
+				*split = tg[k];
+		}
+	}
+	free(owner);
+	return 0;
+}

@@ -213,4 +213,26 @@ uint32_t hs_trigger_activate(const struct hs_traffic *t,
 			     struct hs_trigger_state *st, uint32_t tr,
 			     const uint32_t **flows);
 
+/*
+ * The flow-end half of the trigger rule, for whoever drives the hosts: flow
+ * has been fully received (received) or fully acknowledged at its sender;
+ * activate the trigger that end names, as hs_trigger_activate() does.
+ */
+uint32_t hs_trigger_flow_end(const struct hs_traffic *t,
+			     struct hs_trigger_state *st, uint32_t flow,
+			     bool received, const uint32_t **flows);
+
+/*
+ * Trigger ownership, for a driver that runs the ranks in parts (ofan-host:
+ * its own ranks and the others; ofan-fabric: its threads' parts): a
+ * trigger fires where a flow ends and starts flows where they begin, so it
+ * can be followed only if every such rank (the senders of the flows it
+ * starts, the senders and receivers of the flows that activate it) is in
+ * one part.  part_of_rank[r] is rank r's part.  Returns 0 with *split the
+ * lowest trigger index whose ranks span parts, HS_NO_TRIGGER if none, or
+ * -ENOMEM.
+ */
+int hs_traffic_trigger_split(const struct hs_traffic *t,
+			     const uint16_t *part_of_rank, uint32_t *split);
+
 #endif /* OFAN_HS_TRAFFIC_H */

@@ -11,195 +11,21 @@
  * orchestrates; the transport is the host engine's (hs_host.c).
  */
 #include <errno.h>
-#include <limits.h>
 #include <getopt.h>
-#include <signal.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <rte_cycles.h>
 #include <rte_eal.h>
-#include <rte_errno.h>
-#include <rte_ethdev.h>
-#include <rte_lcore.h>
 #include <rte_mbuf.h>
-#include <rte_ring.h>
-#include <rte_spinlock.h>
 
-#include "hs_config.h"
-#include "hs_host.h"
-#include "hs_results.h"
-#include "hs_shard.h"
+#include "hs_app.h"
 #include "hs_pattern.h"
-#include "hs_traffic.h"
-#include "ofan_clock.h"
+#include "hs_results.h"
 #include "ofan_config.h"
-#include "ofan_wire.h"
-#include "ofan_fs.h"
 #include "ofan_port.h"
-#include "ofan_start.h"
-
-#define HS_BURST 32
-#define HS_SHARD_RING 1024	/* frames between a rank's shards */
-#define HS_PUBLISH_NS (100 * OFAN_NS_PER_MS)	/* shards' progress */
-
-static volatile sig_atomic_t hs_quit;
-static volatile sig_atomic_t hs_signals;	/* received so far */
-
-static void
-hs_on_signal(int sig)
-{
-	(void)sig;
-	hs_signals = hs_signals + 1;
-	hs_quit = 1;
-}
-
-/* A flow to start, handed to the shard that sends it (bit 63: a dep). */
-#define HS_MSG_DEP (1ull << 63)
-#define HS_NO_TXQ UINT16_MAX
-
-struct hs_port_rt;
-
-/*
- * One shard of a rank: a host engine on one lcore (hs_shard.h).  A whole
- * rank on the main lcore is shard 0 of 1.  What its lcore alone writes
- * and others read (progress, done, last reception) is published with
- * atomic stores.
- */
-struct hs_shard_rt {
-	struct hs_host *h;
-	struct hs_port_rt *port;
-	uint16_t index;
-	unsigned int lcore;
-	uint16_t rxq;		/* steer = rss: its RX queue */
-	uint16_t txq;		/* its TX queue; HS_NO_TXQ: port->tx_ring */
-	struct rte_ring *rx_ring;	/* software steering: frames for it */
-	struct rte_ring *msgs;	/* flows to start, from any lcore */
-	uint64_t tx_dropped;	/* refused by the device or the TX ring */
-	uint64_t next_progress;	/* when it next publishes its progress */
-	/* published */
-	uint64_t pub_acked;
-	uint64_t pub_total;
-	uint64_t pub_retx;
-	uint64_t pub_last_rx;
-	bool pub_done;
-};
-
-/* A port: its rank and the shards it spreads over. */
-struct hs_port_rt {
-	uint16_t id;		/* ethdev */
-	uint16_t nb_shards;
-	bool software;		/* shard 0 polls every RX queue, hands out */
-	uint16_t nb_rxq;
-	uint16_t reta_size;
-	struct rte_ring *tx_ring;	/* shards without a TX queue -> shard 0 */
-	uint32_t rank_active;	/* the rank's active flows, every shard */
-	uint64_t steer_full;	/* frames dropped on a full shard ring */
-	struct hs_host_shard sh[HS_MAX_SHARDS];
-	struct hs_shard_rt shard[HS_MAX_SHARDS];
-};
-
-/* What one lcore runs: shards of one or more ranks. */
-struct hs_lcore {
-	struct hs_app *app;
-	unsigned int lcore;
-	uint16_t nb;
-	struct hs_shard_rt *shard[HS_MAX_PORTS];
-};
-
-struct hs_app {
-	const char *config_path;
-	const char *results;
-	double timeout_s;
-	uint32_t idle_sleep_us;	/* low-CPU mode: sleep up to this when idle */
-	bool start_set;		/* --start-at: the traffic starts then */
-	struct ofan_start start;
-	bool hold_exit;		/* --hold-exit */
-	bool check_only;
-	struct hs_config *cfg;
-	struct hs_traffic traffic;
-	struct rte_mempool *pool;
-	uint16_t port_id[HS_MAX_PORTS];
-	bool port_started[HS_MAX_PORTS];
-	/* The devices' own counters, read just before the ports close. */
-	struct ofan_dev_stats dev_stats[HS_MAX_PORTS];
-	struct hs_port_rt port[HS_MAX_PORTS];
-	/* Every shard's host, ports in order, for the results. */
-	struct hs_host *hosts[HS_MAX_PORTS * HS_MAX_SHARDS];
-	uint16_t nb_hosts;
-	int32_t *host_of_rank;	/* rank -> port index, -1: not ours */
-	struct hs_trigger_state trig;
-	rte_spinlock_t trig_lock;	/* triggers fire on any lcore */
-	/* More than one lcore runs shards: flows start through messages. */
-	bool threaded;
-	struct hs_lcore lc[RTE_MAX_LCORE];
-	volatile bool stop;	/* the main lcore ends the run */
-	struct ofan_clock clock;
-};
-
-/*
- * Start flow on shard of the rank that sends it (any lcore may call
- * this): at once on one lcore, else through the shard's message ring.
- */
-static void
-hs_hand_over(struct hs_app *app, uint32_t flow, uint16_t shard,
-	     uint64_t kind, uint64_t now)
-{
-	const struct hs_flow_spec *f = &app->traffic.flows[flow];
-	struct hs_shard_rt *sr =
-		&app->port[app->host_of_rank[f->src]].shard[shard];
-	uint64_t msg = kind | flow;
-
-	if (!app->threaded) {
-		if (kind == HS_MSG_DEP)
-			hs_host_release_dep(sr->h, flow, now);
-		else
-			hs_host_release(sr->h, flow, now);
-		return;
-	}
-	/* Sized for every flow the rank sends: each starts once. */
-	if (rte_ring_mp_enqueue_elem(sr->msgs, &msg, sizeof(msg)) != 0)
-		fprintf(stderr, "ofan-host: flow %u could not be handed to its shard; it will not start\n",
-			flow);
-}
-
-/* A shard received what a flow sent by another shard depends on. */
-static void
-hs_on_dep_release(void *arg, uint16_t shard, uint32_t flow, uint64_t now)
-{
-	hs_hand_over(arg, flow, shard, HS_MSG_DEP, now);
-}
-
-/*
- * A local flow ended that activates a trigger: start what it releases
- * (every such flow is local: hs_check_triggers()).
- */
-static void
-hs_on_flow_end(void *arg, uint32_t flow, bool received, uint64_t now)
-{
-	struct hs_app *app = arg;
-	const struct hs_flow_spec *f = &app->traffic.flows[flow];
-	const uint32_t *go;
-	uint32_t n, i;
-
-	rte_spinlock_lock(&app->trig_lock);
-	n = hs_trigger_activate(&app->traffic, &app->trig, received ?
-				f->recv_done_trigger : f->send_done_trigger,
-				&go);
-	for (i = 0; i < n; i++) {
-		const struct hs_flow_spec *g = &app->traffic.flows[go[i]];
-		const struct hs_port_rt *pr;
-
-		if (app->host_of_rank[g->src] < 0)
-			continue;
-		/* Its send side lives where its ACKs come from. */
-		pr = &app->port[app->host_of_rank[g->src]];
-		hs_hand_over(app, go[i], hs_shard_of_ip(hs_rank_ip(app->cfg,
-			g->dst), pr->nb_shards, pr->reta_size), 0, now);
-	}
-	rte_spinlock_unlock(&app->trig_lock);
-}
+#include "ofan_shell.h"
 
 /*
  * What this process can follow of a .cm file: no failure lines (they are
@@ -212,44 +38,30 @@ hs_check_triggers(struct hs_app *app, char *err, size_t size)
 {
 	const struct hs_traffic *t = &app->traffic;
 	const char *cm = app->cfg->cm_path;
-	uint8_t *seen;		/* per trigger: 1 local part, 2 remote part */
-	uint32_t i, k;
-	int rc = 0;
+	uint16_t *part;		/* 0: a rank of this process, 1: not */
+	uint32_t r, split;
+	int rc;
 
 	if (t->nb_failures > 0) {
 		snprintf(err, size, "%s:%llu: a failure line; expected no failures for ofan-host (they are the fabric's: run the matrix in ofan-fabric)",
 			 cm, (unsigned long long)t->failures[0].line);
 		return -EINVAL;
 	}
-	seen = calloc(t->nb_triggers + 1, 1);
-	if (seen == NULL)
+	part = malloc(sizeof(*part) * t->nb_ranks);
+	if (part == NULL)
 		return -ENOMEM;
-	for (i = 0; i < t->nb_flows; i++) {
-		const struct hs_flow_spec *f = &t->flows[i];
-		uint32_t tg[3] = { f->trigger, f->send_done_trigger,
-				   f->recv_done_trigger };
-		uint32_t rank[3] = { f->src, f->src, f->dst };
-
-		for (k = 0; k < 3; k++)
-			if (tg[k] != HS_NO_TRIGGER)
-				seen[tg[k]] |= app->host_of_rank[rank[k]] >= 0 ?
-					1 : 2;
-	}
-	for (i = 0; i < t->nb_triggers && rc == 0; i++)
-		if (seen[i] == 3) {
-			snprintf(err, size, "%s:%llu: trigger %u joins ranks of this ofan-host with ranks it does not run; expected every flow that activates or waits for a trigger on ranks of one ofan-host process",
-				 cm, (unsigned long long)t->triggers[i].line,
-				 t->triggers[i].id);
-			rc = -EINVAL;
-		}
-	free(seen);
-	return rc;
-}
-
-static inline uint64_t
-hs_now_ns(const struct hs_app *app)
-{
-	return ofan_clock_tsc_to_ns(&app->clock, rte_rdtsc());
+	for (r = 0; r < t->nb_ranks; r++)
+		part[r] = app->host_of_rank[r] >= 0 ? 0 : 1;
+	rc = hs_traffic_trigger_split(t, part, &split);
+	free(part);
+	if (rc != 0)
+		return rc;
+	if (split == HS_NO_TRIGGER)
+		return 0;
+	snprintf(err, size, "%s:%llu: trigger %u joins ranks of this ofan-host with ranks it does not run; expected every flow that activates or waits for a trigger on ranks of one ofan-host process",
+		 cm, (unsigned long long)t->triggers[split].line,
+		 t->triggers[split].id);
+	return -EINVAL;
 }
 
 static void
@@ -359,647 +171,35 @@ hs_parse_args(struct hs_app *app, int argc, char **argv)
 	return 0;
 }
 
-/*
- * [port.N] lcores name lcores EAL runs: checked before any port is
- * touched.  Fills each port's shard count and each shard's lcore, and
- * app->threaded.
- */
-static int
-hs_plan_lcores(struct hs_app *app)
-{
-	const struct hs_config *c = app->cfg;
-	unsigned int main_lcore = rte_get_main_lcore();
-	uint16_t p, k;
-
-	for (p = 0; p < c->nb_ports; p++) {
-		const struct hs_port_config *pc = &c->ports[p];
-		struct hs_port_rt *pr = &app->port[p];
-
-		pr->nb_shards = pc->nb_lcores > 0 ? (uint16_t)pc->nb_lcores : 1;
-		for (k = 0; k < pr->nb_shards; k++) {
-			struct hs_shard_rt *sr = &pr->shard[k];
-			struct hs_lcore *lc;
-
-			sr->lcore = pc->nb_lcores > 0 ? pc->lcores[k] :
-				main_lcore;
-			if (!rte_lcore_is_enabled(sr->lcore)) {
-				fprintf(stderr, "ofan-host: %s:port.%u:lcores: lcore %u is not one of EAL's lcores; expected lcores given to EAL (-l), here %u of them from lcore %u\n",
-					c->path, p, sr->lcore, rte_lcore_count(),
-					main_lcore);
-				return -EINVAL;
-			}
-			sr->port = pr;
-			sr->index = k;
-			app->threaded = app->threaded || sr->lcore != main_lcore;
-			lc = &app->lc[sr->lcore];
-			lc->app = app;
-			lc->lcore = sr->lcore;
-			lc->shard[lc->nb++] = sr;
-		}
-	}
-	return 0;
-}
-
-/* An rte_ring for a shard, named after its port, shard and role. */
-static struct rte_ring *
-hs_ring(const char *role, uint16_t port, uint16_t shard, unsigned int size,
-	unsigned int esize, unsigned int flags)
-{
-	char name[RTE_RING_NAMESIZE];
-
-	snprintf(name, sizeof(name), "hs_%s_%u_%u", role, port, shard);
-	return esize == 0 ?
-		rte_ring_create(name, size, rte_socket_id(), flags) :
-		rte_ring_create_elem(name, esize, size, rte_socket_id(),
-				     flags);
-}
-
-/* The rings a port's shards need (none for a whole rank on one lcore). */
-static int
-hs_setup_rings(struct hs_app *app, uint16_t p)
-{
-	struct hs_port_rt *pr = &app->port[p];
-	const struct hs_traffic *t = &app->traffic;
-	uint32_t rank = app->cfg->ports[p].rank;
-	unsigned int sent = t->sent_first[rank + 1] - t->sent_first[rank];
-	uint16_t k;
-
-	for (k = 0; k < pr->nb_shards; k++) {
-		struct hs_shard_rt *sr = &pr->shard[k];
-
-		if (pr->software && k > 0)
-			sr->rx_ring = hs_ring("rx", p, k, HS_SHARD_RING, 0,
-					      RING_F_SP_ENQ | RING_F_SC_DEQ);
-		if (app->threaded)
-			/* Every flow the rank sends starts at most once. */
-			sr->msgs = hs_ring("msg", p, k,
-					   rte_align32pow2(sent + 1),
-					   sizeof(uint64_t), RING_F_SC_DEQ);
-		if ((pr->software && k > 0 && sr->rx_ring == NULL) ||
-		    (app->threaded && sr->msgs == NULL))
-			goto fail;
-		if (sr->txq == HS_NO_TXQ && pr->tx_ring == NULL) {
-			pr->tx_ring = hs_ring("tx", p, 0, HS_SHARD_RING, 0,
-					      RING_F_SC_DEQ);
-			if (pr->tx_ring == NULL)
-				goto fail;
-		}
-	}
-	return 0;
-fail:
-	fprintf(stderr, "ofan-host: port %u: cannot create its shards' rings: %s. Hint: with --no-huge give EAL more memory (-m 1024)\n",
-		p, rte_strerror(rte_errno));
-	return -ENOMEM;
-}
-
-static void
-hs_free_rings(struct hs_app *app)
-{
-	uint16_t p, k;
-
-	for (p = 0; p < app->cfg->nb_ports; p++) {
-		struct hs_port_rt *pr = &app->port[p];
-		struct rte_mbuf *m;
-
-		for (k = 0; k < pr->nb_shards; k++) {
-			struct hs_shard_rt *sr = &pr->shard[k];
-
-			while (sr->rx_ring != NULL &&
-			       rte_ring_dequeue(sr->rx_ring, (void **)&m) == 0)
-				rte_pktmbuf_free(m);
-			rte_ring_free(sr->rx_ring);
-			rte_ring_free(sr->msgs);
-			sr->rx_ring = sr->msgs = NULL;
-		}
-		while (pr->tx_ring != NULL &&
-		       rte_ring_dequeue(pr->tx_ring, (void **)&m) == 0)
-			rte_pktmbuf_free(m);
-		rte_ring_free(pr->tx_ring);
-		pr->tx_ring = NULL;
-	}
-}
-
-static int
-hs_setup(struct hs_app *app)
-{
-	const struct hs_config *c = app->cfg;
-	static const uint8_t bcast[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
-	char err[512];
-	unsigned int nb_mbufs = 8192 + c->nb_ports * 4096u;
-	struct ofan_port_conf pc[HS_MAX_PORTS];
-	struct ofan_port_rss rss[HS_MAX_PORTS];
-	uint16_t p, k, txq[HS_MAX_PORTS];
-	int rc;
-
-	/* The shards' rings hold frames too, and each shard's stash. */
-	for (p = 0; p < c->nb_ports; p++)
-		nb_mbufs += app->port[p].nb_shards * (uint32_t)HS_MBUF_STASH;
-	for (p = 0; p < c->nb_ports; p++)
-		nb_mbufs += (app->port[p].nb_shards > 1) *
-			(app->port[p].nb_shards + 1u) * HS_SHARD_RING;
-	/* One frame per mbuf: a full data frame must fit its data room. */
-	app->pool = rte_pktmbuf_pool_create("ofan_host_pool", nb_mbufs, 256,
-		0, (uint16_t)(RTE_PKTMBUF_HEADROOM +
-			      RTE_MAX((unsigned int)RTE_MBUF_DEFAULT_DATAROOM,
-				      OFAN_ETH_HDR_SIZE + c->mtu + 64u)),
-		rte_socket_id());
-	if (app->pool == NULL) {
-		fprintf(stderr, "ofan-host: cannot create a pool of %u mbufs: %s. Hint: with --no-huge give EAL more memory (-m 1024) or mount hugepages\n",
-			nb_mbufs, rte_strerror(rte_errno));
-		return -ENOMEM;
-	}
-	for (p = 0; p < c->nb_ports; p++) {
-		uint16_t l = app->port[p].nb_shards;
-		bool want_rss = l > 1 && c->ports[p].steer != HS_STEER_SOFTWARE;
-
-		/*
-		 * RSS on the IPv4 source alone (UDP frames included: some
-		 * NICs class them apart from "IPv4"), with our key.
-		 */
-		rss[p] = (struct ofan_port_rss){
-			.key = hs_rss_key,
-			.key_len = HS_RSS_KEY_LEN,
-			.hf = RTE_ETH_RSS_IPV4 | RTE_ETH_RSS_NONFRAG_IPV4_UDP |
-				RTE_ETH_RSS_L3_SRC_ONLY,
-			.optional = c->ports[p].steer == HS_STEER_AUTO,
-		};
-		pc[p] = (struct ofan_port_conf){
-			.dev = c->ports[p].dev,
-			.nb_rxq = want_rss ? l : 1,
-			/* A TX queue per shard; where TX queue i is the
-			 * peer's RX queue i (OFAN_PORT_QUIRK_PAIRED_QUEUES)
-			 * the shards share queue 0 through the TX ring. */
-			.nb_txq = l,
-			.nb_txq_paired = 1,
-			.nb_rxd = 1024, .nb_txd = 1024,
-			.rss = want_rss ? &rss[p] : NULL,
-		};
-	}
-	rc = ofan_ports_open(pc, c->nb_ports, app->pool, app->port_id, txq,
-			     app->port_started, err, sizeof(err));
-	if (rc != 0) {
-		fprintf(stderr, "ofan-host: %s:%s\n", c->path, err);
-		return rc;
-	}
-	for (p = 0; p < c->nb_ports; p++) {
-		struct hs_port_rt *pr = &app->port[p];
-		bool rss_on = pc[p].rss != NULL && rss[p].used;
-		struct rte_ether_addr a;
-
-		pr->id = app->port_id[p];
-		/*
-		 * Without RSS shard 0 polls the one RX queue and hands out
-		 * by the same hash.  Each shard sends on a TX queue of its
-		 * own when the device has one per shard, else through the TX
-		 * ring shard 0 drains.
-		 */
-		pr->software = pr->nb_shards > 1 && !rss_on;
-		pr->nb_rxq = rss_on ? pr->nb_shards : 1;
-		pr->reta_size = rss_on ? rss[p].reta_size : HS_SOFT_RETA_SIZE;
-		for (k = 0; k < pr->nb_shards; k++) {
-			pr->shard[k].rxq = rss_on ? k : 0;
-			pr->shard[k].txq = k == 0 ? 0 :
-				txq[p] >= pr->nb_shards ? k : HS_NO_TXQ;
-		}
-		if (hs_setup_rings(app, p) != 0)
-			return -ENOMEM;
-		/* Virtual devices may not support it; NICs need it for jumbo. */
-		rte_eth_dev_set_mtu(pr->id, c->mtu);
-		rte_eth_macaddr_get(pr->id, &a);
-		for (k = 0; k < pr->nb_shards; k++) {
-			struct hs_host_params hp = {
-				.cfg = c,
-				.traffic = &app->traffic,
-				.rank = c->ports[p].rank,
-				.pool = app->pool,
-				.bulk_alloc = true,
-				.on_flow_end = hs_on_flow_end,
-				.on_flow_end_arg = app,
-				.shard = pr->nb_shards > 1 ? &pr->sh[k] : NULL,
-			};
-
-			pr->sh[k] = (struct hs_host_shard){
-				.index = k, .count = pr->nb_shards,
-				.reta_size = pr->reta_size,
-				.release = hs_on_dep_release,
-				.release_arg = app,
-				.rank_active = &pr->rank_active,
-			};
-			memcpy(hp.mac, c->ports[p].mac_set ? c->ports[p].mac :
-			       a.addr_bytes, 6);
-			memcpy(hp.dst_mac, c->ports[p].gateway_mac_set ?
-			       c->ports[p].gateway_mac : bcast, 6);
-			pr->shard[k].h = hs_host_create(&hp, err, sizeof(err));
-			if (pr->shard[k].h == NULL) {
-				fprintf(stderr, "ofan-host: rank %u: %s\n",
-					hp.rank, err);
-				return -ENOMEM;
-			}
-			app->hosts[app->nb_hosts++] = pr->shard[k].h;
-		}
-		if (pr->nb_shards > 1)
-			printf("rank %u: %u lcores, steered by %s\n",
-			       c->ports[p].rank, pr->nb_shards,
-			       rss_on ? "the NIC's RSS on the IPv4 source" :
-			       "software on the first lcore");
-	}
-	return 0;
-}
-
-/* Do flows of local ranks have peers in other processes? */
-static bool
-hs_has_remote_peers(const struct hs_app *app)
-{
-	const struct hs_config *c = app->cfg;
-	bool *local = calloc(app->traffic.nb_ranks, sizeof(bool));
-	bool remote = false;
-	uint32_t i;
-	uint16_t p;
-
-	if (local == NULL)
-		return true;
-	for (p = 0; p < c->nb_ports; p++)
-		local[c->ports[p].rank] = true;
-	for (i = 0; i < app->traffic.nb_flows && !remote; i++) {
-		const struct hs_flow_spec *f = &app->traffic.flows[i];
-
-		remote = local[f->src] != local[f->dst];
-	}
-	free(local);
-	return remote;
-}
-
-/* A shard publishes what the main lcore reads (see hs_shard_rt). */
-static void
-hs_publish(struct hs_shard_rt *sr, uint64_t now)
-{
-	uint64_t acked, total;
-
-	hs_host_progress(sr->h, &acked, &total);
-	__atomic_store_n(&sr->pub_acked, acked, __ATOMIC_RELAXED);
-	__atomic_store_n(&sr->pub_total, total, __ATOMIC_RELAXED);
-	__atomic_store_n(&sr->pub_retx, hs_host_stats(sr->h)->data_retx,
-			 __ATOMIC_RELAXED);
-	__atomic_store_n(&sr->pub_done, hs_host_tx_done(sr->h) &&
-			 hs_host_rx_done(sr->h), __ATOMIC_RELEASE);
-	sr->next_progress = now + HS_PUBLISH_NS;
-}
-
-/*
- * Software steering, on shard 0's lcore: every frame of the port's RX
- * queues to the shard its IPv4 source hashes to.  Returns how many of
- * pkts are shard 0's own, to input.
- */
-static uint16_t
-hs_dispatch(struct hs_port_rt *pr, uint16_t q, struct rte_mbuf **pkts)
-{
-	struct rte_mbuf *to[HS_MAX_SHARDS][HS_BURST];
-	uint16_t cnt[HS_MAX_SHARDS] = { 0 };
-	uint16_t n, i, k, own = 0, put;
-
-	n = rte_eth_rx_burst(pr->id, q, pkts, HS_BURST);
-	for (i = 0; i < n; i++) {
-		struct rte_mbuf *m = pkts[i];
-
-		k = hs_shard_of_frame(rte_pktmbuf_mtod(m, const uint8_t *),
-				      rte_pktmbuf_data_len(m), pr->nb_shards,
-				      pr->reta_size);
-		if (k == 0)
-			pkts[own++] = m;
-		else
-			to[k][cnt[k]++] = m;
-	}
-	for (k = 1; k < pr->nb_shards; k++) {
-		if (cnt[k] == 0)
-			continue;
-		put = (uint16_t)rte_ring_sp_enqueue_burst(pr->shard[k].rx_ring,
-			(void **)to[k], cnt[k], NULL);
-		if (put < cnt[k]) {
-			/* Its lcore is behind: dropped as a full NIC queue. */
-			rte_pktmbuf_free_bulk(&to[k][put], cnt[k] - put);
-			pr->steer_full += cnt[k] - put;
-		}
-	}
-	return own;
-}
-
-/* Send n frames of shard sr: its TX queue, or the port's TX ring. */
-static void
-hs_shard_send(struct hs_shard_rt *sr, struct rte_mbuf **pkts, uint16_t n)
-{
-	struct hs_port_rt *pr = sr->port;
-	uint16_t sent;
-
-	if (n == 0)
-		return;
-	if (sr->txq != HS_NO_TXQ)
-		sent = rte_eth_tx_burst(pr->id, sr->txq, pkts, n);
-	else
-		sent = (uint16_t)rte_ring_mp_enqueue_burst(pr->tx_ring,
-			(void **)pkts, n, NULL);
-	if (sent < n)
-		rte_pktmbuf_free_bulk(&pkts[sent], n - sent);
-	sr->tx_dropped += n - sent;
-}
-
-/*
- * One round of shard sr at now: receive (its queue, its ring, or every
- * queue when it dispatches), start handed-over flows, send.  Sets *busy
- * if anything moved and lowers *wake to its next event.
- */
-static void
-hs_shard_poll(struct hs_shard_rt *sr, uint64_t now, bool *busy,
-	      uint64_t *wake)
-{
-	struct hs_port_rt *pr = sr->port;
-	struct rte_mbuf *pkts[HS_BURST];
-	uint64_t msg[HS_BURST];
-	uint16_t n, i, q;
-
-	for (q = 0; q < (pr->software && sr->index == 0 ? pr->nb_rxq : 1);
-	     q++) {
-		if (pr->software && sr->index == 0)
-			n = hs_dispatch(pr, q, pkts);
-		else if (pr->software)
-			n = (uint16_t)rte_ring_sc_dequeue_burst(sr->rx_ring,
-				(void **)pkts, HS_BURST, NULL);
-		else
-			n = rte_eth_rx_burst(pr->id, sr->rxq, pkts, HS_BURST);
-		if (n > 0) {
-			__atomic_store_n(&sr->pub_last_rx, now,
-					 __ATOMIC_RELAXED);
-			*busy = true;
-			hs_host_input(sr->h, pkts, n, now);
-		}
-	}
-	n = sr->msgs == NULL ? 0 : (uint16_t)rte_ring_sc_dequeue_burst_elem(
-		sr->msgs, msg, sizeof(msg[0]), HS_BURST, NULL);
-	for (i = 0; i < n; i++) {
-		uint32_t flow = (uint32_t)msg[i];
-
-		if (msg[i] & HS_MSG_DEP)
-			hs_host_release_dep(sr->h, flow, now);
-		else
-			hs_host_release(sr->h, flow, now);
-	}
-	n = hs_host_output(sr->h, now, pkts, HS_BURST);
-	*busy = *busy || n > 0;
-	hs_shard_send(sr, pkts, n);
-	/* The other shards' frames, on queue 0: a burst from each. */
-	for (i = 1; sr->index == 0 && pr->tx_ring != NULL &&
-	     i < pr->nb_shards; i++) {
-		n = (uint16_t)rte_ring_sc_dequeue_burst(pr->tx_ring,
-			(void **)pkts, HS_BURST, NULL);
-		if (n == 0)
-			break;
-		*busy = true;
-		hs_shard_send(sr, pkts, n);
-	}
-	*wake = RTE_MIN(*wake, hs_host_next_event(sr->h));
-	if (now >= sr->next_progress)
-		hs_publish(sr, now);
-	else
-		__atomic_store_n(&sr->pub_done, hs_host_tx_done(sr->h) &&
-				 hs_host_rx_done(sr->h), __ATOMIC_RELEASE);
-}
-
-/* Low-CPU mode: sleep until wake, at most idle_sleep_us. */
-static void
-hs_idle(const struct hs_app *app, uint64_t now, uint64_t wake)
-{
-	uint64_t us;
-
-	if (app->idle_sleep_us == 0 || wake <= now)
-		return;
-	us = (wake - now) / OFAN_NS_PER_US;
-	if (us > app->idle_sleep_us)
-		us = app->idle_sleep_us;
-	if (us > 0)
-		rte_delay_us_sleep((unsigned int)us);
-}
-
-/* A worker lcore: its shards until the main lcore says stop. */
-static int
-hs_lcore_loop(void *arg)
-{
-	struct hs_lcore *lc = arg;
-	struct hs_app *app = lc->app;
-
-	while (!__atomic_load_n(&app->stop, __ATOMIC_ACQUIRE)) {
-		uint64_t now = hs_now_ns(app), wake = UINT64_MAX;
-		bool busy = false;
-		uint16_t i;
-
-		for (i = 0; i < lc->nb; i++)
-			hs_shard_poll(lc->shard[i], now, &busy, &wake);
-		if (!busy)
-			hs_idle(app, now, wake);
-	}
-	return 0;
-}
-
-/*
- * A progress line: bytes acknowledged, and the rate over the last dt_s
- * seconds -- or, for the last line (dt_s = 0), the mean over the run.
- * Reads what the shards published.
- */
-static void
-hs_progress(struct hs_app *app, double t_s, uint64_t *prev_bytes,
-	    double dt_s)
-{
-	bool last = dt_s <= 0;
-	uint64_t acked = 0, total = 0, retx = 0;
-	uint16_t p, k;
-
-	for (p = 0; p < app->cfg->nb_ports; p++)
-		for (k = 0; k < app->port[p].nb_shards; k++) {
-			const struct hs_shard_rt *sr = &app->port[p].shard[k];
-
-			acked += __atomic_load_n(&sr->pub_acked,
-						 __ATOMIC_RELAXED);
-			total += __atomic_load_n(&sr->pub_total,
-						 __ATOMIC_RELAXED);
-			retx += __atomic_load_n(&sr->pub_retx,
-						__ATOMIC_RELAXED);
-		}
-	fprintf(stderr, "t=%.1fs %llu/%llu bytes (%.1f%%) %s%.3f Gb/s retx %llu\n",
-		t_s, (unsigned long long)acked, (unsigned long long)total,
-		total ? 100.0 * (double)acked / (double)total : 100.0,
-		last ? "mean " : "",
-		last ? (t_s > 0 ? (double)acked * 8 / t_s / 1e9 : 0) :
-		(double)(acked - *prev_bytes) * 8 / dt_s / 1e9,
-		(unsigned long long)retx);
-	*prev_bytes = acked;
-}
-
-/* Every shard done, and the latest reception of any (published). */
-static bool
-hs_all_done(struct hs_app *app, uint64_t *last_rx)
-{
-	bool done = true;
-	uint16_t p, k;
-
-	for (p = 0; p < app->cfg->nb_ports; p++)
-		for (k = 0; k < app->port[p].nb_shards; k++) {
-			struct hs_shard_rt *sr = &app->port[p].shard[k];
-
-			done = done && __atomic_load_n(&sr->pub_done,
-						       __ATOMIC_ACQUIRE);
-			*last_rx = RTE_MAX(*last_rx, __atomic_load_n(
-				&sr->pub_last_rx, __ATOMIC_RELAXED));
-		}
-	return done;
-}
-
-/*
- * --start-at: wait, without polling the ports, for the testbed's common
- * start (@FILE: first for FILE, looked at every millisecond).  Returns 0
- * then, -EINTR on a signal, -EINVAL if @FILE holds no moment, or -ETIME
- * if the moment had passed (by more than a millisecond) when it became
- * known: the traffic would start late against the switches' schedules.
- */
-static int
-hs_wait_start(struct hs_app *app)
-{
-	char err[OFAN_START_PATH_SIZE + 128];
-	uint64_t now, epoch;
-	int64_t start;
-	int rc;
-
-	fprintf(stderr, "ofan-host: ports up; waiting for the start (--start-at)\n");
-	while (!hs_quit && (rc = ofan_start_poll(&app->start, err,
-						 sizeof(err))) == 0)
-		rte_delay_us_sleep(1000);
-	if (hs_quit)
-		return -EINTR;
-	if (rc < 0) {
-		fprintf(stderr, "ofan-host: --start-at %s\n", err);
-		return rc;
-	}
-	now = hs_now_ns(app);
-	epoch = ofan_epoch_ns();
-	if (epoch > app->start.at_ns &&
-	    epoch - app->start.at_ns > OFAN_NS_PER_MS) {
-		fprintf(stderr, "ofan-host: --start-at is %.3f s in the past once the ports are up; expected a later moment\n",
-			(double)(epoch - app->start.at_ns) / 1e9);
-		return -ETIME;
-	}
-	start = ofan_clock_at_epoch(now, epoch, app->start.at_ns);
-	while (!hs_quit && (int64_t)(now = hs_now_ns(app)) < start)
-		rte_delay_us_sleep((unsigned int)RTE_MIN(
-			((uint64_t)start - now) / OFAN_NS_PER_US + 1,
-			10000ull));
-	return hs_quit ? -EINTR : 0;
-}
-
-/*
- * Run every shard until done, timeout or signal: the main lcore's own
- * shards here, the others on their worker lcores.  Returns true if done.
- */
-static bool
-hs_run(struct hs_app *app)
-{
-	const struct hs_config *c = app->cfg;
-	struct hs_lcore *own = &app->lc[rte_get_main_lcore()];
-	uint64_t start = hs_now_ns(app), now, last_rx = start;
-	uint64_t next_stat = start + c->stats_interval_ns, last_stat = start;
-	uint64_t end = app->timeout_s > 0 ?
-		start + (uint64_t)(app->timeout_s * 1e9) : UINT64_MAX;
-	uint64_t prev_bytes = 0, done_at = 0, wake;
-	bool linger = hs_has_remote_peers(app), done = false, busy;
-	unsigned int l;
-	uint16_t i, p, k;
-
-	for (p = 0; p < c->nb_ports; p++)
-		for (k = 0; k < app->port[p].nb_shards; k++) {
-			hs_host_start(app->port[p].shard[k].h, start);
-			hs_publish(&app->port[p].shard[k], start);
-		}
-	RTE_LCORE_FOREACH_WORKER(l)
-		if (app->lc[l].nb > 0)
-			rte_eal_remote_launch(hs_lcore_loop, &app->lc[l], l);
-	while (!hs_quit) {
-		now = hs_now_ns(app);
-		busy = false;
-		wake = UINT64_MAX;
-		for (i = 0; i < own->nb; i++)
-			hs_shard_poll(own->shard[i], now, &busy, &wake);
-		done = hs_all_done(app, &last_rx);
-		if (c->stats_interval_ns > 0 && now >= next_stat) {
-			hs_progress(app, (double)(now - start) / 1e9,
-				    &prev_bytes, (double)(now - last_stat) / 1e9);
-			last_stat = now;
-			next_stat += c->stats_interval_ns;
-		}
-		if (done && done_at == 0)
-			done_at = now;
-		/*
-		 * With peers in other processes, keep answering for a while:
-		 * a remote sender may still need our ACKs.
-		 */
-		if (done && (!linger ||
-			     (now - RTE_MIN(last_rx, now) >
-			      500 * OFAN_NS_PER_MS &&
-			      now - done_at > 500 * OFAN_NS_PER_MS)))
-			break;
-		if (now >= end) {
-			fprintf(stderr, "ofan-host: timeout after %.1f s with flows unfinished\n",
-				app->timeout_s);
-			break;
-		}
-		/* Only control here: no need to spin. */
-		if (own->nb == 0)
-			rte_delay_us_sleep(100);
-		else if (!busy)
-			hs_idle(app, now, wake);
-	}
-	__atomic_store_n(&app->stop, true, __ATOMIC_RELEASE);
-	rte_eal_mp_wait_lcore();
-	now = hs_now_ns(app);
-	for (p = 0; p < c->nb_ports; p++)
-		for (k = 0; k < app->port[p].nb_shards; k++)
-			hs_publish(&app->port[p].shard[k], now);
-	if (c->stats_interval_ns > 0)
-		hs_progress(app, (double)(now - start) / 1e9, &prev_bytes, 0);
-	return done;
-}
-
 int
 main(int argc, char **argv)
 {
-	char rundir[PATH_MAX] = "";
 	static struct hs_app app;	/* large: every lcore's and shard's */
+	struct ofan_shell sh = { 0 };
 	struct hs_summary sum;
 	char err[1024], csv[1024];
-	int eal_argc, help, rc, exit_code = 0;
+	int rc, exit_code = OFAN_EXIT_OK;
 	int64_t inuse_start = 0, inuse_end = 0;
 	uint64_t t0, tx_dropped = 0, steer_full = 0;
-	bool done, keep_eal = false;
+	bool done;
 	int hold_need;	/* --hold-exit: signals to wait for */
 	uint32_t r;
 	uint16_t p, k;
 
 	memset(&app, 0, sizeof(app));
 	rte_spinlock_init(&app.trig_lock);
-	eal_argc = ofan_split_args(argc, argv, &help);
-	if (help) {
-		hs_usage(stdout);
-		return 0;
-	}
-	if (eal_argc < 0) {
-		fprintf(stderr, "ofan-host: missing '--' before the application options\n");
-		hs_usage(stderr);
-		return 2;
-	}
-	if (hs_parse_args(&app, argc - eal_argc, argv + eal_argc) != 0)
-		return 2;
+	rc = ofan_shell_args(&sh, "ofan-host", argc, argv, hs_usage);
+	if (rc != 0)
+		return rc > 0 ? OFAN_EXIT_OK : OFAN_EXIT_CONFIG;
+	if (hs_parse_args(&app, argc - sh.eal_argc, argv + sh.eal_argc) != 0)
+		return OFAN_EXIT_CONFIG;
 	app.cfg = malloc(sizeof(*app.cfg));
 	if (app.cfg == NULL)
-		return 1;
+		return OFAN_EXIT_FAILED;
 	if (hs_config_load(app.config_path, app.cfg, err, sizeof(err)) != 0) {
 		fprintf(stderr, "ofan-host: %s\n", err);
 		free(app.cfg);
-		return 2;
+		return OFAN_EXIT_CONFIG;
 	}
 	if (hs_traffic_build(&app.cfg->traffic, &app.traffic, err,
 			     sizeof(err)) != 0) {
@@ -1008,7 +208,7 @@ main(int argc, char **argv)
 			app.cfg->traffic.pattern->reads_cm_file ?
 			"cm_file:" : "", err);
 		free(app.cfg);
-		return 2;
+		return OFAN_EXIT_CONFIG;
 	}
 	app.host_of_rank = malloc(sizeof(int32_t) * app.traffic.nb_ranks);
 	if (app.host_of_rank == NULL ||
@@ -1016,7 +216,7 @@ main(int argc, char **argv)
 		fprintf(stderr, "ofan-host: out of memory\n");
 		hs_traffic_free(&app.traffic);
 		free(app.cfg);
-		return 1;
+		return OFAN_EXIT_FAILED;
 	}
 	for (r = 0; r < app.traffic.nb_ranks; r++)
 		app.host_of_rank[r] = -1;
@@ -1024,7 +224,7 @@ main(int argc, char **argv)
 		app.host_of_rank[app.cfg->ports[p].rank] = p;
 	if (hs_check_triggers(&app, err, sizeof(err)) != 0) {
 		fprintf(stderr, "ofan-host: %s\n", err);
-		exit_code = 2;
+		exit_code = OFAN_EXIT_CONFIG;
 		goto early_out;
 	}
 	if (app.check_only) {
@@ -1034,32 +234,25 @@ main(int argc, char **argv)
 		       app.cfg->policy->name);
 		goto early_out;
 	}
-	rc = rte_eal_init(eal_argc, argv);
-	if (rc < 0) {
-		fprintf(stderr, "ofan-host: EAL initialisation failed: %s. Hint: run as root; without hugepages pass --no-huge -m 512 (and --no-pci without NICs); give each process its own --file-prefix\n",
-			rte_strerror(rte_errno));
-		hs_traffic_free(&app.traffic);
-		free(app.cfg);
-		return 1;
+	if (ofan_shell_eal_init(&sh, argv) != 0) {
+		exit_code = OFAN_EXIT_FAILED;
+		goto early_out;
 	}
-	/* EAL leaves its runtime directory behind: removed at exit. */
-	snprintf(rundir, sizeof(rundir), "%s", rte_eal_get_runtime_dir());
-	signal(SIGINT, hs_on_signal);
-	signal(SIGTERM, hs_on_signal);
 	ofan_clock_init_tsc(&app.clock, rte_get_tsc_hz(), rte_rdtsc());
-	if (hs_plan_lcores(&app) != 0 || hs_setup(&app) != 0) {
-		exit_code = 2;
+	if (hs_app_plan_lcores(&app) != 0 || hs_app_setup(&app) != 0) {
+		exit_code = OFAN_EXIT_CONFIG;
 		goto out;
 	}
 	inuse_start = 0;	/* the pool was empty before ports started */
-	if (app.start_set && hs_wait_start(&app) != 0) {
-		exit_code = hs_quit ? 1 : 2;
+	if (app.start_set && hs_app_wait_start(&app) != 0) {
+		exit_code = ofan_shell_quit ? OFAN_EXIT_FAILED :
+			OFAN_EXIT_CONFIG;
 		goto out;
 	}
-	t0 = hs_now_ns(&app);
-	done = hs_run(&app);
+	t0 = hs_app_now_ns(&app);
+	done = hs_app_run(&app);
 	/* --hold-exit: a signal stopped it, so the next one lets go. */
-	hold_need = hs_signals > 0 ? 2 : 1;
+	hold_need = ofan_shell_signals > 0 ? 2 : 1;
 	for (p = 0; p < app.cfg->nb_ports; p++) {
 		const struct ofan_dev_stats *d = &app.dev_stats[p];
 
@@ -1073,10 +266,10 @@ main(int argc, char **argv)
 				(unsigned long long)d->oerrors);
 	}
 	if (app.hold_exit)
-		ofan_ports_hold("ofan-host", &hs_signals, hold_need);
-	keep_eal = ofan_ports_close(app.port_id, app.port_started,
-				    app.cfg->nb_ports);
-	hs_free_rings(&app);
+		ofan_ports_hold("ofan-host", &ofan_shell_signals, hold_need);
+	sh.keep_eal = ofan_ports_close(app.port_id, app.port_started,
+				       app.cfg->nb_ports);
+	hs_app_free_rings(&app);
 	for (k = 0; k < app.nb_hosts; k++)
 		hs_host_return_mbufs(app.hosts[k]);
 	inuse_end = rte_mempool_in_use_count(app.pool);
@@ -1097,7 +290,7 @@ main(int argc, char **argv)
 		snprintf(csv, sizeof(csv), "%.*s-flows.csv", len, app.results);
 	}
 	rc = hs_results(app.hosts, app.nb_hosts, app.cfg, &app.traffic,
-			(double)(hs_now_ns(&app) - t0) / 1e9, inuse_start,
+			(double)(hs_app_now_ns(&app) - t0) / 1e9, inuse_start,
 			inuse_end, app.dev_stats, app.results,
 			app.results ? csv : NULL, &sum);
 	if (rc != 0)
@@ -1112,23 +305,17 @@ main(int argc, char **argv)
 	       (unsigned long long)tx_dropped);
 	if (!done || sum.corrupt != 0 || sum.incomplete_rx != 0 ||
 	    sum.nb_completed != sum.nb_flows)
-		exit_code = 1;
-	if (inuse_end != inuse_start) {
-		fprintf(stderr, "ofan-host: mbuf leak: %lld mbufs in use at exit\n",
-			(long long)inuse_end);
-		exit_code = 3;
-	}
+		exit_code = OFAN_EXIT_FAILED;
+	if (!ofan_shell_no_leak(&sh, inuse_start, inuse_end))
+		exit_code = OFAN_EXIT_LEAK;
 out:
-	keep_eal |= ofan_ports_close(app.port_id, app.port_started,
-				     app.cfg->nb_ports);
-	hs_free_rings(&app);
+	sh.keep_eal |= ofan_ports_close(app.port_id, app.port_started,
+					app.cfg->nb_ports);
+	hs_app_free_rings(&app);
 	for (k = 0; k < app.nb_hosts; k++)
 		hs_host_free(app.hosts[k]);
 	rte_mempool_free(app.pool);
-	if (!keep_eal)	/* memif's callbacks need it (ofan_port.h) */
-		rte_eal_cleanup();
-	if (rundir[0] != '\0' && ofan_remove_tree(rundir) != 0)
-		fprintf(stderr, "ofan-host: could not remove %s\n", rundir);
+	ofan_shell_exit(&sh);
 early_out:
 	hs_trigger_state_fini(&app.trig);
 	free(app.host_of_rank);

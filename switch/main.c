@@ -34,22 +34,13 @@
 #include "sw_engine.h"
 #include "ofan_fs.h"
 #include "ofan_port.h"
+#include "ofan_shell.h"
 #include "ofan_start.h"
 #include "sw_stats.h"
 #include "sw_telemetry.h"
 
 #define SW_MAX_RXQ_PER_WORKER (SW_MAX_PORTS * 16)
 
-static volatile sig_atomic_t sw_quit;
-static volatile sig_atomic_t sw_signals;	/* received so far */
-
-static void
-sw_on_signal(int sig)
-{
-	(void)sig;
-	sw_signals = sw_signals + 1;
-	sw_quit = 1;
-}
 
 struct sw_app {
 	const char *config_path;
@@ -335,7 +326,7 @@ sw_fwd_loop(void *arg)
 {
 	struct sw_fwd_ctx *ctx = arg;
 
-	while (!sw_quit)
+	while (!ofan_shell_quit)
 		sw_fwd_idle(ctx, sw_fwd_once(ctx, sw_now_ns(ctx->app)));
 	return 0;
 }
@@ -402,7 +393,7 @@ sw_main_loop(struct sw_app *app, struct sw_fwd_ctx *ctxs, uint16_t nb_ctx,
 
 	uint64_t last_ctl = 0, last_start_poll = start;
 
-	while (!sw_quit) {
+	while (!ofan_shell_quit) {
 		now = sw_now_ns(app);
 		if (main_ctx != NULL)
 			sw_fwd_idle(main_ctx, sw_fwd_once(main_ctx, now));
@@ -413,8 +404,8 @@ sw_main_loop(struct sw_app *app, struct sw_fwd_ctx *ctxs, uint16_t nb_ctx,
 		    now - last_start_poll >= 10 * OFAN_NS_PER_MS) {
 			last_start_poll = now;
 			if (sw_poll_start(app) < 0) {
-				app->exit_code = 2;
-				sw_quit = 1;	/* the workers too */
+				app->exit_code = OFAN_EXIT_CONFIG;
+				ofan_shell_quit = 1;	/* the workers too */
 				break;
 			}
 		}
@@ -442,7 +433,7 @@ sw_main_loop(struct sw_app *app, struct sw_fwd_ctx *ctxs, uint16_t nb_ctx,
 				break;
 		}
 	}
-	sw_quit = 1;
+	ofan_shell_quit = 1;
 	free(prev);
 }
 
@@ -604,63 +595,49 @@ sw_write_stats(struct sw_app *app, double elapsed, uint16_t nb_workers,
 int
 main(int argc, char **argv)
 {
-	char rundir[PATH_MAX] = "";
 	static struct sw_fwd_ctx ctxs[SW_MAX_WORKERS];
+	struct ofan_shell sh = { 0 };
 	struct sw_app app;
 	uint8_t macs[SW_MAX_PORTS][6];
 	char err[1024];
-	int eal_argc, help, rc, exit_code = 0;
+	int rc, exit_code = OFAN_EXIT_OK;
 	unsigned int lcore;
 	uint16_t nb_workers = 0, wid;
 	struct sw_fwd_ctx *main_ctx = NULL;
 	int64_t inuse_start = 0, inuse_end;
 	uint64_t t0 = 0;
-	bool pdump_on = false, keep_eal = false;
+	bool pdump_on = false;
 	int hold_need = 0;	/* --hold-exit: signals to wait for */
 
 	memset(&app, 0, sizeof(app));
 	/* Application arguments follow "--"; everything before is EAL's. */
-	eal_argc = ofan_split_args(argc, argv, &help);
-	if (help) {
-		sw_usage(stdout);
-		return 0;
-	}
-	if (eal_argc < 0) {
-		fprintf(stderr, "ofan-switch: missing '--' before the application options\n");
-		sw_usage(stderr);
-		return 2;
-	}
-	if (sw_parse_args(&app, argc - eal_argc, argv + eal_argc) != 0)
-		return 2;
+	rc = ofan_shell_args(&sh, "ofan-switch", argc, argv, sw_usage);
+	if (rc != 0)
+		return rc > 0 ? OFAN_EXIT_OK : OFAN_EXIT_CONFIG;
+	if (sw_parse_args(&app, argc - sh.eal_argc, argv + sh.eal_argc) != 0)
+		return OFAN_EXIT_CONFIG;
 
 	/* The whole configuration is validated before EAL starts. */
 	app.cfg = malloc(sizeof(*app.cfg));
 	if (app.cfg == NULL)
-		return 1;
+		return OFAN_EXIT_FAILED;
 	if (sw_config_load(app.config_path, app.cfg, err, sizeof(err)) != 0) {
 		fprintf(stderr, "ofan-switch: %s\n", err);
 		free(app.cfg);
-		return 2;
+		return OFAN_EXIT_CONFIG;
 	}
 	if (app.check_only) {
 		printf("%s: ok (%u ports, %u groups, %u routes, policy %s)\n",
 		       app.config_path, app.cfg->nb_ports, app.cfg->nb_groups,
 		       app.cfg->nb_routes, app.cfg->policy->name);
 		free(app.cfg);
-		return 0;
+		return OFAN_EXIT_OK;
 	}
 
-	rc = rte_eal_init(eal_argc, argv);
-	if (rc < 0) {
-		fprintf(stderr, "ofan-switch: EAL initialisation failed: %s. Hint: run as root; without hugepages pass --no-huge -m 512 (and --no-pci without NICs), or mount hugepages; give each process its own --file-prefix\n",
-			rte_strerror(rte_errno));
+	if (ofan_shell_eal_init(&sh, argv) != 0) {
 		free(app.cfg);
-		return 1;
+		return OFAN_EXIT_FAILED;
 	}
-	/* EAL leaves its runtime directory behind: removed at exit. */
-	snprintf(rundir, sizeof(rundir), "%s", rte_eal_get_runtime_dir());
-	signal(SIGINT, sw_on_signal);
-	signal(SIGTERM, sw_on_signal);
 	ofan_clock_init_tsc(&app.clock, rte_get_tsc_hz(), rte_rdtsc());
 
 	RTE_LCORE_FOREACH_WORKER(lcore)
@@ -670,16 +647,16 @@ main(int argc, char **argv)
 	if (nb_workers > SW_MAX_WORKERS) {
 		fprintf(stderr, "ofan-switch: %u worker lcores; at most %d are supported\n",
 			nb_workers, SW_MAX_WORKERS);
-		exit_code = 2;
+		exit_code = OFAN_EXIT_CONFIG;
 		goto out_eal;
 	}
 	if (sw_create_pool(&app, nb_workers) != 0) {
-		exit_code = 1;
+		exit_code = OFAN_EXIT_FAILED;
 		goto out_eal;
 	}
 	inuse_start = rte_mempool_in_use_count(app.pool);
 	if (sw_setup_ports(&app, nb_workers, macs) != 0) {
-		exit_code = 2;
+		exit_code = OFAN_EXIT_CONFIG;
 		goto out_ports;
 	}
 	app.eng = sw_engine_create(app.cfg, nb_workers,
@@ -687,12 +664,12 @@ main(int argc, char **argv)
 				   err, sizeof(err));
 	if (app.eng == NULL) {
 		fprintf(stderr, "ofan-switch: %s\n", err);
-		exit_code = 1;
+		exit_code = OFAN_EXIT_FAILED;
 		goto out_ports;
 	}
 	sw_engine_set_log(app.eng, sw_log_line, NULL);
 	if (app.start_set && sw_poll_start(&app) < 0) {
-		exit_code = 2;
+		exit_code = OFAN_EXIT_CONFIG;
 		goto out_ports;
 	}
 	if (sw_telemetry_register(app.eng, app.port_id) != 0)
@@ -725,7 +702,7 @@ main(int argc, char **argv)
 	}
 	sw_main_loop(&app, ctxs, nb_workers, main_ctx);
 	/* --hold-exit: a signal stopped it, so the next one lets go. */
-	hold_need = sw_signals > 0 ? 2 : 1;
+	hold_need = ofan_shell_signals > 0 ? 2 : 1;
 	rte_eal_mp_wait_lcore();
 	if (app.exit_code != 0)
 		exit_code = app.exit_code;
@@ -742,9 +719,10 @@ out_ports:
 			ofan_port_dev_stats(app.port_id[wid],
 					    &app.dev_stats[wid]);
 	if (app.hold_exit && hold_need > 0)
-		ofan_ports_hold("ofan-switch", &sw_signals, hold_need);
-	keep_eal = ofan_ports_close(app.port_id, app.port_started,
-				    app.cfg->nb_ports);
+		ofan_ports_hold("ofan-switch", &ofan_shell_signals,
+				hold_need);
+	sh.keep_eal = ofan_ports_close(app.port_id, app.port_started,
+				       app.cfg->nb_ports);
 	/*
 	 * After the ports: closing polls them once more, which runs an
 	 * attached capture's callbacks; uninit frees what they use.
@@ -760,19 +738,13 @@ out_ports:
 				       inuse_end);
 			sw_print_summary(&app, el);
 		}
-		if (inuse_end != inuse_start) {
-			fprintf(stderr, "ofan-switch: mbuf leak: %lld mbufs in use at exit, %lld at start\n",
-				(long long)inuse_end, (long long)inuse_start);
-			exit_code = 3;
-		}
+		if (!ofan_shell_no_leak(&sh, inuse_start, inuse_end))
+			exit_code = OFAN_EXIT_LEAK;
 	}
 	sw_engine_free(app.eng);
 	rte_mempool_free(app.pool);
 out_eal:
-	if (!keep_eal)	/* memif's callbacks need it (ofan_port.h) */
-		rte_eal_cleanup();
-	if (rundir[0] != '\0' && ofan_remove_tree(rundir) != 0)
-		fprintf(stderr, "ofan-switch: could not remove %s\n", rundir);
+	ofan_shell_exit(&sh);
 	free(app.cfg);
 	return exit_code;
 }

@@ -729,6 +729,65 @@ START_TEST(test_trigger_activate)
 END_TEST
 
 /*
+ * Trigger ownership (hs_traffic_trigger_split()): trigger 1 is activated
+ * at ranks 0 (the sender of flow 0) and 1 (the receiver of flow 1) and
+ * starts a flow at rank 2; trigger 2 is activated at rank 3 (the receiver
+ * of flow 2) and starts a flow at rank 2.  And a flow end activates the
+ * trigger that end names (hs_trigger_flow_end()).
+ */
+START_TEST(test_trigger_split)
+{
+	static const char text[] =
+		"Nodes 4\nConnections 4\nTriggers 2\n"
+		"0->2 start 0 size 1 send_done_trigger 1\n"
+		"3->1 start 0 size 1 recv_done_trigger 1\n"
+		"2->3 id 1 trigger 1 size 1 recv_done_trigger 2\n"
+		"2->0 id 2 trigger 2 size 1\n"
+		"trigger id 1 barrier count 2\ntrigger id 2 oneshot\n";
+	static const struct {
+		uint16_t part[4];
+		uint32_t split;		/* trigger index, HS_NO_TRIGGER */
+	} cases[] = {
+		{ { 0, 0, 0, 0 }, HS_NO_TRIGGER },	/* one process */
+		{ { 1, 1, 1, 1 }, HS_NO_TRIGGER },
+		{ { 0, 1, 0, 0 }, 0 },	/* trigger 1's activators apart */
+		{ { 1, 1, 0, 0 }, 0 },	/* trigger 1 starts elsewhere */
+		{ { 0, 0, 0, 1 }, 1 },	/* only trigger 2 spans parts */
+		{ { 1, 1, 1, 0 }, 1 },
+		{ { 0, 1, 1, 0 }, 0 },	/* both: the lowest is said */
+	};
+	char err[ERR_SIZE] = "";
+	struct hs_trigger_state st;
+	const uint32_t *go;
+	struct hs_traffic t;
+	uint32_t split;
+	unsigned int i;
+
+	ck_assert_int_eq(hs_traffic_parse_cm("m.cm", text, strlen(text), 4,
+					     &t, err, sizeof(err)), 0);
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		ck_assert_int_eq(hs_traffic_trigger_split(&t, cases[i].part,
+							  &split), 0);
+		ck_assert_msg(split == cases[i].split,
+			      "case %u: trigger %u said, expected %u", i, split,
+			      cases[i].split);
+	}
+	ck_assert_int_eq(hs_trigger_state_init(&st, &t), 0);
+	/* Flow 0's acknowledgement and flow 1's reception: the barrier. */
+	ck_assert_uint_eq(hs_trigger_flow_end(&t, &st, 0, true, &go), 0);
+	ck_assert_uint_eq(hs_trigger_flow_end(&t, &st, 0, false, &go), 0);
+	ck_assert_uint_eq(hs_trigger_flow_end(&t, &st, 1, false, &go), 0);
+	ck_assert_uint_eq(hs_trigger_flow_end(&t, &st, 1, true, &go), 1);
+	ck_assert_uint_eq(go[0], 2);
+	/* Flow 2 received starts flow 3. */
+	ck_assert_uint_eq(hs_trigger_flow_end(&t, &st, 2, true, &go), 1);
+	ck_assert_uint_eq(go[0], 3);
+	hs_trigger_state_fini(&st);
+	hs_traffic_free(&t);
+}
+END_TEST
+
+/*
  * The ideal schedule follows triggers in time order: a multishot's k-th
  * flow begins at its k-th activation, a barrier at the last.
  */
@@ -776,6 +835,7 @@ cm_suite(void)
 	tcase_add_test(tc, test_cm_many);
 	tcase_add_test(tc, test_trigger_activate);
 	tcase_add_test(tc, test_trigger_ideal);
+	tcase_add_test(tc, test_trigger_split);
 	suite_add_tcase(s, tc);
 	return s;
 }

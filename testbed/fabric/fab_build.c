@@ -148,33 +148,12 @@ fab_partition(struct fab_sim *s)
 static bool
 fab_triggers_local(const struct fab_sim *s)
 {
-	const struct hs_traffic *tr = &s->traffic;
-	uint32_t *owner = malloc(sizeof(*owner) * (tr->nb_triggers + 1));
-	bool local = owner != NULL;
-	uint32_t i, k;
+	uint32_t split;
 
-	for (i = 0; i < tr->nb_triggers && owner != NULL; i++)
-		owner[i] = UINT32_MAX;
-	for (i = 0; i < tr->nb_flows && local; i++) {
-		const struct hs_flow_spec *f = &tr->flows[i];
-		uint32_t tg[3] = { f->trigger, f->send_done_trigger,
-				   f->recv_done_trigger };
-		uint32_t host[3] = { f->src, f->src, f->dst };
-
-		for (k = 0; k < 3; k++) {
-			uint32_t o;
-
-			if (tg[k] == HS_NO_TRIGGER)
-				continue;
-			o = s->host_owner[host[k]];
-			if (owner[tg[k]] == UINT32_MAX)
-				owner[tg[k]] = o;
-			else if (owner[tg[k]] != o)
-				local = false;
-		}
-	}
-	free(owner);
-	return local;
+	/* Out of memory: one part, which is always exact. */
+	return hs_traffic_trigger_split(&s->traffic, s->host_owner,
+					&split) == 0 &&
+		split == HS_NO_TRIGGER;
 }
 
 void

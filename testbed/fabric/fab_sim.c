@@ -361,13 +361,10 @@ void
 fab_sim_flow_end(void *arg, uint32_t flow, bool received, uint64_t now)
 {
 	struct fab_sim *s = arg;
-	const struct hs_flow_spec *f = &s->traffic.flows[flow];
 	const uint32_t *go;
 	uint32_t n, i;
 
-	n = hs_trigger_activate(&s->traffic, &s->trig, received ?
-				f->recv_done_trigger : f->send_done_trigger,
-				&go);
+	n = hs_trigger_flow_end(&s->traffic, &s->trig, flow, received, &go);
 	for (i = 0; i < n; i++) {
 		uint32_t src = s->traffic.flows[go[i]].src;
 		struct fab_hnode *hn = &s->hosts[src];

@@ -146,13 +146,14 @@ for src in "${harnesses[@]}"; do
 			"$srcdir"/host/hs_{traffic,pattern,cm,cm_file}.c)
 		;;
 	fuzz_host)
-		# The host engine (host/*.c but ofan-host's main.c) and
+		# The host engine (host/*.c but ofan-host's own main.c and
+		# hs_runtime.c) and
 		# DPDK; its libraries follow the objects that use them.
 		read -r -a dpdk_cflags <<<"$(pkg-config --cflags libdpdk)"
 		read -r -a dpdk_libs <<<"$(pkg-config --libs libdpdk)"
 		extra=(-I "$srcdir/host" "${dpdk_cflags[@]}")
 		for f in "$srcdir"/host/*.c; do
-			if [[ $f != */main.c ]]; then
+			if [[ $f != */main.c && $f != */hs_runtime.c ]]; then
 				extra+=("$f")
 			fi
 		done
