@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "hs_host.h"
+#include "hs_summary.h"
 #include "ofan_devstats.h"
 
 struct hs_summary {
@@ -30,21 +31,6 @@ struct hs_summary {
 	uint64_t collective_ideal_ns;
 	uint64_t ideal_rtt_ns;		/* the path RTT in the ideals */
 };
-
-/*
- * Ideal time of flow f under cfg on a path of round trip path_rtt_ns
- * measured as ofan-host measures it (see above), in ns.
- */
-uint64_t hs_flow_ideal_ns(const struct hs_config *cfg,
-			  const struct hs_traffic *t, uint32_t f,
-			  const uint32_t *concurrency, uint64_t path_rtt_ns);
-/* ns to put all of flow f's frames on the wire at its paced rate. */
-uint64_t hs_flow_paced_ns(const struct hs_config *cfg,
-			  const struct hs_traffic *t, uint32_t f,
-			  const uint32_t *concurrency);
-/* Bytes a flow of size bytes paces: its frames with their overhead on the
- * wire, or their pacing slots ([host] pace_bytes). */
-uint64_t hs_flow_wire_bytes(const struct hs_config *cfg, uint64_t size);
 
 /*
  * Compute the summary and, when the paths are not NULL, write the JSON

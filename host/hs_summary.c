@@ -5,7 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hs_config.h"
 #include "hs_summary.h"
+#include "ofan_wire.h"
 
 static int
 hs_cmp_double(const void *a, const void *b)
@@ -78,4 +80,72 @@ hs_flow_summarise(const struct hs_flow_times *flows, uint32_t n,
 		ideal_last - first_ideal;
 	free(slow);
 	return 0;
+}
+
+/* ---- the ideal time model ---- */
+
+/* The pacing slot of a data frame of frame bytes (hs_pace_slot()). */
+static uint64_t
+hs_frame_slot(const struct hs_config *c, uint64_t frame)
+{
+	return hs_pace_slot(c, (uint32_t)(frame < 60 ? 60 : frame) +
+			    OFAN_WIRE_OVERHEAD);
+}
+
+/*
+ * Bytes f paces: every frame with headers and overhead on the wire, or
+ * the pacing slot pace_bytes gives it.
+ */
+uint64_t
+hs_flow_wire_bytes(const struct hs_config *c, uint64_t size)
+{
+	uint64_t nb_full = size / c->mss, last = size % c->mss;
+	uint64_t bytes = nb_full *
+		hs_frame_slot(c, OFAN_ETH_HDR_SIZE + (uint64_t)c->mtu);
+
+	if (last != 0)
+		bytes += hs_frame_slot(c, OFAN_DATA_HDRS_SIZE + last);
+	return bytes;
+}
+
+/* The pacing slot of f's last frame (0 for an empty flow). */
+static uint64_t
+hs_flow_last_frame_bytes(const struct hs_config *c, uint64_t size)
+{
+	uint64_t last = size % c->mss;
+
+	if (size == 0)
+		return 0;
+	return hs_frame_slot(c, last == 0 ?
+			     OFAN_ETH_HDR_SIZE + (uint64_t)c->mtu :
+			     OFAN_DATA_HDRS_SIZE + last);
+}
+
+/* ns to send bytes at flow f's share of the paced rate. */
+static uint64_t
+hs_paced_ns(const struct hs_config *c, const uint32_t *concurrency,
+	    uint32_t f, uint64_t bytes)
+{
+	double rate = (double)c->rate_bps * c->rate_coef /
+		(concurrency[f] ? concurrency[f] : 1);
+
+	return (uint64_t)((double)bytes * 8e9 / rate);
+}
+
+uint64_t
+hs_flow_paced_ns(const struct hs_config *c, const struct hs_traffic *t,
+		 uint32_t f, const uint32_t *concurrency)
+{
+	return hs_paced_ns(c, concurrency, f,
+			   hs_flow_wire_bytes(c, t->flows[f].size));
+}
+
+uint64_t
+hs_flow_ideal_ns(const struct hs_config *c, const struct hs_traffic *t,
+		 uint32_t f, const uint32_t *concurrency, uint64_t path_rtt_ns)
+{
+	uint64_t size = t->flows[f].size;
+
+	return hs_paced_ns(c, concurrency, f, hs_flow_wire_bytes(c, size) -
+			   hs_flow_last_frame_bytes(c, size)) + path_rtt_ns;
 }

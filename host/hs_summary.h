@@ -48,4 +48,30 @@ double hs_percentile(const double *sorted, uint32_t n, double p);
 int hs_flow_summarise(const struct hs_flow_times *flows, uint32_t n,
 		      double *slowdown, struct hs_flow_summary *sum);
 
+/*
+ * The ideal time model both binaries report slowdowns against: a flow's
+ * frames before the last on the wire at its paced rate (the rate shared by
+ * the flows its source releases together, hs_traffic.concurrency), plus
+ * the round trip of its path, which includes the last frame's
+ * serialisation.  ofan-host takes the smallest RTT a local flow measured,
+ * ofan-fabric the path's from the topology.
+ */
+struct hs_config;
+struct hs_traffic;
+
+/*
+ * Ideal time of flow f under cfg on a path of round trip path_rtt_ns
+ * measured as ofan-host measures it (see above), in ns.
+ */
+uint64_t hs_flow_ideal_ns(const struct hs_config *cfg,
+			  const struct hs_traffic *t, uint32_t f,
+			  const uint32_t *concurrency, uint64_t path_rtt_ns);
+/* ns to put all of flow f's frames on the wire at its paced rate. */
+uint64_t hs_flow_paced_ns(const struct hs_config *cfg,
+			  const struct hs_traffic *t, uint32_t f,
+			  const uint32_t *concurrency);
+/* Bytes a flow of size bytes paces: its frames with their overhead on the
+ * wire, or their pacing slots ([host] pace_bytes). */
+uint64_t hs_flow_wire_bytes(const struct hs_config *cfg, uint64_t size);
+
 #endif /* OFAN_HS_SUMMARY_H */

@@ -18,7 +18,6 @@
 
 #include "fab_sim.h"
 #include "hs_host.h"
-#include "hs_results.h"
 #include "hs_summary.h"
 #include "ofan_clock.h"
 #include "ofan_wire.h"
