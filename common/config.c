@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The configuration object (see ofan_config.h): loading, lookup, overrides
- * and the unknown-key check.  The typed getters and value parsers live in
- * config_parse.c and use only the public interface below.
+ * The configuration object (see ofan_config.h): lookup, overrides and the
+ * unknown-key check.  Loading is config_load.c (its inside is shared
+ * through config_priv.h); the typed getters and value parsers live in
+ * config_parse.c and use only the public interface.
  *
  * iniparser is used for the file syntax only.  Its dictionary is copied
  * once into plain arrays of sections and entries in file order, so that
@@ -30,116 +31,9 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
-#include <iniparser/iniparser.h>
-
-#include "ofan_config.h"
-
-#define RTE_DIM_CFG(a) (sizeof(a) / sizeof((a)[0]))
-
-#define CFG_ERR_SIZE 4096
-#define CFG_CAPTURE_SIZE 1200
-#define CFG_MIN_SLOTS 64
-
-struct cfg_entry {
-	char *key;
-	char *value;
-	char *origin;	/* NULL: the file; else what set it (an override) */
-};
-
-struct cfg_section {
-	char *name;
-	struct cfg_entry *entries;
-	int nb_entries;
-	int max_entries;
-};
-
-/* A (section, key) pair a getter asked for; key is NULL for a mark. */
-struct cfg_asked {
-	char *sec;
-	char *key;
-};
-
-/*
- * What a slot of the index finds: a section by name, an entry by section
- * and key, an asked pair, a marked section, or a section some of whose
- * keys a getter asked for.
- */
-enum cfg_kind {
-	CFG_K_SECTION,
-	CFG_K_ENTRY,
-	CFG_K_ASKED,
-	CFG_K_MARK,
-	CFG_K_ANY,
-};
-
-/*
- * One slot of the index (open addressing).  sec and key point at the
- * strings of the section, entry or asked pair the slot finds, which live
- * as long as cfg; pos is its place in its array.
- */
-struct cfg_slot {
-	const char *sec;	/* NULL: an empty slot */
-	const char *key;	/* NULL for a section, a mark or "any" */
-	uint32_t hash;
-	uint8_t kind;
-	int pos;
-};
-
-struct ofan_cfg {
-	char *path;
-	struct cfg_section *sections;
-	int nb_sections;
-	int max_sections;
-	struct cfg_asked *asked;
-	int nb_asked;
-	int max_asked;
-	struct cfg_slot *slots;
-	uint32_t nb_slots;	/* a power of two, or 0 */
-	uint32_t nb_used;
-	char err[CFG_ERR_SIZE];
-};
-
-/*
- * iniparser reports syntax errors through a process-wide callback that
- * takes no context pointer.  The only way to keep its message (which has
- * the line number) is a thread-local pointer to a capture on the stack of
- * the loader; it is set only for the duration of iniparser_load().
- */
-struct cfg_capture {
-	const char *path;	/* what iniparser opened */
-	const char *name;	/* what the message says instead */
-	char msg[CFG_CAPTURE_SIZE];
-};
-
-static __thread struct cfg_capture *cfg_capture;
-
-static int
-cfg_capture_cb(const char *fmt, ...)
-{
-	struct cfg_capture *c = cfg_capture;
-	char raw[CFG_CAPTURE_SIZE];
-	const char *at = NULL;
-	va_list ap;
-
-	/* Keep the first message only: later ones follow from it. */
-	if (c == NULL || c->msg[0] != '\0')
-		return 0;
-	va_start(ap, fmt);
-	vsnprintf(raw, sizeof(raw), fmt, ap);
-	va_end(ap);
-	/* A text from memory is read through a /proc path nobody wrote. */
-	if (strcmp(c->path, c->name) != 0)
-		at = strstr(raw, c->path);
-	if (at == NULL)
-		snprintf(c->msg, sizeof(c->msg), "%s", raw);
-	else
-		snprintf(c->msg, sizeof(c->msg), "%.*s%s%s", (int)(at - raw),
-			 raw, c->name, at + strlen(c->path));
-	return 0;
-}
+#include "config_priv.h"
 
 static char *
 cfg_strdup_lower(const char *s)
@@ -277,7 +171,7 @@ cfg_index(struct ofan_cfg *cfg, uint8_t kind, const char *sec,
 }
 
 /* The section whose name is the first len bytes of sec, NULL if none. */
-static struct cfg_section *
+struct cfg_section *
 cfg_find_section_len(const struct ofan_cfg *cfg, const char *sec, size_t len)
 {
 	int pos = cfg_find(cfg, CFG_K_SECTION, sec, len, NULL);
@@ -285,7 +179,7 @@ cfg_find_section_len(const struct ofan_cfg *cfg, const char *sec, size_t len)
 	return pos < 0 ? NULL : &cfg->sections[pos];
 }
 
-static struct cfg_section *
+struct cfg_section *
 cfg_find_section(const struct ofan_cfg *cfg, const char *sec)
 {
 	return cfg_find_section_len(cfg, sec, strlen(sec));
@@ -300,7 +194,7 @@ cfg_find_entry(const struct ofan_cfg *cfg, const struct cfg_section *s,
 	return pos < 0 ? NULL : &s->entries[pos];
 }
 
-static struct cfg_section *
+struct cfg_section *
 cfg_add_section(struct ofan_cfg *cfg, const char *name)
 {
 	struct cfg_section *s;
@@ -323,7 +217,7 @@ cfg_add_section(struct ofan_cfg *cfg, const char *name)
  * Add key = value to s or replace its value.  Surrounding double quotes
  * are removed when strip_quotes is set (values from the file).
  */
-static int
+int
 cfg_put(struct ofan_cfg *cfg, struct cfg_section *s, const char *key,
 	const char *value, bool strip_quotes, const char *origin)
 {
@@ -370,241 +264,6 @@ cfg_put(struct ofan_cfg *cfg, struct cfg_section *s, const char *key,
 	cfg_index(cfg, CFG_K_ENTRY, s->name, e->key, s->nb_entries);
 	s->nb_entries++;
 	return 0;
-}
-
-/*
- * Copy iniparser's dictionary (entries in file order; a section is an
- * entry with a NULL value, a key is "section:key") into cfg.  A key
- * belongs to the longest section name that prefixes it (among the
- * sections before it); keys before any section get the section "".
- * Returns -EINVAL for a section with a blank name: iniparser makes "[ ]"
- * (and "[]" before any section) a section "", whose keys the unknown-key
- * check would then call outside any section.
- */
-static int
-cfg_import(struct ofan_cfg *cfg, const dictionary *d)
-{
-	struct cfg_section *best;
-	const char *name, *colon;
-	size_t best_len;
-	int i, rc;
-
-	for (i = 0; i < d->size; i++) {
-		name = d->key[i];
-		if (name == NULL)
-			continue;
-		if (d->val[i] == NULL) {
-			if (name[0] == '\0')
-				return -EINVAL;
-			if (cfg_find_section(cfg, name) == NULL &&
-			    cfg_add_section(cfg, name) == NULL)
-				return -ENOMEM;
-			continue;
-		}
-		/* The longest prefix is the one up to the last possible ':'. */
-		best = NULL;
-		best_len = strlen(name);
-		while (best == NULL &&
-		       (colon = memrchr(name, ':', best_len)) != NULL) {
-			best_len = (size_t)(colon - name);
-			best = cfg_find_section_len(cfg, name, best_len);
-		}
-		if (best == NULL) {
-			best = cfg_find_section(cfg, "");
-			if (best == NULL)
-				best = cfg_add_section(cfg, "");
-			if (best == NULL)
-				return -ENOMEM;
-			best_len = strcspn(name, ":");
-		}
-		if (name[best_len] == ':')
-			best_len++;
-		rc = cfg_put(cfg, best, name + best_len, d->val[i], true, NULL);
-		if (rc < 0)
-			return rc;
-	}
-	return 0;
-}
-
-/*
- * Turn iniparser's "iniparser: syntax error in NAME (LINE):\n-> TEXT\n"
- * and "iniparser: input line too long in NAME (LINE)\n" into one line
- * that begins "NAME:LINE: "; other messages are only joined onto one line.
- */
-static void
-cfg_syntax_message(const char *name, char *msg, char *err, size_t err_size)
-{
-	static const char too_long[] = "iniparser: input line too long";
-	const char *arrow = strstr(msg, "):\n-> ");
-	bool syntax = strstr(msg, "syntax error") != NULL && arrow != NULL;
-	const char *end = syntax ? arrow : msg + strlen(msg);
-	const char *paren = NULL;
-	char *p;
-	int line;
-
-	/* The line number is in the last " (" (NAME may hold one too). */
-	for (p = strstr(msg, " ("); p != NULL && p < end;
-	     p = strstr(p + 1, " ("))
-		paren = p;
-	if (syntax && paren != NULL) {
-		line = atoi(paren + 2);
-		p = (char *)arrow + strlen("):\n-> ");
-		p[strcspn(p, "\n")] = '\0';
-		snprintf(err, err_size, "%s:%d: '%s' is not valid INI; "
-			 "expected [section], key = value or a comment",
-			 name, line, p);
-		return;
-	}
-	/*
-	 * iniparser reads a line of at most 1022 characters and its newline,
-	 * and takes a NUL byte for the end of a line it then finds too long.
-	 */
-	if (strncmp(msg, too_long, strlen(too_long)) == 0 && paren != NULL) {
-		snprintf(err, err_size, "%s:%d: the line is too long or holds "
-			 "a NUL byte; expected text lines of at most 1022 "
-			 "characters", name, atoi(paren + 2));
-		return;
-	}
-	for (p = msg; *p != '\0'; p++)
-		if (*p == '\n')
-			*p = ' ';
-	while (p > msg && p[-1] == ' ')
-		*--p = '\0';
-	if (strncmp(msg, "iniparser: ", strlen("iniparser: ")) == 0)
-		msg += strlen("iniparser: ");
-	snprintf(err, err_size, "%s: %s", name,
-		 msg[0] != '\0' ? msg : "cannot be parsed");
-}
-
-/* Fail early, with the system's reason, if path cannot be read. */
-static int
-cfg_check_readable(const char *path, char *err, size_t err_size)
-{
-	FILE *f = fopen(path, "r");
-	int rc = 0;
-
-	if (f == NULL) {
-		rc = -errno;
-	} else {
-		if (fgetc(f) == EOF && ferror(f))
-			rc = errno != 0 ? -errno : -EIO;
-		fclose(f);
-	}
-	if (rc < 0)
-		snprintf(err, err_size, "%s: cannot read: %s", path,
-			 strerror(-rc));
-	return rc;
-}
-
-/*
- * The loaders' common part: parse what iniparser reads at path into a
- * configuration called name (its messages and ofan_cfg_path() say name).
- */
-static struct ofan_cfg *
-cfg_parse(const char *name, const char *path, char *err, size_t err_size)
-{
-	struct cfg_capture capture = { .path = path, .name = name };
-	struct ofan_cfg *cfg;
-	dictionary *d;
-	int rc;
-
-	cfg_capture = &capture;
-	iniparser_set_error_callback(cfg_capture_cb);
-	d = iniparser_load(path);
-	iniparser_set_error_callback(NULL);
-	cfg_capture = NULL;
-	if (d == NULL) {
-		cfg_syntax_message(name, capture.msg, err, err_size);
-		return NULL;
-	}
-
-	cfg = calloc(1, sizeof(*cfg));
-	rc = cfg == NULL || (cfg->path = strdup(name)) == NULL ? -ENOMEM :
-	     cfg_import(cfg, d);
-	iniparser_freedict(d);
-	if (rc == 0)
-		return cfg;
-	if (rc == -EINVAL)
-		snprintf(err, err_size, "%s: a section has a blank name "
-			 "('[ ]', or '[]' before the first section); "
-			 "expected [name]", name);
-	else
-		snprintf(err, err_size, "%s: out of memory", name);
-	ofan_cfg_free(cfg);
-	return NULL;
-}
-
-struct ofan_cfg *
-ofan_cfg_load(const char *path, char *err, size_t err_size)
-{
-	char dummy[1];
-
-	if (err == NULL || err_size == 0) {
-		err = dummy;
-		err_size = sizeof(dummy);
-	}
-	err[0] = '\0';
-	if (path == NULL) {
-		snprintf(err, err_size, "no configuration file given");
-		return NULL;
-	}
-	if (cfg_check_readable(path, err, err_size) < 0)
-		return NULL;
-	return cfg_parse(path, path, err, err_size);
-}
-
-/* Write all of text into fd; 0 or -errno. */
-static int
-cfg_write_all(int fd, const char *text, size_t len)
-{
-	ssize_t n;
-
-	while (len > 0) {
-		n = write(fd, text, len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return n < 0 ? -errno : -EIO;
-		text += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
-struct ofan_cfg *
-ofan_cfg_load_mem(const char *name, const char *text, size_t len, char *err,
-		  size_t err_size)
-{
-	struct ofan_cfg *cfg = NULL;
-	char dummy[1], proc[64];
-	int fd, rc;
-
-	if (err == NULL || err_size == 0) {
-		err = dummy;
-		err_size = sizeof(dummy);
-	}
-	err[0] = '\0';
-	if (name == NULL || (text == NULL && len > 0)) {
-		snprintf(err, err_size, "no configuration text given");
-		return NULL;
-	}
-	/* An anonymous file in memory: nothing touches a disk. */
-	fd = memfd_create("ofan-cfg", MFD_CLOEXEC);
-	rc = fd < 0 ? -errno : cfg_write_all(fd, text, len);
-	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
-	if (rc < 0)
-		snprintf(err, err_size, "%s: cannot be held in memory: %s",
-			 name, strerror(-rc));
-	else
-		cfg = cfg_parse(name, proc, err, err_size);
-	/* iniparser would only say it cannot open name. */
-	if (rc == 0 && cfg == NULL && access(proc, R_OK) != 0)
-		snprintf(err, err_size, "%s: cannot be read back through %s: "
-			 "%s; expected /proc mounted", name, proc,
-			 strerror(errno));
-	if (fd >= 0)
-		close(fd);
-	return cfg;
 }
 
 void
@@ -984,21 +643,4 @@ ofan_cfg_check_unknown(struct ofan_cfg *cfg)
 				return cfg_unknown_key(cfg, s, &s->entries[j]);
 	}
 	return 0;
-}
-
-int
-ofan_cfg_load_with(const char *path,
-		   int (*fill)(struct ofan_cfg *cfg, void *arg), void *arg,
-		   char *err, size_t err_size)
-{
-	struct ofan_cfg *cfg = ofan_cfg_load(path, err, err_size);
-	int rc;
-
-	if (cfg == NULL)
-		return -EINVAL;
-	rc = fill(cfg, arg);
-	if (rc != 0)
-		snprintf(err, err_size, "%s", ofan_cfg_error(cfg));
-	ofan_cfg_free(cfg);
-	return rc;
 }
