@@ -31,8 +31,8 @@
  * bit leaves, adds its serialisation to that), so the
  * threads run a window independently, then meet at a barrier; frames that
  * crossed are handed over (in link order) at the start of the next window,
- * and the control plane (failures, routing) runs at window ends, alone.
- * Because the event order is canonical (fab_evq.h) and windows are the
+ * and the control plane (failures, routing) runs at window ends, alone
+ * (fab_coord.c: what happens between windows).  Because the event order is canonical (fab_evq.h) and windows are the
  * same for any thread count, the results do not depend on it: a run on
  * two threads is byte-identical to the same run on one.
  *
@@ -96,7 +96,8 @@ fab_pop(struct fab_thr *th)
 
 /* ---- queue windows ---- */
 
-static void
+/* Keep direction d's largest queue of its current window, and reset it. */
+void
 fab_qwin_flush(struct fab_thr *th, uint32_t d)
 {
 	struct fab_dir *dir = &th->s->dirs[d];
@@ -251,7 +252,7 @@ fab_sw_note(struct fab_thr *th, uint32_t d)
  * meanwhile the engine has dropped the queue, the frame in service with
  * it.
  */
-static void
+void
 fab_sw_tx(struct fab_thr *th, uint32_t d)
 {
 	struct fab_dir *dir = &th->s->dirs[d];
@@ -319,7 +320,7 @@ fab_host_tx(struct fab_thr *th, uint32_t d)
 }
 
 /* Let the host send what is due and book its next event. */
-static void
+void
 fab_host_kick(struct fab_thr *th, uint32_t rank)
 {
 	struct fab_hnode *hn = &th->s->hosts[rank];
@@ -377,7 +378,7 @@ fab_sim_flow_end(void *arg, uint32_t flow, bool received, uint64_t now)
 	}
 }
 
-static void
+void
 fab_host_check_done(struct fab_thr *th, uint32_t rank)
 {
 	struct fab_hnode *hn = &th->s->hosts[rank];
@@ -433,7 +434,7 @@ fab_arrive(struct fab_thr *th, uint32_t d)
 }
 
 /* Take over the frames other threads sent to us in window `parity`. */
-static void
+void
 fab_drain(struct fab_thr *th, uint32_t parity)
 {
 	struct fab_sim *s = th->s;
@@ -513,7 +514,7 @@ fab_prefetch_near(const struct fab_sim *s, const struct fab_ev *ev)
 }
 
 /* Run th's events before w_end. */
-static void
+void
 fab_thr_window(struct fab_thr *th, uint64_t w_end)
 {
 	struct fab_sim *s = th->s;
@@ -560,378 +561,4 @@ fab_thr_window(struct fab_thr *th, uint64_t w_end)
 			break;	/* control events are not queued here */
 		}
 	}
-}
-
-/*
- * A barrier for the threads of a run.  It spins (a window is short), then
- * yields, so a thread that lost its CPU to something else gets it back.
- */
-static void
-fab_barrier_wait(struct fab_barrier *b)
-{
-	uint32_t gen = __atomic_load_n(&b->gen, __ATOMIC_ACQUIRE);
-	unsigned int spins = 0;
-
-	if (__atomic_add_fetch(&b->count, 1, __ATOMIC_ACQ_REL) ==
-	    __atomic_load_n(&b->n, __ATOMIC_ACQUIRE)) {
-		__atomic_store_n(&b->count, 0, __ATOMIC_RELAXED);
-		__atomic_store_n(&b->gen, gen + 1, __ATOMIC_RELEASE);
-		return;
-	}
-	while (__atomic_load_n(&b->gen, __ATOMIC_ACQUIRE) == gen) {
-		if (++spins < 20000)
-			rte_pause();
-		else
-			sched_yield();
-	}
-}
-
-double
-fab_sim_wall_since(const struct timespec *a)
-{
-	struct timespec b;
-
-	clock_gettime(CLOCK_MONOTONIC, &b);
-	return (double)(b.tv_sec - a->tv_sec) +
-		(double)(b.tv_nsec - a->tv_nsec) * 1e-9;
-}
-
-/* Bytes acknowledged and to send, over this rank's hosts. */
-static void
-fab_progress_sums(const struct fab_sim *s, uint64_t *acked, uint64_t *total)
-{
-	uint64_t a, b;
-	uint32_t i;
-
-	*acked = *total = 0;
-	for (i = 0; i < s->t->nb_hosts; i++) {
-		if (s->hosts[i].h == NULL)
-			continue;	/* another rank's */
-		hs_host_progress(s->hosts[i].h, &a, &b);
-		*acked += a;
-		*total += b;
-	}
-}
-
-/* The progress line (rank 0), from the job's sums. */
-static void
-fab_progress_print(struct fab_sim *s, uint64_t now, uint64_t acked,
-		   uint64_t total, bool last)
-{
-	if (s->quiet || (s->job != NULL && s->job->rank != 0))
-		return;
-	clock_gettime(CLOCK_MONOTONIC, &s->wall_last);
-	fprintf(stderr, "%s: %-10s %10.1f us simulated, %5.1f%% of bytes acknowledged, %6.1f s wall%s\n",
-		s->prog, s->scheme, (double)(now - s->t0) / 1e3,
-		total ? 100.0 * (double)acked / (double)total : 100.0,
-		fab_sim_wall_since(&s->wall0), last ? " (done)" : "");
-}
-
-/* Is a progress line due (rank 0's wall clock; the others never ask)? */
-static bool
-fab_progress_wanted(const struct fab_sim *s)
-{
-	if (s->quiet || (s->job != NULL && s->job->rank != 0))
-		return false;
-	return fab_sim_wall_since(&s->wall_last) >= 1.0;
-}
-
-/*
- * --spread parts: hand the frames this rank's parts sent to other ranks'
- * parts in window `parity` over, and take theirs into the wires' hand-over
- * FIFOs, where the receiving threads drain them at the next window as
- * frames from another thread.  Each wire's frames keep their order.
- */
-struct fab_xrec {
-	uint32_t dir;
-	uint32_t len;
-	uint64_t t;
-};
-
-static void
-fab_exchange(struct fab_sim *s, uint32_t parity)
-{
-	const struct fab_job *j = s->job;
-	uint32_t d;
-	int r;
-
-	for (r = 0; r < j->size; r++)
-		s->xout[r].len = 0;
-	for (d = 0; d < s->nb_dirs; d++) {
-		struct fab_dir *dir = &s->dirs[d];
-		struct fab_fifo *out = &dir->out[parity];
-
-		if (!dir->cross || !dir->tx_local || dir->rx_local)
-			continue;
-		while (out->head != out->tail) {
-			struct fab_slot e = out->e[out->head++ & out->mask];
-			struct fab_xrec x = {
-				.dir = d, .len = e.m->pkt_len, .t = e.t,
-			};
-			struct fab_xbuf *b = &s->xout[dir->rx_rank];
-
-			if (fab_xbuf_put(b, &x, sizeof(x)) != 0 ||
-			    fab_xbuf_put(b, rte_pktmbuf_mtod(e.m, void *),
-					 x.len) != 0)
-				s->thr[0].failed = true;	/* ends the run */
-			rte_pktmbuf_free(e.m);
-		}
-	}
-	if (fab_job_exchange(j, s->xout, s->xin) != 0)
-		s->thr[0].failed = true;
-	for (r = 0; r < j->size; r++) {
-		const uint8_t *b = s->xin[r].b, *end = b + s->xin[r].len;
-
-		if (r == j->rank)
-			continue;
-		while (b + sizeof(struct fab_xrec) <= end) {
-			struct fab_xrec x;
-			struct rte_mbuf *m;
-
-			memcpy(&x, b, sizeof(x));
-			b += sizeof(x);
-			m = rte_pktmbuf_alloc(s->pool);
-			if (m == NULL || rte_pktmbuf_append(m, x.len) == NULL ||
-			    fab_fifo_push(&s->dirs[x.dir].out[parity], m,
-					  x.t) != 0) {
-				rte_pktmbuf_free(m);
-				s->thr[0].lost++;
-			} else {
-				memcpy(rte_pktmbuf_mtod(m, void *), b, x.len);
-			}
-			b += x.len;
-		}
-	}
-}
-
-/*
- * Between windows (every thread waits at the barrier): run the control
- * events due at the window's end, decide whether the run is over, and set
- * the next window.  Thread 0 only.
- */
-static void
-fab_coordinate(struct fab_sim *s)
-{
-	uint64_t w_start = s->w_end, w_end, net = 0, last_done = 0;
-	uint64_t sum[4], max[5];
-	uint32_t done = 0, i;
-	bool failed = false;
-	int c;
-
-	/* Every rank runs the same control events, each on its switches. */
-	while ((c = fab_ctl_next(s)) >= 0 && s->ctl[c].t <= w_start) {
-		struct fab_ctl ctl = s->ctl[c];
-		uint32_t drain[2], n, d;
-
-		s->ctl[c] = s->ctl[--s->nb_ctl];
-		for (i = 0; i < s->nb_thr; i++)
-			s->thr[i].now = w_start;
-		n = fab_control(s, ctl.idx, w_start, drain);
-		for (d = 0; d < n; d++)
-			if (s->dirs[drain[d]].tx_local)
-				fab_sw_tx(&s->thr[s->dirs[drain[d]].tx_owner],
-					  drain[d]);
-	}
-	for (i = 0; i < s->nb_thr; i++) {
-		done += s->thr[i].nb_hosts_done;
-		net += s->thr[i].nb_net_ev;
-		failed = failed || s->thr[i].failed;
-		last_done = RTE_MAX(last_done, s->thr[i].last_done_ns);
-	}
-	/* Frames still to hand over count as in the network (each on the
-	 * rank that sent it: they move after this). */
-	for (i = 0; i < s->nb_dirs; i++)
-		if (s->dirs[i].cross && s->dirs[i].tx_local)
-			net += fab_fifo_len(&s->dirs[i].out[s->w_index & 1]);
-	/* The job decides as one: sums and maxima over its ranks. */
-	sum[0] = done;
-	sum[1] = net;
-	sum[2] = sum[3] = 0;
-	if (s->progress_due)
-		fab_progress_sums(s, &sum[2], &sum[3]);
-	max[0] = failed;
-	max[1] = s->interrupt != NULL && *s->interrupt;
-	max[2] = last_done;
-	max[3] = s->progress_due;
-	max[4] = fab_progress_wanted(s);
-	if (s->job != NULL)
-		fab_job_reduce(s->job, sum, 4, max, 5);
-	if (max[3])
-		fab_progress_print(s, w_start, sum[2], sum[3], false);
-	s->progress_due = max[4] != 0;
-	if (sum[0] == s->t->nb_hosts && s->done_ns == 0)
-		s->done_ns = max[2];
-	if ((s->done_ns != 0 && sum[1] == 0) || w_start >= s->limit ||
-	    max[0] || max[1]) {
-		s->stop = true;
-		return;
-	}
-	if (s->between != NULL)
-		s->between(s->between_arg);
-	w_end = RTE_MIN(w_start + s->lookahead, s->limit);
-	c = fab_ctl_next(s);
-	if (c >= 0 && s->ctl[c].t < w_end)
-		w_end = s->ctl[c].t;
-	s->w_index++;
-	s->w_end = w_end;
-	if (s->job != NULL)
-		fab_exchange(s, (s->w_index - 1) & 1);
-	if (s->grow != NULL)
-		fab_pool_reserve(s->grow, s->pool_need);
-}
-
-/* A thread's life: windows until thread 0 says stop. */
-static int
-fab_thr_main(void *arg)
-{
-	struct fab_thr *th = arg;
-	struct fab_sim *s = th->s;
-
-	for (;;) {
-		fab_barrier_wait(&s->bar);	/* thread 0 set the window */
-		if (s->stop)
-			break;
-		fab_drain(th, (s->w_index - 1) & 1);
-		fab_thr_window(th, s->w_end);
-		fab_barrier_wait(&s->bar);	/* everyone finished it */
-		if (th->id == 0)
-			fab_coordinate(s);
-	}
-	return 0;
-}
-
-void
-fab_sim_start(struct fab_sim *s)
-{
-	const struct fab_params *p = s->p;
-	const struct fab_topo *t = s->t;
-	uint32_t i;
-
-	fab_fail_at_start(s);
-	for (i = 0; i < p->nb_failures; i++) {
-		if (p->failures[i].at_start)
-			continue;
-		fab_ctl_push(s, s->t0 + p->failures[i].at_ns,
-			     i * FAB_CTL_PHASES + FAB_CTL_FAIL);
-		if (p->failures[i].duration_ns != 0)
-			fab_ctl_push(s, s->t0 + p->failures[i].at_ns +
-				     p->failures[i].duration_ns,
-				     i * FAB_CTL_PHASES + FAB_CTL_RESTORE);
-	}
-	/*
-	 * A growing pool (fab_pool.h) has, before each window, more free
-	 * mbufs than the window can take: each local host sends at most its
-	 * link's worth of frames (counted as 1000 bytes each, or a full
-	 * frame's wire bytes when the MTU makes that less) and as many ACKs
-	 * (one mbuf at a time: fabric hosts keep no stash); free mbufs may sit
-	 * in the threads' mempool caches (up to 1.5 x the cache size each),
-	 * where another thread cannot take them; and a reserve.  Before the
-	 * start, also the NICs' first fill (nic_queue frames per slot).  The
-	 * reserve was 65,536 mbufs (290 MB of 4 KiB frames), which a
-	 * permutation never comes near, and populating it (the kernel
-	 * clearing its pages) took most of a k = 8 permutation's run.
-	 */
-	if (s->grow != NULL) {
-		uint64_t frame = RTE_MIN(1000u, (uint32_t)p->host.mtu + 38u);
-		uint64_t per_host = 2 * (p->rate_bps * s->lookahead / 8000000000ull
-					 / frame + 2), first = 0, hosts = 0;
-
-		for (i = 0; i < t->nb_hosts; i++) {
-			if (s->hosts[i].h == NULL)
-				continue;
-			hosts++;
-			first += (uint64_t)s->hosts[i].nic.nb_slots *
-				RTE_MAX(p->nic_queue, 1u);
-		}
-		s->pool_need = (uint32_t)RTE_MIN(FAB_POOL_RESERVE +
-			(uint64_t)s->nb_thr * RTE_MEMPOOL_CACHE_MAX_SIZE * 3 / 2 +
-			hosts * per_host, (uint64_t)UINT32_MAX / 2);
-		fab_pool_reserve(s->grow, (uint32_t)RTE_MIN(s->pool_need + first,
-						(uint64_t)UINT32_MAX / 2));
-	}
-	for (i = 0; i < t->nb_hosts; i++)
-		if (s->hosts[i].h != NULL)
-			hs_host_start(s->hosts[i].h, s->t0);
-	for (i = 0; i < t->nb_hosts; i++) {
-		struct fab_thr *th;
-
-		if (s->hosts[i].h == NULL)
-			continue;	/* another rank's */
-		th = &s->thr[fab_part_thr(s, s->host_owner[i])];
-		fab_host_kick(th, i);
-		fab_host_check_done(th, i);
-	}
-	/* The first window, after control events due at the start. */
-	s->w_end = s->t0;
-	s->w_index = 0;
-	fab_coordinate(s);
-}
-
-int
-fab_sim_go(struct fab_sim *s, char *err, unsigned int err_size)
-{
-	const struct fab_params *p = s->p;
-	struct fab_run *r = s->r;
-	unsigned int lcore = rte_lcore_id();
-	uint32_t i, launched;
-	uint64_t end;
-	int rc = 0;
-
-	for (i = 1; i < s->nb_thr; i++) {
-		lcore = rte_get_next_lcore(lcore, 1, 0);
-		s->thr[i].lcore = lcore;
-		if (rte_eal_remote_launch(fab_thr_main, &s->thr[i],
-					  lcore) != 0) {
-			/* Those launched meet thread 0 at the barrier and
-			 * stop with it. */
-			snprintf(err, err_size, "cannot start a thread on lcore %u",
-				 lcore);
-			rc = -EBUSY;
-			s->stop = true;
-			__atomic_store_n(&s->bar.n, i, __ATOMIC_RELEASE);
-			break;
-		}
-	}
-	launched = i;
-	fab_thr_main(&s->thr[0]);
-	for (i = 1; i < launched; i++)
-		rte_eal_wait_lcore(s->thr[i].lcore);
-	if (rc != 0)
-		return rc;	/* a thread did not start: nothing ran */
-
-	for (i = 0; i < s->nb_thr; i++) {
-		if (s->thr[i].failed) {
-			snprintf(err, err_size, "out of memory for events");
-			rc = -ENOMEM;
-		}
-		r->events += s->thr[i].events;
-		r->hops += s->thr[i].hops;
-		r->injected += s->thr[i].injected;
-		r->delivered += s->thr[i].delivered;
-	}
-	end = RTE_MIN(s->w_end, s->t0 + p->time_limit_ns);
-	r->completed = s->done_ns != 0;
-	r->interrupted = !r->completed && s->interrupt != NULL &&
-		*s->interrupt;
-	if (s->job != NULL) {
-		uint64_t intr = r->interrupted;
-
-		fab_job_reduce(s->job, NULL, 0, &intr, 1);
-		r->interrupted = !r->completed && intr != 0;
-	}
-	r->sim_ns = (s->done_ns ? s->done_ns : end) - s->t0;
-	{
-		uint64_t sums[2];
-
-		fab_progress_sums(s, &sums[0], &sums[1]);
-		if (s->job != NULL)
-			fab_job_reduce(s->job, sums, 2, NULL, 0);
-		fab_progress_print(s, s->done_ns ? s->done_ns : end, sums[0],
-				   sums[1], true);
-	}
-	for (i = 0; i < s->nb_dirs; i++)
-		if (!s->dirs[i].from_host && s->dirs[i].tx_local)
-			fab_qwin_flush(&s->thr[s->dirs[i].tx_owner], i);
-	r->nb_windows = (uint32_t)((end - s->t0) / p->queue_window_ns) + 1;
-	return rc;
 }

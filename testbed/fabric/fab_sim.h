@@ -257,10 +257,25 @@ fab_part_thr(const struct fab_sim *s, uint16_t part)
 	return (uint8_t)(part - s->part0);
 }
 
-/* ---- the event loop (fab_sim.c) ---- */
+/* ---- one thread's events in a window (fab_sim.c) ---- */
 
 /* The hosts' on_flow_end: activate the trigger, start its flows. */
 void fab_sim_flow_end(void *arg, uint32_t flow, bool received, uint64_t now);
+/* Take the frames other threads handed to th's wires in window parity. */
+void fab_drain(struct fab_thr *th, uint32_t parity);
+/* Run th's events up to w_end (the window's end, excluded). */
+void fab_thr_window(struct fab_thr *th, uint64_t w_end);
+/* Serialise what switch port direction d has queued (its owner thread). */
+void fab_sw_tx(struct fab_thr *th, uint32_t d);
+/* Let host rank send what it may now, and schedule its next event. */
+void fab_host_kick(struct fab_thr *th, uint32_t rank);
+/* Count host rank done once it has sent and received everything. */
+void fab_host_check_done(struct fab_thr *th, uint32_t rank);
+/* Record direction d's largest queue of its current window (queue-time.csv). */
+void fab_qwin_flush(struct fab_thr *th, uint32_t d);
+
+/* ---- between windows (fab_coord.c) ---- */
+
 /* Schedule the failures, start the hosts, run the first control window. */
 void fab_sim_start(struct fab_sim *s);
 /*
