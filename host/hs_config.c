@@ -14,7 +14,6 @@
 #include "hs_config.h"
 #include "hs_pattern.h"
 
-const char *const hs_cc_names[] = { "rate", "ecn_window", NULL };
 const char *const hs_recovery_names[] = { "sack", "erasure", NULL };
 const char *const hs_pacing_names[] = { "host", "flow", NULL };
 const char *const hs_ce_echo_names[] = { "data", "ack", NULL };
@@ -62,7 +61,7 @@ hs_config_defaults(struct hs_config *c)
 	c->min_rto_ns = 1000000;		/* 1 ms */
 	c->reorder_window_ns = 100000;		/* 100 us */
 	c->base_rtt_ns = 20000;			/* 20 us */
-	c->cc = HS_CC_RATE;
+	c->cc = hs_cc_registry[0];	/* rate */
 	c->window_pkts = 64;
 	c->recovery = HS_RECOVERY_SACK;
 	c->erasure_k = 3;		/* the study's simulator's default */
@@ -102,12 +101,14 @@ hs_config_host(struct ofan_cfg *cfg, struct hs_config *c,
 	const unsigned int policy_flags = flags & OFAN_CFG_REQUIRED;
 	static const char *const sec = "host";
 	const char *names[HLB_MAX_POLICIES + 1];
-	int i, n, cc = c->cc, ecn = c->ecn, rec = c->recovery;
+	const char *cc_names[HS_MAX_CC + 1];
+	int i, n, cc = hs_cc_index(c->cc), ecn = c->ecn, rec = c->recovery;
 	int pacing = c->pacing, ce_echo = c->ce_echo;
 
 	for (n = 0; hlb_registry[n] != NULL && n < HLB_MAX_POLICIES; n++)
 		names[n] = hlb_registry[n]->name;
 	names[n] = NULL;
+	hs_cc_name_list(cc_names);
 	i = 0;
 	if (caller_sets || (!(policy_flags & OFAN_CFG_REQUIRED) &&
 			    !ofan_cfg_has_key(cfg, sec, "policy")))
@@ -131,7 +132,7 @@ hs_config_host(struct ofan_cfg *cfg, struct hs_config *c,
 			      60ull * 1000000000ull, &c->reorder_window_ns) ||
 	    ofan_cfg_get_time(cfg, sec, "base_rtt", 0, 1, 60ull * 1000000000ull,
 			      &c->base_rtt_ns) ||
-	    ofan_cfg_get_enum(cfg, sec, "cc", 0, hs_cc_names, &cc) ||
+	    ofan_cfg_get_enum(cfg, sec, "cc", 0, cc_names, &cc) ||
 	    ofan_cfg_get_u32(cfg, sec, "window", 0, 1, 1u << 20,
 			     &c->window_pkts) ||
 	    ofan_cfg_get_enum(cfg, sec, "ecn", 0, hs_ecn_names, &ecn) ||
@@ -154,7 +155,7 @@ hs_config_host(struct ofan_cfg *cfg, struct hs_config *c,
 	    hs_get_u16(cfg, sec, "ev_min", 1, 65535, &c->hlb.ev_min) ||
 	    hs_get_u16(cfg, sec, "ev_max", 1, 65535, &c->hlb.ev_max))
 		return -EINVAL;
-	c->cc = (enum hs_cc)cc;
+	c->cc = hs_cc_registry[cc];
 	c->ecn = (uint8_t)ecn;
 	c->recovery = (enum hs_recovery)rec;
 	c->pacing = (enum hs_pacing)pacing;

@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "hlb.h"
+#include "hs_cc.h"
 #include "hs_traffic.h"
 #include "hs_transport.h"
 
@@ -25,12 +26,6 @@ struct ofan_cfg;
 #define HS_PORT_MAX_LCORES 16	/* = HS_MAX_SHARDS */
 #define HS_PATH_SIZE 512
 
-enum hs_cc {
-	HS_CC_RATE = 0,		/* constant-rate senders (default) */
-	HS_CC_ECN_WINDOW = 1,	/* window halved-ish on CE, grown per RTT */
-};
-
-extern const char *const hs_cc_names[];
 
 /*
  * How a host shares its rate among its flows.  host: one pacer at rate x
@@ -96,7 +91,7 @@ struct hs_config {
 	uint64_t min_rto_ns;
 	uint64_t reorder_window_ns;
 	uint64_t base_rtt_ns;
-	enum hs_cc cc;
+	const struct hs_cc_ops *cc;	/* [host] cc (hs_cc.h) */
 	uint32_t window_pkts;	/* ECN_WINDOW: initial and maximum window */
 	enum hs_recovery recovery;
 	uint32_t erasure_k;	/* erasure: packets beyond the data's */

@@ -167,7 +167,7 @@ hs_host_create(const struct hs_host_params *p, char *err,
 		.rto_ns = RTE_MAX(c->min_rto_ns, 2 * c->base_rtt_ns),
 		.min_rto_ns = c->min_rto_ns,
 		.base_rtt_ns = c->base_rtt_ns,
-		.windowed = c->cc == HS_CC_ECN_WINDOW,
+		.windowed = c->cc->windowed,
 	};
 	h->path_timers = c->recovery == HS_RECOVERY_ERASURE &&
 		c->policy->on_path_timeout != NULL;
@@ -245,7 +245,8 @@ hs_flow_activate(struct hs_host *h, uint32_t si, uint64_t now)
 	}
 	c->policy->init(s->lb, &h->hlb, &h->rng, now);
 	hs_frame_template(&h->fx, &s->tmpl, s->spec, s->nic_slot);
-	s->cwnd = c->window_pkts;
+	if (c->cc->start != NULL)
+		c->cc->start(&s->cc, c->window_pkts);
 	s->state = HS_ACTIVE;
 	s->start_ns = now;
 	h->active[h->nb_active++] = si;

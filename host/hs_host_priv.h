@@ -54,7 +54,7 @@ struct hs_sflow {
 	uint64_t start_at;	/* absolute, for flows without a dependency */
 	uint64_t start_ns;	/* absolute, when it began */
 	uint64_t done_ns;
-	double cwnd;		/* ECN window mode */
+	struct hs_cc_state cc;	/* its congestion control's (hs_cc.h) */
 	uint64_t acks;
 	uint64_t ce_acks;
 	uint64_t min_rtt_ns;	/* smallest RTT sample, UINT64_MAX: none */

@@ -187,13 +187,8 @@ hs_input_ack(struct hs_host *h, const uint8_t *frame,
 	if (rtt != 0 && rtt < s->min_rtt_ns)
 		s->min_rtt_ns = rtt;
 	c->policy->on_ack(s->lb, &h->hlb, &h->rng, ev, a.ce, rtt, now);
-	if (c->cc == HS_CC_ECN_WINDOW) {
-		if (a.ce)
-			s->cwnd = RTE_MAX(1.0, s->cwnd - 0.5);
-		else
-			s->cwnd = RTE_MIN((double)c->window_pkts,
-					  s->cwnd + 1.0 / s->cwnd);
-	}
+	if (c->cc->on_ack != NULL)
+		c->cc->on_ack(&s->cc, a.ce, c->window_pkts);
 	if (hs_sender_done(&s->tx))
 		hs_flow_done(h, si, now);
 }

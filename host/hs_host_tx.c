@@ -28,8 +28,8 @@ hs_host_timers(struct hs_host *h, uint64_t now)
 			if (!h->path_timers)
 				c->policy->on_timeout(s->lb, &h->hlb, &h->rng,
 						      now);
-			if (c->cc == HS_CC_ECN_WINDOW)
-				s->cwnd = 1.0;
+			if (c->cc->on_timeout != NULL)
+				c->cc->on_timeout(&s->cc);
 		}
 		if (due)
 			hs_wake(h, si, now);
@@ -81,9 +81,8 @@ hs_flow_packet(struct hs_host *h, uint32_t si, uint64_t now, uint32_t *wire)
 		hs_timer_take(h, s, now);
 		return NULL;
 	}
-	if (c->cc == HS_CC_ECN_WINDOW &&
-	    hs_sender_in_flight(&s->tx) >= (uint32_t)s->cwnd &&
-	    hs_sender_is_new(&s->tx, psn))
+	if (c->cc->may_send != NULL && hs_sender_is_new(&s->tx, psn) &&
+	    !c->cc->may_send(&s->cc, hs_sender_in_flight(&s->tx)))
 		return NULL;
 	m = hs_data_mbuf(h);
 	if (m == NULL) {

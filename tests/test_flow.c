@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hs_cc.h"
 #include "hs_flow.h"
 #include "ofan_rng.h"
 #include "unit_suite.h"
@@ -1530,6 +1531,99 @@ START_TEST(test_tx_chunks_follow_flight)
 }
 END_TEST
 
+/* ---- congestion control (hs_cc.h) ---- */
+
+/* rate: no state, never holds a packet back, nothing per packet. */
+START_TEST(test_cc_rate)
+{
+	const struct hs_cc_ops *cc = hs_cc_find("rate");
+
+	ck_assert_ptr_nonnull(cc);
+	ck_assert_ptr_eq(cc, hs_cc_registry[0]);	/* the default */
+	ck_assert(!cc->windowed);
+	ck_assert(cc->start == NULL && cc->may_send == NULL &&
+		  cc->on_ack == NULL && cc->on_timeout == NULL);
+}
+END_TEST
+
+/*
+ * ecn_window: [host] window at the start; half a packet off per CE echo
+ * down to 1, 1 / window on per clean ACK up to [host] window, 1 after a
+ * timeout; a new packet leaves only while fewer than the window are out.
+ */
+START_TEST(test_cc_ecn_window)
+{
+	const struct hs_cc_ops *cc = hs_cc_find("ECN_Window");
+	struct hs_cc_state st = { 0 };
+	unsigned int i;
+
+	ck_assert_ptr_nonnull(cc);
+	ck_assert(cc->windowed);
+	cc->start(&st, 8);
+	ck_assert(st.cwnd == 8.0);
+	ck_assert(cc->may_send(&st, 7));
+	ck_assert(!cc->may_send(&st, 8));
+	cc->on_ack(&st, false, 8);	/* at the cap already */
+	ck_assert(st.cwnd == 8.0);
+	cc->on_ack(&st, true, 8);
+	ck_assert(st.cwnd == 7.5);
+	ck_assert(!cc->may_send(&st, 7));	/* 7.5 packets: 7 */
+	cc->on_ack(&st, false, 8);
+	ck_assert(st.cwnd == 7.5 + 1.0 / 7.5);
+	for (i = 0; i < 40; i++)
+		cc->on_ack(&st, true, 8);
+	ck_assert(st.cwnd == 1.0);
+	ck_assert(cc->may_send(&st, 0));
+	ck_assert(!cc->may_send(&st, 1));
+	cc->start(&st, 4);
+	cc->on_timeout(&st);
+	ck_assert(st.cwnd == 1.0);
+	cc->on_ack(&st, false, 4);
+	ck_assert(st.cwnd == 2.0);
+}
+END_TEST
+
+static bool
+t_cc_always(const struct hs_cc_state *st, uint32_t in_flight)
+{
+	(void)st;
+	(void)in_flight;
+	return true;
+}
+
+/* What hs_cc_register() refuses, and a model added by a test. */
+START_TEST(test_cc_register)
+{
+	static const struct hs_cc_ops ok = {
+		.name = "t_open_window", .summary = "never holds back",
+		.windowed = true, .may_send = t_cc_always,
+	};
+	struct hs_cc_ops bad = ok;
+	const char *names[HS_MAX_CC + 1];
+
+	bad.name = NULL;
+	ck_assert_int_eq(hs_cc_register(&bad), -EINVAL);
+	bad = ok;
+	bad.summary = NULL;
+	ck_assert_int_eq(hs_cc_register(&bad), -EINVAL);
+	bad = ok;
+	bad.windowed = false;	/* a window test without saying so */
+	ck_assert_int_eq(hs_cc_register(&bad), -EINVAL);
+	bad = ok;
+	bad.may_send = NULL;	/* windowed without a window test */
+	ck_assert_int_eq(hs_cc_register(&bad), -EINVAL);
+	bad = ok;
+	bad.name = "Rate";
+	ck_assert_int_eq(hs_cc_register(&bad), -EEXIST);
+	ck_assert_int_eq(hs_cc_register(&ok), 0);
+	ck_assert_ptr_eq(hs_cc_find("t_open_window"), &ok);
+	ck_assert_uint_eq(hs_cc_name_list(names), 3);
+	ck_assert_str_eq(names[2], "t_open_window");
+	ck_assert_int_eq(hs_cc_index(&ok), 2);
+	ck_assert_int_eq(hs_cc_register(&ok), -EEXIST);
+}
+END_TEST
+
 static Suite *
 flow_suite(void)
 {
@@ -1565,6 +1659,12 @@ flow_suite(void)
 	tcase_add_test(tc, test_rx_sequence);
 	tcase_add_test(tc, test_rx_sack_window);
 	tcase_add_test(tc, test_rx_ack_policy);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("cc");
+	tcase_add_test(tc, test_cc_rate);
+	tcase_add_test(tc, test_cc_ecn_window);
+	tcase_add_test(tc, test_cc_register);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("sim");

@@ -1149,7 +1149,7 @@ fz_setup(struct fz_world *w, struct fz_in *in)
 	c->pacing = hdr[0] & 2 ? HS_PACING_FLOW : HS_PACING_HOST;
 	c->pacing_jitter = c->pacing == HS_PACING_FLOW && (hdr[0] & 0x80) ?
 		0.25 : 0.0;
-	c->cc = hdr[0] & 4 ? HS_CC_ECN_WINDOW : HS_CC_RATE;
+	c->cc = hs_cc_find(hdr[0] & 4 ? "ecn_window" : "rate");
 	c->window_pkts = 1 + (hdr[5] >> 5);
 	c->ce_echo = hdr[0] & 8 ? HS_CE_ECHO_ACK : HS_CE_ECHO_DATA;
 	c->verify_payload = (hdr[0] & 0x30) != 0x30;
@@ -1279,7 +1279,7 @@ fz_setup(struct fz_world *w, struct fz_in *in)
 	       " rto %" PRIu64 " delay %" PRIu64 " base_rtt %" PRIu64
 	       " hosts %u flows %u verify %d t0 %" PRIu64 "\n",
 	       hs_recovery_names[c->recovery], c->policy->name,
-	       hs_pacing_names[c->pacing], hs_cc_names[c->cc], c->mtu, c->mss,
+	       hs_pacing_names[c->pacing], c->cc->name, c->mtu, c->mss,
 	       c->ack_every, c->erasure_k, c->min_rto_ns, w->delay_ns,
 	       c->base_rtt_ns, w->nb_hosts, nb_flows, w->verify, w->t0);
 	for (f = 0; f < nb_flows; f++)

@@ -1,0 +1,120 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The built-in congestion-control models and their registry (hs_cc.h).
+ *
+ *  - rate: constant-rate senders, the study's (and htsim's constant CCA):
+ *    the pacer alone decides; nothing per packet.
+ *  - ecn_window: a window of packets in flight, [host] window at the
+ *    start; an ACK with a congestion mark takes half a packet off (at
+ *    least 1 stays), one without adds 1 / window (a packet per window's
+ *    worth of ACKs, up to [host] window); a timeout sets it to 1.
+ */
+#include <errno.h>
+#include <stddef.h>
+#include <strings.h>
+
+#include "hs_cc.h"
+
+static const struct hs_cc_ops cc_rate = {
+	.name = "rate",
+	.summary = "constant-rate senders: the pacer alone decides",
+};
+
+static void
+ecn_window_start(struct hs_cc_state *st, uint32_t window_pkts)
+{
+	st->cwnd = window_pkts;
+}
+
+static bool
+ecn_window_may_send(const struct hs_cc_state *st, uint32_t in_flight)
+{
+	return in_flight < (uint32_t)st->cwnd;
+}
+
+static void
+ecn_window_on_ack(struct hs_cc_state *st, bool ce, uint32_t window_pkts)
+{
+	if (ce)
+		st->cwnd = st->cwnd - 0.5 > 1.0 ? st->cwnd - 0.5 : 1.0;
+	else if (st->cwnd + 1.0 / st->cwnd < (double)window_pkts)
+		st->cwnd = st->cwnd + 1.0 / st->cwnd;
+	else
+		st->cwnd = (double)window_pkts;
+}
+
+static void
+ecn_window_on_timeout(struct hs_cc_state *st)
+{
+	st->cwnd = 1.0;
+}
+
+static const struct hs_cc_ops cc_ecn_window = {
+	.name = "ecn_window",
+	.summary = "a window of packets: -0.5 on a CE echo, +1/window per clean ACK, 1 after a timeout",
+	.windowed = true,
+	.start = ecn_window_start,
+	.may_send = ecn_window_may_send,
+	.on_ack = ecn_window_on_ack,
+	.on_timeout = ecn_window_on_timeout,
+};
+
+const struct hs_cc_ops *hs_cc_registry[HS_MAX_CC + 1] = {
+	&cc_rate,
+	&cc_ecn_window,
+	NULL,
+};
+
+const struct hs_cc_ops *
+hs_cc_find(const char *name)
+{
+	unsigned int i;
+
+	if (name == NULL)
+		return NULL;
+	for (i = 0; hs_cc_registry[i] != NULL; i++)
+		if (strcasecmp(hs_cc_registry[i]->name, name) == 0)
+			return hs_cc_registry[i];
+	return NULL;
+}
+
+int
+hs_cc_register(const struct hs_cc_ops *ops)
+{
+	unsigned int i;
+
+	if (ops == NULL || ops->name == NULL || ops->name[0] == '\0' ||
+	    ops->summary == NULL || ops->windowed != (ops->may_send != NULL))
+		return -EINVAL;
+	if (hs_cc_find(ops->name) != NULL)
+		return -EEXIST;
+	for (i = 0; hs_cc_registry[i] != NULL; i++)
+		;
+	if (i >= HS_MAX_CC)
+		return -ENOSPC;
+	hs_cc_registry[i] = ops;
+	hs_cc_registry[i + 1] = NULL;
+	return 0;
+}
+
+unsigned int
+hs_cc_name_list(const char **names)
+{
+	unsigned int i;
+
+	for (i = 0; hs_cc_registry[i] != NULL; i++)
+		names[i] = hs_cc_registry[i]->name;
+	names[i] = NULL;
+	return i;
+}
+
+int
+hs_cc_index(const struct hs_cc_ops *ops)
+{
+	int i;
+
+	for (i = 0; hs_cc_registry[i] != NULL; i++)
+		if (hs_cc_registry[i] == ops)
+			return i;
+	return -1;
+}
