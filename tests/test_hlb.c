@@ -275,6 +275,77 @@ START_TEST(test_registry_find)
 }
 END_TEST
 
+/*
+ * hlb_register() refuses a policy that lacks a required member.  Each case
+ * is reps's table under the name "REPS" with one thing wrong: the table
+ * itself passes every check and is then refused only for its name, taken
+ * in another case, so that a check that is missing shows as -EEXIST and
+ * nothing is ever added to the registry.  Every built-in passes them.
+ */
+START_TEST(test_register_refuses)
+{
+	struct hlb_ops base = *hlb_find("reps"), bad[10], optional;
+	unsigned int i;
+
+	base.name = "REPS";
+	ck_assert_int_eq(hlb_register(&base), -EEXIST);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		bad[i] = base;
+	bad[0].name = NULL;
+	bad[1].name = "";
+	bad[2].summary = NULL;
+	bad[3].summary = "";
+	bad[4].init = NULL;
+	bad[5].next_ev = NULL;
+	bad[6].on_ack = NULL;
+	bad[7].on_timeout = NULL;
+	bad[8].settings_size = HLB_SETTINGS_MAX + 1;
+	bad[9].settings_size = SIZE_MAX;
+	ck_assert_int_eq(hlb_register(NULL), -EINVAL);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		ck_assert_msg(hlb_register(&bad[i]) == -EINVAL, "case %u: %d",
+			      i, hlb_register(&bad[i]));
+	/* Every other member may be 0 or NULL; settings may fill the block. */
+	optional = base;
+	optional.defaults = NULL;
+	optional.parse = NULL;
+	optional.state_size = 0;
+	optional.on_path_timeout = NULL;
+	optional.dump = NULL;
+	optional.settings_size = HLB_SETTINGS_MAX;
+	ck_assert_int_eq(hlb_register(&optional), -EEXIST);
+	for (i = 0; hlb_registry[i] != NULL; i++)
+		ck_assert_int_eq(hlb_register(hlb_registry[i]), -EEXIST);
+	ck_assert_int_eq(nb_policies(), 6);
+}
+END_TEST
+
+/* What --help lists: every policy with its summary. */
+START_TEST(test_registry_describe)
+{
+	char *text = NULL, *line;
+	size_t size = 0;
+	FILE *f = open_memstream(&text, &size);
+	int i;
+
+	ck_assert_ptr_nonnull(f);
+	hlb_describe(f);
+	fclose(f);
+	ck_assert_str_eq(strtok(text, "\n"),
+			 "  fixed    one random EV per connection (plain ECMP)");
+	for (i = 1; i < nb_policies(); i++) {
+		line = strtok(NULL, "\n");
+		ck_assert_ptr_nonnull(line);
+		ck_assert_msg(strncmp(line + 2, hlb_registry[i]->name,
+				      strlen(hlb_registry[i]->name)) == 0 &&
+			      strcmp(line + 11, hlb_registry[i]->summary) == 0,
+			      "line %d: '%s'", i, line);
+	}
+	ck_assert_ptr_null(strtok(NULL, "\n"));
+	free(text);
+}
+END_TEST
+
 START_TEST(test_params_defaults)
 {
 	struct hlb_settings_table st;
@@ -1586,6 +1657,8 @@ hlb_suite(void)
 
 	tc = tcase_create("registry");
 	tcase_add_test(tc, test_registry_find);
+	tcase_add_test(tc, test_register_refuses);
+	tcase_add_test(tc, test_registry_describe);
 	tcase_add_test(tc, test_params_defaults);
 	tcase_add_test(tc, test_random_other_ev);
 	suite_add_tcase(s, tc);

@@ -382,6 +382,76 @@ START_TEST(test_registry_names)
 }
 END_TEST
 
+/*
+ * lb_register() refuses a policy that lacks a required member.  Each case
+ * is spray's table under the name "Spray" with one thing wrong: the table
+ * itself passes every check and is then refused only for its name, taken
+ * in another case, so that a check that is missing shows as -EEXIST and
+ * nothing is ever added to the registry.  Every built-in passes them.
+ */
+START_TEST(test_register_refuses)
+{
+	struct lb_ops base = *lb_find("spray"), bad[8], optional;
+	char before[128], after[128];
+	unsigned int i;
+
+	lb_names(before, sizeof(before));
+	base.name = "Spray";
+	ck_assert_int_eq(lb_register(&base), -EEXIST);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		bad[i] = base;
+	bad[0].name = NULL;
+	bad[1].name = "";
+	bad[2].summary = NULL;
+	bad[3].summary = "";
+	bad[4].create = NULL;
+	bad[5].destroy = NULL;
+	bad[6].pick = NULL;
+	bad[7].settings_size = LB_SETTINGS_MAX + 1;
+	ck_assert_int_eq(lb_register(NULL), -EINVAL);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		ck_assert_msg(lb_register(&bad[i]) == -EINVAL, "case %u: %d",
+			      i, lb_register(&bad[i]));
+	/* Every other member may be NULL; the settings may fill the block. */
+	optional = base;
+	optional.defaults = NULL;
+	optional.parse = NULL;
+	optional.group_changed = NULL;
+	optional.dump = NULL;
+	optional.settings_size = LB_SETTINGS_MAX;
+	ck_assert_int_eq(lb_register(&optional), -EEXIST);
+	for (i = 0; lb_registry[i] != NULL; i++)
+		ck_assert_int_eq(lb_register(lb_registry[i]), -EEXIST);
+	ck_assert_str_eq(lb_names(after, sizeof(after)), before);
+}
+END_TEST
+
+/* What ofan-switch --help lists: every policy with its summary. */
+START_TEST(test_registry_describe)
+{
+	char *text = NULL, *line;
+	size_t size = 0;
+	FILE *f = open_memstream(&text, &size);
+	int i;
+
+	ck_assert_ptr_nonnull(f);
+	lb_describe(f);
+	fclose(f);
+	ck_assert_str_eq(strtok(text, "\n"),
+			 "  ecmp      per-flow hash onto a bucket table (no reordering)");
+	for (i = 1; i < nb_policies(); i++) {
+		line = strtok(NULL, "\n");
+		ck_assert_ptr_nonnull(line);
+		ck_assert_msg(strncmp(line + 2, policy(i)->name,
+				      strlen(policy(i)->name)) == 0 &&
+			      strcmp(line + 12, policy(i)->summary) == 0,
+			      "line %d: '%s'", i, line);
+	}
+	ck_assert_ptr_null(strtok(NULL, "\n"));
+	free(text);
+}
+END_TEST
+
 START_TEST(test_params_defaults)
 {
 	const struct lb_ofan_settings *o;
@@ -1728,6 +1798,8 @@ lb_suite(void)
 	tc = tcase_create("registry");
 	tcase_add_test(tc, test_registry_find);
 	tcase_add_test(tc, test_registry_names);
+	tcase_add_test(tc, test_register_refuses);
+	tcase_add_test(tc, test_registry_describe);
 	tcase_add_test(tc, test_params_defaults);
 	tcase_add_test(tc, test_group_refresh);
 	tcase_add_test(tc, test_group_weights);
