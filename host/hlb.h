@@ -133,8 +133,8 @@ struct hlb_ops {
 		     struct ofan_rng *rng, uint64_t now_ns);
 	/*
 	 * The EV of the next data packet of this connection (a first
-	 * transmission or a retransmission), in [p->ev_min, p->ev_max].
-	 * Called once per packet sent.
+	 * transmission or a retransmission), in [p->ev_min, p->ev_max]
+	 * (debug builds of the host check it).  Called once per packet sent.
 	 */
 	uint16_t (*next_ev)(void *st, const struct hlb_params *p,
 			    struct ofan_rng *rng, uint64_t now_ns);

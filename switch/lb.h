@@ -274,9 +274,11 @@ struct lb_ops {
 	 */
 	void (*group_changed)(void *state, const struct lb_group *grp);
 	/*
-	 * Pick a member for each of n packets: out[i] is an index into
-	 * pkts[i].grp->port[], or LB_NONE when the group has no live member.
-	 * Must never return a dead member.
+	 * Pick a member for each of n packets: out[i] is the index of a
+	 * live member of pkts[i].grp (below nb_members, weight above 0), or
+	 * LB_NONE when and only when the group has no live member.  Debug
+	 * builds of the engine check every pick; release builds drop a
+	 * packet whose pick is out of range as bad_pick.
 	 */
 	void (*pick)(void *state, const struct lb_pkt *pkts, uint16_t n,
 		     const struct lb_view *view, uint64_t now_ns,
