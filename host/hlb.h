@@ -109,7 +109,8 @@ hlb_random_other_ev(const struct hlb_params *p, struct ofan_rng *rng,
  * A host policy.  name, summary, init, next_ev, on_ack and on_timeout are
  * required (hlb_register() refuses a policy without them, or with an
  * empty name or summary); every other member may be 0 or NULL, and the
- * host then skips it.
+ * host then skips it.  A policy's own test runs tests/hlb_conformance.h's
+ * checks of this contract on it.
  */
 struct hlb_ops {
 	const char *name;	/* as in the config: [host] policy = <name> */
@@ -126,7 +127,10 @@ struct hlb_ops {
 	 * message recorded in cfg.
 	 */
 	int (*parse)(struct ofan_cfg *cfg, void *settings);
-	/* Bytes of per-connection state; 0: none. */
+	/*
+	 * Bytes of per-connection state; 0: none.  No hook writes outside
+	 * them.
+	 */
 	size_t state_size;
 	/* A connection starts: set up st (zeroed, state_size bytes). */
 	void (*init)(void *st, const struct hlb_params *p,
@@ -163,7 +167,11 @@ struct hlb_ops {
 	void (*on_path_timeout)(void *st, const struct hlb_params *p,
 				struct ofan_rng *rng, uint16_t ev,
 				uint64_t now_ns);
-	/* Report counters: emit(arg, key, value).  May be NULL. */
+	/*
+	 * Report counters: emit(arg, key, value).  May be NULL.  The host
+	 * first dumps a zeroed state, never init()ed, to learn the keys: it
+	 * must give the keys of any other state, in the same order, each 0.
+	 */
 	void (*dump)(const void *st,
 		     void (*emit)(void *arg, const char *key, uint64_t value),
 		     void *arg);
