@@ -34,6 +34,7 @@
 	X(ACK_TRUNCATED, "ack_truncated", "RoCEv2 ACK without AETH and feedback extension") \
 	X(NO_ROUTE, "no_route", "no FIB entry for the destination") \
 	X(NO_MEMBER, "no_live_member", "every member of the next-hop group is dead") \
+	X(BAD_PICK, "bad_pick", "the switch policy picked no member of the group (a policy bug)") \
 	X(QUEUE_FULL, "queue_full", "egress queue full (tail drop)") \
 	X(LINK_DOWN, "link_down", "egress link is down") \
 	X(BLACKHOLE, "blackhole", "egress link silently drops (black hole)") \

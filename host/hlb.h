@@ -25,6 +25,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "ofan_rng.h"
 
@@ -106,12 +107,15 @@ hlb_random_other_ev(const struct hlb_params *p, struct ofan_rng *rng,
 
 /*
  * A host policy.  name, summary, init, next_ev, on_ack and on_timeout are
- * required; every other member may be 0 or NULL, and the host then skips
- * it.
+ * required (hlb_register() refuses a policy without them, or with an
+ * empty name or summary); every other member may be 0 or NULL, and the
+ * host then skips it.  A policy's own test runs tests/hlb_conformance.h's
+ * checks of this contract on it.
  */
 struct hlb_ops {
-	const char *name;	/* as in the config: host_policy = <name> */
-	const char *summary;	/* one line for --help and README */
+	const char *name;	/* as in the config: [host] policy = <name> */
+	/* One line for --help and README (hlb_describe()). */
+	const char *summary;
 	/* Bytes of the policy's settings block (<= HLB_SETTINGS_MAX); 0: none. */
 	size_t settings_size;
 	/* Fill the block, zeroed, with the defaults.  May be NULL (zeros). */
@@ -123,14 +127,18 @@ struct hlb_ops {
 	 * message recorded in cfg.
 	 */
 	int (*parse)(struct ofan_cfg *cfg, void *settings);
-	/* Bytes of per-connection state. */
+	/*
+	 * Bytes of per-connection state; 0: none.  No hook writes outside
+	 * them.
+	 */
 	size_t state_size;
 	/* A connection starts: set up st (zeroed, state_size bytes). */
 	void (*init)(void *st, const struct hlb_params *p,
 		     struct ofan_rng *rng, uint64_t now_ns);
 	/*
 	 * The EV of the next data packet of this connection (a first
-	 * transmission or a retransmission).  Called once per packet sent.
+	 * transmission or a retransmission), in [p->ev_min, p->ev_max]
+	 * (debug builds of the host check it).  Called once per packet sent.
 	 */
 	uint16_t (*next_ev)(void *st, const struct hlb_params *p,
 			    struct ofan_rng *rng, uint64_t now_ns);
@@ -159,7 +167,11 @@ struct hlb_ops {
 	void (*on_path_timeout)(void *st, const struct hlb_params *p,
 				struct ofan_rng *rng, uint16_t ev,
 				uint64_t now_ns);
-	/* Report counters: emit(arg, key, value).  May be NULL. */
+	/*
+	 * Report counters: emit(arg, key, value).  May be NULL.  The host
+	 * first dumps a zeroed state, never init()ed, to learn the keys: it
+	 * must give the keys of any other state, in the same order, each 0.
+	 */
 	void (*dump)(const void *st,
 		     void (*emit)(void *arg, const char *key, uint64_t value),
 		     void *arg);
@@ -173,11 +185,20 @@ extern const struct hlb_ops *hlb_registry[HLB_MAX_POLICIES + 1];
 
 /*
  * Add a policy before any configuration is read.  Returns 0, -EEXIST
- * when the name is taken, -ENOSPC when the registry is full, -EINVAL when
- * ops lacks a required member or its settings do not fit.
+ * when the name is taken (in any case: the config reads names so),
+ * -ENOSPC when the registry is full, -EINVAL when ops lacks a required
+ * member (name, summary, init, next_ev, on_ack, on_timeout), its name or
+ * summary is empty, or its settings do not fit.
  */
 int hlb_register(const struct hlb_ops *ops);
 
+/* Look a policy up by name; NULL if unknown. */
 const struct hlb_ops *hlb_find(const char *name);
+
+/*
+ * The registered policies to f, one "  <name>  <summary>" line each, the
+ * names padded to one column, in registry order (for --help).
+ */
+void hlb_describe(FILE *f);
 
 #endif /* OFAN_HLB_H */

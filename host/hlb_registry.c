@@ -8,7 +8,9 @@
  * here runs per packet.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "hlb.h"
 
@@ -47,19 +49,37 @@ hlb_register(const struct hlb_ops *ops)
 {
 	unsigned int i;
 
-	if (ops == NULL || ops->name == NULL || ops->init == NULL ||
-	    ops->next_ev == NULL || ops->on_ack == NULL ||
+	if (ops == NULL || ops->name == NULL || ops->name[0] == '\0' ||
+	    ops->summary == NULL || ops->summary[0] == '\0' ||
+	    ops->init == NULL || ops->next_ev == NULL || ops->on_ack == NULL ||
 	    ops->on_timeout == NULL || ops->settings_size > HLB_SETTINGS_MAX)
 		return -EINVAL;
-	if (hlb_find(ops->name) != NULL)
-		return -EEXIST;
+	/*
+	 * The config reads policy names in any case, so a name that differs
+	 * from a registered one only in case could never be chosen.
+	 */
 	for (i = 0; hlb_registry[i] != NULL; i++)
-		;
+		if (strcasecmp(hlb_registry[i]->name, ops->name) == 0)
+			return -EEXIST;
 	if (i >= HLB_MAX_POLICIES)
 		return -ENOSPC;
 	hlb_registry[i] = ops;
 	hlb_registry[i + 1] = NULL;
 	return 0;
+}
+
+void
+hlb_describe(FILE *f)
+{
+	int width = 0;
+	unsigned int i;
+
+	for (i = 0; hlb_registry[i] != NULL; i++)
+		if ((int)strlen(hlb_registry[i]->name) > width)
+			width = (int)strlen(hlb_registry[i]->name);
+	for (i = 0; hlb_registry[i] != NULL; i++)
+		fprintf(f, "  %-*s  %s\n", width, hlb_registry[i]->name,
+			hlb_registry[i]->summary);
 }
 
 void

@@ -4,6 +4,8 @@
  * from its flow's transport with the EV its policy chose, ACKs and ARP
  * replies first, the next event's time and the NIC's back-pressure.
  */
+#include <rte_debug.h>
+
 #include "hs_host_priv.h"
 
 /* Transport timers of active flows (scanned when the earliest is due). */
@@ -97,6 +99,15 @@ hs_flow_packet(struct hs_host *h, uint32_t si, uint64_t now, uint32_t *wire)
 		c->policy->on_path_timeout(s->lb, &h->hlb, &h->rng, ev, now);
 		ev = c->policy->next_ev(s->lb, &h->hlb, &h->rng, now);
 	}
+#ifndef NDEBUG
+	/*
+	 * Debug builds: the EV keeps next_ev()'s contract (hlb.h).  Release
+	 * builds send it as it is; it only stays out of distinct_evs.
+	 */
+	if (ev < h->hlb.ev_min || ev > h->hlb.ev_max)
+		rte_panic("host policy %s chose EV %u outside [%u, %u]\n",
+			  c->policy->name, ev, h->hlb.ev_min, h->hlb.ev_max);
+#endif
 	off = (uint16_t)(ev - c->hlb.ev_min);
 	if (off <= hs_ev_range(c) &&
 	    !(s->evs_seen[off / 64] & (1ull << (off % 64)))) {

@@ -24,6 +24,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "ofan_rng.h"
 
@@ -237,12 +238,15 @@ struct lb_params {
  * A policy.  Members are called from the control path (defaults, parse,
  * create, destroy, group_changed, dump) or the data path (pick) of the
  * lcore that owns the instance, never concurrently.  name, summary,
- * create, destroy and pick are required; every other member may be 0 or
- * NULL, and the engine then skips it.
+ * create, destroy and pick are required (lb_register() refuses a policy
+ * without them, or with an empty name or summary); every other member
+ * may be 0 or NULL, and the engine then skips it.  A policy's own test
+ * runs tests/lb_conformance.h's checks of this contract on it.
  */
 struct lb_ops {
 	const char *name;	/* as written in the config: policy = <name> */
-	const char *summary;	/* one line for --help and README */
+	/* One line, shown by ofan-switch --help (lb_describe()). */
+	const char *summary;
 	/*
 	 * What pick() reads, so the engine computes only that: the 5-tuple
 	 * hash (a few dozen instructions per packet) and the queue levels.
@@ -271,9 +275,11 @@ struct lb_ops {
 	 */
 	void (*group_changed)(void *state, const struct lb_group *grp);
 	/*
-	 * Pick a member for each of n packets: out[i] is an index into
-	 * pkts[i].grp->port[], or LB_NONE when the group has no live member.
-	 * Must never return a dead member.
+	 * Pick a member for each of n packets: out[i] is the index of a
+	 * live member of pkts[i].grp (below nb_members, weight above 0), or
+	 * LB_NONE when and only when the group has no live member.  Debug
+	 * builds of the engine check every pick; release builds drop a
+	 * packet whose pick is out of range as bad_pick.
 	 */
 	void (*pick)(void *state, const struct lb_pkt *pkts, uint16_t n,
 		     const struct lb_view *view, uint64_t now_ns,
@@ -295,9 +301,10 @@ extern const struct lb_ops *lb_registry[LB_MAX_POLICIES + 1];
 
 /*
  * Add a policy, before any configuration is read (a constructor may call
- * it).  Returns 0, -EEXIST when the name is taken, -ENOSPC when the
- * registry is full, -EINVAL when ops lacks a required member or its
- * settings do not fit.
+ * it).  Returns 0, -EEXIST when the name is taken (in any case: the
+ * config reads names so), -ENOSPC when the registry is full, -EINVAL when
+ * ops lacks a required member (name, summary, create, destroy, pick), its
+ * name or summary is empty, or its settings do not fit.
  */
 int lb_register(const struct lb_ops *ops);
 
@@ -306,5 +313,11 @@ const struct lb_ops *lb_find(const char *name);
 
 /* The registered names, comma separated, into buf, for messages. */
 const char *lb_names(char *buf, unsigned int size);
+
+/*
+ * The registered policies to f, one "  <name>  <summary>" line each, the
+ * names padded to one column, in registry order (ofan-switch --help).
+ */
+void lb_describe(FILE *f);
 
 #endif /* OFAN_LB_H */

@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "lb.h"
 
@@ -36,14 +37,18 @@ lb_register(const struct lb_ops *ops)
 {
 	unsigned int i;
 
-	if (ops == NULL || ops->name == NULL || ops->create == NULL ||
-	    ops->destroy == NULL || ops->pick == NULL ||
+	if (ops == NULL || ops->name == NULL || ops->name[0] == '\0' ||
+	    ops->summary == NULL || ops->summary[0] == '\0' ||
+	    ops->create == NULL || ops->destroy == NULL || ops->pick == NULL ||
 	    ops->settings_size > LB_SETTINGS_MAX)
 		return -EINVAL;
-	if (lb_find(ops->name) != NULL)
-		return -EEXIST;
+	/*
+	 * The config reads policy names in any case, so a name that differs
+	 * from a registered one only in case could never be chosen.
+	 */
 	for (i = 0; lb_registry[i] != NULL; i++)
-		;
+		if (strcasecmp(lb_registry[i]->name, ops->name) == 0)
+			return -EEXIST;
 	if (i >= LB_MAX_POLICIES)
 		return -ENOSPC;
 	lb_registry[i] = ops;
@@ -86,6 +91,20 @@ lb_names(char *buf, unsigned int size)
 		used += (unsigned int)len;
 	}
 	return buf;
+}
+
+void
+lb_describe(FILE *f)
+{
+	int width = 0;
+	unsigned int i;
+
+	for (i = 0; lb_registry[i] != NULL; i++)
+		if ((int)strlen(lb_registry[i]->name) > width)
+			width = (int)strlen(lb_registry[i]->name);
+	for (i = 0; lb_registry[i] != NULL; i++)
+		fprintf(f, "  %-*s  %s\n", width, lb_registry[i]->name,
+			lb_registry[i]->summary);
 }
 
 void

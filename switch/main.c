@@ -28,6 +28,7 @@
 #include <rte_pdump.h>
 #include <rte_spinlock.h>
 
+#include "lb.h"
 #include "ofan_clock.h"
 #include "ofan_config.h"
 #include "sw_config.h"
@@ -124,7 +125,9 @@ sw_usage(FILE *f)
 		"  --check-config       validate the configuration and exit\n"
 		"  --help               this text\n"
 		"EAL example without hugepages or NICs:\n"
-		"  ofan-switch --no-huge -m 512 --no-pci --file-prefix sw0 -l 0 -- --config configs/leaf-4x4.ini\n");
+		"  ofan-switch --no-huge -m 512 --no-pci --file-prefix sw0 -l 0 -- --config configs/leaf-4x4.ini\n"
+		"policies ([switch] policy = NAME):\n");
+	lb_describe(f);
 }
 
 static int

@@ -11,6 +11,7 @@
 
 #include <rte_byteorder.h>
 #include <rte_common.h>
+#include <rte_debug.h>
 #include <rte_lpm.h>
 #include <rte_ip.h>
 #include <rte_mbuf.h>
@@ -394,6 +395,39 @@ sw_worker_meta(struct sw_worker *w, const struct sw_engine *eng,
 	meta->len = m->pkt_len > UINT16_MAX ? UINT16_MAX : (uint16_t)m->pkt_len;
 }
 
+#ifndef NDEBUG
+/*
+ * Debug builds: every pick keeps pick()'s contract (lb.h), a live member
+ * of the packet's group, or LB_NONE when and only when the group has
+ * none.  A policy that breaks it stops the switch here, by name, instead
+ * of sending packets down a dead path or dropping them as bad_pick.
+ */
+static void
+sw_worker_check_picks(const struct sw_engine *eng, const struct lb_pkt *meta,
+		      const uint16_t *pick, uint16_t n)
+{
+	uint16_t i;
+
+	for (i = 0; i < n; i++) {
+		const struct lb_group *g = meta[i].grp;
+		bool ok = pick[i] == LB_NONE ? g->nb_live == 0 :
+			pick[i] < g->nb_members && g->weight[pick[i]] > 0;
+
+		if (!ok)
+			rte_panic("policy %s picked member %u for packet %u of %u; group %u has %u members, %u live\n",
+				  eng->cfg.policy->name, pick[i], i, n, g->id,
+				  g->nb_members, g->nb_live);
+	}
+}
+#else
+/* Release builds check nothing here: sw_worker_forward() drops bad picks. */
+static inline void
+sw_worker_check_picks(const struct sw_engine *eng, const struct lb_pkt *meta,
+		      const uint16_t *pick, uint16_t n)
+{
+}
+#endif
+
 /*
  * The last stage for one frame the policy picked for: rewrite it for its
  * port and queue it there, or collect it for the port's direct output
@@ -409,8 +443,14 @@ sw_worker_forward(struct sw_worker *w, const struct sw_engine *eng,
 	struct sw_queue *q;
 	uint16_t port;
 
-	if (unlikely(pick == LB_NONE)) {
-		sw_worker_drop(w, in_port, m, OFAN_DROP_NO_MEMBER);
+	/*
+	 * One compare catches both picks that name no member: LB_NONE (no
+	 * live member) and, from a faulty policy, an index past the group's
+	 * members, whose port would be read from beyond them.
+	 */
+	if (unlikely(pick >= meta->grp->nb_members)) {
+		sw_worker_drop(w, in_port, m, pick == LB_NONE ?
+			       OFAN_DROP_NO_MEMBER : OFAN_DROP_BAD_PICK);
 		return;
 	}
 	port = meta->grp->port[pick];
@@ -528,6 +568,7 @@ sw_worker_input_scalar(struct sw_worker *w, uint16_t in_port,
 
 	/* The one pluggable stage. */
 	eng->cfg.policy->pick(w->lb_state, meta, n, &view, now_ns, pick);
+	sw_worker_check_picks(eng, meta, pick, n);
 
 	/* Rewrite and enqueue. */
 	for (i = 0; i < n; i++)
@@ -675,9 +716,11 @@ sw_worker_input(struct sw_worker *w, uint16_t in_port,
 		c++;
 	}
 
-	if (c != 0)
+	if (c != 0) {
 		eng->cfg.policy->pick(w->lb_state, meta, c, &view, now_ns,
 				      pick);
+		sw_worker_check_picks(eng, meta, pick, c);
+	}
 
 	/* Rewrite, then queue or collect for the device. */
 	direct = w->direct_now;

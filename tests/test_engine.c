@@ -1392,6 +1392,87 @@ START_TEST(test_drop_no_member)
 }
 END_TEST
 
+#ifdef NDEBUG
+/*
+ * A faulty policy, registered by main(): every pick names no member of
+ * the group, in turns just past its members, at the end of the group's
+ * arrays, far beyond them and one below LB_NONE.  Debug builds stop at
+ * the first (sw_worker_check_picks()), so it exists in release builds
+ * only, where the engine must drop each such packet as bad_pick instead
+ * of reading a port from beyond the group.
+ */
+static void
+t_rogue_pick(void *state, const struct lb_pkt *pkts, uint16_t n,
+	     const struct lb_view *view, uint64_t now_ns, uint16_t *out)
+{
+	unsigned int *turn = state;
+	uint16_t i;
+
+	for (i = 0; i < n; i++) {
+		const uint16_t bad[] = {
+			pkts[i].grp->nb_members, LB_MAX_MEMBERS - 1,
+			LB_MAX_MEMBERS, 0x7777, LB_NONE - 1,
+		};
+
+		out[i] = bad[(*turn)++ % RTE_DIM(bad)];
+	}
+}
+
+static int
+t_rogue_create(const struct lb_params *p, void **state)
+{
+	*state = calloc(1, sizeof(unsigned int));
+	return *state == NULL ? -ENOMEM : 0;
+}
+
+static const struct lb_ops t_rogue_ops = {
+	.name = "t_rogue",
+	.summary = "picks past the group's members (a policy bug)",
+	.create = t_rogue_create,
+	.destroy = free,
+	.pick = t_rogue_pick,
+};
+
+/*
+ * Out-of-range picks, through the vector and the scalar input, to the
+ * uplink group (4 members) and to a host's group (1 member): every
+ * packet is dropped as bad_pick, nothing leaves and no port counts a
+ * pick.
+ */
+START_TEST(test_drop_bad_pick)
+{
+	struct sw_config *c = t_cfg_leaf("t_rogue");
+	struct rte_mbuf *m[10];
+	struct t_switch s;
+	struct sw_totals t;
+	uint8_t frame[256];
+	uint64_t picks = 0;
+	unsigned int k, i;
+
+	t_start(&s, c);
+	for (k = 0; k < 2; k++) {
+		for (i = 0; i < RTE_DIM(m); i++)
+			m[i] = t_mbuf(frame, t_base_frame(frame, sizeof(frame),
+					i % 2 ? T_HOST_IP(1) :
+						T_LEAF_NET(2) | 9,
+					LB_KIND_DATA, 32));
+		if (k == 0)
+			sw_worker_input(s.w, 0, m, RTE_DIM(m), 0);
+		else
+			sw_worker_input_scalar(s.w, 0, m, RTE_DIM(m), 0);
+	}
+	ck_assert_uint_eq(t_drain_all(s.w, 0, NULL, NULL), 0);
+	sw_engine_totals(s.eng, &t);
+	ck_assert_uint_eq(t.drops[OFAN_DROP_BAD_PICK], 2 * RTE_DIM(m));
+	ck_assert_uint_eq(t_drops_sum(&t), 2 * RTE_DIM(m));
+	for (i = 0; i < T_NB_PORTS; i++)
+		picks += t.picks[i];
+	ck_assert_uint_eq(picks, 0);
+	t_stop(&s);
+}
+END_TEST
+#endif
+
 /* ==== 5. ARP ==== */
 
 /* An ARP request or reply from the peer of in_port, as an mbuf. */
@@ -3134,6 +3215,9 @@ engine_suite(void)
 	tcase_add_test(tc, test_icmp_time_exceeded);
 	tcase_add_test(tc, test_drop_checksum);
 	tcase_add_loop_test(tc, test_drop_no_member, 0, RTE_DIM(t_policies));
+#ifdef NDEBUG
+	tcase_add_test(tc, test_drop_bad_pick);
+#endif
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("arp");
@@ -3199,5 +3283,12 @@ engine_suite(void)
 int
 main(void)
 {
+#ifdef NDEBUG
+	/* Registered before any configuration is read, as a plugin would. */
+	if (lb_register(&t_rogue_ops) != 0) {
+		fprintf(stderr, "test_engine: lb_register failed\n");
+		return EXIT_FAILURE;
+	}
+#endif
 	return t_eal_run_suite("test_engine", engine_suite(), T_NB_MBUFS, &t_pool);
 }

@@ -2,11 +2,15 @@
 /*
  * Unit tests of the switch load-balancing policies (switch/lb_*.c), in the
  * style of Open vSwitch's tests/test-multipath.c: no EAL, no packets, only
- * the metadata a policy sees.  They measure what users rely on: a seeded
- * run is reproducible, a dead member is never picked, the spread over
+ * the metadata a policy sees.  Every policy first runs the contract any
+ * policy keeps (tests/lb_conformance.h: a seeded run is reproducible, a
+ * dead member is never picked, LB_NONE exactly for dead groups, instances
+ * are independent), with its defaults and, for ofan and flowlet, with
+ * their knobs at other settings.  Then what users rely on from the
+ * built-ins: picks do not depend on the burst size, the spread over
  * members is even (relative standard deviation of per-member counts),
- * ecmp moves as few flows as possible when a member dies, and ofan
- * rotates exactly evenly per destination.
+ * weights are honoured, ecmp moves as few flows as possible when a member
+ * dies, and ofan rotates exactly evenly per destination.
  *
  * Bounds on random spreads: N packets thrown uniformly over n members give
  * per-member counts c_i whose relative standard deviation is
@@ -28,6 +32,7 @@
 #include <unistd.h>
 
 #include "lb.h"
+#include "lb_conformance.h"
 #include "lb_flowlet.h"
 #include "lb_ofan.h"
 #include "ofan_config.h"
@@ -382,6 +387,76 @@ START_TEST(test_registry_names)
 }
 END_TEST
 
+/*
+ * lb_register() refuses a policy that lacks a required member.  Each case
+ * is spray's table under the name "Spray" with one thing wrong: the table
+ * itself passes every check and is then refused only for its name, taken
+ * in another case, so that a check that is missing shows as -EEXIST and
+ * nothing is ever added to the registry.  Every built-in passes them.
+ */
+START_TEST(test_register_refuses)
+{
+	struct lb_ops base = *lb_find("spray"), bad[8], optional;
+	char before[128], after[128];
+	unsigned int i;
+
+	lb_names(before, sizeof(before));
+	base.name = "Spray";
+	ck_assert_int_eq(lb_register(&base), -EEXIST);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		bad[i] = base;
+	bad[0].name = NULL;
+	bad[1].name = "";
+	bad[2].summary = NULL;
+	bad[3].summary = "";
+	bad[4].create = NULL;
+	bad[5].destroy = NULL;
+	bad[6].pick = NULL;
+	bad[7].settings_size = LB_SETTINGS_MAX + 1;
+	ck_assert_int_eq(lb_register(NULL), -EINVAL);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		ck_assert_msg(lb_register(&bad[i]) == -EINVAL, "case %u: %d",
+			      i, lb_register(&bad[i]));
+	/* Every other member may be NULL; the settings may fill the block. */
+	optional = base;
+	optional.defaults = NULL;
+	optional.parse = NULL;
+	optional.group_changed = NULL;
+	optional.dump = NULL;
+	optional.settings_size = LB_SETTINGS_MAX;
+	ck_assert_int_eq(lb_register(&optional), -EEXIST);
+	for (i = 0; lb_registry[i] != NULL; i++)
+		ck_assert_int_eq(lb_register(lb_registry[i]), -EEXIST);
+	ck_assert_str_eq(lb_names(after, sizeof(after)), before);
+}
+END_TEST
+
+/* What ofan-switch --help lists: every policy with its summary. */
+START_TEST(test_registry_describe)
+{
+	char *text = NULL, *line;
+	size_t size = 0;
+	FILE *f = open_memstream(&text, &size);
+	int i;
+
+	ck_assert_ptr_nonnull(f);
+	lb_describe(f);
+	fclose(f);
+	ck_assert_str_eq(strtok(text, "\n"),
+			 "  ecmp      per-flow hash onto a bucket table (no reordering)");
+	for (i = 1; i < nb_policies(); i++) {
+		line = strtok(NULL, "\n");
+		ck_assert_ptr_nonnull(line);
+		ck_assert_msg(strncmp(line + 2, policy(i)->name,
+				      strlen(policy(i)->name)) == 0 &&
+			      strcmp(line + 12, policy(i)->summary) == 0,
+			      "line %d: '%s'", i, line);
+	}
+	ck_assert_ptr_null(strtok(NULL, "\n"));
+	free(text);
+}
+END_TEST
+
 START_TEST(test_params_defaults)
 {
 	const struct lb_ofan_settings *o;
@@ -455,7 +530,13 @@ END_TEST
 /* ---------------------------------------------------------------- */
 /* Every policy. */
 
-START_TEST(test_all_determinism)
+/*
+ * Beyond the contract (the conformance case checks that the same seed
+ * gives the same picks): a stream handed over one packet at a time gives
+ * the picks it gives in bursts, and another seed other picks -- except
+ * ecmp's, which every lcore of a switch must agree on.
+ */
+START_TEST(test_all_bursts_and_seeds)
 {
 	const struct lb_ops *ops = policy(_i);
 	uint16_t *a = calloc(T_STREAM, sizeof(*a));
@@ -463,16 +544,11 @@ START_TEST(test_all_determinism)
 	uint16_t *c = calloc(T_STREAM, sizeof(*c));
 
 	stream_of(ops, T_SEED, 0, a);
-	stream_of(ops, T_SEED, 0, b);
-	ck_assert_msg(memcmp(a, b, T_STREAM * sizeof(*a)) == 0,
-		      "%s: same seed, different picks", ops->name);
-	/* Splitting the stream into single packets changes nothing. */
 	stream_of(ops, T_SEED, 1, c);
 	ck_assert_msg(memcmp(a, c, T_STREAM * sizeof(*a)) == 0,
 		      "%s: picks depend on the burst size", ops->name);
 	stream_of(ops, T_SEED + 1, 0, b);
 	if (ops == lb_find("ecmp"))
-		/* All lcores of a switch must agree on a flow's member. */
 		ck_assert_msg(memcmp(a, b, T_STREAM * sizeof(*a)) == 0,
 			      "ecmp depends on the per-lcore seed");
 	else
@@ -481,86 +557,6 @@ START_TEST(test_all_determinism)
 	free(a);
 	free(b);
 	free(c);
-}
-END_TEST
-
-/* Picks are always live members while members die and come back. */
-START_TEST(test_all_never_dead)
-{
-	const struct lb_ops *ops = policy(_i);
-	struct harness h;
-	struct ofan_rng rng;
-	uint64_t now = 1000;
-	unsigned int step, i;
-
-	h_params(&h, ops, T_SEED);
-	h_start(&h);
-	h_mixed_groups(&h);
-	ofan_rng_seed(&rng, 5, 5);
-	for (step = 0; step < 200; step++) {
-		struct lb_pkt pkts[64];
-		uint16_t out[64];
-		uint16_t gid = (uint16_t)ofan_rng_below(&rng, 2);
-		uint16_t m = (uint16_t)ofan_rng_below(&rng,
-						      h.grp[gid].nb_members);
-
-		/* Flip one member; keep at least one alive. */
-		if (h.grp[gid].weight[m] == 0)
-			h_weight(&h, gid, m, 1 + (uint16_t)(step % 3));
-		else if (h.grp[gid].nb_live > 1)
-			h_weight(&h, gid, m, 0);
-		for (i = 0; i < T_NB_PORTS; i++)
-			h.level[i] = (uint8_t)ofan_rng_below(&rng, 4);
-		/* Dead members look attractive: their queues are empty. */
-		for (i = 0; i < h.grp[gid].nb_members; i++)
-			if (h.grp[gid].weight[i] == 0)
-				h.level[h.grp[gid].port[i]] = 0;
-		now += ofan_rng_below(&rng, 30000);
-		for (i = 0; i < 64; i++) {
-			pkts[i].grp = &h.grp[ofan_rng_below(&rng, 2)];
-			pkts[i].flow_hash = ofan_hash_mix32(
-				1 + ofan_rng_below(&rng, 100));
-			pkts[i].dst_key = ofan_rng_below(&rng, 8);
-			pkts[i].kind = (uint8_t)ofan_rng_below(&rng, 2);
-		}
-		ops->pick(h.state, pkts, 64, &h.view, now, out);
-		for (i = 0; i < 64; i++) {
-			const struct lb_group *grp = pkts[i].grp;
-
-			ck_assert_uint_lt(out[i], grp->nb_members);
-			ck_assert_msg(grp->weight[out[i]] > 0,
-				      "%s: step %u picked dead member %u",
-				      ops->name, step, out[i]);
-		}
-	}
-	h_stop(&h);
-}
-END_TEST
-
-START_TEST(test_all_none_live)
-{
-	const struct lb_ops *ops = policy(_i);
-	static const uint16_t dead[4] = { 0, 0, 0, 0 };
-	struct harness h;
-	uint32_t f;
-
-	h_params(&h, ops, T_SEED);
-	h_start(&h);
-	h_group(&h, 0, 4, dead);
-	h_group(&h, 1, 4, NULL);
-	for (f = 0; f < 1000; f++) {
-		ck_assert_uint_eq(h_pick1(&h, 0, ofan_hash_mix32(f), f % 8,
-					  LB_KIND_DATA, 1000 + f), LB_NONE);
-		/* The other group is unaffected. */
-		ck_assert_uint_lt(h_pick1(&h, 1, ofan_hash_mix32(f), f % 8,
-					  LB_KIND_DATA, 1000 + f), 4);
-	}
-	/* One member returns: it is the only answer. */
-	h_weight(&h, 0, 2, 1);
-	for (f = 0; f < 1000; f++)
-		ck_assert_uint_eq(h_pick1(&h, 0, ofan_hash_mix32(f), f % 8,
-					  f & 1, 5000 + f), 2);
-	h_stop(&h);
 }
 END_TEST
 
@@ -1723,22 +1719,42 @@ static Suite *
 lb_suite(void)
 {
 	Suite *s = suite_create("lb");
+	struct lb_settings_table set;
+	struct lb_flowlet_settings *fl;
+	struct lb_ofan_settings *of;
 	TCase *tc;
+	int i;
 
 	tc = tcase_create("registry");
 	tcase_add_test(tc, test_registry_find);
 	tcase_add_test(tc, test_registry_names);
+	tcase_add_test(tc, test_register_refuses);
+	tcase_add_test(tc, test_registry_describe);
 	tcase_add_test(tc, test_params_defaults);
 	tcase_add_test(tc, test_group_refresh);
 	tcase_add_test(tc, test_group_weights);
 	tcase_add_test(tc, test_create_rejects);
 	suite_add_tcase(s, tc);
 
+	for (i = 0; i < nb_policies(); i++)
+		suite_add_tcase(s, lb_conformance_tcase(lb_registry[i], NULL));
+	/* The knobs away from their defaults. */
+	lb_settings_defaults(&set);
+	of = (struct lb_ofan_settings *)lb_settings_of(&set, lb_find("ofan"));
+	of->shuffle = 0;
+	of->random_start = 0;
+	of->nudge_cycles = 3;
+	suite_add_tcase(s, lb_conformance_tcase(lb_find("ofan"), of));
+	fl = (struct lb_flowlet_settings *)lb_settings_of(&set,
+							  lb_find("flowlet"));
+	fl->repick = LB_FLOWLET_LEAST_LOADED;
+	fl->table_size = 64;
+	fl->gap_ns = 1000;
+	suite_add_tcase(s, lb_conformance_tcase(lb_find("flowlet"), fl));
+
 	tc = tcase_create("all");
 	tcase_set_timeout(tc, 60);
-	tcase_add_loop_test(tc, test_all_determinism, 0, nb_policies());
-	tcase_add_loop_test(tc, test_all_never_dead, 0, nb_policies());
-	tcase_add_loop_test(tc, test_all_none_live, 0, nb_policies());
+	tcase_add_loop_test(tc, test_all_bursts_and_seeds, 0, nb_policies());
 	tcase_add_loop_test(tc, test_all_evenness, 0, nb_policies());
 	tcase_add_loop_test(tc, test_all_weighted, 0, nb_policies());
 	suite_add_tcase(s, tc);

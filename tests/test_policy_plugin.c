@@ -3,10 +3,11 @@
  * A switch policy defined only in this file, as docs/architecture.md
  * ("Adding a policy") shows: "first" sends every packet to one live member
  * of its group, the member-th (modulo the live ones).  It registers with
- * lb_register(), parses its own [first] section -- the fabric's loader
- * reports its bad values and unknown keys like anyone's -- and forwards a
- * whole k = 4 fat tree's permutation in ofan-fabric.  Nothing outside
- * this file knows it.
+ * lb_register() (which refuses it without a required member), keeps the
+ * contract every policy keeps (tests/lb_conformance.h), parses its own
+ * [first] section -- the fabric's loader reports its bad values and
+ * unknown keys like anyone's -- and forwards a whole k = 4 fat tree's
+ * permutation in ofan-fabric.  Nothing outside this file knows it.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -20,6 +21,7 @@
 
 #include "fab.h"
 #include "lb.h"
+#include "lb_conformance.h"
 #include "ofan_config.h"
 #include "ofan_wire.h"
 
@@ -126,12 +128,23 @@ t_load(struct fab_experiment *x, const char *const *ov, int nb_ov, char *err,
 
 START_TEST(test_registers)
 {
+	/* Static: were it wrongly taken, the registry would keep it. */
+	static struct lb_ops bad;
 	char names[256];
 
 	ck_assert_ptr_eq(lb_find("first"), &first_ops);
 	ck_assert_int_eq(lb_register(&first_ops), -EEXIST);
 	ck_assert_ptr_nonnull(strstr(lb_names(names, sizeof(names)),
 				     ", first"));
+	/* Without its summary, or its pick(), it would not have been. */
+	bad = first_ops;
+	bad.name = "second";
+	bad.summary = NULL;
+	ck_assert_int_eq(lb_register(&bad), -EINVAL);
+	bad.summary = first_ops.summary;
+	bad.pick = NULL;
+	ck_assert_int_eq(lb_register(&bad), -EINVAL);
+	ck_assert_ptr_null(lb_find("second"));
 }
 END_TEST
 
@@ -238,6 +251,7 @@ t_pool_down(void)
 static Suite *
 plugin_suite(void)
 {
+	static const struct first_settings second = { .member = 1 };
 	Suite *s = suite_create("policy_plugin");
 	TCase *tc = tcase_create("first");
 
@@ -247,6 +261,8 @@ plugin_suite(void)
 	tcase_add_test(tc, test_parses_its_section);
 	tcase_add_test(tc, test_forwards);
 	suite_add_tcase(s, tc);
+	suite_add_tcase(s, lb_conformance_tcase(&first_ops, NULL));
+	suite_add_tcase(s, lb_conformance_tcase(&first_ops, &second));
 	return s;
 }
 

@@ -1160,7 +1160,13 @@ fz_setup(struct fz_world *w, struct fz_in *in)
 	c->min_rto_ns = fz_rto_us[hdr[5] & 7] * FZ_US;
 	c->reorder_window_ns = (uint64_t)((hdr[6] >> 3) & 7) * FZ_US;
 	c->hlb.ev_min = (uint16_t)(49152 + (hdr[14] & 0x3f));
-	c->hlb.ev_max = (uint16_t)(c->hlb.ev_min + fz_ev_width[hdr[6] & 7]);
+	/*
+	 * The widest range ends at 65535: an ev_max that wrapped below
+	 * ev_min is a configuration the loader refuses, and the host's debug
+	 * check stops at the first EV a policy draws from it.
+	 */
+	c->hlb.ev_max = (uint16_t)RTE_MIN(UINT16_MAX, (uint32_t)c->hlb.ev_min +
+					  fz_ev_width[hdr[6] & 7]);
 	w->delay_ns = (1 + (hdr[4] & 7)) * FZ_US / 2;
 	/* The real round trip, or a base RTT far below or above it. */
 	c->base_rtt_ns = 2 * w->delay_ns + FZ_US / 2;
