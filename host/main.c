@@ -67,6 +67,8 @@ hs_check_triggers(struct hs_app *app, char *err, size_t size)
 static void
 hs_usage(FILE *f)
 {
+	unsigned int i;
+
 	fprintf(f,
 		"usage: ofan-host [EAL args] -- --config FILE [options]\n"
 		"  --config FILE      host configuration (see configs/host-*.ini)\n"
@@ -88,7 +90,17 @@ hs_usage(FILE *f)
 		"  --check-config     validate the configuration and traffic, then exit\n"
 		"  --help             this text\n"
 		"EAL example without hugepages or NICs:\n"
-		"  ofan-host --no-huge -m 512 --no-pci --file-prefix h0 -l 0 -- --config configs/host-b2b.ini\n");
+		"  ofan-host --no-huge -m 512 --no-pci --file-prefix h0 -l 0 -- --config configs/host-b2b.ini\n"
+		"host policies ([host] policy = NAME):\n");
+	hlb_describe(f);
+	fprintf(f, "traffic patterns ([traffic] pattern = NAME):\n");
+	for (i = 0; hs_pattern_registry[i] != NULL; i++)
+		fprintf(f, "  %-16s %s\n", hs_pattern_registry[i]->name,
+			hs_pattern_registry[i]->summary);
+	fprintf(f, "congestion control ([host] cc = NAME):\n");
+	for (i = 0; hs_cc_registry[i] != NULL; i++)
+		fprintf(f, "  %-16s %s\n", hs_cc_registry[i]->name,
+			hs_cc_registry[i]->summary);
 }
 
 static int
