@@ -13,6 +13,7 @@
 #include <strings.h>
 
 #include "hlb.h"
+#include "ofan_registry.h"
 
 extern const struct hlb_ops hlb_fixed_ops;
 extern const struct hlb_ops hlb_ops_ops;
@@ -31,55 +32,32 @@ const struct hlb_ops *hlb_registry[HLB_MAX_POLICIES + 1] = {
 	NULL,
 };
 
+OFAN_REGISTRY(hlb, struct hlb_ops, hlb_registry, HLB_MAX_POLICIES)
+
 const struct hlb_ops *
 hlb_find(const char *name)
 {
-	unsigned int i;
+	int i = hlb_reg_find(name);
 
-	if (name == NULL)
-		return NULL;
-	for (i = 0; hlb_registry[i] != NULL; i++)
-		if (strcmp(hlb_registry[i]->name, name) == 0)
-			return hlb_registry[i];
-	return NULL;
+	return i >= 0 ? hlb_registry[i] : NULL;
 }
 
 int
 hlb_register(const struct hlb_ops *ops)
 {
-	unsigned int i;
-
 	if (ops == NULL || ops->name == NULL || ops->name[0] == '\0' ||
 	    ops->summary == NULL || ops->summary[0] == '\0' ||
 	    ops->init == NULL || ops->next_ev == NULL || ops->on_ack == NULL ||
 	    ops->on_timeout == NULL || ops->settings_size > HLB_SETTINGS_MAX)
 		return -EINVAL;
-	/*
-	 * The config reads policy names in any case, so a name that differs
-	 * from a registered one only in case could never be chosen.
-	 */
-	for (i = 0; hlb_registry[i] != NULL; i++)
-		if (strcasecmp(hlb_registry[i]->name, ops->name) == 0)
-			return -EEXIST;
-	if (i >= HLB_MAX_POLICIES)
-		return -ENOSPC;
-	hlb_registry[i] = ops;
-	hlb_registry[i + 1] = NULL;
-	return 0;
+	/* Names are matched in any case (the config reads them so). */
+	return hlb_reg_add(ops);
 }
 
 void
 hlb_describe(FILE *f)
 {
-	int width = 0;
-	unsigned int i;
-
-	for (i = 0; hlb_registry[i] != NULL; i++)
-		if ((int)strlen(hlb_registry[i]->name) > width)
-			width = (int)strlen(hlb_registry[i]->name);
-	for (i = 0; hlb_registry[i] != NULL; i++)
-		fprintf(f, "  %-*s  %s\n", width, hlb_registry[i]->name,
-			hlb_registry[i]->summary);
+	hlb_reg_describe(f);
 }
 
 void

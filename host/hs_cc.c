@@ -11,9 +11,9 @@
  */
 #include <errno.h>
 #include <stddef.h>
-#include <strings.h>
 
 #include "hs_cc.h"
+#include "ofan_registry.h"
 
 static const struct hs_cc_ops cc_rate = {
 	.name = "rate",
@@ -65,56 +65,39 @@ const struct hs_cc_ops *hs_cc_registry[HS_MAX_CC + 1] = {
 	NULL,
 };
 
+OFAN_REGISTRY(hs_cc, struct hs_cc_ops, hs_cc_registry, HS_MAX_CC)
+
 const struct hs_cc_ops *
 hs_cc_find(const char *name)
 {
-	unsigned int i;
+	int i = hs_cc_reg_find(name);
 
-	if (name == NULL)
-		return NULL;
-	for (i = 0; hs_cc_registry[i] != NULL; i++)
-		if (strcasecmp(hs_cc_registry[i]->name, name) == 0)
-			return hs_cc_registry[i];
-	return NULL;
+	return i >= 0 ? hs_cc_registry[i] : NULL;
 }
 
 int
 hs_cc_register(const struct hs_cc_ops *ops)
 {
-	unsigned int i;
-
 	if (ops == NULL || ops->name == NULL || ops->name[0] == '\0' ||
 	    ops->summary == NULL || ops->windowed != (ops->may_send != NULL))
 		return -EINVAL;
-	if (hs_cc_find(ops->name) != NULL)
-		return -EEXIST;
-	for (i = 0; hs_cc_registry[i] != NULL; i++)
-		;
-	if (i >= HS_MAX_CC)
-		return -ENOSPC;
-	hs_cc_registry[i] = ops;
-	hs_cc_registry[i + 1] = NULL;
-	return 0;
+	return hs_cc_reg_add(ops);
 }
 
 unsigned int
 hs_cc_name_list(const char **names)
 {
-	unsigned int i;
-
-	for (i = 0; hs_cc_registry[i] != NULL; i++)
-		names[i] = hs_cc_registry[i]->name;
-	names[i] = NULL;
-	return i;
+	return hs_cc_reg_names(names);
 }
 
 int
 hs_cc_index(const struct hs_cc_ops *ops)
 {
-	int i;
+	return hs_cc_reg_index(ops);
+}
 
-	for (i = 0; hs_cc_registry[i] != NULL; i++)
-		if (hs_cc_registry[i] == ops)
-			return i;
-	return -1;
+void
+hs_cc_describe(FILE *f)
+{
+	hs_cc_reg_describe(f);
 }

@@ -20,6 +20,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #define HS_MAX_CC 8
 
@@ -69,5 +70,8 @@ unsigned int hs_cc_name_list(const char **names);
 
 /* Index of ops in the registry, -1 if it is not there. */
 int hs_cc_index(const struct hs_cc_ops *ops);
+
+/* "  name  summary" per model (--help). */
+void hs_cc_describe(FILE *f);
 
 #endif /* OFAN_HS_CC_H */

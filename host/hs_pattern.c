@@ -47,10 +47,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "hs_pattern.h"
 #include "hs_traffic.h"
+#include "ofan_registry.h"
 #include "ofan_rng.h"
 
 /* RNG stream of the permutation (ASCII "perm"), independent of others. */
@@ -418,17 +418,15 @@ const struct hs_pattern_ops *hs_pattern_registry[HS_MAX_PATTERNS + 1] = {
 	NULL,
 };
 
+OFAN_REGISTRY(hs_pattern, struct hs_pattern_ops, hs_pattern_registry,
+	      HS_MAX_PATTERNS)
+
 const struct hs_pattern_ops *
 hs_pattern_find(const char *name)
 {
-	unsigned int i;
+	int i = hs_pattern_reg_find(name);
 
-	if (name == NULL)
-		return NULL;
-	for (i = 0; hs_pattern_registry[i] != NULL; i++)
-		if (strcasecmp(hs_pattern_registry[i]->name, name) == 0)
-			return hs_pattern_registry[i];
-	return NULL;
+	return i >= 0 ? hs_pattern_registry[i] : NULL;
 }
 
 const struct hs_pattern_ops *
@@ -441,7 +439,6 @@ int
 hs_pattern_register(const struct hs_pattern_ops *ops)
 {
 	bool generated, whole;
-	unsigned int i;
 
 	if (ops == NULL || ops->name == NULL || ops->name[0] == '\0' ||
 	    ops->summary == NULL)
@@ -452,37 +449,31 @@ hs_pattern_register(const struct hs_pattern_ops *ops)
 	if (generated == whole ||
 	    (whole && (ops->nb_flows != NULL || ops->fill != NULL)))
 		return -EINVAL;
-	if (hs_pattern_find(ops->name) != NULL)
-		return -EEXIST;
-	for (i = 0; hs_pattern_registry[i] != NULL; i++)
-		;
-	if (i >= HS_MAX_PATTERNS)
-		return -ENOSPC;
-	hs_pattern_registry[i] = ops;
-	hs_pattern_registry[i + 1] = NULL;
-	return 0;
+	return hs_pattern_reg_add(ops);
 }
 
 unsigned int
 hs_pattern_name_list(const char **names)
 {
-	unsigned int i;
-
-	for (i = 0; hs_pattern_registry[i] != NULL; i++)
-		names[i] = hs_pattern_registry[i]->name;
-	names[i] = NULL;
-	return i;
+	return hs_pattern_reg_names(names);
 }
 
 int
 hs_pattern_index(const struct hs_pattern_ops *ops)
 {
-	int i;
+	return hs_pattern_reg_index(ops);
+}
 
-	for (i = 0; hs_pattern_registry[i] != NULL; i++)
-		if (hs_pattern_registry[i] == ops)
-			return i;
-	return -1;
+void
+hs_pattern_describe(FILE *f)
+{
+	hs_pattern_reg_describe(f);
+}
+
+void
+hs_pattern_list(char *buf, size_t size)
+{
+	hs_pattern_reg_list(buf, size);
 }
 
 static int

@@ -21,7 +21,9 @@
 #define OFAN_HS_PATTERN_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 struct hs_traffic;
 struct hs_traffic_params;
@@ -102,6 +104,12 @@ unsigned int hs_pattern_name_list(const char **names);
 
 /* Index of ops in the registry, -1 if it is not there. */
 int hs_pattern_index(const struct hs_pattern_ops *ops);
+
+/* "  name  summary" per pattern (--help). */
+void hs_pattern_describe(FILE *f);
+
+/* "permutation, alltoall, ..." into buf, for messages. */
+void hs_pattern_list(char *buf, size_t size);
 
 /*
  * Check p's pattern-specific parameters (the topology's sizes when the

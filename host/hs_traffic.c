@@ -117,15 +117,9 @@ hs_traffic_build(const struct hs_traffic_params *p, struct hs_traffic *t,
 
 	memset(t, 0, sizeof(*t));
 	if (ops == NULL || hs_pattern_index(ops) < 0) {
-		const char *names[HS_MAX_PATTERNS + 1];
-		char list[512] = "";
-		size_t used = 0;
-		unsigned int k, nb = hs_pattern_name_list(names);
+		char list[512];
 
-		for (k = 0; k < nb && used < sizeof(list); k++)
-			used += (size_t)snprintf(list + used,
-						 sizeof(list) - used, "%s%s",
-						 k ? ", " : "", names[k]);
+		hs_pattern_list(list, sizeof(list));
 		return hs_fail(err, err_size,
 			       "traffic: %s pattern; expected one of %s",
 			       ops == NULL ? "no" : "an unregistered", list);

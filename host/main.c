@@ -67,8 +67,6 @@ hs_check_triggers(struct hs_app *app, char *err, size_t size)
 static void
 hs_usage(FILE *f)
 {
-	unsigned int i;
-
 	fprintf(f,
 		"usage: ofan-host [EAL args] -- --config FILE [options]\n"
 		"  --config FILE      host configuration (see configs/host-*.ini)\n"
@@ -94,13 +92,9 @@ hs_usage(FILE *f)
 		"host policies ([host] policy = NAME):\n");
 	hlb_describe(f);
 	fprintf(f, "traffic patterns ([traffic] pattern = NAME):\n");
-	for (i = 0; hs_pattern_registry[i] != NULL; i++)
-		fprintf(f, "  %-16s %s\n", hs_pattern_registry[i]->name,
-			hs_pattern_registry[i]->summary);
+	hs_pattern_describe(f);
 	fprintf(f, "congestion control ([host] cc = NAME):\n");
-	for (i = 0; hs_cc_registry[i] != NULL; i++)
-		fprintf(f, "  %-16s %s\n", hs_cc_registry[i]->name,
-			hs_cc_registry[i]->summary);
+	hs_cc_describe(f);
 }
 
 static int

@@ -14,6 +14,7 @@
 #include <strings.h>
 
 #include "lb.h"
+#include "ofan_registry.h"
 
 extern const struct lb_ops lb_ecmp_ops;
 extern const struct lb_ops lb_spray_ops;
@@ -32,79 +33,39 @@ const struct lb_ops *lb_registry[LB_MAX_POLICIES + 1] = {
 	NULL,
 };
 
+OFAN_REGISTRY(lb, struct lb_ops, lb_registry, LB_MAX_POLICIES)
+
 int
 lb_register(const struct lb_ops *ops)
 {
-	unsigned int i;
-
 	if (ops == NULL || ops->name == NULL || ops->name[0] == '\0' ||
 	    ops->summary == NULL || ops->summary[0] == '\0' ||
 	    ops->create == NULL || ops->destroy == NULL || ops->pick == NULL ||
 	    ops->settings_size > LB_SETTINGS_MAX)
 		return -EINVAL;
-	/*
-	 * The config reads policy names in any case, so a name that differs
-	 * from a registered one only in case could never be chosen.
-	 */
-	for (i = 0; lb_registry[i] != NULL; i++)
-		if (strcasecmp(lb_registry[i]->name, ops->name) == 0)
-			return -EEXIST;
-	if (i >= LB_MAX_POLICIES)
-		return -ENOSPC;
-	lb_registry[i] = ops;
-	lb_registry[i + 1] = NULL;
-	return 0;
+	/* Names are matched in any case (the config reads them so). */
+	return lb_reg_add(ops);
 }
 
 const struct lb_ops *
 lb_find(const char *name)
 {
-	unsigned int i;
+	int i = lb_reg_find(name);
 
-	if (name == NULL)
-		return NULL;
-	for (i = 0; lb_registry[i] != NULL; i++)
-		if (strcmp(lb_registry[i]->name, name) == 0)
-			return lb_registry[i];
-	return NULL;
+	return i >= 0 ? lb_registry[i] : NULL;
 }
 
 const char *
 lb_names(char *buf, unsigned int size)
 {
-	unsigned int used = 0;
-	unsigned int i;
-
-	if (size == 0)
-		return buf;
-	buf[0] = '\0';
-	/*
-	 * snprintf truncates safely; once the buffer is full the remaining
-	 * names are dropped rather than written past the end.
-	 */
-	for (i = 0; lb_registry[i] != NULL && used < size; i++) {
-		int len = snprintf(buf + used, size - used, "%s%s",
-				   i == 0 ? "" : ", ", lb_registry[i]->name);
-
-		if (len < 0)
-			break;
-		used += (unsigned int)len;
-	}
+	lb_reg_list(buf, size);
 	return buf;
 }
 
 void
 lb_describe(FILE *f)
 {
-	int width = 0;
-	unsigned int i;
-
-	for (i = 0; lb_registry[i] != NULL; i++)
-		if ((int)strlen(lb_registry[i]->name) > width)
-			width = (int)strlen(lb_registry[i]->name);
-	for (i = 0; lb_registry[i] != NULL; i++)
-		fprintf(f, "  %-*s  %s\n", width, lb_registry[i]->name,
-			lb_registry[i]->summary);
+	lb_reg_describe(f);
 }
 
 void
