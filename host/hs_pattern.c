@@ -56,14 +56,6 @@
 /* RNG stream of the permutation (ASCII "perm"), independent of others. */
 #define HS_PERM_STREAM 0x7065726dull
 
-/* a * b, or UINT64_MAX if that does not fit. */
-static uint64_t
-mul_sat(uint64_t a, uint64_t b)
-{
-	if (a != 0 && b > UINT64_MAX / a)
-		return UINT64_MAX;
-	return a * b;
-}
 
 static void
 set_flow(struct hs_flow_spec *f, uint32_t src, uint32_t dst, uint64_t size)
@@ -168,7 +160,7 @@ fill_ring_steps(const struct hs_traffic_params *p, struct hs_flow_spec *f,
 static uint64_t
 nb_ring_allreduce(const struct hs_traffic_params *p)
 {
-	return mul_sat(2 * ((uint64_t)p->nb_ranks - 1), p->nb_ranks);
+	return hs_mul_sat(2 * ((uint64_t)p->nb_ranks - 1), p->nb_ranks);
 }
 
 /* The driver checked that every flow id fits in 32 bits. */
@@ -181,7 +173,7 @@ fill_ring_allreduce(const struct hs_traffic_params *p, struct hs_flow_spec *f)
 static uint64_t
 nb_ring_half(const struct hs_traffic_params *p)
 {
-	return mul_sat((uint64_t)p->nb_ranks - 1, p->nb_ranks);
+	return hs_mul_sat((uint64_t)p->nb_ranks - 1, p->nb_ranks);
 }
 
 static void

@@ -46,14 +46,6 @@ hs_fail(char *err, unsigned int err_size, const char *fmt, ...)
 	return -EINVAL;
 }
 
-/* a * b, or UINT64_MAX if that does not fit. */
-static uint64_t
-hs_mul_sat(uint64_t a, uint64_t b)
-{
-	if (a != 0 && b > UINT64_MAX / a)
-		return UINT64_MAX;
-	return a * b;
-}
 
 /*
  * Copy iteration 0 (flows [0, n)) into iterations 1 .. iterations-1.  A

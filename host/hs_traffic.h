@@ -35,6 +35,15 @@
 
 struct hs_pattern_ops;
 
+/* a * b, or UINT64_MAX if that does not fit (flow counts). */
+static inline uint64_t
+hs_mul_sat(uint64_t a, uint64_t b)
+{
+	if (a != 0 && b > UINT64_MAX / a)
+		return UINT64_MAX;
+	return a * b;
+}
+
 enum hs_trigger_kind {
 	HS_TRIG_ONESHOT = 0,	/* starts every flow waiting on it, once */
 	HS_TRIG_MULTISHOT,	/* each activation starts the next flow */

@@ -22,6 +22,7 @@
 #include "hlb_conformance.h"
 #include "ofan_config.h"
 #include "ofan_rng.h"
+#include "settings_conformance.h"
 
 #define HLBC_MAX_CASES 32
 #define HLBC_GUARD 64
@@ -213,38 +214,9 @@ hlbc_defaults(const struct hlb_ops *ops, struct hlb_settings *s)
 START_TEST(hlbc_test_settings)
 {
 	const struct hlbc_case *c = &hlbc_cases[_i];
-	const size_t size = c->ops->settings_size;
-	struct hlb_settings want, got;
-	struct ofan_cfg *cfg;
-	char err[256];
-	size_t i;
-	int k;
 
-	cfg = ofan_cfg_load_mem("conformance.ini", NULL, 0, err, sizeof(err));
-	ck_assert_msg(cfg != NULL, "%s", err);
-	for (k = 0; k < 2; k++) {
-		if (k == 0) {
-			memset(&want, 0x5a, sizeof(want));
-			memset(want.bytes, 0, size);
-			if (c->ops->defaults != NULL)
-				c->ops->defaults(want.bytes);
-			for (i = size; i < HLB_SETTINGS_MAX; i++)
-				ck_assert_msg(want.bytes[i] == 0x5a,
-					      "%s: defaults() wrote byte %zu of a %zu-byte block",
-					      c->ops->name, i, size);
-		} else {
-			want = c->settings;
-			memset(want.bytes + size, 0x5a, HLB_SETTINGS_MAX - size);
-		}
-		got = want;
-		ck_assert_msg(c->ops->parse(cfg, got.bytes) == 0,
-			      "%s: parse() failed without a section: %s",
-			      c->ops->name, ofan_cfg_error(cfg));
-		ck_assert_msg(memcmp(&want, &got, sizeof(want)) == 0,
-			      "%s: parse() without a section changed the %s",
-			      c->ops->name, k == 0 ? "defaults" : "settings");
-	}
-	ofan_cfg_free(cfg);
+	t_settings_conform(c->ops->name, c->ops->defaults, c->ops->parse,
+			   c->settings.bytes, c->ops->settings_size, HLB_SETTINGS_MAX);
 }
 END_TEST
 

@@ -20,6 +20,7 @@
 #include "lb_conformance.h"
 #include "ofan_config.h"
 #include "ofan_rng.h"
+#include "settings_conformance.h"
 
 #define LBC_MAX_CASES 32
 #define LBC_NB_GROUPS 6
@@ -294,38 +295,9 @@ lbc_out(void)
 START_TEST(lbc_test_settings)
 {
 	const struct lbc_case *c = &lbc_cases[_i];
-	const size_t size = c->ops->settings_size;
-	struct lb_settings want, got;
-	struct ofan_cfg *cfg;
-	char err[256];
-	size_t i;
-	int k;
 
-	cfg = ofan_cfg_load_mem("conformance.ini", NULL, 0, err, sizeof(err));
-	ck_assert_msg(cfg != NULL, "%s", err);
-	for (k = 0; k < 2; k++) {
-		if (k == 0) {
-			memset(&want, 0x5a, sizeof(want));
-			memset(want.bytes, 0, size);
-			if (c->ops->defaults != NULL)
-				c->ops->defaults(want.bytes);
-			for (i = size; i < LB_SETTINGS_MAX; i++)
-				ck_assert_msg(want.bytes[i] == 0x5a,
-					      "%s: defaults() wrote byte %zu of a %zu-byte block",
-					      c->ops->name, i, size);
-		} else {
-			want = c->settings;
-			memset(want.bytes + size, 0x5a, LB_SETTINGS_MAX - size);
-		}
-		got = want;
-		ck_assert_msg(c->ops->parse(cfg, got.bytes) == 0,
-			      "%s: parse() failed without a section: %s",
-			      c->ops->name, ofan_cfg_error(cfg));
-		ck_assert_msg(memcmp(&want, &got, sizeof(want)) == 0,
-			      "%s: parse() without a section changed the %s",
-			      c->ops->name, k == 0 ? "defaults" : "settings");
-	}
-	ofan_cfg_free(cfg);
+	t_settings_conform(c->ops->name, c->ops->defaults, c->ops->parse,
+			   c->settings.bytes, c->ops->settings_size, LB_SETTINGS_MAX);
 }
 END_TEST
 

@@ -24,11 +24,8 @@
 #include "hs_traffic.h"
 #include "ofan_wire.h"
 
-#include "eal_suite.h"
+#include "plugin_suite.h"
 
-#define T_EAL_POOL_MBUFS 63
-#define T_NB_MBUFS 32767
-#define T_MBUF_ROOM (RTE_PKTMBUF_HEADROOM + OFAN_ETH_HDR_SIZE + 4096 + 64)
 
 /* ---- the pattern ---- */
 
@@ -72,23 +69,6 @@ static const struct hs_pattern_ops pairs_ops = {
 };
 
 /* ---- the tests ---- */
-
-static struct rte_mempool *t_pool;
-
-/* Load the k = 4 permutation with overrides; returns fab_experiment_load's. */
-static int
-t_load(struct fab_experiment *x, const char *const *ov, int nb_ov, char *err,
-       size_t err_size)
-{
-	static char path[512];
-	const char *dir = getenv("OFAN_TEST_DATA");
-
-	snprintf(path, sizeof(path), "%s/fabric/permutation-k4.ini",
-		 dir != NULL ? dir : "tests/data");
-	err[0] = '\0';
-	return fab_experiment_load(path, (char *const *)ov, nb_ov, false, 0,
-				   x, err, (unsigned int)err_size);
-}
 
 /* A build() for the case that has both ways of making flows. */
 static int
@@ -244,31 +224,12 @@ START_TEST(test_runs_in_fabric)
 }
 END_TEST
 
-static void
-t_pool_up(void)
-{
-	t_pool = rte_pktmbuf_pool_create("t_pattern", T_NB_MBUFS, 0, 0,
-					 T_MBUF_ROOM, SOCKET_ID_ANY);
-	if (t_pool == NULL)
-		fprintf(stderr, "test_pattern_plugin: no pool: %s\n",
-			rte_strerror(rte_errno));
-}
-
-static void
-t_pool_down(void)
-{
-	rte_mempool_free(t_pool);
-	t_pool = NULL;
-}
-
 static Suite *
 plugin_suite(void)
 {
 	Suite *s = suite_create("pattern_plugin");
-	TCase *tc = tcase_create("pairs");
+	TCase *tc = t_plugin_tcase("pairs");
 
-	tcase_add_unchecked_fixture(tc, t_pool_up, t_pool_down);
-	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_register_rules);
 	tcase_add_test(tc, test_builds);
 	tcase_add_test(tc, test_config);
