@@ -13,6 +13,8 @@
  * or timers) is blocked: its pacer sleeps until an ACK, a timer or its
  * activation wakes it, and banks no credit meanwhile.
  */
+#include <inttypes.h>
+
 #include "hs_host_priv.h"
 #include "hs_shard.h"
 
@@ -446,9 +448,9 @@ hs_host_flow_result(const struct hs_host *h, uint32_t id,
 		r->done_ns = s->complete ? hs_end_since_start(h, s->done_ns) :
 			0;
 		if (s->state != HS_WAITING)
-			hs_sender_counters(&s->tx, &r->pkts_sent, &r->retx,
-					   &r->timeouts);
-		r->acks = s->acks;
+			hs_sender_counters(&s->tx, &r->data_sent,
+					   &r->data_retx, &r->timeouts);
+		r->acks_received = s->acks;
 		r->ce_acks = s->ce_acks;
 		r->distinct_evs = s->distinct_evs;
 		r->min_rtt_ns = s->min_rtt_ns;
@@ -460,13 +462,69 @@ hs_host_flow_result(const struct hs_host *h, uint32_t id,
 		r->received_here = true;
 		r->rx_done_ns = f->complete ?
 			hs_end_since_start(h, f->done_ns) : 0;
-		r->rx_pkts = hs_receiver_count(&f->rx);
-		hs_receiver_counters(&f->rx, &r->max_reorder, &r->dups,
+		uint32_t max_reorder;
+
+		r->data_received = hs_receiver_count(&f->rx);
+		hs_receiver_counters(&f->rx, &max_reorder, &r->dup_pkts,
 				     &r->ce_pkts);
-		r->corrupt = f->corrupt;
+		r->max_reorder = max_reorder;
+		r->corrupt_pkts = f->corrupt;
 		touched = true;
 	}
 	return touched;
+}
+
+void
+hs_flow_result_merge(struct hs_flow_result *into,
+		     const struct hs_flow_result *from)
+{
+#define HS_FLOW_TAKE(field, what) into->field = from->field;
+	if (from->sent_here) {
+		into->sent_here = true;
+		into->start_ns = from->start_ns;
+		into->done_ns = from->done_ns;
+		into->min_rtt_ns = from->min_rtt_ns;
+		HS_FLOW_SEND_COUNTERS(HS_FLOW_TAKE)
+	}
+	if (from->received_here) {
+		into->received_here = true;
+		into->rx_done_ns = from->rx_done_ns;
+		HS_FLOW_RECV_COUNTERS(HS_FLOW_TAKE)
+	}
+#undef HS_FLOW_TAKE
+}
+
+void
+hs_flow_result_csv_header(FILE *f)
+{
+	const char *sep = "";
+
+#define HS_FLOW_NAME(field, what) { fprintf(f, "%s" #field, sep); sep = ","; }
+	HS_FLOW_SEND_COUNTERS(HS_FLOW_NAME)
+	HS_FLOW_RECV_COUNTERS(HS_FLOW_NAME)
+#undef HS_FLOW_NAME
+}
+
+void
+hs_flow_result_csv_row(FILE *f, const struct hs_flow_result *r)
+{
+	const char *sep = "";
+
+#define HS_FLOW_VALUE(side, field)					\
+	{								\
+		if (side)						\
+			fprintf(f, "%s%" PRIu64, sep, r->field);	\
+		else							\
+			fprintf(f, "%s", sep);				\
+		sep = ",";						\
+	}
+#define HS_FLOW_SEND(field, what) HS_FLOW_VALUE(r->sent_here, field)
+#define HS_FLOW_RECV(field, what) HS_FLOW_VALUE(r->received_here, field)
+	HS_FLOW_SEND_COUNTERS(HS_FLOW_SEND)
+	HS_FLOW_RECV_COUNTERS(HS_FLOW_RECV)
+#undef HS_FLOW_RECV
+#undef HS_FLOW_SEND
+#undef HS_FLOW_VALUE
 }
 
 void

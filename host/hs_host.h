@@ -32,6 +32,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
@@ -150,6 +151,30 @@ struct hs_host_stats {
 };
 
 /* What one flow did, from this host's side(s). */
+/*
+ * A flow's counters as its hosts measured them, declared once:
+ * X(field, what), the sender's then the receiver's.  The field's name is
+ * the quantity's one name in every output: it generates struct
+ * hs_flow_result's counters, the merge of a flow's two sides
+ * (hs_flow_result_merge()) and the columns of both binaries' per-flow CSV
+ * (hs_flow_result_csv_header() and _row()).  Where a host counter
+ * (HS_HOST_COUNTERS) counts the same thing over all flows, the name is
+ * the same.
+ */
+#define HS_FLOW_SEND_COUNTERS(X) \
+	X(data_sent, "data packets sent, retransmissions included") \
+	X(data_retx, "of them resent (erasure: sent beyond those needed)") \
+	X(timeouts, "retransmission timeouts") \
+	X(acks_received, "ACKs its sender processed") \
+	X(ce_acks, "of them echoing a congestion mark") \
+	X(distinct_evs, "distinct EVs its data packets took")
+#define HS_FLOW_RECV_COUNTERS(X) \
+	X(data_received, "distinct data packets its receiver got") \
+	X(max_reorder, "largest reordering, in packets") \
+	X(dup_pkts, "data packets received twice") \
+	X(ce_pkts, "data packets that arrived CE-marked") \
+	X(corrupt_pkts, "payloads that differed from the pattern")
+
 struct hs_flow_result {
 	uint32_t id;
 	bool sent_here;		/* the send-side fields are valid */
@@ -157,21 +182,25 @@ struct hs_flow_result {
 	/* Send side. */
 	uint64_t start_ns;	/* when it began sending (since host start) */
 	uint64_t done_ns;	/* when the last packet was acknowledged */
-	uint64_t pkts_sent;
-	uint64_t retx;
-	uint64_t timeouts;
-	uint64_t acks;
-	uint64_t ce_acks;
-	uint32_t distinct_evs;
 	uint64_t min_rtt_ns;	/* smallest RTT sample; UINT64_MAX: none */
 	/* Receive side. */
-	uint64_t rx_done_ns;
-	uint32_t rx_pkts;	/* distinct data packets received */
-	uint32_t max_reorder;
-	uint64_t dups;
-	uint64_t ce_pkts;
-	uint64_t corrupt;
+	uint64_t rx_done_ns;	/* when it had every byte; 0: never */
+#define HS_FLOW_RESULT_FIELD(field, what) uint64_t field;
+	HS_FLOW_SEND_COUNTERS(HS_FLOW_RESULT_FIELD)
+	HS_FLOW_RECV_COUNTERS(HS_FLOW_RESULT_FIELD)
+#undef HS_FLOW_RESULT_FIELD
 };
+
+/* Take from's sides that are here into into (the other hosts' halves). */
+void hs_flow_result_merge(struct hs_flow_result *into,
+			  const struct hs_flow_result *from);
+
+/* The counters' CSV columns, comma-separated, no leading comma. */
+void hs_flow_result_csv_header(FILE *f);
+
+/* r's counters as hs_flow_result_csv_header() names them; a side that is
+ * not here has empty columns. */
+void hs_flow_result_csv_row(FILE *f, const struct hs_flow_result *r);
 
 /* Create a host; NULL with a message in err. */
 struct hs_host *hs_host_create(const struct hs_host_params *p, char *err,

@@ -89,20 +89,22 @@ hs_results(struct hs_host *const *hosts, uint16_t nb_hosts,
 			rc = -errno;
 			goto out;
 		}
-		fprintf(csv, "flow,src,dst,size,iteration,step,start_ns,done_ns,fct_ns,ideal_ns,slowdown,pkts_sent,retx,timeouts,acks,ecn_fraction,distinct_evs,rx_done_ns,max_reorder,dups,ce_pkts,corrupt\n");
+		fprintf(csv, "flow,src,dst,size,iteration,step,start_ns,done_ns,fct_ns,ideal_ns,slowdown,rx_done_ns,");
+		hs_flow_result_csv_header(csv);
+		fprintf(csv, "\n");
 	}
 	for (i = 0; i < t->nb_flows; i++) {
 		const struct hs_flow_result r = res[i];
 
 		if (r.received_here) {
-			sum->corrupt += r.corrupt;
+			sum->corrupt_pkts += r.corrupt_pkts;
 			if (r.rx_done_ns == 0)
 				sum->incomplete_rx++;
 		}
 		if (!r.sent_here)
 			continue;
 		sum->nb_flows++;
-		sum->retx += r.retx;
+		sum->data_retx += r.data_retx;
 		sum->timeouts += r.timeouts;
 		times[nb_here].start_ns = r.start_ns;
 		times[nb_here].done_ns = r.done_ns;
@@ -131,29 +133,20 @@ hs_results(struct hs_host *const *hosts, uint16_t nb_hosts,
 		fprintf(csv, "%u,%u,%u,%llu,%u,%u,", i, f->src, f->dst,
 			(unsigned long long)f->size, f->iteration, f->step);
 		if (r.sent_here)
-			fprintf(csv, "%llu,%llu,%llu,%llu,%.4f,%llu,%llu,%llu,%llu,%.4f,%u,",
+			fprintf(csv, "%llu,%llu,%llu,%llu,%.4f,",
 				(unsigned long long)r.start_ns,
 				(unsigned long long)r.done_ns,
 				(unsigned long long)(r.done_ns != 0 ?
 						     r.done_ns - r.start_ns : 0),
-				(unsigned long long)ideal[i], sd,
-				(unsigned long long)r.pkts_sent,
-				(unsigned long long)r.retx,
-				(unsigned long long)r.timeouts,
-				(unsigned long long)r.acks,
-				r.acks ? (double)r.ce_acks / (double)r.acks : 0.0,
-				r.distinct_evs);
+				(unsigned long long)ideal[i], sd);
 		else
-			fprintf(csv, ",,,%llu,,,,,,,,",
-				(unsigned long long)ideal[i]);
+			fprintf(csv, ",,,%llu,,", (unsigned long long)ideal[i]);
 		if (r.received_here)
-			fprintf(csv, "%llu,%u,%llu,%llu,%llu\n",
-				(unsigned long long)r.rx_done_ns, r.max_reorder,
-				(unsigned long long)r.dups,
-				(unsigned long long)r.ce_pkts,
-				(unsigned long long)r.corrupt);
+			fprintf(csv, "%llu,", (unsigned long long)r.rx_done_ns);
 		else
-			fprintf(csv, ",,,,\n");
+			fprintf(csv, ",");
+		hs_flow_result_csv_row(csv, &r);
+		fprintf(csv, "\n");
 	}
 	if (json_path == NULL)
 		goto out;
@@ -180,9 +173,9 @@ hs_results(struct hs_host *const *hosts, uint16_t nb_hosts,
 	ofan_json_u64(&j, "collective_ns", sum->collective_ns);
 	ofan_json_u64(&j, "collective_ideal_ns", sum->collective_ideal_ns);
 	ofan_json_u64(&j, "ideal_rtt_ns", sum->ideal_rtt_ns);
-	ofan_json_u64(&j, "retransmissions", sum->retx);
+	ofan_json_u64(&j, "data_retx", sum->data_retx);
 	ofan_json_u64(&j, "timeouts", sum->timeouts);
-	ofan_json_u64(&j, "corrupt_packets", sum->corrupt);
+	ofan_json_u64(&j, "corrupt_pkts", sum->corrupt_pkts);
 	ofan_json_u64(&j, "incomplete_receptions", sum->incomplete_rx);
 	ofan_json_double(&j, "wall_s", wall_s);
 	ofan_json_i64(&j, "mempool_in_use_start", inuse_start);

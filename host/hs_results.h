@@ -23,9 +23,9 @@ struct hs_summary {
 	double max_slowdown;
 	double p99_slowdown;
 	double mean_fct_ns;
-	uint64_t retx;
+	uint64_t data_retx;
 	uint64_t timeouts;
-	uint64_t corrupt;
+	uint64_t corrupt_pkts;
 	uint64_t incomplete_rx;		/* flows to local hosts not fully received */
 	uint64_t collective_ns;		/* last completion - first start */
 	uint64_t collective_ideal_ns;

@@ -306,10 +306,11 @@ main(int argc, char **argv)
 	       app.cfg->policy->name, app.cfg->traffic.pattern->name,
 	       sum.nb_completed, sum.nb_flows, sum.max_slowdown,
 	       sum.p99_slowdown, sum.mean_fct_ns / 1e3,
-	       (unsigned long long)sum.retx, (unsigned long long)sum.timeouts,
-	       (unsigned long long)sum.corrupt,
+	       (unsigned long long)sum.data_retx,
+	       (unsigned long long)sum.timeouts,
+	       (unsigned long long)sum.corrupt_pkts,
 	       (unsigned long long)tx_dropped);
-	if (!done || sum.corrupt != 0 || sum.incomplete_rx != 0 ||
+	if (!done || sum.corrupt_pkts != 0 || sum.incomplete_rx != 0 ||
 	    sum.nb_completed != sum.nb_flows)
 		exit_code = OFAN_EXIT_FAILED;
 	if (!ofan_shell_no_leak(&sh, inuse_start, inuse_end))

@@ -158,12 +158,12 @@ def main():
         if h is not None:
             check(h["flows_completed"] == h["flows_total"] > 0,
                   f"{where}: {h['flows_completed']} of {h['flows_total']} flows complete")
-            check(h["corrupt_packets"] == 0 and h["incomplete_receptions"] == 0,
-                  f"{where}: corrupt {h['corrupt_packets']}, incomplete "
+            check(h["corrupt_pkts"] == 0 and h["incomplete_receptions"] == 0,
+                  f"{where}: corrupt {h['corrupt_pkts']}, incomplete "
                   f"{h['incomplete_receptions']}")
             check(h["mempool_in_use_end"] == h["mempool_in_use_start"],
                   f"{where}: ofan-host's mempool not back")
-            f.update(flows=h["flows_total"], retx=h["retransmissions"],
+            f.update(flows=h["flows_total"], retx=h["data_retx"],
                      timeouts=h["timeouts"], wall_s=h["wall_s"],
                      bytes_verified=sum(x["goodput_bytes"] for x in h["hosts"]))
         for log in sorted(glob.glob(f"{res}/*.log")):

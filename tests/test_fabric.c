@@ -239,8 +239,8 @@ t_check_conserved(const struct fab_run *r, const char *what)
 		      PRIu64, what, r->dropped, r->drops_total);
 	ck_assert_msg(r->mbuf_leak == 0, "%s: %" PRId64 " mbufs leaked", what,
 		      r->mbuf_leak);
-	ck_assert_msg(r->corrupt == 0, "%s: %" PRIu64 " corrupt payloads",
-		      what, r->corrupt);
+	ck_assert_msg(r->hosts.corrupt_pkts == 0, "%s: %" PRIu64 " corrupt payloads",
+		      what, r->hosts.corrupt_pkts);
 	ck_assert_uint_gt(r->injected, 0);
 }
 
@@ -563,7 +563,7 @@ START_TEST(test_conservation)
 		ck_assert_msg(r.queued_end == 0, "%s: %" PRIu64
 			      " queued at the end", name, r.queued_end);
 		/* 130 frames a flow (129 of 4056 bytes and the rest). */
-		ck_assert_uint_eq(r.data_sent, 16 * 130 + r.retx);
+		ck_assert_uint_eq(r.hosts.data_sent, 16 * 130 + r.hosts.data_retx);
 		for (f = 0; f < r.nb_flows; f++) {
 			const struct fab_flow_result *fr = &r.flows[f];
 
@@ -573,7 +573,7 @@ START_TEST(test_conservation)
 				      "%s: flow %u took %" PRIu64 " ns, ideal %"
 				      PRIu64, name, f, fr->fct_ns,
 				      fr->ideal_ns);
-			ck_assert_uint_le(fr->start_ns + fr->fct_ns, r.sim_ns);
+			ck_assert_uint_le(fr->m.start_ns + fr->fct_ns, r.sim_ns);
 		}
 		fab_run_free(&r);
 	}
@@ -744,9 +744,9 @@ START_TEST(test_link_model)
 	ck_assert_uint_eq(fr->src, 1);
 	ck_assert_uint_eq(fr->dst, 0);
 	ck_assert_uint_eq(fr->size, c->size);
-	ck_assert_uint_eq(fr->start_ns, 0);
-	ck_assert_uint_eq(r.retx, 0);
-	ck_assert_uint_eq(r.data_sent, n);
+	ck_assert_uint_eq(fr->m.start_ns, 0);
+	ck_assert_uint_eq(r.hosts.data_retx, 0);
+	ck_assert_uint_eq(r.hosts.data_sent, n);
 	ck_assert_uint_eq(r.injected, 2ull * n);	/* n frames, n ACKs */
 	ck_assert_uint_eq(r.queued_end, 0);
 	ck_assert_msg(fr->fct_ns == m.t_tx, "%s mtu %u size %" PRIu64
@@ -793,7 +793,7 @@ START_TEST(test_link_model)
 	t_check_conserved(&r, "cut at T_rx - 1");
 	ck_assert(!r.completed);
 	ck_assert_uint_eq(r.injected, 2ull * n - 1);
-	ck_assert_uint_eq(r.data_sent, n);
+	ck_assert_uint_eq(r.hosts.data_sent, n);
 	fab_run_free(&r);
 	fab_experiment_free(&e.x);
 }
@@ -844,7 +844,7 @@ START_TEST(test_frame_model)
 	t_run(p, 0, &r);
 	t_check_conserved(&r, c->pace);
 	ck_assert(r.completed);
-	ck_assert_uint_eq(r.data_sent, 10);
+	ck_assert_uint_eq(r.hosts.data_sent, 10);
 	ck_assert_uint_eq(r.full_frame, c->full);
 	ck_assert_msg(r.flows[0].fct_ns == c->fct_ns,
 		      "data %s ack %s pace %s: done at %" PRIu64
@@ -1138,13 +1138,13 @@ START_TEST(test_cm_triggers)
 	ck_assert_uint_eq(r.nb_flows, 3);
 	f = r.flows;
 	t_link_model(&c, e.x.combos[0].delay_ns, &m);
-	ck_assert_uint_eq(f[0].start_ns, 0);
-	ck_assert_uint_eq(f[0].rx_done_ns, m.t_rx);
-	ck_assert_uint_eq(f[1].start_ns, f[0].rx_done_ns);
-	ck_assert_uint_eq(f[2].start_ns, f[1].start_ns + f[1].fct_ns);
+	ck_assert_uint_eq(f[0].m.start_ns, 0);
+	ck_assert_uint_eq(f[0].m.rx_done_ns, m.t_rx);
+	ck_assert_uint_eq(f[1].m.start_ns, f[0].m.rx_done_ns);
+	ck_assert_uint_eq(f[2].m.start_ns, f[1].m.start_ns + f[1].fct_ns);
 	ck_assert_uint_gt(f[2].fct_ns, 0);
 	/* The ideal collective follows the same chain. */
-	ck_assert_uint_ge(r.ideal_collective_ns, f[0].ideal_ns +
+	ck_assert_uint_ge(r.collective_ideal_ns, f[0].ideal_ns +
 			  f[1].ideal_ns + f[2].ideal_ns - 2 * T_US);
 	fab_run_free(&r);
 	fab_experiment_free(&e.x);
@@ -1184,12 +1184,12 @@ START_TEST(test_cm_triggers_parts)
 		t_check_conserved(&r, "triggers across parts");
 		ck_assert(r.completed);
 		ck_assert(r.one_part == (thr == 2));
-		ck_assert_uint_eq(r.flows[2].start_ns,
-				  RTE_MAX(r.flows[0].start_ns +
+		ck_assert_uint_eq(r.flows[2].m.start_ns,
+				  RTE_MAX(r.flows[0].m.start_ns +
 					  r.flows[0].fct_ns,
-					  r.flows[1].start_ns +
+					  r.flows[1].m.start_ns +
 					  r.flows[1].fct_ns));
-		start[thr - 1] = r.flows[2].start_ns;
+		start[thr - 1] = r.flows[2].m.start_ns;
 		fab_run_free(&r);
 		fab_experiment_free(&e.x);
 	}
@@ -1348,8 +1348,8 @@ START_TEST(test_erasure_vs_sack)
 	char last[16];
 
 	t_drop_run("erasure", NULL, &clean);
-	ck_assert_uint_eq(clean.flows[0].rx_pkts, needed);
-	ck_assert_uint_eq(clean.data_sent, needed);
+	ck_assert_uint_eq(clean.flows[0].m.data_received, needed);
+	ck_assert_uint_eq(clean.hosts.data_sent, needed);
 	snprintf(last, sizeof(last), "%u", needed);
 	t_drop_run("erasure", last, &drop);
 	/*
@@ -1364,16 +1364,16 @@ START_TEST(test_erasure_vs_sack)
 		      PRIu64, extra, rtt);
 	/* Every slot sends until the final ACK: one more than needed here
 	 * (a slot is 4.1 us, the ACK 6.2 us away). */
-	ck_assert_uint_eq(drop.flows[0].rx_pkts, needed + 1);
-	ck_assert_uint_eq(drop.timeouts, 0);
+	ck_assert_uint_eq(drop.flows[0].m.data_received, needed + 1);
+	ck_assert_uint_eq(drop.hosts.timeouts, 0);
 	fab_run_free(&drop);
 
 	/* In the middle: the gap shows in the next ACK, one new packet
 	 * makes it up, the receiver gets exactly what it needs. */
 	t_drop_run("erasure", "40", &drop);
-	ck_assert_uint_eq(drop.flows[0].rx_pkts, needed);
-	ck_assert_uint_eq(drop.retx, 1);
-	ck_assert_uint_eq(drop.data_sent, needed + 1);
+	ck_assert_uint_eq(drop.flows[0].m.data_received, needed);
+	ck_assert_uint_eq(drop.hosts.data_retx, 1);
+	ck_assert_uint_eq(drop.hosts.data_sent, needed + 1);
 	extra = drop.flows[0].fct_ns - clean.flows[0].fct_ns;
 	ck_assert_msg(extra <= rtt, "erasure: the drop cost %" PRIu64 " ns",
 		      extra);
@@ -1381,14 +1381,14 @@ START_TEST(test_erasure_vs_sack)
 	fab_run_free(&drop);
 
 	t_drop_run("sack", NULL, &clean);
-	ck_assert_uint_eq(clean.flows[0].rx_pkts, data);
+	ck_assert_uint_eq(clean.flows[0].m.data_received, data);
 	snprintf(last, sizeof(last), "%u", data);
 	t_drop_run("sack", last, &drop);
 	extra = drop.flows[0].fct_ns - clean.flows[0].fct_ns;
 	ck_assert_msg(extra >= 1000 * T_US,
 		      "sack: the tail drop cost only %" PRIu64 " ns", extra);
-	ck_assert_uint_ge(drop.timeouts, 1);
-	ck_assert_uint_eq(drop.flows[0].rx_pkts, data);
+	ck_assert_uint_ge(drop.hosts.timeouts, 1);
+	ck_assert_uint_eq(drop.flows[0].m.data_received, data);
 	fab_run_free(&clean);
 	fab_run_free(&drop);
 }
@@ -1448,12 +1448,12 @@ START_TEST(test_ce_echo)
 	ck_assert_uint_eq(data.ecn_marks, ack.ecn_marks);
 	for (f = 0; f < 4; f++) {
 		ck_assert_uint_eq(data.flows[f].fct_ns, ack.flows[f].fct_ns);
-		ck_assert_uint_gt(data.flows[f].ce_acks, 0);
-		ck_assert_uint_le(data.flows[f].ce_acks, data.flows[f].acks);
+		ck_assert_uint_gt(data.flows[f].m.ce_acks, 0);
+		ck_assert_uint_le(data.flows[f].m.ce_acks, data.flows[f].m.acks_received);
 	}
-	ck_assert_uint_gt(ack.flows[0].ce_acks, 0);
-	ck_assert_uint_eq(ack.flows[1].ce_acks, 0);
-	ck_assert_uint_gt(ack.flows[1].acks, 60);
+	ck_assert_uint_gt(ack.flows[0].m.ce_acks, 0);
+	ck_assert_uint_eq(ack.flows[1].m.ce_acks, 0);
+	ck_assert_uint_gt(ack.flows[1].m.acks_received, 60);
 	fab_run_free(&data);
 	fab_run_free(&ack);
 }
@@ -1544,8 +1544,8 @@ START_TEST(test_summary_shared)
 	sd = calloc(r.nb_flows, sizeof(*sd));
 	ck_assert(times != NULL && sd != NULL);
 	for (f = 0; f < r.nb_flows; f++) {
-		times[f].start_ns = r.flows[f].start_ns;
-		times[f].done_ns = r.flows[f].start_ns + r.flows[f].fct_ns;
+		times[f].start_ns = r.flows[f].m.start_ns;
+		times[f].done_ns = r.flows[f].m.start_ns + r.flows[f].fct_ns;
 		times[f].ideal_ns = r.flows[f].ideal_ns;
 		times[f].ideal_begin_ns = UINT64_MAX;
 	}
@@ -1690,7 +1690,7 @@ START_TEST(test_failure_alltoall)
 			 */
 			for (i = 0; i < r.nb_flows; i++) {
 				const struct fab_flow_result *fr = &r.flows[i];
-				uint64_t n = (fr->size + 4055) / 4056 + fr->retx;
+				uint64_t n = (fr->size + 4055) / 4056 + fr->m.data_retx;
 
 				ck_assert_msg((n - 1) * 15 * 4178 * 8 / 90 <=
 					      fr->fct_ns, "%s flow %u: %" PRIu64

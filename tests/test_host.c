@@ -703,7 +703,7 @@ t_check_delivered(struct t_net *net, uint64_t nb_corrupt,
 		ck_assert_uint_gt(r.rx_done_ns, 0);
 		/* The last ACK leaves after the last packet arrived. */
 		ck_assert_uint_le(r.rx_done_ns, s.done_ns);
-		ck_assert_uint_ge(s.pkts_sent,
+		ck_assert_uint_ge(s.data_sent,
 				  (spec->size + net->cfg.mss - 1) /
 				  net->cfg.mss);
 		ck_assert_uint_ge(s.distinct_evs, 1);
@@ -715,8 +715,8 @@ t_check_delivered(struct t_net *net, uint64_t nb_corrupt,
 	ck_assert_uint_eq(sum->nb_flows, net->traffic.nb_flows);
 	ck_assert_uint_eq(sum->nb_completed, net->traffic.nb_flows);
 	ck_assert_uint_eq(sum->incomplete_rx, 0);
-	ck_assert_uint_eq(sum->corrupt, nb_corrupt);
-	ck_assert_uint_eq(sum->retx, retx);
+	ck_assert_uint_eq(sum->corrupt_pkts, nb_corrupt);
+	ck_assert_uint_eq(sum->data_retx, retx);
 	ck_assert(sum->collective_ns > 0);
 }
 
@@ -798,20 +798,20 @@ START_TEST(test_b2b)
 		    strcmp(policy, "flowlet") == 0)
 			/* No congestion, no ACK gap, no timeout: no move. */
 			ck_assert_msg(r.distinct_evs == 1,
-				      "%s: flow %u used %u EVs", policy, f,
-				      r.distinct_evs);
+				      "%s: flow %u used %" PRIu64 " EVs",
+				      policy, f, r.distinct_evs);
 		else if (strcmp(policy, "mp") == 0)
 			ck_assert_uint_eq(r.distinct_evs,
 					  ((const struct hlb_mp_settings *)
 					   hlb_settings_of(&net->cfg.hlb_set,
 							   hlb_find("mp")))->subflows);
 		else if (strcmp(policy, "ops") == 0)
-			ck_assert_uint_gt(r.distinct_evs, r.pkts_sent * 9 / 10);
+			ck_assert_uint_gt(r.distinct_evs, r.data_sent * 9 / 10);
 		else	/* reps: every ACK vouches for its EV, reused */
-			ck_assert_msg(r.distinct_evs < r.pkts_sent / 4,
-				      "reps: flow %u used %u EVs for %" PRIu64
-				      " packets", f, r.distinct_evs,
-				      r.pkts_sent);
+			ck_assert_msg(r.distinct_evs < r.data_sent / 4,
+				      "reps: flow %u used %" PRIu64 " EVs for %"
+				      PRIu64 " packets", f, r.distinct_evs,
+				      r.data_sent);
 	}
 	t_net_done(net);
 }
@@ -833,12 +833,12 @@ START_TEST(test_b2b_corrupt)
 	ck_assert_uint_gt(net->nb_data_to_hosts, 100);
 	t_check_delivered(net, 1, &sum);
 	/* Not acknowledged, so retransmitted: the bytes still all arrive. */
-	ck_assert_uint_ge(sum.retx, 1);
+	ck_assert_uint_ge(sum.data_retx, 1);
 	f = net->corrupted_flow - 2;	/* QP = flow + 2 (hs_host.c) */
 	ck_assert_uint_lt(f, net->traffic.nb_flows);
 	memset(&r, 0, sizeof(r));
 	hs_host_flow_result(net->host[net->traffic.flows[f].dst], f, &r);
-	ck_assert_uint_eq(r.corrupt, 1);
+	ck_assert_uint_eq(r.corrupt_pkts, 1);
 	t_net_done(net);
 }
 END_TEST
@@ -907,7 +907,7 @@ t_leaf_run(const char *sw_policy, const char *host_policy)
 	t_net_leaves(net, sw_policy, 100 * T_US);
 	t_run(net, 50 * T_MS);
 	t_check_delivered(net, 0, &sum);
-	ck_assert_uint_eq(sum.retx, 0);
+	ck_assert_uint_eq(sum.data_retx, 0);
 	printf("%s+%s: FCT %.0f us, slowdown %.3f\n", sw_policy, host_policy,
 	       sum.mean_fct_ns / 1e3, sum.max_slowdown);
 	/* Four 10G uplinks for one 10G host: no queue, the ideal time. */
@@ -1052,7 +1052,7 @@ t_blackhole_run(const char *host_policy, uint64_t reconverge,
 		l->blackholed += t_tot[s].drops[OFAN_DROP_BLACKHOLE];
 		ck_assert_uint_eq(t_tot[s].drops[OFAN_DROP_QUEUE_FULL], 0);
 	}
-	l->retx = sum.retx;
+	l->retx = sum.data_retx;
 	l->timeouts = sum.timeouts;
 	l->done_ns = net->done_ns - T_START_NS;
 	l->data_sent = hs_host_stats(net->host[0])->data_sent;
@@ -1189,7 +1189,7 @@ START_TEST(test_erasure_wait_no_spin)
 	memset(&r, 0, sizeof(r));
 	ck_assert(hs_host_flow_result(h, 0, &r));
 	/* The short flow's 3 + k = 6 packets, then resends after the wait. */
-	ck_assert_uint_gt(r.pkts_sent, 6);
+	ck_assert_uint_gt(r.data_sent, 6);
 	ck_assert_msg(idle == 0 && wakeups < 60,
 		      "%" PRIu64 " wake-ups for 48 packets, %" PRIu64
 		      " of them a ns apart with nothing sent", wakeups, idle);
@@ -1354,7 +1354,7 @@ START_TEST(test_done_at_start)
 	ck_assert(hs_host_rx_done(net->host[1]));
 	memset(&r, 0, sizeof(r));
 	ck_assert(hs_host_flow_result(net->host[1], 0, &r));
-	ck_assert_uint_eq(r.rx_pkts, 5);
+	ck_assert_uint_eq(r.data_received, 5);
 	ck_assert_uint_eq(r.rx_done_ns, 1);
 	t_net_done(net);
 }
@@ -1481,8 +1481,8 @@ START_TEST(test_psn_out_of_range)
 		ck_assert_uint_eq(st->dup_pkts, 1);
 		memset(&r, 0, sizeof(r));
 		ck_assert(hs_host_flow_result(net->host[1], 0, &r));
-		ck_assert_uint_eq(r.rx_pkts, 1);
-		ck_assert_uint_eq(r.dups, 1);
+		ck_assert_uint_eq(r.data_received, 1);
+		ck_assert_uint_eq(r.dup_pkts, 1);
 		t_net_done(net);
 	}
 }

@@ -288,7 +288,7 @@ START_TEST(test_steers)
 		ck_assert_uint_eq(r.nb_completed, r.nb_flows);
 		/* Completed flows were acknowledged: acks > 0. */
 		for (f = 0, acks = 0; f < r.nb_flows; f++)
-			acks += r.flows[f].acks;
+			acks += r.flows[f].m.acks_received;
 		ck_assert_uint_eq(t_counter(&r, "packets"), r.hosts.data_sent);
 		ck_assert_uint_eq(t_counter(&r, "acks"), acks);
 		ck_assert_uint_eq(t_counter(&r, "strays"), 0);

@@ -342,28 +342,21 @@ void fab_topo_weights(const struct fab_topo *t,
  * is a line here and the code that counts it.
  */
 #define FAB_RUN_COUNTERS(X) \
-	X(data_sent, "data packets sent, retransmissions included") \
-	X(retx, "data packets resent (erasure: sent beyond those needed)") \
-	X(timeouts, "retransmission timeouts") \
-	X(ecn_marks, "CE marks set by the switches") \
-	X(corrupt, "payloads that arrived corrupted") \
-	X(alloc_failed, "host mbuf allocations that failed")
+	X(ecn_marks, "CE marks set by the switches")
 
 /* One flow's outcome. */
 struct fab_flow_result {
 	uint32_t src, dst;
 	uint64_t size;
-	uint64_t start_ns;	/* 0-based from the traffic start */
 	uint64_t fct_ns;	/* 0: not completed */
 	uint64_t ideal_ns;
 	double slowdown;
-	uint64_t retx;
-	uint64_t timeouts;
-	uint32_t max_reorder;
-	uint64_t acks;		/* ACKs its sender processed */
-	uint64_t ce_acks;	/* of them with a congestion mark ([host] ce_echo) */
-	uint32_t rx_pkts;	/* distinct data packets its receiver got */
-	uint64_t rx_done_ns;	/* when its receiver had it all, 0: never */
+	/*
+	 * What its hosts measured (both sides; start_ns 0-based from the
+	 * traffic start, rx_done_ns 0: never), with the counters of
+	 * HS_FLOW_SEND_COUNTERS and HS_FLOW_RECV_COUNTERS (hs_host.h).
+	 */
+	struct hs_flow_result m;
 };
 
 /* A queue's maximum in one time window (queues.csv). */
@@ -387,7 +380,7 @@ struct fab_run {
 	struct fab_flow_result *flows;
 	uint32_t nb_completed;
 	double max_slowdown, p99_slowdown, mean_fct_ns;
-	uint64_t collective_ns, ideal_collective_ns;
+	uint64_t collective_ns, collective_ideal_ns;
 	/*
 	 * Network.  Queues count the frame being sent, as htsim's do; their
 	 * size is in bytes (queue[l] / the full data frame is what tables

@@ -91,11 +91,6 @@ fab_collect_counters(struct fab_sim *s)
 		if (s->hosts[i].h == NULL)
 			continue;	/* another rank's */
 		st = hs_host_stats(s->hosts[i].h);
-		r->retx += st->data_retx;
-		r->timeouts += st->timeouts;
-		r->data_sent += st->data_sent;
-		r->corrupt += st->corrupt_pkts;
-		r->alloc_failed += st->alloc_failed;
 #define FAB_HOST_SUM(field, what) r->hosts.field += st->field;
 		HS_HOST_COUNTERS(FAB_HOST_SUM)
 #undef FAB_HOST_SUM
@@ -163,33 +158,6 @@ fab_run_merge(struct fab_run *r, const struct fab_run *o)
 	r->peak_rss_mb = RTE_MAX(r->peak_rss_mb, o->peak_rss_mb);
 }
 
-/* Flow f as another rank saw it: its side(s) into res. */
-static void
-fab_flow_merge(struct hs_flow_result *res, const struct hs_flow_result *o)
-{
-	if (o->sent_here) {
-		res->sent_here = true;
-		res->start_ns = o->start_ns;
-		res->done_ns = o->done_ns;
-		res->pkts_sent = o->pkts_sent;
-		res->retx = o->retx;
-		res->timeouts = o->timeouts;
-		res->acks = o->acks;
-		res->ce_acks = o->ce_acks;
-		res->distinct_evs = o->distinct_evs;
-		res->min_rtt_ns = o->min_rtt_ns;
-	}
-	if (o->received_here) {
-		res->received_here = true;
-		res->rx_done_ns = o->rx_done_ns;
-		res->rx_pkts = o->rx_pkts;
-		res->max_reorder = o->max_reorder;
-		res->dups = o->dups;
-		res->ce_pkts = o->ce_pkts;
-		res->corrupt = o->corrupt;
-	}
-}
-
 /*
  * --spread parts: rank 0 gathers every rank's counters, flow results and
  * queue windows and merges them into what one process would have.
@@ -227,7 +195,7 @@ fab_collect_merge(struct fab_sim *s, struct hs_flow_result *res)
 			struct hs_flow_result x;
 
 			memcpy(&x, b + f * sizeof(x), sizeof(x));
-			fab_flow_merge(&res[f], &x);
+			hs_flow_result_merge(&res[f], &x);
 		}
 		b += n * sizeof(*res);
 		nq = o.nb_qwin;
@@ -303,14 +271,7 @@ fab_collect_flows(struct fab_sim *s, const struct hs_flow_result *res_all)
 		fr->src = sp->src;
 		fr->dst = sp->dst;
 		fr->size = sp->size;
-		fr->start_ns = res->start_ns;
-		fr->retx = res->retx;
-		fr->timeouts = res->timeouts;
-		fr->max_reorder = res->max_reorder;
-		fr->acks = res->acks;
-		fr->ce_acks = res->ce_acks;
-		fr->rx_pkts = res->rx_pkts;
-		fr->rx_done_ns = res->rx_done_ns;
+		fr->m = *res;
 		times[f].start_ns = res->start_ns;
 		times[f].done_ns = res->sent_here ? res->done_ns : 0;
 		times[f].ideal_ns = send_ns[f];
@@ -328,7 +289,7 @@ fab_collect_flows(struct fab_sim *s, const struct hs_flow_result *res_all)
 	r->p99_slowdown = sum.p99_slowdown;
 	r->mean_fct_ns = sum.mean_fct_ns;
 	r->collective_ns = sum.collective_ns;
-	r->ideal_collective_ns = sum.collective_ideal_ns;
+	r->collective_ideal_ns = sum.collective_ideal_ns;
 	r->full_frame = fab_full_frame_queue_bytes(p);
 	for (f = 0; f < OFAN_DROP_MAX; f++)
 		r->drops_total += r->drops[f];

@@ -101,7 +101,9 @@ fab_out_open(const char *dir, const struct fab_experiment *x, char *err,
 		free(o);
 		return NULL;
 	}
-	fprintf(o->flows, "run,combo,scheme,seed,flow,src,dst,size,start_us,fct_us,ideal_us,slowdown,retx,timeouts,max_reorder,acks,ce_acks,rx_pkts,rx_done_us\n");
+	fprintf(o->flows, "run,combo,scheme,seed,flow,src,dst,size,start_us,fct_us,ideal_us,slowdown,rx_done_us,");
+	hs_flow_result_csv_header(o->flows);
+	fprintf(o->flows, "\n");
 	fprintf(o->queues, "run,combo,scheme,seed,t_us,link,switch,port,layer,max_pkts,max_bytes,max_full\n");
 	fprintf(o->qtime, "run,combo,scheme,seed,t_us,layer,max_pkts,max_bytes,max_full\n");
 	return o;
@@ -193,12 +195,13 @@ fab_out_run(struct fab_out *o, const struct fab_params *p,
 	o->nb_runs++;
 	for (f = 0; f < r->nb_flows && r->flows != NULL; f++) {
 		const struct fab_flow_result *fr = &r->flows[f];
-		fprintf(o->flows, "%u,%u,%s,%" PRIu64 ",%u,%u,%u,%" PRIu64 ",%.3f,%.3f,%.3f,%.4f,%" PRIu64 ",%" PRIu64 ",%u,%" PRIu64 ",%" PRIu64 ",%u,%.3f\n",
+		fprintf(o->flows, "%u,%u,%s,%" PRIu64 ",%u,%u,%u,%" PRIu64 ",%.3f,%.3f,%.3f,%.4f,%.3f,",
 			run, r->combo, scheme, r->seed, f, fr->src, fr->dst,
-			fr->size, (double)fr->start_ns / 1e3,
+			fr->size, (double)fr->m.start_ns / 1e3,
 			(double)fr->fct_ns / 1e3, (double)fr->ideal_ns / 1e3,
-			fr->slowdown, fr->retx, fr->timeouts, fr->max_reorder,
-			fr->acks, fr->ce_acks, fr->rx_pkts, (double)fr->rx_done_ns / 1e3);
+			fr->slowdown, (double)fr->m.rx_done_ns / 1e3);
+		hs_flow_result_csv_row(o->flows, &fr->m);
+		fprintf(o->flows, "\n");
 	}
 	fab_out_qtime(o, run, p, t, r);
 	return ferror(o->flows) || ferror(o->queues) || ferror(o->qtime) ?
@@ -254,8 +257,8 @@ fab_mean_ci(const double *v, uint32_t n, double out[2])
 static double
 fab_coll_x(const struct fab_run *r)
 {
-	return r->ideal_collective_ns ? (double)r->collective_ns /
-		(double)r->ideal_collective_ns : 0.0;
+	return r->collective_ideal_ns ? (double)r->collective_ns /
+		(double)r->collective_ideal_ns : 0.0;
 }
 
 /* Group the runs by (combo, scheme); returns the groups (free them). */
@@ -363,8 +366,8 @@ fab_out_json_run(struct ofan_json *j, const struct fab_out_run *or)
 	ofan_json_double(j, "p99_slowdown", r->p99_slowdown);
 	ofan_json_double(j, "mean_fct_us", r->mean_fct_ns / 1e3);
 	ofan_json_double(j, "collective_us", (double)r->collective_ns / 1e3);
-	ofan_json_double(j, "ideal_collective_us",
-			 (double)r->ideal_collective_ns / 1e3);
+	ofan_json_double(j, "collective_ideal_us",
+			 (double)r->collective_ideal_ns / 1e3);
 	ofan_json_double(j, "sim_us", (double)r->sim_ns / 1e3);
 	/* Full data frames' worth of bytes, the frame being sent included. */
 	fab_out_json_layers(j, p, r, "max_queue", 0);
@@ -506,7 +509,7 @@ fab_out_runs_csv(const struct fab_out *o)
 	fprintf(f, "run,combo,scheme,seed_index,seed");
 	for (d = 0; d < p0->nb_sweep; d++)
 		fprintf(f, ",sweep_%s", p0->sweep_name[d]);
-	fprintf(f, ",switch_policy,host_policy,flows,completed,max_slowdown,p99_slowdown,mean_fct_us,collective_us,ideal_collective_us");
+	fprintf(f, ",switch_policy,host_policy,flows,completed,max_slowdown,p99_slowdown,mean_fct_us,collective_us,collective_ideal_us");
 	for (l = 0; l < FAB_L_NB; l++)
 		if (fab_layer_name(p0->topo, l) != NULL && l != FAB_L_HOST)
 			fprintf(f, ",q_%s", fab_layer_name(p0->topo, l));
@@ -514,7 +517,7 @@ fab_out_runs_csv(const struct fab_out *o)
 #define FAB_RUN_COLUMN(field, what) fprintf(f, "," #field);
 	FAB_RUN_COUNTERS(FAB_RUN_COLUMN)
 #undef FAB_RUN_COLUMN
-#define FAB_HOST_COLUMN(field, what) fprintf(f, ",host_" #field);
+#define FAB_HOST_COLUMN(field, what) fprintf(f, "," #field);
 	HS_HOST_COUNTERS(FAB_HOST_COLUMN)
 #undef FAB_HOST_COLUMN
 	fprintf(f, "\n");
@@ -533,7 +536,7 @@ fab_out_runs_csv(const struct fab_out *o)
 			r->nb_flows, r->nb_completed, r->max_slowdown,
 			r->p99_slowdown, r->mean_fct_ns / 1e3,
 			(double)r->collective_ns / 1e3,
-			(double)r->ideal_collective_ns / 1e3);
+			(double)r->collective_ideal_ns / 1e3);
 		for (l = 0; l < FAB_L_NB; l++)
 			if (fab_layer_name(p0->topo, l) != NULL &&
 			    l != FAB_L_HOST)
@@ -627,7 +630,7 @@ fab_out_table(const struct fab_out *o, const struct fab_agg *g,
 				coll += (double)r->collective_ns / 1e3;
 				drops += (double)r->drops_total;
 				ecn += (double)r->ecn_marks;
-				retx += (double)r->retx;
+				retx += (double)r->hosts.data_retx;
 				wall += r->wall_s;
 				done = done && r->completed;
 				intr = intr || r->interrupted;

@@ -104,9 +104,9 @@ fab_one_run(const struct fab_params *p, uint32_t c, uint16_t s, uint32_t k,
 			r->queued_end);
 		status = 1;
 	}
-	if (r->alloc_failed != 0)
+	if (r->hosts.alloc_failed != 0)
 		fprintf(stderr, "%s: %s: warning: the mbuf pool ran dry %" PRIu64 " times (hosts waited for mbufs); results may then depend on the thread count. Hint: set [fabric] mbufs above %u\n",
-			prog, name, r->alloc_failed, fab_pool_size(p));
+			prog, name, r->hosts.alloc_failed, fab_pool_size(p));
 	if (r->mbuf_leak != 0) {
 		fprintf(stderr, "%s: %s: %" PRId64 " mbufs leaked\n", prog, name,
 			r->mbuf_leak);

@@ -40,7 +40,7 @@ ofan_setup host_b2b "$@"
 
 POLICIES=(fixed ops reps plb mp flowlet)
 PATTERNS=(alltoall ring_allreduce)
-CSV_HEADER=flow,src,dst,size,iteration,step,start_ns,done_ns,fct_ns,ideal_ns,slowdown,pkts_sent,retx,timeouts,acks,ecn_fraction,distinct_evs,rx_done_ns,max_reorder,dups,ce_pkts,corrupt
+CSV_HEADER=flow,src,dst,size,iteration,step,start_ns,done_ns,fct_ns,ideal_ns,slowdown,rx_done_ns,data_sent,data_retx,timeouts,acks_received,ce_acks,distinct_evs,data_received,max_reorder,dup_pkts,ce_pkts,corrupt_pkts
 
 # write_config POLICY PATTERN RING: two ranks on the ring pair RING.
 write_config() {
@@ -86,9 +86,9 @@ check_csv() {
 	expect_eq "$tag: CSV flow ids" \
 		"$(tail -n +2 "$csv" | cut -d, -f1 | sort -n | tr '\n' ' ')" \
 		"$(seq 0 $((nb - 1)) | tr '\n' ' ')"
-	# Fields 8, 18 and 22: done_ns, rx_done_ns, corrupt.
+	# Fields 8, 12 and 23: done_ns, rx_done_ns, corrupt_pkts.
 	bad=$(tail -n +2 "$csv" | awk -F, \
-		'NF != 22 || $8 <= 0 || $18 <= 0 || $22 != 0 { print $1 }' |
+		'NF != 23 || $8 <= 0 || $12 <= 0 || $23 != 0 { print $1 }' |
 		tr '\n' ' ')
 	expect_eq "$tag: CSV flows not done, not received or corrupt" "$bad" ""
 }
@@ -112,7 +112,7 @@ for pattern in "${PATTERNS[@]}"; do
 			incomplete goodput inuse_start inuse_end < <(jget "$json" \
 			'" ".join(str(v) for v in (j["policy"], j["pattern"],
 			 j["flows_total"], j["flows_sent_here"],
-			 j["flows_completed"], j["corrupt_packets"],
+			 j["flows_completed"], j["corrupt_pkts"],
 			 j["incomplete_receptions"],
 			 sum(h["goodput_bytes"] for h in j["hosts"]),
 			 j["mempool_in_use_start"], j["mempool_in_use_end"]))'); then
@@ -132,7 +132,7 @@ for pattern in "${PATTERNS[@]}"; do
 		expect_eq "$tag: pattern" "$pattern_j" "$pattern"
 		expect_eq "$tag: flows_sent_here" "$sent" "$nb"
 		expect_eq "$tag: flows_completed" "$completed" "$nb"
-		expect_eq "$tag: corrupt_packets" "$corrupt" 0
+		expect_eq "$tag: corrupt_pkts" "$corrupt" 0
 		expect_eq "$tag: incomplete_receptions" "$incomplete" 0
 		expect_eq "$tag: mempool_in_use_end (start $inuse_start)" \
 			"$inuse_end" "$inuse_start"
@@ -163,7 +163,7 @@ for pol in "${POLICIES[@]}"; do
 	expect_file_has "$tag stdout" "$TMP/$tag.out" \
 		"$pol ring_allreduce: 8/8 flows complete"
 	expect_eq "$tag: recovery, pacing, goodput, leak, corrupt" \
-		"$(jget "$TMP/$tag.json" '" ".join(str(v) for v in (j["recovery"], j["pacing"], sum(h["goodput_bytes"] for h in j["hosts"]), j["mempool_in_use_end"] - j["mempool_in_use_start"], j["corrupt_packets"]))')" \
+		"$(jget "$TMP/$tag.json" '" ".join(str(v) for v in (j["recovery"], j["pacing"], sum(h["goodput_bytes"] for h in j["hosts"]), j["mempool_in_use_end"] - j["mempool_in_use_start"], j["corrupt_pkts"]))')" \
 		"erasure flow 1048576 0 0"
 done
 
@@ -206,10 +206,10 @@ hs_run trig "${EAL[@]}" -- --config "$TMP/trig.ini" \
 expect_rc "triggered matrix" trig 0
 expect_file_has "triggered matrix stdout" "$TMP/trig.out" \
 	"reps cm: 4/4 flows complete"
-# CSV fields: 1 flow, 7 start_ns, 8 done_ns, 18 rx_done_ns.
+# CSV fields: 1 flow, 7 start_ns, 8 done_ns, 12 rx_done_ns.
 csv=$TMP/trig-flows.csv
 expect_eq "triggered matrix: flow 2 starts once flow 1 is received" \
-	"$(awk -F, '$1 == 0 { rx = $18 } $1 == 1 { s = $7 } END { print (s >= rx && rx > 0) }' "$csv")" 1
+	"$(awk -F, '$1 == 0 { rx = $12 } $1 == 1 { s = $7 } END { print (s >= rx && rx > 0) }' "$csv")" 1
 expect_eq "triggered matrix: flow 4 starts once flows 2 and 3 are acknowledged" \
 	"$(awk -F, '$1 == 1 || $1 == 2 { if ($8 > d) d = $8 } $1 == 3 { s = $7 } END { print (s >= d && d > 0) }' "$csv")" 1
 

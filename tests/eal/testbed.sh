@@ -103,7 +103,7 @@ import json, sys
 out, scheme = sys.argv[1], sys.argv[2]
 h = json.load(open(f"{out}/hosts-all.json"))
 assert h["flows_completed"] == h["flows_total"] == 4, h
-assert h["corrupt_packets"] == 0 and h["incomplete_receptions"] == 0, h
+assert h["corrupt_pkts"] == 0 and h["incomplete_receptions"] == 0, h
 assert h["mempool_in_use_end"] == h["mempool_in_use_start"], h
 # Every host port's device counters, as ofan-host read them at exit.
 assert len(h["ports"]) == 4 and all(
@@ -160,7 +160,7 @@ if "$OFAN_PY" - "$TMP/lcores/hosts-all.json" <<'PY'; then
 import json, sys
 h = json.load(open(sys.argv[1]))
 assert h["flows_completed"] == h["flows_total"] == 12, h
-assert h["corrupt_packets"] == 0 and h["incomplete_receptions"] == 0, h
+assert h["corrupt_pkts"] == 0 and h["incomplete_receptions"] == 0, h
 assert h["mempool_in_use_end"] == h["mempool_in_use_start"], h
 shards = {}
 for e in h["hosts"]:
@@ -206,7 +206,7 @@ for d in runs:
     reconverge = 50 if d.endswith("=50ms") else 150
     h = json.load(open(f"{d}/hosts-all.json"))
     assert h["flows_completed"] == h["flows_total"] == 4, (d, h)
-    assert h["corrupt_packets"] == 0 and h["incomplete_receptions"] == 0, (d, h)
+    assert h["corrupt_pkts"] == 0 and h["incomplete_receptions"] == 0, (d, h)
     assert h["mempool_in_use_end"] == h["mempool_in_use_start"], (d, h)
     for log in glob.glob(f"{d}/*.log"):
         assert "exited with status" not in open(log).read(), (d, log)

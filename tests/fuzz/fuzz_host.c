@@ -45,7 +45,7 @@
  *     the host adds one of arp_replies and queue_full, any other ARP
  *     frame not_for_us; dup_pkts are the receivers' duplicates;
  *   - what a host sends is what it counts: tx_pkts, tx_bytes, acks_sent,
- *     data_sent, and each flow's pkts_sent equal the frames seen;
+ *     data_sent, and each flow's data_sent equal the frames seen;
  *   - no counter ever decreases;
  *   - goodput: a host's goodput_bytes never exceeds the payload of the
  *     data frames it was given, nor the size of its flows; a receiver's
@@ -438,7 +438,7 @@ static bool
 fz_rx_complete(const struct fz_world *w, uint32_t f,
 	       const struct hs_flow_result *r)
 {
-	return r->rx_pkts >= w->flow[f].nb_pkts;
+	return r->data_received >= w->flow[f].nb_pkts;
 }
 
 FZ_NO_COV
@@ -498,10 +498,10 @@ fz_check_all(struct fz_world *w)
 
 		fz_results(w, f, &s, &r);
 		/* Sender: what it sent is what was seen on the wire. */
-		FZ_CHECK(s.pkts_sent == fl->data_out,
-			 "flow %u: pkts_sent %" PRIu64 ", %" PRIu64
-			 " data frames seen", f, s.pkts_sent, fl->data_out);
-		FZ_CHECK(s.acks >= fl->sres.acks && s.retx >= fl->sres.retx &&
+		FZ_CHECK(s.data_sent == fl->data_out,
+			 "flow %u: data_sent %" PRIu64 ", %" PRIu64
+			 " data frames seen", f, s.data_sent, fl->data_out);
+		FZ_CHECK(s.acks_received >= fl->sres.acks_received && s.data_retx >= fl->sres.data_retx &&
 			 s.timeouts >= fl->sres.timeouts &&
 			 s.ce_acks >= fl->sres.ce_acks,
 			 "flow %u: a sender counter went back", f);
@@ -514,15 +514,16 @@ fz_check_all(struct fz_world *w)
 				 " packets ever sent", f, fl->distinct_out,
 				 fl->nb_pkts);
 		/* Receiver: never more than it was given. */
-		FZ_CHECK(r.rx_pkts <= fl->data_in,
-			 "flow %u: %u distinct packets of %" PRIu64
-			 " data frames given", f, r.rx_pkts, fl->data_in);
+		FZ_CHECK(r.data_received <= fl->data_in,
+			 "flow %u: %" PRIu64 " distinct packets of %" PRIu64
+			 " data frames given", f, r.data_received, fl->data_in);
 		if (w->cfg.recovery == HS_RECOVERY_SACK)
-			FZ_CHECK(r.rx_pkts <= fl->nb_pkts,
-				 "flow %u: %u distinct packets of %u", f,
-				 r.rx_pkts, fl->nb_pkts);
-		FZ_CHECK(r.rx_pkts >= fl->rres.rx_pkts &&
-			 r.dups >= fl->rres.dups && r.corrupt >= fl->rres.corrupt &&
+			FZ_CHECK(r.data_received <= fl->nb_pkts,
+				 "flow %u: %" PRIu64 " distinct packets of %u",
+				 f, r.data_received, fl->nb_pkts);
+		FZ_CHECK(r.data_received >= fl->rres.data_received &&
+			 r.dup_pkts >= fl->rres.dup_pkts &&
+			 r.corrupt_pkts >= fl->rres.corrupt_pkts &&
 			 r.ce_pkts >= fl->rres.ce_pkts,
 			 "flow %u: a receiver counter went back", f);
 		FZ_CHECK(fl->rres.rx_done_ns == 0 ||
@@ -537,10 +538,10 @@ fz_check_all(struct fz_world *w)
 		if (spec->recv_done_trigger != HS_NO_TRIGGER)
 			FZ_CHECK(fl->ends[1] == fz_rx_complete(w, f, &r),
 				 "flow %u: receive end reported %u times,"
-				 " %u of %u packets", f, fl->ends[1],
-				 r.rx_pkts, fl->nb_pkts);
-		dups[spec->dst] += r.dups;
-		fz_goodput_range(w, f, r.rx_pkts, &lo, &hi);
+				 " %" PRIu64 " of %u packets", f, fl->ends[1],
+				 r.data_received, fl->nb_pkts);
+		dups[spec->dst] += r.dup_pkts;
+		fz_goodput_range(w, f, r.data_received, &lo, &hi);
 		gp_lo[spec->dst] += lo;
 		gp_hi[spec->dst] += hi;
 		/* Progress: at most the distinct packets sent. */
@@ -693,8 +694,8 @@ fz_host_sums(const struct fz_world *w, uint16_t h, uint64_t *distinct,
 			continue;
 		memset(&r, 0, sizeof(r));
 		hs_host_flow_result(w->host[h], f, &r);
-		*distinct += r.received_here ? r.rx_pkts : 0;
-		*acks += r.sent_here ? r.acks : 0;
+		*distinct += r.received_here ? r.data_received : 0;
+		*acks += r.sent_here ? r.acks_received : 0;
 	}
 }
 
@@ -850,16 +851,16 @@ fz_seen_out(struct fz_world *w, uint16_t h, struct rte_mbuf *m,
 		if (w->cfg.recovery == HS_RECOVERY_ERASURE) {
 			FZ_CHECK(x->flags & OFAN_ACK_F_COUNT,
 				 "flow %u: erasure ACK without COUNT", f);
-			FZ_CHECK(cum <= r.rx_pkts && sack == 0,
+			FZ_CHECK(cum <= r.data_received && sack == 0,
 				 "flow %u: ACK counts %u of %u received", f,
-				 cum, r.rx_pkts);
+				 cum, r.data_received);
 		} else {
 			FZ_CHECK(!(x->flags & OFAN_ACK_F_COUNT),
 				 "flow %u: SACK ACK with COUNT", f);
 			FZ_CHECK((uint64_t)cum + __builtin_popcountll(sack) <=
-				 r.rx_pkts,
+				 r.data_received,
 				 "flow %u: ACK cum %u sack %#" PRIx64 " with %u"
-				 " received", f, cum, sack, r.rx_pkts);
+				 " received", f, cum, sack, r.data_received);
 			FZ_CHECK(sack == 0 ||
 				 (uint64_t)cum + 1 + 63 -
 				 __builtin_clzll(sack) < fl->nb_pkts,
@@ -1067,8 +1068,8 @@ fz_log_state(const struct fz_world *w)
 		fz_results(w, f, &s, &r);
 		fz_log("  flow %u: sent %" PRIu64 " retx %" PRIu64 " timeouts %"
 		       PRIu64 " acks %" PRIu64 " %s; received %u of %u %s\n",
-		       f, s.pkts_sent, s.retx, s.timeouts, s.acks,
-		       s.done_ns ? "done" : "not done", r.rx_pkts,
+		       f, s.data_sent, s.data_retx, s.timeouts, s.acks_received,
+		       s.done_ns ? "done" : "not done", r.data_received,
 		       w->flow[f].nb_pkts, r.rx_done_ns ? "done" : "not done");
 	}
 	for (h = 0; h < w->nb_hosts; h++) {
