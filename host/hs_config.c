@@ -14,7 +14,6 @@
 #include "hs_config.h"
 #include "hs_pattern.h"
 
-const char *const hs_recovery_names[] = { "sack", "erasure", NULL };
 const char *const hs_pacing_names[] = { "host", "flow", NULL };
 const char *const hs_ce_echo_names[] = { "data", "ack", NULL };
 
@@ -63,7 +62,7 @@ hs_config_defaults(struct hs_config *c)
 	c->base_rtt_ns = 20000;			/* 20 us */
 	c->cc = hs_cc_registry[0];	/* rate */
 	c->window_pkts = 64;
-	c->recovery = HS_RECOVERY_SACK;
+	c->recovery = hs_recovery_registry[0];	/* sack */
 	c->erasure_k = 3;		/* the study's simulator's default */
 	c->pacing = HS_PACING_HOST;
 	c->pacing_jitter = 0.0;
@@ -102,13 +101,16 @@ hs_config_host(struct ofan_cfg *cfg, struct hs_config *c,
 	static const char *const sec = "host";
 	const char *names[HLB_MAX_POLICIES + 1];
 	const char *cc_names[HS_MAX_CC + 1];
-	int i, n, cc = hs_cc_index(c->cc), ecn = c->ecn, rec = c->recovery;
+	const char *rec_names[HS_MAX_RECOVERY + 1];
+	int i, n, cc = hs_cc_index(c->cc), ecn = c->ecn;
+	int rec = hs_recovery_index(c->recovery);
 	int pacing = c->pacing, ce_echo = c->ce_echo;
 
 	for (n = 0; hlb_registry[n] != NULL && n < HLB_MAX_POLICIES; n++)
 		names[n] = hlb_registry[n]->name;
 	names[n] = NULL;
 	hs_cc_name_list(cc_names);
+	hs_recovery_name_list(rec_names);
 	i = 0;
 	if (caller_sets || (!(policy_flags & OFAN_CFG_REQUIRED) &&
 			    !ofan_cfg_has_key(cfg, sec, "policy")))
@@ -138,8 +140,7 @@ hs_config_host(struct ofan_cfg *cfg, struct hs_config *c,
 	    ofan_cfg_get_enum(cfg, sec, "ecn", 0, hs_ecn_names, &ecn) ||
 	    ofan_cfg_get_enum(cfg, sec, "ce_echo", 0, hs_ce_echo_names,
 			      &ce_echo) ||
-	    ofan_cfg_get_enum(cfg, sec, "recovery", 0, hs_recovery_names,
-			      &rec) ||
+	    ofan_cfg_get_enum(cfg, sec, "recovery", 0, rec_names, &rec) ||
 	    ofan_cfg_get_u32(cfg, sec, "erasure_k", 0, 0, 1u << 20,
 			     &c->erasure_k) ||
 	    ofan_cfg_get_enum(cfg, sec, "pacing", 0, hs_pacing_names,
@@ -157,7 +158,7 @@ hs_config_host(struct ofan_cfg *cfg, struct hs_config *c,
 		return -EINVAL;
 	c->cc = hs_cc_registry[cc];
 	c->ecn = (uint8_t)ecn;
-	c->recovery = (enum hs_recovery)rec;
+	c->recovery = hs_recovery_registry[rec];
 	c->pacing = (enum hs_pacing)pacing;
 	c->ce_echo = (enum hs_ce_echo)ce_echo;
 	if (c->pacing_jitter > 0 && c->pacing != HS_PACING_FLOW)

@@ -93,7 +93,7 @@ struct hs_config {
 	uint64_t base_rtt_ns;
 	const struct hs_cc_ops *cc;	/* [host] cc (hs_cc.h) */
 	uint32_t window_pkts;	/* ECN_WINDOW: initial and maximum window */
-	enum hs_recovery recovery;
+	const struct hs_recovery_ops *recovery;	/* hs_transport.h */
 	uint32_t erasure_k;	/* erasure: packets beyond the data's */
 	enum hs_pacing pacing;
 	double pacing_jitter;	/* pacing = flow: extra gap, fraction */

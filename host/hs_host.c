@@ -162,7 +162,7 @@ hs_host_create(const struct hs_host_params *p, char *err,
 	}
 	h->rate_bps = (uint64_t)((double)c->rate_bps * c->rate_coef);
 	h->tp = (struct hs_transport_params){
-		.mode = c->recovery,
+		.recovery = c->recovery,
 		.mss = c->mss,
 		.erasure_k = c->erasure_k,
 		.reorder_window_ns = c->reorder_window_ns,
@@ -171,7 +171,7 @@ hs_host_create(const struct hs_host_params *p, char *err,
 		.base_rtt_ns = c->base_rtt_ns,
 		.windowed = c->cc->windowed,
 	};
-	h->path_timers = c->recovery == HS_RECOVERY_ERASURE &&
+	h->path_timers = c->recovery->tx_path_sent != NULL &&
 		c->policy->on_path_timeout != NULL;
 	ofan_rng_seed(&h->rng, c->seed, 0x40570000ull + p->rank);
 	h->timer_ns = UINT64_MAX;

@@ -57,7 +57,7 @@ hs_queue_ack(struct hs_host *h, const struct hs_rflow *r, uint16_t ev,
 	q->src = r->spec->src;
 	q->nic_slot = r->nic_slot;
 	q->echo_ev = ev;
-	q->count = h->tp.mode == HS_RECOVERY_ERASURE;
+	q->count = h->tp.recovery->counts;
 	q->a = *a;
 }
 
@@ -164,7 +164,7 @@ hs_input_ack(struct hs_host *h, const uint8_t *frame,
 	ext = (const struct ofan_ack_ext *)(frame + pi->payload_offset +
 					    OFAN_AETH_SIZE);
 	counted = (ext->flags & OFAN_ACK_F_COUNT) != 0;
-	if (counted != (h->tp.mode == HS_RECOVERY_ERASURE)) {
+	if (counted != h->tp.recovery->counts) {
 		h->st.ack_mismatch++;
 		return;
 	}

@@ -161,7 +161,7 @@ hs_results(struct hs_host *const *hosts, uint16_t nb_hosts,
 	ofan_json_obj_begin(&j, NULL);
 	ofan_json_str(&j, "policy", cfg->policy->name);
 	ofan_json_str(&j, "pattern", cfg->traffic.pattern->name);
-	ofan_json_str(&j, "recovery", hs_recovery_names[cfg->recovery]);
+	ofan_json_str(&j, "recovery", cfg->recovery->name);
 	ofan_json_str(&j, "pacing", hs_pacing_names[cfg->pacing]);
 	ofan_json_u64(&j, "ranks", t->nb_ranks);
 	ofan_json_u64(&j, "flows_total", t->nb_flows);

@@ -1,358 +1,323 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * One flow's transport as the host engine sees it: either loss-recovery
- * model behind one small interface, chosen once per host by
- * [host] recovery.
+ * One flow's transport as the host engine sees it: a loss-recovery model
+ * behind one small interface, chosen once per host by [host] recovery
+ * from a registry of models (hs_recovery.c):
  *
  *   sack     hs_flow.h: PSN per packet, SACK + RACK, a retransmission
  *            timeout; what an RDMA-like transport does.
  *   erasure  hs_erasure.h: the study's erasure-coded constant-rate sender;
  *            losses are made up by new packets, never waited for.
  *
- * The dispatch is a branch on the mode in each inline call (both sides
- * are small state machines; a per-packet indirect call would cost more).
- * What an ACK carries on the wire (ofan_wire.h): SACK ACKs the cumulative
- * PSN and a 64-bit SACK bitmap; erasure ACKs the count of distinct
- * packets received in the same field, flagged OFAN_ACK_F_COUNT.
+ * A model is an hs_recovery_ops: its sender's and its receiver's state
+ * machines as members, state kept in the flow (at most
+ * HS_RECOVERY_TX_STATE / HS_RECOVERY_RX_STATE bytes; a model with more
+ * keeps it behind a pointer, as sack keeps its per-PSN chunks).  The
+ * engine calls them through the inline hs_sender_* and hs_receiver_*
+ * below; congestion control (hs_cc.h) sits on top and pacing above that.
+ * What an ACK carries on the wire (ofan_wire.h): a cumulative PSN and a
+ * 64-bit SACK bitmap, or, for a model that `counts`, the count of
+ * distinct packets received in the same field, flagged OFAN_ACK_F_COUNT.
+ *
+ * Adding a model: an hs_recovery_ops, a line in hs_recovery.c's registry
+ * or an hs_recovery_register() call before any configuration is read,
+ * and a test (docs/architecture.md, "A recovery model";
+ * tests/test_recovery_plugin.c defines one only it knows).
  */
 #ifndef OFAN_HS_TRANSPORT_H
 #define OFAN_HS_TRANSPORT_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "hs_erasure.h"
 #include "hs_flow.h"
 
-enum hs_recovery {
-	HS_RECOVERY_SACK = 0,	/* SACK + RACK + RTO (default) */
-	HS_RECOVERY_ERASURE,	/* the study's erasure-coded sender */
-};
+#define HS_MAX_RECOVERY 8
+#define HS_RECOVERY_TX_STATE 256	/* bytes of a sender's state, at most */
+#define HS_RECOVERY_RX_STATE 128	/* bytes of a receiver's state */
 
-extern const char *const hs_recovery_names[];
+struct hs_recovery_ops;
 
 /* What the sender of a flow is set up with. */
 struct hs_transport_params {
-	enum hs_recovery mode;
+	const struct hs_recovery_ops *recovery;
 	uint16_t mss;
 	uint32_t erasure_k;
 	uint64_t reorder_window_ns;
 	uint64_t rto_ns;	/* sack: the fixed RTO */
 	uint64_t min_rto_ns;	/* erasure: floor of the computed RTO */
 	uint64_t base_rtt_ns;	/* erasure: srtt before the first sample */
-	bool windowed;		/* a window limits the sender (ecn_window) */
+	bool windowed;		/* a window limits the sender (hs_cc.h) */
 };
 
+/* An ACK's content in any model (host byte order). */
+struct hs_ack_content {
+	uint32_t cum;		/* cumulative PSN; a counting model's count */
+	uint64_t sack;		/* SACK bitmap (0 for a counting model) */
+	uint32_t echo_psn;
+	bool ce;
+};
+
+/*
+ * A loss-recovery model.  Every member is required but the path timers;
+ * tx is the sender's state (tx_size bytes, zeroed before tx_init), rx the
+ * receiver's.  The per-packet members are on the data path: keep them
+ * small.
+ */
+struct hs_recovery_ops {
+	const char *name;	/* [host] recovery = <name> (required) */
+	const char *summary;	/* one line for --help and README (required) */
+	/* Its ACKs carry a count of packets received (OFAN_ACK_F_COUNT). */
+	bool counts;
+	size_t tx_size, rx_size;
+	/* Packets the receiver needs for a flow of size bytes. */
+	uint32_t (*nb_pkts)(const struct hs_transport_params *p,
+			    uint64_t size);
+	/* The sender: 0, or -errno (the flow fails at its start). */
+	int (*tx_init)(void *tx, const struct hs_transport_params *p,
+		       uint64_t size, uint64_t now);
+	void (*tx_fini)(void *tx);
+	/* The PSN to send at now, HS_PSN_NONE: nothing now. */
+	uint32_t (*tx_next)(void *tx, uint64_t now);
+	/* Payload bytes of packet psn. */
+	uint16_t (*tx_payload)(const void *tx, uint32_t psn);
+	/* Sending psn makes up for a loss (counted as a retransmission). */
+	bool (*tx_is_resend)(const void *tx, uint32_t psn);
+	/* Sending psn grows what is in flight (new data). */
+	bool (*tx_is_new)(const void *tx, uint32_t psn);
+	/* psn, as tx_next() returned it, left at now. */
+	void (*tx_sent)(void *tx, uint32_t psn, uint64_t now);
+	/* An ACK: packets it newly acknowledged; *rtt_ns a sample or 0. */
+	uint32_t (*tx_on_ack)(void *tx, const struct hs_ack_content *a,
+			      uint64_t now, uint64_t *rtt_ns);
+	/* The timer at now: true if the retransmission timeout expired. */
+	bool (*tx_check_timeout)(void *tx, uint64_t now);
+	/* When it next needs attention without an ACK; UINT64_MAX: never. */
+	uint64_t (*tx_timer_ns)(const void *tx);
+	bool (*tx_done)(const void *tx);
+	/* Out, and neither known received nor judged lost. */
+	uint32_t (*tx_in_flight)(const void *tx);
+	/* Payload bytes the receiver is known to have (any amount). */
+	uint64_t (*tx_acked_bytes)(const void *tx);
+	/* Packets sent, resent (or sent beyond the needed), RTOs. */
+	void (*tx_counters)(const void *tx, uint64_t *sent, uint64_t *retx,
+			    uint64_t *timeouts);
+	/*
+	 * Per-EV path timers for a host policy that asks
+	 * (hlb_ops.on_path_timeout); NULL all three: none kept.
+	 */
+	void (*tx_path_sent)(void *tx, uint16_t ev, uint64_t now);
+	void (*tx_path_acked)(void *tx, uint16_t ev);
+	bool (*tx_path_expired)(void *tx, uint16_t ev, uint64_t now);
+	/* The receiver of nb_pkts packets (nb_pkts() of the flow). */
+	int (*rx_init)(void *rx, uint32_t nb_pkts, uint16_t ack_every);
+	void (*rx_fini)(void *rx);
+	/* Data packet psn: true if new; fills *ack when one is due. */
+	bool (*rx_on_data)(void *rx, uint32_t psn, bool ce, bool *send_ack,
+			   struct hs_ack_content *ack);
+	bool (*rx_done)(const void *rx);
+	/* Distinct packets received. */
+	uint32_t (*rx_count)(const void *rx);
+	/* Payload bytes packet psn must have (0: no such packet). */
+	uint16_t (*rx_expect)(const void *rx, uint32_t psn, uint64_t size,
+			      uint16_t mss);
+	void (*rx_counters)(const void *rx, uint32_t *max_reorder,
+			    uint64_t *dups, uint64_t *ce);
+};
+
+/* NULL-terminated: sack (the default), erasure, then registered ones. */
+extern const struct hs_recovery_ops *hs_recovery_registry[HS_MAX_RECOVERY + 1];
+
+/*
+ * Add a model before any configuration is read.  0, -EINVAL (a required
+ * member missing, only some of the path timers, state larger than
+ * HS_RECOVERY_TX_STATE or HS_RECOVERY_RX_STATE), -EEXIST, -ENOSPC.
+ */
+int hs_recovery_register(const struct hs_recovery_ops *ops);
+/* By name, case-insensitive; NULL if unknown. */
+const struct hs_recovery_ops *hs_recovery_find(const char *name);
+unsigned int hs_recovery_name_list(const char **names);
+int hs_recovery_index(const struct hs_recovery_ops *ops);
+void hs_recovery_describe(FILE *f);
+
 struct hs_sender {
-	uint8_t mode;
-	union {
-		struct hs_tx sack;
-		struct hs_etx era;
-	} u;
+	const struct hs_recovery_ops *ops;
+	_Alignas(16) unsigned char state[HS_RECOVERY_TX_STATE];
 };
 
 struct hs_receiver {
-	uint8_t mode;
-	union {
-		struct hs_rx sack;
-		struct hs_erx era;
-	} u;
-};
-
-/* An ACK's content in either model (host byte order). */
-struct hs_ack_content {
-	uint32_t cum;		/* sack: cumulative PSN; erasure: count */
-	uint64_t sack;		/* sack only */
-	uint32_t echo_psn;
-	bool ce;
+	const struct hs_recovery_ops *ops;
+	_Alignas(16) unsigned char state[HS_RECOVERY_RX_STATE];
 };
 
 /* Packets the receiver needs for a flow of size bytes. */
 static inline uint32_t
 hs_transport_nb_pkts(const struct hs_transport_params *p, uint64_t size)
 {
-	uint32_t n;
-
-	if (p->mode == HS_RECOVERY_ERASURE) {
-		n = hs_erasure_data_pkts(size, p->mss);
-		return n == 0 ? 0 : n + p->erasure_k;
-	}
-	return p->mss == 0 ? 0 :
-		(uint32_t)((size + p->mss - 1) / p->mss);
+	return p->recovery->nb_pkts(p, size);
 }
 
 static inline int
 hs_sender_init(struct hs_sender *s, const struct hs_transport_params *p,
 	       uint64_t size, uint64_t now)
 {
-	int rc;
-
-	s->mode = (uint8_t)p->mode;
-	if (p->mode == HS_RECOVERY_ERASURE) {
-		rc = hs_etx_init(&s->u.era, size, p->mss, p->erasure_k,
-				 p->base_rtt_ns, p->min_rto_ns, now);
-		hs_etx_set_windowed(&s->u.era, p->windowed);
-		return rc;
-	}
-	return hs_tx_init(&s->u.sack, size, p->mss, p->reorder_window_ns,
-			  p->rto_ns, now);
+	s->ops = p->recovery;
+	return s->ops->tx_init(s->state, p, size, now);
 }
 
 static inline void
 hs_sender_fini(struct hs_sender *s)
 {
-	if (s->mode == HS_RECOVERY_ERASURE)
-		hs_etx_fini(&s->u.era);
-	else
-		hs_tx_fini(&s->u.sack);
+	s->ops->tx_fini(s->state);
 }
 
-/* The PSN to send at now, HS_PSN_NONE: nothing (see each model). */
 static inline uint32_t
 hs_sender_next(struct hs_sender *s, uint64_t now)
 {
-	if (s->mode == HS_RECOVERY_ERASURE)
-		return hs_etx_next(&s->u.era, now);
-	return hs_tx_next(&s->u.sack);
+	return s->ops->tx_next(s->state, now);
 }
 
 static inline uint16_t
 hs_sender_payload(const struct hs_sender *s, uint32_t psn)
 {
-	if (s->mode == HS_RECOVERY_ERASURE)
-		return s->u.era.symbol;
-	return hs_tx_payload_size(&s->u.sack, psn);
+	return s->ops->tx_payload(s->state, psn);
 }
 
-/*
- * Sending psn makes up for a loss: a retransmission (sack), or a packet
- * beyond the ones the receiver needs (erasure never resends a PSN).
- */
 static inline bool
 hs_sender_is_resend(const struct hs_sender *s, uint32_t psn)
 {
-	if (s->mode == HS_RECOVERY_ERASURE)
-		return psn >= s->u.era.nb_needed;
-	return psn < s->u.sack.next_new;	/* sent before */
+	return s->ops->tx_is_resend(s->state, psn);
 }
 
 static inline void
 hs_sender_sent(struct hs_sender *s, uint32_t psn, uint64_t now)
 {
-	if (s->mode == HS_RECOVERY_ERASURE)
-		hs_etx_sent(&s->u.era, psn, now);
-	else
-		hs_tx_sent(&s->u.sack, psn, now);
+	s->ops->tx_sent(s->state, psn, now);
 }
 
-/* Process an ACK; returns how many packets it newly acknowledged. */
 static inline uint32_t
 hs_sender_on_ack(struct hs_sender *s, const struct hs_ack_content *a,
 		 uint64_t now, uint64_t *rtt_ns)
 {
-	if (s->mode == HS_RECOVERY_ERASURE)
-		return hs_etx_on_ack(&s->u.era, a->cum, a->echo_psn, a->ce,
-				     now, rtt_ns);
-	return hs_tx_on_ack(&s->u.sack, a->cum, a->sack, a->echo_psn, a->ce,
-			    now, rtt_ns);
+	return s->ops->tx_on_ack(s->state, a, now, rtt_ns);
 }
 
-/*
- * The timer at now: true if the RTO expired (sack: packets are queued for
- * retransmission; erasure: feedback only).
- */
 static inline bool
 hs_sender_check_timeout(struct hs_sender *s, uint64_t now)
 {
-	if (s->mode == HS_RECOVERY_ERASURE)
-		return hs_etx_check_timeout(&s->u.era, now);
-	return hs_tx_check_timeout(&s->u.sack, now);
+	return s->ops->tx_check_timeout(s->state, now);
 }
 
-/*
- * Per-EV path timers (hs_etx_path_*): the erasure sender keeps them for
- * a policy that asks (hlb_ops.on_path_timeout); SACK has none.
- */
 static inline void
 hs_sender_path_sent(struct hs_sender *s, uint16_t ev, uint64_t now)
 {
-	/* A timer not kept (no memory) is a timeout not seen: feedback. */
-	if (s->mode == HS_RECOVERY_ERASURE)
-		(void)hs_etx_path_sent(&s->u.era, ev, now);
+	if (s->ops->tx_path_sent != NULL)
+		s->ops->tx_path_sent(s->state, ev, now);
 }
 
 static inline void
 hs_sender_path_acked(struct hs_sender *s, uint16_t ev)
 {
-	if (s->mode == HS_RECOVERY_ERASURE)
-		hs_etx_path_acked(&s->u.era, ev);
+	if (s->ops->tx_path_acked != NULL)
+		s->ops->tx_path_acked(s->state, ev);
 }
 
 static inline bool
 hs_sender_path_expired(struct hs_sender *s, uint16_t ev, uint64_t now)
 {
-	return s->mode == HS_RECOVERY_ERASURE &&
-	       hs_etx_path_expired(&s->u.era, ev, now);
+	return s->ops->tx_path_expired != NULL &&
+	       s->ops->tx_path_expired(s->state, ev, now);
 }
 
-/* When the sender next needs attention without an ACK. */
 static inline uint64_t
 hs_sender_timer_ns(const struct hs_sender *s)
 {
-	if (s->mode == HS_RECOVERY_ERASURE)
-		return hs_etx_timer_ns(&s->u.era);
-	return hs_tx_timer_ns(&s->u.sack);
+	return s->ops->tx_timer_ns(s->state);
 }
 
 static inline bool
 hs_sender_done(const struct hs_sender *s)
 {
-	if (s->mode == HS_RECOVERY_ERASURE)
-		return hs_etx_done(&s->u.era);
-	return hs_tx_done(&s->u.sack);
+	return s->ops->tx_done(s->state);
 }
 
-/* Packets out and neither known received nor judged lost (the ECN window). */
 static inline uint32_t
 hs_sender_in_flight(const struct hs_sender *s)
 {
-	if (s->mode == HS_RECOVERY_ERASURE)
-		return hs_etx_in_flight(&s->u.era);
-	return hs_tx_in_flight(&s->u.sack);
+	return s->ops->tx_in_flight(s->state);
 }
 
-/* Would sending psn grow what is in flight (new data, not a resend)? */
 static inline bool
 hs_sender_is_new(const struct hs_sender *s, uint32_t psn)
 {
-	return s->mode == HS_RECOVERY_ERASURE || psn >= s->u.sack.next_new;
+	return s->ops->tx_is_new(s->state, psn);
 }
 
 /* Payload bytes the receiver is known to have, at most size. */
 static inline uint64_t
 hs_sender_acked_bytes(const struct hs_sender *s, uint64_t size)
 {
-	uint64_t b = s->mode == HS_RECOVERY_ERASURE ?
-		(uint64_t)s->u.era.received * s->u.era.symbol :
-		(uint64_t)s->u.sack.nb_acked * s->u.sack.mss;
+	uint64_t b = s->ops->tx_acked_bytes(s->state);
 
 	return b < size ? b : size;
 }
 
-/* Counters: packets sent, resent (erasure: beyond what was needed), RTOs. */
 static inline void
 hs_sender_counters(const struct hs_sender *s, uint64_t *sent, uint64_t *retx,
 		   uint64_t *timeouts)
 {
-	if (s->mode == HS_RECOVERY_ERASURE) {
-		*sent = s->u.era.nb_sent;
-		*retx = s->u.era.nb_extra;
-		*timeouts = s->u.era.nb_timeouts;
-	} else {
-		*sent = s->u.sack.nb_sent;
-		*retx = s->u.sack.nb_retx;
-		*timeouts = s->u.sack.nb_timeouts;
-	}
+	s->ops->tx_counters(s->state, sent, retx, timeouts);
 }
 
 static inline int
 hs_receiver_init(struct hs_receiver *r, const struct hs_transport_params *p,
 		 uint64_t size, uint16_t ack_every)
 {
-	uint32_t n = hs_transport_nb_pkts(p, size);
-
-	r->mode = (uint8_t)p->mode;
-	if (p->mode == HS_RECOVERY_ERASURE)
-		return hs_erx_init(&r->u.era, n, ack_every);
-	return hs_rx_init(&r->u.sack, n, ack_every);
+	r->ops = p->recovery;
+	return r->ops->rx_init(r->state, hs_transport_nb_pkts(p, size),
+			       ack_every);
 }
 
 static inline void
 hs_receiver_fini(struct hs_receiver *r)
 {
-	if (r->mode == HS_RECOVERY_ERASURE)
-		hs_erx_fini(&r->u.era);
-	else
-		hs_rx_fini(&r->u.sack);
+	r->ops->rx_fini(r->state);
 }
 
-/* A data packet psn arrived: true if new; fills *ack when one is due. */
 static inline bool
 hs_receiver_on_data(struct hs_receiver *r, uint32_t psn, bool ce,
 		    bool *send_ack, struct hs_ack_content *ack)
 {
-	if (r->mode == HS_RECOVERY_ERASURE) {
-		struct hs_eack_info e;
-		bool is_new = hs_erx_on_data(&r->u.era, psn, ce, send_ack, &e);
-
-		if (*send_ack) {
-			ack->cum = e.count;
-			ack->sack = 0;
-			ack->echo_psn = e.echo_psn;
-			ack->ce = e.ce;
-		}
-		return is_new;
-	} else {
-		struct hs_ack_info i;
-		bool is_new = hs_rx_on_data(&r->u.sack, psn, ce, send_ack, &i);
-
-		if (*send_ack) {
-			ack->cum = i.cum_psn;
-			ack->sack = i.sack;
-			ack->echo_psn = i.echo_psn;
-			ack->ce = i.ce;
-		}
-		return is_new;
-	}
+	return r->ops->rx_on_data(r->state, psn, ce, send_ack, ack);
 }
 
 static inline bool
 hs_receiver_done(const struct hs_receiver *r)
 {
-	if (r->mode == HS_RECOVERY_ERASURE)
-		return hs_erx_done(&r->u.era);
-	return hs_rx_done(&r->u.sack);
+	return r->ops->rx_done(r->state);
 }
 
-/* Distinct packets received so far. */
 static inline uint32_t
 hs_receiver_count(const struct hs_receiver *r)
 {
-	if (r->mode == HS_RECOVERY_ERASURE)
-		return r->u.era.received;
-	return r->u.sack.nb_received;
+	return r->ops->rx_count(r->state);
 }
 
-/*
- * The payload size packet psn must have (0: no such packet) for a flow of
- * size bytes in packets of mss.
- */
 static inline uint16_t
 hs_receiver_expect(const struct hs_receiver *r, uint32_t psn, uint64_t size,
 		   uint16_t mss)
 {
-	if (r->mode == HS_RECOVERY_ERASURE)
-		return psn < HS_MAX_PKTS ? hs_erasure_symbol(size, mss) : 0;
-	if (psn >= r->u.sack.nb_pkts)
-		return 0;
-	return psn + 1 == r->u.sack.nb_pkts ?
-		(uint16_t)(size - (uint64_t)psn * mss) : mss;
+	return r->ops->rx_expect(r->state, psn, size, mss);
 }
 
-/* Counters of the receiving side. */
 static inline void
 hs_receiver_counters(const struct hs_receiver *r, uint32_t *max_reorder,
 		     uint64_t *dups, uint64_t *ce)
 {
-	if (r->mode == HS_RECOVERY_ERASURE) {
-		*max_reorder = r->u.era.max_reorder;
-		*dups = r->u.era.nb_dups;
-		*ce = r->u.era.nb_ce;
-	} else {
-		*max_reorder = r->u.sack.max_reorder;
-		*dups = r->u.sack.nb_dups;
-		*ce = r->u.sack.nb_ce;
-	}
+	r->ops->rx_counters(r->state, max_reorder, dups, ce);
 }
 
 #endif /* OFAN_HS_TRANSPORT_H */

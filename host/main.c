@@ -93,6 +93,8 @@ hs_usage(FILE *f)
 	hlb_describe(f);
 	fprintf(f, "traffic patterns ([traffic] pattern = NAME):\n");
 	hs_pattern_describe(f);
+	fprintf(f, "loss recovery ([host] recovery = NAME):\n");
+	hs_recovery_describe(f);
 	fprintf(f, "congestion control ([host] cc = NAME):\n");
 	hs_cc_describe(f);
 }

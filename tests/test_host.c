@@ -1171,7 +1171,7 @@ START_TEST(test_erasure_wait_no_spin)
 	snprintf(traffic, sizeof(traffic), "pattern = cm\ncm_file = %s", cm);
 	net = t_net_new("fixed", traffic);
 	unlink(cm);
-	net->cfg.recovery = HS_RECOVERY_ERASURE;
+	net->cfg.recovery = hs_recovery_find("erasure");
 	t_net_hosts(net);
 	h = net->host[0];
 	now = net->now;
@@ -1220,7 +1220,7 @@ START_TEST(test_erasure_makeup_next_event)
 
 	/* 4 full packets of 1460 bytes; no extra packets. */
 	net = t_net_new("fixed", "pattern = permutation\nsize = 5840");
-	net->cfg.recovery = HS_RECOVERY_ERASURE;
+	net->cfg.recovery = hs_recovery_find("erasure");
 	net->cfg.erasure_k = 0;
 	t_net_hosts(net);
 	h = net->host[0];
@@ -1289,7 +1289,7 @@ t_inject(struct t_net *net, struct hs_host *h, bool ack, uint32_t psn,
 	ext.echo_ev = 49152;
 	ext.echo_psn = psn;
 	ext.cum_psn = cum;
-	ext.flags = net->cfg.recovery == HS_RECOVERY_ERASURE ?
+	ext.flags = net->cfg.recovery->counts ?
 		OFAN_ACK_F_COUNT : 0;
 	len = ack ? ofan_build_ack(frame, sizeof(frame), &sp, &ext) :
 		ofan_build_data(frame, sizeof(frame), &sp);
@@ -1331,7 +1331,7 @@ START_TEST(test_done_at_start)
 
 	/* Erasure, host 1 started at 0: 1 + 3 packets at 0, one more at 5. */
 	net = t_net_new("fixed", "pattern = permutation\nsize = 1460");
-	net->cfg.recovery = HS_RECOVERY_ERASURE;
+	net->cfg.recovery = hs_recovery_find("erasure");
 	t_net_hosts(net);
 	hs_host_free(net->host[1]);
 	net->host[1] = NULL;

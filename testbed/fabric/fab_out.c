@@ -452,7 +452,7 @@ fab_out_summary(const struct fab_out *o, const struct fab_agg *g,
 		ofan_json_str(&j, "cm_file", p0->host.cm_path);
 	ofan_json_u64(&j, "size", p0->host.traffic.size);
 	ofan_json_double(&j, "rate_coef", p0->host.rate_coef);
-	ofan_json_str(&j, "recovery", hs_recovery_names[p0->host.recovery]);
+	ofan_json_str(&j, "recovery", p0->host.recovery->name);
 	ofan_json_str(&j, "pacing", hs_pacing_names[p0->host.pacing]);
 	ofan_json_obj_end(&j);
 	ofan_json_arr_begin(&j, "runs");

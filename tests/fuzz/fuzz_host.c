@@ -465,7 +465,7 @@ fz_goodput_range(const struct fz_world *w, uint32_t f, uint32_t rx_pkts,
 	const struct hs_flow_spec *spec = &w->traffic.flows[f];
 	uint64_t mss = w->cfg.mss, last;
 
-	if (w->cfg.recovery == HS_RECOVERY_ERASURE) {
+	if (w->cfg.recovery->counts) {
 		*lo = *hi = RTE_MIN(spec->size,
 				    (uint64_t)rx_pkts * w->flow[f].payload);
 		return;
@@ -517,7 +517,7 @@ fz_check_all(struct fz_world *w)
 		FZ_CHECK(r.data_received <= fl->data_in,
 			 "flow %u: %" PRIu64 " distinct packets of %" PRIu64
 			 " data frames given", f, r.data_received, fl->data_in);
-		if (w->cfg.recovery == HS_RECOVERY_SACK)
+		if (!w->cfg.recovery->counts)
 			FZ_CHECK(r.data_received <= fl->nb_pkts,
 				 "flow %u: %" PRIu64 " distinct packets of %u",
 				 f, r.data_received, fl->nb_pkts);
@@ -545,7 +545,7 @@ fz_check_all(struct fz_world *w)
 		gp_lo[spec->dst] += lo;
 		gp_hi[spec->dst] += hi;
 		/* Progress: at most the distinct packets sent. */
-		unit = w->cfg.recovery == HS_RECOVERY_ERASURE ? fl->payload :
+		unit = w->cfg.recovery->counts ? fl->payload :
 			w->cfg.mss;
 		acked_max[spec->src] += RTE_MIN(spec->size,
 						(uint64_t)fl->distinct_out * unit);
@@ -848,7 +848,7 @@ fz_seen_out(struct fz_world *w, uint16_t h, struct rte_mbuf *m,
 		memset(&r, 0, sizeof(r));
 		hs_host_flow_result(w->host[h], f, &r);
 		/* What it acknowledges, it has. */
-		if (w->cfg.recovery == HS_RECOVERY_ERASURE) {
+		if (w->cfg.recovery->counts) {
 			FZ_CHECK(x->flags & OFAN_ACK_F_COUNT,
 				 "flow %u: erasure ACK without COUNT", f);
 			FZ_CHECK(cum <= r.data_received && sack == 0,
@@ -1146,7 +1146,7 @@ fz_setup(struct fz_world *w, struct fz_in *in)
 	/* 6 and 7: reps and ops again (reps has the most states). */
 	c->policy = hlb_registry[(hdr[1] & 7) < 6 ? hdr[1] & 7 :
 				 (hdr[1] & 7) - 5];
-	c->recovery = hdr[0] & 1 ? HS_RECOVERY_ERASURE : HS_RECOVERY_SACK;
+	c->recovery = hs_recovery_find(hdr[0] & 1 ? "erasure" : "sack");
 	c->pacing = hdr[0] & 2 ? HS_PACING_FLOW : HS_PACING_HOST;
 	c->pacing_jitter = c->pacing == HS_PACING_FLOW && (hdr[0] & 0x80) ?
 		0.25 : 0.0;
@@ -1257,12 +1257,12 @@ fz_setup(struct fz_world *w, struct fz_in *in)
 	if (hs_trigger_state_init(&w->trig, t) != 0)
 		return -ENOMEM;
 
-	tp = (struct hs_transport_params){ .mode = c->recovery, .mss = c->mss,
+	tp = (struct hs_transport_params){ .recovery = c->recovery, .mss = c->mss,
 					   .erasure_k = c->erasure_k };
 	for (f = 0; f < nb_flows; f++) {
 		w->flow[f].nb_pkts = hs_transport_nb_pkts(&tp,
 							  t->flows[f].size);
-		w->flow[f].payload = c->recovery == HS_RECOVERY_ERASURE ?
+		w->flow[f].payload = c->recovery->counts ?
 			(uint16_t)RTE_MIN(t->flows[f].size, (uint64_t)c->mss) :
 			c->mss;
 	}
@@ -1285,7 +1285,7 @@ fz_setup(struct fz_world *w, struct fz_in *in)
 	fz_log("setup: %s %s pacing %s cc %s mtu %u mss %u ack_every %u k %u"
 	       " rto %" PRIu64 " delay %" PRIu64 " base_rtt %" PRIu64
 	       " hosts %u flows %u verify %d t0 %" PRIu64 "\n",
-	       hs_recovery_names[c->recovery], c->policy->name,
+	       c->recovery->name, c->policy->name,
 	       hs_pacing_names[c->pacing], c->cc->name, c->mtu, c->mss,
 	       c->ack_every, c->erasure_k, c->min_rto_ns, w->delay_ns,
 	       c->base_rtt_ns, w->nb_hosts, nb_flows, w->verify, w->t0);
@@ -1481,7 +1481,7 @@ fz_op_data(struct fz_world *w, struct fz_in *in, bool burst)
 	 * one frame near 2^24 costs it 2 MiB, zeroed.  Allowed, but kept
 	 * rare (mode bits 4-6 all set) so that inputs stay fast.
 	 */
-	if (w->cfg.recovery == HS_RECOVERY_ERASURE && (mode & 0x70) != 0x70)
+	if (w->cfg.recovery->counts && (mode & 0x70) != 0x70)
 		psn %= 1u << 14;
 	sp.dest_qp = qp;
 	sp.psn = psn;
@@ -1491,7 +1491,7 @@ fz_op_data(struct fz_world *w, struct fz_in *in, bool burst)
 	/* The payload its PSN must have, or another size. */
 	if (pmode % 4 != 3) {
 		psn &= OFAN_BTH_PSN_MASK;
-		if (w->cfg.recovery == HS_RECOVERY_ERASURE)
+		if (w->cfg.recovery->counts)
 			sp.payload_size = (uint16_t)RTE_MIN(spec->size,
 							    (uint64_t)mss);
 		else if (f < w->traffic.nb_flows &&
@@ -1580,7 +1580,7 @@ fz_op_ack(struct fz_world *w, struct fz_in *in, bool burst)
 	fl_byte = fz_u8(in);
 	/* The model's COUNT flag, the other's, or any flags. */
 	ext.flags = (uint8_t)(fl_byte & OFAN_ACK_F_CE);
-	if ((w->cfg.recovery == HS_RECOVERY_ERASURE) != ((fl_byte & 6) == 6))
+	if (w->cfg.recovery->counts != ((fl_byte & 6) == 6))
 		ext.flags |= OFAN_ACK_F_COUNT;
 	if (fl_byte & 8)
 		ext.flags = fz_u8(in);

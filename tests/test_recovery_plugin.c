@@ -1,0 +1,418 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * A loss-recovery model defined only in this file, as docs/architecture.md
+ * ("A recovery model") shows: "once" sends every packet exactly once and
+ * recovers nothing; its receiver counts the distinct packets it got and
+ * acknowledges each arrival with that count (a counting model, like
+ * erasure).  A flow completes only if nothing is lost, which makes it the
+ * baseline of "what did recovery cost".  It registers with
+ * hs_recovery_register() before any configuration is read, is refused
+ * without its required members, is [host] recovery = once in ofan-fabric,
+ * and on a k = 4 fat tree with ofan's switches (no drops) every flow
+ * completes with each packet sent once.  Nothing outside this file knows it.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <check.h>
+#include <rte_common.h>
+
+#include "hs_transport.h"
+#include "plugin_suite.h"
+
+/* ---- the model ---- */
+
+struct once_tx {
+	uint32_t nb_pkts;
+	uint32_t next;		/* lowest never-sent PSN */
+	uint32_t acked;		/* the receiver's last count */
+	uint16_t mss;
+	uint64_t size;
+};
+
+struct once_rx {
+	uint32_t nb_pkts;
+	uint32_t count;
+	uint64_t dups;
+	uint64_t ce;
+	uint8_t *seen;		/* per PSN */
+};
+
+static uint32_t
+once_nb_pkts(const struct hs_transport_params *p, uint64_t size)
+{
+	return p->mss == 0 ? 0 : (uint32_t)((size + p->mss - 1) / p->mss);
+}
+
+static int
+once_tx_init(void *tx, const struct hs_transport_params *p, uint64_t size,
+	     uint64_t now)
+{
+	struct once_tx *t = tx;
+
+	RTE_SET_USED(now);
+	memset(t, 0, sizeof(*t));
+	t->nb_pkts = once_nb_pkts(p, size);
+	t->mss = p->mss;
+	t->size = size;
+	return t->nb_pkts > 0 ? 0 : -EINVAL;
+}
+
+static void
+once_tx_fini(void *tx)
+{
+	RTE_SET_USED(tx);
+}
+
+static uint32_t
+once_tx_next(void *tx, uint64_t now)
+{
+	const struct once_tx *t = tx;
+
+	RTE_SET_USED(now);
+	return t->next < t->nb_pkts ? t->next : HS_PSN_NONE;
+}
+
+static uint16_t
+once_tx_payload(const void *tx, uint32_t psn)
+{
+	const struct once_tx *t = tx;
+
+	return psn + 1 < t->nb_pkts ? t->mss :
+		(uint16_t)(t->size - (uint64_t)psn * t->mss);
+}
+
+static bool
+once_tx_is_resend(const void *tx, uint32_t psn)
+{
+	RTE_SET_USED(tx);
+	RTE_SET_USED(psn);
+	return false;
+}
+
+static bool
+once_tx_is_new(const void *tx, uint32_t psn)
+{
+	RTE_SET_USED(tx);
+	RTE_SET_USED(psn);
+	return true;
+}
+
+static void
+once_tx_sent(void *tx, uint32_t psn, uint64_t now)
+{
+	struct once_tx *t = tx;
+
+	RTE_SET_USED(now);
+	if (psn == t->next)
+		t->next++;
+}
+
+static uint32_t
+once_tx_on_ack(void *tx, const struct hs_ack_content *a, uint64_t now,
+	       uint64_t *rtt_ns)
+{
+	struct once_tx *t = tx;
+	uint32_t newly = 0;
+
+	RTE_SET_USED(now);
+	*rtt_ns = 0;
+	if (a->cum > t->acked && a->cum <= t->next) {
+		newly = a->cum - t->acked;
+		t->acked = a->cum;
+	}
+	return newly;
+}
+
+static bool
+once_tx_check_timeout(void *tx, uint64_t now)
+{
+	RTE_SET_USED(tx);
+	RTE_SET_USED(now);
+	return false;
+}
+
+static uint64_t
+once_tx_timer_ns(const void *tx)
+{
+	RTE_SET_USED(tx);
+	return UINT64_MAX;
+}
+
+static bool
+once_tx_done(const void *tx)
+{
+	const struct once_tx *t = tx;
+
+	return t->acked == t->nb_pkts;
+}
+
+static uint32_t
+once_tx_in_flight(const void *tx)
+{
+	const struct once_tx *t = tx;
+
+	return t->next - t->acked;
+}
+
+static uint64_t
+once_tx_acked_bytes(const void *tx)
+{
+	const struct once_tx *t = tx;
+
+	return (uint64_t)t->acked * t->mss;
+}
+
+static void
+once_tx_counters(const void *tx, uint64_t *sent, uint64_t *retx,
+		 uint64_t *timeouts)
+{
+	const struct once_tx *t = tx;
+
+	*sent = t->next;
+	*retx = 0;
+	*timeouts = 0;
+}
+
+static int
+once_rx_init(void *rx, uint32_t nb_pkts, uint16_t ack_every)
+{
+	struct once_rx *r = rx;
+
+	RTE_SET_USED(ack_every);	/* every arrival is acknowledged */
+	memset(r, 0, sizeof(*r));
+	r->nb_pkts = nb_pkts;
+	r->seen = calloc(nb_pkts + 1, 1);
+	return r->seen != NULL ? 0 : -ENOMEM;
+}
+
+static void
+once_rx_fini(void *rx)
+{
+	struct once_rx *r = rx;
+
+	free(r->seen);
+	r->seen = NULL;
+}
+
+static bool
+once_rx_on_data(void *rx, uint32_t psn, bool ce, bool *send_ack,
+		struct hs_ack_content *ack)
+{
+	struct once_rx *r = rx;
+	bool is_new = psn < r->nb_pkts && !r->seen[psn];
+
+	*send_ack = psn < r->nb_pkts;
+	if (!*send_ack)
+		return false;
+	if (is_new) {
+		r->seen[psn] = 1;
+		r->count++;
+	} else {
+		r->dups++;
+	}
+	r->ce += ce;
+	ack->cum = r->count;
+	ack->sack = 0;
+	ack->echo_psn = psn;
+	ack->ce = ce;
+	return is_new;
+}
+
+static bool
+once_rx_done(const void *rx)
+{
+	const struct once_rx *r = rx;
+
+	return r->count == r->nb_pkts;
+}
+
+static uint32_t
+once_rx_count(const void *rx)
+{
+	return ((const struct once_rx *)rx)->count;
+}
+
+static uint16_t
+once_rx_expect(const void *rx, uint32_t psn, uint64_t size, uint16_t mss)
+{
+	const struct once_rx *r = rx;
+
+	if (psn >= r->nb_pkts)
+		return 0;
+	return psn + 1 == r->nb_pkts ?
+		(uint16_t)(size - (uint64_t)psn * mss) : mss;
+}
+
+static void
+once_rx_counters(const void *rx, uint32_t *max_reorder, uint64_t *dups,
+		 uint64_t *ce)
+{
+	const struct once_rx *r = rx;
+
+	*max_reorder = 0;
+	*dups = r->dups;
+	*ce = r->ce;
+}
+
+static const struct hs_recovery_ops once_ops = {
+	.name = "once",
+	.summary = "every packet once, nothing recovered (a lossless baseline)",
+	.counts = true,
+	.tx_size = sizeof(struct once_tx),
+	.rx_size = sizeof(struct once_rx),
+	.nb_pkts = once_nb_pkts,
+	.tx_init = once_tx_init,
+	.tx_fini = once_tx_fini,
+	.tx_next = once_tx_next,
+	.tx_payload = once_tx_payload,
+	.tx_is_resend = once_tx_is_resend,
+	.tx_is_new = once_tx_is_new,
+	.tx_sent = once_tx_sent,
+	.tx_on_ack = once_tx_on_ack,
+	.tx_check_timeout = once_tx_check_timeout,
+	.tx_timer_ns = once_tx_timer_ns,
+	.tx_done = once_tx_done,
+	.tx_in_flight = once_tx_in_flight,
+	.tx_acked_bytes = once_tx_acked_bytes,
+	.tx_counters = once_tx_counters,
+	/* no path timers */
+	.rx_init = once_rx_init,
+	.rx_fini = once_rx_fini,
+	.rx_on_data = once_rx_on_data,
+	.rx_done = once_rx_done,
+	.rx_count = once_rx_count,
+	.rx_expect = once_rx_expect,
+	.rx_counters = once_rx_counters,
+};
+
+/* ---- the tests ---- */
+
+static bool
+t_path_expired(void *tx, uint16_t ev, uint64_t now)
+{
+	RTE_SET_USED(tx);
+	RTE_SET_USED(ev);
+	RTE_SET_USED(now);
+	return false;
+}
+
+/* Registered, and refused without what every model must have. */
+START_TEST(test_registers)
+{
+	struct hs_recovery_ops bad[8];
+	unsigned int i;
+
+	ck_assert_ptr_eq(hs_recovery_find("ONCE"), &once_ops);
+	ck_assert_int_eq(hs_recovery_register(&once_ops), -EEXIST);
+	for (i = 0; i < RTE_DIM(bad); i++) {
+		bad[i] = once_ops;
+		bad[i].name = "twice";	/* free: only the fault counts */
+	}
+	bad[0].summary = NULL;
+	bad[1].tx_on_ack = NULL;
+	bad[2].rx_on_data = NULL;
+	bad[3].tx_timer_ns = NULL;
+	bad[4].rx_expect = NULL;
+	bad[5].tx_size = HS_RECOVERY_TX_STATE + 1;
+	bad[6].rx_size = HS_RECOVERY_RX_STATE + 1;
+	bad[7].tx_path_expired = t_path_expired;	/* one of three */
+	for (i = 0; i < RTE_DIM(bad); i++)
+		ck_assert_msg(hs_recovery_register(&bad[i]) == -EINVAL,
+			      "case %u was accepted", i);
+	ck_assert_ptr_null(hs_recovery_find("twice"));
+	bad[0] = once_ops;
+	bad[0].name = "SACK";
+	ck_assert_int_eq(hs_recovery_register(&bad[0]), -EEXIST);
+}
+END_TEST
+
+/* The loader takes it by name and lists it when a name is unknown. */
+START_TEST(test_config)
+{
+	const char *ok[] = { "host.recovery=once" };
+	const char *unknown[] = { "host.recovery=thrice" };
+	struct fab_experiment x;
+	char err[1024];
+
+	ck_assert_msg(t_load(&x, ok, 1, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_ptr_eq(x.combos[0].host.recovery, &once_ops);
+	fab_experiment_free(&x);
+	ck_assert_int_ne(t_load(&x, unknown, 1, err, sizeof(err)), 0);
+	ck_assert_msg(strstr(err, "'thrice' is unknown; expected one of sack, erasure, once") != NULL,
+		      "%s", err);
+}
+END_TEST
+
+/*
+ * It runs: ofan's switches drop nothing on this permutation, so every
+ * flow completes, each packet sent exactly once and received once, and
+ * the receivers' ACKs carry counts (a SACK sender would reject them).
+ */
+START_TEST(test_runs_in_fabric)
+{
+	const char *ov[] = { "host.recovery=once", "fabric.schemes=ofan",
+			     "traffic.size=256KiB" };
+	const struct fab_params *p;
+	struct fab_experiment x;
+	struct fab_topo t;
+	struct fab_run r;
+	char err[1024];
+	uint64_t need;
+	uint32_t f;
+
+	ck_assert_msg(t_load(&x, ov, RTE_DIM(ov), err, sizeof(err)) == 0,
+		      "%s", err);
+	p = &x.combos[0];
+	ck_assert_uint_le(fab_pool_size(p), T_NB_MBUFS);
+	ck_assert_msg(fab_topo_build(p, p->schemes[0].sw_policy, &t, err,
+				     sizeof(err)) == 0, "%s", err);
+	ck_assert_msg(fab_run(p, 0, &t, t_pool, NULL, &r, err,
+			      sizeof(err)) == 0, "%s", err);
+	ck_assert(r.completed);
+	ck_assert_uint_eq(r.nb_completed, 16);
+	ck_assert_uint_eq(r.drops_total, 0);
+	ck_assert_uint_eq(r.hosts.ack_mismatch, 0);
+	need = (256 * 1024 + p->host.mss - 1) / p->host.mss;
+	for (f = 0; f < r.nb_flows; f++) {
+		ck_assert_uint_eq(r.flows[f].m.data_sent, need);
+		ck_assert_uint_eq(r.flows[f].m.data_received, need);
+		ck_assert_uint_eq(r.flows[f].m.data_retx, 0);
+		ck_assert_uint_eq(r.flows[f].m.dup_pkts, 0);
+	}
+	ck_assert_uint_eq(r.injected, r.delivered + r.dropped + r.queued_end);
+	fab_run_free(&r);
+	fab_topo_free(&t);
+	fab_experiment_free(&x);
+}
+END_TEST
+
+static Suite *
+plugin_suite(void)
+{
+	Suite *s = suite_create("recovery_plugin");
+	TCase *tc = t_plugin_tcase("once");
+
+	tcase_add_test(tc, test_registers);
+	tcase_add_test(tc, test_config);
+	tcase_add_test(tc, test_runs_in_fabric);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int
+main(void)
+{
+	static struct rte_mempool *eal_pool;
+
+	/* Registered before any configuration is read, as a plugin would. */
+	if (hs_recovery_register(&once_ops) != 0) {
+		fprintf(stderr, "test_recovery_plugin: hs_recovery_register failed\n");
+		return EXIT_FAILURE;
+	}
+	return t_eal_run_suite("test_recovery_plugin", plugin_suite(),
+			       T_EAL_POOL_MBUFS, &eal_pool);
+}
