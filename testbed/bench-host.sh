@@ -62,6 +62,11 @@ set -euo pipefail
 
 prog=$(basename "$0")
 root=$(cd "$(dirname "$0")/.." && pwd)
+# die, need_arg; the benchmarks' shared helpers.
+# shellcheck source=testbed/lib.sh
+. "$root/testbed/lib.sh"
+# shellcheck source=testbed/bench-lib.sh
+. "$root/testbed/bench-lib.sh"
 
 usage() {
 	cat <<EOF
@@ -135,11 +140,6 @@ Example (10 runs, about 90 s):
 EOF
 }
 
-die() {
-	echo "$prog: $*" >&2
-	exit 2
-}
-
 # ---- options ----
 
 duration=5
@@ -161,10 +161,6 @@ dry_run=0
 profile=0
 profile_secs=6
 build_dir=$root/build
-
-need_arg() {
-	[ "$2" -ge 2 ] || die "$1 needs a value (see --help)"
-}
 
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -193,10 +189,6 @@ while [ $# -gt 0 ]; do
 	esac
 	shift
 done
-
-is_uint() {
-	[[ $1 =~ ^[0-9]+$ ]] && [ ${#1} -le 9 ]
-}
 
 for v in duration warmup repeat mtu_small mtu_large ack_every profile_secs; do
 	is_uint "${!v}" || die "--${v//_/-} '${!v}' is not a whole number"
@@ -254,8 +246,6 @@ if [ "$with_testpmd" = 1 ]; then
 	command -v stdbuf >/dev/null || die "stdbuf (coreutils) not found"
 fi
 
-# shellcheck source=testbed/bench-lib.sh
-. "$root/testbed/bench-lib.sh"
 bench_setup bench-host
 bench_copy_binary "$host_bin"
 host_bin_path=$host_bin
@@ -385,25 +375,12 @@ fi
 
 # ---- running one process ----
 
-last_error() {
-	local why='' re
-	for re in '^ofan-host: ' 'Cause:' 'error|fail|cannot|invalid'; do
-		why=$(cat "$@" 2>/dev/null | tr -d '"\r' |
-			{ grep -aiE "$re" || true; } |
-			{ grep -av 'timeout after' || true; } | head -1)
-		[ -z "$why" ] || break
-	done
-	why=${why#"${why%%[! ]*}"}
-	echo "${why:0:200}"
-}
-
-run_seq=0
-new_prefix() {
-	run_seq=$((run_seq + 1))
-	prefix=ofbhost$$-$run_seq
-	prefixes+=("$prefix")
-}
-
+# Why a run failed (last_error, bench-lib.sh): ofan-host's own message
+# first; its "timeout after" line is how these runs end, not a reason.  EAL
+# file prefixes (new_prefix): ofbhost<pid>-<run>.
+last_error_own=ofan-host
+last_error_skip='timeout after'
+prefix_stem=ofbhost
 
 # Results of the last run: mpps (steady state), nb_samples, samples,
 # whole-run mpps (ofan-host only), preempted, note.
@@ -525,12 +502,6 @@ run_testpmd() { # frame logbase
 }
 
 # ---- --profile: instructions per packet ----
-
-# Instructions of a callgrind output file (its "totals:" line).
-callgrind_total() { # outfile
-	awk '/^totals:/ { print $2; f = 1 } END { if (!f) print "nan" }' "$1" 2>/dev/null ||
-		echo nan
-}
 
 ir_pkt=nan
 ir_note=
@@ -736,14 +707,6 @@ fi
 runtime=$(($(date +%s) - t_start))
 busy_after=$(cpu_busy)
 
-median() {
-	tr ' ' '\n' <<<"$1" | { grep -v '^nan$' || true; } | sort -g |
-		awk '{ v[NR] = $1 } END {
-			if (NR == 0) print "nan"
-			else if (NR % 2) printf "%.3f\n", v[(NR + 1) / 2]
-			else printf "%.3f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2
-		}'
-}
 for id in "${rows[@]}"; do
 	res_mpps[$id]=$(median "${res_all[$id]}")
 done
@@ -875,14 +838,6 @@ if [ -n "$out_dir" ]; then
 				"${res_steal[$id]}" "${res_note[$id]:-}"
 		done
 	} >"$out_dir/results.csv"
-	json_str() {
-		local s=${1//\\/\\\\}
-		s=${s//\"/\\\"}
-		printf '"%s"' "$s"
-	}
-	json_num() {
-		case $1 in nan | "" | -) printf 'null' ;; *) printf '%s' "$1" ;; esac
-	}
 	json_list() { # "a b" -> [a, b]
 		local v out='' first=1
 		for v in $1; do

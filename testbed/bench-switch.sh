@@ -55,6 +55,11 @@ set -euo pipefail
 
 prog=$(basename "$0")
 root=$(cd "$(dirname "$0")/.." && pwd)
+# die, need_arg; the benchmarks' shared helpers.
+# shellcheck source=testbed/lib.sh
+. "$root/testbed/lib.sh"
+# shellcheck source=testbed/bench-lib.sh
+. "$root/testbed/bench-lib.sh"
 
 usage() {
 	cat <<EOF
@@ -145,11 +150,6 @@ Bare metal, two ports bound to vfio-pci, hugepages mounted:
 EOF
 }
 
-die() {
-	echo "$prog: $*" >&2
-	exit 2
-}
-
 # ---- options ----
 
 duration=5
@@ -176,10 +176,6 @@ flows=1024
 acks_every=8
 out_dir=
 build_dir=$root/build
-
-need_arg() {
-	[ "$2" -ge 2 ] || die "$1 needs a value (see --help)"
-}
 
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -212,10 +208,6 @@ while [ $# -gt 0 ]; do
 	esac
 	shift
 done
-
-is_uint() {
-	[[ $1 =~ ^[0-9]+$ ]] && [ ${#1} -le 9 ]
-}
 
 for v in duration warmup repeat profile_secs mbufs size count flows acks_every; do
 	is_uint "${!v}" || die "--${v//_/-} '${!v}' is not a whole number"
@@ -305,8 +297,6 @@ if [ "$with_l3fwd" = 1 ] && [ "$dry_run" = 0 ]; then
 	build_l3fwd
 fi
 
-# shellcheck source=testbed/bench-lib.sh
-. "$root/testbed/bench-lib.sh"
 # --eal: the memory is the caller's (hugepages only with --hugepages).
 [ "$eal_given" = 0 ] || [ "$hugepages" != auto ] || hugepages=0
 bench_setup bench
@@ -473,26 +463,10 @@ fi
 
 # ---- running one process ----
 
-# Why a run failed: ofan-switch's own message, else EAL's "Cause:" line,
-# else the first line of its output that looks like an error.
-last_error() {
-	local why='' re
-	for re in '^ofan-switch: ' 'Cause:' 'error|fail|cannot|invalid'; do
-		why=$(cat "$@" 2>/dev/null | tr -d '"\r' |
-			{ grep -aiE "$re" || true; } | head -1)
-		[ -z "$why" ] || break
-	done
-	why=${why#"${why%%[! ]*}"}
-	echo "${why:0:200}"
-}
-
-run_seq=0
-new_prefix() {
-	run_seq=$((run_seq + 1))
-	prefix=ofbench$$-$run_seq
-	prefixes+=("$prefix")
-}
-
+# Why a run failed (last_error, bench-lib.sh): ofan-switch's own message
+# first.  EAL file prefixes (new_prefix): ofbench<pid>-<run>.
+last_error_own=ofan-switch
+prefix_stem=ofbench
 
 # Results of the last run: mpps (steady state), nb_samples, samples,
 # whole-run mpps from JSON (switch only), preempted (% of the time the
@@ -598,13 +572,6 @@ run_l3fwd() { # logbase
 }
 
 # ---- --profile: instructions per packet ----
-
-# Instructions callgrind counted inside the toggled function (its
-# "totals:" line: only the forwarding loop and what it calls).
-callgrind_total() { # outfile
-	awk '/^totals:/ { print $2; f = 1 } END { if (!f) print "nan" }' "$1" 2>/dev/null ||
-		echo nan
-}
 
 # ir_pkt: instructions per packet of the last profiled run (or nan).
 ir_pkt=nan
@@ -801,15 +768,6 @@ fi
 runtime=$(($(date +%s) - t_start))
 busy_after=$(cpu_busy)
 
-# Median of the repeats (nan when a run could not be measured).
-median() {
-	tr ' ' '\n' <<<"$1" | { grep -v '^nan$' || true; } | sort -g |
-		awk '{ v[NR] = $1 } END {
-			if (NR == 0) print "nan"
-			else if (NR % 2) printf "%.3f\n", v[(NR + 1) / 2]
-			else printf "%.3f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2
-		}'
-}
 declare -A res_range
 for id in "${rows[@]}"; do
 	res_mpps[$id]=$(median "${res_all[$id]}")
@@ -945,14 +903,6 @@ if [ -n "$out_dir" ]; then
 				"${res_steal[$id]}" "${res_note[$id]:-}"
 		done
 	} >"$out_dir/results.csv"
-	json_str() { # escape for a JSON string
-		local s=${1//\\/\\\\}
-		s=${s//\"/\\\"}
-		printf '"%s"' "$s"
-	}
-	json_num() { # nan and empty become null
-		case $1 in nan | "") printf 'null' ;; *) printf '%s' "$1" ;; esac
-	}
 	json_list() { # "a;b|c" -> [a, b, c]
 		local IFS=';|' v out='' first=1
 		for v in $1; do
