@@ -62,6 +62,13 @@ set -euo pipefail
 
 prog=$(basename "$0")
 root=$(cd "$(dirname "$0")/.." && pwd)
+# die, need_arg; the benchmarks' shared helpers; the results and report.
+# shellcheck source=testbed/lib.sh
+. "$root/testbed/lib.sh"
+# shellcheck source=testbed/bench-lib.sh
+. "$root/testbed/bench-lib.sh"
+# shellcheck source=testbed/bench-host-report.sh
+. "$root/testbed/bench-host-report.sh"
 
 usage() {
 	cat <<EOF
@@ -135,11 +142,6 @@ Example (10 runs, about 90 s):
 EOF
 }
 
-die() {
-	echo "$prog: $*" >&2
-	exit 2
-}
-
 # ---- options ----
 
 duration=5
@@ -161,10 +163,6 @@ dry_run=0
 profile=0
 profile_secs=6
 build_dir=$root/build
-
-need_arg() {
-	[ "$2" -ge 2 ] || die "$1 needs a value (see --help)"
-}
 
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -193,10 +191,6 @@ while [ $# -gt 0 ]; do
 	esac
 	shift
 done
-
-is_uint() {
-	[[ $1 =~ ^[0-9]+$ ]] && [ ${#1} -le 9 ]
-}
 
 for v in duration warmup repeat mtu_small mtu_large ack_every profile_secs; do
 	is_uint "${!v}" || die "--${v//_/-} '${!v}' is not a whole number"
@@ -254,8 +248,6 @@ if [ "$with_testpmd" = 1 ]; then
 	command -v stdbuf >/dev/null || die "stdbuf (coreutils) not found"
 fi
 
-# shellcheck source=testbed/bench-lib.sh
-. "$root/testbed/bench-lib.sh"
 bench_setup bench-host
 bench_copy_binary "$host_bin"
 host_bin_path=$host_bin
@@ -385,25 +377,12 @@ fi
 
 # ---- running one process ----
 
-last_error() {
-	local why='' re
-	for re in '^ofan-host: ' 'Cause:' 'error|fail|cannot|invalid'; do
-		why=$(cat "$@" 2>/dev/null | tr -d '"\r' |
-			{ grep -aiE "$re" || true; } |
-			{ grep -av 'timeout after' || true; } | head -1)
-		[ -z "$why" ] || break
-	done
-	why=${why#"${why%%[! ]*}"}
-	echo "${why:0:200}"
-}
-
-run_seq=0
-new_prefix() {
-	run_seq=$((run_seq + 1))
-	prefix=ofbhost$$-$run_seq
-	prefixes+=("$prefix")
-}
-
+# Why a run failed (last_error, bench-lib.sh): ofan-host's own message
+# first; its "timeout after" line is how these runs end, not a reason.  EAL
+# file prefixes (new_prefix): ofbhost<pid>-<run>.
+last_error_own=ofan-host
+last_error_skip='timeout after'
+prefix_stem=ofbhost
 
 # Results of the last run: mpps (steady state), nb_samples, samples,
 # whole-run mpps (ofan-host only), preempted, note.
@@ -525,12 +504,6 @@ run_testpmd() { # frame logbase
 }
 
 # ---- --profile: instructions per packet ----
-
-# Instructions of a callgrind output file (its "totals:" line).
-callgrind_total() { # outfile
-	awk '/^totals:/ { print $2; f = 1 } END { if (!f) print "nan" }' "$1" 2>/dev/null ||
-		echo nan
-}
 
 ir_pkt=nan
 ir_note=
@@ -681,7 +654,7 @@ first_touch_mbs() {
 }
 first_touch=$(first_touch_mbs 2>/dev/null || echo nan)
 
-declare -A res_mpps res_samples res_json res_note res_all res_steal
+declare -A res_samples res_json res_note res_all res_steal
 t_start=$(date +%s)
 nb_runs=$((${#rows[@]} * repeat))
 k=0
@@ -736,210 +709,12 @@ fi
 runtime=$(($(date +%s) - t_start))
 busy_after=$(cpu_busy)
 
-median() {
-	tr ' ' '\n' <<<"$1" | { grep -v '^nan$' || true; } | sort -g |
-		awk '{ v[NR] = $1 } END {
-			if (NR == 0) print "nan"
-			else if (NR % 2) printf "%.3f\n", v[(NR + 1) / 2]
-			else printf "%.3f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2
-		}'
-}
-for id in "${rows[@]}"; do
-	res_mpps[$id]=$(median "${res_all[$id]}")
-done
+# ---- results (bench-host-report.sh) ----
 
-noisy_pct=2
-declare -A res_ratio res_verdict res_preempt
-nb_noisy=0
-for id in "${rows[@]}"; do
-	res_preempt[$id]=$(tr ' ' '\n' <<<"${res_steal[$id]}" |
-		{ grep -v '^nan$' || true; } | sort -g | tail -1)
-	: "${res_preempt[$id]:=nan}"
-done
-misses=()
-failed=0
-for id in "${rows[@]}"; do
-	b=nan
-	[ -z "${row_base[$id]}" ] || b=${res_mpps[${row_base[$id]}]:-nan}
-	if [ -z "${row_base[$id]}" ]; then
-		ratio=- verdict=-
-	else
-		# A target is a ratio to the anchor, or Mpps (row_abs).
-		read -r ratio verdict < <(awk -v m="${res_mpps[$id]}" -v b="$b" \
-			-v t="${row_target[$id]}" -v abs="${row_abs[$id]:-}" 'BEGIN {
-				if (m == "nan" || b == "nan" || b + 0 <= 0) {
-					r = "nan"
-				} else {
-					r = sprintf("%.2f", m / b)
-				}
-				v = abs == "" ? r : m
-				if (t == "") print r, "-"
-				else if (v == "nan") print r, "n/a"
-				else print r, (v + 0 >= t + 0 ? "ok" : "MISS")
-			}')
-	fi
-	res_ratio[$id]=$ratio
-	if [ "${res_preempt[$id]}" != nan ] &&
-		awk -v p="${res_preempt[$id]}" -v l="$noisy_pct" 'BEGIN { exit !(p > l) }'; then
-		verdict+="*"
-		nb_noisy=$((nb_noisy + 1))
-	fi
-	res_verdict[$id]=$verdict
-	[ "${verdict%\*}" != MISS ] || misses+=("${row_label[$id]}")
-	[ "${res_mpps[$id]}" != nan ] || failed=1
-done
-
-# ---- report ----
-
-whole_of() { # id
-	if [ "${row_kind[$1]}" = testpmd ]; then echo -; else median "${res_json[$1]:-nan}"; fi
-}
-target_of() { # id: "0.40" (x the anchor) or "4Mpps"
-	local t=${row_target[$1]:-}
-	if [ -z "$t" ]; then
-		echo -
-	elif [ -n "${row_abs[$1]:-}" ]; then
-		echo "${t}Mpps"
-	else
-		echo "$t"
-	fi
-}
-report() {
-	echo "ofan-host vs dpdk-testpmd txonly: 1 generating lcore ($fwd_lcore), $mem"
-	echo "ofan-host: $host_bin_path ($build_info), -l $fwd_lcore; policy $policy, rate 400G"
-	echo "testpmd:   -l $main_lcore,$fwd_lcore --main-lcore $main_lcore --vdev $null_dev --forward-mode=txonly --nb-cores=1"
-	echo "tx-only: net_null, rank 0 -> $nb_tx_flows absent ranks, flows of $max_pkts packets, nothing acknowledged"
-	echo "+ACKs:   ringpair, 2 ranks in one process, permutation x $nb_iterations of $ack_flow_pkts-packet flows, ack_every $ack_every; rate = data packets of both ranks"
-	echo "ofan-host: (data sent in ${long_s} s run - in ${warmup} s run) / wall-time difference; testpmd: mean Tx-pps after ${warmup} s over ${duration} s"
-	echo "median of $repeat run(s); CPUs ${busy_before}% busy before, ${busy_after}% after"
-	echo "first touch of fresh memory: $first_touch MB/s (dd bs=1G from /dev/zero, 1 vs 5 reads); tx-only keeps 17 B of it per packet"
-	echo
-	printf '%-36s %8s %7s %6s %7s %7s %6s\n' row Mpps whole preem% xtxonly \
-		target result
-	for id in "${rows[@]}"; do
-		printf '%-36s %8s %7s %6s %7s %7s %6s\n' "${row_label[$id]}" \
-			"${res_mpps[$id]}" "$(whole_of "$id")" \
-			"${res_preempt[$id]}" "${res_ratio[$id]}" \
-			"$(target_of "$id")" "${res_verdict[$id]}"
-	done
-	echo "(whole = ofan-host's whole-run rate of the longer run, start-up included; xtxonly = ratio to testpmd txonly at the same frame size;"
-	echo " preem% = the largest share of a run the generating thread waited for its core)"
-	[ "$nb_noisy" = 0 ] ||
-		echo "* = preempted more than ${noisy_pct}%: that rate is too low; rerun on a quiet machine (or --repeat 3)"
-	if [ "$profile" = 1 ]; then
-		echo
-		echo "instructions per packet (callgrind, ${profile_secs} s each; ofan-host: per data packet inside hs_shard_poll; testpmd: per frame, whole process, start-up removed):"
-		printf '%-36s %10s %9s\n' row Ir/pkt xtestpmd
-		for id in "${rows[@]}"; do
-			[ -n "${res_ir[$id]:-}" ] || continue
-			b=nan
-			[ -z "${row_base[$id]}" ] || b=${res_ir[${row_base[$id]}]:-nan}
-			printf '%-36s %10s %9s%s\n' "${row_label[$id]}" "${res_ir[$id]}" \
-				"$(awk -v a="${res_ir[$id]}" -v b="$b" 'BEGIN {
-					if (a == "nan" || b == "nan" || b + 0 <= 0) print "-"
-					else printf "%.2f", a / b }')" \
-				"${res_ir_note[$id]:+ (${res_ir_note[$id]})}"
-		done
-	fi
-	[[ " ${size_list[*]} " != *" small "* ]] || [ "$frame_small" = 64 ] ||
-		echo "note: ofan-host's smallest data frame is $frame_small B ([host] mtu >= 128 in host/hs_config.c), not 64 B; its rows compare with testpmd at $frame_small B"
-	[[ " ${size_list[*]} " != *" large "* ]] || [ "$with_testpmd" = 0 ] ||
-		echo "note: testpmd txonly writes only the headers of each frame; ofan-host also writes every payload byte (its verifiable pattern), which dominates at $((14 + mtu_large)) B"
-	echo
-	for id in "${rows[@]}"; do
-		[ -z "${res_note[$id]:-}" ] ||
-			echo "note: ${row_label[$id]}: ${res_note[$id]}"
-	done
-	if [ ${#misses[@]} -gt 0 ]; then
-		echo "below target: $(printf '%s, ' "${misses[@]}" | sed 's/, $//')"
-	elif [ "$with_testpmd" = 1 ] && [ "$failed" = 0 ]; then
-		echo "every row meets its target"
-	fi
-	[ "$failed" = 0 ] ||
-		echo "some runs could not be measured (see the notes${out_dir:+ and $out_dir/logs})"
-	echo "runtime ${runtime} s"
-}
+summarise
 report
-
 if [ -n "$out_dir" ]; then
-	mkdir -p "$out_dir"
-	{
-		echo "row,kind,frame_bytes,mtu,verify_payload,mpps,whole_run_mpps,ratio_txonly,target,result,samples,preempted_pct,note"
-		for id in "${rows[@]}"; do
-			printf '%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,"%s"\n' \
-				"$id" "${row_kind[$id]}" "${row_frame[$id]}" \
-				"${row_mtu[$id]}" "${row_verify[$id]}" \
-				"${res_mpps[$id]}" "${res_json[$id]}" \
-				"${res_ratio[$id]}" "${row_target[$id]}" \
-				"${res_verdict[$id]}" "${res_samples[$id]}" \
-				"${res_steal[$id]}" "${res_note[$id]:-}"
-		done
-	} >"$out_dir/results.csv"
-	json_str() {
-		local s=${1//\\/\\\\}
-		s=${s//\"/\\\"}
-		printf '"%s"' "$s"
-	}
-	json_num() {
-		case $1 in nan | "" | -) printf 'null' ;; *) printf '%s' "$1" ;; esac
-	}
-	json_list() { # "a b" -> [a, b]
-		local v out='' first=1
-		for v in $1; do
-			[ "$first" = 1 ] || out+=", "
-			out+=$(json_num "$v")
-			first=0
-		done
-		printf '[%s]' "$out"
-	}
-	{
-		printf '{\n'
-		printf '  "ofan_host": %s,\n' "$(json_str "$host_bin_path")"
-		printf '  "build": %s,\n' "$(json_str "$build_info")"
-		printf '  "memory": %s,\n' "$(json_str "$mem")"
-		printf '  "policy": %s,\n  "ack_every": %s,\n' \
-			"$(json_str "$policy")" "$ack_every"
-		printf '  "main_lcore": %s,\n  "fwd_lcore": %s,\n' \
-			"$main_lcore" "$fwd_lcore"
-		printf '  "duration_s": %s,\n  "warmup_s": %s,\n  "repeat": %s,\n' \
-			"$duration" "$warmup" "$repeat"
-		printf '  "cpu_busy_pct_before": %s,\n  "cpu_busy_pct_after": %s,\n' \
-			"$busy_before" "$busy_after"
-		printf '  "runtime_s": %s,\n' "$runtime"
-		printf '  "first_touch_mb_s": %s,\n' "$(json_num "$first_touch")"
-		printf '  "rows": [\n'
-		n=0
-		for id in "${rows[@]}"; do
-			n=$((n + 1))
-			printf '    {"row": %s, "label": %s, "kind": %s, ' \
-				"$(json_str "$id")" "$(json_str "${row_label[$id]}")" \
-				"$(json_str "${row_kind[$id]}")"
-			printf '"frame_bytes": %s, "mtu": %s, "verify_payload": %s, ' \
-				"${row_frame[$id]}" "$(json_num "${row_mtu[$id]}")" \
-				"$(json_str "${row_verify[$id]}")"
-			printf '"mpps": %s, "runs_mpps": %s, "whole_run_mpps": %s, ' \
-				"$(json_num "${res_mpps[$id]}")" \
-				"$(json_list "${res_all[$id]}")" \
-				"$(json_list "${res_json[$id]:-}")"
-			printf '"samples": %s, "preempted_pct": %s, ' \
-				"$(json_str "${res_samples[$id]}")" \
-				"$(json_list "${res_steal[$id]}")"
-			printf '"baseline": %s, "ratio_txonly": %s, "target": %s, "result": %s, "note": %s' \
-				"$(json_str "${row_base[$id]}")" \
-				"$(json_num "${res_ratio[$id]}")" \
-				"$(json_num "${row_target[$id]}")" \
-				"$(json_str "${res_verdict[$id]}")" \
-				"$(json_str "${res_note[$id]:-}")"
-			[ "$profile" = 0 ] || [ -n "${row_lcores[$id]:-}" ] ||
-				printf ', "ir_per_packet": %s' "$(json_num "${res_ir[$id]:-nan}")"
-			printf '}'
-			[ "$n" = ${#rows[@]} ] && printf '\n' || printf ',\n'
-		done
-		printf '  ]\n}\n'
-	} >"$out_dir/results.json"
-	rm -rf "$out_dir/logs"
-	cp -r "$logs" "$out_dir/logs"
-	echo "results: $out_dir/results.csv $out_dir/results.json (logs in $out_dir/logs)"
+	write_results
 fi
 [ "$failed" = 0 ] || exit 1
 exit 0

@@ -1,10 +1,15 @@
 # shellcheck shell=bash disable=SC2154,SC2034  # caller's variables in, run_rc and steal_* out
-# Shared set-up of the benchmarks (bench-switch.sh, bench-host.sh), sourced
-# after their options are parsed.  It uses the caller's variables prog,
-# root, hugepages (0, 1 or auto) and main_lcore, and defines huge_mounts,
+# Shared by the benchmarks (bench-switch.sh, bench-host.sh, bench-fabric.sh),
+# sourced, not run: it defines functions (and the steal_* and run_seq
+# variables); the callers source testbed/lib.sh (die) first.  Its functions
+# use the caller's variables, set before they are called: prog, root,
+# hugepages (0, 1 or auto) and main_lcore.  They define huge_mounts,
 # hugepages (0 or 1 after auto), mem_why, work, run_pid, prefixes (EAL file
 # prefixes to clean), build_info, and the cleanup trap, which ends only the
 # process this script started (run_pid) and removes only what it created.
+# The small helpers at the end (is_uint, last_error, new_prefix, median,
+# callgrind_total, json_str, json_num) serve bench-switch.sh and
+# bench-host.sh; bench-fabric.sh keeps its own last_error.
 
 # bench_setup KIND: choose the memory (hugepages: 1 = --hugepages, 0 =
 # --no-huge, auto = hugepages when the machine has them), pin this script,
@@ -247,4 +252,66 @@ bench_busy_check() {
 	[ "$busy" -lt 10 ] ||
 		echo "$prog: warning: the CPUs were ${busy}% busy before the first run; other processes share these cores and lower every rate" >&2
 	echo "$busy"
+}
+
+# is_uint VALUE: a whole number of at most 9 digits.
+is_uint() {
+	[[ $1 =~ ^[0-9]+$ ]] && [ ${#1} -le 9 ]
+}
+
+# last_error FILE...: why a run failed: the program's own message (a line
+# starting with the caller's last_error_own, e.g. "ofan-switch: "), else
+# EAL's "Cause:" line, else the first line that looks like an error; lines
+# matching the caller's last_error_skip (if set) never count.
+last_error() {
+	local why='' re
+	for re in "^$last_error_own: " 'Cause:' 'error|fail|cannot|invalid'; do
+		why=$(cat "$@" 2>/dev/null | tr -d '"\r' |
+			{ grep -aiE "$re" || true; } |
+			{ if [ -n "${last_error_skip:-}" ]; then
+				grep -av "$last_error_skip"
+			else
+				cat
+			fi || true; } | head -1)
+		[ -z "$why" ] || break
+	done
+	why=${why#"${why%%[! ]*}"}
+	echo "${why:0:200}"
+}
+
+# new_prefix: a new EAL file prefix for the next run (the caller's
+# prefix_stem, this script's pid and a sequence number) in prefix, and in
+# prefixes for the cleanup.
+run_seq=0
+new_prefix() {
+	run_seq=$((run_seq + 1))
+	prefix=$prefix_stem$$-$run_seq
+	prefixes+=("$prefix")
+}
+
+# Median of the repeats (nan when a run could not be measured).
+median() {
+	tr ' ' '\n' <<<"$1" | { grep -v '^nan$' || true; } | sort -g |
+		awk '{ v[NR] = $1 } END {
+			if (NR == 0) print "nan"
+			else if (NR % 2) printf "%.3f\n", v[(NR + 1) / 2]
+			else printf "%.3f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2
+		}'
+}
+
+# Instructions callgrind counted, from its output file's "totals:" line
+# (with --toggle-collect: only inside the toggled function and what it
+# calls).
+callgrind_total() { # outfile
+	awk '/^totals:/ { print $2; f = 1 } END { if (!f) print "nan" }' "$1" 2>/dev/null ||
+		echo nan
+}
+
+json_str() { # escape for a JSON string
+	local s=${1//\\/\\\\}
+	s=${s//\"/\\\"}
+	printf '"%s"' "$s"
+}
+json_num() { # nan, empty and - become null
+	case $1 in nan | "" | -) printf 'null' ;; *) printf '%s' "$1" ;; esac
 }

@@ -55,6 +55,13 @@ set -euo pipefail
 
 prog=$(basename "$0")
 root=$(cd "$(dirname "$0")/.." && pwd)
+# die, need_arg; the benchmarks' shared helpers; the results and report.
+# shellcheck source=testbed/lib.sh
+. "$root/testbed/lib.sh"
+# shellcheck source=testbed/bench-lib.sh
+. "$root/testbed/bench-lib.sh"
+# shellcheck source=testbed/bench-switch-report.sh
+. "$root/testbed/bench-switch-report.sh"
 
 usage() {
 	cat <<EOF
@@ -145,11 +152,6 @@ Bare metal, two ports bound to vfio-pci, hugepages mounted:
 EOF
 }
 
-die() {
-	echo "$prog: $*" >&2
-	exit 2
-}
-
 # ---- options ----
 
 duration=5
@@ -176,10 +178,6 @@ flows=1024
 acks_every=8
 out_dir=
 build_dir=$root/build
-
-need_arg() {
-	[ "$2" -ge 2 ] || die "$1 needs a value (see --help)"
-}
 
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -212,10 +210,6 @@ while [ $# -gt 0 ]; do
 	esac
 	shift
 done
-
-is_uint() {
-	[[ $1 =~ ^[0-9]+$ ]] && [ ${#1} -le 9 ]
-}
 
 for v in duration warmup repeat profile_secs mbufs size count flows acks_every; do
 	is_uint "${!v}" || die "--${v//_/-} '${!v}' is not a whole number"
@@ -305,8 +299,6 @@ if [ "$with_l3fwd" = 1 ] && [ "$dry_run" = 0 ]; then
 	build_l3fwd
 fi
 
-# shellcheck source=testbed/bench-lib.sh
-. "$root/testbed/bench-lib.sh"
 # --eal: the memory is the caller's (hugepages only with --hugepages).
 [ "$eal_given" = 0 ] || [ "$hugepages" != auto ] || hugepages=0
 bench_setup bench
@@ -473,26 +465,10 @@ fi
 
 # ---- running one process ----
 
-# Why a run failed: ofan-switch's own message, else EAL's "Cause:" line,
-# else the first line of its output that looks like an error.
-last_error() {
-	local why='' re
-	for re in '^ofan-switch: ' 'Cause:' 'error|fail|cannot|invalid'; do
-		why=$(cat "$@" 2>/dev/null | tr -d '"\r' |
-			{ grep -aiE "$re" || true; } | head -1)
-		[ -z "$why" ] || break
-	done
-	why=${why#"${why%%[! ]*}"}
-	echo "${why:0:200}"
-}
-
-run_seq=0
-new_prefix() {
-	run_seq=$((run_seq + 1))
-	prefix=ofbench$$-$run_seq
-	prefixes+=("$prefix")
-}
-
+# Why a run failed (last_error, bench-lib.sh): ofan-switch's own message
+# first.  EAL file prefixes (new_prefix): ofbench<pid>-<run>.
+last_error_own=ofan-switch
+prefix_stem=ofbench
 
 # Results of the last run: mpps (steady state), nb_samples, samples,
 # whole-run mpps from JSON (switch only), preempted (% of the time the
@@ -598,13 +574,6 @@ run_l3fwd() { # logbase
 }
 
 # ---- --profile: instructions per packet ----
-
-# Instructions callgrind counted inside the toggled function (its
-# "totals:" line: only the forwarding loop and what it calls).
-callgrind_total() { # outfile
-	awk '/^totals:/ { print $2; f = 1 } END { if (!f) print "nan" }' "$1" 2>/dev/null ||
-		echo nan
-}
 
 # ir_pkt: instructions per packet of the last profiled run (or nan).
 ir_pkt=nan
@@ -748,7 +717,7 @@ logs=$work/logs
 mkdir -p "$logs"
 busy_before=$(bench_busy_check)
 
-declare -A res_mpps res_samples res_json res_note res_all res_steal
+declare -A res_samples res_json res_note res_all res_steal
 t_start=$(date +%s)
 nb_runs=$(( ${#rows[@]} * repeat ))
 k=0
@@ -801,225 +770,12 @@ fi
 runtime=$(($(date +%s) - t_start))
 busy_after=$(cpu_busy)
 
-# Median of the repeats (nan when a run could not be measured).
-median() {
-	tr ' ' '\n' <<<"$1" | { grep -v '^nan$' || true; } | sort -g |
-		awk '{ v[NR] = $1 } END {
-			if (NR == 0) print "nan"
-			else if (NR % 2) printf "%.3f\n", v[(NR + 1) / 2]
-			else printf "%.3f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2
-		}'
-}
-declare -A res_range
-for id in "${rows[@]}"; do
-	res_mpps[$id]=$(median "${res_all[$id]}")
-	# The spread of the per-second samples shows how noisy the machine was.
-	res_range[$id]=$(tr -s ';|' '\n' <<<"${res_samples[$id]}" |
-		{ grep -E '^[0-9.]+$' || true; } | sort -g |
-		awk 'NR == 1 { lo = $1 } { hi = $1 }
-		     END { if (NR) printf "%.1f-%.1f", lo, hi; else print "-" }')
-done
-base_mpps=nan
-[ "$with_testpmd" = 0 ] || base_mpps=${res_mpps[testpmd-5tswap]}
-l3_mpps=nan
-[ "$with_l3fwd" = 0 ] || l3_mpps=${res_mpps[l3fwd-lpm]}
+# ---- results (bench-switch-report.sh) ----
 
-# A row whose forwarding thread lost more than 2 % of its run to other
-# processes is marked with '*': its rate (and, for the baseline, every
-# ratio) is low by about that much or more.
-noisy_pct=2
-declare -A res_ratio res_ratio_l3 res_verdict res_preempt
-nb_noisy=0
-for id in "${rows[@]}"; do
-	res_preempt[$id]=$(tr ' ' '\n' <<<"${res_steal[$id]}" |
-		{ grep -v '^nan$' || true; } |
-		sort -g | tail -1)
-	: "${res_preempt[$id]:=nan}"
-done
-misses=()
-failed=0
-for id in "${rows[@]}"; do
-	# ok only when every target of the row holds (5tswap, and l3fwd
-	# where it has one); n/a when a target's anchor was not measured.
-	read -r ratio ratio_l3 verdict < <(awk -v m="${res_mpps[$id]}" \
-		-v b="$base_mpps" -v t="${row_target[$id]}" \
-		-v l="$l3_mpps" -v tl="${row_target_l3[$id]}" 'BEGIN {
-			v = (t == "" && tl == "") ? "-" : "ok"
-			r = "nan"; rl = "nan"
-			if (m != "nan" && b != "nan" && b + 0 > 0)
-				r = sprintf("%.2f", m / b)
-			if (m != "nan" && l != "nan" && l + 0 > 0)
-				rl = sprintf("%.2f", m / l)
-			if (t != "" && r == "nan") v = "n/a"
-			if (tl != "" && rl == "nan") v = "n/a"
-			if (v == "ok" && t != "" && r + 0 < t + 0) v = "MISS"
-			if (v == "ok" && tl != "" && rl + 0 < tl + 0) v = "MISS"
-			print r, rl, v
-		}')
-	res_ratio[$id]=$ratio
-	res_ratio_l3[$id]=$ratio_l3
-	if [ "${res_preempt[$id]}" != nan ] &&
-		awk -v p="${res_preempt[$id]}" -v l="$noisy_pct" 'BEGIN { exit !(p > l) }'; then
-		verdict+="*"
-		nb_noisy=$((nb_noisy + 1))
-	fi
-	res_verdict[$id]=$verdict
-	[ "${verdict%\*}" != MISS ] || misses+=("${row_label[$id]}")
-	[ "${res_mpps[$id]}" != nan ] || failed=1
-done
-
-# ---- report ----
-
-if [ "$eal_given" = 1 ]; then
-	mem="EAL args: $eal_extra"
-	[ "$hugepages" = 0 ] || mem+=" --huge-unlink"
-else
-	mem=$mem_why
-fi
-report() {
-	echo "ofan-switch vs l3fwd-lpm and dpdk-testpmd: 1 forwarding lcore ($fwd_lcore; main lcore $main_lcore), $mem"
-	echo "ofan-switch: $sw_bin_path ($build_info)"
-	echo "in:  $in_dev"
-	echo "     $traffic"
-	echo "out: $out_dev"
-	echo "each run ${duration} s, mean of the per-second rates after ${warmup} s; median of $repeat run(s); CPUs ${busy_before}% busy before, ${busy_after}% after"
-	echo
-	printf '%-32s %8s %12s %6s %8s %7s %8s %7s %6s\n' row Mpps "(1s min-max)" \
-		preem% xl3fwd target x5tswap target result
-	for id in "${rows[@]}"; do
-		printf '%-32s %8s %12s %6s %8s %7s %8s %7s %6s\n' "${row_label[$id]}" \
-			"${res_mpps[$id]}" "${res_range[$id]}" \
-			"${res_preempt[$id]}" \
-			"${res_ratio_l3[$id]}" "${row_target_l3[$id]:--}" \
-			"${res_ratio[$id]}" "${row_target[$id]:--}" \
-			"${res_verdict[$id]}"
-	done
-	echo "(preem% = the largest share of a run the forwarding thread waited for its core, taken by other processes)"
-	[ "$nb_noisy" = 0 ] ||
-		echo "* = preempted more than ${noisy_pct}%: that rate is too low; rerun on a quiet machine (or --repeat 3)"
-	if [ "$with_testpmd" = 1 ] && [ "${res_verdict[testpmd-5tswap]}" = "-*" ]; then
-		echo "warning: the testpmd 5tswap baseline itself was disturbed, so every ratio is too high"
-	fi
-	if [ "$profile" = 1 ]; then
-		echo
-		echo "instructions per packet (callgrind, the forwarding loop and the drivers it calls, ${profile_secs} s each):"
-		printf '%-32s %10s %8s\n' row Ir/pkt xl3fwd
-		for id in "${rows[@]}"; do
-			[ -n "${res_ir[$id]:-}" ] || continue
-			printf '%-32s %10s %8s%s\n' "${row_label[$id]}" "${res_ir[$id]}" \
-				"$(awk -v a="${res_ir[$id]}" -v b="${res_ir[l3fwd-lpm]:-nan}" 'BEGIN {
-					if (a == "nan" || b == "nan" || b + 0 <= 0) print "-"
-					else printf "%.2f", a / b }')" \
-				"${res_ir_note[$id]:+ (${res_ir_note[$id]})}"
-		done
-	fi
-	echo
-	for id in "${rows[@]}"; do
-		[ -z "${res_note[$id]:-}" ] ||
-			echo "note: ${row_label[$id]}: ${res_note[$id]}"
-	done
-	if [ ${#misses[@]} -gt 0 ]; then
-		echo "below target: $(printf '%s, ' "${misses[@]}" | sed 's/, $//')"
-	elif [ "$with_testpmd" = 1 ] && [ "$failed" = 0 ]; then
-		echo "every row meets its target"
-	fi
-	[ "$failed" = 0 ] ||
-		echo "some runs could not be measured (see the notes${out_dir:+ and $out_dir/logs})"
-	echo "runtime ${runtime} s"
-}
+summarise
 report
-
 if [ -n "$out_dir" ]; then
-	mkdir -p "$out_dir"
-	{
-		echo "row,kind,policy,queue,fwd_lcores,mpps,ratio_l3fwd,target_l3fwd,ratio_5tswap,target,result,samples_mpps,mpps_json,preempted_pct,note"
-		for id in "${rows[@]}"; do
-			printf '%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,"%s"\n' \
-				"$id" "${row_kind[$id]}" \
-				"$([ "${row_kind[$id]}" = switch ] && echo "${row_arg1[$id]}" || echo)" \
-				"${row_arg2[$id]}" "${row_cores[$id]}" \
-				"${res_mpps[$id]}" "${res_ratio_l3[$id]}" \
-				"${row_target_l3[$id]}" "${res_ratio[$id]}" \
-				"${row_target[$id]}" "${res_verdict[$id]}" \
-				"${res_samples[$id]}" "${res_json[$id]}" \
-				"${res_steal[$id]}" "${res_note[$id]:-}"
-		done
-	} >"$out_dir/results.csv"
-	json_str() { # escape for a JSON string
-		local s=${1//\\/\\\\}
-		s=${s//\"/\\\"}
-		printf '"%s"' "$s"
-	}
-	json_num() { # nan and empty become null
-		case $1 in nan | "") printf 'null' ;; *) printf '%s' "$1" ;; esac
-	}
-	json_list() { # "a;b|c" -> [a, b, c]
-		local IFS=';|' v out='' first=1
-		for v in $1; do
-			[ "$v" != - ] || continue
-			[ "$first" = 1 ] || out+=", "
-			out+=$(json_num "$v")
-			first=0
-		done
-		printf '[%s]' "$out"
-	}
-	{
-		printf '{\n'
-		printf '  "ofan_switch": %s,\n' "$(json_str "$sw_bin_path")"
-		printf '  "build": %s,\n' "$(json_str "$build_info")"
-		printf '  "in_dev": %s,\n' "$(json_str "$in_dev")"
-		printf '  "out_dev": %s,\n' "$(json_str "$out_dev")"
-		printf '  "traffic": %s,\n' "$(json_str "$traffic")"
-		printf '  "memory": %s,\n' "$(json_str "$mem")"
-		printf '  "main_lcore": %s,\n  "fwd_lcore": %s,\n' \
-			"$main_lcore" "$fwd_lcore"
-		printf '  "duration_s": %s,\n  "warmup_s": %s,\n  "repeat": %s,\n' \
-			"$duration" "$warmup" "$repeat"
-		printf '  "cpu_busy_pct_before": %s,\n  "cpu_busy_pct_after": %s,\n' \
-			"$busy_before" "$busy_after"
-		printf '  "runtime_s": %s,\n' "$runtime"
-		printf '  "testpmd_5tswap_mpps": %s,\n' "$(json_num "$base_mpps")"
-		printf '  "l3fwd_lpm_mpps": %s,\n' "$(json_num "$l3_mpps")"
-		printf '  "rows": [\n'
-		n=0
-		for id in "${rows[@]}"; do
-			n=$((n + 1))
-			printf '    {"row": %s, "label": %s, "kind": %s, ' \
-				"$(json_str "$id")" \
-				"$(json_str "${row_label[$id]}")" \
-				"$(json_str "${row_kind[$id]}")"
-			if [ "${row_kind[$id]}" = switch ]; then
-				printf '"policy": %s, "queue": %s, ' \
-					"$(json_str "${row_arg1[$id]}")" \
-					"$(json_str "${row_arg2[$id]}")"
-			else
-				printf '"mode": %s, ' "$(json_str "${row_arg1[$id]}")"
-			fi
-			printf '"fwd_lcores": 1, "mpps": %s, "runs_mpps": %s, ' \
-				"$(json_num "${res_mpps[$id]}")" \
-				"$(json_list "${res_all[$id]// /;}")"
-			printf '"samples_mpps": %s, "whole_run_mpps": %s, ' \
-				"$(json_list "${res_samples[$id]}")" \
-				"$(json_list "${res_json[$id]// /;}")"
-			printf '"preempted_pct": %s, ' \
-				"$(json_list "${res_steal[$id]// /;}")"
-			printf '"instructions_per_packet": %s, ' \
-				"$(json_num "${res_ir[$id]:-}")"
-			printf '"ratio_l3fwd": %s, "target_l3fwd": %s, ' \
-				"$(json_num "${res_ratio_l3[$id]}")" \
-				"$(json_num "${row_target_l3[$id]}")"
-			printf '"ratio_5tswap": %s, "target": %s, "result": %s, "note": %s}' \
-				"$(json_num "${res_ratio[$id]}")" \
-				"$(json_num "${row_target[$id]}")" \
-				"$(json_str "${res_verdict[$id]}")" \
-				"$(json_str "${res_note[$id]:-}")"
-			[ "$n" = ${#rows[@]} ] && printf '\n' || printf ',\n'
-		done
-		printf '  ]\n}\n'
-	} >"$out_dir/results.json"
-	rm -rf "$out_dir/logs"
-	cp -r "$logs" "$out_dir/logs"
-	echo "results: $out_dir/results.csv $out_dir/results.json (logs in $out_dir/logs)"
+	write_results
 fi
 [ "$failed" = 0 ] || exit 1
 exit 0

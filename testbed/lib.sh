@@ -1,8 +1,9 @@
 # shellcheck shell=bash disable=SC2154  # $prog: the caller's
 # SPDX-License-Identifier: BSD-3-Clause
 #
-# Shared by the testbed scripts (testbed.sh, sriov.sh, replay.sh,
-# capture.sh, bench-fabric.sh).  Sourced, not run, after the script has set
+# Shared by the testbed scripts (testbed.sh, sriov.sh, replay.sh, soak.sh,
+# capture.sh and the benchmarks bench-switch.sh, bench-host.sh,
+# bench-fabric.sh).  Sourced, not run, after the script has set
 # $prog (its name, for messages).
 
 # die MESSAGE: one line on stderr, exit 2 (bad usage or set-up).
