@@ -315,3 +315,22 @@ json_str() { # escape for a JSON string
 json_num() { # nan, empty and - become null
 	case $1 in nan | "" | -) printf 'null' ;; *) printf '%s' "$1" ;; esac
 }
+
+# The end of a benchmark's report, the same for switch and host: each
+# row's note, the rows below target (or that every row meets it), runs
+# that could not be measured, the runtime.  Reads the caller's rows,
+# row_label, res_note, misses, with_testpmd, failed, out_dir and runtime.
+bench_report_end() {
+	for id in "${rows[@]}"; do
+		[ -z "${res_note[$id]:-}" ] ||
+			echo "note: ${row_label[$id]}: ${res_note[$id]}"
+	done
+	if [ ${#misses[@]} -gt 0 ]; then
+		echo "below target: $(printf '%s, ' "${misses[@]}" | sed 's/, $//')"
+	elif [ "$with_testpmd" = 1 ] && [ "$failed" = 0 ]; then
+		echo "every row meets its target"
+	fi
+	[ "$failed" = 0 ] ||
+		echo "some runs could not be measured (see the notes${out_dir:+ and $out_dir/logs})"
+	echo "runtime ${runtime} s"
+}

@@ -63,6 +63,7 @@ summarise() {
 		fi
 		res_verdict[$id]=$verdict
 		[ "${verdict%\*}" != MISS ] || misses+=("${row_label[$id]}")
+		# shellcheck disable=SC2034 # read by bench_report_end and the exit
 		[ "${res_mpps[$id]}" != nan ] || failed=1
 	done
 
@@ -112,18 +113,7 @@ report() {
 		done
 	fi
 	echo
-	for id in "${rows[@]}"; do
-		[ -z "${res_note[$id]:-}" ] ||
-			echo "note: ${row_label[$id]}: ${res_note[$id]}"
-	done
-	if [ ${#misses[@]} -gt 0 ]; then
-		echo "below target: $(printf '%s, ' "${misses[@]}" | sed 's/, $//')"
-	elif [ "$with_testpmd" = 1 ] && [ "$failed" = 0 ]; then
-		echo "every row meets its target"
-	fi
-	[ "$failed" = 0 ] ||
-		echo "some runs could not be measured (see the notes${out_dir:+ and $out_dir/logs})"
-	echo "runtime ${runtime} s"
+	bench_report_end
 }
 
 json_list() { # "a;b|c" -> [a, b, c]
