@@ -70,4 +70,22 @@ t_plugin_tcase(const char *name)
 	return tc;
 }
 
+/*
+ * A plugin test's main(): registered is what the module's register() call
+ * returned, made before any configuration is read, as a plugin would;
+ * then suite under EAL.
+ */
+static inline int
+t_plugin_main(const char *name, int registered, Suite *(*suite)(void))
+{
+	static struct rte_mempool *eal_pool;
+
+	if (registered != 0) {
+		fprintf(stderr, "%s: registering its module failed: %d\n",
+			name, registered);
+		return EXIT_FAILURE;
+	}
+	return t_eal_run_suite(name, suite(), T_EAL_POOL_MBUFS, &eal_pool);
+}
+
 #endif /* OFAN_TEST_PLUGIN_SUITE_H */

@@ -324,13 +324,5 @@ plugin_suite(void)
 int
 main(void)
 {
-	static struct rte_mempool *eal_pool;
-
-	/* Registered before any configuration is read, as a plugin would. */
-	if (hlb_register(&cycle_ops) != 0) {
-		fprintf(stderr, "test_host_policy_plugin: hlb_register failed\n");
-		return EXIT_FAILURE;
-	}
-	return t_eal_run_suite("test_host_policy_plugin", plugin_suite(),
-			       T_EAL_POOL_MBUFS, &eal_pool);
+	return t_plugin_main("test_host_policy_plugin", hlb_register(&cycle_ops), plugin_suite);
 }

@@ -406,13 +406,5 @@ plugin_suite(void)
 int
 main(void)
 {
-	static struct rte_mempool *eal_pool;
-
-	/* Registered before any configuration is read, as a plugin would. */
-	if (hs_recovery_register(&once_ops) != 0) {
-		fprintf(stderr, "test_recovery_plugin: hs_recovery_register failed\n");
-		return EXIT_FAILURE;
-	}
-	return t_eal_run_suite("test_recovery_plugin", plugin_suite(),
-			       T_EAL_POOL_MBUFS, &eal_pool);
+	return t_plugin_main("test_recovery_plugin", hs_recovery_register(&once_ops), plugin_suite);
 }
