@@ -10,6 +10,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <check.h>
 #include <rte_errno.h>
@@ -57,6 +58,56 @@ t_pool_down(void)
 {
 	rte_mempool_free(t_pool);
 	t_pool = NULL;
+}
+
+/* An override that must be refused, and what the message must say. */
+struct t_refused {
+	const char *ov;
+	const char *want;
+};
+
+/* With override first before it, each of bad[0 .. n) fails to load. */
+static inline void
+t_expect_refused(const char *first, const struct t_refused *bad,
+		 unsigned int n)
+{
+	const char *ov[2] = { first };
+	struct fab_experiment x;
+	char err[1024];
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		ov[1] = bad[i].ov;
+		ck_assert_int_ne(t_load(&x, ov, 2, err, sizeof(err)), 0);
+		ck_assert_msg(strstr(err, bad[i].want) != NULL,
+			      "%s: '%s' lacks '%s'", bad[i].ov, err,
+			      bad[i].want);
+	}
+}
+
+/*
+ * Scheme s of the k = 4 permutation with overrides, run into *r (the
+ * caller frees r); the experiment is loaded into *x, which the caller
+ * frees too.
+ */
+static inline void
+t_run_scheme(const char *const *ov, int nb_ov, uint16_t s,
+	     struct fab_experiment *x, struct fab_run *r)
+{
+	const struct fab_params *p;
+	struct fab_topo t;
+	char err[1024];
+
+	ck_assert_msg(t_load(x, ov, nb_ov, err, sizeof(err)) == 0, "%s",
+		      err);
+	p = &x->combos[0];
+	ck_assert_uint_lt(s, p->nb_schemes);
+	ck_assert_uint_le(fab_pool_size(p), T_NB_MBUFS);
+	ck_assert_msg(fab_topo_build(p, p->schemes[s].sw_policy, &t, err,
+				     sizeof(err)) == 0, "%s", err);
+	ck_assert_msg(fab_run(p, s, &t, t_pool, NULL, r, err,
+			      sizeof(err)) == 0, "%s", err);
+	fab_topo_free(&t);
 }
 
 /* A test case with the pool as its fixture and 120 s for fabric runs. */

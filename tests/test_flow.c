@@ -21,6 +21,7 @@
 #include "hs_cc.h"
 #include "hs_flow.h"
 #include "ofan_rng.h"
+#include "registry_check.h"
 #include "unit_suite.h"
 
 #define T_SEED 0x0f1a5eedull
@@ -1533,6 +1534,13 @@ END_TEST
 
 /* ---- congestion control (hs_cc.h) ---- */
 
+static void
+t_cc_entry(unsigned int i, const char **name, const char **summary)
+{
+	*name = hs_cc_registry[i]->name;
+	*summary = hs_cc_registry[i]->summary;
+}
+
 /* rate: no state, never holds a packet back, nothing per packet. */
 START_TEST(test_cc_rate)
 {
@@ -1543,6 +1551,8 @@ START_TEST(test_cc_rate)
 	ck_assert(!cc->windowed);
 	ck_assert(cc->start == NULL && cc->may_send == NULL &&
 		  cc->on_ack == NULL && cc->on_timeout == NULL);
+	/* ofan-host --help's lines. */
+	t_check_describe(hs_cc_describe, 2, t_cc_entry);
 }
 END_TEST
 

@@ -191,10 +191,7 @@ END_TEST
 
 START_TEST(test_parses_its_section)
 {
-	static const struct {
-		const char *ov;
-		const char *want;	/* in the message */
-	} bad[] = {
+	static const struct t_refused bad[] = {
 		/* An override's mistake names the override. */
 		{ "host.cycle.width=0",
 		  "command line: host.cycle.width=0: '0' is out of range; expected an integer in [1, 1024]" },
@@ -206,7 +203,6 @@ START_TEST(test_parses_its_section)
 	const struct fab_scheme *sc;
 	struct fab_experiment x;
 	char err[1024];
-	unsigned int i;
 
 	ov[1] = "host.cycle.width=64";
 	ck_assert_msg(t_load(&x, ov, 2, err, sizeof(err)) == 0, "%s", err);
@@ -216,13 +212,7 @@ START_TEST(test_parses_its_section)
 	ck_assert_ptr_eq(sc[1].host_policy, &cycle_ops);
 	ck_assert_ptr_eq(sc[1].sw_policy, lb_find("spray"));
 	fab_experiment_free(&x);
-	for (i = 0; i < RTE_DIM(bad); i++) {
-		ov[1] = bad[i].ov;
-		ck_assert_int_ne(t_load(&x, ov, 2, err, sizeof(err)), 0);
-		ck_assert_msg(strstr(err, bad[i].want) != NULL,
-			      "%s: '%s' lacks '%s'", bad[i].ov, err,
-			      bad[i].want);
-	}
+	t_expect_refused(ov[0], bad, RTE_DIM(bad));
 }
 END_TEST
 
@@ -231,21 +221,10 @@ static void
 t_run(const char *width, struct fab_run *r)
 {
 	const char *ov[] = { "fabric.schemes=cycle", width };
-	const struct fab_params *p;
 	struct fab_experiment x;
-	struct fab_topo t;
-	char err[1024];
 
-	ck_assert_msg(t_load(&x, ov, RTE_DIM(ov), err, sizeof(err)) == 0,
-		      "%s", err);
-	p = &x.combos[0];
-	ck_assert_ptr_eq(p->schemes[0].host_policy, &cycle_ops);
-	ck_assert_uint_le(fab_pool_size(p), T_NB_MBUFS);
-	ck_assert_msg(fab_topo_build(p, p->schemes[0].sw_policy, &t, err,
-				     sizeof(err)) == 0, "%s", err);
-	ck_assert_msg(fab_run(p, 0, &t, t_pool, NULL, r, err,
-			      sizeof(err)) == 0, "%s", err);
-	fab_topo_free(&t);
+	t_run_scheme(ov, RTE_DIM(ov), 0, &x, r);
+	ck_assert_ptr_eq(x.combos[0].schemes[0].host_policy, &cycle_ops);
 	fab_experiment_free(&x);
 }
 

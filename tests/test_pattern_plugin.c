@@ -190,23 +190,13 @@ START_TEST(test_runs_in_fabric)
 {
 	const char *ov[] = { "traffic.pattern=pairs",
 			     "fabric.schemes=ecmp, ofan" };
-	const struct fab_params *p;
 	struct fab_experiment x;
-	char err[1024];
 	uint16_t s;
 
-	ck_assert_msg(t_load(&x, ov, RTE_DIM(ov), err, sizeof(err)) == 0,
-		      "%s", err);
-	p = &x.combos[0];
-	ck_assert_uint_le(fab_pool_size(p), T_NB_MBUFS);
-	for (s = 0; s < p->nb_schemes; s++) {
-		struct fab_topo t;
+	for (s = 0; s < 2; s++) {
 		struct fab_run r;
 
-		ck_assert_msg(fab_topo_build(p, p->schemes[s].sw_policy, &t,
-					     err, sizeof(err)) == 0, "%s", err);
-		ck_assert_msg(fab_run(p, s, &t, t_pool, NULL, &r, err,
-				      sizeof(err)) == 0, "%s", err);
+		t_run_scheme(ov, RTE_DIM(ov), s, &x, &r);
 		ck_assert(r.completed);
 		ck_assert_uint_eq(r.nb_flows, 16);
 		ck_assert_uint_eq(r.nb_completed, 16);
@@ -216,11 +206,10 @@ START_TEST(test_runs_in_fabric)
 		ck_assert_uint_eq(r.max_queue[FAB_L_AGG_UP], 0);
 		ck_assert_uint_gt(r.max_queue[FAB_L_TOR_DOWN], 0);
 		ck_assert_msg(r.max_slowdown < 1.05, "%s: max slowdown %.3f",
-			      p->schemes[s].name, r.max_slowdown);
+			      x.combos[0].schemes[s].name, r.max_slowdown);
 		fab_run_free(&r);
-		fab_topo_free(&t);
+		fab_experiment_free(&x);
 	}
-	fab_experiment_free(&x);
 }
 END_TEST
 

@@ -130,10 +130,7 @@ END_TEST
 
 START_TEST(test_parses_its_section)
 {
-	static const struct {
-		const char *ov;
-		const char *want;	/* in the message */
-	} bad[] = {
+	static const struct t_refused bad[] = {
 		/* An override's mistake names the override. */
 		{ "first.member=64",
 		  "command line: first.member=64: '64' is out of range; expected an integer in [0, 63]" },
@@ -143,44 +140,25 @@ START_TEST(test_parses_its_section)
 	const char *ov[2] = { "fabric.schemes=first" };
 	struct fab_experiment x;
 	char err[1024];
-	unsigned int i;
 
 	ov[1] = "first.member=1";
 	ck_assert_msg(t_load(&x, ov, 2, err, sizeof(err)) == 0, "%s", err);
 	ck_assert_ptr_eq(x.combos[0].schemes[0].sw_policy, &first_ops);
 	fab_experiment_free(&x);
-	for (i = 0; i < RTE_DIM(bad); i++) {
-		ov[1] = bad[i].ov;
-		ck_assert_int_ne(t_load(&x, ov, 2, err, sizeof(err)), 0);
-		ck_assert_msg(strstr(err, bad[i].want) != NULL,
-			      "%s: '%s' lacks '%s'", bad[i].ov, err,
-			      bad[i].want);
-	}
+	t_expect_refused(ov[0], bad, RTE_DIM(bad));
 }
 END_TEST
 
-/* Run the scheme called name of the loaded experiment. */
+/* Run the scheme called scheme of "first, spray" with override member. */
 static void
 t_run(const char *member, const char *scheme, struct fab_run *r)
 {
 	const char *ov[] = { "fabric.schemes=first, spray", member };
-	const struct fab_params *p;
 	struct fab_experiment x;
-	struct fab_topo t;
-	char err[1024];
-	uint16_t s;
 
-	ck_assert_msg(t_load(&x, ov, RTE_DIM(ov), err, sizeof(err)) == 0,
-		      "%s", err);
-	p = &x.combos[0];
-	for (s = 0; strcmp(p->schemes[s].name, scheme) != 0; s++)
-		ck_assert_uint_lt(s + 1, p->nb_schemes);
-	ck_assert_uint_le(fab_pool_size(p), T_NB_MBUFS);
-	ck_assert_msg(fab_topo_build(p, p->schemes[s].sw_policy, &t, err,
-				     sizeof(err)) == 0, "%s", err);
-	ck_assert_msg(fab_run(p, s, &t, t_pool, NULL, r, err,
-			      sizeof(err)) == 0, "%s", err);
-	fab_topo_free(&t);
+	t_run_scheme(ov, RTE_DIM(ov), strcmp(scheme, "first") == 0 ? 0 : 1,
+		     &x, r);
+	ck_assert_str_eq(x.combos[0].schemes[r->scheme].name, scheme);
 	fab_experiment_free(&x);
 }
 

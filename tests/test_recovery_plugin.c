@@ -356,27 +356,17 @@ START_TEST(test_runs_in_fabric)
 {
 	const char *ov[] = { "host.recovery=once", "fabric.schemes=ofan",
 			     "traffic.size=256KiB" };
-	const struct fab_params *p;
 	struct fab_experiment x;
-	struct fab_topo t;
 	struct fab_run r;
-	char err[1024];
 	uint64_t need;
 	uint32_t f;
 
-	ck_assert_msg(t_load(&x, ov, RTE_DIM(ov), err, sizeof(err)) == 0,
-		      "%s", err);
-	p = &x.combos[0];
-	ck_assert_uint_le(fab_pool_size(p), T_NB_MBUFS);
-	ck_assert_msg(fab_topo_build(p, p->schemes[0].sw_policy, &t, err,
-				     sizeof(err)) == 0, "%s", err);
-	ck_assert_msg(fab_run(p, 0, &t, t_pool, NULL, &r, err,
-			      sizeof(err)) == 0, "%s", err);
+	t_run_scheme(ov, RTE_DIM(ov), 0, &x, &r);
 	ck_assert(r.completed);
 	ck_assert_uint_eq(r.nb_completed, 16);
 	ck_assert_uint_eq(r.drops_total, 0);
 	ck_assert_uint_eq(r.hosts.ack_mismatch, 0);
-	need = (256 * 1024 + p->host.mss - 1) / p->host.mss;
+	need = (256 * 1024 + x.combos[0].host.mss - 1) / x.combos[0].host.mss;
 	for (f = 0; f < r.nb_flows; f++) {
 		ck_assert_uint_eq(r.flows[f].m.data_sent, need);
 		ck_assert_uint_eq(r.flows[f].m.data_received, need);
@@ -385,7 +375,6 @@ START_TEST(test_runs_in_fabric)
 	}
 	ck_assert_uint_eq(r.injected, r.delivered + r.dropped + r.queued_end);
 	fab_run_free(&r);
-	fab_topo_free(&t);
 	fab_experiment_free(&x);
 }
 END_TEST

@@ -24,6 +24,7 @@
 
 #include "hs_pattern.h"
 #include "hs_traffic.h"
+#include "registry_check.h"
 #include "unit_suite.h"
 
 #define ERR_SIZE 1024
@@ -124,6 +125,13 @@ simulate(const struct hs_traffic *t, uint32_t *level, uint32_t *order)
 		      n - done, n);
 }
 
+static void
+t_pattern_entry(unsigned int i, const char **name, const char **summary)
+{
+	*name = hs_pattern_registry[i]->name;
+	*summary = hs_pattern_registry[i]->summary;
+}
+
 START_TEST(test_pattern_names)
 {
 	static const char *const expect[] = {
@@ -149,6 +157,9 @@ START_TEST(test_pattern_names)
 	ck_assert_ptr_eq(hs_pattern_find("PodRing"), hs_pattern_find("podring"));
 	ck_assert_ptr_null(hs_pattern_find("spiral"));
 	ck_assert_ptr_eq(hs_pattern_default(), hs_pattern_find("permutation"));
+	/* ofan-host --help's lines. */
+	t_check_describe(hs_pattern_describe, hs_pattern_name_list(names),
+			 t_pattern_entry);
 }
 END_TEST
 
