@@ -303,5 +303,6 @@ plugin_suite(void)
 int
 main(void)
 {
-	return t_plugin_main("test_host_policy_plugin", hlb_register(&cycle_ops), plugin_suite);
+	return t_plugin_main("test_host_policy_plugin",
+			     hlb_register(&cycle_ops), plugin_suite);
 }

@@ -230,5 +230,6 @@ plugin_suite(void)
 int
 main(void)
 {
-	return t_plugin_main("test_pattern_plugin", hs_pattern_register(&pairs_ops), plugin_suite);
+	return t_plugin_main("test_pattern_plugin",
+			     hs_pattern_register(&pairs_ops), plugin_suite);
 }

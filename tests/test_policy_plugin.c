@@ -208,5 +208,6 @@ plugin_suite(void)
 int
 main(void)
 {
-	return t_plugin_main("test_policy_plugin", lb_register(&first_ops), plugin_suite);
+	return t_plugin_main("test_policy_plugin",
+			     lb_register(&first_ops), plugin_suite);
 }

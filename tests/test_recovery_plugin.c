@@ -395,5 +395,6 @@ plugin_suite(void)
 int
 main(void)
 {
-	return t_plugin_main("test_recovery_plugin", hs_recovery_register(&once_ops), plugin_suite);
+	return t_plugin_main("test_recovery_plugin",
+			     hs_recovery_register(&once_ops), plugin_suite);
 }
