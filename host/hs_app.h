@@ -149,12 +149,4 @@ int hs_app_wait_start(struct hs_app *app);
  */
 bool hs_app_run(struct hs_app *app);
 
-/*
- * A flow end of a local rank activates a trigger: start what it releases
- * (hs_host_params.on_flow_end).  And a shard received what a flow sent by
- * another shard depends on (hs_host_shard.release).
- */
-void hs_app_on_flow_end(void *arg, uint32_t flow, bool received,
-			uint64_t now);
-
 #endif /* OFAN_HS_APP_H */

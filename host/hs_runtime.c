@@ -57,7 +57,7 @@ hs_on_dep_release(void *arg, uint16_t shard, uint32_t flow, uint64_t now)
  * A local flow ended that activates a trigger: start what it releases
  * (every such flow is local: hs_check_triggers()).
  */
-void
+static void
 hs_app_on_flow_end(void *arg, uint32_t flow, bool received, uint64_t now)
 {
 	struct hs_app *app = arg;

@@ -339,20 +339,26 @@ static const struct {
 	{ "net_ring", OFAN_PORT_QUIRK_PAIRED_QUEUES },	/* ring pairs too */
 };
 
+/* The quirks of a driver by name (NULL: none). */
+static uint32_t
+ofan_driver_quirks(const char *driver)
+{
+	unsigned int i;
+
+	for (i = 0; driver != NULL && i < RTE_DIM(ofan_port_quirk_table); i++)
+		if (strcmp(driver, ofan_port_quirk_table[i].driver) == 0)
+			return ofan_port_quirk_table[i].quirks;
+	return 0;
+}
+
 uint32_t
 ofan_port_quirks(uint16_t port_id)
 {
 	struct rte_eth_dev_info info;
-	unsigned int i;
 
-	if (rte_eth_dev_info_get(port_id, &info) != 0 ||
-	    info.driver_name == NULL)
+	if (rte_eth_dev_info_get(port_id, &info) != 0)
 		return 0;
-	for (i = 0; i < RTE_DIM(ofan_port_quirk_table); i++)
-		if (strcmp(info.driver_name,
-			   ofan_port_quirk_table[i].driver) == 0)
-			return ofan_port_quirk_table[i].quirks;
-	return 0;
+	return ofan_driver_quirks(info.driver_name);
 }
 
 int
@@ -447,11 +453,12 @@ ofan_ports_close(const uint16_t *ids, bool *started, uint16_t n)
 
 	for (p = 0; p < n; p++)
 		if (started[p]) {
-			keep = (ofan_port_quirks(ids[p]) &
-				OFAN_PORT_QUIRK_EXIT_CLOSES) != 0;
-			if (keep && rte_eth_dev_info_get(ids[p], &info) == 0)
+			keep = rte_eth_dev_info_get(ids[p], &info) == 0 &&
+				(ofan_driver_quirks(info.driver_name) &
+				 OFAN_PORT_QUIRK_EXIT_CLOSES) != 0;
+			if (keep)
 				ofan_memif_forget(&info);
-			else if (!keep)
+			else
 				ofan_port_close(ids[p]);
 			kept = kept || keep;
 			started[p] = false;

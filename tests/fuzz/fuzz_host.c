@@ -433,6 +433,13 @@ fz_mbuf_of(const uint8_t *frame, uint32_t len)
 /* ---- the checks ---- */
 
 /* Needed packets of flow f as its receiver counts them. */
+/* The erasure model's rules apply (its symbols, counts, no resends). */
+static bool
+fz_erasure(const struct hs_config *c)
+{
+	return c->recovery == hs_recovery_find("erasure");
+}
+
 FZ_NO_COV
 static bool
 fz_rx_complete(const struct fz_world *w, uint32_t f,
@@ -465,7 +472,7 @@ fz_goodput_range(const struct fz_world *w, uint32_t f, uint32_t rx_pkts,
 	const struct hs_flow_spec *spec = &w->traffic.flows[f];
 	uint64_t mss = w->cfg.mss, last;
 
-	if (w->cfg.recovery->counts) {
+	if (fz_erasure(&w->cfg)) {
 		*lo = *hi = RTE_MIN(spec->size,
 				    (uint64_t)rx_pkts * w->flow[f].payload);
 		return;
@@ -517,7 +524,7 @@ fz_check_all(struct fz_world *w)
 		FZ_CHECK(r.data_received <= fl->data_in,
 			 "flow %u: %" PRIu64 " distinct packets of %" PRIu64
 			 " data frames given", f, r.data_received, fl->data_in);
-		if (!w->cfg.recovery->counts)
+		if (!fz_erasure(&w->cfg))
 			FZ_CHECK(r.data_received <= fl->nb_pkts,
 				 "flow %u: %" PRIu64 " distinct packets of %u",
 				 f, r.data_received, fl->nb_pkts);
@@ -545,7 +552,7 @@ fz_check_all(struct fz_world *w)
 		gp_lo[spec->dst] += lo;
 		gp_hi[spec->dst] += hi;
 		/* Progress: at most the distinct packets sent. */
-		unit = w->cfg.recovery->counts ? fl->payload :
+		unit = fz_erasure(&w->cfg) ? fl->payload :
 			w->cfg.mss;
 		acked_max[spec->src] += RTE_MIN(spec->size,
 						(uint64_t)fl->distinct_out * unit);
@@ -848,7 +855,7 @@ fz_seen_out(struct fz_world *w, uint16_t h, struct rte_mbuf *m,
 		memset(&r, 0, sizeof(r));
 		hs_host_flow_result(w->host[h], f, &r);
 		/* What it acknowledges, it has. */
-		if (w->cfg.recovery->counts) {
+		if (fz_erasure(&w->cfg)) {
 			FZ_CHECK(x->flags & OFAN_ACK_F_COUNT,
 				 "flow %u: erasure ACK without COUNT", f);
 			FZ_CHECK(cum <= r.data_received && sack == 0,
@@ -1262,7 +1269,7 @@ fz_setup(struct fz_world *w, struct fz_in *in)
 	for (f = 0; f < nb_flows; f++) {
 		w->flow[f].nb_pkts = hs_transport_nb_pkts(&tp,
 							  t->flows[f].size);
-		w->flow[f].payload = c->recovery->counts ?
+		w->flow[f].payload = fz_erasure(c) ?
 			(uint16_t)RTE_MIN(t->flows[f].size, (uint64_t)c->mss) :
 			c->mss;
 	}
@@ -1481,7 +1488,7 @@ fz_op_data(struct fz_world *w, struct fz_in *in, bool burst)
 	 * one frame near 2^24 costs it 2 MiB, zeroed.  Allowed, but kept
 	 * rare (mode bits 4-6 all set) so that inputs stay fast.
 	 */
-	if (w->cfg.recovery->counts && (mode & 0x70) != 0x70)
+	if (fz_erasure(&w->cfg) && (mode & 0x70) != 0x70)
 		psn %= 1u << 14;
 	sp.dest_qp = qp;
 	sp.psn = psn;
@@ -1491,7 +1498,7 @@ fz_op_data(struct fz_world *w, struct fz_in *in, bool burst)
 	/* The payload its PSN must have, or another size. */
 	if (pmode % 4 != 3) {
 		psn &= OFAN_BTH_PSN_MASK;
-		if (w->cfg.recovery->counts)
+		if (fz_erasure(&w->cfg))
 			sp.payload_size = (uint16_t)RTE_MIN(spec->size,
 							    (uint64_t)mss);
 		else if (f < w->traffic.nb_flows &&
@@ -1580,7 +1587,7 @@ fz_op_ack(struct fz_world *w, struct fz_in *in, bool burst)
 	fl_byte = fz_u8(in);
 	/* The model's COUNT flag, the other's, or any flags. */
 	ext.flags = (uint8_t)(fl_byte & OFAN_ACK_F_CE);
-	if (w->cfg.recovery->counts != ((fl_byte & 6) == 6))
+	if (fz_erasure(&w->cfg) != ((fl_byte & 6) == 6))
 		ext.flags |= OFAN_ACK_F_COUNT;
 	if (fl_byte & 8)
 		ext.flags = fz_u8(in);
