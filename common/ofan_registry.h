@@ -6,6 +6,9 @@
  * `const char *summary`, the built-ins first.  OFAN_REGISTRY(prefix, type,
  * array, max) defines, for one of them:
  *
+ *   bool prefix_reg_named(const type *ops) ops is there with a name and a
+ *                                          summary, neither empty: what
+ *                                          every register() checks first
  *   int prefix_reg_find(const char *name)  index by name, case-insensitive
  *                                          (the config reads names so), -1
  *   int prefix_reg_index(const type *ops)  index of ops, -1
@@ -19,18 +22,34 @@
  *                                          "a, b, c" for messages
  *   void prefix_reg_describe(FILE *f)      "  name  summary" lines (--help)
  *
+ * OFAN_REGISTRY_API(prefix, type, array, max) defines those and the
+ * registry's public look-ups, which its header declares:
+ *
+ *   const type *prefix_find(const char *name)   NULL if unknown
+ *   unsigned int prefix_name_list(const char **names)
+ *   int prefix_index(const type *ops)
+ *   void prefix_describe(FILE *f)
+ *
  * Nothing here runs per packet: a registry is read at start-up.
  */
 #ifndef OFAN_REGISTRY_H
 #define OFAN_REGISTRY_H
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
 #define OFAN_REGISTRY(prefix, type, array, max)				\
+static inline bool							\
+prefix##_reg_named(const type *ops)					\
+{									\
+	return ops != NULL && ops->name != NULL && ops->name[0] != '\0' && \
+		ops->summary != NULL && ops->summary[0] != '\0';	\
+}									\
+									\
 static inline int							\
 prefix##_reg_find(const char *name)					\
 {									\
@@ -114,6 +133,35 @@ prefix##_reg_describe(FILE *f)						\
 	for (i = 0; (array)[i] != NULL; i++)				\
 		fprintf(f, "  %-*s  %s\n", width, (array)[i]->name,	\
 			(array)[i]->summary);				\
+}
+
+#define OFAN_REGISTRY_API(prefix, type, array, max)			\
+OFAN_REGISTRY(prefix, type, array, max)					\
+									\
+const type *								\
+prefix##_find(const char *name)						\
+{									\
+	int i = prefix##_reg_find(name);				\
+									\
+	return i >= 0 ? (array)[i] : NULL;				\
+}									\
+									\
+unsigned int								\
+prefix##_name_list(const char **names)					\
+{									\
+	return prefix##_reg_names(names);				\
+}									\
+									\
+int									\
+prefix##_index(const type *ops)						\
+{									\
+	return prefix##_reg_index(ops);					\
+}									\
+									\
+void									\
+prefix##_describe(FILE *f)						\
+{									\
+	prefix##_reg_describe(f);					\
 }
 
 #endif /* OFAN_REGISTRY_H */

@@ -195,6 +195,12 @@ int hlb_register(const struct hlb_ops *ops);
 /* Look a policy up by name; NULL if unknown. */
 const struct hlb_ops *hlb_find(const char *name);
 
+/* The registered names into names (NULL-terminated); how many. */
+unsigned int hlb_name_list(const char **names);
+
+/* A registered policy's index in the registry, -1 if not registered. */
+int hlb_index(const struct hlb_ops *ops);
+
 /*
  * The registered policies to f, one "  <name>  <summary>" line each, the
  * names padded to one column, in registry order (for --help).

@@ -32,32 +32,17 @@ const struct hlb_ops *hlb_registry[HLB_MAX_POLICIES + 1] = {
 	NULL,
 };
 
-OFAN_REGISTRY(hlb, struct hlb_ops, hlb_registry, HLB_MAX_POLICIES)
-
-const struct hlb_ops *
-hlb_find(const char *name)
-{
-	int i = hlb_reg_find(name);
-
-	return i >= 0 ? hlb_registry[i] : NULL;
-}
+OFAN_REGISTRY_API(hlb, struct hlb_ops, hlb_registry, HLB_MAX_POLICIES)
 
 int
 hlb_register(const struct hlb_ops *ops)
 {
-	if (ops == NULL || ops->name == NULL || ops->name[0] == '\0' ||
-	    ops->summary == NULL || ops->summary[0] == '\0' ||
+	if (!hlb_reg_named(ops) ||
 	    ops->init == NULL || ops->next_ev == NULL || ops->on_ack == NULL ||
 	    ops->on_timeout == NULL || ops->settings_size > HLB_SETTINGS_MAX)
 		return -EINVAL;
 	/* Names are matched in any case (the config reads them so). */
 	return hlb_reg_add(ops);
-}
-
-void
-hlb_describe(FILE *f)
-{
-	hlb_reg_describe(f);
 }
 
 void

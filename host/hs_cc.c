@@ -65,39 +65,13 @@ const struct hs_cc_ops *hs_cc_registry[HS_MAX_CC + 1] = {
 	NULL,
 };
 
-OFAN_REGISTRY(hs_cc, struct hs_cc_ops, hs_cc_registry, HS_MAX_CC)
-
-const struct hs_cc_ops *
-hs_cc_find(const char *name)
-{
-	int i = hs_cc_reg_find(name);
-
-	return i >= 0 ? hs_cc_registry[i] : NULL;
-}
+OFAN_REGISTRY_API(hs_cc, struct hs_cc_ops, hs_cc_registry, HS_MAX_CC)
 
 int
 hs_cc_register(const struct hs_cc_ops *ops)
 {
-	if (ops == NULL || ops->name == NULL || ops->name[0] == '\0' ||
-	    ops->summary == NULL || ops->windowed != (ops->may_send != NULL))
+	if (!hs_cc_reg_named(ops) || ops->windowed != (ops->may_send != NULL))
 		return -EINVAL;
 	return hs_cc_reg_add(ops);
 }
 
-unsigned int
-hs_cc_name_list(const char **names)
-{
-	return hs_cc_reg_names(names);
-}
-
-int
-hs_cc_index(const struct hs_cc_ops *ops)
-{
-	return hs_cc_reg_index(ops);
-}
-
-void
-hs_cc_describe(FILE *f)
-{
-	hs_cc_reg_describe(f);
-}

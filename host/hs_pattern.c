@@ -56,7 +56,6 @@
 /* RNG stream of the permutation (ASCII "perm"), independent of others. */
 #define HS_PERM_STREAM 0x7065726dull
 
-
 static void
 set_flow(struct hs_flow_spec *f, uint32_t src, uint32_t dst, uint64_t size)
 {
@@ -410,16 +409,8 @@ const struct hs_pattern_ops *hs_pattern_registry[HS_MAX_PATTERNS + 1] = {
 	NULL,
 };
 
-OFAN_REGISTRY(hs_pattern, struct hs_pattern_ops, hs_pattern_registry,
+OFAN_REGISTRY_API(hs_pattern, struct hs_pattern_ops, hs_pattern_registry,
 	      HS_MAX_PATTERNS)
-
-const struct hs_pattern_ops *
-hs_pattern_find(const char *name)
-{
-	int i = hs_pattern_reg_find(name);
-
-	return i >= 0 ? hs_pattern_registry[i] : NULL;
-}
 
 const struct hs_pattern_ops *
 hs_pattern_default(void)
@@ -432,8 +423,7 @@ hs_pattern_register(const struct hs_pattern_ops *ops)
 {
 	bool generated, whole;
 
-	if (ops == NULL || ops->name == NULL || ops->name[0] == '\0' ||
-	    ops->summary == NULL)
+	if (!hs_pattern_reg_named(ops))
 		return -EINVAL;
 	generated = ops->nb_flows != NULL && ops->fill != NULL;
 	whole = ops->build != NULL;
@@ -442,24 +432,6 @@ hs_pattern_register(const struct hs_pattern_ops *ops)
 	    (whole && (ops->nb_flows != NULL || ops->fill != NULL)))
 		return -EINVAL;
 	return hs_pattern_reg_add(ops);
-}
-
-unsigned int
-hs_pattern_name_list(const char **names)
-{
-	return hs_pattern_reg_names(names);
-}
-
-int
-hs_pattern_index(const struct hs_pattern_ops *ops)
-{
-	return hs_pattern_reg_index(ops);
-}
-
-void
-hs_pattern_describe(FILE *f)
-{
-	hs_pattern_reg_describe(f);
 }
 
 void

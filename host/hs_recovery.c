@@ -445,7 +445,7 @@ const struct hs_recovery_ops *hs_recovery_registry[HS_MAX_RECOVERY + 1] = {
 	NULL,
 };
 
-OFAN_REGISTRY(hs_recovery, struct hs_recovery_ops, hs_recovery_registry,
+OFAN_REGISTRY_API(hs_recovery, struct hs_recovery_ops, hs_recovery_registry,
 	      HS_MAX_RECOVERY)
 
 int
@@ -453,8 +453,7 @@ hs_recovery_register(const struct hs_recovery_ops *ops)
 {
 	int nb_path;
 
-	if (ops == NULL || ops->name == NULL || ops->name[0] == '\0' ||
-	    ops->summary == NULL || ops->summary[0] == '\0' ||
+	if (!hs_recovery_reg_named(ops) ||
 	    ops->tx_size > HS_RECOVERY_TX_STATE ||
 	    ops->rx_size > HS_RECOVERY_RX_STATE ||
 	    ops->nb_pkts == NULL || ops->tx_init == NULL ||
@@ -477,28 +476,3 @@ hs_recovery_register(const struct hs_recovery_ops *ops)
 	return hs_recovery_reg_add(ops);
 }
 
-const struct hs_recovery_ops *
-hs_recovery_find(const char *name)
-{
-	int i = hs_recovery_reg_find(name);
-
-	return i >= 0 ? hs_recovery_registry[i] : NULL;
-}
-
-unsigned int
-hs_recovery_name_list(const char **names)
-{
-	return hs_recovery_reg_names(names);
-}
-
-int
-hs_recovery_index(const struct hs_recovery_ops *ops)
-{
-	return hs_recovery_reg_index(ops);
-}
-
-void
-hs_recovery_describe(FILE *f)
-{
-	hs_recovery_reg_describe(f);
-}

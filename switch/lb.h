@@ -311,6 +311,12 @@ int lb_register(const struct lb_ops *ops);
 /* Look a policy up by name; NULL if unknown. */
 const struct lb_ops *lb_find(const char *name);
 
+/* The registered names into names (NULL-terminated); how many. */
+unsigned int lb_name_list(const char **names);
+
+/* A registered policy's index in the registry, -1 if not registered. */
+int lb_index(const struct lb_ops *ops);
+
 /* The registered names, comma separated, into buf, for messages. */
 const char *lb_names(char *buf, unsigned int size);
 

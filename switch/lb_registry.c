@@ -33,13 +33,12 @@ const struct lb_ops *lb_registry[LB_MAX_POLICIES + 1] = {
 	NULL,
 };
 
-OFAN_REGISTRY(lb, struct lb_ops, lb_registry, LB_MAX_POLICIES)
+OFAN_REGISTRY_API(lb, struct lb_ops, lb_registry, LB_MAX_POLICIES)
 
 int
 lb_register(const struct lb_ops *ops)
 {
-	if (ops == NULL || ops->name == NULL || ops->name[0] == '\0' ||
-	    ops->summary == NULL || ops->summary[0] == '\0' ||
+	if (!lb_reg_named(ops) ||
 	    ops->create == NULL || ops->destroy == NULL || ops->pick == NULL ||
 	    ops->settings_size > LB_SETTINGS_MAX)
 		return -EINVAL;
@@ -47,25 +46,11 @@ lb_register(const struct lb_ops *ops)
 	return lb_reg_add(ops);
 }
 
-const struct lb_ops *
-lb_find(const char *name)
-{
-	int i = lb_reg_find(name);
-
-	return i >= 0 ? lb_registry[i] : NULL;
-}
-
 const char *
 lb_names(char *buf, unsigned int size)
 {
 	lb_reg_list(buf, size);
 	return buf;
-}
-
-void
-lb_describe(FILE *f)
-{
-	lb_reg_describe(f);
 }
 
 void

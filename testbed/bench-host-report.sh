@@ -12,16 +12,8 @@ summarise() {
 		res_mpps[$id]=$(median "${res_all[$id]}")
 	done
 
-	noisy_pct=2
-	declare -gA res_ratio res_verdict res_preempt
-	nb_noisy=0
-	for id in "${rows[@]}"; do
-		res_preempt[$id]=$(tr ' ' '\n' <<<"${res_steal[$id]}" |
-			{ grep -v '^nan$' || true; } | sort -g | tail -1)
-		: "${res_preempt[$id]:=nan}"
-	done
-	misses=()
-	failed=0
+	bench_verdicts_start
+	declare -gA res_ratio res_verdict
 	for id in "${rows[@]}"; do
 		b=nan
 		[ -z "${row_base[$id]}" ] || b=${res_mpps[${row_base[$id]}]:-nan}
@@ -43,15 +35,7 @@ summarise() {
 				}')
 		fi
 		res_ratio[$id]=$ratio
-		if [ "${res_preempt[$id]}" != nan ] &&
-			awk -v p="${res_preempt[$id]}" -v l="$noisy_pct" 'BEGIN { exit !(p > l) }'; then
-			verdict+="*"
-			nb_noisy=$((nb_noisy + 1))
-		fi
-		res_verdict[$id]=$verdict
-		[ "${verdict%\*}" != MISS ] || misses+=("${row_label[$id]}")
-		# shellcheck disable=SC2034 # read by bench_report_end and the exit
-		[ "${res_mpps[$id]}" != nan ] || failed=1
+		bench_row_verdict "$id" "$verdict"
 	done
 }
 
@@ -88,8 +72,7 @@ report() {
 	done
 	echo "(whole = ofan-host's whole-run rate of the longer run, start-up included; xtxonly = ratio to testpmd txonly at the same frame size;"
 	echo " preem% = the largest share of a run the generating thread waited for its core)"
-	[ "$nb_noisy" = 0 ] ||
-		echo "* = preempted more than ${noisy_pct}%: that rate is too low; rerun on a quiet machine (or --repeat 3)"
+	bench_noisy_line
 	if [ "$profile" = 1 ]; then
 		echo
 		echo "instructions per packet (callgrind, ${profile_secs} s each; ofan-host: per data packet inside hs_shard_poll; testpmd: per frame, whole process, start-up removed):"
@@ -113,16 +96,6 @@ report() {
 	bench_report_end
 }
 
-json_list() { # "a b" -> [a, b]
-	local v out='' first=1
-	for v in $1; do
-		[ "$first" = 1 ] || out+=", "
-		out+=$(json_num "$v")
-		first=0
-	done
-	printf '[%s]' "$out"
-}
-
 write_results() {
 	mkdir -p "$out_dir"
 	{
@@ -140,17 +113,9 @@ write_results() {
 	{
 		printf '{\n'
 		printf '  "ofan_host": %s,\n' "$(json_str "$host_bin_path")"
-		printf '  "build": %s,\n' "$(json_str "$build_info")"
-		printf '  "memory": %s,\n' "$(json_str "$mem")"
 		printf '  "policy": %s,\n  "ack_every": %s,\n' \
 			"$(json_str "$policy")" "$ack_every"
-		printf '  "main_lcore": %s,\n  "fwd_lcore": %s,\n' \
-			"$main_lcore" "$fwd_lcore"
-		printf '  "duration_s": %s,\n  "warmup_s": %s,\n  "repeat": %s,\n' \
-			"$duration" "$warmup" "$repeat"
-		printf '  "cpu_busy_pct_before": %s,\n  "cpu_busy_pct_after": %s,\n' \
-			"$busy_before" "$busy_after"
-		printf '  "runtime_s": %s,\n' "$runtime"
+		bench_json_run
 		printf '  "first_touch_mb_s": %s,\n' "$(json_num "$first_touch")"
 		printf '  "rows": [\n'
 		n=0
@@ -182,7 +147,5 @@ write_results() {
 		done
 		printf '  ]\n}\n'
 	} >"$out_dir/results.json"
-	rm -rf "$out_dir/logs"
-	cp -r "$logs" "$out_dir/logs"
-	echo "results: $out_dir/results.csv $out_dir/results.json (logs in $out_dir/logs)"
+	bench_results_done
 }

@@ -316,6 +316,75 @@ json_num() { # nan, empty and - become null
 	case $1 in nan | "" | -) printf 'null' ;; *) printf '%s' "$1" ;; esac
 }
 
+# Before the rows' verdicts: none noisy, missed or failed yet; each row's
+# preemption (res_preempt) the largest of its runs' (res_steal), nan when
+# none was measured.
+bench_verdicts_start() {
+	noisy_pct=2
+	nb_noisy=0
+	misses=()
+	failed=0
+	declare -gA res_preempt
+	for id in "${rows[@]}"; do
+		res_preempt[$id]=$(tr ' ' '\n' <<<"${res_steal[$id]}" |
+			{ grep -v '^nan$' || true; } | sort -g | tail -1)
+		: "${res_preempt[$id]:=nan}"
+	done
+}
+
+# A row's verdict (ok, MISS, n/a, -), starred when its run waited for its
+# core more than noisy_pct; counts it in nb_noisy, misses and failed.
+bench_row_verdict() { # id verdict
+	local id=$1 verdict=$2
+	if [ "${res_preempt[$id]}" != nan ] &&
+		awk -v p="${res_preempt[$id]}" -v l="$noisy_pct" 'BEGIN { exit !(p > l) }'; then
+		verdict+="*"
+		nb_noisy=$((nb_noisy + 1))
+	fi
+	# shellcheck disable=SC2004 # res_verdict is the caller's associative array
+	res_verdict[$id]=$verdict
+	[ "${verdict%\*}" != MISS ] || misses+=("${row_label[$id]}")
+	[ "${res_mpps[$id]}" != nan ] || failed=1
+}
+
+# The line under the table: what a star means, when a row has one.
+bench_noisy_line() {
+	[ "$nb_noisy" = 0 ] ||
+		echo "* = preempted more than ${noisy_pct}%: that rate is too low; rerun on a quiet machine (or --repeat 3)"
+}
+
+json_list() { # "a b", "a;b|c" -> [a, b, c]; '-' (no value) left out
+	local IFS=$' \t\n;|' v out='' first=1
+	for v in $1; do
+		[ "$v" != - ] || continue
+		[ "$first" = 1 ] || out+=", "
+		out+=$(json_num "$v")
+		first=0
+	done
+	printf '[%s]' "$out"
+}
+
+# results.json's lines about the run, the same for switch and host:
+# build, memory, lcores, durations, CPU load and runtime.
+bench_json_run() {
+	printf '  "build": %s,\n' "$(json_str "$build_info")"
+	printf '  "memory": %s,\n' "$(json_str "$mem")"
+	printf '  "main_lcore": %s,\n  "fwd_lcore": %s,\n' \
+		"$main_lcore" "$fwd_lcore"
+	printf '  "duration_s": %s,\n  "warmup_s": %s,\n  "repeat": %s,\n' \
+		"$duration" "$warmup" "$repeat"
+	printf '  "cpu_busy_pct_before": %s,\n  "cpu_busy_pct_after": %s,\n' \
+		"$busy_before" "$busy_after"
+	printf '  "runtime_s": %s,\n' "$runtime"
+}
+
+# After results.csv and results.json: the run's logs beside them.
+bench_results_done() {
+	rm -rf "$out_dir/logs"
+	cp -r "$logs" "$out_dir/logs"
+	echo "results: $out_dir/results.csv $out_dir/results.json (logs in $out_dir/logs)"
+}
+
 # The end of a benchmark's report, the same for switch and host: each
 # row's note, the rows below target (or that every row meets it), runs
 # that could not be measured, the runtime.  Reads the caller's rows,

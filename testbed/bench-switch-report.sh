@@ -25,17 +25,8 @@ summarise() {
 	# A row whose forwarding thread lost more than 2 % of its run to other
 	# processes is marked with '*': its rate (and, for the baseline, every
 	# ratio) is low by about that much or more.
-	noisy_pct=2
-	declare -gA res_ratio res_ratio_l3 res_verdict res_preempt
-	nb_noisy=0
-	for id in "${rows[@]}"; do
-		res_preempt[$id]=$(tr ' ' '\n' <<<"${res_steal[$id]}" |
-			{ grep -v '^nan$' || true; } |
-			sort -g | tail -1)
-		: "${res_preempt[$id]:=nan}"
-	done
-	misses=()
-	failed=0
+	bench_verdicts_start
+	declare -gA res_ratio res_ratio_l3 res_verdict
 	for id in "${rows[@]}"; do
 		# ok only when every target of the row holds (5tswap, and l3fwd
 		# where it has one); n/a when a target's anchor was not measured.
@@ -56,15 +47,7 @@ summarise() {
 			}')
 		res_ratio[$id]=$ratio
 		res_ratio_l3[$id]=$ratio_l3
-		if [ "${res_preempt[$id]}" != nan ] &&
-			awk -v p="${res_preempt[$id]}" -v l="$noisy_pct" 'BEGIN { exit !(p > l) }'; then
-			verdict+="*"
-			nb_noisy=$((nb_noisy + 1))
-		fi
-		res_verdict[$id]=$verdict
-		[ "${verdict%\*}" != MISS ] || misses+=("${row_label[$id]}")
-		# shellcheck disable=SC2034 # read by bench_report_end and the exit
-		[ "${res_mpps[$id]}" != nan ] || failed=1
+		bench_row_verdict "$id" "$verdict"
 	done
 
 	if [ "$eal_given" = 1 ]; then
@@ -94,8 +77,7 @@ report() {
 			"${res_verdict[$id]}"
 	done
 	echo "(preem% = the largest share of a run the forwarding thread waited for its core, taken by other processes)"
-	[ "$nb_noisy" = 0 ] ||
-		echo "* = preempted more than ${noisy_pct}%: that rate is too low; rerun on a quiet machine (or --repeat 3)"
+	bench_noisy_line
 	if [ "$with_testpmd" = 1 ] && [ "${res_verdict[testpmd-5tswap]}" = "-*" ]; then
 		echo "warning: the testpmd 5tswap baseline itself was disturbed, so every ratio is too high"
 	fi
@@ -114,17 +96,6 @@ report() {
 	fi
 	echo
 	bench_report_end
-}
-
-json_list() { # "a;b|c" -> [a, b, c]
-	local IFS=';|' v out='' first=1
-	for v in $1; do
-		[ "$v" != - ] || continue
-		[ "$first" = 1 ] || out+=", "
-		out+=$(json_num "$v")
-		first=0
-	done
-	printf '[%s]' "$out"
 }
 
 write_results() {
@@ -146,18 +117,10 @@ write_results() {
 	{
 		printf '{\n'
 		printf '  "ofan_switch": %s,\n' "$(json_str "$sw_bin_path")"
-		printf '  "build": %s,\n' "$(json_str "$build_info")"
 		printf '  "in_dev": %s,\n' "$(json_str "$in_dev")"
 		printf '  "out_dev": %s,\n' "$(json_str "$out_dev")"
 		printf '  "traffic": %s,\n' "$(json_str "$traffic")"
-		printf '  "memory": %s,\n' "$(json_str "$mem")"
-		printf '  "main_lcore": %s,\n  "fwd_lcore": %s,\n' \
-			"$main_lcore" "$fwd_lcore"
-		printf '  "duration_s": %s,\n  "warmup_s": %s,\n  "repeat": %s,\n' \
-			"$duration" "$warmup" "$repeat"
-		printf '  "cpu_busy_pct_before": %s,\n  "cpu_busy_pct_after": %s,\n' \
-			"$busy_before" "$busy_after"
-		printf '  "runtime_s": %s,\n' "$runtime"
+		bench_json_run
 		printf '  "testpmd_5tswap_mpps": %s,\n' "$(json_num "$base_mpps")"
 		printf '  "l3fwd_lpm_mpps": %s,\n' "$(json_num "$l3_mpps")"
 		printf '  "rows": [\n'
@@ -197,7 +160,5 @@ write_results() {
 		done
 		printf '  ]\n}\n'
 	} >"$out_dir/results.json"
-	rm -rf "$out_dir/logs"
-	cp -r "$logs" "$out_dir/logs"
-	echo "results: $out_dir/results.csv $out_dir/results.json (logs in $out_dir/logs)"
+	bench_results_done
 }

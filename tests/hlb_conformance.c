@@ -197,15 +197,6 @@ hlbc_life(const struct hlbc_case *c, uint64_t seed, uint64_t script_seed,
 	return nb;
 }
 
-/* The block a policy's settings start from: zeroed, then its defaults. */
-static void
-hlbc_defaults(const struct hlb_ops *ops, struct hlb_settings *s)
-{
-	memset(s, 0, sizeof(*s));
-	if (ops->defaults != NULL)
-		ops->defaults(s->bytes);
-}
-
 /*
  * parse() over a configuration without the policy's section changes
  * nothing, neither the defaults nor the settings the case was given, and
@@ -356,24 +347,18 @@ TCase *
 hlb_conformance_tcase(const struct hlb_ops *ops, const void *settings)
 {
 	const unsigned int k = hlbc_nb_cases;
-	struct hlbc_case *c;
+	struct hlbc_case *c = &hlbc_cases[k];
 	TCase *tc;
 
-	if (k == HLBC_MAX_CASES || ops == NULL || ops->name == NULL ||
-	    ops->settings_size > HLB_SETTINGS_MAX) {
+	if (k == HLBC_MAX_CASES || ops == NULL) {
 		fprintf(stderr, "hlb_conformance_tcase: no room or no policy\n");
 		abort();
 	}
-	c = &hlbc_cases[hlbc_nb_cases++];
+	tc = t_conformance_tcase(ops->name, c->name, sizeof(c->name),
+				 c->settings.bytes, sizeof(c->settings.bytes),
+				 ops->defaults, settings, ops->settings_size);
 	c->ops = ops;
-	hlbc_defaults(ops, &c->settings);
-	if (settings != NULL)
-		memcpy(c->settings.bytes, settings, ops->settings_size);
-	snprintf(c->name, sizeof(c->name), "conformance %s%s", ops->name,
-		 settings != NULL ? " (given settings)" : "");
-	/* Check keeps the name's pointer: c->name lives as long as we do. */
-	tc = tcase_create(c->name);
-	tcase_set_timeout(tc, 60);
+	hlbc_nb_cases++;
 	if (ops->parse != NULL)
 		tcase_add_loop_test(tc, hlbc_test_settings, k, k + 1);
 	tcase_add_loop_test(tc, hlbc_test_in_range, k, k + 1);

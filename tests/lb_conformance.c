@@ -100,15 +100,6 @@ lbc_group_set(struct lbc_world *w, uint16_t g, uint16_t nb, uint16_t first,
 	lbc_changed(w, g);
 }
 
-/* The block a policy's settings start from: zeroed, then its defaults. */
-static void
-lbc_defaults(const struct lb_ops *ops, struct lb_settings *s)
-{
-	memset(s, 0, sizeof(*s));
-	if (ops->defaults != NULL)
-		ops->defaults(s->bytes);
-}
-
 static void
 lbc_start(struct lbc_world *w, const struct lbc_case *c, uint64_t seed,
 	  uint64_t life_seed)
@@ -439,24 +430,18 @@ TCase *
 lb_conformance_tcase(const struct lb_ops *ops, const void *settings)
 {
 	const unsigned int k = lbc_nb_cases;
-	struct lbc_case *c;
+	struct lbc_case *c = &lbc_cases[k];
 	TCase *tc;
 
-	if (k == LBC_MAX_CASES || ops == NULL || ops->name == NULL ||
-	    ops->settings_size > LB_SETTINGS_MAX) {
+	if (k == LBC_MAX_CASES || ops == NULL) {
 		fprintf(stderr, "lb_conformance_tcase: no room or no policy\n");
 		abort();
 	}
-	c = &lbc_cases[lbc_nb_cases++];
+	tc = t_conformance_tcase(ops->name, c->name, sizeof(c->name),
+				 c->settings.bytes, sizeof(c->settings.bytes),
+				 ops->defaults, settings, ops->settings_size);
 	c->ops = ops;
-	lbc_defaults(ops, &c->settings);
-	if (settings != NULL)
-		memcpy(c->settings.bytes, settings, ops->settings_size);
-	snprintf(c->name, sizeof(c->name), "conformance %s%s", ops->name,
-		 settings != NULL ? " (given settings)" : "");
-	/* Check keeps the name's pointer: c->name lives as long as we do. */
-	tc = tcase_create(c->name);
-	tcase_set_timeout(tc, 60);
+	lbc_nb_cases++;
 	if (ops->parse != NULL)
 		tcase_add_loop_test(tc, lbc_test_settings, k, k + 1);
 	tcase_add_loop_test(tc, lbc_test_determinism, k, k + 1);

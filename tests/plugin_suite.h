@@ -20,6 +20,7 @@
 #include "ofan_wire.h"
 
 #include "eal_suite.h"
+#include "registry_check.h"
 
 #define T_EAL_POOL_MBUFS 63
 #define T_NB_MBUFS 32767
@@ -110,15 +111,23 @@ t_run_scheme(const char *const *ov, int nb_ov, uint16_t s,
 	fab_topo_free(&t);
 }
 
-/* A test case with the pool as its fixture and 120 s for fabric runs. */
-static inline TCase *
-t_plugin_tcase(const char *name)
+/*
+ * Suite suite_name with one case named after the plugin: the pool as its
+ * fixture, 120 s for fabric runs, tests (NULL-terminated) in order.
+ */
+static inline Suite *
+t_plugin_suite(const char *suite_name, const char *plugin,
+	       const TTest *const *tests)
 {
-	TCase *tc = tcase_create(name);
+	Suite *s = suite_create(suite_name);
+	TCase *tc = tcase_create(plugin);
 
 	tcase_add_unchecked_fixture(tc, t_pool_up, t_pool_down);
 	tcase_set_timeout(tc, 120);
-	return tc;
+	for (; *tests != NULL; tests++)
+		tcase_add_test(tc, *tests);
+	suite_add_tcase(s, tc);
+	return s;
 }
 
 /*

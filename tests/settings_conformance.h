@@ -10,6 +10,7 @@
 #ifndef OFAN_TEST_SETTINGS_CONFORMANCE_H
 #define OFAN_TEST_SETTINGS_CONFORMANCE_H
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -59,6 +60,36 @@ t_settings_conform(const char *name, void (*defaults)(void *settings),
 	ofan_cfg_free(cfg);
 	free(want);
 	free(got);
+}
+
+/*
+ * A conformance case's settings and its Check case: bytes (max of them)
+ * hold the policy's defaults, or the size bytes given; the case is named
+ * "conformance POLICY[ (given settings)]" in name, which must live as long
+ * as the case (Check keeps the pointer), with a 60 s timeout.
+ */
+static inline TCase *
+t_conformance_tcase(const char *policy, char *name, size_t name_size,
+		    unsigned char *bytes, size_t max,
+		    void (*defaults)(void *settings), const void *given,
+		    size_t size)
+{
+	TCase *tc;
+
+	if (policy == NULL || size > max) {
+		fprintf(stderr, "conformance: no policy, or settings too large\n");
+		abort();
+	}
+	memset(bytes, 0, max);
+	if (defaults != NULL)
+		defaults(bytes);
+	if (given != NULL)
+		memcpy(bytes, given, size);
+	snprintf(name, name_size, "conformance %s%s", policy,
+		 given != NULL ? " (given settings)" : "");
+	tc = tcase_create(name);
+	tcase_set_timeout(tc, 60);
+	return tc;
 }
 
 #endif /* OFAN_TEST_SETTINGS_CONFORMANCE_H */

@@ -293,27 +293,20 @@ END_TEST
  */
 START_TEST(test_register_refuses)
 {
-	struct hlb_ops base = *hlb_find("reps"), bad[10], optional;
+	struct hlb_ops base = *hlb_find("reps"), bad[T_NAME_FAULTS + 6];
+	struct hlb_ops optional;
 	unsigned int i;
 
 	base.name = "REPS";
 	ck_assert_int_eq(hlb_register(&base), -EEXIST);
-	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
-		bad[i] = base;
-	bad[0].name = NULL;
-	bad[1].name = "";
-	bad[2].summary = NULL;
-	bad[3].summary = "";
-	bad[4].init = NULL;
-	bad[5].next_ev = NULL;
-	bad[6].on_ack = NULL;
-	bad[7].on_timeout = NULL;
-	bad[8].settings_size = HLB_SETTINGS_MAX + 1;
-	bad[9].settings_size = SIZE_MAX;
-	ck_assert_int_eq(hlb_register(NULL), -EINVAL);
-	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
-		ck_assert_msg(hlb_register(&bad[i]) == -EINVAL, "case %u: %d",
-			      i, hlb_register(&bad[i]));
+	T_FAULTY(bad, T_DIM(bad), base, "free");
+	bad[T_NAME_FAULTS + 0].init = NULL;
+	bad[T_NAME_FAULTS + 1].next_ev = NULL;
+	bad[T_NAME_FAULTS + 2].on_ack = NULL;
+	bad[T_NAME_FAULTS + 3].on_timeout = NULL;
+	bad[T_NAME_FAULTS + 4].settings_size = HLB_SETTINGS_MAX + 1;
+	bad[T_NAME_FAULTS + 5].settings_size = SIZE_MAX;
+	T_CHECK_REFUSED(hlb_register, bad, T_DIM(bad));
 	/* Every other member may be 0 or NULL; settings may fill the block. */
 	optional = base;
 	optional.defaults = NULL;
@@ -329,18 +322,10 @@ START_TEST(test_register_refuses)
 }
 END_TEST
 
-static void
-t_registry_entry(unsigned int i, const char **name, const char **summary)
-{
-	*name = hlb_registry[i]->name;
-	*summary = hlb_registry[i]->summary;
-}
-
 /* What --help lists: every policy with its summary. */
 START_TEST(test_registry_describe)
 {
-	t_check_describe(hlb_describe, (unsigned int)nb_policies(),
-			 t_registry_entry);
+	T_CHECK_DESCRIBE(hlb_describe, hlb_registry);
 }
 END_TEST
 

@@ -165,23 +165,16 @@ static const struct hlb_ops cycle_ops = {
  */
 START_TEST(test_registers)
 {
-	static struct hlb_ops bad[6];
-	unsigned int i;
+	static struct hlb_ops bad[T_NAME_FAULTS + 4];
 
 	ck_assert_ptr_eq(hlb_find("cycle"), &cycle_ops);
 	ck_assert_int_eq(hlb_register(&cycle_ops), -EEXIST);
-	for (i = 0; i < RTE_DIM(bad); i++) {
-		bad[i] = cycle_ops;
-		bad[i].name = "second";
-	}
-	bad[0].summary = NULL;
-	bad[1].summary = "";
-	bad[2].init = NULL;
-	bad[3].next_ev = NULL;
-	bad[4].on_ack = NULL;
-	bad[5].on_timeout = NULL;
-	for (i = 0; i < RTE_DIM(bad); i++)
-		ck_assert_msg(hlb_register(&bad[i]) == -EINVAL, "case %u", i);
+	T_FAULTY(bad, RTE_DIM(bad), cycle_ops, "second");
+	bad[T_NAME_FAULTS + 0].init = NULL;
+	bad[T_NAME_FAULTS + 1].next_ev = NULL;
+	bad[T_NAME_FAULTS + 2].on_ack = NULL;
+	bad[T_NAME_FAULTS + 3].on_timeout = NULL;
+	T_CHECK_REFUSED(hlb_register, bad, RTE_DIM(bad));
 	ck_assert_ptr_null(hlb_find("second"));
 	bad[0] = cycle_ops;
 	bad[0].name = "Cycle";
@@ -287,13 +280,11 @@ plugin_suite(void)
 {
 	static const struct cycle_settings one = { .width = 1 };
 	static const struct cycle_settings widest = { .width = T_MAX_WIDTH };
-	Suite *s = suite_create("host_policy_plugin");
-	TCase *tc = t_plugin_tcase("cycle");
+	const TTest *const tests[] = {
+		test_registers, test_parses_its_section, test_steers, NULL
+	};
+	Suite *s = t_plugin_suite("host_policy_plugin", "cycle", tests);
 
-	tcase_add_test(tc, test_registers);
-	tcase_add_test(tc, test_parses_its_section);
-	tcase_add_test(tc, test_steers);
-	suite_add_tcase(s, tc);
 	suite_add_tcase(s, hlb_conformance_tcase(&cycle_ops, NULL));
 	suite_add_tcase(s, hlb_conformance_tcase(&cycle_ops, &one));
 	suite_add_tcase(s, hlb_conformance_tcase(&cycle_ops, &widest));

@@ -397,27 +397,20 @@ END_TEST
  */
 START_TEST(test_register_refuses)
 {
-	struct lb_ops base = *lb_find("spray"), bad[8], optional;
+	struct lb_ops base = *lb_find("spray"), bad[T_NAME_FAULTS + 4];
+	struct lb_ops optional;
 	char before[128], after[128];
 	unsigned int i;
 
 	lb_names(before, sizeof(before));
 	base.name = "Spray";
 	ck_assert_int_eq(lb_register(&base), -EEXIST);
-	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
-		bad[i] = base;
-	bad[0].name = NULL;
-	bad[1].name = "";
-	bad[2].summary = NULL;
-	bad[3].summary = "";
-	bad[4].create = NULL;
-	bad[5].destroy = NULL;
-	bad[6].pick = NULL;
-	bad[7].settings_size = LB_SETTINGS_MAX + 1;
-	ck_assert_int_eq(lb_register(NULL), -EINVAL);
-	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
-		ck_assert_msg(lb_register(&bad[i]) == -EINVAL, "case %u: %d",
-			      i, lb_register(&bad[i]));
+	T_FAULTY(bad, T_DIM(bad), base, "free");
+	bad[T_NAME_FAULTS + 0].create = NULL;
+	bad[T_NAME_FAULTS + 1].destroy = NULL;
+	bad[T_NAME_FAULTS + 2].pick = NULL;
+	bad[T_NAME_FAULTS + 3].settings_size = LB_SETTINGS_MAX + 1;
+	T_CHECK_REFUSED(lb_register, bad, T_DIM(bad));
 	/* Every other member may be NULL; the settings may fill the block. */
 	optional = base;
 	optional.defaults = NULL;
@@ -432,18 +425,10 @@ START_TEST(test_register_refuses)
 }
 END_TEST
 
-static void
-t_registry_entry(unsigned int i, const char **name, const char **summary)
-{
-	*name = lb_registry[i]->name;
-	*summary = lb_registry[i]->summary;
-}
-
 /* What --help lists: every policy with its summary. */
 START_TEST(test_registry_describe)
 {
-	t_check_describe(lb_describe, (unsigned int)nb_policies(),
-			 t_registry_entry);
+	T_CHECK_DESCRIBE(lb_describe, lb_registry);
 }
 END_TEST
 

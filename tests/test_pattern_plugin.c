@@ -85,27 +85,19 @@ t_build_unused(const struct hs_traffic_params *p, struct hs_traffic *t,
 /* What hs_pattern_register() refuses, and that pairs is in. */
 START_TEST(test_register_rules)
 {
-	struct hs_pattern_ops bad[7];
+	struct hs_pattern_ops bad[T_NAME_FAULTS + 4];
 	const char *names[HS_MAX_PATTERNS + 1];
-	unsigned int i, n;
+	unsigned int n;
 
-	for (i = 0; i < RTE_DIM(bad); i++) {
-		bad[i] = pairs_ops;
-		bad[i].name = "other";	/* not taken: only the fault counts */
-	}
-	bad[0].name = NULL;
-	bad[1].name = "";
-	bad[2].summary = NULL;	/* a summary is required */
-	bad[3].fill = NULL;	/* neither way of making flows */
-	bad[3].nb_flows = NULL;
-	bad[4].fill = NULL;	/* nb_flows() alone */
-	bad[5].nb_flows = NULL;	/* fill() alone */
-	bad[6].build = t_build_unused;	/* both ways */
-	for (i = 0; i < RTE_DIM(bad); i++)
-		ck_assert_msg(hs_pattern_register(&bad[i]) == -EINVAL,
-			      "case %u was accepted", i);
+	T_FAULTY(bad, RTE_DIM(bad), pairs_ops, "other");
+	/* neither way of making flows */
+	bad[T_NAME_FAULTS + 0].fill = NULL;
+	bad[T_NAME_FAULTS + 0].nb_flows = NULL;
+	bad[T_NAME_FAULTS + 1].fill = NULL;	/* nb_flows() alone */
+	bad[T_NAME_FAULTS + 2].nb_flows = NULL;	/* fill() alone */
+	bad[T_NAME_FAULTS + 3].build = t_build_unused;	/* both ways */
+	T_CHECK_REFUSED(hs_pattern_register, bad, RTE_DIM(bad));
 	ck_assert_ptr_null(hs_pattern_find("other"));
-	ck_assert_int_eq(hs_pattern_register(NULL), -EINVAL);
 	ck_assert_int_eq(hs_pattern_register(&pairs_ops), -EEXIST);
 	/* Names are matched as the config matches them. */
 	bad[0] = pairs_ops;
@@ -216,15 +208,12 @@ END_TEST
 static Suite *
 plugin_suite(void)
 {
-	Suite *s = suite_create("pattern_plugin");
-	TCase *tc = t_plugin_tcase("pairs");
+	const TTest *const tests[] = {
+		test_register_rules, test_builds, test_config,
+		test_runs_in_fabric, NULL
+	};
 
-	tcase_add_test(tc, test_register_rules);
-	tcase_add_test(tc, test_builds);
-	tcase_add_test(tc, test_config);
-	tcase_add_test(tc, test_runs_in_fabric);
-	suite_add_tcase(s, tc);
-	return s;
+	return t_plugin_suite("pattern_plugin", "pairs", tests);
 }
 
 int

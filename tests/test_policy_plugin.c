@@ -193,13 +193,11 @@ static Suite *
 plugin_suite(void)
 {
 	static const struct first_settings second = { .member = 1 };
-	Suite *s = suite_create("policy_plugin");
-	TCase *tc = t_plugin_tcase("first");
+	const TTest *const tests[] = {
+		test_registers, test_parses_its_section, test_forwards, NULL
+	};
+	Suite *s = t_plugin_suite("policy_plugin", "first", tests);
 
-	tcase_add_test(tc, test_registers);
-	tcase_add_test(tc, test_parses_its_section);
-	tcase_add_test(tc, test_forwards);
-	suite_add_tcase(s, tc);
 	suite_add_tcase(s, lb_conformance_tcase(&first_ops, NULL));
 	suite_add_tcase(s, lb_conformance_tcase(&first_ops, &second));
 	return s;

@@ -303,26 +303,20 @@ t_path_expired(void *tx, uint16_t ev, uint64_t now)
 /* Registered, and refused without what every model must have. */
 START_TEST(test_registers)
 {
-	struct hs_recovery_ops bad[8];
-	unsigned int i;
+	struct hs_recovery_ops bad[T_NAME_FAULTS + 7];
 
 	ck_assert_ptr_eq(hs_recovery_find("ONCE"), &once_ops);
 	ck_assert_int_eq(hs_recovery_register(&once_ops), -EEXIST);
-	for (i = 0; i < RTE_DIM(bad); i++) {
-		bad[i] = once_ops;
-		bad[i].name = "twice";	/* free: only the fault counts */
-	}
-	bad[0].summary = NULL;
-	bad[1].tx_on_ack = NULL;
-	bad[2].rx_on_data = NULL;
-	bad[3].tx_timer_ns = NULL;
-	bad[4].rx_expect = NULL;
-	bad[5].tx_size = HS_RECOVERY_TX_STATE + 1;
-	bad[6].rx_size = HS_RECOVERY_RX_STATE + 1;
-	bad[7].tx_path_expired = t_path_expired;	/* one of three */
-	for (i = 0; i < RTE_DIM(bad); i++)
-		ck_assert_msg(hs_recovery_register(&bad[i]) == -EINVAL,
-			      "case %u was accepted", i);
+	T_FAULTY(bad, RTE_DIM(bad), once_ops, "twice");
+	bad[T_NAME_FAULTS + 0].tx_on_ack = NULL;
+	bad[T_NAME_FAULTS + 1].rx_on_data = NULL;
+	bad[T_NAME_FAULTS + 2].tx_timer_ns = NULL;
+	bad[T_NAME_FAULTS + 3].rx_expect = NULL;
+	bad[T_NAME_FAULTS + 4].tx_size = HS_RECOVERY_TX_STATE + 1;
+	bad[T_NAME_FAULTS + 5].rx_size = HS_RECOVERY_RX_STATE + 1;
+	/* one of the three path timers */
+	bad[T_NAME_FAULTS + 6].tx_path_expired = t_path_expired;
+	T_CHECK_REFUSED(hs_recovery_register, bad, RTE_DIM(bad));
 	ck_assert_ptr_null(hs_recovery_find("twice"));
 	bad[0] = once_ops;
 	bad[0].name = "SACK";
@@ -382,14 +376,11 @@ END_TEST
 static Suite *
 plugin_suite(void)
 {
-	Suite *s = suite_create("recovery_plugin");
-	TCase *tc = t_plugin_tcase("once");
+	const TTest *const tests[] = {
+		test_registers, test_config, test_runs_in_fabric, NULL
+	};
 
-	tcase_add_test(tc, test_registers);
-	tcase_add_test(tc, test_config);
-	tcase_add_test(tc, test_runs_in_fabric);
-	suite_add_tcase(s, tc);
-	return s;
+	return t_plugin_suite("recovery_plugin", "once", tests);
 }
 
 int

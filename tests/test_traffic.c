@@ -125,13 +125,6 @@ simulate(const struct hs_traffic *t, uint32_t *level, uint32_t *order)
 		      n - done, n);
 }
 
-static void
-t_pattern_entry(unsigned int i, const char **name, const char **summary)
-{
-	*name = hs_pattern_registry[i]->name;
-	*summary = hs_pattern_registry[i]->summary;
-}
-
 START_TEST(test_pattern_names)
 {
 	static const char *const expect[] = {
@@ -158,8 +151,7 @@ START_TEST(test_pattern_names)
 	ck_assert_ptr_null(hs_pattern_find("spiral"));
 	ck_assert_ptr_eq(hs_pattern_default(), hs_pattern_find("permutation"));
 	/* ofan-host --help's lines. */
-	t_check_describe(hs_pattern_describe, hs_pattern_name_list(names),
-			 t_pattern_entry);
+	T_CHECK_DESCRIBE(hs_pattern_describe, hs_pattern_registry);
 }
 END_TEST
 
