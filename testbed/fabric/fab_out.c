@@ -614,8 +614,8 @@ fab_out_table(const struct fab_out *o, const struct fab_agg *g,
 			if (fab_layer_name(p0->topo, l) != NULL &&
 			    l != FAB_L_HOST)
 				fprintf(t, " %9.9s", fab_layer_name(p0->topo, l));
-		fprintf(t, " %8s %8s %8s %7s\n", "drops", "ecn", "retx",
-			"wall_s");
+		fprintf(t, " %8s %9s %9s %7s\n", "drops", "ecn_marks",
+			"data_retx", "wall_s");
 		for (i = 0; i < nb_agg; i++) {
 			const struct fab_agg *a = &g[i];
 			const struct fab_run *r0 = &o->runs[a->first].r;
@@ -653,7 +653,7 @@ fab_out_table(const struct fab_out *o, const struct fab_agg *g,
 				if (fab_layer_name(p0->topo, l) != NULL &&
 				    l != FAB_L_HOST)
 					fprintf(t, " %9.1f", fab_full(r0, qb[l]));
-			fprintf(t, " %8.0f %8.0f %8.0f %7.2f%s\n",
+			fprintf(t, " %8.0f %9.0f %9.0f %7.2f%s\n",
 				drops / a->n, ecn / a->n, retx / a->n, wall,
 				done ? "" : intr ? "  INTERRUPTED" :
 				"  INCOMPLETE (time_limit)");
@@ -661,7 +661,7 @@ fab_out_table(const struct fab_out *o, const struct fab_agg *g,
 		fprintf(t, "max_sd/p99_sd: flow completion time / ideal (bytes at the paced rate + path RTT); fct_us: mean FCT;\n"
 			   "coll_us: first start to last completion; coll_x: that / its ideal (critical path of ideal flows);\n"
 			   "layer columns: max egress queue in full %u-byte frames' worth of bytes, the frame being sent included;\n"
-			   "drops: packets dropped, by reason in summary.json",
+			   "drops: packets dropped, by reason in summary.json; ecn_marks: packets CE-marked; data_retx: data packets resent",
 			fab_full_frame_queue_bytes(p0));
 		if (p0->seeds > 1)
 			fprintf(t, ";\nover %u seeds: mean+-95%% confidence interval; queues: the largest; counts: means; wall_s: total",
