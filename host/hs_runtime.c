@@ -546,7 +546,7 @@ hs_progress(struct hs_app *app, double t_s, uint64_t *prev_bytes,
 			retx += __atomic_load_n(&sr->pub_retx,
 						__ATOMIC_RELAXED);
 		}
-	fprintf(stderr, "t=%.1fs %llu/%llu bytes (%.1f%%) %s%.3f Gb/s retx %llu\n",
+	fprintf(stderr, "t=%.1fs %llu/%llu bytes (%.1f%%) %s%.3f Gb/s data_retx %llu\n",
 		t_s, (unsigned long long)acked, (unsigned long long)total,
 		total ? 100.0 * (double)acked / (double)total : 100.0,
 		last ? "mean " : "",

@@ -304,7 +304,7 @@ main(int argc, char **argv)
 	if (rc != 0)
 		fprintf(stderr, "ofan-host: cannot write results to %s: %s\n",
 			app.results, strerror(-rc));
-	printf("%s %s: %u/%u flows complete, max slowdown %.2f, p99 %.2f, mean FCT %.1f us, retx %llu, timeouts %llu, corrupt %llu, refused by the device %llu\n",
+	printf("%s %s: %u/%u flows complete, max slowdown %.2f, p99 %.2f, mean FCT %.1f us, data_retx %llu, timeouts %llu, corrupt_pkts %llu, refused by the device %llu\n",
 	       app.cfg->policy->name, app.cfg->traffic.pattern->name,
 	       sum.nb_completed, sum.nb_flows, sum.max_slowdown,
 	       sum.p99_slowdown, sum.mean_fct_ns / 1e3,

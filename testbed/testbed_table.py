@@ -67,8 +67,8 @@ def run_table(d, mode, rc):
         print(f"hosts: {h['flows_completed']}/{h['flows_sent_here']} flows completed, "
               f"max slowdown {h['max_slowdown']:.2f}, p99 {h['p99_slowdown']:.2f}, "
               f"mean FCT {h['mean_fct_ns'] / 1e3:.1f} us, collective {h['collective_ns'] / 1e3:.1f} us "
-              f"(ideal {h['collective_ideal_ns'] / 1e3:.1f}), retx {h['data_retx']}, "
-              f"timeouts {h['timeouts']}, corrupt {h['corrupt_pkts']}, wall {h['wall_s']:.2f} s")
+              f"(ideal {h['collective_ideal_ns'] / 1e3:.1f}), data_retx {h['data_retx']}, "
+              f"timeouts {h['timeouts']}, corrupt_pkts {h['corrupt_pkts']}, wall {h['wall_s']:.2f} s")
         if h.get("ports"):
             print(f"hosts' devices lost {dev_lost(h['ports'])} frames on receive")
     print(f"{'switch':<10} {'policy':<9} {'rx':>9} {'tx':>9} {'qmax':>5} {'ecn':>7} "
@@ -88,7 +88,7 @@ def run_table(d, mode, rc):
 
 
 def runs_table(dirs):
-    print(f"\n{'run':<32} {'flows':>7} {'max sd':>7} {'coll us':>9} {'retx':>6} "
+    print(f"\n{'run':<32} {'flows':>7} {'max sd':>7} {'coll us':>9} {'data_retx':>9} "
           f"{'timeouts':>8} {'failed':>7} {'queue':>6} {'device':>6} {'wall s':>6}")
     for d in dirs:
         hs = hosts(d)
@@ -98,7 +98,7 @@ def runs_table(dirs):
         print(f"{os.path.basename(d)[:32]:<32} {f'{done}/{total}':>7} "
               f"{max((h['max_slowdown'] for h in hs), default=0):>7.2f} "
               f"{max((h['collective_ns'] for h in hs), default=0) / 1e3:>9.1f} "
-              f"{sum(h['data_retx'] for h in hs):>6} "
+              f"{sum(h['data_retx'] for h in hs):>9} "
               f"{sum(h['timeouts'] for h in hs):>8} "
               f"{sum(x[3] for x in lost):>7} {sum(x[2] for x in lost):>6} "
               f"{sum(x[0] for x in lost):>6} "

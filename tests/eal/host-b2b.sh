@@ -14,7 +14,7 @@
 #     leak (mempool_in_use_end = mempool_in_use_start);
 #   - the per-flow CSV next to it (RESULTS-flows.csv): the header, one row
 #     per flow id 0..N-1, each with done_ns > 0, rx_done_ns > 0 and
-#     corrupt 0.
+#     corrupt_pkts 0.
 # Wall-clock run at 1 Gb/s: a few milliseconds of traffic per case.
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=lib.sh
