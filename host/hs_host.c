@@ -454,6 +454,8 @@ hs_host_flow_result(const struct hs_host *h, uint32_t id,
 		r->ce_acks = s->ce_acks;
 		r->distinct_evs = s->distinct_evs;
 		r->min_rtt_ns = s->min_rtt_ns;
+		r->rtt_sum_ns = s->rtt_sum_ns;
+		r->rtt_samples = s->rtt_samples;
 		touched = true;
 	}
 	if (hs_rflow_of(h, id) >= 0) {
@@ -484,6 +486,8 @@ hs_flow_result_merge(struct hs_flow_result *into,
 		into->start_ns = from->start_ns;
 		into->done_ns = from->done_ns;
 		into->min_rtt_ns = from->min_rtt_ns;
+		into->rtt_sum_ns = from->rtt_sum_ns;
+		into->rtt_samples = from->rtt_samples;
 		HS_FLOW_SEND_COUNTERS(HS_FLOW_TAKE)
 	}
 	if (from->received_here) {
@@ -503,6 +507,7 @@ hs_flow_result_csv_header(FILE *f)
 	HS_FLOW_SEND_COUNTERS(HS_FLOW_NAME)
 	HS_FLOW_RECV_COUNTERS(HS_FLOW_NAME)
 #undef HS_FLOW_NAME
+	fprintf(f, ",mean_pkt_delay_ns");
 }
 
 void
@@ -525,6 +530,11 @@ hs_flow_result_csv_row(FILE *f, const struct hs_flow_result *r)
 #undef HS_FLOW_RECV
 #undef HS_FLOW_SEND
 #undef HS_FLOW_VALUE
+	/* Empty without a sample, as htsim's has none to divide by. */
+	if (r->sent_here && r->rtt_samples != 0)
+		fprintf(f, ",%" PRIu64, r->rtt_sum_ns / r->rtt_samples);
+	else
+		fprintf(f, ",");
 }
 
 void

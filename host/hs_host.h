@@ -183,6 +183,12 @@ struct hs_flow_result {
 	uint64_t start_ns;	/* when it began sending (since host start) */
 	uint64_t done_ns;	/* when the last packet was acknowledged */
 	uint64_t min_rtt_ns;	/* smallest RTT sample; UINT64_MAX: none */
+	/*
+	 * The mean packet delay (htsim's -pktdelay): RTT samples, each from
+	 * a data packet's send to its ACK's arrival, summed and counted.
+	 */
+	uint64_t rtt_sum_ns;
+	uint64_t rtt_samples;
 	/* Receive side. */
 	uint64_t rx_done_ns;	/* when it had every byte; 0: never */
 #define HS_FLOW_RESULT_FIELD(field, what) uint64_t field;
@@ -195,7 +201,12 @@ struct hs_flow_result {
 void hs_flow_result_merge(struct hs_flow_result *into,
 			  const struct hs_flow_result *from);
 
-/* The counters' CSV columns, comma-separated, no leading comma. */
+/*
+ * The counters' CSV columns, comma-separated, no leading comma, then
+ * mean_pkt_delay_ns: the mean RTT sample (a data packet's send to its
+ * ACK's arrival; SACK takes no sample of a resent packet), empty without
+ * one.
+ */
 void hs_flow_result_csv_header(FILE *f);
 
 /* r's counters as hs_flow_result_csv_header() names them; a side that is

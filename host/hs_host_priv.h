@@ -58,6 +58,8 @@ struct hs_sflow {
 	uint64_t acks;
 	uint64_t ce_acks;
 	uint64_t min_rtt_ns;	/* smallest RTT sample, UINT64_MAX: none */
+	uint64_t rtt_sum_ns;	/* of every RTT sample (mean packet delay) */
+	uint64_t rtt_samples;
 	/* pacing = flow */
 	uint64_t pace_at;	/* its next slot */
 	uint32_t heap_pos;	/* in h->heap, HS_NOT_IN_HEAP */

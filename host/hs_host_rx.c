@@ -184,8 +184,12 @@ hs_input_ack(struct hs_host *h, const uint8_t *frame,
 	hs_timer_take(h, s, now);
 	s->acks++;
 	s->ce_acks += a.ce;
-	if (rtt != 0 && rtt < s->min_rtt_ns)
-		s->min_rtt_ns = rtt;
+	if (rtt != 0) {
+		if (rtt < s->min_rtt_ns)
+			s->min_rtt_ns = rtt;
+		s->rtt_sum_ns += rtt;
+		s->rtt_samples++;
+	}
 	c->policy->on_ack(s->lb, &h->hlb, &h->rng, ev, a.ce, rtt, now);
 	if (c->cc->on_ack != NULL)
 		c->cc->on_ack(&s->cc, a.ce, c->window_pkts);

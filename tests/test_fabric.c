@@ -662,6 +662,7 @@ struct t_link_model {
 	uint64_t ack_ns;	/* one ACK frame's time */
 	uint64_t ack_wait_ns;	/* the last ACK behind the previous one */
 	uint64_t t_rx, t_tx;
+	uint64_t rtt_sum_ns;	/* each frame's start to its ACK's return */
 };
 
 /* A frame's time on a link of rate bps: whole ns, rounded up. */
@@ -688,6 +689,8 @@ t_link_model(const struct t_link_case *c, uint64_t delay,
 	m->nb_frames = (uint32_t)(full + (rest != 0));
 	m->ack_ns = t_frame_ns(RTE_MAX(OFAN_ACK_FRAME_SIZE, 60), c->rate_bps);
 	for (i = 0; i < m->nb_frames; i++) {
+		uint64_t sent = m->ser_ns;
+
 		frame = i < full ? OFAN_DATA_HDRS_SIZE + mss :
 			RTE_MAX(OFAN_DATA_HDRS_SIZE + rest, 60ull);
 		m->ser_ns += t_frame_ns(frame, c->rate_bps);
@@ -695,6 +698,7 @@ t_link_model(const struct t_link_case *c, uint64_t delay,
 		arrive = m->ser_ns + delay;
 		m->ack_wait_ns = ack_end > arrive ? ack_end - arrive : 0;
 		ack_end = RTE_MAX(arrive, ack_end) + m->ack_ns;
+		m->rtt_sum_ns += ack_end + delay - sent;
 	}
 	m->t_rx = arrive;
 	m->t_tx = ack_end + delay;
@@ -753,6 +757,12 @@ START_TEST(test_link_model)
 		      ": done at %" PRIu64 " ns, the model says %" PRIu64,
 		      c->rate, c->mtu, c->size, fr->fct_ns, m.t_tx);
 	ck_assert_uint_eq(r.sim_ns, m.t_tx);	/* the last event */
+	/* The mean packet delay: every frame's RTT, each sampled once. */
+	ck_assert_uint_eq(fr->m.rtt_samples, n);
+	ck_assert_msg(fr->m.rtt_sum_ns == m.rtt_sum_ns,
+		      "%s mtu %u: RTT samples sum to %" PRIu64
+		      " ns, the model says %" PRIu64, c->rate, c->mtu,
+		      fr->m.rtt_sum_ns, m.rtt_sum_ns);
 
 	/*
 	 * The ideal: the flow's wire bytes at the rate (floored), one way

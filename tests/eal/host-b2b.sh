@@ -40,7 +40,7 @@ ofan_setup host_b2b "$@"
 
 POLICIES=(fixed ops reps plb mp flowlet)
 PATTERNS=(alltoall ring_allreduce)
-CSV_HEADER=flow,src,dst,size,iteration,step,start_ns,done_ns,fct_ns,ideal_ns,slowdown,rx_done_ns,data_sent,data_retx,timeouts,acks_received,ce_acks,distinct_evs,data_received,max_reorder,dup_pkts,ce_pkts,corrupt_pkts
+CSV_HEADER=flow,src,dst,size,iteration,step,start_ns,done_ns,fct_ns,ideal_ns,slowdown,rx_done_ns,data_sent,data_retx,timeouts,acks_received,ce_acks,distinct_evs,data_received,max_reorder,dup_pkts,ce_pkts,corrupt_pkts,mean_pkt_delay_ns
 
 # write_config POLICY PATTERN RING: two ranks on the ring pair RING.
 write_config() {
@@ -86,9 +86,10 @@ check_csv() {
 	expect_eq "$tag: CSV flow ids" \
 		"$(tail -n +2 "$csv" | cut -d, -f1 | sort -n | tr '\n' ' ')" \
 		"$(seq 0 $((nb - 1)) | tr '\n' ' ')"
-	# Fields 8, 12 and 23: done_ns, rx_done_ns, corrupt_pkts.
+	# Fields 8, 12, 23 and 24: done_ns, rx_done_ns, corrupt_pkts,
+	# mean_pkt_delay_ns (a sender's: positive).
 	bad=$(tail -n +2 "$csv" | awk -F, \
-		'NF != 23 || $8 <= 0 || $12 <= 0 || $23 != 0 { print $1 }' |
+		'NF != 24 || $8 <= 0 || $12 <= 0 || $23 != 0 || $24 <= 0 { print $1 }' |
 		tr '\n' ' ')
 	expect_eq "$tag: CSV flows not done, not received or corrupt" "$bad" ""
 }
