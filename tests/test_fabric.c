@@ -37,6 +37,7 @@
 #include <check.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,6 +49,7 @@
 #include <rte_mempool.h>
 
 #include "fab.h"
+#include "fab_sim.h"
 #include "hs_pattern.h"
 #include "hs_summary.h"
 #include "hs_traffic.h"
@@ -523,6 +525,165 @@ START_TEST(test_threads_identical_study)
 		ck_assert_msg(t_same_file(dir[0], dir[1], t_det_files[i]),
 			      "%s differs between 1 and 2 threads",
 			      t_det_files[i]);
+	fab_experiment_free(&e[0].x);
+	fab_experiment_free(&e[1].x);
+	t_teardown();
+}
+END_TEST
+
+/* ==== lossy links ([drop.*] random and bursts) ==== */
+
+/* A loss state as ofan-fabric's build makes it for d, t0 = 0. */
+static void
+t_loss_start(struct fab_loss *l, const struct fab_drop *d, uint64_t seed)
+{
+	memset(l, 0, sizeof(*l));
+	l->d = d;
+	ofan_rng_seed(&l->rng, seed, 1);
+	l->next_burst = d->first_ns;
+}
+
+/*
+ * Bursts as htsim's flaky link has them, on frames ending every 1 us
+ * from 1 to 1000 us: due at 100 us, a burst loses the frames ending from
+ * then to 10 us later (the first one after it passes), and the next is
+ * due 100 us after it began; 10 bursts of 11 frames but the last (only
+ * the frame at 1000 us).  A link idle when a burst is due: the burst
+ * starts with the next frame (150 us), and the next is due 100 us after
+ * that.  A burst longer than the period: the next is due a period after
+ * it ended.
+ */
+START_TEST(test_loss_bursts)
+{
+	struct fab_drop d = {
+		.mode = FAB_DROP_BURSTS, .every_ns = 100 * T_US,
+		.length_ns = 10 * T_US, .first_ns = 100 * T_US,
+		.length_fixed = true,
+	};
+	struct fab_loss l;
+	uint64_t t, lost = 0;
+
+	t_loss_start(&l, &d, 1);
+	for (t = 1; t <= 1000; t++) {
+		bool hit = fab_loss_hit(&l, t * T_US);
+		bool want = t >= 100 && t % 100 <= 10;
+
+		ck_assert_msg(hit == want, "frame ending at %" PRIu64
+			      " us: lost %d, expected %d", t, hit, want);
+		lost += hit;
+	}
+	ck_assert_uint_eq(lost, 9 * 11 + 1);
+
+	/* Idle when due. */
+	t_loss_start(&l, &d, 1);
+	ck_assert(!fab_loss_hit(&l, 95 * T_US));
+	ck_assert(fab_loss_hit(&l, 150 * T_US));
+	ck_assert(fab_loss_hit(&l, 160 * T_US));
+	ck_assert(!fab_loss_hit(&l, 161 * T_US));
+	ck_assert(!fab_loss_hit(&l, 249 * T_US));
+	ck_assert(fab_loss_hit(&l, 250 * T_US));
+
+	/* Longer than the period. */
+	d.length_ns = 150 * T_US;
+	t_loss_start(&l, &d, 1);
+	ck_assert(fab_loss_hit(&l, 100 * T_US));
+	ck_assert(fab_loss_hit(&l, 250 * T_US));
+	ck_assert(!fab_loss_hit(&l, 251 * T_US));
+	ck_assert(!fab_loss_hit(&l, 349 * T_US));
+	ck_assert(fab_loss_hit(&l, 350 * T_US));
+}
+END_TEST
+
+/*
+ * Burst lengths are exponential with the configured mean, as htsim draws
+ * them (100,000 bursts: mean within 1 %, e^-1 of them past the mean and
+ * e^-3 past three times it, within 0.01); a random loss rate loses its
+ * share of frames (10^6 draws at 1 %: within 5 % of 10,000).  The same
+ * seed gives the same losses.
+ */
+START_TEST(test_loss_distributions)
+{
+	struct fab_drop d = {
+		.mode = FAB_DROP_BURSTS, .every_ns = 100 * T_US,
+		.length_ns = 10 * T_US, .first_ns = 0,
+	};
+	struct fab_drop r = { .mode = FAB_DROP_RANDOM, .rate = 0.01 };
+	struct fab_loss l, l2;
+	uint64_t i, len, sum = 0, past1 = 0, past3 = 0, lost = 0, t;
+	const uint64_t n = 100000;
+
+	t_loss_start(&l, &d, 7);
+	for (i = 0; i < n; i++) {
+		t = l.next_burst;
+		ck_assert(fab_loss_hit(&l, t));
+		len = l.burst_end - t;
+		sum += len;
+		past1 += len > d.length_ns;
+		past3 += len > 3 * d.length_ns;
+		l.in_burst = false;
+	}
+	ck_assert_msg(fabs((double)sum / n / d.length_ns - 1) < 0.01,
+		      "mean burst %.1f ns", (double)sum / n);
+	ck_assert_msg(fabs((double)past1 / n - exp(-1)) < 0.01, "%" PRIu64,
+		      past1);
+	ck_assert_msg(fabs((double)past3 / n - exp(-3)) < 0.01, "%" PRIu64,
+		      past3);
+
+	t_loss_start(&l, &r, 7);
+	t_loss_start(&l2, &r, 7);
+	for (i = 0; i < 1000000; i++) {
+		bool hit = fab_loss_hit(&l, i);
+
+		ck_assert(hit == fab_loss_hit(&l2, i));
+		lost += hit;
+	}
+	ck_assert_msg(lost > 9500 && lost < 10500, "%" PRIu64, lost);
+}
+END_TEST
+
+/*
+ * In a fabric: the k = 4 permutation with htsim's flaky link on
+ * core0 -> agg0 and a random 0.5 % on agg1 -> core2; erasure recovery
+ * completes every flow; what is lost is counted as injected, and only
+ * there; two threads give the same files as one.
+ */
+START_TEST(test_loss_fabric)
+{
+	const char *ov[2][9];
+	char dir[2][T_PATH_SIZE];
+	struct t_exp e[2];
+	struct fab_run r;
+	unsigned int i, k, s;
+
+	for (i = 0; i < 2; i++) {
+		k = 0;
+		ov[i][k++] = "fabric.schemes=ecmp, spray, ofan";
+		ov[i][k++] = "traffic.size=1MiB";
+		ov[i][k++] = i == 0 ? "fabric.threads=1" : "fabric.threads=2";
+		ov[i][k++] = "drop.flaky.link=core0-agg0";
+		ov[i][k++] = "drop.flaky.mode=bursts";
+		ov[i][k++] = "drop.flaky.first=20us";
+		ov[i][k++] = "drop.rand.link=agg1-core2";
+		ov[i][k++] = "drop.rand.mode=random";
+		ov[i][k++] = "drop.rand.rate=0.005";
+		t_mkdtemp(dir[i]);
+		t_load(&e[i], "permutation-k4.ini", ov[i], (int)k, false, 0);
+		t_out_all(&e[i], dir[i]);
+	}
+	for (i = 0; i < RTE_DIM(t_det_files); i++)
+		ck_assert_msg(t_same_file(dir[0], dir[1], t_det_files[i]),
+			      "%s differs between 1 and 2 threads",
+			      t_det_files[i]);
+	for (s = 0; s < e[0].x.combos[0].nb_schemes; s++) {
+		t_run(&e[0].x.combos[0], (uint16_t)s, &r);
+		t_check_conserved(&r, "lossy links");
+		ck_assert(r.completed);
+		if (s != t_scheme(&e[0].x.combos[0], "ecmp"))
+			ck_assert_uint_eq(r.drops_total,
+					  r.drops[OFAN_DROP_INJECTED]);
+		ck_assert_uint_gt(r.drops[OFAN_DROP_INJECTED], 0);
+		fab_run_free(&r);
+	}
 	fab_experiment_free(&e[0].x);
 	fab_experiment_free(&e[1].x);
 	t_teardown();
@@ -2027,6 +2188,19 @@ static const struct t_bad_case t_bad_cases[] = {
 	{ "4", "ecmp, ofan", "",
 	  "[drop.x]\nlink = tor0-core0\nframe = 1\n", NULL,
 	  "drop.x:link", "such as h0-tor0, tor0-agg0" },
+	/* A lossy link's keys are its mode's, and it must lose. */
+	{ "4", "ecmp, ofan", "",
+	  "[drop.x]\nlink = core0-agg0\nmode = random\n", NULL,
+	  "drop.x:rate", NULL },
+	{ "4", "ecmp, ofan", "",
+	  "[drop.x]\nlink = core0-agg0\nmode = random\nrate = 0\n", NULL,
+	  "drop.x:rate", "expected a probability in (0, 1]" },
+	{ "4", "ecmp, ofan", "",
+	  "[drop.x]\nlink = core0-agg0\nmode = bursts\nframe = 3\n", NULL,
+	  "drop.x:frame", "is a key of mode = frames, not of mode = bursts" },
+	{ "4", "ecmp, ofan", "",
+	  "[drop.x]\nlink = core0-agg0\nmode = flaky\n", NULL,
+	  "drop.x:mode", "frames" },
 	{ "4", "ecmp, ofan", "", "[queue]\nrate = 10G\n", NULL,
 	  "queue:rate", NULL },
 	{ "4", "ecmp, ofan", "", "[host]\npolicy = ops\n", NULL,
@@ -2368,6 +2542,9 @@ fabric_suite(void)
 	tcase_add_test(tc, test_fib_cache);
 	tcase_add_test(tc, test_threads_identical);
 	tcase_add_test(tc, test_threads_identical_study);
+	tcase_add_test(tc, test_loss_bursts);
+	tcase_add_test(tc, test_loss_distributions);
+	tcase_add_test(tc, test_loss_fabric);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("conservation");

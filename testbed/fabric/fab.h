@@ -47,7 +47,7 @@
 #define FAB_MAX_WINDOWS 1000000	/* queue windows per run (time_limit / window) */
 #define FAB_MAX_SEEDS 1000
 #define FAB_MAX_POLICY_COUNTERS 16
-#define FAB_MAX_DROPS 16
+#define FAB_MAX_DROPS 64
 
 enum fab_topology {
 	FAB_TOPO_FATTREE = 0,
@@ -110,15 +110,31 @@ struct fab_failure {
 };
 
 /*
- * Frames dropped on purpose ([drop.NAME]): on the link direction from
- * the first named node to the second, the frame-th to the
- * (frame + count - 1)-th frame its sender puts on it (data and ACKs,
- * counted from 1).  For studying loss recovery without a failure.
+ * Frames dropped on purpose ([drop.NAME]) on the link direction from the
+ * first named node to the second, data and ACKs alike, counted under
+ * `injected`:
+ *  - frames: the frame-th to the (frame + count - 1)-th frame its sender
+ *    puts on it (counted from 1), for studying loss recovery;
+ *  - random: each frame with probability rate;
+ *  - bursts: htsim's flaky link (-flakylinks): a burst is due every
+ *    `every`, the first at `first`; it starts when the first frame
+ *    finishes its serialisation at or after that time and lasts `length`
+ *    (exponentially distributed with that mean, as htsim draws it, or
+ *    fixed), losing every frame that finishes by its end; the next is
+ *    due `every` after the burst began (or after it ended, when it was
+ *    longer than that).
  */
+enum fab_drop_mode { FAB_DROP_FRAMES = 0, FAB_DROP_RANDOM, FAB_DROP_BURSTS };
+extern const char *const fab_drop_mode_names[];
+
 struct fab_drop {
 	char link[2 * FAB_NAME_SIZE];	/* "h0-leaf0": from h0 to leaf0 */
+	uint8_t mode;			/* enum fab_drop_mode */
 	uint64_t frame;
 	uint32_t count;
+	double rate;			/* random */
+	uint64_t every_ns, first_ns, length_ns;	/* bursts */
+	bool length_fixed;		/* else exponential */
 	char sec[FAB_NAME_SIZE + 16];
 };
 

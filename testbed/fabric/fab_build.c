@@ -396,11 +396,22 @@ fab_sim_build(struct fab_sim *s, uint16_t scheme, char *err,
 	}
 
 	for (i = 0; i < p->nb_drops; i++) {
-		struct fab_dir *d = &s->dirs[fab_topo_find_dir(t,
-						p->drops[i].link)];
+		const struct fab_drop *dr = &p->drops[i];
+		uint32_t id = fab_topo_find_dir(t, dr->link);
+		struct fab_dir *d = &s->dirs[id];
+		struct fab_loss *l = &s->loss[i];
 
-		d->drop_first = p->drops[i].frame;
-		d->drop_end = p->drops[i].frame + p->drops[i].count;
+		if (dr->mode == FAB_DROP_FRAMES) {
+			d->drop_first = dr->frame;
+			d->drop_end = dr->frame + dr->count;
+			continue;
+		}
+		memset(l, 0, sizeof(*l));
+		l->d = dr;
+		/* The run's seed and the direction: any thread count. */
+		ofan_rng_seed(&l->rng, p->seed, 0x6c6f7373ull << 32 | id);
+		l->next_burst = s->t0 + dr->first_ns;
+		d->loss = l;
 	}
 
 	/* Switches: one shared FIB, one worker each. */

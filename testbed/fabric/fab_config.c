@@ -243,6 +243,37 @@ fab_parse_failures(struct ofan_cfg *cfg, struct fab_params *p)
 	return 0;
 }
 
+const char *const fab_drop_mode_names[] = { "frames", "random", "bursts", NULL };
+
+/*
+ * A [drop.*] section's keys are its mode's: a key of another mode names
+ * the mode it belongs to.
+ */
+static int
+fab_drop_keys_of_mode(struct ofan_cfg *cfg, const char *sec, int mode)
+{
+	static const struct {
+		const char *key;
+		int mode;
+	} keys[] = {
+		{ "frame", FAB_DROP_FRAMES }, { "count", FAB_DROP_FRAMES },
+		{ "rate", FAB_DROP_RANDOM },
+		{ "every", FAB_DROP_BURSTS }, { "length", FAB_DROP_BURSTS },
+		{ "first", FAB_DROP_BURSTS },
+		{ "length_fixed", FAB_DROP_BURSTS },
+	};
+	unsigned int i;
+
+	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		if (keys[i].mode != mode &&
+		    ofan_cfg_has_key(cfg, sec, keys[i].key))
+			return ofan_cfg_fail(cfg, sec, keys[i].key,
+				"is a key of mode = %s, not of mode = %s",
+				fab_drop_mode_names[keys[i].mode],
+				fab_drop_mode_names[mode]);
+	return 0;
+}
+
 static int
 fab_parse_drops(struct ofan_cfg *cfg, struct fab_params *p)
 {
@@ -257,15 +288,45 @@ fab_parse_drops(struct ofan_cfg *cfg, struct fab_params *p)
 	for (i = 0; i < n; i++) {
 		struct fab_drop *d = &p->drops[i];
 		const char *link = NULL;
+		int mode = FAB_DROP_FRAMES;
 
 		d->count = 1;
+		d->every_ns = 100 * 1000;	/* htsim's flaky link */
+		d->length_ns = 10 * 1000;
 		if (ofan_cfg_get_str(cfg, secs[i], "link", OFAN_CFG_REQUIRED,
 				     &link) ||
-		    ofan_cfg_get_u64(cfg, secs[i], "frame", OFAN_CFG_REQUIRED,
+		    ofan_cfg_get_enum(cfg, secs[i], "mode", 0,
+				      fab_drop_mode_names, &mode))
+			return -EINVAL;
+		d->mode = (uint8_t)mode;
+		if (fab_drop_keys_of_mode(cfg, secs[i], mode))
+			return -EINVAL;
+		d->first_ns = UINT64_MAX;	/* then every: htsim's */
+		if (ofan_cfg_get_u64(cfg, secs[i], "frame",
+				     mode == FAB_DROP_FRAMES ?
+				     OFAN_CFG_REQUIRED : 0,
 				     1, UINT64_MAX / 2, &d->frame) ||
 		    ofan_cfg_get_u32(cfg, secs[i], "count", 0, 1, 1u << 30,
-				     &d->count))
+				     &d->count) ||
+		    ofan_cfg_get_double(cfg, secs[i], "rate",
+					mode == FAB_DROP_RANDOM ?
+					OFAN_CFG_REQUIRED : 0,
+					0.0, 1.0, &d->rate) ||
+		    ofan_cfg_get_time(cfg, secs[i], "every", 0, 1000,
+				      3600ull * 1000000000ull, &d->every_ns) ||
+		    ofan_cfg_get_time(cfg, secs[i], "length", 0, 1,
+				      3600ull * 1000000000ull, &d->length_ns) ||
+		    ofan_cfg_get_time(cfg, secs[i], "first", 0, 0,
+				      3600ull * 1000000000ull, &d->first_ns) ||
+		    ofan_cfg_get_bool(cfg, secs[i], "length_fixed", 0,
+				      &d->length_fixed))
 			return -EINVAL;
+		if (d->first_ns == UINT64_MAX)
+			d->first_ns = d->every_ns;
+		if (mode == FAB_DROP_RANDOM && d->rate <= 0.0)
+			return ofan_cfg_fail(cfg, secs[i], "rate",
+				"'%g' loses nothing; expected a probability in (0, 1]",
+				d->rate);
 		if (strlen(link) >= sizeof(d->link))
 			return ofan_cfg_fail(cfg, secs[i], "link",
 				"'%s' is too long; expected a link name such as h0-leaf0",
