@@ -690,6 +690,142 @@ START_TEST(test_loss_fabric)
 }
 END_TEST
 
+/* ==== failure modes: stall, one way, routing taking a link back ==== */
+
+/* One flow, h1 -> h0 (both on tor0), 1 MiB over SACK, with overrides. */
+static uint64_t
+t_stall_fct(const char *const *extra, int nb_extra, struct fab_run *keep)
+{
+	const char *ov[12] = {
+		"fabric.schemes=ecmp", "traffic.pattern=incast",
+		"traffic.incast_degree=1", "traffic.size=1MiB",
+		"host.recovery=sack",
+	};
+	struct t_exp e;
+	struct fab_run r;
+	uint64_t fct;
+	int k = 5, i;
+
+	for (i = 0; i < nb_extra; i++)
+		ov[k++] = extra[i];
+	t_load(&e, "permutation-k4.ini", ov, k, false, 0);
+	t_run(&e.x.combos[0], 0, &r);
+	t_check_conserved(&r, "stall");
+	ck_assert(r.completed);
+	ck_assert_uint_eq(r.nb_flows, 1);
+	fct = r.flows[0].fct_ns;
+	if (keep != NULL)
+		*keep = r;
+	else
+		fab_run_free(&r);
+	fab_experiment_free(&e.x);
+	return fct;
+}
+
+/*
+ * A stalled link (htsim's -ftype queue) starts no frame while it lasts
+ * and loses none: h1's uplink stalled one way for 30 us delays its only
+ * flow by the stall less what of its frame in service had still to go
+ * (under a frame, 334 ns here), without a drop, a resend or a timeout.
+ * The other way stalled (the ACKs' way): the data keeps flowing and the
+ * ACKs held back arrive before the flow ends, so it ends when it would
+ * have.  Both ways of an aggregation
+ * switch's core link stalled under spraying: the queues towards it fill
+ * to their capacity and tail-drop, nothing is lost on the wire, routing
+ * removes it and every flow completes.
+ */
+START_TEST(test_stall)
+{
+	static const char *const data_way[] = {
+		"failure.s.link=h1-tor0", "failure.s.mode=stall",
+		"failure.s.at=10us", "failure.s.duration=30us",
+		"failure.s.one_way=yes", "failure.s.reroute=no",
+	};
+	static const char *const ack_way[] = {
+		"failure.s.link=tor0-h1", "failure.s.mode=stall",
+		"failure.s.at=10us", "failure.s.duration=30us",
+		"failure.s.one_way=yes", "failure.s.reroute=no",
+	};
+	static const char *const core[] = {
+		"fabric.schemes=spray", "traffic.size=512KiB",
+		"failure.s.link=agg0-core0", "failure.s.mode=stall",
+		"failure.s.at=10us", "fabric.reconverge_delay=100us",
+	};
+	uint64_t base, stalled, acks;
+	struct fab_run r;
+	struct t_exp e;
+
+	base = t_stall_fct(NULL, 0, NULL);
+	stalled = t_stall_fct(data_way, RTE_DIM(data_way), &r);
+	ck_assert_msg(stalled - base <= 30 * T_US &&
+		      stalled - base >= 30 * T_US - 334,
+		      "a 30 us stall delayed the flow by %" PRIu64 " ns",
+		      stalled - base);
+	ck_assert_uint_eq(r.drops_total, 0);
+	ck_assert_uint_eq(r.hosts.data_retx, 0);
+	ck_assert_uint_eq(r.hosts.timeouts, 0);
+	fab_run_free(&r);
+	acks = t_stall_fct(ack_way, RTE_DIM(ack_way), NULL);
+	ck_assert_msg(acks == base, "ACKs stalled 30 us: done at %" PRIu64
+		      " ns, %" PRIu64 " ns without", acks, base);
+
+	t_load(&e, "permutation-k4.ini", core, RTE_DIM(core), false, 0);
+	t_run(&e.x.combos[0], 0, &r);
+	t_check_conserved(&r, "a stalled core link");
+	ck_assert(r.completed);
+	ck_assert_uint_eq(r.drops[OFAN_DROP_BLACKHOLE], 0);
+	ck_assert_uint_ge(r.max_queue[FAB_L_AGG_UP], 50);
+	ck_assert_uint_gt(r.drops[OFAN_DROP_QUEUE_FULL], 0);
+	fab_run_free(&r);
+	fab_experiment_free(&e.x);
+}
+END_TEST
+
+/*
+ * Routing takes a returned link back route_back after it returned
+ * (htsim's -fdonetime): a black hole on agg0-core0 from 10 to 30 us,
+ * routed around 5 us after it began, is still out of the routes 20 us
+ * after it returned and back 1 ns after route_back = 40 us; with
+ * route_back = 0 it is back the moment it returns.
+ */
+START_TEST(test_route_back)
+{
+	static const struct {
+		const char *route_back, *cut;
+		bool alive;
+	} c[] = {
+		{ "failure.h.route_back=40us", "fabric.time_limit=50us", false },
+		{ "failure.h.route_back=40us", "fabric.time_limit=70001ns", true },
+		{ "failure.h.route_back=0", "fabric.time_limit=30001ns", true },
+		{ "failure.h.route_back=0", "fabric.time_limit=29999ns", false },
+	};
+	unsigned int i;
+
+	for (i = 0; i < RTE_DIM(c); i++) {
+		const char *ov[] = {
+			"fabric.schemes=spray", "traffic.size=1MiB",
+			"failure.h.link=agg0-core0", "failure.h.mode=blackhole",
+			"failure.h.at=10us", "failure.h.duration=20us",
+			"fabric.reconverge_delay=5us", c[i].route_back,
+			c[i].cut,
+		};
+		struct fab_topo t;
+		struct fab_run r;
+		struct t_exp e;
+
+		t_load(&e, "permutation-k4.ini", ov, RTE_DIM(ov), false, 0);
+		t_run_topo(&e.x.combos[0], 0, &t, &r);
+		ck_assert(!r.completed);
+		ck_assert_msg(t.alive[fab_topo_find_link(&t, "agg0-core0")] ==
+			      c[i].alive, "%s, %s: in the routes %d, expected %d",
+			      c[i].route_back, c[i].cut, !c[i].alive,
+			      c[i].alive);
+		t_run_free(&t, &r);
+		fab_experiment_free(&e.x);
+	}
+}
+END_TEST
+
 /* ==== 2. conservation ==== */
 
 /*
@@ -2188,6 +2324,16 @@ static const struct t_bad_case t_bad_cases[] = {
 	{ "4", "ecmp, ofan", "",
 	  "[drop.x]\nlink = tor0-core0\nframe = 1\n", NULL,
 	  "drop.x:link", "such as h0-tor0, tor0-agg0" },
+	/* One way is the wire's; routing takes back what returns. */
+	{ "4", "ecmp, ofan", "",
+	  "[failure.x]\nlink = agg0-core0\nmode = down\nat = 1us\none_way = yes\n",
+	  NULL, "failure.x:one_way", "expected no with mode = down" },
+	{ "4", "ecmp, ofan", "",
+	  "[failure.x]\nlink = agg0-core0\nmode = stall\nat = 1us\nroute_back = 5us\n",
+	  NULL, "failure.x:route_back", "expected a duration too" },
+	{ "4", "ecmp, ofan", "",
+	  "[failure.x]\nlink = agg0-core0\nmode = queue\nat = 1us\n",
+	  NULL, "failure.x:mode", "stall" },
 	/* A lossy link's keys are its mode's, and it must lose. */
 	{ "4", "ecmp, ofan", "",
 	  "[drop.x]\nlink = core0-agg0\nmode = random\n", NULL,
@@ -2561,6 +2707,8 @@ fabric_suite(void)
 	tcase_add_test(tc, test_ecmp_collisions);
 	tcase_add_test(tc, test_queue_scaling);
 	tcase_add_test(tc, test_blackhole);
+	tcase_add_test(tc, test_stall);
+	tcase_add_test(tc, test_route_back);
 	tcase_add_test(tc, test_route_weights);
 	tcase_add_test(tc, test_topo_links_only);
 	tcase_add_test(tc, test_cm_triggers);

@@ -88,11 +88,31 @@ struct fab_scheme {
 	const struct hlb_ops *host_policy;
 };
 
+/*
+ * A failure mode of ofan-fabric's wire beyond the switch engine's states
+ * (enum sw_link_state): a stalled link (htsim's -ftype queue, whose rate
+ * drops to 10 bit/s) starts no frame while it lasts; the frame on it
+ * finishes and the queues before it fill, mark and tail-drop.
+ */
+#define FAB_FAIL_STALL SW_LINK_NB_STATES
+
 struct fab_failure {
 	char link[2 * FAB_NAME_SIZE];	/* "agg3-core5" */
-	uint8_t mode;			/* enum sw_link_state, not UP */
+	uint8_t mode;			/* enum sw_link_state (not UP) or
+					 * FAB_FAIL_STALL */
+	/*
+	 * Only the direction from the first node named to the second
+	 * ([failure.NAME] one_way = yes; the wire's modes: blackhole,
+	 * degraded, stall), as htsim degrades its core-to-aggregation links.
+	 */
+	bool one_way;
 	uint64_t at_ns;			/* since the traffic started */
 	uint64_t duration_ns;		/* 0 = until the end */
+	/*
+	 * When routing takes the returned link back: route_back_ns after
+	 * it returned (htsim's -fdonetime ROUTE time); 0: at once.
+	 */
+	uint64_t route_back_ns;
 	uint64_t rate_bps;		/* DEGRADED only */
 	/*
 	 * Routing removes the link reconverge_delay after it failed (true,

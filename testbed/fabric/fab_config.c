@@ -195,8 +195,9 @@ fab_parse_topology(struct ofan_cfg *cfg, struct fab_params *p)
 static int
 fab_parse_failures(struct ofan_cfg *cfg, struct fab_params *p)
 {
+	/* enum sw_link_state's names, then FAB_FAIL_STALL's. */
 	static const char *const modes[] = {
-		"up", "down", "blackhole", "degraded", NULL
+		"up", "down", "blackhole", "degraded", "stall", NULL
 	};
 	const char *secs[FAB_MAX_FAILURES + 1];
 	int n, i;
@@ -223,11 +224,23 @@ fab_parse_failures(struct ofan_cfg *cfg, struct fab_params *p)
 				      3600ull * 1000000000ull,
 				      &f->duration_ns) ||
 		    ofan_cfg_get_rate(cfg, secs[i], "rate", 0, 0,
-				      10000ull * 1000000000ull, &f->rate_bps))
+				      10000ull * 1000000000ull, &f->rate_bps) ||
+		    ofan_cfg_get_bool(cfg, secs[i], "one_way", 0,
+				      &f->one_way) ||
+		    ofan_cfg_get_time(cfg, secs[i], "route_back", 0, 0,
+				      3600ull * 1000000000ull,
+				      &f->route_back_ns))
 			return -EINVAL;
+		_Static_assert(FAB_FAIL_STALL == 4, "modes[] follows the enums");
 		if (mode == SW_LINK_UP)
 			return ofan_cfg_fail(cfg, secs[i], "mode",
-				"'up' is not a failure; expected down, blackhole or degraded");
+				"'up' is not a failure; expected down, blackhole, degraded or stall");
+		if (f->one_way && mode == SW_LINK_DOWN)
+			return ofan_cfg_fail(cfg, secs[i], "one_way",
+				"is for the wire's modes; expected no with mode = down (both switch ends see a link go down)");
+		if (f->route_back_ns != 0 && f->duration_ns == 0)
+			return ofan_cfg_fail(cfg, secs[i], "route_back",
+				"needs the link to return; expected a duration too");
 		if (mode == SW_LINK_DEGRADED && f->rate_bps == 0)
 			return ofan_cfg_fail(cfg, secs[i], "rate",
 				"missing; expected the degraded rate (e.g. 25G) for mode = degraded");

@@ -65,6 +65,18 @@ fab_sw_control(struct fab_sim *s, uint32_t sw, uint64_t now)
 	sw_worker_input(n->w, 0, NULL, 0, now);
 }
 
+/* Routing uses link again: every switch's weights count its paths. */
+static void
+fab_route_back(struct fab_sim *s, uint32_t link, uint64_t now)
+{
+	uint32_t i;
+
+	s->t->alive[link] = true;
+	fab_topo_weights(s->t, fab_set_weight, s);
+	for (i = 0; i < s->t->nb_switches; i++)
+		fab_sw_control(s, i, now);
+}
+
 /*
  * A control event at now: every thread waits at the barrier, so this may
  * touch any switch of this rank (every rank runs the same events, each on
@@ -78,6 +90,7 @@ fab_control(struct fab_sim *s, uint32_t idx, uint64_t now, uint32_t drain[2])
 	uint32_t link = fab_topo_find_link(s->t, f->link);
 	const struct fab_link_desc *k = &s->t->links[link];
 	enum fab_ctl_phase phase = (enum fab_ctl_phase)(idx % FAB_CTL_PHASES);
+	uint32_t first = f->one_way ? fab_topo_find_dir(s->t, f->link) : 0;
 	uint32_t i, e;
 
 	switch (phase) {
@@ -86,6 +99,16 @@ fab_control(struct fab_sim *s, uint32_t idx, uint64_t now, uint32_t drain[2])
 		for (e = 0; e < 2; e++) {
 			struct fab_dir *dir = &s->dirs[link * 2 + e];
 
+			if (f->one_way && link * 2 + e != first)
+				continue;	/* the other way works */
+			if (f->mode == FAB_FAIL_STALL) {
+				/* The queue waits; on return it is served
+				 * again (the caller starts it). */
+				dir->stalled = phase == FAB_CTL_FAIL;
+				if (!dir->stalled)
+					drain[nb_drain++] = link * 2 + e;
+				continue;
+			}
 			if (f->mode == SW_LINK_DEGRADED) {
 				dir->rate_bps = phase == FAB_CTL_FAIL ?
 					f->rate_bps : k->rate_bps;
@@ -118,13 +141,18 @@ fab_control(struct fab_sim *s, uint32_t idx, uint64_t now, uint32_t drain[2])
 					     idx / FAB_CTL_PHASES * FAB_CTL_PHASES +
 					     FAB_CTL_ROUTE);
 		} else {
-			s->t->alive[link] = true;
-			fab_topo_weights(s->t, fab_set_weight, s);
-			for (i = 0; i < s->t->nb_switches; i++)
-				fab_sw_control(s, i, now);
+			if (f->route_back_ns != 0)
+				fab_ctl_push(s, now + f->route_back_ns,
+					     idx / FAB_CTL_PHASES * FAB_CTL_PHASES +
+					     FAB_CTL_ROUTE_BACK);
+			else
+				fab_route_back(s, link, now);
 			fab_ctl_push(s, now + s->p->detect_delay_ns,
 				     idx / FAB_CTL_PHASES * FAB_CTL_PHASES + FAB_CTL_TICK);
 		}
+		break;
+	case FAB_CTL_ROUTE_BACK:
+		fab_route_back(s, link, now);
 		break;
 	case FAB_CTL_TICK:
 		for (e = 0; e < 2; e++)

@@ -184,8 +184,13 @@ fab_coordinate(struct fab_sim *s)
 	bool failed = false;
 	int c;
 
-	/* Every rank runs the same control events, each on its switches. */
-	while ((c = fab_ctl_next(s)) >= 0 && s->ctl[c].t <= w_start) {
+	/*
+	 * Every rank runs the same control events, each on its switches;
+	 * not those past the time limit (the limit is one past the last
+	 * nanosecond that runs).
+	 */
+	while ((c = fab_ctl_next(s)) >= 0 && s->ctl[c].t <= w_start &&
+	       s->ctl[c].t < s->limit) {
 		struct fab_ctl ctl = s->ctl[c];
 		uint32_t drain[2], n, d;
 
@@ -195,8 +200,8 @@ fab_coordinate(struct fab_sim *s)
 		n = fab_control(s, ctl.idx, w_start, drain);
 		for (d = 0; d < n; d++)
 			if (s->dirs[drain[d]].tx_local)
-				fab_sw_tx(&s->thr[s->dirs[drain[d]].tx_owner],
-					  drain[d]);
+				fab_dir_tx(&s->thr[s->dirs[drain[d]].tx_owner],
+					   drain[d]);
 	}
 	for (i = 0; i < s->nb_thr; i++) {
 		done += s->thr[i].nb_hosts_done;

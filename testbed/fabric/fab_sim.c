@@ -276,7 +276,8 @@ fab_sw_tx(struct fab_thr *th, uint32_t d)
 		}
 		dir->in_service = NULL;
 	}
-	if (sw_worker_queue_len(w, dir->from_port) == 0)
+	if (unlikely(dir->stalled) ||
+	    sw_worker_queue_len(w, dir->from_port) == 0)
 		return;
 	if (sw_worker_tx_peek(w, dir->from_port, th->now, &m, 1) != 1)
 		return;	/* a failed link: the engine dropped its queue */
@@ -298,7 +299,7 @@ fab_host_tx(struct fab_thr *th, uint32_t d)
 	struct fab_nic *nic = &hn->nic;
 	uint32_t slot;
 
-	if (nic->len == 0 || dir->tx_pending)
+	if (nic->len == 0 || dir->tx_pending || unlikely(dir->stalled))
 		return;
 	if (dir->busy_until > th->now) {
 		dir->tx_pending = 1;
@@ -319,6 +320,16 @@ fab_host_tx(struct fab_thr *th, uint32_t d)
 		dir->tx_pending = 1;
 		fab_push(th, dir->busy_until, FAB_EV_TX, d);
 	}
+}
+
+/* Serve dir's queue if its serialiser is free (after a control event). */
+void
+fab_dir_tx(struct fab_thr *th, uint32_t d)
+{
+	if (th->s->dirs[d].from_host)
+		fab_host_tx(th, d);
+	else
+		fab_sw_tx(th, d);
 }
 
 /* Let the host send what is due and book its next event. */

@@ -48,6 +48,7 @@ enum fab_ctl_phase {
 	FAB_CTL_TICK,		/* switch control planes act (detection) */
 	FAB_CTL_ROUTE,		/* routing reconverged: new weights */
 	FAB_CTL_RESTORE,	/* the link comes back */
+	FAB_CTL_ROUTE_BACK,	/* routing uses it again (route_back) */
 };
 
 
@@ -138,6 +139,8 @@ struct fab_dir {
 	/* A black hole: frames are sent at the link's rate, then lost on
 	 * the wire (htsim's drop-all queue); set and cleared by fab_control. */
 	uint8_t hole;
+	/* Stalled (FAB_FAIL_STALL): no frame starts; set by fab_control. */
+	uint8_t stalled;
 	uint64_t drop_first;	/* [drop.*]: frames drop_first .. drop_end - 1 */
 	uint64_t drop_end;	/* 0: none */
 	struct fab_loss *loss;	/* [drop.*] random or bursts, NULL: none */
@@ -317,6 +320,8 @@ void fab_drain(struct fab_thr *th, uint32_t parity);
 void fab_thr_window(struct fab_thr *th, uint64_t w_end);
 /* Serialise what switch port direction d has queued (its owner thread). */
 void fab_sw_tx(struct fab_thr *th, uint32_t d);
+/* The same for any direction, a host's NIC included. */
+void fab_dir_tx(struct fab_thr *th, uint32_t d);
 /* Let host rank send what it may now, and schedule its next event. */
 void fab_host_kick(struct fab_thr *th, uint32_t rank);
 /* Count host rank done once it has sent and received everything. */
@@ -345,8 +350,9 @@ void fab_ctl_push(struct fab_sim *s, uint64_t t, uint32_t idx);
 int fab_ctl_next(const struct fab_sim *s);
 /*
  * Run control event idx (failure * FAB_CTL_PHASES + phase) at now.  Fills
- * drain[] with the switch port directions whose link changed state, for
- * the caller to drain (a dead link's queue drops), and returns how many.
+ * drain[] with the directions whose link changed state, for the caller to
+ * serve (a dead link's queue drops; a stalled one's is sent again), and
+ * returns how many.
  */
 uint32_t fab_control(struct fab_sim *s, uint32_t idx, uint64_t now,
 		     uint32_t drain[2]);

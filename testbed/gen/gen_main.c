@@ -518,6 +518,44 @@ gen_usage(FILE *f)
 		"                     (\"0 -\" without sweeps), and exit\n");
 }
 
+/*
+ * What only ofan-fabric's wire does, which a testbed's switches cannot:
+ * [drop.*] sections, and failures that stall, act one way or return to
+ * routing later.  Refused with the section and key; 0 when none.
+ */
+static int
+gen_wire_only(const struct gen *g)
+{
+	const char *key = NULL, *why = NULL;
+	uint16_t i;
+
+	if (g->p->nb_drops > 0) {
+		fprintf(stderr, "ofan-testbed-gen: %s:%s:link: '%s' drops frames on ofan-fabric's wire, which a testbed's links cannot; expected no [drop.*] section in a testbed\n",
+			g->o.config, g->p->drops[0].sec, g->p->drops[0].link);
+		return -1;
+	}
+	for (i = 0; i < g->p->nb_failures; i++) {
+		const struct fab_failure *f = &g->p->failures[i];
+
+		if (f->mode == FAB_FAIL_STALL) {
+			key = "mode";
+			why = "'stall' is ofan-fabric's wire; expected down, blackhole or degraded";
+		} else if (f->one_way) {
+			key = "one_way";
+			why = "'yes' is ofan-fabric's wire; expected no (a switch's port fails both ways)";
+		} else if (f->route_back_ns != 0) {
+			key = "route_back";
+			why = "is ofan-fabric's routing; expected 0 (routing takes the link back when it returns)";
+		}
+		if (key != NULL) {
+			fprintf(stderr, "ofan-testbed-gen: %s:%s:%s: %s in a testbed\n",
+				g->o.config, f->sec, key, why);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -585,6 +623,11 @@ main(int argc, char **argv)
 			return 2;
 		}
 	}
+	if (optind < argc) {
+		fprintf(stderr, "ofan-testbed-gen: '%s': unexpected argument; expected options only (it takes no overrides: write them in the experiment file)\n",
+			argv[optind]);
+		return 2;
+	}
 	if (g.o.config == NULL || (g.o.out == NULL && !g.o.list_runs) ||
 	    (g.o.mode == GEN_SRIOV && g.o.inventory == NULL &&
 	     !g.o.list_runs)) {
@@ -628,6 +671,10 @@ main(int argc, char **argv)
 			"data_wire_bytes" : "ack_wire_bytes",
 			g.p->data_wire_bytes != 0 ? g.p->data_wire_bytes :
 			g.p->ack_wire_bytes);
+		rc = 2;
+		goto out;
+	}
+	if (gen_wire_only(&g) != 0) {
 		rc = 2;
 		goto out;
 	}

@@ -81,6 +81,28 @@ rc=0
 expect_eq "frame model: exit status" "$rc" 2
 expect_file_has "frame model: message" "$TMP/gen-paper.err" \
 	"failure.ini:fabric:data_wire_bytes: '4096' is ofan-fabric's frame model, which real links cannot follow; expected 0"
+# So are a stalled link and lossy links; and an override is not taken.
+sed 's/^mode = blackhole /mode = stall     /' "$EXP" >"$TMP/stall.ini"
+rc=0
+"$GEN" --config "$TMP/stall.ini" --mode memif --out "$TMP/gen-stall" \
+	2>"$TMP/gen-stall.err" || rc=$?
+expect_eq "stall: exit status" "$rc" 2
+expect_file_has "stall: message" "$TMP/gen-stall.err" \
+	"stall.ini:failure.hole:mode: 'stall' is ofan-fabric's wire; expected down, blackhole or degraded in a testbed"
+printf '[drop.x]\nlink = core0-agg0\nmode = bursts\n' >>"$TMP/stall.ini"
+sed -i 's/^mode = stall     /mode = blackhole /' "$TMP/stall.ini"
+rc=0
+"$GEN" --config "$TMP/stall.ini" --mode memif --out "$TMP/gen-stall" \
+	2>"$TMP/gen-stall.err" || rc=$?
+expect_eq "drop: exit status" "$rc" 2
+expect_file_has "drop: message" "$TMP/gen-stall.err" \
+	"stall.ini:drop.x:link: 'core0-agg0' drops frames on ofan-fabric's wire, which a testbed's links cannot"
+rc=0
+"$GEN" --config "$EXP" --mode memif --out "$TMP/gen-x" failure.hole.mode=stall \
+	2>"$TMP/gen-x.err" || rc=$?
+expect_eq "an override: exit status" "$rc" 2
+expect_file_has "an override: message" "$TMP/gen-x.err" \
+	"'failure.hole.mode=stall': unexpected argument"
 "$GEN" --config "$EXP" --mode memif --out "$TMP/gen" --run 2
 expect_eq "run 2: plan" "$(head -1 "$TMP/gen/plan.txt")" \
 	"# failure-blackhole, scheme reps, memif links: 80 switches, 128 hosts, run 2 of 5, 1 failure(s), 239 reroute(s)"
