@@ -230,6 +230,9 @@ struct lb_params {
 	uint32_t nb_groups;
 	uint32_t nb_dst_keys;
 	uint16_t nb_ports;
+	/* The switch's tier ([switch] tier): 0 ToR or leaf, 1 aggregation,
+	 * 2 core or spine. */
+	uint8_t tier;
 	const void *settings;	/* the policy's own block, or NULL if it has none */
 };
 

@@ -22,6 +22,9 @@ extern const struct lb_ops lb_rr_ops;
 extern const struct lb_ops lb_adaptive_ops;
 extern const struct lb_ops lb_flowlet_ops;
 extern const struct lb_ops lb_ofan_ops;
+extern const struct lb_ops lb_ecmp_ar_ops;
+extern const struct lb_ops lb_rr_ecmp_ops;
+extern const struct lb_ops lb_fib_llss_ops;
 
 const struct lb_ops *lb_registry[LB_MAX_POLICIES + 1] = {
 	&lb_ecmp_ops,
@@ -30,6 +33,9 @@ const struct lb_ops *lb_registry[LB_MAX_POLICIES + 1] = {
 	&lb_adaptive_ops,
 	&lb_flowlet_ops,
 	&lb_ofan_ops,
+	&lb_ecmp_ar_ops,
+	&lb_rr_ecmp_ops,
+	&lb_fib_llss_ops,
 	NULL,
 };
 

@@ -100,7 +100,7 @@ sw_config_switch(struct ofan_cfg *cfg, struct sw_config *c)
 	static const char *const sec = "switch";
 	const char *names[LB_MAX_POLICIES + 1];
 	const char *name = c->name;
-	uint32_t burst = c->burst;
+	uint32_t burst = c->burst, tier = c->tier;
 	int i, n;
 
 	/* Build the list of policy names for the enum getter. */
@@ -122,9 +122,11 @@ sw_config_switch(struct ofan_cfg *cfg, struct sw_config *c)
 			      3600ull * 1000000000ull, &c->stats_interval_ns) ||
 	    ofan_cfg_get_u32(cfg, sec, "mbufs", 0, 0, 1u << 24, &c->nb_mbufs) ||
 	    ofan_cfg_get_u32(cfg, sec, "icmp_rate", 0, 0, 1000000,
-			     &c->icmp_rate))
+			     &c->icmp_rate) ||
+	    ofan_cfg_get_u32(cfg, sec, "tier", 0, 0, 2, &tier))
 		return -EINVAL;
 	c->burst = (uint16_t)burst;
+	c->tier = (uint8_t)tier;
 	return 0;
 }
 

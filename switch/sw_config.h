@@ -114,6 +114,12 @@ struct sw_config {
 	struct lb_settings_table lb;	/* every policy's own settings */
 	struct lb_levels levels;	/* queue levels shown to policies */
 	uint64_t seed;
+	/*
+	 * Where the switch sits ([switch] tier): 0 a ToR or leaf (hosts
+	 * below it), 1 an aggregation switch, 2 a core switch or spine, as
+	 * policies that act by tier read it (lb_params.tier).
+	 */
+	uint8_t tier;
 	uint16_t burst;
 	bool verify_checksum;
 	/* ICMP time-exceeded replies per second per forwarding lcore, burst

@@ -102,6 +102,7 @@ sw_engine_init_worker(struct sw_engine *eng, struct sw_worker *w,
 	p.nb_groups = c->nb_groups;
 	p.nb_dst_keys = c->nb_dst_keys;
 	p.nb_ports = c->nb_ports;
+	p.tier = c->tier;
 	rc = c->policy->create(&p, &w->lb_state);
 	if (rc != 0) {
 		snprintf(err, err_size, "policy %s: cannot create: %s",

@@ -346,11 +346,12 @@ START_TEST(test_registry_find)
 {
 	static const char *const names[] = {
 		"ecmp", "spray", "rr", "adaptive", "flowlet", "ofan",
+		"ecmp_ar", "rr_ecmp", "fib_llss",
 	};
 	unsigned int i, j;
 
-	ck_assert_int_eq(nb_policies(), 6);
-	for (i = 0; i < 6; i++) {
+	ck_assert_int_eq(nb_policies(), 9);
+	for (i = 0; i < 9; i++) {
 		const struct lb_ops *ops = lb_find(names[i]);
 
 		ck_assert_ptr_eq(ops, lb_registry[i]);
@@ -374,11 +375,11 @@ END_TEST
 
 START_TEST(test_registry_names)
 {
-	char buf[64];
+	char buf[128];
 	char small[12];
 
 	ck_assert_str_eq(lb_names(buf, sizeof(buf)),
-			 "ecmp, spray, rr, adaptive, flowlet, ofan");
+			 "ecmp, spray, rr, adaptive, flowlet, ofan, ecmp_ar, rr_ecmp, fib_llss");
 	/* Truncated, terminated, and nothing written past the buffer. */
 	memset(small, 'X', sizeof(small));
 	lb_names(small, 10);
@@ -1689,6 +1690,169 @@ START_TEST(test_parse_errors)
 END_TEST
 
 /* ---------------------------------------------------------------- */
+/* htsim's strategies: ecmp_ar, rr_ecmp, fib_llss. */
+
+/*
+ * ecmp_ar: a flow's packets keep their ECMP member unless the coin sends
+ * them to a best-level member while theirs is at the worst level:
+ *  - every queue at one level: the hashed member is the worst, so half
+ *    of the packets leave it, spread evenly over the 8 members (a
+ *    leaver lands on any member, its own included: 7/16 leave);
+ *  - the hashed member below the worst level: no packet moves;
+ *  - the hashed member the worst, member 5 alone the best: half go to 5.
+ */
+START_TEST(test_ecmp_ar)
+{
+	const unsigned int nb = 64000, n = 8;
+	struct harness h, e;
+	uint64_t counts[8] = { 0 }, moved = 0;
+	uint16_t home, m;
+	unsigned int i;
+	uint32_t hash = 0x12345;
+
+	h_params(&e, lb_find("ecmp"), T_SEED);
+	h_start(&e);
+	h_group(&e, 0, (uint16_t)n, NULL);
+	home = h_pick1(&e, 0, hash, 0, LB_KIND_DATA, 0);
+	h_stop(&e);
+
+	h_params(&h, lb_find("ecmp_ar"), T_SEED);
+	h_start(&h);
+	h_group(&h, 0, (uint16_t)n, NULL);
+	for (i = 0; i < nb; i++) {
+		m = h_pick1(&h, 0, hash, 0, LB_KIND_DATA, i);
+		counts[m]++;
+		moved += m != home;
+	}
+	ck_assert_msg(fabs((double)moved / nb - 7.0 / 16) < 0.01,
+		      "%" PRIu64 " of %u moved", moved, nb);
+	for (i = 0; i < n; i++) {
+		double want = i == home ? nb * 9.0 / 16 : nb / 16.0;
+
+		ck_assert_msg(fabs((double)counts[i] - want) < 0.05 * want,
+			      "member %u: %" PRIu64 ", expected %.0f", i,
+			      counts[i], want);
+	}
+	/* The coin sent half of them through the escape (dump). */
+	ck_assert_msg(fabs((double)h_dump(&h, "escaped") / nb - 0.5) < 0.01,
+		      "escaped %" PRIu64 " of %u", h_dump(&h, "escaped"), nb);
+
+	/* Below the worst: it stays. */
+	h.level[h.grp[0].port[(home + 1) % n]] = 3;
+	for (i = 0; i < 1000; i++)
+		ck_assert_uint_eq(h_pick1(&h, 0, hash, 0, LB_KIND_DATA, i), home);
+
+	/* The worst, with one best member. */
+	for (i = 0; i < n; i++)
+		h.level[h.grp[0].port[i]] = i == 5 ? 0 : 2;
+	h.level[h.grp[0].port[home]] = 2;
+	if (home == 5)
+		h.level[h.grp[0].port[4]] = 0;	/* another best */
+	memset(counts, 0, sizeof(counts));
+	for (i = 0; i < nb; i++)
+		counts[h_pick1(&h, 0, hash, 0, LB_KIND_DATA, i)]++;
+	ck_assert_msg(fabs((double)counts[home == 5 ? 4 : 5] / nb - 0.5) < 0.01,
+		      "%" PRIu64 " of %u to the best", counts[home == 5 ? 4 : 5],
+		      nb);
+	h_stop(&h);
+}
+END_TEST
+
+/*
+ * rr_ecmp: at tier 0 the picks are rr's, pick for pick; above, ecmp's.
+ */
+START_TEST(test_rr_ecmp)
+{
+	const char *const as[] = { "rr", "ecmp", "ecmp" };
+	uint8_t tier;
+	unsigned int i;
+
+	for (tier = 0; tier < 3; tier++) {
+		struct harness h, r;
+		struct ofan_rng rng;
+
+		h_params(&h, lb_find("rr_ecmp"), T_SEED);
+		h_params(&r, lb_find(as[tier]), T_SEED);
+		h.p.tier = r.p.tier = tier;
+		h_start(&h);
+		h_start(&r);
+		h_group(&h, 0, 6, NULL);
+		h_group(&r, 0, 6, NULL);
+		ofan_rng_seed(&rng, 3, 3);
+		for (i = 0; i < 10000; i++) {
+			uint32_t hash = (uint32_t)ofan_rng_next(&rng);
+			uint32_t dst = ofan_rng_below(&rng, 16);
+
+			ck_assert_uint_eq(h_pick1(&h, 0, hash, dst, 0, i),
+					  h_pick1(&r, 0, hash, dst, 0, i));
+		}
+		h_stop(&h);
+		h_stop(&r);
+	}
+}
+END_TEST
+
+/*
+ * fib_llss: per destination key and kind, consecutive packets take the
+ * live members in order from a random start, whatever the other keys
+ * and kinds do in between; a dead member leaves the list; weights repeat
+ * a member in consecutive turns (3:1:2 gives a a a b c c).
+ */
+START_TEST(test_fib_llss)
+{
+	static const uint16_t w[3] = { 3, 1, 2 };
+	static const uint16_t cycle[6] = { 0, 0, 0, 1, 2, 2 };
+	struct harness h;
+	struct ofan_rng rng;
+	uint16_t last[16][2], m, seq[12];
+	bool seen[16][2] = { { false } };
+	unsigned int i, k, start;
+
+	h_params(&h, lb_find("fib_llss"), T_SEED);
+	h_start(&h);
+	h_group(&h, 0, 5, NULL);
+	ofan_rng_seed(&rng, 4, 4);
+	for (i = 0; i < 20000; i++) {
+		uint32_t dst = ofan_rng_below(&rng, 16);
+		uint8_t kind = (uint8_t)ofan_rng_below(&rng, 2);
+
+		m = h_pick1(&h, 0, (uint32_t)ofan_rng_next(&rng), dst, kind, i);
+		ck_assert_uint_lt(m, 5);
+		if (seen[dst][kind])
+			ck_assert_uint_eq(m, (last[dst][kind] + 1) % 5);
+		seen[dst][kind] = true;
+		last[dst][kind] = m;
+	}
+	/* Member 2 dead: 0 1 3 4. */
+	h_weight(&h, 0, 2, 0);
+	m = h_pick1(&h, 0, 0, 1, 0, 0);
+	for (i = 0; i < 100; i++) {
+		uint16_t next = h_pick1(&h, 0, 0, 1, 0, 0);
+
+		ck_assert_uint_ne(next, 2);
+		ck_assert_uint_eq(next, m == 4 ? 0 : m == 1 ? 3 : m + 1);
+		m = next;
+	}
+	h_stop(&h);
+
+	h_params(&h, lb_find("fib_llss"), T_SEED);
+	h_start(&h);
+	h_group(&h, 0, 3, w);
+	/* Twelve picks are two turns of the cycle from some start. */
+	for (k = 0; k < 12; k++)
+		seq[k] = h_pick1(&h, 0, 0, 7, 0, 0);
+	for (start = 0; start < 6; start++) {
+		for (k = 0; k < 12 && seq[k] == cycle[(start + k) % 6]; k++)
+			;
+		if (k == 12)
+			break;
+	}
+	ck_assert_msg(start < 6, "3:1:2 is not a a a b c c");
+	h_stop(&h);
+}
+END_TEST
+
+/* ---------------------------------------------------------------- */
 
 static Suite *
 lb_suite(void)
@@ -1709,6 +1873,9 @@ lb_suite(void)
 	tcase_add_test(tc, test_group_refresh);
 	tcase_add_test(tc, test_group_weights);
 	tcase_add_test(tc, test_create_rejects);
+	tcase_add_test(tc, test_ecmp_ar);
+	tcase_add_test(tc, test_rr_ecmp);
+	tcase_add_test(tc, test_fib_llss);
 	suite_add_tcase(s, tc);
 
 	for (i = 0; i < nb_policies(); i++)

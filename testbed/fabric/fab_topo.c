@@ -339,6 +339,8 @@ fab_switch_config(const struct fab_params *p, const struct fab_topo *t,
 	c->path = "ofan-fabric";
 	snprintf(c->name, sizeof(c->name), "%s", d->name);
 	c->policy = policy;
+	/* A leaf-spine's spines are its top tier, as a fat tree's cores. */
+	c->tier = d->role == FAB_ROLE_TOR ? 0 : d->role == FAB_ROLE_AGG ? 1 : 2;
 	c->lb = p->lb;
 	c->levels = p->levels;
 	/* Mix the fabric seed before the index: seeds 1 and 3 must not just
