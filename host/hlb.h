@@ -116,6 +116,12 @@ struct hlb_ops {
 	const char *name;	/* as in the config: [host] policy = <name> */
 	/* One line for --help and README (hlb_describe()). */
 	const char *summary;
+	/*
+	 * The switch policy it needs, or NULL (any): an ofan-fabric scheme
+	 * that names only this policy runs it through that switch policy
+	 * (ecmp otherwise).
+	 */
+	const char *switch_policy;
 	/* Bytes of the policy's settings block (<= HLB_SETTINGS_MAX); 0: none. */
 	size_t settings_size;
 	/* Fill the block, zeroed, with the defaults.  May be NULL (zeros). */
@@ -142,6 +148,14 @@ struct hlb_ops {
 	 */
 	uint16_t (*next_ev)(void *st, const struct hlb_params *p,
 			    struct ofan_rng *rng, uint64_t now_ns);
+	/*
+	 * May be NULL (an ACK takes its data packet's EV).  The EV the
+	 * receiver puts on the ACK of a data packet that came on ev; salt is
+	 * a per-flow constant.  Called on the receiving host, which keeps no
+	 * state of the connection: it may only compute.
+	 */
+	uint16_t (*ack_ev)(const struct hlb_params *p, uint32_t salt,
+			   uint16_t ev);
 	/*
 	 * An ACK arrived for this connection.  ev and ce are echoed from the
 	 * data packet that triggered it; rtt_ns is the RTT sample of that

@@ -21,6 +21,7 @@ extern const struct hlb_ops hlb_reps_ops;
 extern const struct hlb_ops hlb_plb_ops;
 extern const struct hlb_ops hlb_mp_ops;
 extern const struct hlb_ops hlb_flowlet_ops;
+extern const struct hlb_ops hlb_drb_ops;
 
 const struct hlb_ops *hlb_registry[HLB_MAX_POLICIES + 1] = {
 	&hlb_fixed_ops,
@@ -29,6 +30,7 @@ const struct hlb_ops *hlb_registry[HLB_MAX_POLICIES + 1] = {
 	&hlb_plb_ops,
 	&hlb_mp_ops,
 	&hlb_flowlet_ops,
+	&hlb_drb_ops,
 	NULL,
 };
 

@@ -145,9 +145,9 @@ hs_frame_ack(const struct hs_frame_ctx *fx, struct rte_mempool *pool,
 			OFAN_BTH_SIZE + OFAN_AETH_SIZE);
 
 		memcpy(p, a->tmpl->hdr, sizeof(a->tmpl->hdr));
-		/* The data packet's EV, the echoed PSN (24 bits). */
-		p[udp] = (uint8_t)(a->echo_ev >> 8);
-		p[udp + 1] = (uint8_t)a->echo_ev;
+		/* The ACK's EV, the echoed PSN (24 bits). */
+		p[udp] = (uint8_t)(a->ev >> 8);
+		p[udp + 1] = (uint8_t)a->ev;
 		p[bth + 9] = (uint8_t)(a->a.echo_psn >> 16);
 		p[bth + 10] = (uint8_t)(a->a.echo_psn >> 8);
 		p[bth + 11] = (uint8_t)a->a.echo_psn;
@@ -159,8 +159,8 @@ hs_frame_ack(const struct hs_frame_ctx *fx, struct rte_mempool *pool,
 		hs_frame_finish(m, (int)sizeof(a->tmpl->hdr), a->nic_slot);
 		return m;
 	}
-	/* ACKs reuse the data packet's EV: same path class back. */
-	hs_fill_spec(fx, &sp, hs_rank_ip(fx->cfg, a->src), a->echo_ev, a->flow,
+	/* The ACK's EV: the data packet's unless its policy says otherwise. */
+	hs_fill_spec(fx, &sp, hs_rank_ip(fx->cfg, a->src), a->ev, a->flow,
 		     a->a.echo_psn);
 	len = ofan_build_ack(rte_pktmbuf_mtod(m, uint8_t *),
 			     rte_pktmbuf_tailroom(m), &sp, &ext);

@@ -60,7 +60,8 @@ struct hs_ack_req {
 	uint32_t flow;
 	uint32_t src;		/* the flow's sender: the ACK's destination */
 	uint32_t nic_slot;
-	uint16_t echo_ev;
+	uint16_t echo_ev;	/* the data packet's, fed back */
+	uint16_t ev;		/* the ACK's own (its UDP source port) */
 	bool count;		/* erasure: a.cum is a count (OFAN_ACK_F_COUNT) */
 	struct hs_ack_content a;
 };

@@ -57,6 +57,10 @@ hs_queue_ack(struct hs_host *h, const struct hs_rflow *r, uint16_t ev,
 	q->src = r->spec->src;
 	q->nic_slot = r->nic_slot;
 	q->echo_ev = ev;
+	/* The policy may send ACKs on paths of their own (drb). */
+	q->ev = h->cfg->policy->ack_ev == NULL ? ev :
+		h->cfg->policy->ack_ev(&h->hlb,
+			ofan_hash_mix32(r->spec->id ^ (uint32_t)h->cfg->seed), ev);
 	q->count = h->tp.recovery->counts;
 	q->a = *a;
 }

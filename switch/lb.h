@@ -104,7 +104,8 @@ uint16_t lb_group_random_among(const struct lb_group *grp,
 /* What a policy knows about one packet. */
 struct lb_pkt {
 	const struct lb_group *grp;
-	uint32_t flow_hash;	/* seeded hash of the 5-tuple (EV included) */
+	uint32_t flow_hash;	/* seeded hash of the 5-tuple (EV included);
+				 * the EV itself for a flow_key_ev policy */
 	uint32_t dst_key;	/* < lb_params.nb_dst_keys */
 	uint16_t len;		/* frame bytes */
 	uint8_t kind;		/* enum lb_kind; non-RoCE traffic is DATA */
@@ -256,6 +257,12 @@ struct lb_ops {
 	 */
 	bool uses_flow_hash;
 	bool uses_queue_levels;
+	/*
+	 * pick() reads the packet's EV (its UDP source port) in flow_hash
+	 * instead of the hash: the policy routes by what the host wrote
+	 * there (sr, source routing).  Implies nothing else is hashed.
+	 */
+	bool flow_key_ev;
 	/* Bytes of the policy's settings block (<= LB_SETTINGS_MAX); 0: none. */
 	size_t settings_size;
 	/* Fill the block, zeroed, with the defaults.  May be NULL (zeros). */

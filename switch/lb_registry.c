@@ -25,6 +25,7 @@ extern const struct lb_ops lb_ofan_ops;
 extern const struct lb_ops lb_ecmp_ar_ops;
 extern const struct lb_ops lb_rr_ecmp_ops;
 extern const struct lb_ops lb_fib_llss_ops;
+extern const struct lb_ops lb_sr_ops;
 
 const struct lb_ops *lb_registry[LB_MAX_POLICIES + 1] = {
 	&lb_ecmp_ops,
@@ -36,6 +37,7 @@ const struct lb_ops *lb_registry[LB_MAX_POLICIES + 1] = {
 	&lb_ecmp_ar_ops,
 	&lb_rr_ecmp_ops,
 	&lb_fib_llss_ops,
+	&lb_sr_ops,
 	NULL,
 };
 

@@ -490,6 +490,7 @@ sw_worker_input_scalar(struct sw_worker *w, uint16_t in_port,
 	const struct lb_view view = sw_worker_view(w);
 	struct sw_port_stats *rx_st = &w->port_st[in_port];
 	const bool hash_needed = eng->cfg.policy->uses_flow_hash;
+	const bool ev_key = eng->cfg.policy->flow_key_ev;
 	const bool levels_needed = eng->cfg.policy->uses_queue_levels;
 	const bool fast_parse = eng->parse_flags == 0;
 	uint16_t i, k = 0;
@@ -554,7 +555,8 @@ sw_worker_input_scalar(struct sw_worker *w, uint16_t in_port,
 		l3[k] = info.l3_offset;
 		ect[k] = (info.tos & OFAN_ECN_MASK) != OFAN_ECN_NOT_ECT;
 		fkind[k] = info.kind;
-		sw_worker_meta(w, eng, &meta[k], m, hop, info.kind, hash_needed ?
+		sw_worker_meta(w, eng, &meta[k], m, hop, info.kind,
+			       ev_key ? info.src_port : hash_needed ?
 			       ofan_hash_5tuple(w->hash_seed, info.src_ip,
 						info.dst_ip, info.src_port,
 						info.dst_port, info.proto) : 0);
@@ -640,6 +642,7 @@ sw_worker_input(struct sw_worker *w, uint16_t in_port,
 	const struct lb_view view = sw_worker_view(w);
 	struct sw_port_stats *rx_st = &w->port_st[in_port];
 	const bool hash_needed = eng->cfg.policy->uses_flow_hash;
+	const bool ev_key = eng->cfg.policy->flow_key_ev;
 	const bool levels_needed = eng->cfg.policy->uses_queue_levels;
 	const bool fast_parse = eng->parse_flags == 0;
 	uint16_t i, j, k = 0, c = 0;
@@ -676,7 +679,9 @@ sw_worker_input(struct sw_worker *w, uint16_t in_port,
 		l3[k] = info.l3_offset;
 		ect[k] = (info.tos & OFAN_ECN_MASK) != OFAN_ECN_NOT_ECT;
 		fkind[k] = info.kind;
-		if (hash_needed)
+		if (ev_key)
+			hash[k] = info.src_port;
+		else if (hash_needed)
 			hash[k] = ofan_hash_5tuple(w->hash_seed, info.src_ip,
 						   info.dst_ip, info.src_port,
 						   info.dst_port, info.proto);
@@ -712,7 +717,7 @@ sw_worker_input(struct sw_worker *w, uint16_t in_port,
 		ect[c] = ect[j];
 		fkind[c] = fkind[j];
 		sw_worker_meta(w, eng, &meta[c], m, hop[j], fkind[j],
-			       hash_needed ? hash[j] : 0);
+			       hash_needed || ev_key ? hash[j] : 0);
 		c++;
 	}
 

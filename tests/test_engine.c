@@ -83,7 +83,8 @@
 static struct rte_mempool *t_pool;
 
 static const char *const t_policies[] = {
-	"ecmp", "spray", "rr", "adaptive", "flowlet", "ofan",
+	"ecmp", "spray", "rr", "adaptive", "flowlet", "ofan", "ecmp_ar",
+	"rr_ecmp", "fib_llss", "sr",
 };
 
 /* Policies that must never pick a withdrawn member (see test_fail_down). */

@@ -826,6 +826,62 @@ START_TEST(test_route_back)
 }
 END_TEST
 
+/* ==== host-side DR (drb hosts, sr switches) ==== */
+
+/*
+ * Host-side DR on the k = 4 fat tree at full load: every flow's data
+ * packets take all 4 paths' EVs (sr turns them into the 4 cores,
+ * test_sr), and its queues stay O(1) as switch DR's (ofan) do: at most 4
+ * frames on any port for 256 KiB and for 4 MiB flows, where spraying's
+ * largest queue at least doubles.  The scheme "drb" runs
+ * through sr, the switch policy drb names.
+ */
+START_TEST(test_host_dr)
+{
+	static const char *const sizes[] = {
+		"traffic.size=256KiB", "traffic.size=4MiB",
+	};
+	double spray_q[2] = { 0 }, q;
+	unsigned int i, f;
+	uint16_t s;
+
+	for (i = 0; i < 2; i++) {
+		const char *ov[] = { "fabric.schemes=ofan, drb, spray",
+				     sizes[i] };
+		struct t_exp e;
+		struct fab_run r;
+		const struct fab_params *p;
+
+		t_load(&e, "permutation-k4.ini", ov, RTE_DIM(ov), false, 0);
+		p = &e.x.combos[0];
+		ck_assert_ptr_eq(p->schemes[t_scheme(p, "drb")].sw_policy,
+				 lb_find("sr"));
+		for (s = 0; s < p->nb_schemes; s++) {
+			t_run(p, s, &r);
+			t_check_conserved(&r, p->schemes[s].name);
+			ck_assert(r.completed);
+			ck_assert_uint_eq(r.drops_total, 0);
+			/* In full frames' worth of bytes, as tables. */
+			q = (double)r.max_queue_bytes_all / r.full_frame;
+			if (s == t_scheme(p, "spray"))
+				spray_q[i] = q;
+			else
+				ck_assert_msg(q <= 4.0, "%s %s: a queue of %.1f frames",
+					      p->schemes[s].name, sizes[i], q);
+			if (s == t_scheme(p, "drb"))
+				for (f = 0; f < r.nb_flows; f++)
+					ck_assert_uint_eq(r.flows[f].m.distinct_evs,
+							  4);
+			fab_run_free(&r);
+		}
+		fab_experiment_free(&e.x);
+	}
+	ck_assert_msg(spray_q[1] >= 2 * spray_q[0],
+		      "spray: %.1f -> %.1f frames", spray_q[0],
+		      spray_q[1]);
+}
+END_TEST
+
 /* ==== 2. conservation ==== */
 
 /*
@@ -2709,6 +2765,7 @@ fabric_suite(void)
 	tcase_add_test(tc, test_blackhole);
 	tcase_add_test(tc, test_stall);
 	tcase_add_test(tc, test_route_back);
+	tcase_add_test(tc, test_host_dr);
 	tcase_add_test(tc, test_route_weights);
 	tcase_add_test(tc, test_topo_links_only);
 	tcase_add_test(tc, test_cm_triggers);

@@ -30,6 +30,7 @@
 #include "hlb.h"
 #include "hlb_conformance.h"
 #include "hlb_flowlet.h"
+#include "hlb_drb.h"
 #include "hlb_mp.h"
 #include "hlb_ops.h"
 #include "hlb_plb.h"
@@ -252,12 +253,12 @@ script_run(struct conn *c, uint64_t script_seed, unsigned int steps,
 START_TEST(test_registry_find)
 {
 	static const char *const names[] = {
-		"fixed", "ops", "reps", "plb", "mp", "flowlet",
+		"fixed", "ops", "reps", "plb", "mp", "flowlet", "drb",
 	};
 	unsigned int i, j;
 
-	ck_assert_int_eq(nb_policies(), 6);
-	for (i = 0; i < 6; i++) {
+	ck_assert_int_eq(nb_policies(), 7);
+	for (i = 0; i < 7; i++) {
 		const struct hlb_ops *ops = hlb_find(names[i]);
 
 		ck_assert_ptr_eq(ops, hlb_registry[i]);
@@ -318,7 +319,7 @@ START_TEST(test_register_refuses)
 	ck_assert_int_eq(hlb_register(&optional), -EEXIST);
 	for (i = 0; hlb_registry[i] != NULL; i++)
 		ck_assert_int_eq(hlb_register(hlb_registry[i]), -EEXIST);
-	ck_assert_int_eq(nb_policies(), 6);
+	ck_assert_int_eq(nb_policies(), 7);
 }
 END_TEST
 
@@ -1591,6 +1592,75 @@ END_TEST
 
 /* ---------------------------------------------------------------- */
 
+
+/*
+ * drb: the data packets take paths start, start + 1, ... modulo the
+ * radix^tiers paths (ev_min + path), whatever the feedback; the start is
+ * random per connection; every path once in each turn.  The ACK of a
+ * packet on path p goes on p + offset, the offset a per-flow constant
+ * in 1 .. paths - 1 (never the data's path).  radix 0: every EV of the
+ * range in turn.
+ */
+START_TEST(test_drb)
+{
+	struct conn c;
+	uint32_t starts[8] = { 0 }, n, i, first, salt;
+	uint16_t ev, prev;
+	bool differ = false;
+
+	for (i = 0; i < 8; i++) {
+		c_params(&c, hlb_find("drb"), T_EV_MIN, T_EV_MAX);
+		T_SET(&c, drb)->radix = 4;
+		T_SET(&c, drb)->tiers = 2;
+		c_start(&c, T_SEED + i);
+		first = c_ev(&c) - T_EV_MIN;
+		ck_assert_uint_lt(first, 16);
+		starts[i] = first;
+		differ = differ || starts[i] != starts[0];
+		prev = (uint16_t)(T_EV_MIN + first);
+		for (n = 1; n < 1000; n++) {
+			if (n % 7 == 0)
+				c_ack(&c, prev, n % 3 == 0, T_BASE_RTT);
+			if (n % 101 == 0)
+				c_timeout(&c);
+			ev = c_ev(&c);
+			ck_assert_uint_eq(ev, T_EV_MIN + (first + n) % 16);
+			prev = ev;
+		}
+		c_stop(&c);
+	}
+	ck_assert(differ);
+
+	/* ACKs: a constant offset per salt, never 0. */
+	c_params(&c, hlb_find("drb"), T_EV_MIN, T_EV_MAX);
+	T_SET(&c, drb)->radix = 4;
+	T_SET(&c, drb)->tiers = 2;
+	for (salt = 0; salt < 100; salt++) {
+		uint32_t off = (uint16_t)(c.ops->ack_ev(&c.p, salt, T_EV_MIN) -
+					  T_EV_MIN);
+
+		ck_assert(off >= 1 && off < 16);
+		for (i = 0; i < 16; i++)
+			ck_assert_uint_eq(c.ops->ack_ev(&c.p, salt,
+							(uint16_t)(T_EV_MIN + i)),
+					  T_EV_MIN + (i + off) % 16);
+	}
+
+	/* No radix: the whole range, 4 EVs here. */
+	c_params(&c, hlb_find("drb"), 1000, 1003);
+	c_start(&c, T_SEED);
+	first = c_ev(&c);
+	for (n = 1; n < 12; n++)
+		ck_assert_uint_eq(c_ev(&c), 1000 + (first - 1000 + n) % 4);
+	c_stop(&c);
+	ck_assert_uint_eq(hlb_drb_paths(&(struct hlb_drb_settings){ 8, 2 },
+					65536), 64);
+	ck_assert_uint_eq(hlb_drb_paths(&(struct hlb_drb_settings){ 64, 3 },
+					16384), 16384);
+	ck_assert_str_eq(hlb_find("drb")->switch_policy, "sr");
+}
+END_TEST
+
 static Suite *
 hlb_suite(void)
 {
@@ -1605,6 +1675,7 @@ hlb_suite(void)
 	tcase_add_test(tc, test_registry_describe);
 	tcase_add_test(tc, test_params_defaults);
 	tcase_add_test(tc, test_random_other_ev);
+	tcase_add_test(tc, test_drb);
 	suite_add_tcase(s, tc);
 
 	for (i = 0; i < nb_policies(); i++)
@@ -1617,6 +1688,8 @@ hlb_suite(void)
 	T_TAB_W(&set, reps)->freeze_ns = T_MS;
 	T_TAB_W(&set, plb)->congested_rounds = 3;
 	T_TAB_W(&set, flowlet)->gap_ns = 1;
+	T_TAB_W(&set, drb)->radix = 64;
+	T_TAB_W(&set, drb)->tiers = 3;
 	for (i = 1; i < nb_policies(); i++)
 		suite_add_tcase(s, hlb_conformance_tcase(hlb_registry[i],
 			hlb_settings_of(&set, hlb_registry[i])));

@@ -35,6 +35,7 @@
 #include "lb_conformance.h"
 #include "lb_flowlet.h"
 #include "lb_ofan.h"
+#include "lb_sr.h"
 #include "ofan_config.h"
 #include "ofan_rng.h"
 #include "registry_check.h"
@@ -346,12 +347,12 @@ START_TEST(test_registry_find)
 {
 	static const char *const names[] = {
 		"ecmp", "spray", "rr", "adaptive", "flowlet", "ofan",
-		"ecmp_ar", "rr_ecmp", "fib_llss",
+		"ecmp_ar", "rr_ecmp", "fib_llss", "sr",
 	};
 	unsigned int i, j;
 
-	ck_assert_int_eq(nb_policies(), 9);
-	for (i = 0; i < 9; i++) {
+	ck_assert_int_eq(nb_policies(), 10);
+	for (i = 0; i < 10; i++) {
 		const struct lb_ops *ops = lb_find(names[i]);
 
 		ck_assert_ptr_eq(ops, lb_registry[i]);
@@ -379,7 +380,7 @@ START_TEST(test_registry_names)
 	char small[12];
 
 	ck_assert_str_eq(lb_names(buf, sizeof(buf)),
-			 "ecmp, spray, rr, adaptive, flowlet, ofan, ecmp_ar, rr_ecmp, fib_llss");
+			 "ecmp, spray, rr, adaptive, flowlet, ofan, ecmp_ar, rr_ecmp, fib_llss, sr");
 	/* Truncated, terminated, and nothing written past the buffer. */
 	memset(small, 'X', sizeof(small));
 	lb_names(small, 10);
@@ -524,9 +525,10 @@ START_TEST(test_all_bursts_and_seeds)
 	ck_assert_msg(memcmp(a, c, T_STREAM * sizeof(*a)) == 0,
 		      "%s: picks depend on the burst size", ops->name);
 	stream_of(ops, T_SEED + 1, 0, b);
-	if (ops == lb_find("ecmp"))
+	/* ecmp and sr follow the packet alone (its hash, its EV). */
+	if (ops == lb_find("ecmp") || ops == lb_find("sr"))
 		ck_assert_msg(memcmp(a, b, T_STREAM * sizeof(*a)) == 0,
-			      "ecmp depends on the per-lcore seed");
+			      "%s depends on the per-lcore seed", ops->name);
 	else
 		ck_assert_msg(memcmp(a, b, T_STREAM * sizeof(*a)) != 0,
 			      "%s: another seed, same picks", ops->name);
@@ -606,6 +608,10 @@ START_TEST(test_all_weighted)
 	struct ofan_rng rng, rng1;
 	unsigned int i, k;
 
+	/* sr goes where the host's EV says: weights are the host's affair
+	 * (test_sr: a dead member's digit wraps). */
+	if (ops == lb_find("sr"))
+		return;
 	h_params(&h, ops, T_SEED);
 	h_start(&h);
 	h_group(&h, 0, 4, w);
@@ -1852,6 +1858,54 @@ START_TEST(test_fib_llss)
 }
 END_TEST
 
+/*
+ * sr on a k = 4 fat tree (radix 2, the EV base 49152): a host rotating
+ * its path index (drb) takes the ToR's uplink from digit 0 and the
+ * aggregation switch's from digit 1, so every 4 packets cross the 4
+ * (uplink, uplink) pairs -- the 4 cores -- once each.  A dead member's
+ * digit wraps over the live ones; an EV below the base wraps too.
+ */
+START_TEST(test_sr)
+{
+	struct harness tor, agg;
+	unsigned int i, k, seen;
+	uint16_t a, b;
+
+	h_params(&tor, lb_find("sr"), T_SEED);
+	h_params(&agg, lb_find("sr"), T_SEED);
+	((struct lb_sr_settings *)h_settings(&tor))->radix = 2;
+	((struct lb_sr_settings *)h_settings(&agg))->radix = 2;
+	agg.p.tier = 1;
+	h_start(&tor);
+	h_start(&agg);
+	h_group(&tor, 0, 2, NULL);
+	h_group(&agg, 0, 2, NULL);
+	for (k = 0; k < 100; k++) {
+		seen = 0;
+		for (i = 0; i < 4; i++) {
+			uint16_t ev = (uint16_t)(49152 + (3 + 4 * k + i) % 4);
+
+			a = h_pick1(&tor, 0, ev, 0, LB_KIND_DATA, 0);
+			b = h_pick1(&agg, 0, ev, 0, LB_KIND_DATA, 0);
+			ck_assert_uint_eq(a, (3 + i) % 2);
+			ck_assert_uint_eq(b, (3 + i) % 4 / 2);
+			seen |= 1u << (a + 2 * b);
+		}
+		ck_assert_uint_eq(seen, 0xf);
+	}
+	ck_assert_uint_eq(h_dump(&tor, "wrapped"), 0);
+	/* Member 1 dead: its digit wraps to the live member. */
+	h_weight(&tor, 0, 1, 0);
+	ck_assert_uint_eq(h_pick1(&tor, 0, 49153, 0, LB_KIND_DATA, 0), 0);
+	ck_assert_uint_eq(h_dump(&tor, "wrapped"), 1);
+	/* Below the base: (uint16_t)(ev - base), digit 65535 % 2 = 1. */
+	h_weight(&tor, 0, 1, 1);
+	ck_assert_uint_eq(h_pick1(&tor, 0, 49151, 0, LB_KIND_DATA, 0), 1);
+	h_stop(&tor);
+	h_stop(&agg);
+}
+END_TEST
+
 /* ---------------------------------------------------------------- */
 
 static Suite *
@@ -1876,6 +1930,7 @@ lb_suite(void)
 	tcase_add_test(tc, test_ecmp_ar);
 	tcase_add_test(tc, test_rr_ecmp);
 	tcase_add_test(tc, test_fib_llss);
+	tcase_add_test(tc, test_sr);
 	suite_add_tcase(s, tc);
 
 	for (i = 0; i < nb_policies(); i++)

@@ -25,8 +25,10 @@
 #include "fab.h"
 #include "fab_config_priv.h"
 #include "hlb.h"
+#include "hlb_drb.h"
 #include "hs_traffic.h"
 #include "lb.h"
+#include "lb_sr.h"
 #include "ofan_config.h"
 #include "ofan_frame.h"
 #include "ofan_wire.h"
@@ -70,9 +72,38 @@ fab_split(char *s, char **parts, int max)
 }
 
 /*
+ * Source routing (sr switches, drb hosts) reads the fabric's paths from
+ * the EV: radix members per tier and the tiers that choose, from the
+ * topology unless [sr] radix / [host.drb] radix are set (a fat tree k/2
+ * over two tiers, a leaf-spine its spines over one); sr's EV base is the
+ * hosts' ev_min unless [sr] ev_base is set.
+ */
+static void
+fab_source_routes(struct fab_params *p)
+{
+	struct lb_sr_settings *sr =
+		(struct lb_sr_settings *)lb_settings_of(&p->lb, lb_find("sr"));
+	struct hlb_drb_settings *drb = (struct hlb_drb_settings *)
+		hlb_settings_of(&p->host.hlb_set, hlb_find("drb"));
+	uint32_t radix = p->topo == FAB_TOPO_FATTREE ? p->k / 2 :
+		p->topo == FAB_TOPO_LEAFSPINE ? p->spines : 2;
+	uint32_t tiers = p->topo == FAB_TOPO_FATTREE ? 2 : 1;
+
+	if (sr != NULL && sr->radix == 0)
+		sr->radix = radix;
+	if (sr != NULL && !sr->ev_base_set)
+		sr->ev_base = p->host.hlb.ev_min;
+	if (drb != NULL && drb->radix == 0) {
+		drb->radix = radix;
+		drb->tiers = tiers;
+	}
+}
+
+/*
  * A scheme: "ecmp" (ECMP with fixed EVs), "ops" / "reps" / "plb" / "mp"
- * (host spraying through ECMP), a switch policy alone ("spray" is
- * spray+fixed), or "switch+host" for anything else.
+ * (host spraying through ECMP), "drb" (through the switch policy it
+ * names, sr), a switch policy alone ("spray" is spray+fixed), or
+ * "switch+host" for anything else.
  */
 static int
 fab_parse_scheme(struct ofan_cfg *cfg, const char *word, struct fab_scheme *s)
@@ -89,7 +120,9 @@ fab_parse_scheme(struct ofan_cfg *cfg, const char *word, struct fab_scheme *s)
 		host = plus + 1;
 	} else if (lb_find(sw) == NULL && hlb_find(sw) != NULL) {
 		host = word;
-		snprintf(sw, sizeof(sw), "ecmp");
+		snprintf(sw, sizeof(sw), "%s",
+			 hlb_find(sw)->switch_policy != NULL ?
+			 hlb_find(sw)->switch_policy : "ecmp");
 	}
 	s->sw_policy = lb_find(sw);
 	s->host_policy = hlb_find(host);
@@ -106,7 +139,7 @@ fab_parse_scheme(struct ofan_cfg *cfg, const char *word, struct fab_scheme *s)
 	return 0;
 bad:
 	return ofan_cfg_fail(cfg, FAB_SEC, "schemes",
-		"'%s' is not a scheme; expected ecmp, ops, reps, plb, mp, a switch policy (spray, rr, adaptive, flowlet, ofan) or SWITCH+HOST such as spray+ops",
+		"'%s' is not a scheme; expected ecmp, a host policy (ops, reps, plb, mp, flowlet, drb), a switch policy (spray, rr, adaptive, flowlet, ofan, ecmp_ar, rr_ecmp, fib_llss, sr) or SWITCH+HOST such as spray+ops",
 		word);
 }
 
@@ -488,6 +521,7 @@ fab_parse(struct ofan_cfg *cfg, struct fab_params *p)
 		p->host.traffic.pod_size = 2;
 		break;
 	}
+	fab_source_routes(p);
 	for (i = 0; i < 2; i++) {
 		static const char *const sizes[2] = { "tor_size", "pod_size" };
 		const char *v = "";
