@@ -31,6 +31,9 @@ The rules, each on the schemes' means over their seeds:
     queue stays within one full packet of its value for the shortest
     flows and at 8 or fewer, and its max slowdown is below every other
     spraying scheme's on the permutation at full load.
+Then, from the experiments that ran: the scaling experiment's max
+slowdown and largest queue against k and against the flow size, and
+host-side DR (drb) next to switch DR (ofan) wherever both ran.
 Exit status 0, or 1 if no experiment was found.
 """
 import argparse
@@ -44,7 +47,9 @@ import subprocess
 import sys
 
 EXPERIMENTS = ["permutation", "structured", "alltoall", "failure",
-               "failure-permutation", "failure-persistent", "queue-scaling"]
+               "failure-permutation", "failure-persistent", "queue-scaling",
+               "scaling", "degraded", "lossy", "lossy-random", "dr-variants",
+               "subflows"]
 FLOW_LB = ["ecmp", "plb", "flowlet", "mp"]
 SPRAYING = ["ops", "reps", "spray", "adaptive", "rr", "ofan"]
 HOST_SPRAY = ["ops", "reps"]
@@ -366,6 +371,77 @@ def finding4(qs, perm):
     return v
 
 
+def size_mib(v):
+    """A size sweep value in MiB ("256KiB" -> 0.25)."""
+    n = lead_number(v)
+    if n is None:
+        return None
+    return n / 1024 if "KiB" in v else n * 1024 if "GiB" in v else n
+
+
+def scaling_tables(e):
+    """The scaling experiment: (caption, header, rows) per view -- the
+    1 MiB permutation against k, the k = 8 permutation against the flow
+    size, the all-to-alls -- each cell max slowdown / largest queue."""
+    if e is None or e.dims != ["point"]:
+        return []
+    parsed = []
+    for pt in e.points:
+        parts = pt[0].split("/")
+        if len(parts) != 3:
+            continue
+        parsed.append((pt, int(lead_number(parts[0]) or 0), parts[1],
+                       parts[2]))
+    perms = [x for x in parsed if x[3] == "permutation"]
+    if not perms:
+        return []
+    # Against k: the flow size of the largest fat tree; against the size:
+    # the smallest fat tree (the study's: 1 MiB, k = 8).
+    size_k = max(perms, key=lambda x: x[1])[2]
+    k_size = min(x[1] for x in perms)
+    views = [
+        (f"Against k: {size_k} permutations", "k",
+         [x for x in perms if x[2] == size_k], lambda x: x[1]),
+        (f"Against the flow size: the k = {k_size} permutation",
+         "flow size", [x for x in perms if x[1] == k_size],
+         lambda x: size_mib(x[2])),
+        ("All-to-all and the pod-ring overlap", "k, size, pattern",
+         [x for x in parsed if x[3] != "permutation"], None),
+    ]
+    out = []
+    for caption, xname, pts, key in views:
+        if key is not None:
+            pts = sorted(pts, key=key)
+        if not pts:
+            continue
+        head = [xname] + [f"{s}: max slowdown / max queue"
+                          for s in e.schemes]
+        rows = []
+        for pt, k, size, pat in pts:
+            x = (f"k = {k}" if xname == "k" else size
+                 if xname == "flow size" else f"k = {k}, {size}, {pat}")
+            rows.append([x] + [f"{fmt(e.mean(pt, s))} / "
+                               f"{fmt(e.qmax(pt, s), 1)}"
+                               for s in e.schemes])
+        out.append((caption, head, rows))
+    return out
+
+
+def dr_rows(exps):
+    """drb next to ofan: (experiment, point, each's max slowdown and
+    largest queue) wherever both ran."""
+    rows = []
+    for n, e in exps.items():
+        if "ofan" not in e.schemes or "drb" not in e.schemes:
+            continue
+        for pt in e.points:
+            label = ", ".join(f"{d} {v}" for d, v in zip(e.dims, pt)) or "—"
+            rows.append([n, label, fmt(e.mean(pt, "ofan")),
+                         fmt(e.mean(pt, "drb")), fmt(e.qmax(pt, "ofan"), 1),
+                         fmt(e.qmax(pt, "drb"), 1)])
+    return rows
+
+
 def ini_comment(path):
     """The leading ; comment of an experiment file, as paragraphs."""
     lines = []
@@ -536,6 +612,29 @@ def main():
             out.append("<p>The experiments this finding needs are not in "
                        "this directory.</p>")
         out.append("</div>")
+    scaling = scaling_tables(exps.get("scaling"))
+    if scaling:
+        out.append('<h2 id="scaling-views">Scaling: max slowdown and the '
+                   'largest queue against k and the flow size</h2>')
+        out.append("<p>Each cell: the mean max slowdown over the seeds / "
+                   "the largest queue (full packets' worth of bytes, any "
+                   "switch, any seed). The scaling experiment's own table "
+                   "and plots are below.</p>")
+        for caption, head, rows in scaling:
+            out.append(f"<h3>{esc(caption)}</h3>")
+            out.append('<div class="scroll">' + html_table(head, rows) +
+                       "</div>")
+    dr = dr_rows(exps)
+    if dr:
+        out.append('<h2 id="host-dr">Host-side DR next to switch DR</h2>')
+        out.append("<p>drb: every host rotates its packets over every core "
+                   "path and source-routes them through sr switches (the "
+                   "fork's -hostlb drb); ofan: the switches rotate per "
+                   "destination. Max slowdown (mean over the seeds) and "
+                   "the largest queue, wherever both ran.</p>")
+        out.append('<div class="scroll">' + html_table(
+            ["experiment", "point", "ofan max slowdown", "drb max slowdown",
+             "ofan max queue", "drb max queue"], dr) + "</div>")
     for n, e in exps.items():
         j = e.j
         out.append(f'<h2 id="{esc(n)}">{esc(n)}: {esc(j["experiment"])}</h2>')

@@ -14,7 +14,9 @@
 #              DIR/report.html
 #   --only N   run only experiment N (permutation, structured, alltoall,
 #              failure, failure-permutation, failure-persistent,
-#              queue-scaling); repeatable; the report covers what DIR holds
+#              queue-scaling, scaling, degraded, lossy, lossy-random,
+#              dr-variants, subflows); repeatable; the report covers what
+#              DIR holds
 #
 # Needs a build (scripts/build.sh) and gnuplot.  Exit status: 0 when every
 # run completed and the report was written, 1 otherwise, 2 on bad usage.
@@ -27,7 +29,8 @@ out=$root/results/paper
 mode=full
 only=()
 experiments=(permutation structured alltoall failure failure-permutation
-	failure-persistent queue-scaling)
+	failure-persistent queue-scaling scaling degraded lossy lossy-random
+	dr-variants subflows)
 
 usage() {
 	sed -n '2,/^set /{/^set /d;s/^# \{0,1\}//;p}' "$0" >&2
@@ -71,34 +74,67 @@ if [ ! -x "$fabric" ]; then
 fi
 mkdir -p "$out"
 
-# overrides NAME: the command-line overrides of experiment NAME in $mode.
+# overrides NAME: the command-line overrides of experiment NAME in $mode,
+# one a line (a value may hold blanks: a list of links).
 overrides() {
+	local k4_links="core0-agg0 core1-agg0 core2-agg1 core3-agg1 core0-agg2"
+
 	case $mode/$1 in
 	full/*) ;;
-	quick/permutation) echo fabric.seeds=3 ;;
-	quick/structured) echo fabric.seeds=3 ;;
-	quick/alltoall) echo traffic.size=256KiB fabric.queue_window=20us ;;
+	quick/permutation | quick/structured | quick/failure-permutation)
+		echo fabric.seeds=3
+		;;
+	quick/alltoall) printf '%s\n' traffic.size=256KiB fabric.queue_window=20us ;;
 	quick/failure)
 		# The all-to-all of 256 KiB (2.8 ms): the hole and routing's
 		# delays fit well inside it.
-		echo fabric.seeds=1 traffic.size=256KiB fabric.queue_window=20us \
-			sweep.reconverge.values=5us,25us,150us
+		printf '%s\n' fabric.seeds=1 traffic.size=256KiB \
+			fabric.queue_window=20us sweep.reconverge.values=5us,25us,150us
 		;;
-	quick/failure-permutation) echo fabric.seeds=3 ;;
 	quick/failure-persistent)
-		echo fabric.seeds=1 traffic.size=256KiB fabric.queue_window=20us
+		printf '%s\n' fabric.seeds=1 traffic.size=256KiB fabric.queue_window=20us
 		;;
 	quick/queue-scaling) echo fabric.seeds=1 ;;
+	quick/scaling)
+		# The permutations up to 4 MiB and k = 16; no all-to-all.
+		echo "sweep.point.values=8/1MiB/permutation, 10/1MiB/permutation, 16/1MiB/permutation, 8/2MiB/permutation, 8/4MiB/permutation"
+		;;
+	quick/lossy) printf '%s\n' traffic.size=256KiB fabric.queue_window=20us ;;
+	quick/degraded | quick/lossy-random | quick/dr-variants | quick/subflows)
+		echo fabric.seeds=1
+		;;
+	smoke/scaling)
+		printf '%s\n' fabric.seeds=1 \
+			"sweep.point.values=4/256KiB/permutation, 4/1MiB/permutation, 6/1MiB/permutation, 4/64KiB/alltoall"
+		;;
+	# k = 4: aggregation switch 0's two uplinks, then switch 1's and
+	# switch 2's first.
+	smoke/degraded)
+		printf '%s\n' fabric.k=4 traffic.size=256KiB fabric.seeds=1 \
+			"failure.deg.link=$k4_links" "sweep.case.values=2/10G, 4/60G, 5/80G"
+		;;
+	smoke/lossy)
+		printf '%s\n' fabric.k=4 traffic.size=64KiB "drop.flaky.link=$k4_links" \
+			"sweep.links.values=2, 5"
+		;;
+	smoke/lossy-random)
+		printf '%s\n' fabric.k=4 traffic.size=256KiB fabric.seeds=1 \
+			"drop.random.link=core0-agg0 core1-agg0"
+		;;
 	smoke/*)
-		echo fabric.k=4 traffic.size=256KiB fabric.seeds=2
+		printf '%s\n' fabric.k=4 traffic.size=256KiB fabric.seeds=2
 		case $1 in
-		failure) echo traffic.size=64KiB sweep.reconverge.values=5us,150us ;;
+		failure)
+			printf '%s\n' traffic.size=64KiB sweep.reconverge.values=5us,150us
+			;;
 		# k = 4's aggregation switches have two core links: one dead
 		# at each of pod 0's two, not both of one.
 		failure-persistent)
-			echo traffic.size=64KiB failure.second.link=agg1-core2
+			printf '%s\n' traffic.size=64KiB failure.second.link=agg1-core2
 			;;
-		queue-scaling) echo "sweep.size.values=256KiB,1MiB" fabric.mbufs=60000 ;;
+		queue-scaling)
+			printf '%s\n' "sweep.size.values=256KiB,1MiB" fabric.mbufs=60000
+			;;
 		alltoall) echo traffic.size=64KiB ;;
 		esac
 		;;
@@ -112,8 +148,7 @@ for n in "${experiments[@]}"; do
 	if [ ${#only[@]} -gt 0 ] && [[ " ${only[*]} " != *" $n "* ]]; then
 		continue
 	fi
-	# shellcheck disable=SC2207  # the overrides are words without blanks
-	ov=($(overrides "$n"))
+	mapfile -t ov < <(overrides "$n")
 	echo "reproduce.sh: $n ($mode${ov[*]:+: ${ov[*]}})" >&2
 	t0=$(date +%s)
 	rc=0

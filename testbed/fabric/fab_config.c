@@ -225,6 +225,64 @@ fab_parse_topology(struct ofan_cfg *cfg, struct fab_params *p)
 	return 0;
 }
 
+/*
+ * A [failure.*] or [drop.*] section's link, or its links separated by
+ * blanks, of which [sec] first_links (0: all) are taken: one entry per
+ * link, each a copy of tmpl (entry_size bytes, its link name at the
+ * offset of name0 in entries[0]) appended to entries (*nb of max taken).
+ */
+static int
+fab_link_list(struct ofan_cfg *cfg, const char *sec, const char *list,
+	      const char *example, char *name0, size_t name_size,
+	      size_t entry_size, void *entries, unsigned int *nb,
+	      unsigned int max, const void *tmpl)
+{
+	const size_t off = (size_t)(name0 - (char *)entries);
+	const char *w = list;
+	unsigned int before = *nb, listed = 0;
+	uint32_t first = 0;
+	size_t len;
+
+	if (ofan_cfg_get_u32(cfg, sec, "first_links", 0, 0, 1024, &first))
+		return -EINVAL;
+	for (;;) {
+		char *e;
+
+		w += strspn(w, " \t");
+		if (*w == '\0')
+			break;
+		listed++;
+		if (first != 0 && *nb - before == first) {
+			w += strcspn(w, " \t");
+			continue;	/* listed, not taken */
+		}
+		len = strcspn(w, " \t");
+		if (len >= name_size)
+			return ofan_cfg_fail(cfg, sec, "link",
+				"'%.*s' is too long; expected a link name such as %s",
+				(int)len, w, example);
+		if (*nb >= max)
+			return ofan_cfg_fail(cfg, sec, "link",
+				"'%s' makes more than %u; expected at most %u links in all such sections",
+				list, max, max);
+		e = (char *)entries + (size_t)*nb * entry_size;
+		memcpy(e, tmpl, entry_size);
+		memcpy(e + off, w, len);
+		e[off + len] = '\0';
+		(*nb)++;
+		w += len;
+	}
+	if (*nb == before)
+		return ofan_cfg_fail(cfg, sec, "link",
+			"'%s' names no link; expected one or more such as %s",
+			list, example);
+	if (first > listed)
+		return ofan_cfg_fail(cfg, sec, "first_links",
+			"'%u' is more than the %u link(s) listed; expected 0 (all) to %u",
+			first, listed, listed);
+	return 0;
+}
+
 static int
 fab_parse_failures(struct ofan_cfg *cfg, struct fab_params *p)
 {
@@ -233,6 +291,7 @@ fab_parse_failures(struct ofan_cfg *cfg, struct fab_params *p)
 		"up", "down", "blackhole", "degraded", "stall", NULL
 	};
 	const char *secs[FAB_MAX_FAILURES + 1];
+	unsigned int nb = 0;
 	int n, i;
 
 	n = ofan_cfg_sections(cfg, "failure.", secs, FAB_MAX_FAILURES + 1);
@@ -241,7 +300,7 @@ fab_parse_failures(struct ofan_cfg *cfg, struct fab_params *p)
 			"too many failures; expected at most %d",
 			FAB_MAX_FAILURES);
 	for (i = 0; i < n; i++) {
-		struct fab_failure *f = &p->failures[i];
+		struct fab_failure tmpl = { 0 }, *f = &tmpl;
 		const char *link = NULL;
 		int mode = SW_LINK_BLACKHOLE;
 
@@ -277,15 +336,16 @@ fab_parse_failures(struct ofan_cfg *cfg, struct fab_params *p)
 		if (mode == SW_LINK_DEGRADED && f->rate_bps == 0)
 			return ofan_cfg_fail(cfg, secs[i], "rate",
 				"missing; expected the degraded rate (e.g. 25G) for mode = degraded");
-		if (strlen(link) >= sizeof(f->link))
-			return ofan_cfg_fail(cfg, secs[i], "link",
-				"'%s' is too long; expected a link name such as agg3-core5",
-				link);
-		snprintf(f->link, sizeof(f->link), "%s", link);
 		snprintf(f->sec, sizeof(f->sec), "%s", secs[i]);
 		f->mode = (uint8_t)mode;
+		/* One failure per link of the list, all alike. */
+		if (fab_link_list(cfg, secs[i], link, "agg3-core5",
+				  p->failures[0].link, sizeof(p->failures[0].link),
+				  sizeof(p->failures[0]), p->failures, &nb,
+				  FAB_MAX_FAILURES, f))
+			return -EINVAL;
 	}
-	p->nb_failures = (uint16_t)n;
+	p->nb_failures = (uint16_t)nb;
 	return 0;
 }
 
@@ -324,6 +384,7 @@ static int
 fab_parse_drops(struct ofan_cfg *cfg, struct fab_params *p)
 {
 	const char *secs[FAB_MAX_DROPS + 1];
+	unsigned int nb = 0;
 	int n, i;
 
 	n = ofan_cfg_sections(cfg, "drop.", secs, FAB_MAX_DROPS + 1);
@@ -332,7 +393,7 @@ fab_parse_drops(struct ofan_cfg *cfg, struct fab_params *p)
 			"too many [drop.*] sections; expected at most %d",
 			FAB_MAX_DROPS);
 	for (i = 0; i < n; i++) {
-		struct fab_drop *d = &p->drops[i];
+		struct fab_drop tmpl = { 0 }, *d = &tmpl;
 		const char *link = NULL;
 		int mode = FAB_DROP_FRAMES;
 
@@ -373,14 +434,15 @@ fab_parse_drops(struct ofan_cfg *cfg, struct fab_params *p)
 			return ofan_cfg_fail(cfg, secs[i], "rate",
 				"'%g' loses nothing; expected a probability in (0, 1]",
 				d->rate);
-		if (strlen(link) >= sizeof(d->link))
-			return ofan_cfg_fail(cfg, secs[i], "link",
-				"'%s' is too long; expected a link name such as h0-leaf0",
-				link);
-		snprintf(d->link, sizeof(d->link), "%s", link);
 		snprintf(d->sec, sizeof(d->sec), "%s", secs[i]);
+		/* One lossy direction per link of the list, all alike. */
+		if (fab_link_list(cfg, secs[i], link, "h0-leaf0",
+				  p->drops[0].link, sizeof(p->drops[0].link),
+				  sizeof(p->drops[0]), p->drops, &nb,
+				  FAB_MAX_DROPS, d))
+			return -EINVAL;
 	}
-	p->nb_drops = (uint16_t)n;
+	p->nb_drops = (uint16_t)nb;
 	return 0;
 }
 

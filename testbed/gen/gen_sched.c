@@ -68,11 +68,18 @@ gen_sched_stream(struct gen_sched *g, uint32_t s)
 
 /* The failure's own name: "hole" of [failure.hole]. */
 static const char *
-gen_sched_name(const struct fab_failure *f)
+gen_sched_name(const struct gen_sched *g, const struct fab_failure *f)
 {
+	static char name[sizeof(f->sec) + sizeof(f->link) + 1];
 	const char *dot = strchr(f->sec, '.');
+	uint16_t i, same = 0;
 
-	return dot != NULL ? dot + 1 : f->sec;
+	/* A section of several links: one failure each, named by link. */
+	for (i = 0; i < g->p->nb_failures; i++)
+		same += strcmp(g->p->failures[i].sec, f->sec) == 0;
+	snprintf(name, sizeof(name), same > 1 ? "%s-%s" : "%s",
+		 dot != NULL ? dot + 1 : f->sec, f->link);
+	return name;
 }
 
 /* [failures] and [failure.NAME] at the switch ends of failure i. */
@@ -102,7 +109,7 @@ gen_sched_failure(struct gen_sched *g, uint16_t i)
 		g->has_failure[s] = true;
 		fprintf(o, "\n; Link %s (%s of the experiment), this switch's end.\n"
 			"[failure.%s]\nport = %u\nmode = %s\nat = %lluns\nduration = %lluns\n",
-			f->link, f->sec, gen_sched_name(f), k->port[e],
+			f->link, f->sec, gen_sched_name(g, f), k->port[e],
 			sw_link_state_names[f->mode],
 			(unsigned long long)f->at_ns,
 			(unsigned long long)f->duration_ns);
@@ -149,7 +156,7 @@ gen_sched_route(struct gen_sched *g, const struct gen_sched_event *ev,
 			fprintf(o, "\n; [%s] %s: routing's new live paths.\n"
 				"[reroute.%.30s-%u]\nat = %lluns\ngroup = %s\nweights = ",
 				f->sec, ev->restore ? "restored" :
-				"routed around", gen_sched_name(f),
+				"routed around", gen_sched_name(g, f),
 				g->nb_reroutes[s],
 				(unsigned long long)ev->at_ns,
 				c->groups[grp].name);
