@@ -48,8 +48,8 @@ import sys
 
 EXPERIMENTS = ["permutation", "structured", "alltoall", "failure",
                "failure-permutation", "failure-persistent", "queue-scaling",
-               "scaling", "degraded", "lossy", "lossy-random", "dr-variants",
-               "subflows"]
+               "scaling", "degraded", "failure-types", "lossy",
+               "lossy-random", "dr-variants", "subflows"]
 FLOW_LB = ["ecmp", "plb", "flowlet", "mp"]
 SPRAYING = ["ops", "reps", "spray", "adaptive", "rr", "ofan"]
 HOST_SPRAY = ["ops", "reps"]

@@ -14,9 +14,9 @@
 #              DIR/report.html
 #   --only N   run only experiment N (permutation, structured, alltoall,
 #              failure, failure-permutation, failure-persistent,
-#              queue-scaling, scaling, degraded, lossy, lossy-random,
-#              dr-variants, subflows); repeatable; the report covers what
-#              DIR holds
+#              queue-scaling, scaling, degraded, failure-types, lossy,
+#              lossy-random, dr-variants, subflows); repeatable; the
+#              report covers what DIR holds
 #
 # Needs a build (scripts/build.sh) and gnuplot.  Exit status: 0 when every
 # run completed and the report was written, 1 otherwise, 2 on bad usage.
@@ -29,8 +29,8 @@ out=$root/results/paper
 mode=full
 only=()
 experiments=(permutation structured alltoall failure failure-permutation
-	failure-persistent queue-scaling scaling degraded lossy lossy-random
-	dr-variants subflows)
+	failure-persistent queue-scaling scaling degraded failure-types lossy
+	lossy-random dr-variants subflows)
 
 usage() {
 	sed -n '2,/^set /{/^set /d;s/^# \{0,1\}//;p}' "$0" >&2
@@ -100,7 +100,8 @@ overrides() {
 		echo "sweep.point.values=8/1MiB/permutation, 10/1MiB/permutation, 16/1MiB/permutation, 8/2MiB/permutation, 8/4MiB/permutation"
 		;;
 	quick/lossy) printf '%s\n' traffic.size=256KiB fabric.queue_window=20us ;;
-	quick/degraded | quick/lossy-random | quick/dr-variants | quick/subflows)
+	quick/degraded | quick/failure-types | quick/lossy-random | \
+		quick/dr-variants | quick/subflows)
 		echo fabric.seeds=1
 		;;
 	smoke/scaling)

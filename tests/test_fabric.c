@@ -782,6 +782,55 @@ START_TEST(test_stall)
 END_TEST
 
 /*
+ * One way: h1's uplink degraded to half its rate from the start, that way
+ * only, takes its flow about twice as long; the same degradation of the
+ * other way (the ACKs') delays it by under a microsecond.  A section's
+ * blank-separated links make one failure each, first_links the first N.
+ */
+START_TEST(test_degraded_one_way)
+{
+	static const char *const data_way[] = {
+		"failure.d.link=h1-tor0", "failure.d.mode=degraded",
+		"failure.d.rate=50G", "failure.d.at=0",
+		"failure.d.one_way=yes", "failure.d.reroute=no",
+	};
+	static const char *const ack_way[] = {
+		"failure.d.link=tor0-h1", "failure.d.mode=degraded",
+		"failure.d.rate=50G", "failure.d.at=0",
+		"failure.d.one_way=yes", "failure.d.reroute=no",
+	};
+	static const char *const list[] = {
+		"failure.d.link=core0-agg0 core1-agg0  core2-agg1",
+		"failure.d.mode=degraded", "failure.d.rate=10G", "failure.d.at=0",
+		"failure.d.one_way=yes", "drop.l.link=agg0-core0 agg1-core2",
+		"drop.l.mode=random", "drop.l.rate=0.5", "drop.l.first_links=1",
+	};
+	uint64_t base, slow, acks;
+	struct t_exp e;
+
+	base = t_stall_fct(NULL, 0, NULL);
+	slow = t_stall_fct(data_way, RTE_DIM(data_way), NULL);
+	acks = t_stall_fct(ack_way, RTE_DIM(ack_way), NULL);
+	ck_assert_msg(slow > 19 * base / 10 && slow < 21 * base / 10,
+		      "half the rate one way: %" PRIu64 " ns, %" PRIu64
+		      " at full rate", slow, base);
+	ck_assert_msg(acks >= base && acks - base < T_US,
+		      "the ACKs' way at half rate: %" PRIu64 " ns, %" PRIu64
+		      " at full rate", acks, base);
+
+	t_load(&e, "permutation-k4.ini", list, RTE_DIM(list), false, 0);
+	ck_assert_uint_eq(e.x.combos[0].nb_failures, 3);
+	ck_assert_str_eq(e.x.combos[0].failures[1].link, "core1-agg0");
+	ck_assert_str_eq(e.x.combos[0].failures[2].link, "core2-agg1");
+	ck_assert_str_eq(e.x.combos[0].failures[2].sec, "failure.d");
+	ck_assert(e.x.combos[0].failures[2].one_way);
+	ck_assert_uint_eq(e.x.combos[0].nb_drops, 1);
+	ck_assert_str_eq(e.x.combos[0].drops[0].link, "agg0-core0");
+	fab_experiment_free(&e.x);
+}
+END_TEST
+
+/*
  * Routing takes a returned link back route_back after it returned
  * (htsim's -fdonetime): a black hole on agg0-core0 from 10 to 30 us,
  * routed around 5 us after it began, is still out of the routes 20 us
@@ -2380,6 +2429,16 @@ static const struct t_bad_case t_bad_cases[] = {
 	{ "4", "ecmp, ofan", "",
 	  "[drop.x]\nlink = tor0-core0\nframe = 1\n", NULL,
 	  "drop.x:link", "such as h0-tor0, tor0-agg0" },
+	/* A list names links; first_links takes no more than it lists. */
+	{ "4", "ecmp, ofan", "",
+	  "[failure.x]\nlink = agg0-core0 agg0-core9\nat = 1us\n",
+	  NULL, "failure.x:link", "'agg0-core9'" },
+	{ "4", "ecmp, ofan", "",
+	  "[drop.x]\nlink = core0-agg0 core1-agg0\nmode = random\nrate = 0.1\nfirst_links = 3\n",
+	  NULL, "drop.x:first_links", "expected 0 (all) to 2" },
+	{ "4", "ecmp, ofan", "",
+	  "[failure.x]\nlink =  \nat = 1us\n",
+	  NULL, "failure.x:link", NULL },
 	/* One way is the wire's; routing takes back what returns. */
 	{ "4", "ecmp, ofan", "",
 	  "[failure.x]\nlink = agg0-core0\nmode = down\nat = 1us\none_way = yes\n",
@@ -2765,6 +2824,7 @@ fabric_suite(void)
 	tcase_add_test(tc, test_blackhole);
 	tcase_add_test(tc, test_stall);
 	tcase_add_test(tc, test_route_back);
+	tcase_add_test(tc, test_degraded_one_way);
 	tcase_add_test(tc, test_host_dr);
 	tcase_add_test(tc, test_route_weights);
 	tcase_add_test(tc, test_topo_links_only);

@@ -57,19 +57,19 @@ done
 expect_eq "no finding is 'not run'" \
 	"$(grep -c 'badge">not run<' "$REPORT" || true)" 0
 for e in permutation structured alltoall failure failure-permutation \
-	failure-persistent queue-scaling scaling degraded lossy lossy-random \
-	dr-variants subflows; do
+	failure-persistent queue-scaling scaling degraded failure-types lossy \
+	lossy-random dr-variants subflows; do
 	expect_eq "section $e on the page" \
 		"$(grep -c "<h2 id=\"$e\">" "$REPORT" || true)" 1
 done
 # The scaling views (k = 4 and 6 at 1 MiB; 256 KiB and 1 MiB at k = 4;
-# the all-to-all) and host DR next to switch DR (dr-variants' two cases,
-# scaling's four points).
+# the all-to-all) and host DR next to switch DR (dr-variants' and
+# failure-types' two cases each, scaling's four points).
 expect_eq "scaling: the views" \
 	"$(grep -o '<h3>Against k: 1MiB permutations</h3>\|<h3>Against the flow size: the k = 4 permutation</h3>\|<h3>All-to-all and the pod-ring overlap</h3>' "$REPORT" | wc -l)" 3
 expect_file_has "scaling: k = 6 against k = 4" "$REPORT" "<td>k = 6</td>"
 expect_eq "host DR next to switch DR: the rows" \
-	"$(grep -o '<tr><td>\(dr-variants\|scaling\)</td>' "$REPORT" | wc -l)" 6
+	"$(grep -o '<tr><td>\(dr-variants\|failure-types\|scaling\)</td>' "$REPORT" | wc -l)" 8
 nb_png=$(find "$OUT" -name '*.png' | wc -l)
 expect_cmp "plots written" "$nb_png" -ge 20
 expect_eq "every plot is on the page" \
