@@ -533,14 +533,12 @@ END_TEST
 
 /* ==== lossy links ([drop.*] random and bursts) ==== */
 
-/* A loss state as ofan-fabric's build makes it for d, t0 = 0. */
+/* A loss state for d, t0 = 0. */
 static void
-t_loss_start(struct fab_loss *l, const struct fab_drop *d, uint64_t seed)
+t_loss_start(struct ofan_loss *l, const struct ofan_loss_cfg *d,
+	     uint64_t seed)
 {
-	memset(l, 0, sizeof(*l));
-	l->d = d;
-	ofan_rng_seed(&l->rng, seed, 1);
-	l->next_burst = d->first_ns;
+	ofan_loss_start(l, d, seed, 1, 0);
 }
 
 /*
@@ -555,17 +553,17 @@ t_loss_start(struct fab_loss *l, const struct fab_drop *d, uint64_t seed)
  */
 START_TEST(test_loss_bursts)
 {
-	struct fab_drop d = {
-		.mode = FAB_DROP_BURSTS, .every_ns = 100 * T_US,
+	struct ofan_loss_cfg d = {
+		.mode = OFAN_LOSS_BURSTS, .every_ns = 100 * T_US,
 		.length_ns = 10 * T_US, .first_ns = 100 * T_US,
 		.length_fixed = true,
 	};
-	struct fab_loss l;
+	struct ofan_loss l;
 	uint64_t t, lost = 0;
 
 	t_loss_start(&l, &d, 1);
 	for (t = 1; t <= 1000; t++) {
-		bool hit = fab_loss_hit(&l, t * T_US);
+		bool hit = ofan_loss_hit(&l, t * T_US);
 		bool want = t >= 100 && t % 100 <= 10;
 
 		ck_assert_msg(hit == want, "frame ending at %" PRIu64
@@ -576,21 +574,21 @@ START_TEST(test_loss_bursts)
 
 	/* Idle when due. */
 	t_loss_start(&l, &d, 1);
-	ck_assert(!fab_loss_hit(&l, 95 * T_US));
-	ck_assert(fab_loss_hit(&l, 150 * T_US));
-	ck_assert(fab_loss_hit(&l, 160 * T_US));
-	ck_assert(!fab_loss_hit(&l, 161 * T_US));
-	ck_assert(!fab_loss_hit(&l, 249 * T_US));
-	ck_assert(fab_loss_hit(&l, 250 * T_US));
+	ck_assert(!ofan_loss_hit(&l, 95 * T_US));
+	ck_assert(ofan_loss_hit(&l, 150 * T_US));
+	ck_assert(ofan_loss_hit(&l, 160 * T_US));
+	ck_assert(!ofan_loss_hit(&l, 161 * T_US));
+	ck_assert(!ofan_loss_hit(&l, 249 * T_US));
+	ck_assert(ofan_loss_hit(&l, 250 * T_US));
 
 	/* Longer than the period. */
 	d.length_ns = 150 * T_US;
 	t_loss_start(&l, &d, 1);
-	ck_assert(fab_loss_hit(&l, 100 * T_US));
-	ck_assert(fab_loss_hit(&l, 250 * T_US));
-	ck_assert(!fab_loss_hit(&l, 251 * T_US));
-	ck_assert(!fab_loss_hit(&l, 349 * T_US));
-	ck_assert(fab_loss_hit(&l, 350 * T_US));
+	ck_assert(ofan_loss_hit(&l, 100 * T_US));
+	ck_assert(ofan_loss_hit(&l, 250 * T_US));
+	ck_assert(!ofan_loss_hit(&l, 251 * T_US));
+	ck_assert(!ofan_loss_hit(&l, 349 * T_US));
+	ck_assert(ofan_loss_hit(&l, 350 * T_US));
 }
 END_TEST
 
@@ -603,19 +601,19 @@ END_TEST
  */
 START_TEST(test_loss_distributions)
 {
-	struct fab_drop d = {
-		.mode = FAB_DROP_BURSTS, .every_ns = 100 * T_US,
+	struct ofan_loss_cfg d = {
+		.mode = OFAN_LOSS_BURSTS, .every_ns = 100 * T_US,
 		.length_ns = 10 * T_US, .first_ns = 0,
 	};
-	struct fab_drop r = { .mode = FAB_DROP_RANDOM, .rate = 0.01 };
-	struct fab_loss l, l2;
+	struct ofan_loss_cfg r = { .mode = OFAN_LOSS_RANDOM, .rate = 0.01 };
+	struct ofan_loss l, l2;
 	uint64_t i, len, sum = 0, past1 = 0, past3 = 0, lost = 0, t;
 	const uint64_t n = 100000;
 
 	t_loss_start(&l, &d, 7);
 	for (i = 0; i < n; i++) {
 		t = l.next_burst;
-		ck_assert(fab_loss_hit(&l, t));
+		ck_assert(ofan_loss_hit(&l, t));
 		len = l.burst_end - t;
 		sum += len;
 		past1 += len > d.length_ns;
@@ -632,9 +630,9 @@ START_TEST(test_loss_distributions)
 	t_loss_start(&l, &r, 7);
 	t_loss_start(&l2, &r, 7);
 	for (i = 0; i < 1000000; i++) {
-		bool hit = fab_loss_hit(&l, i);
+		bool hit = ofan_loss_hit(&l, i);
 
-		ck_assert(hit == fab_loss_hit(&l2, i));
+		ck_assert(hit == ofan_loss_hit(&l2, i));
 		lost += hit;
 	}
 	ck_assert_msg(lost > 9500 && lost < 10500, "%" PRIu64, lost);

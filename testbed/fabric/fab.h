@@ -34,6 +34,7 @@
 
 #include "hs_config.h"
 #include "hs_host.h"
+#include "ofan_loss.h"
 #include "ofan_parse.h"
 #include "sw_config.h"
 
@@ -135,16 +136,14 @@ struct fab_failure {
  * `injected`:
  *  - frames: the frame-th to the (frame + count - 1)-th frame its sender
  *    puts on it (counted from 1), for studying loss recovery;
- *  - random: each frame with probability rate;
- *  - bursts: htsim's flaky link (-flakylinks): a burst is due every
- *    `every`, the first at `first`; it starts when the first frame
- *    finishes its serialisation at or after that time and lasts `length`
- *    (exponentially distributed with that mean, as htsim draws it, or
- *    fixed), losing every frame that finishes by its end; the next is
- *    due `every` after the burst began (or after it ended, when it was
- *    longer than that).
+ *  - random, bursts: a lossy link (common/ofan_loss.h), asked at the end
+ *    of each frame's serialisation.
  */
-enum fab_drop_mode { FAB_DROP_FRAMES = 0, FAB_DROP_RANDOM, FAB_DROP_BURSTS };
+enum fab_drop_mode {
+	FAB_DROP_FRAMES = OFAN_LOSS_NONE,
+	FAB_DROP_RANDOM = OFAN_LOSS_RANDOM,
+	FAB_DROP_BURSTS = OFAN_LOSS_BURSTS,
+};
 extern const char *const fab_drop_mode_names[];
 
 struct fab_drop {
@@ -152,9 +151,7 @@ struct fab_drop {
 	uint8_t mode;			/* enum fab_drop_mode */
 	uint64_t frame;
 	uint32_t count;
-	double rate;			/* random */
-	uint64_t every_ns, first_ns, length_ns;	/* bursts */
-	bool length_fixed;		/* else exponential */
+	struct ofan_loss_cfg loss;	/* random, bursts (its mode = mode) */
 	char sec[FAB_NAME_SIZE + 16];
 };
 

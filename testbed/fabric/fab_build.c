@@ -399,18 +399,16 @@ fab_sim_build(struct fab_sim *s, uint16_t scheme, char *err,
 		const struct fab_drop *dr = &p->drops[i];
 		uint32_t id = fab_topo_find_dir(t, dr->link);
 		struct fab_dir *d = &s->dirs[id];
-		struct fab_loss *l = &s->loss[i];
+		struct ofan_loss *l = &s->loss[i];
 
 		if (dr->mode == FAB_DROP_FRAMES) {
 			d->drop_first = dr->frame;
 			d->drop_end = dr->frame + dr->count;
 			continue;
 		}
-		memset(l, 0, sizeof(*l));
-		l->d = dr;
 		/* The run's seed and the direction: any thread count. */
-		ofan_rng_seed(&l->rng, p->seed, 0x6c6f7373ull << 32 | id);
-		l->next_burst = s->t0 + dr->first_ns;
+		ofan_loss_start(l, &dr->loss, p->seed, 0x6c6f7373ull << 32 | id,
+				s->t0);
 		d->loss = l;
 	}
 

@@ -398,42 +398,24 @@ fab_parse_drops(struct ofan_cfg *cfg, struct fab_params *p)
 		int mode = FAB_DROP_FRAMES;
 
 		d->count = 1;
-		d->every_ns = 100 * 1000;	/* htsim's flaky link */
-		d->length_ns = 10 * 1000;
+		ofan_loss_defaults(&d->loss);
 		if (ofan_cfg_get_str(cfg, secs[i], "link", OFAN_CFG_REQUIRED,
 				     &link) ||
 		    ofan_cfg_get_enum(cfg, secs[i], "mode", 0,
 				      fab_drop_mode_names, &mode))
 			return -EINVAL;
 		d->mode = (uint8_t)mode;
-		if (fab_drop_keys_of_mode(cfg, secs[i], mode))
-			return -EINVAL;
-		d->first_ns = UINT64_MAX;	/* then every: htsim's */
-		if (ofan_cfg_get_u64(cfg, secs[i], "frame",
+		d->loss.mode = (uint8_t)mode;
+		if (fab_drop_keys_of_mode(cfg, secs[i], mode) ||
+		    ofan_cfg_get_u64(cfg, secs[i], "frame",
 				     mode == FAB_DROP_FRAMES ?
 				     OFAN_CFG_REQUIRED : 0,
 				     1, UINT64_MAX / 2, &d->frame) ||
 		    ofan_cfg_get_u32(cfg, secs[i], "count", 0, 1, 1u << 30,
 				     &d->count) ||
-		    ofan_cfg_get_double(cfg, secs[i], "rate",
-					mode == FAB_DROP_RANDOM ?
-					OFAN_CFG_REQUIRED : 0,
-					0.0, 1.0, &d->rate) ||
-		    ofan_cfg_get_time(cfg, secs[i], "every", 0, 1000,
-				      3600ull * 1000000000ull, &d->every_ns) ||
-		    ofan_cfg_get_time(cfg, secs[i], "length", 0, 1,
-				      3600ull * 1000000000ull, &d->length_ns) ||
-		    ofan_cfg_get_time(cfg, secs[i], "first", 0, 0,
-				      3600ull * 1000000000ull, &d->first_ns) ||
-		    ofan_cfg_get_bool(cfg, secs[i], "length_fixed", 0,
-				      &d->length_fixed))
+		    (mode != FAB_DROP_FRAMES &&
+		     ofan_loss_parse(cfg, secs[i], &d->loss)))
 			return -EINVAL;
-		if (d->first_ns == UINT64_MAX)
-			d->first_ns = d->every_ns;
-		if (mode == FAB_DROP_RANDOM && d->rate <= 0.0)
-			return ofan_cfg_fail(cfg, secs[i], "rate",
-				"'%g' loses nothing; expected a probability in (0, 1]",
-				d->rate);
 		snprintf(d->sec, sizeof(d->sec), "%s", secs[i]);
 		/* One lossy direction per link of the list, all alike. */
 		if (fab_link_list(cfg, secs[i], link, "h0-leaf0",

@@ -159,7 +159,7 @@ fab_wire_put(struct fab_thr *th, uint32_t d, struct rte_mbuf *m, uint64_t due)
 	if (unlikely((dir->nb_frames >= dir->drop_first &&
 		      dir->nb_frames < dir->drop_end) ||
 		     (dir->loss != NULL &&
-		      fab_loss_hit(dir->loss, due - dir->delay_ns)))) {
+		      ofan_loss_hit(dir->loss, due - dir->delay_ns)))) {
 		rte_pktmbuf_free(m);	/* [drop.*]: on purpose */
 		th->dropped_on_purpose++;
 		return;

@@ -10,7 +10,6 @@
 #ifndef OFAN_FAB_SIM_H
 #define OFAN_FAB_SIM_H
 
-#include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <time.h>
@@ -23,7 +22,6 @@
 #include "fab_evq.h"
 #include "fab_job.h"
 #include "hs_host.h"
-#include "ofan_rng.h"
 #include "sw_engine.h"
 
 #define FAB_BURST 32
@@ -64,52 +62,6 @@ struct fab_fifo {
 };
 
 /*
- * A lossy link direction ([drop.*] random or bursts, fab.h): its own
- * random stream (the run's seed and the direction), so what it loses does
- * not depend on threads or ranks.  Written by the direction's sender.
- */
-struct fab_loss {
-	const struct fab_drop *d;
-	struct ofan_rng rng;
-	uint64_t next_burst;	/* absolute: when the next burst is due */
-	uint64_t burst_end;	/* absolute, while in_burst */
-	bool in_burst;
-};
-
-/*
- * Whether a lossy direction loses the frame whose serialisation ends at
- * end (fab.h's [drop.*] random and bursts; htsim decides at the end of a
- * packet's service too).
- */
-static inline bool
-fab_loss_hit(struct fab_loss *l, uint64_t end)
-{
-	const struct fab_drop *d = l->d;
-	uint64_t len;
-
-	if (d->mode == FAB_DROP_RANDOM)
-		return ofan_rng_unit(&l->rng) < d->rate;
-	if (l->in_burst) {
-		if (end <= l->burst_end)
-			return true;
-		l->in_burst = false;	/* the first frame after it passes */
-		return false;
-	}
-	if (end < l->next_burst)
-		return false;
-	len = d->length_ns;
-	if (!d->length_fixed)
-		len = (uint64_t)(-(double)d->length_ns *
-				 log1p(-ofan_rng_unit(&l->rng)) + 0.5);
-	l->in_burst = true;
-	l->burst_end = end + len;
-	l->next_burst = end + d->every_ns;
-	if (l->burst_end > l->next_burst)
-		l->next_burst = l->burst_end + d->every_ns;
-	return true;
-}
-
-/*
  * One direction of a link, the sender's side: the egress at one end and
  * its serialiser.  Written only by the thread that owns the sender.
  */
@@ -143,7 +95,7 @@ struct fab_dir {
 	uint8_t stalled;
 	uint64_t drop_first;	/* [drop.*]: frames drop_first .. drop_end - 1 */
 	uint64_t drop_end;	/* 0: none */
-	struct fab_loss *loss;	/* [drop.*] random or bursts, NULL: none */
+	struct ofan_loss *loss;	/* [drop.*] random or bursts, NULL: none */
 } __rte_cache_aligned;
 
 /* The receiver's side: the wire's far end.  Its owner's only. */
@@ -249,7 +201,9 @@ struct fab_sim {
 	/* Nodes. */
 	uint32_t nb_dirs;
 	struct fab_dir *dirs;
-	struct fab_loss loss[FAB_MAX_DROPS];	/* the lossy directions' */
+	/* The lossy directions' ([drop.*]): each its own stream of the
+	 * run's seed, so what is lost is the same for any thread count. */
+	struct ofan_loss loss[FAB_MAX_DROPS];
 	struct fab_rx *rx;
 	struct fab_hnode *hosts;
 	struct fab_snode *sw;
