@@ -23,7 +23,7 @@
 #include "sw_config.h"
 
 const char *const sw_link_state_names[] = {
-	"up", "down", "blackhole", "degraded", NULL
+	"up", "down", "blackhole", "degraded", "stall", NULL
 };
 
 void
@@ -416,7 +416,7 @@ sw_config_failures(struct ofan_cfg *cfg, struct sw_config *c)
 			return -EINVAL;
 		if (mode == SW_LINK_UP)
 			return ofan_cfg_fail(cfg, secs[i], "mode",
-				"'up' is not a failure; expected one of down, blackhole, degraded");
+				"'up' is not a failure; expected one of down, blackhole, degraded, stall");
 		if (mode == SW_LINK_DEGRADED && f->rate_bps == 0)
 			return ofan_cfg_fail(cfg, secs[i], "rate",
 				"missing; expected the degraded rate (e.g. 1G) for mode = degraded");
@@ -424,6 +424,46 @@ sw_config_failures(struct ofan_cfg *cfg, struct sw_config *c)
 		f->mode = (uint8_t)mode;
 	}
 	c->nb_failures = (uint16_t)n;
+	return 0;
+}
+
+/* [drop.NAME]: a lossy egress port (port, mode random or bursts). */
+static int
+sw_config_drops(struct ofan_cfg *cfg, struct sw_config *c)
+{
+	static const char *const modes[] = { "random", "bursts", NULL };
+	const char *secs[SW_MAX_DROPS + 1];
+	bool taken[SW_MAX_PORTS] = { false };
+	int n, i, mode;
+
+	n = ofan_cfg_sections(cfg, "drop.", secs, SW_MAX_DROPS + 1);
+	if (n > SW_MAX_DROPS)
+		return ofan_cfg_fail(cfg, secs[SW_MAX_DROPS], "port",
+			"too many [drop.*] sections; expected at most %d",
+			SW_MAX_DROPS);
+	for (i = 0; i < n; i++) {
+		struct sw_drop_config *d = &c->drops[i];
+		uint32_t port = 0;
+
+		snprintf(d->name, sizeof(d->name), "%s", secs[i]);
+		ofan_loss_defaults(&d->loss);
+		mode = 0;
+		if (ofan_cfg_get_u32(cfg, secs[i], "port", OFAN_CFG_REQUIRED,
+				     0, c->nb_ports - 1, &port) ||
+		    ofan_cfg_get_enum(cfg, secs[i], "mode", OFAN_CFG_REQUIRED,
+				      modes, &mode))
+			return -EINVAL;
+		d->loss.mode = mode == 0 ? OFAN_LOSS_RANDOM : OFAN_LOSS_BURSTS;
+		if (ofan_loss_parse(cfg, secs[i], &d->loss))
+			return -EINVAL;
+		if (taken[port])
+			return ofan_cfg_fail(cfg, secs[i], "port",
+				"'%u' is lossy in another [drop.*] section already; expected one per port",
+				port);
+		taken[port] = true;
+		d->port = (uint16_t)port;
+	}
+	c->nb_drops = (uint16_t)n;
 	return 0;
 }
 
@@ -492,7 +532,7 @@ sw_config_from_cfg(struct ofan_cfg *cfg, struct sw_config *c)
 	    lb_levels_from_cfg(cfg, "queue", &c->levels) ||
 	    sw_config_ports(cfg, c, &qdef) || sw_config_groups(cfg, c) ||
 	    sw_config_routes(cfg, c) || sw_config_failures(cfg, c) ||
-	    sw_config_reroutes(cfg, c))
+	    sw_config_reroutes(cfg, c) || sw_config_drops(cfg, c))
 		return -EINVAL;
 	/*
 	 * Every policy validates its own section, selected or not; the keys

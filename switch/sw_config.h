@@ -17,6 +17,7 @@
 
 #include "lb.h"
 #include "ofan_frame.h"
+#include "ofan_loss.h"
 
 struct ofan_cfg;
 
@@ -78,11 +79,30 @@ enum sw_link_state {
 	SW_LINK_DOWN,		/* both ends see it after detect_delay */
 	SW_LINK_BLACKHOLE,	/* drops silently until reconvergence */
 	SW_LINK_DEGRADED,	/* runs at a lower rate */
+	/*
+	 * Sends nothing (htsim's -ftype queue: the rate drops to 10 bit/s):
+	 * the egress queue keeps what it holds, fills and tail-drops; routing
+	 * removes it reconverge_delay later, as a black hole.
+	 */
+	SW_LINK_STALL,
 	SW_LINK_NB_STATES
 };
 
 /* Names of enum sw_link_state, NULL-terminated, for config and telemetry. */
 extern const char *const sw_link_state_names[];
+
+/*
+ * A lossy egress port ([drop.NAME]): frames entering port's egress are
+ * lost (counted as injected) as common/ofan_loss.h's random or bursts
+ * model says, the bursts timed from the schedule's start.
+ */
+#define SW_MAX_DROPS SW_MAX_PORTS
+
+struct sw_drop_config {
+	char name[SW_NAME_SIZE];	/* "drop.NAME", for messages */
+	uint16_t port;
+	struct ofan_loss_cfg loss;
+};
 
 struct sw_failure_config {
 	char name[SW_NAME_SIZE];	/* "failure.NAME", for the log */
@@ -141,6 +161,8 @@ struct sw_config {
 	struct sw_failure_config failures[SW_MAX_FAILURES];
 	uint16_t nb_reroutes;
 	struct sw_reroute_config reroutes[SW_MAX_REROUTES];
+	uint16_t nb_drops;
+	struct sw_drop_config drops[SW_MAX_DROPS];
 };
 
 /* Defaults for a queue and a port, used by the loader and by the fabric. */

@@ -73,6 +73,13 @@ sw_engine_init_worker(struct sw_engine *eng, struct sw_worker *w,
 	w->eng = eng;
 	w->id = id;
 	ofan_rng_seed(&w->rng, c->seed, 0x5157000u + id);
+	/* Lossy ports: each worker its own stream per port. */
+	for (i = 0; i < c->nb_drops; i++) {
+		ofan_loss_start(&w->loss[c->drops[i].port], &c->drops[i].loss,
+				c->seed, 0x1055000u + c->drops[i].port * 64u + id,
+				0);
+		w->loss_mask |= UINT32_C(1) << c->drops[i].port;
+	}
 	w->hash_seed = eng->hash_seed;
 	w->groups = rte_zmalloc_socket("sw_groups", sw_groups_size(eng),
 				       RTE_CACHE_LINE_SIZE, socket);
@@ -368,6 +375,8 @@ sw_engine_set_link(struct sw_engine *eng, uint16_t port,
 			ctl->withdraw_at = now_ns + eng->cfg.detect_delay_ns;
 		break;
 	case SW_LINK_BLACKHOLE:
+	case SW_LINK_STALL:
+		/* Routing removes it; the link's end does not notice. */
 		ctl->restore_at = 0;
 		if (!ctl->withdrawn)
 			ctl->withdraw_at = now_ns +
@@ -378,7 +387,8 @@ sw_engine_set_link(struct sw_engine *eng, uint16_t port,
 	}
 	/* A pending time of 0 means none: keep "at time 0" representable. */
 	if (ctl->withdraw_at == 0 && (mode == SW_LINK_DOWN ||
-	    mode == SW_LINK_BLACKHOLE) && !ctl->withdrawn)
+	    mode == SW_LINK_BLACKHOLE || mode == SW_LINK_STALL) &&
+	    !ctl->withdrawn)
 		ctl->withdraw_at = 1;
 	__atomic_store_n(&ps->link, (uint8_t)mode, __ATOMIC_RELEASE);
 	return 0;
@@ -496,7 +506,21 @@ sw_engine_reroute(struct sw_engine *eng, const struct sw_reroute_config *r,
 void
 sw_engine_set_schedule_start(struct sw_engine *eng, int64_t start_ns)
 {
+	uint16_t i, d;
+
 	eng->sched_start_ns = start_ns;
+	if (start_ns == SW_SCHEDULE_HELD)
+		return;
+	/* Lossy ports' bursts count from the schedule's start too. */
+	for (i = 0; i < eng->nb_workers; i++)
+		for (d = 0; d < eng->cfg.nb_drops; d++) {
+			struct ofan_loss *l =
+				&eng->workers[i].loss[eng->cfg.drops[d].port];
+			int64_t due = start_ns +
+				(int64_t)eng->cfg.drops[d].loss.first_ns;
+
+			l->next_burst = due > 0 ? (uint64_t)due : 0;
+		}
 }
 
 /*

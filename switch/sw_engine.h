@@ -119,6 +119,9 @@ struct sw_worker {
 	sw_tx_fn tx_fn;
 	void *tx_arg;
 	uint32_t unqueued_mask;		/* ports whose queue is off */
+	/* Lossy egress ports ([drop.*]), and their state. */
+	uint32_t loss_mask;
+	struct ofan_loss loss[SW_MAX_PORTS];
 	uint32_t direct_now;		/* of those, sent directly by this input */
 	uint32_t direct_mask;		/* ports with frames in direct[] */
 	struct sw_direct direct[SW_MAX_PORTS];

@@ -455,8 +455,21 @@ sw_worker_forward(struct sw_worker *w, const struct sw_engine *eng,
 	}
 	port = meta->grp->port[pick];
 	w->picks[port]++;
+	if (unlikely(w->loss_mask >> port & 1) &&
+	    ofan_loss_hit(&w->loss[port], now_ns)) {
+		w->port_st[port].egress_drops++;
+		sw_worker_drop(w, in_port, m, OFAN_DROP_INJECTED);
+		return;
+	}
 	sw_rewrite(m, l3, &eng->port[port]);
 	if (direct >> port & 1) {
+		/* A stalled port sends nothing, and there is no queue to
+		 * hold its frames: the device would refuse them. */
+		if (unlikely(eng->port[port].link == SW_LINK_STALL)) {
+			w->port_st[port].egress_drops++;
+			sw_worker_drop(w, in_port, m, OFAN_DROP_TX_FULL);
+			return;
+		}
 		sw_direct_add(w, port, m);
 		return;
 	}

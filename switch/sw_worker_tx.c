@@ -56,6 +56,8 @@ sw_worker_tx_peek(struct sw_worker *w, uint16_t port, uint64_t now_ns,
 				       OFAN_DROP_BLACKHOLE);
 		return 0;
 	}
+	if (unlikely(link == SW_LINK_STALL))
+		return 0;	/* nothing leaves: the queue fills */
 	if (unlikely(q->rate_bps != ps->rate_bps))
 		sw_queue_set_rate(q, ps->rate_bps);
 	if (max > SW_MAX_BURST)

@@ -2023,6 +2023,167 @@ START_TEST(test_shape_idle)
 }
 END_TEST
 
+
+/* One frame from host 0 to 10.0.1.9 (out of port 1) at now. */
+static void
+t_line_send(struct t_switch *s, uint64_t now)
+{
+	struct ofan_pkt_spec sp;
+	struct rte_mbuf *m;
+
+	t_spec(&sp, 0, T_HOST_IP(0), T_IP(10, 0, 1, 9), 9, 0);
+	m = t_pkt(&sp, LB_KIND_DATA);
+	sw_worker_input(s->w, 0, &m, 1, now);
+}
+
+/* A device that takes every frame: counts and frees them. */
+static uint16_t
+t_count_tx(void *arg, uint16_t port, struct rte_mbuf **pkts, uint16_t n)
+{
+	unsigned int *nb = arg;
+	uint16_t i;
+
+	RTE_SET_USED(port);
+	for (i = 0; i < n; i++)
+		rte_pktmbuf_free(pkts[i]);
+	*nb += n;
+	return n;
+}
+
+/*
+ * A stalled port (htsim's -ftype queue) sends nothing: its queue keeps
+ * what it holds and fills, then tail-drops; routing removes it
+ * reconverge_delay later, as a black hole; back up, it sends what it
+ * held.  Without a queue there is nothing to hold: its frames are lost
+ * as the device would refuse them (tx_full).
+ */
+START_TEST(test_stall_port)
+{
+	struct sw_config *c = t_cfg_line();
+	struct t_seen seen = { 0 };
+	struct sw_totals t;
+	struct t_switch s;
+	unsigned int i, cap;
+	uint64_t now = T_US;
+
+	c->ports[1].queue.capacity_pkts = 16;
+	t_start(&s, c);
+	ck_assert_int_eq(sw_engine_set_link(s.eng, 1, SW_LINK_STALL, 0, now),
+			 0);
+	cap = 16;
+	for (i = 0; i < cap + 5; i++)
+		t_line_send(&s, now + i);
+	ck_assert_uint_eq(t_drain_all(s.w, now + 100, t_seen_out, &seen), 0);
+	ck_assert_uint_eq(sw_worker_queue_len(s.w, 1), cap);
+	sw_engine_totals(s.eng, &t);
+	ck_assert_uint_eq(t.drops[OFAN_DROP_QUEUE_FULL], 5);
+	ck_assert_uint_eq(t.port[1].tx_pkts, 0);
+	/* Routing removes it after reconverge_delay, not before. */
+	sw_engine_control(s.eng, now +
+			  sw_engine_config(s.eng)->reconverge_delay_ns - 1);
+	ck_assert(!sw_engine_port(s.eng, 1)->removed);
+	sw_engine_control(s.eng, now +
+			  sw_engine_config(s.eng)->reconverge_delay_ns);
+	ck_assert(sw_engine_port(s.eng, 1)->removed);
+	/* Back up: what it held leaves. */
+	ck_assert_int_eq(sw_engine_set_link(s.eng, 1, SW_LINK_UP, 0,
+					    now + 200 * T_US), 0);
+	ck_assert_uint_eq(t_drain_all(s.w, now + 200 * T_US, t_seen_out,
+				      &seen), cap);
+	ck_assert_uint_eq(seen.port, 1);
+	t_stop(&s);
+
+	/* No queue (ofan-switch sends such a port's frames directly): lost
+	 * as tx_full while stalled, sent once it is back. */
+	c = t_cfg_line();
+	c->ports[1].queue.enabled = false;
+	t_start(&s, c);
+	sw_worker_set_direct_tx(s.w, t_count_tx, &cap);
+	cap = 0;
+	ck_assert_int_eq(sw_engine_set_link(s.eng, 1, SW_LINK_STALL, 0, now),
+			 0);
+	for (i = 0; i < 3; i++)
+		t_line_send(&s, now + i);
+	sw_engine_totals(s.eng, &t);
+	ck_assert_uint_eq(t.drops[OFAN_DROP_TX_FULL], 3);
+	ck_assert_uint_eq(t.port[1].egress_drops, 3);
+	ck_assert_uint_eq(cap, 0);
+	ck_assert_int_eq(sw_engine_set_link(s.eng, 1, SW_LINK_UP, 0, now + 10),
+			 0);
+	t_line_send(&s, now + 11);
+	ck_assert_uint_eq(cap, 1);
+	t_stop(&s);
+}
+END_TEST
+
+/*
+ * A lossy egress port ([drop.NAME], common/ofan_loss.h): random loses
+ * its share (1,000 frames at 0.5: within 4 sigma of 500), the same for
+ * the same seed; bursts as htsim's flaky link, timed from the schedule's
+ * start: frames every microsecond, bursts due every 100 us from 100 us
+ * with a fixed 10 us length lose 11 frames each, the first frame after
+ * one passes; the schedule starting 50 us later shifts them by 50 us.
+ * Every lost frame is counted as injected, on the port's egress drops.
+ */
+START_TEST(test_drop_port)
+{
+	struct sw_config *c;
+	struct sw_totals t;
+	struct t_switch s;
+	uint64_t lost[2] = { 0 };
+	unsigned int i, k;
+
+	for (k = 0; k < 2; k++) {
+		c = t_cfg_line();
+		c->nb_drops = 1;
+		c->drops[0].port = 1;
+		ofan_loss_defaults(&c->drops[0].loss);
+		c->drops[0].loss.mode = OFAN_LOSS_RANDOM;
+		c->drops[0].loss.rate = 0.5;
+		t_start(&s, c);
+		for (i = 0; i < 1000; i++)
+			t_line_send(&s, T_US + i);
+		sw_engine_totals(s.eng, &t);
+		lost[k] = t.drops[OFAN_DROP_INJECTED];
+		ck_assert_uint_eq(t.port[1].egress_drops, lost[k]);
+		ck_assert_uint_eq(t_drain_all(s.w, 10 * T_MS, NULL, NULL),
+				  1000 - lost[k]);
+		t_stop(&s);
+	}
+	ck_assert_uint_eq(lost[0], lost[1]);
+	ck_assert_msg(lost[0] > 436 && lost[0] < 564, "%" PRIu64, lost[0]);
+
+	for (k = 0; k < 2; k++) {
+		uint64_t origin = k * 50 * T_US, want = 0;
+
+		c = t_cfg_line();
+		c->nb_drops = 1;
+		c->drops[0].port = 1;
+		ofan_loss_defaults(&c->drops[0].loss);
+		c->drops[0].loss.mode = OFAN_LOSS_BURSTS;
+		c->drops[0].loss.length_fixed = true;
+		c->drops[0].loss.first_ns = 100 * T_US;
+		t_start(&s, c);
+		sw_engine_set_schedule_start(s.eng, (int64_t)origin);
+		for (i = 1; i <= 400; i++) {
+			uint64_t at = i * T_US;
+
+			sw_engine_totals(s.eng, &t);
+			want = t.drops[OFAN_DROP_INJECTED];
+			t_line_send(&s, at);
+			sw_engine_totals(s.eng, &t);
+			ck_assert_msg(t.drops[OFAN_DROP_INJECTED] - want ==
+				      (at >= origin + 100 * T_US &&
+				       (at - origin) % (100 * T_US) <= 10 * T_US),
+				      "origin %u us, frame at %u us",
+				      (unsigned int)(origin / T_US), i);
+			t_drain_all(s.w, at, NULL, NULL);
+		}
+		t_stop(&s);
+	}
+}
+END_TEST
+
 /* ==== 8. failures ==== */
 
 START_TEST(test_fail_down)
@@ -2911,6 +3072,59 @@ START_TEST(test_loader_reroute)
 }
 END_TEST
 
+/*
+ * [drop.NAME] (a lossy egress port) and mode = stall load as written, and
+ * their mistakes are named.
+ */
+START_TEST(test_loader_drop)
+{
+	static const char *const cases[] = {
+		"[drop.d]\nport = 1\nmode = bursts\nevery = 50us\nlength = 5us\nlength_fixed = yes\n[failure.s]\nport = 2\nmode = stall\nat = 1ms\n",
+		"[drop.d]\nport = 1\nmode = random\n",
+		"[drop.d]\nport = 1\nmode = random\nrate = 0\n",
+		"[drop.d]\nport = 1\nmode = frames\n",
+		"[drop.d]\nport = 3\nmode = random\nrate = 0.1\n",
+		"[drop.d]\nport = 1\nmode = random\nrate = 0.1\n[drop.e]\nport = 1\nmode = bursts\n",
+	};
+	static const char *const want[] = {
+		NULL,
+		"drop.d:rate",
+		"drop.d:rate: '0' loses nothing",
+		"drop.d:mode: 'frames'",
+		"drop.d:port: '3'",
+		"drop.e:port: '1' is lossy in another [drop.*] section",
+	};
+	struct sw_config *c = calloc(1, sizeof(*c));
+	char path[32], text[768], err[512] = "";
+	int rc;
+
+	ck_assert_ptr_nonnull(c);
+	snprintf(text, sizeof(text), "[switch]\npolicy = ofan\n"
+		 "[port.0]\ndev = net_null0\n[port.1]\ndev = net_null1\n"
+		 "[port.2]\ndev = net_null2\n"
+		 "[group.up]\nmembers = 1, 2\n"
+		 "[route.r]\nprefix = 10.0.1.0/24\ngroup = up\n%s", cases[_i]);
+	rc = t_load_text(c, path, err, sizeof(err), text);
+	if (want[_i] == NULL) {
+		ck_assert_msg(rc == 0, "%s", err);
+		ck_assert_uint_eq(c->nb_drops, 1);
+		ck_assert_uint_eq(c->drops[0].port, 1);
+		ck_assert_uint_eq(c->drops[0].loss.mode, OFAN_LOSS_BURSTS);
+		ck_assert_uint_eq(c->drops[0].loss.every_ns, 50 * T_US);
+		ck_assert_uint_eq(c->drops[0].loss.first_ns, 50 * T_US);
+		ck_assert_uint_eq(c->drops[0].loss.length_ns, 5 * T_US);
+		ck_assert(c->drops[0].loss.length_fixed);
+		ck_assert_uint_eq(c->failures[0].mode, SW_LINK_STALL);
+	} else {
+		ck_assert_int_eq(rc, -EINVAL);
+		ck_assert_msg(strstr(err, path) != NULL &&
+			      strstr(err, want[_i]) != NULL, "message: %s",
+			      err);
+	}
+	free(c);
+}
+END_TEST
+
 /* ==== 12. the vector path against its scalar reference ==== */
 
 /*
@@ -3249,6 +3463,8 @@ engine_suite(void)
 	tc = tcase_create("failures");
 	tcase_add_checked_fixture(tc, NULL, t_teardown);
 	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, test_stall_port);
+	tcase_add_test(tc, test_drop_port);
 	tcase_add_loop_test(tc, test_fail_down, 0,
 			    RTE_DIM(t_failover_policies));
 	tcase_add_test(tc, test_fail_blackhole);
@@ -3270,6 +3486,7 @@ engine_suite(void)
 	tcase_add_test(tc, test_loader_leaf);
 	tcase_add_loop_test(tc, test_loader_tmp, 0, RTE_DIM(t_policies));
 	tcase_add_loop_test(tc, test_loader_reroute, 0, 4);
+	tcase_add_loop_test(tc, test_loader_drop, 0, 6);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("vector");

@@ -90,12 +90,12 @@ struct fab_scheme {
 };
 
 /*
- * A failure mode of ofan-fabric's wire beyond the switch engine's states
- * (enum sw_link_state): a stalled link (htsim's -ftype queue, whose rate
- * drops to 10 bit/s) starts no frame while it lasts; the frame on it
- * finishes and the queues before it fill, mark and tail-drop.
+ * A stalled link (htsim's -ftype queue, whose rate drops to 10 bit/s) is
+ * the wire's in ofan-fabric, as a black hole is: no frame starts on it
+ * while it lasts (the frame on it finishes), and the queues before it
+ * fill, mark and tail-drop.  ofan-switch's ports stall as SW_LINK_STALL.
  */
-#define FAB_FAIL_STALL SW_LINK_NB_STATES
+#define FAB_FAIL_STALL SW_LINK_STALL
 
 struct fab_failure {
 	char link[2 * FAB_NAME_SIZE];	/* "agg3-core5" */

@@ -520,8 +520,8 @@ gen_usage(FILE *f)
 
 /*
  * What only ofan-fabric's wire does, which a testbed's switches cannot:
- * [drop.*] sections, and failures that stall, act one way or return to
- * routing later.  Refused with the section and key; 0 when none.
+ * [drop.*] sections, and failures that act one way or return to routing
+ * later.  Refused with the section and key; 0 when none.
  */
 static int
 gen_wire_only(const struct gen *g)
@@ -537,10 +537,7 @@ gen_wire_only(const struct gen *g)
 	for (i = 0; i < g->p->nb_failures; i++) {
 		const struct fab_failure *f = &g->p->failures[i];
 
-		if (f->mode == FAB_FAIL_STALL) {
-			key = "mode";
-			why = "'stall' is ofan-fabric's wire; expected down, blackhole or degraded";
-		} else if (f->one_way) {
+		if (f->one_way) {
 			key = "one_way";
 			why = "'yes' is ofan-fabric's wire; expected no (a switch's port fails both ways)";
 		} else if (f->route_back_ns != 0) {
