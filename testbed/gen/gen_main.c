@@ -520,8 +520,9 @@ gen_usage(FILE *f)
 
 /*
  * What only ofan-fabric's wire does, which a testbed's switches cannot:
- * [drop.*] sections, and failures that act one way or return to routing
- * later.  Refused with the section and key; 0 when none.
+ * failures that act one way or return to routing later.  Refused with
+ * the section and key; 0 when none.  (Lossy links become the sending
+ * switch's [drop.*]: gen_sched.c.)
  */
 static int
 gen_wire_only(const struct gen *g)
@@ -529,11 +530,6 @@ gen_wire_only(const struct gen *g)
 	const char *key = NULL, *why = NULL;
 	uint16_t i;
 
-	if (g->p->nb_drops > 0) {
-		fprintf(stderr, "ofan-testbed-gen: %s:%s:link: '%s' drops frames on ofan-fabric's wire, which a testbed's links cannot; expected no [drop.*] section in a testbed\n",
-			g->o.config, g->p->drops[0].sec, g->p->drops[0].link);
-		return -1;
-	}
 	for (i = 0; i < g->p->nb_failures; i++) {
 		const struct fab_failure *f = &g->p->failures[i];
 

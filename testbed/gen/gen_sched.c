@@ -120,6 +120,47 @@ gen_sched_failure(struct gen_sched *g, uint16_t i)
 	return 0;
 }
 
+/*
+ * [drop.*] i: a lossy link direction becomes a [drop.NAME] of its
+ * sending switch's egress port (ofan-switch loses the frames as they
+ * enter it).  A host's NIC cannot, nor can a switch drop the N-th frame.
+ */
+static int
+gen_sched_drop(struct gen_sched *g, uint16_t i, char *err, size_t err_size)
+{
+	const struct fab_drop *d = &g->p->drops[i];
+	uint32_t dir = fab_topo_find_dir(g->t, d->link);
+	const struct fab_link_desc *k = &g->t->links[dir / 2];
+	const struct ofan_loss_cfg *l = &d->loss;
+	uint32_t e = dir % 2, s = k->node[e];
+	const char *dot = strchr(d->sec, '.');
+	FILE *o;
+
+	if (d->mode == FAB_DROP_FRAMES || k->is_host[e]) {
+		snprintf(err, err_size, "%s:link: '%s' %s; expected a lossy switch port (mode = random or bursts, sent by a switch) in a testbed",
+			 d->sec, d->link, k->is_host[e] ?
+			 "is sent by a host, whose NIC cannot lose frames on purpose" :
+			 "drops counted frames, which ofan-switch cannot");
+		return -EINVAL;
+	}
+	o = gen_sched_stream(g, s);
+	if (o == NULL)
+		return -ENOMEM;
+	fprintf(o, "\n; Link %s (%s of the experiment): this switch's egress loses frames.\n"
+		"[drop.%s-%s]\nport = %u\nmode = %s\n",
+		d->link, d->sec, dot != NULL ? dot + 1 : d->sec, d->link,
+		k->port[e], fab_drop_mode_names[d->mode]);
+	if (d->mode == FAB_DROP_RANDOM)
+		fprintf(o, "rate = %.17g\n", l->rate);
+	else
+		fprintf(o, "every = %lluns\nlength = %lluns\nfirst = %lluns\nlength_fixed = %s\n",
+			(unsigned long long)l->every_ns,
+			(unsigned long long)l->length_ns,
+			(unsigned long long)l->first_ns,
+			l->length_fixed ? "yes" : "no");
+	return 0;
+}
+
 /* Routing at ev: every group whose weights change gets a reroute. */
 static int
 gen_sched_route(struct gen_sched *g, const struct gen_sched_event *ev,
@@ -275,6 +316,8 @@ gen_sched_build(const struct fab_params *p, struct fab_topo *t, char *err,
 	}
 	for (i = 0; i < p->nb_failures && rc == 0; i++)
 		rc = gen_sched_failure(g, (uint16_t)i);
+	for (i = 0; i < p->nb_drops && rc == 0; i++)
+		rc = gen_sched_drop(g, (uint16_t)i, err, err_size);
 	g->nb_failures = p->nb_failures;
 	n = gen_sched_events(p, ev);
 	for (i = 0; i < n && rc == 0; i++)
@@ -288,7 +331,7 @@ gen_sched_build(const struct fab_params *p, struct fab_topo *t, char *err,
 		return g;
 	if (rc == -ENOMEM)
 		snprintf(err, err_size, "out of memory for the failure schedule");
-	gen_sched_free(g);
+	gen_sched_free(g);	/* err says why */
 	return NULL;
 nomem:
 	snprintf(err, err_size, "out of memory for the failure schedule");

@@ -81,22 +81,32 @@ rc=0
 expect_eq "frame model: exit status" "$rc" 2
 expect_file_has "frame model: message" "$TMP/gen-paper.err" \
 	"failure.ini:fabric:data_wire_bytes: '4096' is ofan-fabric's frame model, which real links cannot follow; expected 0"
-# A stalled link is ofan-switch's too: its ends get mode = stall.  Lossy
-# links are the fabric's wire's; and an override is not taken.
+# A stalled link is ofan-switch's too: its ends get mode = stall.  A lossy
+# link becomes its sending switch's [drop.*] (a host's cannot be); an
+# override is not taken.
 sed 's/^mode = blackhole /mode = stall     /' "$EXP" >"$TMP/stall.ini"
 "$GEN" --config "$TMP/stall.ini" --mode memif --out "$TMP/gen-stall"
 for sw in agg1 core5; do
 	expect_file_has "stall: $sw's failure" "$TMP/gen-stall/switch-$sw.ini" \
 		"mode = stall"
 done
-printf '[drop.x]\nlink = core0-agg0\nmode = bursts\n' >>"$TMP/stall.ini"
-sed -i 's/^mode = stall     /mode = blackhole /' "$TMP/stall.ini"
+printf '[drop.x]\nlink = core0-agg0\nmode = bursts\nlength_fixed = yes\n' >>"$TMP/stall.ini"
+"$GEN" --config "$TMP/stall.ini" --mode memif --out "$TMP/gen-drop"
+expect_file_has "drop: core0's lossy port" "$TMP/gen-drop/switch-core0.ini" \
+	"[drop.x-core0-agg0]"
+expect_file_has "drop: its bursts" "$TMP/gen-drop/switch-core0.ini" \
+	"length_fixed = yes"
+rc=0
+"$BUILD/switch/ofan-switch" -- --config "$TMP/gen-drop/switch-core0.ini" \
+	--check-config >"$TMP/check-core0.out" 2>&1 || rc=$?
+expect_eq "drop: core0's config loads in ofan-switch" "$rc" 0
+sed -i 's/^link = core0-agg0$/link = h0-tor0/' "$TMP/stall.ini"
 rc=0
 "$GEN" --config "$TMP/stall.ini" --mode memif --out "$TMP/gen-stall" \
 	2>"$TMP/gen-stall.err" || rc=$?
 expect_eq "drop: exit status" "$rc" 2
 expect_file_has "drop: message" "$TMP/gen-stall.err" \
-	"stall.ini:drop.x:link: 'core0-agg0' drops frames on ofan-fabric's wire, which a testbed's links cannot"
+	"stall.ini:drop.x:link: 'h0-tor0' is sent by a host, whose NIC cannot lose frames on purpose"
 rc=0
 "$GEN" --config "$EXP" --mode memif --out "$TMP/gen-x" failure.hole.mode=stall \
 	2>"$TMP/gen-x.err" || rc=$?
