@@ -3027,6 +3027,48 @@ START_TEST(test_loader_tmp)
 END_TEST
 
 /* [reroute.NAME] as written, and its mistakes named. */
+/*
+ * A three-port switch (group up = ports 1, 2; 10.0.1.0/24 through it)
+ * with tail added, loaded as ofan-switch loads its file: it loads and
+ * ok() checks it, or the message names the file and has want.
+ */
+static void
+t_loader_case(const char *tail, const char *want,
+	      void (*ok)(const struct sw_config *c))
+{
+	struct sw_config *c = calloc(1, sizeof(*c));
+	char path[32], text[1024], err[512] = "";
+	int rc;
+
+	ck_assert_ptr_nonnull(c);
+	snprintf(text, sizeof(text), "[switch]\npolicy = ofan\n"
+		 "[port.0]\ndev = net_null0\n[port.1]\ndev = net_null1\n"
+		 "[port.2]\ndev = net_null2\n"
+		 "[group.up]\nmembers = 1, 2\n"
+		 "[route.r]\nprefix = 10.0.1.0/24\ngroup = up\n%s", tail);
+	rc = t_load_text(c, path, err, sizeof(err), text);
+	if (want == NULL) {
+		ck_assert_msg(rc == 0, "%s", err);
+		ok(c);
+	} else {
+		ck_assert_int_eq(rc, -EINVAL);
+		ck_assert_msg(strstr(err, path) != NULL &&
+			      strstr(err, want) != NULL, "message: %s", err);
+	}
+	free(c);
+}
+
+static void
+t_reroute_ok(const struct sw_config *c)
+{
+	ck_assert_uint_eq(c->nb_reroutes, 1);
+	ck_assert_str_eq(c->reroutes[0].name, "reroute.r");
+	ck_assert_uint_eq(c->reroutes[0].at_ns, 2 * T_MS);
+	ck_assert_uint_eq(c->reroutes[0].group, sw_config_find_group(c, "up"));
+	ck_assert_uint_eq(c->reroutes[0].weight[0], 0);
+	ck_assert_uint_eq(c->reroutes[0].weight[1], 3);
+}
+
 START_TEST(test_loader_reroute)
 {
 	static const char *const cases[] = {
@@ -3041,36 +3083,25 @@ START_TEST(test_loader_reroute)
 		"reroute.r:weights: has 1 values for the 2 members of [group.up]",
 		"reroute.r:weights",
 	};
-	struct sw_config *c = calloc(1, sizeof(*c));
-	char path[32], text[512], err[512] = "";
-	int rc;
+	char tail[256];
 
-	ck_assert_ptr_nonnull(c);
-	snprintf(text, sizeof(text), "[switch]\npolicy = ofan\n"
-		 "[port.0]\ndev = net_null0\n[port.1]\ndev = net_null1\n"
-		 "[port.2]\ndev = net_null2\n"
-		 "[group.up]\nmembers = 1, 2\n"
-		 "[route.r]\nprefix = 10.0.1.0/24\ngroup = up\n"
-		 "[reroute.r]\nat = 2ms\n%s", cases[_i]);
-	rc = t_load_text(c, path, err, sizeof(err), text);
-	if (want[_i] == NULL) {
-		ck_assert_msg(rc == 0, "%s", err);
-		ck_assert_uint_eq(c->nb_reroutes, 1);
-		ck_assert_str_eq(c->reroutes[0].name, "reroute.r");
-		ck_assert_uint_eq(c->reroutes[0].at_ns, 2 * T_MS);
-		ck_assert_uint_eq(c->reroutes[0].group,
-				  sw_config_find_group(c, "up"));
-		ck_assert_uint_eq(c->reroutes[0].weight[0], 0);
-		ck_assert_uint_eq(c->reroutes[0].weight[1], 3);
-	} else {
-		ck_assert_int_eq(rc, -EINVAL);
-		ck_assert_msg(strstr(err, path) != NULL &&
-			      strstr(err, want[_i]) != NULL, "message: %s",
-			      err);
-	}
-	free(c);
+	snprintf(tail, sizeof(tail), "[reroute.r]\nat = 2ms\n%s", cases[_i]);
+	t_loader_case(tail, want[_i], t_reroute_ok);
 }
 END_TEST
+
+static void
+t_drop_ok(const struct sw_config *c)
+{
+	ck_assert_uint_eq(c->nb_drops, 1);
+	ck_assert_uint_eq(c->drops[0].port, 1);
+	ck_assert_uint_eq(c->drops[0].loss.mode, OFAN_LOSS_BURSTS);
+	ck_assert_uint_eq(c->drops[0].loss.every_ns, 50 * T_US);
+	ck_assert_uint_eq(c->drops[0].loss.first_ns, 50 * T_US);
+	ck_assert_uint_eq(c->drops[0].loss.length_ns, 5 * T_US);
+	ck_assert(c->drops[0].loss.length_fixed);
+	ck_assert_uint_eq(c->failures[0].mode, SW_LINK_STALL);
+}
 
 /*
  * [drop.NAME] (a lossy egress port) and mode = stall load as written, and
@@ -3094,34 +3125,8 @@ START_TEST(test_loader_drop)
 		"drop.d:port: '3'",
 		"drop.e:port: '1' is lossy in another [drop.*] section",
 	};
-	struct sw_config *c = calloc(1, sizeof(*c));
-	char path[32], text[768], err[512] = "";
-	int rc;
 
-	ck_assert_ptr_nonnull(c);
-	snprintf(text, sizeof(text), "[switch]\npolicy = ofan\n"
-		 "[port.0]\ndev = net_null0\n[port.1]\ndev = net_null1\n"
-		 "[port.2]\ndev = net_null2\n"
-		 "[group.up]\nmembers = 1, 2\n"
-		 "[route.r]\nprefix = 10.0.1.0/24\ngroup = up\n%s", cases[_i]);
-	rc = t_load_text(c, path, err, sizeof(err), text);
-	if (want[_i] == NULL) {
-		ck_assert_msg(rc == 0, "%s", err);
-		ck_assert_uint_eq(c->nb_drops, 1);
-		ck_assert_uint_eq(c->drops[0].port, 1);
-		ck_assert_uint_eq(c->drops[0].loss.mode, OFAN_LOSS_BURSTS);
-		ck_assert_uint_eq(c->drops[0].loss.every_ns, 50 * T_US);
-		ck_assert_uint_eq(c->drops[0].loss.first_ns, 50 * T_US);
-		ck_assert_uint_eq(c->drops[0].loss.length_ns, 5 * T_US);
-		ck_assert(c->drops[0].loss.length_fixed);
-		ck_assert_uint_eq(c->failures[0].mode, SW_LINK_STALL);
-	} else {
-		ck_assert_int_eq(rc, -EINVAL);
-		ck_assert_msg(strstr(err, path) != NULL &&
-			      strstr(err, want[_i]) != NULL, "message: %s",
-			      err);
-	}
-	free(c);
+	t_loader_case(cases[_i], want[_i], t_drop_ok);
 }
 END_TEST
 

@@ -224,6 +224,38 @@ t_scheme(const struct fab_params *p, const char *name)
 	return 0;
 }
 
+static void t_check_conserved(const struct fab_run *r, const char *what);
+
+/*
+ * Scheme name of file with overrides, run and checked for conservation;
+ * the run is kept in *keep (the caller frees it) or freed.
+ */
+static void
+t_run_file(const char *file, const char *const *ov, int nb_ov,
+	   const char *name, struct fab_run *r, bool keep)
+{
+	const struct fab_params *p;
+	struct t_exp e;
+
+	t_load(&e, file, ov, nb_ov, false, 0);
+	p = &e.x.combos[0];
+	t_run(p, t_scheme(p, name), r);
+	t_check_conserved(r, name);
+	if (!keep)
+		fab_run_free(r);
+	fab_experiment_free(&e.x);
+}
+
+/* r into *keep (the caller frees it then), or freed. */
+static void
+t_keep(struct fab_run *r, struct fab_run *keep)
+{
+	if (keep != NULL)
+		*keep = *r;
+	else
+		fab_run_free(r);
+}
+
 /*
  * Every packet a host injected was delivered to a host, dropped by a
  * switch (with a reason) or is still on a wire, in a NIC or in a switch
@@ -493,6 +525,41 @@ START_TEST(test_threads_identical)
 END_TEST
 
 /*
+ * file with the overrides ov (at most 12), written out on one thread and
+ * on two: every deterministic file the same.  The one-thread experiment
+ * stays loaded in *keep (the caller frees it), or is freed.
+ */
+static void
+t_same_on_two_threads(const char *file, const char *const *ov, int nb_ov,
+		      struct t_exp *keep)
+{
+	const char *all[2][13];
+	char dir[2][T_PATH_SIZE];
+	struct t_exp local[2];
+	/* The experiment keeps pointers into its t_exp: load in place. */
+	struct t_exp *e[2] = { keep != NULL ? keep : &local[0], &local[1] };
+	unsigned int i;
+	int k;
+
+	ck_assert_int_le(nb_ov, 12);
+	for (i = 0; i < 2; i++) {
+		for (k = 0; k < nb_ov; k++)
+			all[i][k] = ov[k];
+		all[i][k++] = i == 0 ? "fabric.threads=1" : "fabric.threads=2";
+		t_mkdtemp(dir[i]);
+		t_load(e[i], file, all[i], k, false, 0);
+		t_out_all(e[i], dir[i]);
+	}
+	for (i = 0; i < RTE_DIM(t_det_files); i++)
+		ck_assert_msg(t_same_file(dir[0], dir[1], t_det_files[i]),
+			      "%s differs between 1 and 2 threads",
+			      t_det_files[i]);
+	if (keep == NULL)
+		fab_experiment_free(&e[0]->x);
+	fab_experiment_free(&e[1]->x);
+}
+
+/*
  * The same with the study's model (erasure recovery, per-flow pacers
  * with jitter, feedback timeouts from a 2 us RTO floor, byte-sized
  * queues, a .cm-free permutation at the full rate), where frames that
@@ -501,32 +568,15 @@ END_TEST
  */
 START_TEST(test_threads_identical_study)
 {
-	const char *ov[2][9];
-	char dir[2][T_PATH_SIZE];
-	struct t_exp e[2];
-	unsigned int i, k;
+	static const char *const ov[] = {
+		"fabric.schemes=ops, spray, adaptive, ofan",
+		"traffic.size=2MiB", "host.recovery=erasure",
+		"host.pacing=flow", "host.pacing_jitter=0.01",
+		"host.min_rto=2us", "queue.queue_bytes=65760",
+		"queue.queue_packets=250",
+	};
 
-	for (i = 0; i < 2; i++) {
-		k = 0;
-		ov[i][k++] = "fabric.schemes=ops, spray, adaptive, ofan";
-		ov[i][k++] = "traffic.size=2MiB";
-		ov[i][k++] = i == 0 ? "fabric.threads=1" : "fabric.threads=2";
-		ov[i][k++] = "host.recovery=erasure";
-		ov[i][k++] = "host.pacing=flow";
-		ov[i][k++] = "host.pacing_jitter=0.01";
-		ov[i][k++] = "host.min_rto=2us";
-		ov[i][k++] = "queue.queue_bytes=65760";
-		ov[i][k++] = "queue.queue_packets=250";
-		t_mkdtemp(dir[i]);
-		t_load(&e[i], "permutation-k4.ini", ov[i], (int)k, false, 0);
-		t_out_all(&e[i], dir[i]);
-	}
-	for (i = 0; i < RTE_DIM(t_det_files); i++)
-		ck_assert_msg(t_same_file(dir[0], dir[1], t_det_files[i]),
-			      "%s differs between 1 and 2 threads",
-			      t_det_files[i]);
-	fab_experiment_free(&e[0].x);
-	fab_experiment_free(&e[1].x);
+	t_same_on_two_threads("permutation-k4.ini", ov, RTE_DIM(ov), NULL);
 	t_teardown();
 }
 END_TEST
@@ -647,43 +697,28 @@ END_TEST
  */
 START_TEST(test_loss_fabric)
 {
-	const char *ov[2][9];
-	char dir[2][T_PATH_SIZE];
-	struct t_exp e[2];
+	static const char *const ov[] = {
+		"fabric.schemes=ecmp, spray, ofan", "traffic.size=1MiB",
+		"drop.flaky.link=core0-agg0", "drop.flaky.mode=bursts",
+		"drop.flaky.first=20us", "drop.rand.link=agg1-core2",
+		"drop.rand.mode=random", "drop.rand.rate=0.005",
+	};
+	struct t_exp e;
 	struct fab_run r;
-	unsigned int i, k, s;
+	unsigned int s;
 
-	for (i = 0; i < 2; i++) {
-		k = 0;
-		ov[i][k++] = "fabric.schemes=ecmp, spray, ofan";
-		ov[i][k++] = "traffic.size=1MiB";
-		ov[i][k++] = i == 0 ? "fabric.threads=1" : "fabric.threads=2";
-		ov[i][k++] = "drop.flaky.link=core0-agg0";
-		ov[i][k++] = "drop.flaky.mode=bursts";
-		ov[i][k++] = "drop.flaky.first=20us";
-		ov[i][k++] = "drop.rand.link=agg1-core2";
-		ov[i][k++] = "drop.rand.mode=random";
-		ov[i][k++] = "drop.rand.rate=0.005";
-		t_mkdtemp(dir[i]);
-		t_load(&e[i], "permutation-k4.ini", ov[i], (int)k, false, 0);
-		t_out_all(&e[i], dir[i]);
-	}
-	for (i = 0; i < RTE_DIM(t_det_files); i++)
-		ck_assert_msg(t_same_file(dir[0], dir[1], t_det_files[i]),
-			      "%s differs between 1 and 2 threads",
-			      t_det_files[i]);
-	for (s = 0; s < e[0].x.combos[0].nb_schemes; s++) {
-		t_run(&e[0].x.combos[0], (uint16_t)s, &r);
+	t_same_on_two_threads("permutation-k4.ini", ov, RTE_DIM(ov), &e);
+	for (s = 0; s < e.x.combos[0].nb_schemes; s++) {
+		t_run(&e.x.combos[0], (uint16_t)s, &r);
 		t_check_conserved(&r, "lossy links");
 		ck_assert(r.completed);
-		if (s != t_scheme(&e[0].x.combos[0], "ecmp"))
+		if (s != t_scheme(&e.x.combos[0], "ecmp"))
 			ck_assert_uint_eq(r.drops_total,
 					  r.drops[OFAN_DROP_INJECTED]);
 		ck_assert_uint_gt(r.drops[OFAN_DROP_INJECTED], 0);
 		fab_run_free(&r);
 	}
-	fab_experiment_free(&e[0].x);
-	fab_experiment_free(&e[1].x);
+	fab_experiment_free(&e.x);
 	t_teardown();
 }
 END_TEST
@@ -699,24 +734,17 @@ t_stall_fct(const char *const *extra, int nb_extra, struct fab_run *keep)
 		"traffic.incast_degree=1", "traffic.size=1MiB",
 		"host.recovery=sack",
 	};
-	struct t_exp e;
 	struct fab_run r;
 	uint64_t fct;
 	int k = 5, i;
 
 	for (i = 0; i < nb_extra; i++)
 		ov[k++] = extra[i];
-	t_load(&e, "permutation-k4.ini", ov, k, false, 0);
-	t_run(&e.x.combos[0], 0, &r);
-	t_check_conserved(&r, "stall");
+	t_run_file("permutation-k4.ini", ov, k, "ecmp", &r, true);
 	ck_assert(r.completed);
 	ck_assert_uint_eq(r.nb_flows, 1);
 	fct = r.flows[0].fct_ns;
-	if (keep != NULL)
-		*keep = r;
-	else
-		fab_run_free(&r);
-	fab_experiment_free(&e.x);
+	t_keep(&r, keep);
 	return fct;
 }
 
@@ -926,6 +954,40 @@ START_TEST(test_host_dr)
 	ck_assert_msg(spray_q[1] >= 2 * spray_q[0],
 		      "spray: %.1f -> %.1f frames", spray_q[0],
 		      spray_q[1]);
+}
+END_TEST
+
+/*
+ * The simulator's other strategies in a fabric (k = 4 permutation,
+ * 1 MiB, full load): each completes, conserved; fib_llss, a per-
+ * destination round robin, keeps its queues as small as ofan's (4 full
+ * frames); rr_ecmp hashes above the ToRs and so collides there: its
+ * aggregation uplinks queue more than its ToR uplinks.
+ */
+START_TEST(test_study_schemes)
+{
+	static const char *const ov[] = {
+		"fabric.schemes=ecmp_ar, rr_ecmp, fib_llss", "traffic.size=1MiB",
+	};
+	struct fab_run r;
+	double q;
+
+	t_run_file("permutation-k4.ini", ov, RTE_DIM(ov), "fib_llss", &r, true);
+	ck_assert(r.completed);
+	q = (double)r.max_queue_bytes_all / r.full_frame;
+	ck_assert_msg(q <= 4.0, "fib_llss: a queue of %.1f frames", q);
+	fab_run_free(&r);
+	t_run_file("permutation-k4.ini", ov, RTE_DIM(ov), "rr_ecmp", &r, true);
+	ck_assert(r.completed);
+	ck_assert_msg(r.max_queue_bytes[FAB_L_AGG_UP] >
+		      r.max_queue_bytes[FAB_L_TOR_UP],
+		      "rr_ecmp: agg up %" PRIu64 " B, tor up %" PRIu64 " B",
+		      r.max_queue_bytes[FAB_L_AGG_UP],
+		      r.max_queue_bytes[FAB_L_TOR_UP]);
+	fab_run_free(&r);
+	t_run_file("permutation-k4.ini", ov, RTE_DIM(ov), "ecmp_ar", &r, true);
+	ck_assert(r.completed);
+	fab_run_free(&r);
 }
 END_TEST
 
@@ -1388,24 +1450,14 @@ t_blackhole_lost(const char *name, uint64_t limit_ns, struct fab_run *r_full)
 {
 	char ov[64];
 	const char *ovp[1] = { ov };
-	const struct fab_params *p;
-	struct t_exp e;
 	struct fab_run r;
 	uint64_t lost;
 
 	snprintf(ov, sizeof(ov), "fabric.time_limit=%" PRIu64 "ns", limit_ns);
-	t_load(&e, "blackhole-k4.ini", ovp, limit_ns != 0 ? 1 : 0, false, 0);
-	p = &e.x.combos[0];
-	ck_assert_uint_eq(p->nb_failures, 1);
-	ck_assert_uint_eq(p->failures[0].mode, SW_LINK_BLACKHOLE);
-	t_run(p, t_scheme(p, name), &r);
-	t_check_conserved(&r, name);
+	t_run_file("blackhole-k4.ini", ovp, limit_ns != 0 ? 1 : 0, name, &r,
+		   true);
 	lost = r.drops[OFAN_DROP_BLACKHOLE];
-	if (r_full != NULL)
-		*r_full = r;
-	else
-		fab_run_free(&r);
-	fab_experiment_free(&e.x);
+	t_keep(&r, r_full);
 	return lost;
 }
 
@@ -2824,6 +2876,7 @@ fabric_suite(void)
 	tcase_add_test(tc, test_route_back);
 	tcase_add_test(tc, test_degraded_one_way);
 	tcase_add_test(tc, test_host_dr);
+	tcase_add_test(tc, test_study_schemes);
 	tcase_add_test(tc, test_route_weights);
 	tcase_add_test(tc, test_topo_links_only);
 	tcase_add_test(tc, test_cm_triggers);
