@@ -109,7 +109,7 @@ expect_eq "good config --check-config stdout" "$(cat "$TMP/good.out")" \
 expect_eq "good config --check-config stderr" "$(cat "$TMP/good.err")" ""
 nothing_touched good
 
-POLICIES="fixed, ops, reps, plb, mp, flowlet"
+POLICIES="fixed, ops, reps, plb, mp, flowlet, drb"
 PATTERNS="permutation, alltoall, ring_allreduce, allgather, reduce_scatter, incast, tornado, cm, ring, podring, podring_ol, torring"
 
 write_config missing_policy ""

@@ -197,8 +197,18 @@ fuzz_check_params(const struct fab_params *p, uint16_t nb_dims)
 			   p->failures[i].mode < SW_LINK_NB_STATES &&
 			   (p->failures[i].mode != SW_LINK_DEGRADED ||
 			    p->failures[i].rate_bps > 0));
-	for (i = 0; i < p->nb_drops; i++)
-		FUZZ_CHECK(p->drops[i].frame >= 1 && p->drops[i].count >= 1);
+	for (i = 0; i < p->nb_drops; i++) {
+		const struct fab_drop *d = &p->drops[i];
+
+		/* Counted frames, or a lossy link that loses something. */
+		FUZZ_CHECK(d->count >= 1 && d->loss.mode == d->mode);
+		FUZZ_CHECK(d->mode != FAB_DROP_FRAMES || d->frame >= 1);
+		FUZZ_CHECK(d->mode != FAB_DROP_RANDOM ||
+			   (d->loss.rate > 0 && d->loss.rate <= 1));
+		FUZZ_CHECK(d->mode != FAB_DROP_BURSTS ||
+			   (d->loss.every_ns >= 1000 && d->loss.length_ns >= 1 &&
+			    d->loss.first_ns != UINT64_MAX));
+	}
 	FUZZ_CHECK(p->nb_sweep == nb_dims);
 	for (i = 0; i < nb_dims; i++)
 		FUZZ_CHECK(p->sweep_name[i][0] != '\0' &&
