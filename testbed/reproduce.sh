@@ -6,8 +6,10 @@
 #
 # usage: testbed/reproduce.sh [--quick | --smoke] [--out DIR] [--only NAME]...
 #
-#   --quick    fewer seeds and shorter all-to-all and queue-scaling flows:
-#              every finding, under 10 minutes here
+#   --quick    fewer seeds, shorter all-to-all flows (128 KiB; 256 KiB
+#              under the failure, 64 KiB on the lossy links), the
+#              scaling permutations up to 4 MiB: every finding, about 9
+#              minutes here
 #   --smoke    the same set on a k = 4 fat tree with small flows, about a
 #              minute (what the test suite renders)
 #   --out DIR  results/paper by default; DIR/NAME per experiment and
@@ -84,7 +86,7 @@ overrides() {
 	quick/permutation | quick/structured | quick/failure-permutation)
 		echo fabric.seeds=3
 		;;
-	quick/alltoall) printf '%s\n' traffic.size=256KiB fabric.queue_window=20us ;;
+	quick/alltoall) printf '%s\n' traffic.size=128KiB fabric.queue_window=20us ;;
 	quick/failure)
 		# The all-to-all of 256 KiB (2.8 ms): the hole and routing's
 		# delays fit well inside it.
@@ -92,14 +94,14 @@ overrides() {
 			fabric.queue_window=20us sweep.reconverge.values=5us,25us,150us
 		;;
 	quick/failure-persistent)
-		printf '%s\n' fabric.seeds=1 traffic.size=256KiB fabric.queue_window=20us
+		printf '%s\n' fabric.seeds=1 traffic.size=128KiB fabric.queue_window=20us
 		;;
 	quick/queue-scaling) echo fabric.seeds=1 ;;
 	quick/scaling)
 		# The permutations up to 4 MiB and k = 16; no all-to-all.
 		echo "sweep.point.values=8/1MiB/permutation, 10/1MiB/permutation, 16/1MiB/permutation, 8/2MiB/permutation, 8/4MiB/permutation"
 		;;
-	quick/lossy) printf '%s\n' traffic.size=256KiB fabric.queue_window=20us ;;
+	quick/lossy) printf '%s\n' traffic.size=64KiB fabric.queue_window=20us ;;
 	quick/degraded | quick/failure-types | quick/lossy-random | \
 		quick/dr-variants | quick/subflows)
 		echo fabric.seeds=1
