@@ -30,6 +30,7 @@
 struct hlb_drb {
 	uint32_t start;		/* the random first path */
 	uint32_t count;		/* data packets sent */
+	uint32_t paths;		/* how many, from the settings, at init */
 };
 
 uint32_t
@@ -88,7 +89,8 @@ hlb_drb_init(void *state, const struct hlb_params *p, struct ofan_rng *rng,
 {
 	struct hlb_drb *st = state;
 
-	st->start = ofan_rng_below(rng, hlb_drb_nb_paths(p));
+	st->paths = hlb_drb_nb_paths(p);
+	st->start = ofan_rng_below(rng, st->paths);
 	st->count = 0;
 }
 
@@ -97,9 +99,8 @@ hlb_drb_next_ev(void *state, const struct hlb_params *p,
 		struct ofan_rng *rng, uint64_t now_ns)
 {
 	struct hlb_drb *st = state;
-	uint32_t n = hlb_drb_nb_paths(p);
 
-	return (uint16_t)(p->ev_min + (st->start + st->count++) % n);
+	return (uint16_t)(p->ev_min + (st->start + st->count++) % st->paths);
 }
 
 /*
