@@ -36,6 +36,7 @@
 	X(NO_MEMBER, "no_live_member", "every member of the next-hop group is dead") \
 	X(BAD_PICK, "bad_pick", "the switch policy picked no member of the group (a policy bug)") \
 	X(QUEUE_FULL, "queue_full", "egress queue full (tail drop)") \
+	X(CTRL_FULL, "ctrl_queue_full", "the control queue of a trimming port had no room for a header or ACK") \
 	X(LINK_DOWN, "link_down", "egress link is down") \
 	X(BLACKHOLE, "blackhole", "egress link silently drops (black hole)") \
 	X(TX_FULL, "tx_full", "device TX ring full and the port has no software queue") \
@@ -79,7 +80,7 @@ struct ofan_pkt_info {
 	uint16_t src_port;	/* for RoCEv2, the entropy value */
 	uint16_t dst_port;
 	uint8_t bth_opcode;
-	uint8_t reserved;
+	uint8_t bth_mark;	/* the BTH's reserved byte: OFAN_BTH_MARK_* */
 	uint32_t src_ip;
 	uint32_t dst_ip;
 	uint32_t dest_qp;

@@ -105,6 +105,8 @@ ofan_parse_fast(const uint8_t *f, uint32_t len, bool ttl_check, bool full,
 		info->l4_offset = (uint16_t)l4;
 		info->ip_total_length = (uint16_t)tot;
 		info->bth_opcode = opcode;
+		info->bth_mark = f[l4 + OFAN_UDP_HDR_SIZE +
+				   OFAN_BTH_MARK_OFFSET];
 		info->dest_qp = ofan_fast_rd32(f + l4 + OFAN_UDP_HDR_SIZE + 4) &
 			OFAN_BTH_QP_MASK;
 		info->psn = ofan_fast_rd32(f + l4 + OFAN_UDP_HDR_SIZE + 8) &

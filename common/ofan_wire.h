@@ -95,9 +95,31 @@ struct ofan_bth {
 	uint8_t opcode;
 	uint8_t flags;		/* SE, M, pad count, transport version */
 	uint16_t pkey;
-	uint32_t dest_qp;	/* high 8 bits reserved, low 24 bits QP */
+	uint32_t dest_qp;	/* high 8 bits: ofan's marks; low 24 bits QP */
 	uint32_t psn;		/* high bit: ack request; low 24 bits PSN */
 } __attribute__((packed));
+
+/*
+ * ofan's marks, in the BTH's reserved byte (byte 4: the high byte of
+ * dest_qp), which RoCEv2 endpoints send as zero and switches leave alone.
+ * A trimming switch (architecture.md §5.1) sets TRIMMED on a data packet
+ * it cut to its headers (or, with trim_size = full, only marked); the
+ * receiver NACKs its PSN.  RETURNED: the switch also sent it back to its
+ * sender (return to sender), addresses swapped; the sender resends it.
+ */
+#define OFAN_BTH_MARK_OFFSET	4	/* the byte, from the BTH's start */
+#define OFAN_BTH_MARK_TRIMMED	0x01
+#define OFAN_BTH_MARK_RETURNED	0x02
+
+/*
+ * AETH syndromes (the high byte of syndrome_msn), as InfiniBand has
+ * them: an ACK (0) or a NAK, PSN sequence error (0x60).  A NAK names a
+ * PSN in the feedback extension's echo_psn: the trimmed packet's (trim),
+ * or the one the receiver expects next (gbn).
+ */
+#define OFAN_AETH_SYN_ACK	0x00
+#define OFAN_AETH_SYN_NAK_SEQ	0x60
+#define OFAN_AETH_SYN_NAK_MASK	0x60	/* both bits: a NAK */
 
 /* ACK Extended Transport Header. */
 struct ofan_aeth {

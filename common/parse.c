@@ -126,6 +126,7 @@ parse_udp(const uint8_t *frame, uint32_t l4, uint32_t ip_payload,
 		return OFAN_DROP_BTH_TRUNCATED;
 	bth = udp + OFAN_UDP_HDR_SIZE;
 	info->bth_opcode = bth[0];
+	info->bth_mark = bth[OFAN_BTH_MARK_OFFSET];
 	info->dest_qp = rd32(bth + offsetof(struct ofan_bth, dest_qp)) &
 		OFAN_BTH_QP_MASK;
 	info->psn = rd32(bth + offsetof(struct ofan_bth, psn)) &

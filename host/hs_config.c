@@ -64,6 +64,10 @@ hs_config_defaults(struct hs_config *c)
 	c->window_pkts = 64;
 	c->recovery = hs_recovery_registry[0];	/* sack */
 	c->erasure_k = 3;		/* the study's simulator's default */
+	c->dupacks = 3;			/* htsim's constant_cca */
+	c->fast_retransmit = true;
+	c->sack_limit = 0;
+	c->initial_rto_ns = 1000000;		/* 1 ms, as htsim */
 	c->pacing = HS_PACING_HOST;
 	c->pacing_jitter = 0.0;
 	c->ecn = OFAN_ECN_ECT0;
@@ -143,6 +147,14 @@ hs_config_host(struct ofan_cfg *cfg, struct hs_config *c,
 	    ofan_cfg_get_enum(cfg, sec, "recovery", 0, rec_names, &rec) ||
 	    ofan_cfg_get_u32(cfg, sec, "erasure_k", 0, 0, 1u << 20,
 			     &c->erasure_k) ||
+	    ofan_cfg_get_u32(cfg, sec, "dupacks", 0, 1, 1u << 16,
+			     &c->dupacks) ||
+	    ofan_cfg_get_bool(cfg, sec, "fast_retransmit", 0,
+			      &c->fast_retransmit) ||
+	    ofan_cfg_get_u32(cfg, sec, "sack_limit", 0, 0, 63,
+			     &c->sack_limit) ||
+	    ofan_cfg_get_time(cfg, sec, "initial_rto", 0, 1000,
+			      60ull * 1000000000ull, &c->initial_rto_ns) ||
 	    ofan_cfg_get_enum(cfg, sec, "pacing", 0, hs_pacing_names,
 			      &pacing) ||
 	    ofan_cfg_get_double(cfg, sec, "pacing_jitter", 0, 0.0, 0.5,
@@ -160,6 +172,20 @@ hs_config_host(struct ofan_cfg *cfg, struct hs_config *c,
 	c->ecn = (uint8_t)ecn;
 	c->recovery = hs_recovery_registry[rec];
 	c->pacing = (enum hs_pacing)pacing;
+	{
+		/* tcp's keys mean nothing to another model: say so. */
+		static const char *const tcp_only[] = {
+			"dupacks", "fast_retransmit", "sack_limit", NULL
+		};
+		unsigned int k;
+
+		for (k = 0; tcp_only[k] != NULL; k++)
+			if (ofan_cfg_has_key(cfg, sec, tcp_only[k]) &&
+			    strcmp(c->recovery->name, "tcp") != 0)
+				return ofan_cfg_fail(cfg, sec, tcp_only[k],
+					"set with recovery = %s; expected recovery = tcp, or no %s",
+					c->recovery->name, tcp_only[k]);
+	}
 	c->ce_echo = (enum hs_ce_echo)ce_echo;
 	if (c->pacing_jitter > 0 && c->pacing != HS_PACING_FLOW)
 		return ofan_cfg_fail(cfg, sec, "pacing_jitter",

@@ -95,6 +95,11 @@ struct hs_config {
 	uint32_t window_pkts;	/* ECN_WINDOW: initial and maximum window */
 	const struct hs_recovery_ops *recovery;	/* hs_transport.h */
 	uint32_t erasure_k;	/* erasure: packets beyond the data's */
+	/* tcp, trim, gbn (hs_cumack.h) */
+	uint32_t dupacks;	/* tcp: duplicate ACKs to a fast retransmit */
+	bool fast_retransmit;	/* tcp: no is htsim's -nofr */
+	uint32_t sack_limit;	/* tcp: 0 off, N: htsim's -sack N */
+	uint64_t initial_rto_ns;	/* before the first RTT sample */
 	enum hs_pacing pacing;
 	double pacing_jitter;	/* pacing = flow: extra gap, fraction */
 	/*

@@ -384,6 +384,16 @@ mark_lost(struct hs_tx *tx, uint32_t psn)
 	tx->retx_tail = retx_advance(tx, tx->retx_tail);
 }
 
+void
+hs_tx_nack(struct hs_tx *tx, uint32_t psn)
+{
+	/* Only a packet in flight: not acknowledged, not queued already. */
+	if (psn >= tx->next_new || bit_test(tx->acked, psn) ||
+	    bit_test(tx->queued, psn) || chunk_of(tx, psn) == NULL)
+		return;
+	mark_lost(tx, psn);
+}
+
 uint32_t
 hs_tx_next(struct hs_tx *tx)
 {

@@ -156,6 +156,8 @@ hs_frame_ack(const struct hs_frame_ctx *fx, struct rte_mempool *pool,
 		x->echo_psn = rte_cpu_to_be_32(ext.echo_psn);
 		x->cum_psn = rte_cpu_to_be_32(ext.cum_psn);
 		x->sack = rte_cpu_to_be_64(ext.sack);
+		p[bth + OFAN_BTH_SIZE] = a->a.nack ? OFAN_AETH_SYN_NAK_SEQ :
+						    OFAN_AETH_SYN_ACK;
 		hs_frame_finish(m, (int)sizeof(a->tmpl->hdr), a->nic_slot);
 		return m;
 	}
@@ -168,6 +170,9 @@ hs_frame_ack(const struct hs_frame_ctx *fx, struct rte_mempool *pool,
 		rte_pktmbuf_free(m);
 		return NULL;
 	}
+	/* A NACK is an ACK with the AETH's NAK syndrome (ofan_wire.h). */
+	rte_pktmbuf_mtod(m, uint8_t *)[bth + OFAN_BTH_SIZE] = a->a.nack ?
+		OFAN_AETH_SYN_NAK_SEQ : OFAN_AETH_SYN_ACK;
 	hs_frame_finish(m, len, a->nic_slot);
 	return m;
 }

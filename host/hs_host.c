@@ -170,6 +170,10 @@ hs_host_create(const struct hs_host_params *p, char *err,
 		.min_rto_ns = c->min_rto_ns,
 		.base_rtt_ns = c->base_rtt_ns,
 		.windowed = c->cc->windowed,
+		.dupacks = c->dupacks,
+		.fast_retransmit = c->fast_retransmit,
+		.sack_limit = c->sack_limit,
+		.initial_rto_ns = c->initial_rto_ns,
 	};
 	h->path_timers = c->recovery->tx_path_sent != NULL &&
 		c->policy->on_path_timeout != NULL;

@@ -140,7 +140,11 @@ struct hs_host_params {
 	X(ack_mismatch, "ACKs of the other recovery model") \
 	X(arp_replies, "ARP replies sent") \
 	X(alloc_failed, "no mbuf for a packet to send") \
-	X(timeouts, "retransmission timeouts")
+	X(timeouts, "retransmission timeouts") \
+	X(trimmed_rx, "trimmed headers received (a switch cut the payload)") \
+	X(nacks_sent, "NACKs sent (trimmed headers, gbn's out of order)") \
+	X(nacks_received, "NACKs received") \
+	X(returned_rx, "trimmed headers a switch returned to this sender")
 
 struct hs_host_stats {
 #define HS_HOST_FIELD(field, what) uint64_t field;

@@ -63,6 +63,59 @@ hs_queue_ack(struct hs_host *h, const struct hs_rflow *r, uint16_t ev,
 			ofan_hash_mix32(r->spec->id ^ (uint32_t)h->cfg->seed), ev);
 	q->count = h->tp.recovery->counts;
 	q->a = *a;
+	h->st.nacks_sent += a->nack;
+}
+
+/*
+ * A trimmed header of a flow to us (architecture.md §5.1): the switch cut
+ * its payload.  Nothing was delivered; the model may NACK its PSN.
+ */
+static void
+hs_input_trimmed(struct hs_host *h, const struct ofan_pkt_info *pi)
+{
+	uint32_t flow = pi->dest_qp - HS_QP_OFFSET;
+	struct hs_ack_content nack = { 0 };
+	struct hs_rflow *r;
+
+	h->st.trimmed_rx++;
+	if (pi->dest_qp < HS_QP_OFFSET || flow >= h->traffic->nb_flows ||
+	    hs_rflow_of(h, flow) < 0) {
+		h->st.unknown_flow++;
+		return;
+	}
+	r = &h->rflows[hs_rflow_of(h, flow)];
+	if (pi->src_ip != r->src_ip) {
+		h->st.unknown_flow++;
+		return;
+	}
+	if (hs_receiver_on_trimmed(&r->rx, pi->psn, &nack))
+		hs_queue_ack(h, r, pi->src_port, &nack);
+}
+
+/*
+ * A trimmed header a switch returned to us, its sender (rts): the model
+ * may resend its PSN at once.  Addresses are swapped: we are its
+ * destination, the flow's receiver its source.
+ */
+static void
+hs_input_returned(struct hs_host *h, const struct ofan_pkt_info *pi,
+		  uint64_t now)
+{
+	uint32_t flow = pi->dest_qp - HS_QP_OFFSET;
+	struct hs_sflow *s;
+	int32_t si;
+
+	h->st.returned_rx++;
+	if (pi->dest_qp < HS_QP_OFFSET || flow >= h->traffic->nb_flows ||
+	    (si = hs_sflow_of(h, flow)) < 0) {
+		h->st.unknown_flow++;
+		return;
+	}
+	s = &h->sflows[si];
+	if (s->state != HS_ACTIVE)
+		return;	/* a late header of a finished flow */
+	hs_sender_on_returned(&s->tx, pi->psn, now);
+	hs_wake(h, (uint32_t)si, now);
 }
 
 static void
@@ -104,6 +157,7 @@ hs_input_data(struct hs_host *h, const uint8_t *frame,
 		h->st.corrupt_pkts++;
 		return;
 	}
+	ack.nack = false;	/* a model that NACKs says so */
 	if (hs_receiver_on_data(&r->rx, pi->psn, ce, &send_ack, &ack)) {
 		add = RTE_MIN((uint64_t)pi->payload_size, f->size - r->goodput);
 		r->goodput += add;
@@ -172,6 +226,9 @@ hs_input_ack(struct hs_host *h, const uint8_t *frame,
 		h->st.ack_mismatch++;
 		return;
 	}
+	a.nack = (frame[pi->payload_offset] & OFAN_AETH_SYN_NAK_MASK) ==
+		OFAN_AETH_SYN_NAK_MASK;
+	h->st.nacks_received += a.nack;
 	ev = rte_be_to_cpu_16(ext->echo_ev);
 	a.ce = c->ce_echo == HS_CE_ECHO_ACK ?
 		(pi->tos & OFAN_ECN_MASK) == OFAN_ECN_CE :
@@ -248,6 +305,14 @@ hs_host_input(struct hs_host *h, struct rte_mbuf **pkts, uint16_t n,
 		} else if (pi.dst_ip != h->ip || pi.kind == OFAN_KIND_OTHER) {
 			/* Not RoCEv2 (TCP or a fragment to 4791 included). */
 			h->st.drops[OFAN_DROP_NOT_FOR_US]++;
+		} else if (pi.kind == OFAN_KIND_DATA &&
+			   unlikely(pi.bth_mark != 0)) {
+			if (pi.bth_mark & OFAN_BTH_MARK_RETURNED)
+				hs_input_returned(h, &pi, now_ns);
+			else if (pi.bth_mark & OFAN_BTH_MARK_TRIMMED)
+				hs_input_trimmed(h, &pi);
+			else
+				h->st.drops[OFAN_DROP_NOT_FOR_US]++;
 		} else if (pi.kind == OFAN_KIND_DATA) {
 			hs_input_data(h, frame, &pi, now_ns);
 		} else if (pi.kind == OFAN_KIND_ACK) {

@@ -8,6 +8,8 @@
  *            timeout; what an RDMA-like transport does.
  *   erasure  hs_erasure.h: the study's erasure-coded constant-rate sender;
  *            losses are made up by new packets, never waited for.
+ *   tcp, trim, gbn  hs_cumack.h: cumulative ACKs with fast retransmit,
+ *            NACKs of trimmed headers, RoCE's go-back-N.
  *
  * A model is an hs_recovery_ops: its sender's and its receiver's state
  * machines as members, state kept in the flow (at most
@@ -32,6 +34,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "hs_cumack.h"
 #include "hs_erasure.h"
 #include "hs_flow.h"
 
@@ -51,14 +54,20 @@ struct hs_transport_params {
 	uint64_t min_rto_ns;	/* erasure: floor of the computed RTO */
 	uint64_t base_rtt_ns;	/* erasure: srtt before the first sample */
 	bool windowed;		/* a window limits the sender (hs_cc.h) */
+	/* tcp, trim, gbn (hs_cumack.h) */
+	uint32_t dupacks;
+	bool fast_retransmit;
+	uint32_t sack_limit;
+	uint64_t initial_rto_ns;
 };
 
 /* An ACK's content in any model (host byte order). */
 struct hs_ack_content {
 	uint32_t cum;		/* cumulative PSN; a counting model's count */
 	uint64_t sack;		/* SACK bitmap (0 for a counting model) */
-	uint32_t echo_psn;
+	uint32_t echo_psn;	/* a NACK: the PSN it names */
 	bool ce;
+	bool nack;		/* a NACK (the AETH's NAK syndrome) */
 };
 
 /*
@@ -90,9 +99,17 @@ struct hs_recovery_ops {
 	bool (*tx_is_new)(const void *tx, uint32_t psn);
 	/* psn, as tx_next() returned it, left at now. */
 	void (*tx_sent)(void *tx, uint32_t psn, uint64_t now);
-	/* An ACK: packets it newly acknowledged; *rtt_ns a sample or 0. */
+	/*
+	 * An ACK or a NACK (a->nack): packets it newly acknowledged;
+	 * *rtt_ns a sample or 0.
+	 */
 	uint32_t (*tx_on_ack)(void *tx, const struct hs_ack_content *a,
 			      uint64_t now, uint64_t *rtt_ns);
+	/*
+	 * A switch returned the trimmed header of psn (rts): resend it.
+	 * NULL: ignored (the loss is found as any other).
+	 */
+	void (*tx_on_returned)(void *tx, uint32_t psn, uint64_t now);
 	/* The timer at now: true if the retransmission timeout expired. */
 	bool (*tx_check_timeout)(void *tx, uint64_t now);
 	/* When it next needs attention without an ACK; UINT64_MAX: never. */
@@ -118,6 +135,13 @@ struct hs_recovery_ops {
 	/* Data packet psn: true if new; fills *ack when one is due. */
 	bool (*rx_on_data)(void *rx, uint32_t psn, bool ce, bool *send_ack,
 			   struct hs_ack_content *ack);
+	/*
+	 * The trimmed header of psn arrived (a switch cut its payload):
+	 * true to send *nack.  NULL: ignored (its sender finds the loss
+	 * as any other).
+	 */
+	bool (*rx_on_trimmed)(void *rx, uint32_t psn,
+			      struct hs_ack_content *nack);
 	bool (*rx_done)(const void *rx);
 	/* Distinct packets received. */
 	uint32_t (*rx_count)(const void *rx);
@@ -203,6 +227,13 @@ hs_sender_on_ack(struct hs_sender *s, const struct hs_ack_content *a,
 		 uint64_t now, uint64_t *rtt_ns)
 {
 	return s->ops->tx_on_ack(s->state, a, now, rtt_ns);
+}
+
+static inline void
+hs_sender_on_returned(struct hs_sender *s, uint32_t psn, uint64_t now)
+{
+	if (s->ops->tx_on_returned != NULL)
+		s->ops->tx_on_returned(s->state, psn, now);
 }
 
 static inline bool
@@ -292,6 +323,14 @@ hs_receiver_on_data(struct hs_receiver *r, uint32_t psn, bool ce,
 		    bool *send_ack, struct hs_ack_content *ack)
 {
 	return r->ops->rx_on_data(r->state, psn, ce, send_ack, ack);
+}
+
+static inline bool
+hs_receiver_on_trimmed(struct hs_receiver *r, uint32_t psn,
+		       struct hs_ack_content *nack)
+{
+	return r->ops->rx_on_trimmed != NULL &&
+	       r->ops->rx_on_trimmed(r->state, psn, nack);
 }
 
 static inline bool

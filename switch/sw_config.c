@@ -26,6 +26,11 @@ const char *const sw_link_state_names[] = {
 	"up", "down", "blackhole", "degraded", "stall", NULL
 };
 
+/* [queue] trim_size, from SW_TRIM_HEADER (index + 1). */
+const char *const sw_trim_size_names[] = { "header", "full", NULL };
+const char *const sw_rts_names[] = { "no", "overflow", "always", NULL };
+static const char *const sw_trim_victim_names[] = { "arriving", "either", NULL };
+
 void
 sw_queue_config_defaults(struct sw_queue_config *q)
 {
@@ -37,6 +42,12 @@ sw_queue_config_defaults(struct sw_queue_config *q)
 	q->ecn_kmax_bytes = 256u << 10;
 	q->ecn_pmax = 0.2;
 	q->rate_bps = 0;
+	q->trim = SW_TRIM_OFF;
+	q->rts = SW_RTS_NO;
+	q->ctrl_acks = true;
+	q->trim_either = true;
+	q->ctrl_capacity_pkts = 0;
+	q->ctrl_capacity_bytes = 0;
 	ofan_frame_model_ethernet(&q->frame);
 }
 
@@ -61,6 +72,53 @@ sw_config_defaults_zeroed(struct sw_config *c)
 	c->stats_interval_ns = 1000000000ull;
 	c->detect_delay_ns = 10000;		/* 10 us */
 	c->reconverge_delay_ns = 100000;	/* 100 us */
+}
+
+/*
+ * The trimming keys of section sec (architecture.md §5.1).  Trimming
+ * needs the software queue (it is where a frame overflows); the other
+ * keys mean something only with it, so setting one without it is a
+ * mistake worth naming.
+ */
+static int
+sw_config_trim_from_cfg(struct ofan_cfg *cfg, const char *sec,
+			struct sw_queue_config *q)
+{
+	bool trim = q->trim != SW_TRIM_OFF, acks = q->ctrl_acks;
+	bool either = q->trim_either;
+	int size = q->trim == SW_TRIM_FULL ? 1 : 0, rts = q->rts;
+	int victim = either ? 1 : 0;
+	static const char *const only[] = {
+		"trim_size", "rts", "trim_victim", "ctrl_acks",
+		"ctrl_queue_packets", "ctrl_queue_bytes", NULL
+	};
+	unsigned int i;
+
+	if (ofan_cfg_get_bool(cfg, sec, "trim", 0, &trim) ||
+	    ofan_cfg_get_enum(cfg, sec, "trim_size", 0, sw_trim_size_names,
+			      &size) ||
+	    ofan_cfg_get_enum(cfg, sec, "rts", 0, sw_rts_names, &rts) ||
+	    ofan_cfg_get_enum(cfg, sec, "trim_victim", 0,
+			      sw_trim_victim_names, &victim) ||
+	    ofan_cfg_get_bool(cfg, sec, "ctrl_acks", 0, &acks) ||
+	    ofan_cfg_get_u32(cfg, sec, "ctrl_queue_packets", 0, 0, 1u << 16,
+			     &q->ctrl_capacity_pkts) ||
+	    ofan_cfg_get_size(cfg, sec, "ctrl_queue_bytes", 0, 0, 1ull << 32,
+			      &q->ctrl_capacity_bytes))
+		return -EINVAL;
+	if (trim && !q->enabled)
+		return ofan_cfg_fail(cfg, sec, "trim",
+			"'yes' with queue = no; expected queue = yes (a frame is trimmed where it would overflow the software queue)");
+	for (i = 0; !trim && only[i] != NULL; i++)
+		if (ofan_cfg_has_key(cfg, sec, only[i]))
+			return ofan_cfg_fail(cfg, sec, only[i],
+				"set while trim = no; expected trim = yes, or no %s", only[i]);
+	q->trim = !trim ? SW_TRIM_OFF : size == 1 ? SW_TRIM_FULL :
+		SW_TRIM_HEADER;
+	q->rts = (uint8_t)rts;
+	q->ctrl_acks = acks;
+	q->trim_either = victim == 1;
+	return 0;
 }
 
 /*
@@ -91,7 +149,7 @@ sw_config_queue_from_cfg(struct ofan_cfg *cfg, const char *sec,
 			"'%llu' bytes is below ecn_kmin (%llu bytes); expected ecn_kmin <= ecn_kmax",
 			(unsigned long long)q->ecn_kmax_bytes,
 			(unsigned long long)q->ecn_kmin_bytes);
-	return 0;
+	return sw_config_trim_from_cfg(cfg, sec, q);
 }
 
 static int

@@ -30,6 +30,22 @@ struct ofan_cfg;
 #define SW_NAME_SIZE 64
 #define SW_DEV_SIZE 256
 
+/* What a trimming queue does with an overflowing data frame ([queue] trim_size). */
+enum sw_trim {
+	SW_TRIM_OFF = 0,
+	SW_TRIM_HEADER,		/* cut to its headers (rte_pktmbuf_trim) */
+	SW_TRIM_FULL,		/* only marked: keeps its size (htsim's constcca) */
+};
+extern const char *const sw_trim_size_names[];	/* "header", "full" */
+
+/* Return to sender ([queue] rts): which trimmed headers go back. */
+enum sw_rts {
+	SW_RTS_NO = 0,
+	SW_RTS_OVERFLOW,	/* those the control queue has no room for (NDP, htsim) */
+	SW_RTS_ALWAYS,		/* every one */
+};
+extern const char *const sw_rts_names[];	/* "no", "overflow", "always" */
+
 /* Egress queue settings of one port (docs/architecture.md §5). */
 struct sw_queue_config {
 	bool enabled;		/* false: no software queue, tx straight */
@@ -40,6 +56,13 @@ struct sw_queue_config {
 	double ecn_pmax;	/* marking probability at kmax */
 	bool ecn;		/* ECN marking on */
 	uint64_t rate_bps;	/* shaping rate; 0 = as fast as tx accepts */
+	/* Trimming (architecture.md §5.1): off unless trim != SW_TRIM_OFF. */
+	uint8_t trim;		/* enum sw_trim */
+	uint8_t rts;		/* enum sw_rts */
+	bool ctrl_acks;		/* ACKs and NACKs on the control queue */
+	bool trim_either;	/* trim the newest queued frame half the time */
+	uint32_t ctrl_capacity_pkts;	/* 0: twice capacity_pkts */
+	uint64_t ctrl_capacity_bytes;	/* 0: twice capacity_bytes */
 	/*
 	 * How frames count in the queue and on the wire (ofan_frame.h):
 	 * Ethernet unless ofan-fabric models a simulator's packet sizes.

@@ -252,10 +252,10 @@ sw_engine_free_queues(struct sw_engine *eng)
 
 		for (p = 0; p < eng->cfg.nb_ports; p++) {
 			struct sw_queue *q = &w->queue[p];
+			struct rte_mbuf *m;
 
-			while (q->ring != NULL && q->head != q->tail) {
-				rte_pktmbuf_free(q->ring[q->head & q->mask]);
-				q->head++;
+			while (q->ring != NULL && (m = sw_queue_pop(q)) != NULL) {
+				rte_pktmbuf_free(m);
 				w->port_st[p].egress_drops++;
 				w->drops[OFAN_DROP_SHUTDOWN]++;
 				freed++;

@@ -81,7 +81,9 @@ struct sw_direct {
 	X(icmp_sent, "icmp_time_exceeded", \
 	  "ICMP time-exceeded replies sent from this port (TTL expired here)") \
 	X(icmp_limited, "icmp_limited", \
-	  "TTL-expired packets not answered: rate limit, no address, no mbuf")
+	  "TTL-expired packets not answered: rate limit, no address, no mbuf") \
+	X(headers_returned, "headers_returned", \
+	  "trimmed headers sent back from this port to their senders (rts)")
 
 struct sw_port_stats {
 #define SW_PORT_FIELD(field, key, what) uint64_t field;
@@ -280,6 +282,8 @@ sw_worker_queue_head(const struct sw_worker *w, uint16_t port)
 {
 	const struct sw_queue *q = &w->queue[port];
 
+	if (q->ctrl.head != q->ctrl.tail)
+		return q->ctrl.ring[q->ctrl.head & q->ctrl.mask];
 	return q->head != q->tail ? q->ring[q->head & q->mask] : NULL;
 }
 

@@ -17,6 +17,18 @@
  * buffer: no limits besides its size, no ECN, no shaping, and whatever the
  * device does not accept in one go is dropped (tx_full), as a plain DPDK
  * forwarder would do.
+ *
+ * Trimming (`[queue] trim`, architecture.md §5.1): a queue that trims has
+ * a second, strict-priority FIFO, the control queue, with its own bound.
+ * A data frame that would overflow the data queue is cut to its headers
+ * (or, with trim = full, only marked), marked trimmed in its BTH, and
+ * joins the control queue, ahead of every data frame; ACKs and NACKs use
+ * the control queue too.  A header the control queue cannot take is
+ * dropped (ctrl_drops), or returned to its sender by the worker (rts).
+ * Peek serves the control queue first; the frame a peek returned first
+ * stays first until the commit, so a link that serialises one frame at a
+ * time (ofan-fabric) sends the frame it started, even if a header arrived
+ * meanwhile.
  */
 #ifndef OFAN_SW_QUEUE_H
 #define OFAN_SW_QUEUE_H
@@ -49,7 +61,12 @@
 	X(drop_bytes, "queue_tail_drop_bytes", SUM, "bytes tail-dropped") \
 	X(ecn_marked, "ecn_marked", SUM, "CE marks set by this queue") \
 	X(max_pkts, "queue_max_pkts", MAX, "largest occupancy, packets") \
-	X(max_bytes, "queue_max_bytes", MAX, "largest occupancy, bytes")
+	X(max_bytes, "queue_max_bytes", MAX, "largest occupancy, bytes") \
+	X(trimmed_pkts, "trimmed", SUM, "data frames trimmed to their headers") \
+	X(trimmed_bytes, "trimmed_bytes", SUM, "bytes the trimming cut off") \
+	X(ctrl_pkts, "ctrl_enqueued", SUM, "frames queued on the control queue") \
+	X(ctrl_drop_pkts, "ctrl_drops", SUM, "headers and ACKs the control queue had no room for") \
+	X(ctrl_max_pkts, "ctrl_max_pkts", MAX, "largest control-queue occupancy, packets")
 
 /* How counters of several workers combine. */
 #define SW_COMBINE_SUM(a, b) ((a) + (b))
@@ -60,6 +77,28 @@ struct sw_queue_stats {
 	SW_QUEUE_COUNTERS(SW_QUEUE_FIELD)
 #undef SW_QUEUE_FIELD
 	uint64_t hist[SW_QUEUE_HIST_BINS]; /* enqueues by occupancy at arrival */
+};
+
+/*
+ * The control queue of a trimming queue: a FIFO of headers, ACKs and
+ * NACKs served before the data (fixed size, made at init).
+ */
+struct sw_ctrlq {
+	struct rte_mbuf **ring;
+	uint32_t *len_ring;
+	uint32_t mask;
+	uint32_t head, tail;
+	uint64_t bytes;
+	uint32_t cap_pkts;
+	uint64_t cap_bytes;
+};
+
+/* What sw_queue_enqueue_ctl() did with a frame. */
+enum sw_enq_result {
+	SW_ENQ_QUEUED = 0,	/* in the data or the control queue */
+	SW_ENQ_DROPPED,		/* the data queue is full: the caller frees *ret */
+	SW_ENQ_CTRL_FULL,	/* the control queue is: the caller frees *ret */
+	SW_ENQ_RETURN,		/* trimmed, for its sender: the caller returns *ret */
 };
 
 struct sw_queue {
@@ -85,6 +124,19 @@ struct sw_queue {
 	 * link sends those and overhead (ofan_frame.h). */
 	struct ofan_frame_model frame;
 	bool enabled;
+	/* Trimming (enum sw_trim, enum sw_rts); ctrl.ring NULL: off. */
+	uint8_t trim;
+	uint8_t rts;
+	bool ctrl_acks;		/* ACKs (and NACKs) on the control queue */
+	bool trim_either;	/* the victim: arriving or newest, a coin */
+	struct sw_ctrlq ctrl;
+	/*
+	 * The last peek, until its commit: bit i set when its i-th frame
+	 * came from the control queue; latch: that peek's first frame was
+	 * data (1) or control (2), 0 when committed.
+	 */
+	uint64_t peek_ctrl;
+	uint8_t latch;
 	struct sw_queue_stats st;
 };
 
@@ -94,11 +146,33 @@ int sw_queue_init(struct sw_queue *q, const struct sw_queue_config *cfg,
 /* Free queued mbufs (counted as drops, returned) and the ring. */
 uint32_t sw_queue_fini(struct sw_queue *q);
 
+/* Frames waiting: data and control. */
 static inline uint32_t
 sw_queue_len(const struct sw_queue *q)
 {
+	return q->tail - q->head + q->ctrl.tail - q->ctrl.head;
+}
+
+/* Data frames waiting (what the data queue's capacity bounds). */
+static inline uint32_t
+sw_queue_data_len(const struct sw_queue *q)
+{
 	return q->tail - q->head;
 }
+
+/* Whether the queue trims (has a control queue). */
+static inline bool
+sw_queue_trims(const struct sw_queue *q)
+{
+	return q->ctrl.ring != NULL;
+}
+
+/*
+ * Remove and return the frame the queue would send first (control
+ * before data), NULL when empty: for emptying a queue (a failed link,
+ * shutdown).  Not counted as sent.
+ */
+struct rte_mbuf *sw_queue_pop(struct sw_queue *q);
 
 /*
  * Enqueue one packet of kind (enum ofan_pkt_kind: data, ACK or other; it
@@ -110,6 +184,24 @@ sw_queue_len(const struct sw_queue *q)
 bool sw_queue_enqueue(struct sw_queue *q, struct rte_mbuf *m, uint8_t kind,
 		      uint16_t l3_offset, bool ecn_capable,
 		      struct ofan_rng *rng);
+
+/*
+ * Enqueue on a trimming queue (sw_queue_trims()): ACKs (ctrl_acks) and
+ * frames already trimmed upstream go to the control queue; a data frame
+ * that does not fit the data queue is trimmed, it or (trim_either, half
+ * the time) the newest data frame queued, whose place the arriving frame
+ * takes; a trimmed frame the control queue cannot take is returned
+ * (SW_ENQ_RETURN) when rts says, else dropped.  *ret is the frame the
+ * result is about, which may be another than m (the victim), NULL when
+ * queued; counted here but for the caller's drop reason.  Headers are
+ * found from each frame's own bytes; l3_offset is m's IPv4 header for
+ * ECN marking.  Anything else is sw_queue_enqueue().
+ */
+enum sw_enq_result sw_queue_enqueue_ctl(struct sw_queue *q,
+					struct rte_mbuf *m, uint8_t kind,
+					uint16_t l3_offset, bool ecn_capable,
+					struct ofan_rng *rng,
+					struct rte_mbuf **ret);
 
 /*
  * Up to max packets that may be sent at now: all of them when unshaped,
@@ -142,7 +234,7 @@ sw_queue_hist_bin(const struct sw_queue *q, uint32_t len)
 static inline uint8_t
 sw_queue_level(const struct sw_queue *q, const struct lb_levels *lv)
 {
-	return lb_queue_level(sw_queue_len(q), q->cap_pkts, q->bytes,
+	return lb_queue_level(sw_queue_data_len(q), q->cap_pkts, q->bytes,
 			      q->cap_bytes, lv);
 }
 

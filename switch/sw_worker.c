@@ -428,6 +428,121 @@ sw_worker_check_picks(const struct sw_engine *eng, const struct lb_pkt *meta,
 }
 #endif
 
+/* After a frame was queued on port: the engine's view of the port. */
+static inline void
+sw_worker_note_queued(struct sw_worker *w, const struct sw_engine *eng,
+		      uint16_t port, bool levels_needed, uint64_t now_ns)
+{
+	struct sw_queue *q = &w->queue[port];
+
+	sw_worker_queued(q, now_ns);
+	w->touched |= UINT32_C(1) << port;
+	w->port_len[port] = sw_queue_len(q);
+	w->port_bytes[port] = q->bytes;
+	if (levels_needed)
+		w->port_level[port] = sw_queue_level(q, &eng->cfg.levels);
+}
+
+/*
+ * Return to sender (architecture.md §5.1): a trimmed header m goes back
+ * to its sender, its addresses swapped and marked returned, routed by
+ * its new destination through the FIB (the port it came in on is not
+ * known for a queued frame that was trimmed in another's place), to a
+ * live member of the route's group chosen by its EV; the switches on the
+ * way route it on.  The IPv4 checksum does not change (a swap keeps the
+ * sum), nor the TTL (this hop was counted).  In the port's control queue
+ * when it trims, else its data queue or direct output.
+ */
+static void
+sw_worker_return(struct sw_worker *w, const struct sw_engine *eng,
+		 uint16_t in_port, struct rte_mbuf *m, bool levels_needed,
+		 uint64_t now_ns)
+{
+	struct ofan_pkt_info pi;
+	struct ofan_ipv4_hdr *ip;
+	const struct lb_group *g;
+	struct rte_mbuf *other;
+	uint8_t *f = rte_pktmbuf_mtod(m, uint8_t *);
+	uint32_t a, hop, k;
+	uint16_t port = 0, i;
+	enum sw_enq_result r;
+
+	if (ofan_parse(f, rte_pktmbuf_data_len(m), OFAN_PARSE_F_NO_TTL_CHECK,
+		       &pi) != OFAN_PARSE_OK || pi.kind != OFAN_KIND_DATA ||
+	    rte_lpm_lookup(eng->fib, pi.src_ip, &hop) != 0 ||
+	    hop >= SW_ROUTE_LOCAL) {
+		sw_worker_drop(w, in_port, m, OFAN_DROP_NO_ROUTE);
+		return;
+	}
+	g = &w->groups[eng->route_group[hop]];
+	if (g->nb_live == 0) {
+		sw_worker_drop(w, in_port, m, OFAN_DROP_NO_MEMBER);
+		return;
+	}
+	k = pi.src_port % g->nb_live;
+	for (i = 0; i < g->nb_members; i++)
+		if (g->weight[i] > 0 && k-- == 0) {
+			port = g->port[i];
+			break;
+		}
+	ip = (struct ofan_ipv4_hdr *)(f + pi.l3_offset);
+	a = ip->src_addr;
+	ip->src_addr = ip->dst_addr;
+	ip->dst_addr = a;
+	f[pi.l4_offset + OFAN_UDP_HDR_SIZE + OFAN_BTH_MARK_OFFSET] |=
+		OFAN_BTH_MARK_RETURNED;
+	memcpy(f, eng->port[port].eth_addrs, sizeof(eng->port[port].eth_addrs));
+	w->port_st[port].headers_returned++;
+	if (sw_worker_is_direct(w, port)) {
+		sw_direct_add(w, port, m);
+		return;
+	}
+	r = sw_queue_trims(&w->queue[port]) ?
+		sw_queue_enqueue_ctl(&w->queue[port], m, OFAN_KIND_DATA,
+				     pi.l3_offset, false, &w->rng, &other) :
+		(sw_queue_enqueue(&w->queue[port], m, OFAN_KIND_DATA,
+				  pi.l3_offset, false, &w->rng) ?
+		 SW_ENQ_QUEUED : SW_ENQ_DROPPED);
+	if (r == SW_ENQ_QUEUED) {
+		sw_worker_note_queued(w, eng, port, levels_needed, now_ns);
+		return;
+	}
+	/* A returned header is never returned twice: it is dropped. */
+	w->port_st[port].egress_drops++;
+	sw_worker_drop(w, in_port, m, r == SW_ENQ_DROPPED ?
+		       OFAN_DROP_QUEUE_FULL : OFAN_DROP_CTRL_FULL);
+}
+
+/*
+ * The enqueue of a trimming port (sw_queue_enqueue_ctl): queued, a
+ * frame dropped (the arriving one or the victim that was trimmed in its
+ * place) under its reason, or a trimmed header returned to its sender.
+ */
+static void
+sw_worker_forward_ctl(struct sw_worker *w, const struct sw_engine *eng,
+		      uint16_t in_port, uint16_t port, struct rte_mbuf *m,
+		      uint16_t l3, uint8_t kind, bool ect, bool levels_needed,
+		      uint64_t now_ns)
+{
+	struct rte_mbuf *other;
+	enum sw_enq_result r = sw_queue_enqueue_ctl(&w->queue[port], m, kind,
+						    l3, ect, &w->rng, &other);
+
+	if (r == SW_ENQ_QUEUED || other != m)
+		sw_worker_note_queued(w, eng, port, levels_needed, now_ns);
+	switch (r) {
+	case SW_ENQ_QUEUED:
+		return;
+	case SW_ENQ_RETURN:
+		sw_worker_return(w, eng, in_port, other, levels_needed, now_ns);
+		return;
+	default:
+		w->port_st[port].egress_drops++;
+		sw_worker_drop(w, in_port, other, r == SW_ENQ_DROPPED ?
+			       OFAN_DROP_QUEUE_FULL : OFAN_DROP_CTRL_FULL);
+	}
+}
+
 /*
  * The last stage for one frame the policy picked for: rewrite it for its
  * port and queue it there, or collect it for the port's direct output
@@ -474,17 +589,17 @@ sw_worker_forward(struct sw_worker *w, const struct sw_engine *eng,
 		return;
 	}
 	q = &w->queue[port];
+	if (unlikely(sw_queue_trims(q))) {
+		sw_worker_forward_ctl(w, eng, in_port, port, m, l3, kind, ect,
+				      levels_needed, now_ns);
+		return;
+	}
 	if (unlikely(!sw_queue_enqueue(q, m, kind, l3, ect, &w->rng))) {
 		w->port_st[port].egress_drops++;
 		sw_worker_drop(w, in_port, m, OFAN_DROP_QUEUE_FULL);
 		return;
 	}
-	sw_worker_queued(q, now_ns);
-	w->touched |= UINT32_C(1) << port;
-	w->port_len[port] = sw_queue_len(q);
-	w->port_bytes[port] = q->bytes;
-	if (levels_needed)
-		w->port_level[port] = sw_queue_level(q, &eng->cfg.levels);
+	sw_worker_note_queued(w, eng, port, levels_needed, now_ns);
 }
 
 void

@@ -25,12 +25,9 @@ sw_worker_flush_failed(struct sw_worker *w, uint16_t port,
 		       enum ofan_drop reason)
 {
 	struct sw_queue *q = &w->queue[port];
+	struct rte_mbuf *m;
 
-	while (q->head != q->tail) {
-		struct rte_mbuf *m = q->ring[q->head & q->mask];
-
-		q->bytes -= q->len_ring[q->head & q->mask];
-		q->head++;
+	while ((m = sw_queue_pop(q)) != NULL) {
 		w->drops[reason]++;
 		w->port_st[port].egress_drops++;
 		rte_pktmbuf_free(m);
@@ -48,7 +45,7 @@ sw_worker_tx_peek(struct sw_worker *w, uint16_t port, uint64_t now_ns,
 	struct sw_queue *q = &w->queue[port];
 	uint8_t link = ps->link;
 
-	if (q->head == q->tail)
+	if (sw_queue_len(q) == 0)
 		return 0;
 	if (unlikely(link == SW_LINK_DOWN || link == SW_LINK_BLACKHOLE)) {
 		sw_worker_flush_failed(w, port, link == SW_LINK_DOWN ?

@@ -336,7 +336,7 @@ START_TEST(test_config)
 	ck_assert_ptr_eq(x.combos[0].host.recovery, &once_ops);
 	fab_experiment_free(&x);
 	ck_assert_int_ne(t_load(&x, unknown, 1, err, sizeof(err)), 0);
-	ck_assert_msg(strstr(err, "'thrice' is unknown; expected one of sack, erasure, once") != NULL,
+	ck_assert_msg(strstr(err, "'thrice' is unknown; expected one of sack, erasure, tcp, trim, gbn, once") != NULL,
 		      "%s", err);
 }
 END_TEST

@@ -375,7 +375,10 @@ void fab_topo_weights(const struct fab_topo *t,
  * is a line here and the code that counts it.
  */
 #define FAB_RUN_COUNTERS(X) \
-	X(ecn_marks, "CE marks set by the switches")
+	X(ecn_marks, "CE marks set by the switches") \
+	X(trimmed, "data frames the switches trimmed to their headers") \
+	X(headers_returned, "trimmed headers the switches returned to their senders") \
+	X(ctrl_drops, "headers and ACKs the switches' control queues had no room for")
 
 /* One flow's outcome. */
 struct fab_flow_result {

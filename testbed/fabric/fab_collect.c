@@ -107,6 +107,9 @@ fab_collect_counters(struct fab_sim *s)
 			const struct sw_queue_stats *q = &tot->queue[port];
 
 			r->ecn_marks += q->ecn_marked;
+			r->trimmed += q->trimmed_pkts;
+			r->ctrl_drops += q->ctrl_drop_pkts;
+			r->headers_returned += tot->port[port].headers_returned;
 			r->max_queue[d->layer] = RTE_MAX(r->max_queue[d->layer],
 							 q->max_pkts);
 			r->max_queue_all = RTE_MAX(r->max_queue_all,

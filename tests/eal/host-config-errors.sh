@@ -123,7 +123,13 @@ bad_config unknown_policy \
 write_config unknown_key "policy = reps
 colour = blue"
 bad_config unknown_key \
-	"ofan-host: $TMP/unknown_key.ini:host:colour: unknown key; allowed keys in [host]: policy, seed, rate, rate_coef, mtu, ack_every, min_rto, reorder_window, base_rtt, cc, window, ecn, ce_echo, recovery, erasure_k, pacing, pacing_jitter, pace_bytes, verify_payload, stats_interval, ev_min, ev_max"
+	"ofan-host: $TMP/unknown_key.ini:host:colour: unknown key; allowed keys in [host]: policy, seed, rate, rate_coef, mtu, ack_every, min_rto, reorder_window, base_rtt, cc, window, ecn, ce_echo, recovery, erasure_k, dupacks, fast_retransmit, sack_limit, initial_rto, pacing, pacing_jitter, pace_bytes, verify_payload, stats_interval, ev_min, ev_max"
+
+write_config tcp_key_elsewhere "policy = reps
+recovery = sack
+dupacks = 3"
+bad_config tcp_key_elsewhere \
+	"ofan-host: $TMP/tcp_key_elsewhere.ini:host:dupacks: set with recovery = sack; expected recovery = tcp, or no dupacks"
 
 write_config bad_number "policy = reps
 mtu = 12abc"

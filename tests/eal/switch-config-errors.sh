@@ -136,6 +136,20 @@ ecn_kmax = 32KiB"
 bad_config ecn_order \
 	"ofan-switch: $TMP/ecn_order.ini:port.0:ecn_kmax: '32768' bytes is below ecn_kmin (65536 bytes); expected ecn_kmin <= ecn_kmax"
 
+write_config trim_no_queue "policy = ecmp" "queue = no
+trim = yes"
+bad_config trim_no_queue \
+	"ofan-switch: $TMP/trim_no_queue.ini:port.0:trim: 'yes' with queue = no; expected queue = yes (a frame is trimmed where it would overflow the software queue)"
+
+write_config rts_no_trim "policy = ecmp" "rts = always"
+bad_config rts_no_trim \
+	"ofan-switch: $TMP/rts_no_trim.ini:port.0:rts: set while trim = no; expected trim = yes, or no rts"
+
+write_config bad_rts "policy = ecmp" "trim = yes
+rts = sometimes"
+bad_config bad_rts \
+	"ofan-switch: $TMP/bad_rts.ini:port.0:rts: 'sometimes' is unknown; expected one of no, overflow, always"
+
 write_config unknown_group
 sed -i 's/^group = up$/group = nowhere/' "$TMP/unknown_group.ini"
 bad_config unknown_group \
