@@ -154,8 +154,6 @@ hs_ca_tx_sent(struct hs_ca_tx *tx, uint32_t psn, uint64_t now_ns)
 		tx->deadline_ns = now_ns + tx->rto_ns;
 }
 
-void hs_ca_tx_on_nack(struct hs_ca_tx *tx, uint32_t psn, uint64_t now_ns);
-
 /* An RTT sample (RFC 6298's estimator, as htsim's constant_cca). */
 static void
 ca_rtt(struct hs_ca_tx *tx, uint64_t s)
