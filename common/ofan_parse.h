@@ -21,7 +21,8 @@
  */
 #define OFAN_DROP_REASONS(X) \
 	X(RUNT, "runt", "frame shorter than an Ethernet header") \
-	X(NOT_IPV4, "not_ipv4", "EtherType is neither IPv4 nor ARP") \
+	X(NOT_IPV4, "not_ipv4", "EtherType is neither IPv4, ARP nor MAC control") \
+	X(MAC_CTRL_MALFORMED, "mac_control_malformed", "MAC control frame truncated, or an opcode other than pause (0x0001) or PFC (0x0101)") \
 	X(ARP_MALFORMED, "arp_malformed", "ARP frame truncated or not IPv4-over-Ethernet") \
 	X(IP_TRUNCATED, "ip_truncated", "frame ends inside the IPv4 header") \
 	X(BAD_VERSION, "bad_version", "IP version field is not 4") \
@@ -42,7 +43,9 @@
 	X(TX_FULL, "tx_full", "device TX ring full and the port has no software queue") \
 	X(SHUTDOWN, "shutdown", "still queued when the switch stopped") \
 	X(NOT_FOR_US, "not_for_us", "ARP or local traffic not addressed to this node") \
-	X(INJECTED, "injected", "dropped on purpose by an ofan-fabric [drop.NAME] section")
+	X(INJECTED, "injected", "dropped on purpose by an ofan-fabric [drop.NAME] section") \
+	X(PAUSE_IGNORED, "pause_ignored", "a pause or PFC frame received on a port without pfc = yes") \
+	X(PFC_HEADROOM, "pfc_headroom", "a lossless ingress port's buffered bytes passed pfc_xoff + pfc_headroom (the headroom is too small)")
 
 enum ofan_drop {
 #define OFAN_DROP_ENUM(e, n, h) OFAN_DROP_##e,
@@ -62,6 +65,7 @@ enum ofan_pkt_kind {
 	OFAN_KIND_ACK = 1,	/* RoCEv2 ACK with the feedback extension */
 	OFAN_KIND_OTHER = 2,	/* other IPv4 (TCP, ICMP, non-RoCE UDP) */
 	OFAN_KIND_ARP = 3,	/* ARP; arp_* fields are valid */
+	OFAN_KIND_PAUSE = 4,	/* pause or PFC; its body at l3_offset (ofan_pfc_quanta) */
 };
 
 /*

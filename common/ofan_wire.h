@@ -24,6 +24,7 @@
 #define OFAN_ETHER_TYPE_ARP	0x0806
 #define OFAN_ETHER_TYPE_VLAN	0x8100
 #define OFAN_ETHER_TYPE_IPV6	0x86dd
+#define OFAN_ETHER_TYPE_MAC_CTRL	0x8808	/* IEEE 802.3 MAC control */
 
 #define OFAN_IPPROTO_ICMP	1
 #define OFAN_IPPROTO_TCP	6
@@ -121,6 +122,25 @@ struct ofan_bth {
 #define OFAN_AETH_SYN_NAK_SEQ	0x60
 #define OFAN_AETH_SYN_NAK_MASK	0x60	/* both bits: a NAK */
 
+/*
+ * Priority flow control (IEEE 802.1Qbb), a MAC control frame: to
+ * 01:80:C2:00:00:01, EtherType 0x8808, opcode 0x0101, a class-enable
+ * vector (bit p: the quanta of priority p are valid) and eight quanta,
+ * one per priority, in units of 512 bit times at the link's rate; zero
+ * quanta resume the priority at once.  Padded to the 60-byte minimum.
+ * The older 802.3x pause (opcode 0x0001, one quanta for the whole link)
+ * is read as a PFC frame that enables every priority.
+ */
+#define OFAN_MAC_CTRL_OP_PAUSE	0x0001
+#define OFAN_MAC_CTRL_OP_PFC	0x0101
+#define OFAN_PFC_PRIORITIES	8
+#define OFAN_PFC_FRAME_SIZE	60	/* without the FCS */
+#define OFAN_PFC_BODY_SIZE	20	/* opcode, vector, 8 quanta */
+#define OFAN_PAUSE_BODY_SIZE	4	/* opcode, one quanta */
+#define OFAN_PFC_QUANTUM_BITS	512	/* one quanta, in bit times */
+
+extern const uint8_t ofan_pfc_dst_mac[6];	/* 01:80:C2:00:00:01 */
+
 /* ACK Extended Transport Header. */
 struct ofan_aeth {
 	uint32_t syndrome_msn;	/* syndrome << 24 | message sequence number */
@@ -209,6 +229,25 @@ int ofan_build_ack(uint8_t *buf, size_t buf_size,
 int ofan_build_arp(uint8_t *buf, size_t buf_size, uint16_t oper,
 		   const uint8_t sha[6], uint32_t spa,
 		   const uint8_t tha[6], uint32_t tpa);
+
+/*
+ * Build a PFC frame from src: the priorities in class_enable get quanta
+ * (0 resumes them), the others 0.  Returns OFAN_PFC_FRAME_SIZE, or -1 if
+ * buf_size is too small.
+ */
+int ofan_build_pfc(uint8_t *buf, size_t buf_size, const uint8_t src[6],
+		   uint8_t class_enable, uint16_t quanta);
+
+/*
+ * The pause a MAC control frame that ofan_parse() accepted (kind
+ * OFAN_KIND_PAUSE, body at l3) gives priority prio: true and *quanta if
+ * its class is enabled (an 802.3x pause enables all), false otherwise.
+ */
+bool ofan_pfc_quanta(const uint8_t *frame, uint32_t l3, uint8_t prio,
+		     uint16_t *quanta);
+
+/* Nanoseconds that quanta last at rate_bps (rounded up; 0 for 0). */
+uint64_t ofan_pfc_quanta_ns(uint16_t quanta, uint64_t rate_bps);
 
 /*
  * The verifiable payload pattern.  Word k (8 bytes, little endian) of the

@@ -145,6 +145,28 @@ parse_udp(const uint8_t *frame, uint32_t l4, uint32_t ip_payload,
 	return OFAN_PARSE_OK;
 }
 
+/*
+ * MAC control at frame + l3: a pause (802.3x) or PFC (802.1Qbb) frame
+ * whose body is complete; any other opcode is not ours to act on.
+ */
+static int
+parse_mac_ctrl(const uint8_t *frame, uint32_t len, uint32_t l3,
+	       struct ofan_pkt_info *info)
+{
+	uint16_t op;
+
+	if (len - l3 < 2)
+		return OFAN_DROP_MAC_CTRL_MALFORMED;
+	op = rd16(frame + l3);
+	if (!(op == OFAN_MAC_CTRL_OP_PFC && len - l3 >= OFAN_PFC_BODY_SIZE) &&
+	    !(op == OFAN_MAC_CTRL_OP_PAUSE &&
+	      len - l3 >= OFAN_PAUSE_BODY_SIZE))
+		return OFAN_DROP_MAC_CTRL_MALFORMED;
+	info->kind = OFAN_KIND_PAUSE;
+	info->l3_offset = (uint16_t)l3;
+	return OFAN_PARSE_OK;
+}
+
 /* IPv4 at frame + l3; len has been checked to cover the Ethernet part. */
 static int
 parse_ipv4(const uint8_t *frame, uint32_t len, uint32_t l3,
@@ -236,5 +258,7 @@ ofan_parse(const uint8_t *frame, uint32_t len, unsigned int flags,
 		return parse_ipv4(frame, len, l3, flags, info);
 	if (ether_type == OFAN_ETHER_TYPE_ARP)
 		return parse_arp(frame, len, l3, info);
+	if (ether_type == OFAN_ETHER_TYPE_MAC_CTRL)
+		return parse_mac_ctrl(frame, len, l3, info);
 	return OFAN_DROP_NOT_IPV4;
 }

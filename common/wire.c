@@ -202,6 +202,61 @@ ofan_build_arp(uint8_t *buf, size_t buf_size, uint16_t oper,
 	return OFAN_ETH_HDR_SIZE + (int)sizeof(*arp);
 }
 
+const uint8_t ofan_pfc_dst_mac[6] = { 0x01, 0x80, 0xc2, 0x00, 0x00, 0x01 };
+
+int
+ofan_build_pfc(uint8_t *buf, size_t buf_size, const uint8_t src[6],
+	       uint8_t class_enable, uint16_t quanta)
+{
+	struct ofan_eth_hdr *eth = (struct ofan_eth_hdr *)buf;
+	uint8_t *body = buf + OFAN_ETH_HDR_SIZE;
+	unsigned int p;
+
+	if (buf_size < OFAN_PFC_FRAME_SIZE)
+		return -1;
+	memset(buf, 0, OFAN_PFC_FRAME_SIZE);
+	memcpy(eth->dst, ofan_pfc_dst_mac, sizeof(eth->dst));
+	memcpy(eth->src, src, sizeof(eth->src));
+	eth->ether_type = htons(OFAN_ETHER_TYPE_MAC_CTRL);
+	body[0] = OFAN_MAC_CTRL_OP_PFC >> 8;
+	body[1] = OFAN_MAC_CTRL_OP_PFC & 0xff;
+	body[3] = class_enable;
+	for (p = 0; p < OFAN_PFC_PRIORITIES; p++) {
+		if (!(class_enable >> p & 1))
+			continue;
+		body[4 + 2 * p] = (uint8_t)(quanta >> 8);
+		body[5 + 2 * p] = (uint8_t)quanta;
+	}
+	return OFAN_PFC_FRAME_SIZE;
+}
+
+bool
+ofan_pfc_quanta(const uint8_t *frame, uint32_t l3, uint8_t prio,
+		uint16_t *quanta)
+{
+	const uint8_t *body = frame + l3;
+	uint16_t op = (uint16_t)(body[0] << 8 | body[1]);
+
+	if (op == OFAN_MAC_CTRL_OP_PAUSE) {
+		*quanta = (uint16_t)(body[2] << 8 | body[3]);
+		return true;
+	}
+	if (prio >= OFAN_PFC_PRIORITIES || !(body[3] >> prio & 1))
+		return false;
+	*quanta = (uint16_t)(body[4 + 2 * prio] << 8 | body[5 + 2 * prio]);
+	return true;
+}
+
+uint64_t
+ofan_pfc_quanta_ns(uint16_t quanta, uint64_t rate_bps)
+{
+	uint64_t bits = (uint64_t)quanta * OFAN_PFC_QUANTUM_BITS;
+
+	if (rate_bps == 0)
+		rate_bps = 100000000000ull;
+	return (bits * 1000000000ull + rate_bps - 1) / rate_bps;
+}
+
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 /*
  * Two words per 16-byte vector (GCC vector extensions: SSE2 on x86-64,

@@ -144,7 +144,9 @@ struct hs_host_params {
 	X(trimmed_rx, "trimmed headers received (a switch cut the payload)") \
 	X(nacks_sent, "NACKs sent (trimmed headers, gbn's out of order)") \
 	X(nacks_received, "NACKs received") \
-	X(returned_rx, "trimmed headers a switch returned to this sender")
+	X(returned_rx, "trimmed headers a switch returned to this sender") \
+	X(pfc_pauses_received, "PFC frames for priority 3 received, resumes included") \
+	X(pfc_paused_ns, "time the host's output was paused by PFC, ns")
 
 struct hs_host_stats {
 #define HS_HOST_FIELD(field, what) uint64_t field;
@@ -263,6 +265,16 @@ uint16_t hs_host_output(struct hs_host *h, uint64_t now_ns,
 
 /* The earliest time output() may have something new (UINT64_MAX: none). */
 uint64_t hs_host_next_event(const struct hs_host *h);
+
+/*
+ * PFC: ofan-host's frames are priority HS_PFC_PRIORITY (the usual RoCE
+ * class).  A PFC frame for it pauses the host's output -- data, ACKs and
+ * all, as a NIC pauses a priority -- for its quanta at the link's rate,
+ * zero quanta resume it; a host sends no pauses (it drains at line rate,
+ * as htsim's hosts).  The driver holds its NIC queue until then too.
+ */
+#define HS_PFC_PRIORITY 3
+uint64_t hs_host_paused_until(const struct hs_host *h);
 
 /*
  * NIC slots of this host: one per flow it sends or receives, in flow id

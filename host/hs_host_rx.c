@@ -258,6 +258,29 @@ hs_input_ack(struct hs_host *h, const uint8_t *frame,
 		hs_flow_done(h, si, now);
 }
 
+/* A pause or PFC frame: hold the output for its quanta of our priority. */
+static void
+hs_input_pause(struct hs_host *h, const uint8_t *frame,
+	       const struct ofan_pkt_info *pi, uint64_t now_ns)
+{
+	uint16_t quanta;
+	uint64_t dur;
+
+	if (!ofan_pfc_quanta(frame, pi->l3_offset, HS_PFC_PRIORITY, &quanta)) {
+		h->st.drops[OFAN_DROP_PAUSE_IGNORED]++;
+		return;
+	}
+	dur = ofan_pfc_quanta_ns(quanta, h->cfg->rate_bps);
+	/* Granted time, less what a newer frame takes back of it. */
+	if (now_ns < h->pause_until)
+		h->st.pfc_paused_ns -= h->pause_until - now_ns;
+	h->st.pfc_paused_ns += dur;
+	h->pause_until = now_ns + dur;
+	if (h->pause_until == 0)
+		h->pause_until = 1;
+	h->st.pfc_pauses_received++;
+}
+
 void
 hs_host_input(struct hs_host *h, struct rte_mbuf **pkts, uint16_t n,
 	      uint64_t now_ns)
@@ -302,6 +325,8 @@ hs_host_input(struct hs_host *h, struct rte_mbuf **pkts, uint16_t n,
 				/* The replies not yet sent fill their queue. */
 				h->st.drops[OFAN_DROP_QUEUE_FULL]++;
 			}
+		} else if (unlikely(pi.kind == OFAN_KIND_PAUSE)) {
+			hs_input_pause(h, frame, &pi, now_ns);
 		} else if (pi.dst_ip != h->ip || pi.kind == OFAN_KIND_OTHER) {
 			/* Not RoCEv2 (TCP or a fragment to 4791 included). */
 			h->st.drops[OFAN_DROP_NOT_FOR_US]++;

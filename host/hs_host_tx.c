@@ -207,6 +207,11 @@ hs_host_output(struct hs_host *h, uint64_t now_ns, struct rte_mbuf **pkts,
 {
 	uint16_t n = 0, i;
 
+	if (unlikely(h->pause_until != 0)) {
+		if (now_ns < h->pause_until)
+			return 0;	/* PFC paused: nothing leaves */
+		h->pause_until = 0;
+	}
 	if (!h->started)
 		return 0;
 	while (n < max && h->nb_arp_reply > 0)
@@ -251,6 +256,8 @@ hs_host_next_event(const struct hs_host *h)
 
 	if (!h->started)
 		return UINT64_MAX;
+	if (unlikely(h->pause_until != 0))
+		return h->pause_until;	/* paused: nothing to do before */
 	if (h->ack_head != h->ack_tail || h->nb_arp_reply > 0 || h->announce)
 		return 0;
 	if (h->cfg->pacing == HS_PACING_FLOW) {
@@ -260,6 +267,12 @@ hs_host_next_event(const struct hs_host *h)
 		t = RTE_MIN(t, h->pace_ns);
 	}
 	return t;
+}
+
+uint64_t
+hs_host_paused_until(const struct hs_host *h)
+{
+	return h->pause_until;
 }
 
 bool

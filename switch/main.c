@@ -508,6 +508,66 @@ sw_setup_ports(struct sw_app *app, uint16_t nb_workers, uint8_t (*macs)[6])
 	return 0;
 }
 
+/*
+ * PFC on the lossless ports ([queue] pfc = yes): the NIC's own
+ * (rte_eth_dev_priority_flow_ctrl_set) unless pfc_mode = software, the
+ * engine's where the NIC has none (the virtual PMDs) and pfc_mode is
+ * auto; each port's choice is logged.  The engine times pauses at the
+ * link's speed (100 Gb/s when the device does not say).
+ */
+static int
+sw_setup_pfc(struct sw_app *app)
+{
+	const struct sw_config *c = app->cfg;
+	uint16_t p;
+
+	for (p = 0; p < c->nb_ports; p++) {
+		const struct sw_queue_config *q = &c->ports[p].queue;
+		struct rte_eth_pfc_conf pfc;
+		struct rte_eth_link link;
+		uint64_t rate = 100000000000ull, xoff, xon, room;
+		int rc = -ENOTSUP;
+
+		if (!q->pfc)
+			continue;
+		if (rte_eth_link_get_nowait(app->port_id[p], &link) == 0 &&
+		    link.link_speed != 0 &&
+		    link.link_speed != RTE_ETH_SPEED_NUM_UNKNOWN)
+			rate = (uint64_t)link.link_speed * 1000000ull;
+		if (q->rate_bps != 0)
+			rate = q->rate_bps;
+		sw_engine_set_pfc_link(app->eng, p, rate, 0, 9216);
+		if (q->pfc_mode != SW_PFC_SOFTWARE) {
+			memset(&pfc, 0, sizeof(pfc));
+			pfc.fc.mode = RTE_ETH_FC_FULL;
+			pfc.fc.high_water = (uint32_t)(q->pfc_xoff_bytes / 1024);
+			pfc.fc.low_water = (uint32_t)(q->pfc_xon_bytes / 1024);
+			pfc.fc.pause_time = q->pfc_quanta;
+			pfc.fc.send_xon = 1;
+			pfc.priority = q->pfc_priority;
+			rc = rte_eth_dev_priority_flow_ctrl_set(app->port_id[p],
+								&pfc);
+		}
+		if (rc == 0) {
+			sw_engine_set_pfc_nic(app->eng, p);
+			fprintf(stderr, "%s: port %u: PFC by the NIC (priority %u)\n",
+				c->name, p, q->pfc_priority);
+			continue;
+		}
+		if (q->pfc_mode == SW_PFC_NIC) {
+			fprintf(stderr, "ofan-switch: %s:port.%u:pfc_mode: 'nic', but %s cannot: %s; expected pfc_mode = auto or software\n",
+				c->path, p, c->ports[p].dev, strerror(-rc));
+			return -ENOTSUP;
+		}
+		sw_engine_pfc_limits(app->eng, p, &xoff, &xon, &room);
+		fprintf(stderr, "%s: port %u: PFC in software (priority %u, xoff %" PRIu64 " B, xon %" PRIu64 " B, headroom %" PRIu64 " B, the NIC's: %s)\n",
+			c->name, p, q->pfc_priority, xoff, xon, room,
+			q->pfc_mode == SW_PFC_SOFTWARE ? "not asked" :
+			strerror(-rc));
+	}
+	return 0;
+}
+
 /* Hand out (port, RX queue) pairs round robin over the forwarding lcores. */
 static void
 sw_assign_queues(struct sw_app *app, struct sw_fwd_ctx *ctxs, uint16_t nb)
@@ -671,6 +731,10 @@ main(int argc, char **argv)
 		goto out_ports;
 	}
 	sw_engine_set_log(app.eng, sw_log_line, NULL);
+	if (sw_setup_pfc(&app) != 0) {
+		exit_code = OFAN_EXIT_CONFIG;
+		goto out_ports;
+	}
 	if (app.start_set && sw_poll_start(&app) < 0) {
 		exit_code = OFAN_EXIT_CONFIG;
 		goto out_ports;

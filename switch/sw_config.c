@@ -30,6 +30,7 @@ const char *const sw_link_state_names[] = {
 const char *const sw_trim_size_names[] = { "header", "full", NULL };
 const char *const sw_rts_names[] = { "no", "overflow", "always", NULL };
 static const char *const sw_trim_victim_names[] = { "arriving", "either", NULL };
+const char *const sw_pfc_mode_names[] = { "auto", "nic", "software", NULL };
 
 void
 sw_queue_config_defaults(struct sw_queue_config *q)
@@ -48,6 +49,13 @@ sw_queue_config_defaults(struct sw_queue_config *q)
 	q->trim_either = true;
 	q->ctrl_capacity_pkts = 0;
 	q->ctrl_capacity_bytes = 0;
+	q->pfc = false;
+	q->pfc_mode = SW_PFC_AUTO;
+	q->pfc_priority = 3;
+	q->pfc_quanta = 0xffff;
+	q->pfc_xoff_bytes = 48000;	/* htsim's 12 x 4000-byte MTU */
+	q->pfc_xon_bytes = 24000;	/* and 6 */
+	q->pfc_headroom_bytes = 0;
 	ofan_frame_model_ethernet(&q->frame);
 }
 
@@ -122,6 +130,59 @@ sw_config_trim_from_cfg(struct ofan_cfg *cfg, const char *sec,
 }
 
 /*
+ * The PFC keys of section sec (architecture.md §5.2).  A lossless port
+ * counts what it brought into the software queues, so it needs them; a
+ * queue that never overflows has nothing to trim, so PFC and trimming
+ * exclude each other; the other keys mean something only with pfc.
+ */
+static int
+sw_config_pfc_from_cfg(struct ofan_cfg *cfg, const char *sec,
+		       struct sw_queue_config *q)
+{
+	static const char *const only[] = {
+		"pfc_mode", "pfc_priority", "pfc_quanta", "pfc_xoff",
+		"pfc_xon", "pfc_headroom", NULL
+	};
+	bool pfc = q->pfc;
+	int mode = q->pfc_mode;
+	uint32_t prio = q->pfc_priority, quanta = q->pfc_quanta;
+	unsigned int i;
+
+	if (ofan_cfg_get_bool(cfg, sec, "pfc", 0, &pfc) ||
+	    ofan_cfg_get_enum(cfg, sec, "pfc_mode", 0, sw_pfc_mode_names,
+			      &mode) ||
+	    ofan_cfg_get_u32(cfg, sec, "pfc_priority", 0, 0, 7, &prio) ||
+	    ofan_cfg_get_u32(cfg, sec, "pfc_quanta", 0, 1, 0xffff, &quanta) ||
+	    ofan_cfg_get_size(cfg, sec, "pfc_xoff", 0, 64, 1ull << 32,
+			      &q->pfc_xoff_bytes) ||
+	    ofan_cfg_get_size(cfg, sec, "pfc_xon", 0, 0, 1ull << 32,
+			      &q->pfc_xon_bytes) ||
+	    ofan_cfg_get_size(cfg, sec, "pfc_headroom", 0, 0, 1ull << 32,
+			      &q->pfc_headroom_bytes))
+		return -EINVAL;
+	for (i = 0; !pfc && only[i] != NULL; i++)
+		if (ofan_cfg_has_key(cfg, sec, only[i]))
+			return ofan_cfg_fail(cfg, sec, only[i],
+				"set while pfc = no; expected pfc = yes, or no %s", only[i]);
+	if (pfc && !q->enabled)
+		return ofan_cfg_fail(cfg, sec, "pfc",
+			"'yes' with queue = no; expected queue = yes (a lossless port counts the bytes it holds in the software queues)");
+	if (pfc && q->trim != SW_TRIM_OFF)
+		return ofan_cfg_fail(cfg, sec, "pfc",
+			"'yes' with trim = yes; expected one of them (a lossless queue never overflows, so it never trims)");
+	if (pfc && q->pfc_xon_bytes >= q->pfc_xoff_bytes)
+		return ofan_cfg_fail(cfg, sec, "pfc_xon",
+			"'%llu' bytes is not below pfc_xoff (%llu bytes); expected pfc_xon < pfc_xoff",
+			(unsigned long long)q->pfc_xon_bytes,
+			(unsigned long long)q->pfc_xoff_bytes);
+	q->pfc = pfc;
+	q->pfc_mode = (uint8_t)mode;
+	q->pfc_priority = (uint8_t)prio;
+	q->pfc_quanta = (uint16_t)quanta;
+	return 0;
+}
+
+/*
  * Read the queue keys of section sec into q (which holds the defaults) and
  * check that they make sense together.
  */
@@ -149,7 +210,9 @@ sw_config_queue_from_cfg(struct ofan_cfg *cfg, const char *sec,
 			"'%llu' bytes is below ecn_kmin (%llu bytes); expected ecn_kmin <= ecn_kmax",
 			(unsigned long long)q->ecn_kmax_bytes,
 			(unsigned long long)q->ecn_kmin_bytes);
-	return sw_config_trim_from_cfg(cfg, sec, q);
+	if (sw_config_trim_from_cfg(cfg, sec, q))
+		return -EINVAL;
+	return sw_config_pfc_from_cfg(cfg, sec, q);
 }
 
 static int

@@ -46,6 +46,14 @@ enum sw_rts {
 };
 extern const char *const sw_rts_names[];	/* "no", "overflow", "always" */
 
+/* Who runs PFC on a lossless port ([queue] pfc_mode). */
+enum sw_pfc_mode {
+	SW_PFC_AUTO = 0,	/* the NIC where it can, the engine otherwise */
+	SW_PFC_NIC,		/* the NIC (rte_eth_dev_priority_flow_ctrl_set) */
+	SW_PFC_SOFTWARE,	/* the engine: its buffers, its pause frames */
+};
+extern const char *const sw_pfc_mode_names[];	/* "auto", "nic", "software" */
+
 /* Egress queue settings of one port (docs/architecture.md §5). */
 struct sw_queue_config {
 	bool enabled;		/* false: no software queue, tx straight */
@@ -63,6 +71,19 @@ struct sw_queue_config {
 	bool trim_either;	/* trim the newest queued frame half the time */
 	uint32_t ctrl_capacity_pkts;	/* 0: twice capacity_pkts */
 	uint64_t ctrl_capacity_bytes;	/* 0: twice capacity_bytes */
+	/*
+	 * PFC (architecture.md §5.2): this port is a lossless ingress (it
+	 * pauses its upstream when the bytes it brought in and the switch
+	 * still holds pass pfc_xoff, resumes it below pfc_xon) and its
+	 * egress obeys the pauses its peer sends, for pfc_priority.
+	 */
+	bool pfc;
+	uint8_t pfc_mode;	/* enum sw_pfc_mode */
+	uint8_t pfc_priority;	/* 0 .. 7 */
+	uint16_t pfc_quanta;	/* of the pauses sent, 512 bit times each */
+	uint64_t pfc_xoff_bytes;
+	uint64_t pfc_xon_bytes;
+	uint64_t pfc_headroom_bytes;	/* 0: from the link's BDP */
 	/*
 	 * How frames count in the queue and on the wire (ofan_frame.h):
 	 * Ethernet unless ofan-fabric models a simulator's packet sizes.

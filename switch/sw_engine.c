@@ -116,6 +116,10 @@ sw_engine_init_worker(struct sw_engine *eng, struct sw_worker *w,
 			 c->policy->name, strerror(-rc));
 		return rc;
 	}
+	if (sw_pfc_worker_init(w) != 0) {
+		snprintf(err, err_size, "out of memory for the PFC ingress rings");
+		return -ENOMEM;
+	}
 	/* Force the first sync to copy the groups and inform the policy. */
 	w->groups_gen = UINT32_MAX;
 	w->acked_gen = UINT32_MAX;
@@ -231,6 +235,7 @@ sw_engine_create_shared(const struct sw_config *cfg, uint16_t nb_workers,
 		e->reroute = true;
 		e->index = (uint16_t)i;
 	}
+	sw_pfc_init(eng);
 	for (i = 0; i < nb_workers; i++)
 		if (sw_engine_init_worker(eng, &eng->workers[i], i, socket,
 					  err, err_size) != 0)
@@ -261,7 +266,11 @@ sw_engine_free_queues(struct sw_engine *eng)
 				freed++;
 			}
 			q->bytes = 0;
+			w->pfc[p].in_bytes = 0;
+			w->pfc[p].xoff = false;
+			w->pfc[p].latch = false;
 		}
+		sw_pfc_worker_fini(w);
 	}
 	return freed;
 }

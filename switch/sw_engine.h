@@ -83,13 +83,36 @@ struct sw_direct {
 	X(icmp_limited, "icmp_limited", \
 	  "TTL-expired packets not answered: rate limit, no address, no mbuf") \
 	X(headers_returned, "headers_returned", \
-	  "trimmed headers sent back from this port to their senders (rts)")
+	  "trimmed headers sent back from this port to their senders (rts)") \
+	X(pfc_pauses_sent, "pfc_pauses_sent", \
+	  "PFC pauses sent upstream from this lossless port (xoff, and refreshes)") \
+	X(pfc_resumes_sent, "pfc_resumes_sent", \
+	  "PFC zero-quanta frames sent upstream from this port (xon)") \
+	X(pfc_pauses_received, "pfc_pauses_received", \
+	  "PFC frames for our priority received here, resumes included") \
+	X(pfc_paused_ns, "pfc_paused_ns", \
+	  "time this port's egress was paused, ns")
 
 struct sw_port_stats {
 #define SW_PORT_FIELD(field, key, what) uint64_t field;
 	SW_PORT_COUNTERS(SW_PORT_FIELD)
 #undef SW_PORT_FIELD
 } __rte_cache_aligned;
+
+/*
+ * PFC state of one port in one worker (sw_pfc.c): as a lossless ingress,
+ * the bytes it brought in that this worker still holds and whether its
+ * upstream is paused; as an egress, the pause frame it has to send.
+ */
+struct sw_pfc_port {
+	uint64_t in_bytes;	/* brought in here, still queued */
+	uint64_t xoff_at;	/* when the last pause went upstream */
+	struct rte_mbuf *frame;	/* a pause frame peeked, not yet sent */
+	int32_t pending;	/* quanta to send from this port, -1: none */
+	int32_t frame_quanta;	/* what frame carries */
+	bool xoff;		/* the upstream is paused */
+	bool latch;		/* the last peek began with a queued frame */
+};
 
 struct sw_worker {
 	struct sw_engine *eng;
@@ -127,6 +150,14 @@ struct sw_worker {
 	uint32_t direct_now;		/* of those, sent directly by this input */
 	uint32_t direct_mask;		/* ports with frames in direct[] */
 	struct sw_direct direct[SW_MAX_PORTS];
+	/* PFC (sw_pfc.c): on when any port is a software lossless port. */
+	bool pfc_any;
+	uint32_t pfc_in_mask;		/* lossless ingress ports */
+	uint32_t pfc_kick;		/* ports with a pause to send or a pause
+					 * state change, for the driver */
+	uint32_t pfc_peeked;		/* ports whose last peek is a pause frame */
+	struct rte_mempool *pfc_pool;	/* where pause frames come from */
+	struct sw_pfc_port pfc[SW_MAX_PORTS];
 	/* Set by the worker after it adopted a snapshot; read by control. */
 	volatile uint32_t acked_gen;
 } __rte_cache_aligned;
@@ -144,6 +175,10 @@ struct sw_port_state {
 	volatile uint8_t link;		/* enum sw_link_state */
 	volatile uint8_t peer_known;
 	volatile uint64_t rate_bps;	/* current shaping rate (0 = none) */
+	/* PFC: the peer paused this egress from pause_from to pause_until
+	 * (written by the worker that received the pause). */
+	volatile uint64_t pause_until;
+	uint64_t pause_from;
 	uint64_t failed_at_ns;		/* when the current failure began */
 	bool removed;			/* paths through it withdrawn */
 };
@@ -286,6 +321,54 @@ sw_worker_queue_head(const struct sw_worker *w, uint16_t port)
 		return q->ctrl.ring[q->ctrl.head & q->ctrl.mask];
 	return q->head != q->tail ? q->ring[q->head & q->mask] : NULL;
 }
+
+/*
+ * Whether port has something to send: queued frames, or a PFC frame.
+ * A serialiser that finds nothing to peek while this holds is paused
+ * (sw_worker_paused_until()).
+ */
+static inline bool
+sw_worker_tx_ready(const struct sw_worker *w, uint16_t port)
+{
+	return w->port_len[port] != 0 || w->pfc[port].pending >= 0;
+}
+
+/*
+ * The ports that need their serialiser looked at since the last call:
+ * a PFC frame to send, or a pause received (ofan-fabric calls it after
+ * every input and commit).
+ */
+static inline uint32_t
+sw_worker_take_kicks(struct sw_worker *w)
+{
+	uint32_t k = w->pfc_kick;
+
+	w->pfc_kick = 0;
+	return k;
+}
+
+/* Until when port's egress is paused by its peer (PFC). */
+uint64_t sw_worker_paused_until(const struct sw_worker *w, uint16_t port);
+
+/*
+ * PFC on port's link (sw_pfc.c): its rate (pause quanta are bit times
+ * of it) and one-way delay, and the largest frame, for the headroom of
+ * pfc_headroom = 0: what arrives after xoff before the pause takes
+ * effect, 2 x delay x rate plus a frame either side and the pause.
+ * Call before traffic; the default is 100 Gb/s, no delay, 9216 bytes.
+ */
+void sw_engine_set_pfc_link(struct sw_engine *eng, uint16_t port,
+			    uint64_t rate_bps, uint64_t delay_ns,
+			    uint32_t max_frame);
+/*
+ * The NIC runs PFC on port (ofan-switch, when
+ * rte_eth_dev_priority_flow_ctrl_set() took it): the engine sends no
+ * pauses of its own for it and counts nothing.
+ */
+void sw_engine_set_pfc_nic(struct sw_engine *eng, uint16_t port);
+/* The headroom and thresholds port uses (for logs and docs). */
+void sw_engine_pfc_limits(const struct sw_engine *eng, uint16_t port,
+			  uint64_t *xoff, uint64_t *xon, uint64_t *headroom);
 
 /* Start loading what the next sw_worker_tx_peek() of port reads. */
 static inline void

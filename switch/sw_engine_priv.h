@@ -41,6 +41,18 @@ struct sw_event {
 	bool done;
 };
 
+/* PFC settings of a port, from its [queue] keys and its link (sw_pfc.c). */
+struct sw_pfc_cfg {
+	bool on;		/* a software lossless port */
+	uint8_t prio;
+	uint16_t quanta;
+	uint64_t xoff, xon;
+	uint64_t headroom;
+	uint64_t limit;		/* xoff + headroom: beyond, pfc_headroom drops */
+	uint64_t refresh_ns;	/* a pause is sent again after half its time */
+	uint64_t rate_bps;	/* the link's, for received quanta */
+};
+
 struct sw_engine {
 	struct sw_config cfg;
 	struct rte_lpm *fib;
@@ -71,6 +83,7 @@ struct sw_engine {
 
 	uint16_t nb_workers;
 	struct sw_worker *workers;
+	struct sw_pfc_cfg pfc[SW_MAX_PORTS];
 
 	/* Where link changes are reported (sw_engine_set_log), or NULL. */
 	sw_log_fn log;
@@ -100,6 +113,26 @@ sw_worker_sync(struct sw_worker *w)
 						       &w->groups[i]);
 	w->groups_gen = gen;
 	__atomic_store_n(&w->acked_gen, gen, __ATOMIC_RELEASE);
+}
+
+/* PFC (sw_pfc.c), for the data path. */
+void sw_pfc_init(struct sw_engine *eng);
+int sw_pfc_worker_init(struct sw_worker *w);
+void sw_pfc_worker_fini(struct sw_worker *w);
+void sw_pfc_rx(struct sw_worker *w, uint16_t in_port, struct rte_mbuf *m,
+	       const struct ofan_pkt_info *info, uint64_t now_ns);
+void sw_pfc_queued(struct sw_worker *w, uint16_t in_port,
+		   const struct sw_queue *q, uint64_t now_ns);
+void sw_pfc_left(struct sw_worker *w, uint8_t in_port, uint32_t len);
+uint16_t sw_pfc_peek(struct sw_worker *w, uint16_t port, uint64_t now_ns,
+		     struct rte_mbuf **pkts, uint16_t max);
+bool sw_pfc_commit(struct sw_worker *w, uint16_t port, uint16_t nb_sent);
+
+/* Whether a frame of len bytes from in_port is beyond its headroom. */
+static inline bool
+sw_pfc_over(const struct sw_worker *w, uint16_t in_port, uint32_t len)
+{
+	return w->pfc[in_port].in_bytes + len > w->eng->pfc[in_port].limit;
 }
 
 #endif /* OFAN_SW_ENGINE_PRIV_H */

@@ -90,6 +90,15 @@ sw_queue_init(struct sw_queue *q, const struct sw_queue_config *cfg,
 	return 0;
 }
 
+int
+sw_queue_track_ingress(struct sw_queue *q)
+{
+	q->in_ring = rte_malloc_socket("sw_queue_in",
+				       (q->mask + 1) * sizeof(*q->in_ring),
+				       RTE_CACHE_LINE_SIZE, q->socket);
+	return q->in_ring == NULL ? -ENOMEM : 0;
+}
+
 struct rte_mbuf *
 sw_queue_pop(struct sw_queue *q)
 {
@@ -123,20 +132,29 @@ sw_queue_grow(struct sw_queue *q)
 	uint32_t *lens = rte_malloc_socket("sw_queue_len",
 					   size * sizeof(*lens),
 					   RTE_CACHE_LINE_SIZE, q->socket);
+	uint8_t *ins = q->in_ring == NULL ? NULL :
+		rte_malloc_socket("sw_queue_in", size, RTE_CACHE_LINE_SIZE,
+				  q->socket);
 
-	if (ring == NULL || lens == NULL) {
+	if (ring == NULL || lens == NULL ||
+	    (q->in_ring != NULL && ins == NULL)) {
 		rte_free(ring);
 		rte_free(lens);
+		rte_free(ins);
 		return false;
 	}
 	for (i = q->head; i != q->tail; i++) {
 		ring[i & (size - 1)] = q->ring[i & q->mask];
 		lens[i & (size - 1)] = q->len_ring[i & q->mask];
+		if (ins != NULL)
+			ins[i & (size - 1)] = q->in_ring[i & q->mask];
 	}
 	rte_free(q->ring);
 	rte_free(q->len_ring);
+	rte_free(q->in_ring);
 	q->ring = ring;
 	q->len_ring = lens;
+	q->in_ring = ins;
 	q->mask = size - 1;
 	return true;
 }
@@ -155,10 +173,12 @@ sw_queue_fini(struct sw_queue *q)
 	}
 	rte_free(q->ring);
 	rte_free(q->len_ring);
+	rte_free(q->in_ring);
 	rte_free(q->ctrl.ring);
 	rte_free(q->ctrl.len_ring);
 	q->ring = NULL;
 	q->len_ring = NULL;
+	q->in_ring = NULL;
 	q->ctrl.ring = NULL;
 	q->ctrl.len_ring = NULL;
 	return n;
@@ -225,6 +245,8 @@ sw_queue_enqueue(struct sw_queue *q, struct rte_mbuf *m, uint8_t kind,
 	q->st.hist[bin]++;
 	q->ring[q->tail & q->mask] = m;
 	q->len_ring[q->tail & q->mask] = size;
+	if (unlikely(q->in_ring != NULL))
+		q->in_ring[q->tail & q->mask] = SW_QUEUE_IN_NONE;
 	q->tail++;
 	q->bytes += size;
 	q->st.enq_pkts++;

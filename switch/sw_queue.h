@@ -106,6 +106,9 @@ struct sw_queue {
 	/* Each queued frame's length beside it, so that peeking and
 	 * shaping do not touch mbufs that went cold while they waited. */
 	uint32_t *len_ring;
+	/* Each frame's ingress port (SW_QUEUE_IN_NONE: the switch's own),
+	 * for PFC's per-ingress count; NULL when no port is lossless. */
+	uint8_t *in_ring;
 	uint32_t mask;		/* ring size - 1 (it grows up to capacity) */
 	int socket;		/* where the ring lives */
 	uint32_t head;		/* next to dequeue */
@@ -143,6 +146,21 @@ struct sw_queue {
 /* Allocate the ring for cfg (NUMA socket of the lcore).  Returns 0/-ENOMEM. */
 int sw_queue_init(struct sw_queue *q, const struct sw_queue_config *cfg,
 		  uint16_t burst, int socket);
+/*
+ * Keep each data frame's ingress port beside it (in_ring): for PFC, an
+ * egress queue says which lossless port a leaving frame came in by.
+ * Returns 0 or -ENOMEM.
+ */
+#define SW_QUEUE_IN_NONE 0xff
+int sw_queue_track_ingress(struct sw_queue *q);
+
+/* The ingress port of the frame at the head of the data queue. */
+static inline uint8_t
+sw_queue_head_in(const struct sw_queue *q, uint32_t i)
+{
+	return q->in_ring[(q->head + i) & q->mask];
+}
+
 /* Free queued mbufs (counted as drops, returned) and the ring. */
 uint32_t sw_queue_fini(struct sw_queue *q);
 

@@ -594,11 +594,19 @@ sw_worker_forward(struct sw_worker *w, const struct sw_engine *eng,
 				      levels_needed, now_ns);
 		return;
 	}
+	if (unlikely(w->pfc_in_mask >> in_port & 1) &&
+	    sw_pfc_over(w, in_port, m->pkt_len)) {
+		w->port_st[port].egress_drops++;
+		sw_worker_drop(w, in_port, m, OFAN_DROP_PFC_HEADROOM);
+		return;
+	}
 	if (unlikely(!sw_queue_enqueue(q, m, kind, l3, ect, &w->rng))) {
 		w->port_st[port].egress_drops++;
 		sw_worker_drop(w, in_port, m, OFAN_DROP_QUEUE_FULL);
 		return;
 	}
+	if (unlikely(w->pfc_in_mask >> in_port & 1) && q->in_ring != NULL)
+		sw_pfc_queued(w, in_port, q, now_ns);
 	sw_worker_note_queued(w, eng, port, levels_needed, now_ns);
 }
 
@@ -671,6 +679,10 @@ sw_worker_input_scalar(struct sw_worker *w, uint16_t in_port,
 			sw_worker_arp(w, in_port, m, &info, now_ns);
 			continue;
 		}
+		if (unlikely(info.kind == OFAN_KIND_PAUSE)) {
+			sw_pfc_rx(w, in_port, m, &info, now_ns);
+			continue;
+		}
 		if (unlikely(rte_lpm_lookup(eng->fib, info.dst_ip, &hop) != 0)) {
 			sw_worker_drop(w, in_port, m, OFAN_DROP_NO_ROUTE);
 			continue;
@@ -737,6 +749,10 @@ sw_worker_parse_slow(struct sw_worker *w, uint16_t in_port,
 	}
 	if (unlikely(info->kind == OFAN_KIND_ARP)) {
 		sw_worker_arp(w, in_port, m, info, now_ns);
+		return false;
+	}
+	if (unlikely(info->kind == OFAN_KIND_PAUSE)) {
+		sw_pfc_rx(w, in_port, m, info, now_ns);
 		return false;
 	}
 	return true;

@@ -27,6 +27,16 @@ sw_worker_flush_failed(struct sw_worker *w, uint16_t port,
 	struct sw_queue *q = &w->queue[port];
 	struct rte_mbuf *m;
 
+	while (q->in_ring != NULL && sw_queue_data_len(q) != 0) {
+		uint8_t in = sw_queue_head_in(q, 0);
+
+		if (in != SW_QUEUE_IN_NONE)
+			sw_pfc_left(w, in, q->len_ring[q->head & q->mask]);
+		m = sw_queue_pop(q);
+		w->drops[reason]++;
+		w->port_st[port].egress_drops++;
+		rte_pktmbuf_free(m);
+	}
 	while ((m = sw_queue_pop(q)) != NULL) {
 		w->drops[reason]++;
 		w->port_st[port].egress_drops++;
@@ -45,12 +55,13 @@ sw_worker_tx_peek(struct sw_worker *w, uint16_t port, uint64_t now_ns,
 	struct sw_queue *q = &w->queue[port];
 	uint8_t link = ps->link;
 
-	if (sw_queue_len(q) == 0)
+	if (sw_queue_len(q) == 0 && likely(w->pfc[port].pending < 0))
 		return 0;
 	if (unlikely(link == SW_LINK_DOWN || link == SW_LINK_BLACKHOLE)) {
 		sw_worker_flush_failed(w, port, link == SW_LINK_DOWN ?
 				       OFAN_DROP_LINK_DOWN :
 				       OFAN_DROP_BLACKHOLE);
+		w->pfc[port].pending = -1;	/* no one to pause */
 		return 0;
 	}
 	if (unlikely(link == SW_LINK_STALL))
@@ -59,6 +70,8 @@ sw_worker_tx_peek(struct sw_worker *w, uint16_t port, uint64_t now_ns,
 		sw_queue_set_rate(q, ps->rate_bps);
 	if (max > SW_MAX_BURST)
 		max = SW_MAX_BURST;
+	if (unlikely(w->pfc_any))
+		return sw_pfc_peek(w, port, now_ns, pkts, max);
 	return sw_queue_peek(q, now_ns, pkts, w->peek_len, max);
 }
 
@@ -71,6 +84,8 @@ sw_worker_tx_commit(struct sw_worker *w, uint16_t port, uint64_t now_ns,
 	struct sw_port_stats *st = &w->port_st[port];
 	uint16_t nb_dropped, i;
 
+	if (unlikely(w->pfc_any) && sw_pfc_commit(w, port, nb_sent))
+		return;
 	sw_queue_commit(q, now_ns, w->peek_len, nb_peeked, nb_sent,
 			&nb_dropped);
 	st->tx_pkts += nb_sent;

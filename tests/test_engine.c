@@ -2116,6 +2116,188 @@ START_TEST(test_stall_port)
 }
 END_TEST
 
+/* ==== PFC (switch/sw_pfc.c) ==== */
+
+/* Take port's pending PFC frame: its quanta for priority 3, -1: none. */
+static int
+t_pfc_take(struct t_switch *s, uint16_t port, uint64_t now)
+{
+	struct ofan_pkt_info info;
+	struct rte_mbuf *m;
+	const uint8_t *f;
+	uint16_t quanta;
+	uint8_t mac[6];
+
+	if (!sw_worker_tx_ready(s->w, port) ||
+	    sw_worker_tx_peek(s->w, port, now, &m, 1) != 1)
+		return -1;
+	f = rte_pktmbuf_mtod(m, const uint8_t *);
+	if (ofan_parse(f, rte_pktmbuf_data_len(m), 0, &info) != OFAN_PARSE_OK ||
+	    info.kind != OFAN_KIND_PAUSE) {
+		/* A queued frame: leave it queued. */
+		sw_worker_tx_commit(s->w, port, now, &m, 1, 0);
+		return -1;
+	}
+	ck_assert_uint_eq(rte_pktmbuf_data_len(m), OFAN_PFC_FRAME_SIZE);
+	ck_assert_int_eq(memcmp(f, ofan_pfc_dst_mac, 6), 0);
+	t_port_mac(port, mac);
+	ck_assert_int_eq(memcmp(f + 6, mac, 6), 0);
+	ck_assert_uint_eq(f[15], 0x01);		/* opcode 0x0101 */
+	ck_assert_uint_eq(f[17], 1u << 3);	/* class-enable: priority 3 */
+	ck_assert(ofan_pfc_quanta(f, info.l3_offset, 3, &quanta));
+	sw_worker_tx_commit(s->w, port, now, &m, 1, 1);
+	rte_pktmbuf_free(m);
+	return quanta;
+}
+
+/* A PFC frame from port's peer: quanta for the priorities in cev. */
+static void
+t_pfc_rx(struct t_switch *s, uint16_t port, uint8_t cev, uint16_t quanta,
+	 uint64_t now)
+{
+	uint8_t buf[OFAN_PFC_FRAME_SIZE], mac[6];
+	struct rte_mbuf *m;
+
+	t_peer_mac(port, mac);
+	ck_assert_int_eq(ofan_build_pfc(buf, sizeof(buf), mac, cev, quanta),
+			 OFAN_PFC_FRAME_SIZE);
+	m = t_mbuf(buf, sizeof(buf));
+	sw_worker_input(s->w, port, &m, 1, now);
+}
+
+/*
+ * A lossless ingress: port 0 brings 200-byte frames into port 1's queue,
+ * whose link is stalled.  pfc_xoff 2000 / pfc_xon 1000 bytes: the 11th
+ * frame (2200 bytes held) sends one pause (pfc_quanta) out of port 0;
+ * more frames send none until half the quanta's time has passed (the
+ * refresh); draining port 1 sends the resume (zero quanta) only below
+ * 1000 bytes, once.  pfc_headroom 1000: the frame that would take the
+ * port past 3000 bytes is dropped (pfc_headroom).
+ */
+START_TEST(test_pfc_hysteresis)
+{
+	struct sw_config *c = t_cfg_line();
+	struct t_seen seen = { 0 };
+	struct sw_totals t;
+	struct t_switch s;
+	uint64_t now = T_US, xoff, xon, room, half;
+	unsigned int i;
+
+	for (i = 0; i < 2; i++) {
+		struct sw_queue_config *q = &c->ports[i].queue;
+
+		q->ecn = false;
+		q->pfc = true;
+		q->pfc_xoff_bytes = 2000;
+		q->pfc_xon_bytes = 1000;
+		q->pfc_headroom_bytes = 1000;
+		q->pfc_quanta = 1000;	/* 5.12 us at 100 Gb/s */
+	}
+	t_start(&s, c);
+	sw_engine_pfc_limits(s.eng, 0, &xoff, &xon, &room);
+	ck_assert_uint_eq(xoff, 2000);
+	ck_assert_uint_eq(xon, 1000);
+	ck_assert_uint_eq(room, 1000);
+	ck_assert_int_eq(sw_engine_set_link(s.eng, 1, SW_LINK_STALL, 0, now),
+			 0);
+	t_send_sized(&s, 10, 200, 0, now);		/* 2000: not above */
+	ck_assert_uint_eq(sw_worker_take_kicks(s.w), 0);
+	ck_assert_int_eq(t_pfc_take(&s, 0, now), -1);
+	t_send_sized(&s, 1, 200, 10, now);		/* 2200: xoff */
+	ck_assert_uint_eq(sw_worker_take_kicks(s.w), 1u << 0);
+	ck_assert_int_eq(t_pfc_take(&s, 0, now), 1000);
+	t_send_sized(&s, 4, 200, 11, now + 1);		/* 3000: no new pause */
+	ck_assert_int_eq(t_pfc_take(&s, 0, now + 1), -1);
+	t_send_sized(&s, 1, 200, 15, now + 2);		/* past the headroom */
+	sw_engine_totals(s.eng, &t);
+	ck_assert_uint_eq(t.drops[OFAN_DROP_PFC_HEADROOM], 1);
+	ck_assert_uint_eq(t.queue_len[1], 15);
+	ck_assert_uint_eq(t.port[0].pfc_pauses_sent, 1);
+	/* Still above xon half the quanta later: the pause is refreshed. */
+	half = ofan_pfc_quanta_ns(1000, 100000000000ull) / 2;
+	ck_assert_uint_eq(half, 2560);
+	t_send_sized(&s, 1, 200, 16, now + half - 1);	/* dropped, no refresh */
+	ck_assert_int_eq(t_pfc_take(&s, 0, now + half), -1);
+	ck_assert_int_eq(sw_engine_set_link(s.eng, 1, SW_LINK_UP, 0,
+					    now + half), 0);
+	/* Drain to 1000 bytes: at xon, not below it -- no resume yet. */
+	ck_assert_uint_eq(t_drain_max(s.w, 1, now + half, 10, t_seen_out,
+				      &seen), 10);
+	ck_assert_int_eq(t_pfc_take(&s, 0, now + half), -1);
+	/* One frame in: 1200; the refresh comes with it. */
+	t_send_sized(&s, 1, 200, 17, now + half + 10);
+	ck_assert_int_eq(t_pfc_take(&s, 0, now + half + 10), 1000);
+	ck_assert_uint_eq(t_drain_max(s.w, 1, now + half + 20, 2, NULL, NULL), 2);
+	ck_assert_int_eq(t_pfc_take(&s, 0, now + half + 20), 0);	/* 800 */
+	ck_assert_uint_eq(t_drain(s.w, 1, now + half + 30, NULL, NULL), 4);
+	ck_assert_int_eq(t_pfc_take(&s, 0, now + half + 30), -1);
+	sw_engine_totals(s.eng, &t);
+	ck_assert_uint_eq(t.port[0].pfc_pauses_sent, 2);
+	ck_assert_uint_eq(t.port[0].pfc_resumes_sent, 1);
+	ck_assert_uint_eq(t.drops[OFAN_DROP_PFC_HEADROOM], 2);
+	/* Pause frames count as sent on their port, and nothing leaked. */
+	ck_assert_uint_eq(t.port[0].tx_pkts, 3);
+	t_stop(&s);
+}
+END_TEST
+
+/*
+ * A received pause stops that egress for its quanta (1000 x 512 bit
+ * times = 5120 ns at 100 Gb/s), then it sends again; a pause of another
+ * priority is ignored (pause_ignored), a zero-quanta frame resumes at
+ * once; pfc_paused_ns is the time granted less what a resume took back.
+ * A frame the port had started (peeked) still leaves when paused.
+ */
+START_TEST(test_pfc_pause_rx)
+{
+	struct sw_config *c = t_cfg_line();
+	struct sw_totals t;
+	struct t_switch s;
+	struct rte_mbuf *m;
+	uint64_t now = 10 * T_US;
+
+	c->ports[0].queue.pfc = true;
+	c->ports[1].queue.pfc = true;
+	t_start(&s, c);
+	t_pfc_rx(&s, 1, 1u << 3, 1000, now);
+	ck_assert_uint_eq(sw_worker_take_kicks(s.w), 1u << 1);
+	ck_assert_uint_eq(sw_worker_paused_until(s.w, 1), now + 5120);
+	t_send_sized(&s, 3, 200, 0, now);
+	ck_assert(sw_worker_tx_ready(s.w, 1));
+	ck_assert_uint_eq(t_drain(s.w, 1, now + 5119, NULL, NULL), 0);
+	ck_assert_uint_eq(t_drain_max(s.w, 1, now + 5120, 1, NULL, NULL), 1);
+	/* Another priority: ignored. */
+	t_pfc_rx(&s, 1, 1u << 5, 1000, now + 6000);
+	ck_assert_uint_eq(t_drain_max(s.w, 1, now + 6000, 1, NULL, NULL), 1);
+	/* A started frame finishes although a pause came in meanwhile. */
+	ck_assert_uint_eq(sw_worker_tx_peek(s.w, 1, now + 7000, &m, 1), 1);
+	t_pfc_rx(&s, 1, 1u << 3, 1000, now + 7001);
+	ck_assert_uint_eq(sw_worker_tx_peek(s.w, 1, now + 7002, &m, 1), 1);
+	sw_worker_tx_commit(s.w, 1, now + 7002, &m, 1, 1);
+	rte_pktmbuf_free(m);
+	/* Paused again: nothing more would leave; a resume at +8000. */
+	t_send_sized(&s, 1, 200, 3, now + 7003);
+	ck_assert_uint_eq(t_drain(s.w, 1, now + 7999, NULL, NULL), 0);
+	t_pfc_rx(&s, 1, 1u << 3, 0, now + 8000);
+	ck_assert_uint_eq(t_drain(s.w, 1, now + 8000, NULL, NULL), 1);
+	sw_engine_totals(s.eng, &t);
+	ck_assert_uint_eq(t.port[1].pfc_pauses_received, 3);
+	ck_assert_uint_eq(t.drops[OFAN_DROP_PAUSE_IGNORED], 1);
+	ck_assert_uint_eq(t.port[1].pfc_paused_ns, 5120 + 999);
+	t_stop(&s);
+
+	/* Without pfc on the port, a pause is not ours to obey. */
+	c = t_cfg_line();
+	t_start(&s, c);
+	t_pfc_rx(&s, 1, 1u << 3, 1000, now);
+	t_send_sized(&s, 1, 200, 0, now);
+	ck_assert_uint_eq(t_drain(s.w, 1, now, NULL, NULL), 1);
+	sw_engine_totals(s.eng, &t);
+	ck_assert_uint_eq(t.drops[OFAN_DROP_PAUSE_IGNORED], 1);
+	t_stop(&s);
+}
+END_TEST
+
 /*
  * A lossy egress port ([drop.NAME], common/ofan_loss.h): random loses
  * its share (1,000 frames at 0.5: within 4 sigma of 500), the same for
@@ -3469,6 +3651,8 @@ engine_suite(void)
 	tcase_add_checked_fixture(tc, NULL, t_teardown);
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_stall_port);
+	tcase_add_test(tc, test_pfc_hysteresis);
+	tcase_add_test(tc, test_pfc_pause_rx);
 	tcase_add_test(tc, test_drop_port);
 	tcase_add_loop_test(tc, test_fail_down, 0,
 			    RTE_DIM(t_failover_policies));

@@ -873,6 +873,62 @@ START_TEST(test_trim_incast)
 END_TEST
 
 /*
+ * A lossless fabric (PFC) under a 3-to-1 incast with go-back-N: nothing
+ * is lost, pauses go upstream -- to hosts too -- and every one is
+ * resumed; each queue stays below what its ingress ports may hold, each
+ * xoff plus the headroom (2 x 1 us x 100 Gb/s = 25,000 bytes, a full
+ * frame of 4,110 + 24 either side and the pause's 84: 33,352); go-back-N
+ * never rewinds, as nothing arrives out of order.  Without PFC, on the
+ * same 8-frame queues, the incast drops and go-back-N resends.  The same
+ * on two threads.
+ */
+START_TEST(test_pfc_incast)
+{
+	static const char *const lossy[] = {
+		"queue.pfc=no", "queue.queue_packets=8",
+	};
+	static const char *const spray[] = { "fabric.schemes=spray" };
+	const uint64_t goodput = 3 * 256 * 1024, per_in = 48000 + 33352;
+	struct fab_run r;
+
+	t_run_file("incast-pfc.ini", NULL, 0, "ecmp", &r, true);
+	ck_assert(r.completed);
+	ck_assert_uint_eq(r.drops_total, 0);
+	ck_assert_uint_eq(r.hosts.goodput_bytes, goodput);
+	ck_assert_uint_gt(r.pfc_pauses, 0);
+	ck_assert_uint_eq(r.pfc_resumes, r.pfc_pauses);
+	ck_assert_uint_gt(r.pfc_paused_ns, 0);
+	ck_assert_uint_gt(r.hosts.pfc_pauses_received, 0);
+	ck_assert_uint_gt(r.hosts.pfc_paused_ns, 0);
+	ck_assert_uint_eq(r.hosts.nacks_sent, 0);
+	ck_assert_uint_eq(r.hosts.data_retx, 0);
+	ck_assert_uint_eq(r.hosts.timeouts, 0);
+	/* Leaf 0's port to host 0 holds what host 1 and two spines bring. */
+	ck_assert_uint_le(r.max_queue_bytes[FAB_L_TOR_DOWN], 3 * per_in);
+	/* Leaf 1's uplinks, what hosts 2 and 3 bring. */
+	ck_assert_uint_le(r.max_queue_bytes[FAB_L_TOR_UP], 2 * per_in);
+	ck_assert_uint_gt(r.max_queue_bytes[FAB_L_TOR_DOWN], 48000);
+	fab_run_free(&r);
+
+	/* Spraying reorders: go-back-N NACKs and rewinds, still lossless. */
+	t_run_file("incast-pfc.ini", spray, RTE_DIM(spray), "spray", &r,
+		   true);
+	ck_assert(r.completed);
+	ck_assert_uint_eq(r.drops_total, 0);
+	ck_assert_uint_eq(r.hosts.goodput_bytes, goodput);
+	fab_run_free(&r);
+
+	t_run_file("incast-pfc.ini", lossy, RTE_DIM(lossy), "ecmp", &r, true);
+	ck_assert_uint_eq(r.pfc_pauses, 0);
+	ck_assert_uint_gt(r.drops[OFAN_DROP_QUEUE_FULL], 0);
+	ck_assert_uint_gt(r.hosts.data_retx, 0);
+	fab_run_free(&r);
+
+	t_same_on_two_threads("incast-pfc.ini", NULL, 0, NULL);
+}
+END_TEST
+
+/*
  * One way: h1's uplink degraded to half its rate from the start, that way
  * only, takes its flow about twice as long; the same degradation of the
  * other way (the ACKs') delays it by under a microsecond.  A section's
@@ -2939,6 +2995,7 @@ fabric_suite(void)
 	tcase_add_test(tc, test_blackhole);
 	tcase_add_test(tc, test_stall);
 	tcase_add_test(tc, test_trim_incast);
+	tcase_add_test(tc, test_pfc_incast);
 	tcase_add_test(tc, test_route_back);
 	tcase_add_test(tc, test_degraded_one_way);
 	tcase_add_test(tc, test_host_dr);

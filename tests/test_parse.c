@@ -439,6 +439,61 @@ END_TEST
 
 /* Round trips through the parser. */
 
+/*
+ * A PFC frame byte by byte (802.1Qbb: 01:80:C2:00:00:01, 0x8808, opcode
+ * 0x0101, class-enable vector, eight quanta, padded to 60 bytes), parsed
+ * as a pause whose quanta only its enabled priorities have; an 802.3x
+ * pause (0x0001) gives its one quanta to every priority; quanta last 512
+ * bit times each.
+ */
+START_TEST(test_pfc_frame)
+{
+	static const uint8_t src[6] = { 2, 0, 0, 0, 0, 7 };
+	uint8_t f[OFAN_PFC_FRAME_SIZE];
+	struct ofan_pkt_info info;
+	uint16_t quanta;
+	unsigned int i;
+
+	ck_assert_int_eq(ofan_build_pfc(f, sizeof(f), src, 0x09, 0xabcd),
+			 OFAN_PFC_FRAME_SIZE);
+	ck_assert_int_eq(ofan_build_pfc(f, sizeof(f) - 1, src, 1, 1), -1);
+	ck_assert_mem_eq(f, ofan_pfc_dst_mac, 6);
+	ck_assert_mem_eq(f + 6, src, 6);
+	ck_assert_uint_eq(f[12], 0x88);
+	ck_assert_uint_eq(f[13], 0x08);
+	ck_assert_uint_eq(f[14], 0x01);
+	ck_assert_uint_eq(f[15], 0x01);
+	ck_assert_uint_eq(f[16], 0x00);
+	ck_assert_uint_eq(f[17], 0x09);			/* priorities 0 and 3 */
+	for (i = 0; i < 8; i++) {
+		bool on = i == 0 || i == 3;
+
+		ck_assert_uint_eq(f[18 + 2 * i], on ? 0xab : 0);
+		ck_assert_uint_eq(f[19 + 2 * i], on ? 0xcd : 0);
+	}
+	for (i = 34; i < sizeof(f); i++)
+		ck_assert_uint_eq(f[i], 0);		/* padding */
+	ck_assert_int_eq(ofan_parse(f, sizeof(f), 0, &info), OFAN_PARSE_OK);
+	ck_assert_uint_eq(info.kind, OFAN_KIND_PAUSE);
+	ck_assert_uint_eq(info.l3_offset, OFAN_ETH_HDR_SIZE);
+	ck_assert(ofan_pfc_quanta(f, info.l3_offset, 3, &quanta));
+	ck_assert_uint_eq(quanta, 0xabcd);
+	ck_assert(!ofan_pfc_quanta(f, info.l3_offset, 4, &quanta));
+	/* 802.3x: one quanta for the whole link. */
+	f[15] = 0x01;
+	f[14] = 0x00;
+	f[16] = 0x01;
+	f[17] = 0x00;
+	ck_assert_int_eq(ofan_parse(f, sizeof(f), 0, &info), OFAN_PARSE_OK);
+	ck_assert(ofan_pfc_quanta(f, info.l3_offset, 6, &quanta));
+	ck_assert_uint_eq(quanta, 0x0100);
+	/* 0xffff quanta at 100 Gb/s: 33,553,920 bits, 335,540 ns (up). */
+	ck_assert_uint_eq(ofan_pfc_quanta_ns(0xffff, 100000000000ull), 335540);
+	ck_assert_uint_eq(ofan_pfc_quanta_ns(1, 400000000000ull), 2);
+	ck_assert_uint_eq(ofan_pfc_quanta_ns(0, 100000000000ull), 0);
+}
+END_TEST
+
 START_TEST(test_parse_data)
 {
 	struct ofan_pkt_spec spec = std_spec();
@@ -769,6 +824,26 @@ not_ipv4_lldp(uint8_t *f)
 	return len;
 }
 
+/* MAC control: a PFC frame cut inside its quanta, and an unknown opcode. */
+static int
+mac_ctrl_short(uint8_t *f)
+{
+	static const uint8_t src[6] = { 2, 0, 0, 0, 0, 1 };
+
+	ofan_build_pfc(f, OFAN_PFC_FRAME_SIZE, src, 1u << 3, 100);
+	return OFAN_ETH_HDR_SIZE + OFAN_PFC_BODY_SIZE - 1;
+}
+
+static int
+mac_ctrl_opcode(uint8_t *f)
+{
+	static const uint8_t src[6] = { 2, 0, 0, 0, 0, 1 };
+
+	ofan_build_pfc(f, OFAN_PFC_FRAME_SIZE, src, 1u << 3, 100);
+	f[OFAN_ETH_HDR_SIZE + 1] = 0x02;	/* 0x0102: not ours */
+	return OFAN_PFC_FRAME_SIZE;
+}
+
 static int
 not_ipv4_double_vlan(uint8_t *f)
 {
@@ -1034,6 +1109,8 @@ static const struct drop_case drop_cases[] = {
 	{ "runt_vlan", OFAN_DROP_RUNT, runt_vlan },
 	{ "ipv6", OFAN_DROP_NOT_IPV4, not_ipv4_ipv6 },
 	{ "lldp", OFAN_DROP_NOT_IPV4, not_ipv4_lldp },
+	{ "pfc_short", OFAN_DROP_MAC_CTRL_MALFORMED, mac_ctrl_short },
+	{ "mac_ctrl_opcode", OFAN_DROP_MAC_CTRL_MALFORMED, mac_ctrl_opcode },
 	{ "double_vlan", OFAN_DROP_NOT_IPV4, not_ipv4_double_vlan },
 	{ "qinq", OFAN_DROP_NOT_IPV4, not_ipv4_qinq },
 	{ "arp_short", OFAN_DROP_ARP_MALFORMED, arp_short },
@@ -1312,6 +1389,7 @@ parse_suite(void)
 
 	tc = tcase_create("wire");
 	tcase_add_test(tc, test_checksum_known_header);
+	tcase_add_test(tc, test_pfc_frame);
 	tcase_add_test(tc, test_build_data_bytes);
 	tcase_add_test(tc, test_payload_fill_check);
 	tcase_add_test(tc, test_fast_path_agrees);

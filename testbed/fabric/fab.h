@@ -378,7 +378,10 @@ void fab_topo_weights(const struct fab_topo *t,
 	X(ecn_marks, "CE marks set by the switches") \
 	X(trimmed, "data frames the switches trimmed to their headers") \
 	X(headers_returned, "trimmed headers the switches returned to their senders") \
-	X(ctrl_drops, "headers and ACKs the switches' control queues had no room for")
+	X(ctrl_drops, "headers and ACKs the switches' control queues had no room for") \
+	X(pfc_pauses, "PFC pauses the switches sent upstream (xoff and refreshes)") \
+	X(pfc_resumes, "PFC resumes (zero quanta) the switches sent upstream") \
+	X(pfc_paused_ns, "time the switches' egress ports were paused, summed over ports, ns")
 
 /* One flow's outcome. */
 struct fab_flow_result {

@@ -432,6 +432,14 @@ fab_sim_build(struct fab_sim *s, uint16_t scheme, char *err,
 			return -ENOMEM;
 		s->sw[i].w = sw_engine_worker(s->sw[i].eng, 0);
 		s->sw[i].nb_ports = c->nb_ports;
+		/* PFC: quanta at the link's rate, headroom from its BDP. */
+		for (port = 0; port < c->nb_ports; port++) {
+			const struct fab_dir *d = &s->dirs[s->sw[i].dir[port]];
+
+			sw_engine_set_pfc_link(s->sw[i].eng, port, d->rate_bps,
+					       d->delay_ns,
+					       fab_full_frame_queue_bytes(p));
+		}
 	}
 
 	/* Hosts. */

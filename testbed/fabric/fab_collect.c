@@ -110,6 +110,15 @@ fab_collect_counters(struct fab_sim *s)
 			r->trimmed += q->trimmed_pkts;
 			r->ctrl_drops += q->ctrl_drop_pkts;
 			r->headers_returned += tot->port[port].headers_returned;
+			r->pfc_pauses += tot->port[port].pfc_pauses_sent;
+			r->pfc_resumes += tot->port[port].pfc_resumes_sent;
+			r->pfc_paused_ns += tot->port[port].pfc_paused_ns;
+			/* PFC frames start and end at switches: for the
+			 * conservation, injected when sent, delivered when
+			 * a switch acted on one (hosts' count as theirs). */
+			r->injected += tot->port[port].pfc_pauses_sent +
+				tot->port[port].pfc_resumes_sent;
+			r->delivered += tot->port[port].pfc_pauses_received;
 			r->max_queue[d->layer] = RTE_MAX(r->max_queue[d->layer],
 							 q->max_pkts);
 			r->max_queue_all = RTE_MAX(r->max_queue_all,

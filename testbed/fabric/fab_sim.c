@@ -245,6 +245,26 @@ fab_sw_note(struct fab_thr *th, uint32_t d)
 		      sw_worker_port_bytes(w, dir->from_port));
 }
 
+static void fab_sw_tx_kicked(struct fab_thr *th, uint32_t d);
+
+/*
+ * Switch sw's ports in kicks (sw_worker_take_kicks: a PFC frame to send,
+ * a pause begun or ended) get their serialiser looked at.
+ */
+static void
+fab_sw_kick(struct fab_thr *th, uint32_t sw, uint32_t kicks)
+{
+	const struct fab_snode *n = &th->s->sw[sw];
+
+	while (kicks != 0) {
+		uint16_t p = (uint16_t)rte_bsf32(kicks);
+
+		kicks &= kicks - 1;
+		if (p < n->nb_ports)
+			fab_sw_tx_kicked(th, n->dir[p]);
+	}
+}
+
 /*
  * A switch port's serialiser: at the end of a frame's service the frame
  * leaves the engine's queue for the wire, then the next one starts.  The
@@ -273,14 +293,23 @@ fab_sw_tx(struct fab_thr *th, uint32_t d)
 		    m == dir->in_service) {
 			sw_worker_tx_commit(w, dir->from_port, th->now, &m, 1, 1);
 			fab_wire_put(th, d, m, th->now + dir->delay_ns);
+			if (unlikely(w->pfc_kick != 0))
+				fab_sw_kick(th, dir->from, sw_worker_take_kicks(w));
 		}
 		dir->in_service = NULL;
 	}
-	if (unlikely(dir->stalled) ||
-	    sw_worker_queue_len(w, dir->from_port) == 0)
+	if (unlikely(dir->stalled) || !sw_worker_tx_ready(w, dir->from_port))
 		return;
-	if (sw_worker_tx_peek(w, dir->from_port, th->now, &m, 1) != 1)
-		return;	/* a failed link: the engine dropped its queue */
+	if (sw_worker_tx_peek(w, dir->from_port, th->now, &m, 1) != 1) {
+		/* A failed link (the engine dropped its queue), or paused. */
+		uint64_t until = sw_worker_paused_until(w, dir->from_port);
+
+		if (unlikely(until > th->now) && dir->unpause_at != until) {
+			dir->unpause_at = until;
+			fab_push(th, until, FAB_EV_UNPAUSE, d);
+		}
+		return;
+	}
 	fab_sw_note(th, d);
 	dir->in_service = m;
 	/* The length from the queue: the frame itself may have gone cold. */
@@ -288,6 +317,14 @@ fab_sw_tx(struct fab_thr *th, uint32_t d)
 						   sw_worker_peeked_len(w, 0));
 	dir->tx_pending = 1;
 	fab_push(th, dir->busy_until, FAB_EV_TX, d);
+}
+
+/* A kicked port: served now unless its serialiser has an event due. */
+static void
+fab_sw_tx_kicked(struct fab_thr *th, uint32_t d)
+{
+	if (!th->s->dirs[d].tx_pending)
+		fab_sw_tx(th, d);
 }
 
 /* Start the next frame of a host's NIC if its serialiser is free. */
@@ -300,6 +337,9 @@ fab_host_tx(struct fab_thr *th, uint32_t d)
 	uint32_t slot;
 
 	if (nic->len == 0 || dir->tx_pending || unlikely(dir->stalled))
+		return;
+	/* PFC paused: the host's HOST event at the pause's end resumes. */
+	if (unlikely(hs_host_paused_until(hn->h) > th->now))
 		return;
 	if (dir->busy_until > th->now) {
 		dir->tx_pending = 1;
@@ -435,7 +475,8 @@ fab_arrive(struct fab_thr *th, uint32_t d)
 
 		sw_worker_input(sw->w, rx->to_port, pkts, n, th->now);
 		/* Only the queues the burst went to need a look. */
-		touched = sw_worker_touched(sw->w);
+		touched = sw_worker_touched(sw->w) |
+			sw_worker_take_kicks(sw->w);
 		for (p = 0; p < sw->nb_ports; p++) {
 			if (!(touched & (UINT32_C(1) << p)))
 				continue;
@@ -569,6 +610,13 @@ fab_thr_window(struct fab_thr *th, uint64_t w_end)
 			s->hosts[idx].wake_at = UINT64_MAX;
 			fab_host_kick(th, idx);
 			fab_host_check_done(th, idx);
+			break;
+		case FAB_EV_UNPAUSE:
+			if (ev.t != s->dirs[idx].unpause_at)
+				break;	/* superseded */
+			s->dirs[idx].unpause_at = 0;
+			if (!s->dirs[idx].tx_pending)
+				fab_sw_tx(th, idx);
 			break;
 		default:
 			break;	/* control events are not queued here */

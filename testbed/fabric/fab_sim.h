@@ -38,7 +38,10 @@
  * (a frame is queued before a serialiser that frees up at the same
  * instant picks the next one), then serialisers, then hosts.
  */
-enum fab_ev_type { FAB_EV_CTL = 0, FAB_EV_ARRIVE, FAB_EV_TX, FAB_EV_HOST };
+enum fab_ev_type {
+	FAB_EV_CTL = 0, FAB_EV_ARRIVE, FAB_EV_TX, FAB_EV_HOST,
+	FAB_EV_UNPAUSE,		/* a PFC pause of a switch port ends */
+};
 
 /* Control phases of a failure (index = failure * FAB_CTL_PHASES + phase). */
 enum fab_ctl_phase {
@@ -93,6 +96,8 @@ struct fab_dir {
 	uint8_t hole;
 	/* Stalled (FAB_FAIL_STALL): no frame starts; set by fab_control. */
 	uint8_t stalled;
+	/* PFC: the UNPAUSE event this paused switch port waits for, 0: none. */
+	uint64_t unpause_at;
 	uint64_t drop_first;	/* [drop.*]: frames drop_first .. drop_end - 1 */
 	uint64_t drop_end;	/* 0: none */
 	struct ofan_loss *loss;	/* [drop.*] random or bursts, NULL: none */

@@ -625,6 +625,106 @@ def cmd_multicore(a):
     return c.status()
 
 
+BTH_MARK_TRIMMED = 0x01
+PFC_DST = bytes([0x01, 0x80, 0xc2, 0x00, 0x00, 0x01])
+
+
+def cmd_trim(a):
+    """Trimmed frames out of a trimming port, byte by byte: each is an
+    input frame cut after its BTH -- Ethernet to the out port's MACs, IPv4
+    total length 40 and a valid checksum, TTL - 1, UDP length 20 and
+    checksum 0, the BTH as sent but for the trimmed mark -- and every
+    other output frame is an input frame whole.  Prints 'full trimmed'."""
+    c = Checker("trim")
+    inputs = {}
+    for rec in read_pcap(a.input)[2]:
+        f = Frame(rec[3])
+        l4 = f.l3 + f.ihl
+        inputs[rec[3][l4 + 8 + 5:l4 + 8 + 12]] = rec[3]  # QP and PSN
+    full = trimmed = 0
+    mac = mac_bytes(a.peer_mac) + mac_bytes(a.mac)
+    for rec in read_pcap(a.out)[2]:
+        d = rec[3]
+        f = Frame(d)
+        if not c.check(f.is_ipv4 and f.opcode is not None,
+                       "output frame %d is RoCEv2" % (full + trimmed)):
+            continue
+        l4 = f.l3 + f.ihl
+        bth = l4 + 8
+        src = inputs.get(d[bth + 5:bth + 12])
+        if not c.check(src is not None, "output frame's QP/PSN was sent"):
+            continue
+        if d[bth + 4] & BTH_MARK_TRIMMED == 0:
+            full += 1
+            if len(d) != len(src):
+                c.check(False, "an unmarked frame is whole")
+            continue
+        trimmed += 1
+        want = bytearray(src[:bth + 12])
+        want[0:12] = mac
+        ip = f.l3
+        struct.pack_into("!H", want, ip + 2, f.ihl + 8 + 12)
+        want[ip + 8] -= 1
+        struct.pack_into("!H", want, ip + 10, 0)
+        s_ = sum(struct.unpack("!%dH" % (f.ihl // 2),
+                               bytes(want[ip:ip + f.ihl])))
+        while s_ >> 16:
+            s_ = (s_ & 0xFFFF) + (s_ >> 16)
+        struct.pack_into("!H", want, ip + 10, ~s_ & 0xFFFF)
+        struct.pack_into("!HH", want, l4 + 4, 20, 0)
+        want[bth + 4] |= BTH_MARK_TRIMMED
+        if trimmed == 1:
+            c.eq(len(d), bth + 12, "first trimmed frame's length (headers)")
+            c.check(f.csum_ok, "first trimmed frame's IPv4 checksum")
+            c.check(bytes(d) == bytes(want),
+                    "first trimmed frame = its input's headers, "
+                    "rewritten and marked")
+        elif bytes(d) != bytes(want):
+            c.check(False, "trimmed frame %d as expected" % trimmed)
+    c.check(trimmed > 0, "trimmed frames in %s (%d)" % (a.out, trimmed))
+    print(full, trimmed)
+    return c.status()
+
+
+def pfc_frame(src, cev, quanta):
+    body = struct.pack("!HH", 0x0101, cev)
+    body += b"".join(struct.pack("!H", quanta if cev >> p & 1 else 0)
+                     for p in range(8))
+    return (PFC_DST + mac_bytes(src) + struct.pack("!H", 0x8808) +
+            body).ljust(60, b"\0")
+
+
+def cmd_pfc_gen(a):
+    """Write PFC frames: each --frame is CEV:QUANTA (CEV a bit mask)."""
+    recs = []
+    for spec in a.frame:
+        cev, quanta = (int(x, 0) for x in spec.split(":"))
+        recs.append((pfc_frame(a.src, cev, quanta), 60))
+    write_pcap(a.out, recs)
+    return 0
+
+
+def cmd_pfc(a):
+    """Print each PFC frame of a pcap as SRC:CEV:QUANTA(priority 3), and
+    check it is 802.1Qbb from --src: 60 bytes, 01:80:c2:00:00:01, 0x8808,
+    opcode 0x0101."""
+    out = []
+    bad = 0
+    for rec in read_pcap(a.file)[2]:
+        d = rec[3]
+        if struct.unpack("!H", d[12:14])[0] != 0x8808:
+            continue
+        if not (len(d) == 60 and d[:6] == PFC_DST and
+                d[6:12] == mac_bytes(a.src) and d[14:16] == b"\x01\x01"):
+            print("pcapcheck: pfc: frame %d is not 802.1Qbb from %s" %
+                  (len(out), a.src), file=sys.stderr)
+            bad += 1
+        cev = struct.unpack("!H", d[16:18])[0]
+        out.append("%d:%d" % (cev, struct.unpack("!H", d[18 + 6:20 + 6])[0]))
+    print(" ".join(out))
+    return 1 if bad else 0
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -682,6 +782,21 @@ def main():
     p.add_argument("--uplink", action="append", required=True)
     p.add_argument("--shared-flows", type=int)
     p.set_defaults(fn=cmd_multicore)
+    p = sub.add_parser("trim")
+    p.add_argument("--in", dest="input", required=True)
+    p.add_argument("--out", required=True)
+    p.add_argument("--mac", required=True)
+    p.add_argument("--peer-mac", required=True)
+    p.set_defaults(fn=cmd_trim)
+    p = sub.add_parser("pfc-gen")
+    p.add_argument("out")
+    p.add_argument("--src", required=True)
+    p.add_argument("--frame", action="append", required=True)
+    p.set_defaults(fn=cmd_pfc_gen)
+    p = sub.add_parser("pfc")
+    p.add_argument("file")
+    p.add_argument("--src", required=True)
+    p.set_defaults(fn=cmd_pfc)
     a = ap.parse_args()
     try:
         return a.fn(a)

@@ -150,6 +150,31 @@ rts = sometimes"
 bad_config bad_rts \
 	"ofan-switch: $TMP/bad_rts.ini:port.0:rts: 'sometimes' is unknown; expected one of no, overflow, always"
 
+write_config pfc_no_queue "policy = ecmp" "queue = no
+pfc = yes"
+bad_config pfc_no_queue \
+	"ofan-switch: $TMP/pfc_no_queue.ini:port.0:pfc: 'yes' with queue = no; expected queue = yes (a lossless port counts the bytes it holds in the software queues)"
+
+write_config pfc_trim "policy = ecmp" "trim = yes
+pfc = yes"
+bad_config pfc_trim \
+	"ofan-switch: $TMP/pfc_trim.ini:port.0:pfc: 'yes' with trim = yes; expected one of them (a lossless queue never overflows, so it never trims)"
+
+write_config pfc_xon "policy = ecmp" "pfc = yes
+pfc_xoff = 32KiB
+pfc_xon = 32KiB"
+bad_config pfc_xon \
+	"ofan-switch: $TMP/pfc_xon.ini:port.0:pfc_xon: '32768' bytes is not below pfc_xoff (32768 bytes); expected pfc_xon < pfc_xoff"
+
+write_config pfc_key_alone "policy = ecmp" "pfc_quanta = 100"
+bad_config pfc_key_alone \
+	"ofan-switch: $TMP/pfc_key_alone.ini:port.0:pfc_quanta: set while pfc = no; expected pfc = yes, or no pfc_quanta"
+
+write_config pfc_priority "policy = ecmp" "pfc = yes
+pfc_priority = 8"
+bad_config pfc_priority \
+	"ofan-switch: $TMP/pfc_priority.ini:port.0:pfc_priority: '8'"
+
 write_config unknown_group
 sed -i 's/^group = up$/group = nowhere/' "$TMP/unknown_group.ini"
 bad_config unknown_group \

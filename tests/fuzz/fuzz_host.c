@@ -638,6 +638,7 @@ struct fz_expect {
 	uint32_t arp_us;	/* requests for the host's address */
 	uint32_t data;
 	uint32_t ack;
+	uint32_t hdr;		/* trimmed or returned headers */
 };
 
 FZ_NO_COV
@@ -666,9 +667,24 @@ fz_classify(struct fz_world *w, uint16_t h, struct rte_mbuf *m,
 			e->arp_us++;
 		else
 			e->drops[OFAN_DROP_NOT_FOR_US]++;
+	} else if (pi.kind == OFAN_KIND_PAUSE) {
+		uint16_t quanta;
+
+		/* Obeyed (the host holds its output) or not its priority. */
+		if (!ofan_pfc_quanta(rte_pktmbuf_mtod(m, const uint8_t *),
+				     pi.l3_offset, HS_PFC_PRIORITY, &quanta))
+			e->drops[OFAN_DROP_PAUSE_IGNORED]++;
 	} else if (pi.dst_ip != ip || pi.kind == OFAN_KIND_OTHER) {
 		/* Not RoCEv2, even on port 4791 (TCP, a fragment). */
 		e->drops[OFAN_DROP_NOT_FOR_US]++;
+	} else if (pi.kind == OFAN_KIND_DATA && pi.bth_mark != 0) {
+		/* A trimmed or returned header (NACKed, resent), or a mark
+		 * the host does not know. */
+		if (!(pi.bth_mark & (OFAN_BTH_MARK_TRIMMED |
+				     OFAN_BTH_MARK_RETURNED)))
+			e->drops[OFAN_DROP_NOT_FOR_US]++;
+		else
+			e->hdr++;	/* may be of an unknown flow */
 	} else if (pi.kind == OFAN_KIND_DATA) {
 		e->data++;
 		w->seen[h].in_payload += pi.payload_size;
@@ -764,7 +780,8 @@ fz_input(struct fz_world *w, uint16_t h, struct rte_mbuf **pkts, uint16_t n)
 	/*
 	 * Every data frame is new, a duplicate, corrupt or of an unknown
 	 * flow; every ACK adds at most one of unknown_flow, ack_mismatch and
-	 * its flow's ACKs.  Unknown ACKs and unknown data share a counter.
+	 * its flow's ACKs.  Unknown ACKs and unknown data share a counter,
+	 * with trimmed and returned headers of no flow of ours.
 	 */
 	fz_host_sums(w, h, &distinct2, &acks2);
 	d_new = distinct2 - distinct;
@@ -772,7 +789,8 @@ fz_input(struct fz_world *w, uint16_t h, struct rte_mbuf **pkts, uint16_t n)
 	d_data = d_new + (st->dup_pkts - b.dup_pkts) +
 		(st->corrupt_pkts - b.corrupt_pkts) +
 		(st->unknown_flow - b.unknown_flow);
-	FZ_CHECK(d_data >= e.data && d_data + d_ack_out <= e.data + e.ack,
+	FZ_CHECK(d_data >= e.data &&
+		 d_data + d_ack_out <= e.data + e.ack + e.hdr,
 		 "host %u: %u data frames and %u ACKs became %" PRIu64
 		 " new, %" PRIu64 " dup, %" PRIu64 " corrupt, %" PRIu64
 		 " unknown, %" PRIu64 " ACKs taken or mismatched", h, e.data,

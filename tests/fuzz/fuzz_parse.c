@@ -19,14 +19,25 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static void
-check_info(const struct ofan_pkt_info *info, size_t size)
+check_info(const uint8_t *data_of_check, const struct ofan_pkt_info *info,
+	   size_t size)
 {
 	if (info->kind == OFAN_KIND_ARP) {
 		if ((size_t)info->l3_offset + sizeof(struct ofan_arp) > size)
 			abort();
 		return;
 	}
-	if (info->kind > OFAN_KIND_ARP)
+	if (info->kind == OFAN_KIND_PAUSE) {
+		uint16_t quanta;
+
+		if ((size_t)info->l3_offset + OFAN_PAUSE_BODY_SIZE > size)
+			abort();
+		/* Reading any priority stays inside the body it checked. */
+		(void)ofan_pfc_quanta(data_of_check, info->l3_offset, 3,
+				      &quanta);
+		return;
+	}
+	if (info->kind > OFAN_KIND_PAUSE)
 		abort();
 	if ((size_t)info->l3_offset + info->ip_total_length > size ||
 	    info->l4_offset < info->l3_offset + OFAN_IPV4_HDR_SIZE ||
@@ -86,7 +97,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (i = 0; i < sizeof(flag_sets) / sizeof(flag_sets[0]); i++) {
 		ret = ofan_parse(data, (uint32_t)size, flag_sets[i], &info);
 		if (ret == OFAN_PARSE_OK)
-			check_info(&info, size);
+			check_info(data, &info, size);
 		else if (ret < 0 || ret >= OFAN_DROP_NO_ROUTE)
 			abort();
 	}
