@@ -49,7 +49,7 @@ import sys
 EXPERIMENTS = ["permutation", "structured", "alltoall", "failure",
                "failure-permutation", "failure-persistent", "queue-scaling",
                "scaling", "degraded", "failure-types", "lossy",
-               "lossy-random", "dr-variants", "subflows"]
+               "lossy-random", "dr-variants", "subflows", "reliability"]
 FLOW_LB = ["ecmp", "plb", "flowlet", "mp"]
 SPRAYING = ["ops", "reps", "spray", "adaptive", "rr", "ofan"]
 HOST_SPRAY = ["ops", "reps"]
@@ -442,6 +442,72 @@ def dr_rows(exps):
     return rows
 
 
+def recovery_section(e):
+    """The loss-recovery grid (reliability.ini): mean FCT per (load
+    balancer, stack) for each matrix and queue, and whether the ranking
+    of load balancers on the study's own stack (erasure) holds on every
+    other: a pair of schemes the erasure stack orders by more than TIE
+    must not be ordered the other way by more than TIE."""
+    v = Verdict("The ranking of load balancers holds on every "
+                "loss-recovery stack")
+    if e is None or "stack" not in e.dims:
+        return v, []
+    si = e.dims.index("stack")
+    stacks = []
+    for pt in e.points:
+        if pt[si] not in stacks:
+            stacks.append(pt[si])
+    cases = []
+    for pt in e.points:
+        case = tuple(x for i, x in enumerate(pt) if i != si)
+        if case not in cases:
+            cases.append(case)
+    other = [d for d in e.dims if d != "stack"]
+    base = "erasure" if "erasure" in stacks else stacks[0]
+    tables = []
+    broken = {}
+    for case in cases:
+        def at(stack):
+            full = list(case)
+            full.insert(si, stack)
+            return tuple(full)
+        label = ", ".join(f"{d} {x}" for d, x in zip(other, case)) or "—"
+        rows = []
+        for sc in e.schemes:
+            rows.append([sc] + [fmt(e.mean(at(st), sc, "mean_fct_us"), 1)
+                                for st in stacks])
+        tables.append((label, ["scheme"] + stacks, rows))
+        ref = {sc: e.mean(at(base), sc, "mean_fct_us") for sc in e.schemes}
+        for st in stacks:
+            got = {sc: e.mean(at(st), sc, "mean_fct_us") for sc in e.schemes}
+            for a in e.schemes:
+                for b in e.schemes:
+                    if None in (ref[a], ref[b], got[a], got[b]):
+                        continue
+                    if ref[a] * (1 + TIE) < ref[b] and \
+                            got[a] > got[b] * (1 + TIE):
+                        broken.setdefault(st, []).append(
+                            f"{label}: {a} {got[a]:.1f} µs against {b} "
+                            f"{got[b]:.1f} µs ({base}: {ref[a]:.1f} against "
+                            f"{ref[b]:.1f})")
+    v.lines.append(f"The reference ranking is each case's on the {base} "
+                   f"stack (the study's own), by mean FCT; a pair it orders "
+                   f"by more than {TIE:.0%} must not be reversed by more "
+                   f"than {TIE:.0%} on another stack.")
+    for st in stacks:
+        if st == base:
+            continue
+        if st in broken:
+            n = len(broken[st])
+            v.lines.append(f"{st}: does not hold ({n} reversed pair"
+                           f"{'s' if n > 1 else ''}; e.g. "
+                           + "; ".join(broken[st][:3]) + ").")
+        else:
+            v.lines.append(f"{st}: holds.")
+    v.decide(not broken)
+    return v, tables
+
+
 def ini_comment(path):
     """The leading ; comment of an experiment file, as paragraphs."""
     lines = []
@@ -624,6 +690,30 @@ def main():
             out.append(f"<h3>{esc(caption)}</h3>")
             out.append('<div class="scroll">' + html_table(head, rows) +
                        "</div>")
+    rv, rtables = recovery_section(exps.get("reliability"))
+    if rtables:
+        out.append('<h2 id="loss-recovery">Loss recovery: the load '
+                   'balancers under each stack</h2>')
+        out.append("<p>The study repeats its load balancers under several "
+                   "loss-recovery stacks (its runscripts/reliability-*.sh) "
+                   "to show load balancing decoupled from the transport: "
+                   "tcp (cumulative ACKs, fast retransmit, RTO), trimming "
+                   "(everywhere, with return to sender, only at the last "
+                   "hop: trimces and trimced, the latter with deep queues "
+                   "elsewhere), trimcomp (no trimming, deep queues but the "
+                   "last hop), erasure coding and RoCE (go-back-N over "
+                   "PFC), each at its scripts' load.  Each cell: mean FCT "
+                   "in µs over the seeds (docs/recovery.md).</p>")
+        cls = rv.state.replace(" ", "-")
+        out.append(f'<div class="verdict {cls}"><h3>{esc(rv.title)}'
+                   f'<span class="badge">{esc(rv.state)}</span></h3>')
+        for line in rv.lines:
+            out.append(f"<p>{esc(line)}</p>")
+        out.append("</div>")
+        for caption, head, rows in rtables:
+            out.append(f"<h3>{esc(caption)}</h3>")
+            out.append('<div class="scroll">' + html_table(head, rows) +
+                       "</div>")
     dr = dr_rows(exps)
     if dr:
         out.append('<h2 id="host-dr">Host-side DR next to switch DR</h2>')
@@ -678,6 +768,8 @@ def main():
         f.write("\n".join(out) + "\n")
     for v in verdicts:
         print(f"finding {v.title}: {v.state}")
+    if rtables:
+        print(f"loss recovery: {rv.title}: {rv.state}")
     print(f"report: {path}")
     return 0
 

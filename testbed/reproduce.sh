@@ -17,8 +17,8 @@
 #   --only N   run only experiment N (permutation, structured, alltoall,
 #              failure, failure-permutation, failure-persistent,
 #              queue-scaling, scaling, degraded, failure-types, lossy,
-#              lossy-random, dr-variants, subflows); repeatable; the
-#              report covers what DIR holds
+#              lossy-random, dr-variants, subflows, reliability);
+#              repeatable; the report covers what DIR holds
 #
 # Needs a build (scripts/build.sh) and gnuplot.  Exit status: 0 when every
 # run completed and the report was written, 1 otherwise, 2 on bad usage.
@@ -32,7 +32,7 @@ mode=full
 only=()
 experiments=(permutation structured alltoall failure failure-permutation
 	failure-persistent queue-scaling scaling degraded failure-types lossy
-	lossy-random dr-variants subflows)
+	lossy-random dr-variants subflows reliability)
 
 usage() {
 	sed -n '2,/^set /{/^set /d;s/^# \{0,1\}//;p}' "$0" >&2
@@ -102,6 +102,15 @@ overrides() {
 		echo "sweep.point.values=8/1MiB/permutation, 10/1MiB/permutation, 16/1MiB/permutation, 8/2MiB/permutation, 8/4MiB/permutation"
 		;;
 	quick/lossy) printf '%s\n' traffic.size=64KiB fabric.queue_window=20us ;;
+	# The stacks' grid on a k = 4 fat tree: 256 runs of short flows.
+	quick/reliability)
+		printf '%s\n' fabric.k=4 traffic.size=64KiB fabric.seeds=1 \
+			fabric.queue_window=20us
+		;;
+	smoke/reliability)
+		printf '%s\n' fabric.k=4 traffic.size=32KiB fabric.seeds=1 \
+			fabric.queue_window=20us
+		;;
 	quick/degraded | quick/failure-types | quick/lossy-random | \
 		quick/dr-variants | quick/subflows)
 		echo fabric.seeds=1

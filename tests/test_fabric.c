@@ -823,6 +823,12 @@ START_TEST(test_trim_incast)
 	static const char *const off[] = {
 		"queue.trim=no", "host.recovery=sack",
 	};
+	static const char *const last[] = {
+		"queue.trim=no", "queue.leaf_down.trim=yes",
+	};
+	static const char *const up[] = {
+		"queue.trim=no", "queue.leaf_up.trim=yes",
+	};
 	const uint64_t goodput = 2 * 256 * 1024;
 	struct fab_run r;
 
@@ -864,6 +870,19 @@ START_TEST(test_trim_incast)
 
 	t_run_file("incast-trim.ini", off, RTE_DIM(off), "ecmp", &r, true);
 	ck_assert(r.completed);
+	ck_assert_uint_eq(r.trimmed, 0);
+	ck_assert_uint_gt(r.drops[OFAN_DROP_QUEUE_FULL], 20);
+	fab_run_free(&r);
+
+	/* Trimming where the incast meets (the last hop) is all it takes;
+	 * trimming only the leaves' uplinks trims nothing of it. */
+	t_run_file("incast-trim.ini", last, RTE_DIM(last), "ecmp", &r, true);
+	ck_assert(r.completed);
+	ck_assert_uint_eq(r.drops_total, 0);
+	ck_assert_uint_gt(r.trimmed, 20);
+	ck_assert_uint_eq(r.hosts.data_retx, r.trimmed);
+	fab_run_free(&r);
+	t_run_file("incast-trim.ini", up, RTE_DIM(up), "ecmp", &r, true);
 	ck_assert_uint_eq(r.trimmed, 0);
 	ck_assert_uint_gt(r.drops[OFAN_DROP_QUEUE_FULL], 20);
 	fab_run_free(&r);
@@ -2679,6 +2698,28 @@ static const struct t_bad_case t_bad_cases[] = {
 	{ "4", "ecmp, ofan", "",
 	  "[sweep.load]\nkeys = host.rate_coef\nvalues = 0.5, 7\n", NULL,
 	  "sweep.load:values: host.rate_coef=7", "'7' is out of range" },
+	/* Per-layer queues: a layer of this topology, a fabric's queue. */
+	{ "4", "ecmp, ofan", "", "[queue.spine_down]\ntrim = yes\n", NULL,
+	  "queue.spine_down", "unknown section" },
+	{ "4", "ecmp, ofan", "", "[queue.agg_up]\nrate = 10G\n", NULL,
+	  "queue.agg_up:rate", "shaping rate" },
+	{ "4", "ecmp, ofan", "", "[queue.tor_down]\nrts = always\n", NULL,
+	  "queue.tor_down:rts", "set while trim = no" },
+	{ "4", "ecmp, ofan", "", "[queue]\npfc = yes\npfc_mode = nic\n", NULL,
+	  "queue:pfc_mode", "'nic'" },
+	/* Variant sweeps: each names a [variant.NAME] of section.key lines. */
+	{ "4", "ecmp, ofan", "",
+	  "[sweep.stack]\nvariants = a, b\n[variant.a]\nhost.recovery = tcp\n",
+	  NULL, "sweep.stack:variants", "'b' has no [variant.b] section" },
+	{ "4", "ecmp, ofan", "",
+	  "[sweep.stack]\nvariants = a\n[variant.a]\nrecovery = tcp\n",
+	  NULL, "variant.a:recovery", "is not section.key" },
+	{ "4", "ecmp, ofan", "",
+	  "[sweep.stack]\nvariants = a\nkeys = host.recovery\n[variant.a]\nhost.recovery = tcp\n",
+	  NULL, "sweep.stack:variants", "either variants or keys" },
+	{ "4", "ecmp, ofan", "",
+	  "[sweep.stack]\nvariants = a\n[variant.a]\nhost.recovery = tcpp\n",
+	  NULL, "variant.a:host.recovery: host.recovery=tcpp", "'tcpp'" },
 };
 
 /*
@@ -2893,6 +2934,56 @@ END_TEST
  * Sweeps from memory: every combination as from the file, and a relative
  * cm_file found next to the name, as next to a file of that name.
  */
+/*
+ * A sweep of named variants applies each [variant.NAME]'s settings
+ * together and names the combination after it; [queue.LAYER] sets one
+ * layer's queues on top of [queue], and a variant can set it too.
+ */
+START_TEST(test_variants)
+{
+	static const char text[] =
+		"[fabric]\nk = 4\nschemes = ecmp\n"
+		"[traffic]\npattern = permutation\nsize = 64KiB\n"
+		"[queue]\nqueue_packets = 8\n"
+		"[queue.core_down]\nqueue_packets = 194\n"
+		"[sweep.stack]\nvariants = trimces, roce\n"
+		"[variant.trimces]\nqueue.tor_down.trim = yes\n"
+		"host.recovery = trim\nhost.rate_coef = 0.9\n"
+		"[variant.roce]\nqueue.pfc = yes\nqueue.queue_packets = 1000\n"
+		"host.recovery = gbn\n";
+	struct fab_experiment x;
+	const struct fab_params *a, *b;
+	char err[1024] = "";
+
+	ck_assert_msg(fab_experiment_load_mem("/tmp/variants.ini", text,
+					      strlen(text), NULL, 0, false, 0,
+					      0, true, &x, err,
+					      sizeof(err)) == 0, "%s", err);
+	ck_assert_uint_eq(x.nb_combos, 2);
+	a = &x.combos[0];
+	b = &x.combos[1];
+	ck_assert_str_eq(a->sweep_name[0], "stack");
+	ck_assert_str_eq(a->sweep_value[0], "trimces");
+	ck_assert_str_eq(b->sweep_value[0], "roce");
+	ck_assert_str_eq(a->host.recovery->name, "trim");
+	ck_assert_str_eq(b->host.recovery->name, "gbn");
+	ck_assert_uint_eq(a->queue.trim, SW_TRIM_OFF);
+	ck_assert_uint_eq(a->queue_layer[FAB_L_TOR_DOWN].trim, SW_TRIM_HEADER);
+	ck_assert_uint_eq(a->queue_layer[FAB_L_TOR_UP].trim, SW_TRIM_OFF);
+	ck_assert_uint_eq(a->queue_layer[FAB_L_TOR_DOWN].capacity_pkts, 8);
+	ck_assert_uint_eq(a->queue_layer[FAB_L_CORE_DOWN].capacity_pkts, 194);
+	ck_assert(b->queue.pfc);
+	ck_assert(b->queue_layer[FAB_L_AGG_UP].pfc);
+	ck_assert_uint_eq(b->queue_layer[FAB_L_AGG_UP].capacity_pkts, 1000);
+	/* [queue.core_down] still decides its own layer. */
+	ck_assert_uint_eq(b->queue_layer[FAB_L_CORE_DOWN].capacity_pkts, 194);
+	ck_assert(b->queue_layer[FAB_L_CORE_DOWN].pfc);
+	ck_assert_uint_eq(a->nb_sweep_sets, 3);
+	ck_assert_str_eq(a->sweep_set[0], "queue.tor_down.trim=yes");
+	fab_experiment_free(&x);
+}
+END_TEST
+
 START_TEST(test_load_mem)
 {
 	static const char sweeps[] =
@@ -2958,6 +3049,7 @@ fabric_suite(void)
 	tcase_add_checked_fixture(tc, NULL, t_teardown);
 	tcase_add_loop_test(tc, test_config_errors, 0, RTE_DIM(t_bad_cases));
 	tcase_add_test(tc, test_load_mem);
+	tcase_add_test(tc, test_variants);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("link");

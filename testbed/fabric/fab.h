@@ -41,7 +41,7 @@
 #define FAB_NAME_SIZE 64
 #define FAB_MAX_SCHEMES 16
 #define FAB_MAX_FAILURES 64
-#define FAB_MAX_SWEEP_DIMS 2
+#define FAB_MAX_SWEEP_DIMS 3
 #define FAB_MAX_SWEEP_VALUES 16
 #define FAB_MAX_K 24		/* ToR groups (k/2 + k^2/2 - 1) within SW_MAX_GROUPS, hosts (k^3/4) within SW_MAX_ROUTES */
 #define FAB_MAX_THREADS 8
@@ -191,7 +191,10 @@ struct fab_params {
 	 */
 	enum fab_traffic_seed traffic_seed;
 	uint64_t matrix_seed;
-	struct sw_queue_config queue;	/* every switch port */
+	struct sw_queue_config queue;	/* every switch port ([queue]) */
+	/* Per layer of egress: [queue] and the layer's [queue.LAYER]. */
+	struct sw_queue_config queue_layer[FAB_L_NB];
+	uint8_t queue_layer_set;	/* bit l: [queue.LAYER l] exists */
 	struct lb_settings_table lb;	/* switch policies' own settings */
 	struct lb_levels levels;	/* queue levels the switches show policies */
 	struct hs_config host;		/* transport, host policies, traffic */
@@ -211,7 +214,7 @@ struct fab_params {
 	 * generator writes the ones of the sections it copies as written.
 	 */
 	uint16_t nb_sweep_sets;
-	char sweep_set[FAB_MAX_SWEEP_DIMS * 4][256];
+	char sweep_set[FAB_MAX_SWEEP_DIMS * 16][256];
 };
 
 /*

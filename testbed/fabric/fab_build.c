@@ -68,7 +68,8 @@ fab_pool_size(const struct fab_params *p)
 	uint64_t ports, links, hosts, n;
 	uint64_t frame = fab_full_frame_queue_bytes(p) +
 		p->queue.frame.overhead;
-	uint64_t per_wire;
+	uint64_t per_wire, cap = 0;
+	int l;
 
 	switch (p->topo) {
 	case FAB_TOPO_FATTREE:
@@ -100,11 +101,15 @@ fab_pool_size(const struct fab_params *p)
 	 * at once, so each counts for at most 512 (runs that need more say
 	 * so: the pool runs dry; [fabric] mbufs sets it).
 	 */
-	n = ports * RTE_MIN(RTE_MIN((uint64_t)p->queue.capacity_pkts,
-				    2 * (p->queue.capacity_bytes /
-					 fab_full_frame_queue_bytes(p)) + 8),
-			    (uint64_t)512) +
-		links * 2 * per_wire + hosts * 256 + 4096;
+	for (l = 0; l < FAB_L_NB; l++) {
+		const struct sw_queue_config *q = &p->queue_layer[l];
+
+		cap = RTE_MAX(cap, RTE_MIN(RTE_MIN((uint64_t)q->capacity_pkts,
+				2 * (q->capacity_bytes /
+				     fab_full_frame_queue_bytes(p)) + 8),
+			(uint64_t)512));
+	}
+	n = ports * cap + links * 2 * per_wire + hosts * 256 + 4096;
 	return (uint32_t)RTE_MIN(n, (uint64_t)(1u << 22));
 }
 

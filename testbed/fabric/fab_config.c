@@ -429,6 +429,56 @@ fab_parse_drops(struct ofan_cfg *cfg, struct fab_params *p)
  * queue and link of the fabric uses (mtu is the IPv4 size of a full
  * data frame).
  */
+/* What a fabric's queue cannot be: off, or shaped (links have rates). */
+static int
+fab_queue_fabric_ok(struct ofan_cfg *cfg, const char *sec,
+		    const struct sw_queue_config *q)
+{
+	if (!q->enabled)
+		return ofan_cfg_fail(cfg, sec, "queue",
+			"'no' has no meaning in a fabric; expected yes (links drain the queues at their rate)");
+	if (q->rate_bps != 0)
+		return ofan_cfg_fail(cfg, sec, "rate",
+			"'%llu' bit/s is a shaping rate; expected no rate here (set link rates with [fabric] rate / uplink_rate)",
+			(unsigned long long)q->rate_bps);
+	if (q->pfc && q->pfc_mode == SW_PFC_NIC)
+		return ofan_cfg_fail(cfg, sec, "pfc_mode",
+			"'nic' in a fabric of emulated links; expected auto or software");
+	return 0;
+}
+
+/*
+ * [queue.LAYER] sections (LAYER: tor_up, agg_up, core_down, agg_down,
+ * tor_down in a fat tree; leaf_up, spine_down, leaf_down in a
+ * leaf-spine): queue keys for the egress ports of one layer on top of
+ * [queue] -- trimming only at the last hop, deeper queues elsewhere (the
+ * study's -trimces, -trimced, -trimcomp).  A layer the topology does not
+ * have is an unknown section.
+ */
+static int
+fab_parse_queue_layers(struct ofan_cfg *cfg, struct fab_params *p)
+{
+	char sec[32];
+	int l;
+
+	p->queue_layer_set = 0;
+	for (l = 0; l < FAB_L_NB; l++) {
+		const char *name = fab_layer_name(p->topo, (enum fab_layer)l);
+
+		p->queue_layer[l] = p->queue;
+		if (name == NULL || l == FAB_L_HOST)
+			continue;
+		snprintf(sec, sizeof(sec), "queue.%s", name);
+		if (!ofan_cfg_has_section(cfg, sec))
+			continue;
+		if (sw_config_queue_from_cfg(cfg, sec, &p->queue_layer[l]) ||
+		    fab_queue_fabric_ok(cfg, sec, &p->queue_layer[l]))
+			return -EINVAL;
+		p->queue_layer_set |= (uint8_t)(1u << l);
+	}
+	return 0;
+}
+
 static int
 fab_parse_frame_model(struct ofan_cfg *cfg, struct fab_params *p,
 		      uint32_t mtu)
@@ -512,13 +562,9 @@ fab_parse(struct ofan_cfg *cfg, struct fab_params *p)
 	    lb_levels_from_cfg(cfg, "queue", &p->levels) ||
 	    lb_settings_from_cfg(cfg, &p->lb))
 		return -EINVAL;
-	if (!p->queue.enabled)
-		return ofan_cfg_fail(cfg, "queue", "queue",
-			"'no' has no meaning in a fabric; expected yes (links drain the queues at their rate)");
-	if (p->queue.rate_bps != 0)
-		return ofan_cfg_fail(cfg, "queue", "rate",
-			"'%llu' bit/s is a shaping rate; expected no rate here (set link rates with [fabric] rate / uplink_rate)",
-			(unsigned long long)p->queue.rate_bps);
+	if (fab_queue_fabric_ok(cfg, "queue", &p->queue) ||
+	    fab_parse_queue_layers(cfg, p))
+		return -EINVAL;
 
 	/* Host side: the host agent's [host], [host.*] and [traffic]. */
 	for (i = 0; i < sizeof(host_owned) / sizeof(host_owned[0]); i++) {

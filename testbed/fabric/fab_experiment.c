@@ -55,6 +55,7 @@ struct fab_loader {
 /* A sweep dimension as written: keys and their values. */
 struct fab_sweep {
 	char name[FAB_NAME_SIZE];
+	bool variants;		/* values name [variant.NAME] sections */
 	uint16_t nb_keys;
 	char keys[4][2 * FAB_NAME_SIZE];	/* "fabric.reconverge_delay" */
 	uint16_t nb_values;
@@ -115,6 +116,86 @@ fab_is_section_key(const char *k)
 	       strchr(k, '=') == NULL && strchr(dot, ':') == NULL;
 }
 
+/*
+ * A sweep over named variants: `variants = a, b` in [sweep.NAME], each a
+ * [variant.a] section of section.key = value settings, applied together
+ * (a recovery stack sets a queue, a host model and a load at once).
+ * Every key of every variant is checked to be section.key here; its
+ * value is checked when a combination applies it.
+ */
+static int
+fab_parse_variants(struct ofan_cfg *cfg, const char *sec,
+		   struct fab_sweep *s)
+{
+	char buf[1024], *parts[FAB_MAX_SWEEP_VALUES + 1], vsec[160];
+	const char *values = NULL, *keys[64];
+	int nv, j, nk, k;
+
+	if (ofan_cfg_has_key(cfg, sec, "keys") ||
+	    ofan_cfg_has_key(cfg, sec, "values"))
+		return ofan_cfg_fail(cfg, sec, "variants",
+			"set with keys/values; expected either variants or keys and values");
+	if (ofan_cfg_get_str(cfg, sec, "variants", OFAN_CFG_REQUIRED,
+			     &values))
+		return -EINVAL;
+	snprintf(buf, sizeof(buf), "%s", values);
+	nv = fab_split(buf, parts, FAB_MAX_SWEEP_VALUES);
+	if (nv == 0 || nv > FAB_MAX_SWEEP_VALUES)
+		return ofan_cfg_fail(cfg, sec, "variants",
+			"'%s'; expected 1 to %d comma-separated names of [variant.NAME] sections",
+			values, FAB_MAX_SWEEP_VALUES);
+	s->variants = true;
+	for (j = 0; j < nv; j++) {
+		if (strlen(parts[j]) >= sizeof(s->values[j]) ||
+		    strchr(parts[j], '/') != NULL)
+			return ofan_cfg_fail(cfg, sec, "variants",
+				"'%s' is not a variant name; expected the NAME of a [variant.NAME] section",
+				parts[j]);
+		snprintf(vsec, sizeof(vsec), "variant.%s", parts[j]);
+		nk = ofan_cfg_keys(cfg, vsec, keys, (int)RTE_DIM(keys));
+		if (nk == 0)
+			return ofan_cfg_fail(cfg, sec, "variants",
+				"'%s' has no [%s] section (or it is empty); expected one with section.key = value lines",
+				parts[j], vsec);
+		if (nk > (int)RTE_DIM(keys))
+			return ofan_cfg_fail(cfg, vsec, keys[0],
+				"%d settings; expected at most %d", nk,
+				(int)RTE_DIM(keys));
+		for (k = 0; k < nk; k++) {
+			if (!fab_is_section_key(keys[k]))
+				return ofan_cfg_fail(cfg, vsec, keys[k],
+					"is not section.key; expected e.g. host.recovery = tcp");
+		}
+		ofan_cfg_mark_section(cfg, vsec);
+		snprintf(s->values[j], sizeof(s->values[j]), "%s", parts[j]);
+	}
+	s->nb_values = (uint16_t)nv;
+	return 0;
+}
+
+/*
+ * Every [variant.NAME] section, whether a sweep names it now or not (an
+ * override may narrow a sweep to some of its variants): its keys must
+ * be section.key, and it counts as known.
+ */
+static int
+fab_check_variant_sections(struct ofan_cfg *cfg)
+{
+	const char *secs[256], *keys[64];
+	int n, i, k, nk;
+
+	n = ofan_cfg_sections(cfg, "variant.", secs, (int)RTE_DIM(secs));
+	for (i = 0; i < n && i < (int)RTE_DIM(secs); i++) {
+		nk = ofan_cfg_keys(cfg, secs[i], keys, (int)RTE_DIM(keys));
+		for (k = 0; k < nk && k < (int)RTE_DIM(keys); k++)
+			if (!fab_is_section_key(keys[k]))
+				return ofan_cfg_fail(cfg, secs[i], keys[k],
+					"is not section.key; expected e.g. host.recovery = tcp");
+		ofan_cfg_mark_section(cfg, secs[i]);
+	}
+	return 0;
+}
+
 /* [sweep.NAME] sections, in file order (read, so they count as known). */
 static int
 fab_parse_sweeps(struct ofan_cfg *cfg, struct fab_sweep *sw, int *nb)
@@ -135,6 +216,11 @@ fab_parse_sweeps(struct ofan_cfg *cfg, struct fab_sweep *sw, int *nb)
 
 		memset(s, 0, sizeof(*s));
 		snprintf(s->name, sizeof(s->name), "%s", secs[i] + 6);
+		if (ofan_cfg_has_key(cfg, secs[i], "variants")) {
+			if (fab_parse_variants(cfg, secs[i], s) != 0)
+				return -EINVAL;
+			continue;
+		}
 		if (ofan_cfg_get_str(cfg, secs[i], "keys", OFAN_CFG_REQUIRED,
 				     &keys) ||
 		    ofan_cfg_get_str(cfg, secs[i], "values",
@@ -186,7 +272,7 @@ fab_parse_sweeps(struct ofan_cfg *cfg, struct fab_sweep *sw, int *nb)
 		s->nb_values = (uint16_t)nv;
 	}
 	*nb = n;
-	return 0;
+	return fab_check_variant_sections(cfg);
 }
 
 /*
@@ -201,6 +287,32 @@ fab_apply_sweep(struct ofan_cfg *cfg, const struct fab_sweep *s, int v,
 	char ov[256], from[300];
 	int k = 0;
 
+	if (s->variants) {
+		const char *keys[64], *val;
+		char vsec[160];
+		int nk, i;
+
+		snprintf(vsec, sizeof(vsec), "variant.%s", s->values[v]);
+		nk = ofan_cfg_keys(cfg, vsec, keys, (int)RTE_DIM(keys));
+		for (i = 0; i < nk && i < (int)RTE_DIM(keys); i++) {
+			if (ofan_cfg_get_str(cfg, vsec, keys[i], 0, &val) != 0)
+				return -EINVAL;
+			snprintf(from, sizeof(from), "%s:%s:%s",
+				 ofan_cfg_path(cfg), vsec, keys[i]);
+			snprintf(ov, sizeof(ov), "%s=%s", keys[i], val);
+			if (fab_apply_override(cfg, ov, from, err,
+					       err_size) != 0)
+				return -EINVAL;
+			if (p->nb_sweep_sets == RTE_DIM(p->sweep_set)) {
+				snprintf(err, err_size, "%s: more than %u settings in one combination's sweeps; expected fewer",
+					 from, (unsigned int)RTE_DIM(p->sweep_set));
+				return -EINVAL;
+			}
+			snprintf(p->sweep_set[p->nb_sweep_sets++],
+				 sizeof(p->sweep_set[0]), "%s", ov);
+		}
+		return 0;
+	}
 	snprintf(from, sizeof(from), "%s:sweep.%s:values", ofan_cfg_path(cfg),
 		 s->name);
 	snprintf(vals, sizeof(vals), "%s", s->values[v]);

@@ -364,7 +364,7 @@ fab_switch_config(const struct fab_params *p, const struct fab_topo *t,
 			k->port[far]);
 		pc->peer_mac_set = true;
 		pc->nb_rx_queues = 1;
-		pc->queue = p->queue;
+		pc->queue = p->queue_layer[k->layer[1 - far]];
 	}
 	fab_switch_routes(p, t, s, c);
 }

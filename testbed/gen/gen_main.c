@@ -21,7 +21,7 @@
  * become switch-shaped rates ([queue] rate).  [failure.NAME] sections
  * become the switches' own failure and reroute schedules (gen_sched.h).
  * A frame model ([fabric] data_wire_bytes, ack_wire_bytes) is refused:
- * real links cost what Ethernet costs.
+ * real links cost what Ethernet costs; so are [queue.LAYER] sections.
  * --list-runs prints the sweep combinations, one per line.
  */
 #include <errno.h>
@@ -664,6 +664,16 @@ main(int argc, char **argv)
 			"data_wire_bytes" : "ack_wire_bytes",
 			g.p->data_wire_bytes != 0 ? g.p->data_wire_bytes :
 			g.p->ack_wire_bytes);
+		rc = 2;
+		goto out;
+	}
+	if (g.p->queue_layer_set != 0) {
+		/* Per-layer queues would be per-port keys of each switch. */
+		int l = __builtin_ctz(g.p->queue_layer_set);
+
+		fprintf(stderr, "ofan-testbed-gen: %s:queue.%s: per-layer queue sections are ofan-fabric's; expected one [queue] for every switch in a testbed\n",
+			g.o.config, fab_layer_name(g.p->topo,
+						   (enum fab_layer)l));
 		rc = 2;
 		goto out;
 	}

@@ -9,6 +9,8 @@
 #     a verdict computed from the data ("holds", "does not hold" or
 #     "incomplete"; none "not run": every experiment ran) and a table;
 #   - every experiment's section, table and plots are on the page;
+#   - the loss-recovery section: a table of mean FCT per (load balancer,
+#     stack) for each matrix and queue, and its verdict;
 #   - in Chromium every image loads (the page marks data-images="N/N"
 #     once loaded; N is the number of PNGs written) and the page logs
 #     nothing to the console (no error, no exception);
@@ -58,10 +60,22 @@ expect_eq "no finding is 'not run'" \
 	"$(grep -c 'badge">not run<' "$REPORT" || true)" 0
 for e in permutation structured alltoall failure failure-permutation \
 	failure-persistent queue-scaling scaling degraded failure-types lossy \
-	lossy-random dr-variants subflows; do
+	lossy-random dr-variants subflows reliability; do
 	expect_eq "section $e on the page" \
 		"$(grep -c "<h2 id=\"$e\">" "$REPORT" || true)" 1
 done
+# Loss recovery: the (load balancer, stack) tables, one per matrix and
+# queue, and a verdict computed from them.
+v=$(grep -o '<h3>The ranking of load balancers holds on every loss-recovery stack<span class="badge">[^<]*</span>' "$REPORT" |
+	sed 's/.*badge">//; s/<.*//' || true)
+case $v in
+holds | "does not hold") pass "loss recovery: a verdict computed from the data ($v)" ;;
+*) fail "loss recovery: verdict '$v'" ;;
+esac
+expect_eq "loss recovery: a table per matrix and queue" \
+	"$(grep -o '<h3>matrix [a-z]*, q q[0-9]*</h3>' "$REPORT" | wc -l)" 4
+expect_file_has "loss recovery: the stacks as columns" "$REPORT" \
+	"<th>tcp</th><th>trim</th><th>trim-rts</th><th>trimces</th><th>trimced</th><th>trimcomp</th><th>erasure</th><th>roce</th>"
 # The scaling views (k = 4 and 6 at 1 MiB; 256 KiB and 1 MiB at k = 4;
 # the all-to-all) and host DR next to switch DR (dr-variants' and
 # failure-types' two cases each, scaling's four points).

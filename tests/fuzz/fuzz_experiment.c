@@ -110,7 +110,8 @@ fuzz_setup(void)
 	snprintf(fuzz_name, sizeof(fuzz_name), "%s/fuzz.ini", fuzz_dir);
 }
 
-/* The number of comma-separated values of every [sweep.*], multiplied. */
+/* The number of comma-separated values (or variants) of every [sweep.*],
+ * multiplied. */
 static uint32_t
 fuzz_sweep_product(const uint8_t *data, size_t size, uint16_t *nb_dims)
 {
@@ -125,8 +126,15 @@ fuzz_sweep_product(const uint8_t *data, size_t size, uint16_t *nb_dims)
 	FUZZ_CHECK(n <= FAB_MAX_SWEEP_DIMS);
 	for (i = 0; i < n; i++) {
 		values = NULL;
-		FUZZ_CHECK(ofan_cfg_get_str(cfg, secs[i], "values", 0,
-					    &values) == 0 && values != NULL);
+		/* A sweep of variants has a value per variant named. */
+		if (ofan_cfg_has_key(cfg, secs[i], "variants"))
+			FUZZ_CHECK(ofan_cfg_get_str(cfg, secs[i], "variants", 0,
+						    &values) == 0 &&
+				   values != NULL);
+		else
+			FUZZ_CHECK(ofan_cfg_get_str(cfg, secs[i], "values", 0,
+						    &values) == 0 &&
+				   values != NULL);
 		/* Runs of anything but commas, as the loader splits them. */
 		for (count = 0, v = values; *v != '\0'; v++)
 			if (*v != ',' && (v == values || v[-1] == ','))
