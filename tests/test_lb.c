@@ -1229,6 +1229,81 @@ START_TEST(test_rr_shared_counter)
 }
 END_TEST
 
+static struct ofan_cfg *cfg_from(const char *text);
+
+/*
+ * [rr] permute = 5, htsim's RR: the shared counter goes back to 0 after
+ * 5 rounds of the group and the order is shuffled, so within each 20
+ * picks of 4-member groups every member gets exactly 5, in one order
+ * repeated -- at a ToR one order for all its groups, and a single route
+ * takes no turn; the order changes from cycle to cycle (4! orders: the
+ * same one again 1 time in 24); the same seed picks the same members.
+ * Above the ToR a group's first order is its own.
+ */
+START_TEST(test_rr_permute)
+{
+	uint16_t first[50][4];
+	unsigned int run, c, i, changes = 0;
+
+	for (run = 0; run < 2; run++) {
+		struct ofan_cfg *cfg = cfg_from("[rr]\npermute = 5\n");
+		struct harness r;
+
+		h_params(&r, lb_find("rr"), T_SEED);
+		ck_assert_int_eq(lb_settings_from_cfg(cfg, &r.set), 0);
+		ofan_cfg_free(cfg);
+		h_start(&r);
+		h_group(&r, 0, 4, NULL);
+		h_group(&r, 1, 4, NULL);
+		h_group(&r, 2, 1, NULL);
+		for (c = 0; c < 50; c++) {
+			uint64_t cnt[4] = { 0 };
+			uint16_t pick[20];
+
+			for (i = 0; i < 20; i++) {
+				/* A ToR: its groups share one order and
+				 * single routes take no turn (htsim). */
+				ck_assert_uint_eq(h_pick1(&r, 2, 1, 0, 0, 0),
+						  0);
+				pick[i] = h_pick1(&r, i & 1, 1 + (i & 1), 0,
+						  0, 0);
+				ck_assert_uint_lt(pick[i], 4);
+				cnt[pick[i]]++;
+				ck_assert_uint_eq(pick[i], pick[i % 4]);
+			}
+			ck_assert_uint_eq(max_minus_min(cnt, 4), 0);
+			if (run == 0) {
+				memcpy(first[c], pick, sizeof(first[c]));
+				changes += c > 0 &&
+					memcmp(first[c], first[c - 1],
+					       sizeof(first[c])) != 0;
+			} else {
+				ck_assert_mem_eq(first[c], pick,
+						 sizeof(first[c]));
+			}
+		}
+		h_stop(&r);
+	}
+	ck_assert_uint_ge(changes, 40);
+
+	/* Above the ToR each group has its own order, first as given. */
+	{
+		struct ofan_cfg *cfg = cfg_from("[rr]\npermute = 5\n");
+		struct harness r;
+
+		h_params(&r, lb_find("rr"), T_SEED);
+		r.p.tier = 1;
+		ck_assert_int_eq(lb_settings_from_cfg(cfg, &r.set), 0);
+		ofan_cfg_free(cfg);
+		h_start(&r);
+		h_group(&r, 0, 4, NULL);
+		for (i = 0; i < 20; i++)
+			ck_assert_uint_eq(h_pick1(&r, 0, 1, 0, 0, 0), i % 4);
+		h_stop(&r);
+	}
+}
+END_TEST
+
 /* ---------------------------------------------------------------- */
 /* adaptive. */
 
@@ -1979,6 +2054,7 @@ lb_suite(void)
 	tc = tcase_create("rr_adaptive_flowlet");
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_rr_shared_counter);
+	tcase_add_test(tc, test_rr_permute);
 	tcase_add_test(tc, test_adaptive_least_level);
 	tcase_add_test(tc, test_adaptive_ties);
 	tcase_add_test(tc, test_adaptive_burst_accounting);
