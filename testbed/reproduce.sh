@@ -8,8 +8,8 @@
 #
 #   --quick    fewer seeds, shorter all-to-all flows (128 KiB; 256 KiB
 #              under the failure, 64 KiB on the lossy links), the
-#              scaling permutations up to 4 MiB: every finding, about 9
-#              minutes here
+#              scaling permutations up to 4 MiB, the loss-recovery
+#              grid on k = 4: every finding, about 8 minutes here
 #   --smoke    the same set on a k = 4 fat tree with small flows, about a
 #              minute (what the test suite renders)
 #   --out DIR  results/paper by default; DIR/NAME per experiment and
