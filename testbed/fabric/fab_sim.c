@@ -293,8 +293,13 @@ fab_sw_tx(struct fab_thr *th, uint32_t d)
 		    m == dir->in_service) {
 			sw_worker_tx_commit(w, dir->from_port, th->now, &m, 1, 1);
 			fab_wire_put(th, d, m, th->now + dir->delay_ns);
+			dir->in_service = NULL;
+			/* A kicked port may be this one: it starts its
+			 * next frame there, and this call then stops. */
 			if (unlikely(w->pfc_kick != 0))
 				fab_sw_kick(th, dir->from, sw_worker_take_kicks(w));
+			if (dir->tx_pending)
+				return;
 		}
 		dir->in_service = NULL;
 	}
