@@ -250,6 +250,18 @@ bool ofan_pfc_quanta(const uint8_t *frame, uint32_t l3, uint8_t prio,
 uint64_t ofan_pfc_quanta_ns(uint16_t quanta, uint64_t rate_bps);
 
 /*
+ * A pause of dur ns received at now replaces one that lasts until
+ * until: what it adds to the time paused (as counted by switches and
+ * hosts alike) is dur, less what the older pause still had to run.
+ * The caller then pauses until now + dur.
+ */
+static inline uint64_t
+ofan_pfc_paused_add(uint64_t until, uint64_t now, uint64_t dur)
+{
+	return dur - (now < until ? until - now : 0);
+}
+
+/*
  * The verifiable payload pattern.  Word k (8 bytes, little endian) of the
  * payload of packet (qp, psn) is ofan_payload_word(qp, psn, k): a per-packet
  * seed (a 64-bit mix of qp and psn) plus k times an odd constant, so a

@@ -271,13 +271,8 @@ hs_input_pause(struct hs_host *h, const uint8_t *frame,
 		return;
 	}
 	dur = ofan_pfc_quanta_ns(quanta, h->cfg->rate_bps);
-	/* Granted time, less what a newer frame takes back of it. */
-	if (now_ns < h->pause_until)
-		h->st.pfc_paused_ns -= h->pause_until - now_ns;
-	h->st.pfc_paused_ns += dur;
+	h->st.pfc_paused_ns += ofan_pfc_paused_add(h->pause_until, now_ns, dur);
 	h->pause_until = now_ns + dur;
-	if (h->pause_until == 0)
-		h->pause_until = 1;
 	h->st.pfc_pauses_received++;
 }
 

@@ -169,11 +169,7 @@ sw_pfc_rx(struct sw_worker *w, uint16_t in_port, struct rte_mbuf *m,
 		return;
 	}
 	dur = ofan_pfc_quanta_ns(quanta, c->rate_bps);
-	/* The time paused is what each pause grants, less what a newer
-	 * one (a resume, a refresh) takes back of it. */
-	if (now_ns < ps->pause_until)
-		st->pfc_paused_ns -= ps->pause_until - now_ns;
-	st->pfc_paused_ns += dur;
+	st->pfc_paused_ns += ofan_pfc_paused_add(ps->pause_until, now_ns, dur);
 	ps->pause_from = now_ns;
 	ps->pause_until = now_ns + dur;
 	st->pfc_pauses_received++;

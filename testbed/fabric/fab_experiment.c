@@ -52,6 +52,8 @@ struct fab_loader {
 	struct fab_topo topo;
 };
 
+#define FAB_MAX_VARIANT_KEYS 64	/* settings of one [variant.NAME] */
+
 /* A sweep dimension as written: keys and their values. */
 struct fab_sweep {
 	char name[FAB_NAME_SIZE];
@@ -120,16 +122,16 @@ fab_is_section_key(const char *k)
  * A sweep over named variants: `variants = a, b` in [sweep.NAME], each a
  * [variant.a] section of section.key = value settings, applied together
  * (a recovery stack sets a queue, a host model and a load at once).
- * Every key of every variant is checked to be section.key here; its
- * value is checked when a combination applies it.
+ * fab_check_variant_sections() checks every variant's keys; a value is
+ * checked when a combination applies it.
  */
 static int
 fab_parse_variants(struct ofan_cfg *cfg, const char *sec,
 		   struct fab_sweep *s)
 {
 	char buf[1024], *parts[FAB_MAX_SWEEP_VALUES + 1], vsec[160];
-	const char *values = NULL, *keys[64];
-	int nv, j, nk, k;
+	const char *values = NULL;
+	int nv, j;
 
 	if (ofan_cfg_has_key(cfg, sec, "keys") ||
 	    ofan_cfg_has_key(cfg, sec, "values"))
@@ -152,21 +154,10 @@ fab_parse_variants(struct ofan_cfg *cfg, const char *sec,
 				"'%s' is not a variant name; expected the NAME of a [variant.NAME] section",
 				parts[j]);
 		snprintf(vsec, sizeof(vsec), "variant.%s", parts[j]);
-		nk = ofan_cfg_keys(cfg, vsec, keys, (int)RTE_DIM(keys));
-		if (nk == 0)
+		if (ofan_cfg_keys(cfg, vsec, NULL, 0) == 0)
 			return ofan_cfg_fail(cfg, sec, "variants",
 				"'%s' has no [%s] section (or it is empty); expected one with section.key = value lines",
 				parts[j], vsec);
-		if (nk > (int)RTE_DIM(keys))
-			return ofan_cfg_fail(cfg, vsec, keys[0],
-				"%d settings; expected at most %d", nk,
-				(int)RTE_DIM(keys));
-		for (k = 0; k < nk; k++) {
-			if (!fab_is_section_key(keys[k]))
-				return ofan_cfg_fail(cfg, vsec, keys[k],
-					"is not section.key; expected e.g. host.recovery = tcp");
-		}
-		ofan_cfg_mark_section(cfg, vsec);
 		snprintf(s->values[j], sizeof(s->values[j]), "%s", parts[j]);
 	}
 	s->nb_values = (uint16_t)nv;
@@ -181,13 +172,21 @@ fab_parse_variants(struct ofan_cfg *cfg, const char *sec,
 static int
 fab_check_variant_sections(struct ofan_cfg *cfg)
 {
-	const char *secs[256], *keys[64];
+	const char *secs[256], *keys[FAB_MAX_VARIANT_KEYS];
 	int n, i, k, nk;
 
 	n = ofan_cfg_sections(cfg, "variant.", secs, (int)RTE_DIM(secs));
-	for (i = 0; i < n && i < (int)RTE_DIM(secs); i++) {
+	if (n > (int)RTE_DIM(secs))
+		return ofan_cfg_fail(cfg, secs[0], NULL,
+			"%d [variant.*] sections; expected at most %d", n,
+			(int)RTE_DIM(secs));
+	for (i = 0; i < n; i++) {
 		nk = ofan_cfg_keys(cfg, secs[i], keys, (int)RTE_DIM(keys));
-		for (k = 0; k < nk && k < (int)RTE_DIM(keys); k++)
+		if (nk > (int)RTE_DIM(keys))
+			return ofan_cfg_fail(cfg, secs[i], keys[0],
+				"%d settings; expected at most %d", nk,
+				(int)RTE_DIM(keys));
+		for (k = 0; k < nk; k++)
 			if (!fab_is_section_key(keys[k]))
 				return ofan_cfg_fail(cfg, secs[i], keys[k],
 					"is not section.key; expected e.g. host.recovery = tcp");
@@ -288,13 +287,14 @@ fab_apply_sweep(struct ofan_cfg *cfg, const struct fab_sweep *s, int v,
 	int k = 0;
 
 	if (s->variants) {
-		const char *keys[64], *val;
+		const char *keys[FAB_MAX_VARIANT_KEYS], *val;
 		char vsec[160];
 		int nk, i;
 
 		snprintf(vsec, sizeof(vsec), "variant.%s", s->values[v]);
+		/* fab_check_variant_sections() bounded nk. */
 		nk = ofan_cfg_keys(cfg, vsec, keys, (int)RTE_DIM(keys));
-		for (i = 0; i < nk && i < (int)RTE_DIM(keys); i++) {
+		for (i = 0; i < nk; i++) {
 			if (ofan_cfg_get_str(cfg, vsec, keys[i], 0, &val) != 0)
 				return -EINVAL;
 			snprintf(from, sizeof(from), "%s:%s:%s",
