@@ -222,20 +222,17 @@ sw_queue_should_mark(const struct sw_queue *q, struct ofan_rng *rng)
 	return ofan_rng_unit(rng) < p;
 }
 
-bool
-sw_queue_enqueue(struct sw_queue *q, struct rte_mbuf *m, uint8_t kind,
-		 uint16_t l3_offset, bool ecn_capable, struct ofan_rng *rng)
+/*
+ * Append m (size queue bytes; len frames queued before it, below
+ * cap_pkts and within the ring), marking it as ECN says.
+ */
+static void
+sw_queue_put(struct sw_queue *q, struct rte_mbuf *m, uint32_t size,
+	     uint32_t len, uint16_t l3_offset, bool ecn_capable,
+	     struct ofan_rng *rng)
 {
-	uint32_t len = sw_queue_data_len(q);
-	uint32_t size = ofan_frame_queue_bytes(&q->frame, kind, m->pkt_len);
 	uint32_t bin;
 
-	if (len >= q->cap_pkts || q->bytes + size > q->cap_bytes ||
-	    (unlikely(len > q->mask) && !sw_queue_grow(q))) {
-		q->st.drop_pkts++;
-		q->st.drop_bytes += size;
-		return false;
-	}
 	if (q->ecn && ecn_capable && sw_queue_should_mark(q, rng)) {
 		sw_queue_mark_ce(m, l3_offset);
 		q->st.ecn_marked++;
@@ -256,6 +253,22 @@ sw_queue_enqueue(struct sw_queue *q, struct rte_mbuf *m, uint8_t kind,
 		q->st.max_pkts = len;
 	if (q->bytes > q->st.max_bytes)
 		q->st.max_bytes = q->bytes;
+}
+
+bool
+sw_queue_enqueue(struct sw_queue *q, struct rte_mbuf *m, uint8_t kind,
+		 uint16_t l3_offset, bool ecn_capable, struct ofan_rng *rng)
+{
+	uint32_t len = sw_queue_data_len(q);
+	uint32_t size = ofan_frame_queue_bytes(&q->frame, kind, m->pkt_len);
+
+	if (len >= q->cap_pkts || q->bytes + size > q->cap_bytes ||
+	    (unlikely(len > q->mask) && !sw_queue_grow(q))) {
+		q->st.drop_pkts++;
+		q->st.drop_bytes += size;
+		return false;
+	}
+	sw_queue_put(q, m, size, len, l3_offset, ecn_capable, rng);
 	return true;
 }
 
@@ -393,7 +406,8 @@ sw_queue_enqueue_ctl(struct sw_queue *q, struct rte_mbuf *m, uint8_t kind,
 		     struct rte_mbuf **ret)
 {
 	struct rte_mbuf *victim;
-	uint32_t l3, bth, len;
+	uint32_t l3, bth, len, size, vsize;
+	uint8_t vkind;
 
 	*ret = NULL;
 	if (kind == OFAN_KIND_ACK && q->ctrl_acks) {
@@ -403,46 +417,48 @@ sw_queue_enqueue_ctl(struct sw_queue *q, struct rte_mbuf *m, uint8_t kind,
 		*ret = m;
 		return SW_ENQ_CTRL_FULL;
 	}
-	if (kind != OFAN_KIND_DATA)
+	/* ACKs share the data queue (ctrl_acks = no): htsim's rule below
+	 * picks among them too; an ACK cannot be trimmed, so a chosen one
+	 * is dropped. */
+	if (kind != OFAN_KIND_DATA &&
+	    !(kind == OFAN_KIND_ACK && q->trim_either))
 		goto plain;
-	if (sw_trim_offsets(m, &l3, &bth) &&
+	if (kind == OFAN_KIND_DATA && sw_trim_offsets(m, &l3, &bth) &&
 	    sw_trim_marked(m, bth, OFAN_BTH_MARK_TRIMMED))
 		return sw_ctrl_header(q, m, bth, ret);	/* trimmed upstream */
 	len = sw_queue_data_len(q);
-	if (len < q->cap_pkts &&
-	    q->bytes + ofan_frame_queue_bytes(&q->frame, kind, m->pkt_len) <=
-	    q->cap_bytes)
+	size = ofan_frame_queue_bytes(&q->frame, kind, m->pkt_len);
+	if (len < q->cap_pkts && q->bytes + size <= q->cap_bytes)
 		goto plain;
 	/*
 	 * It does not fit.  The victim is the arriving frame, or, half the
-	 * time (trim_either, as htsim's CompositeQueue), the newest data
-	 * frame queued, whose place the arriving frame takes -- never the
-	 * frame a link has started sending (the latched head).
+	 * time (trim_either, htsim's CompositeQueue), the newest frame
+	 * queued -- never the one a link has started sending (the latched
+	 * head) -- whose place the arriving frame takes even when it is
+	 * larger, so the bytes may pass the bound by the difference, as in
+	 * htsim.
 	 */
 	victim = m;
+	vkind = kind;
+	vsize = size;
 	if (q->trim_either && len > (q->latch == 1 ? 1u : 0u) &&
 	    ofan_rng_unit(rng) < 0.5) {
 		uint32_t slot = (q->tail - 1) & q->mask;
-		uint32_t vsize = q->len_ring[slot];
 
 		victim = q->ring[slot];
+		vsize = q->len_ring[slot];
+		vkind = ofan_frame_kind(rte_pktmbuf_mtod(victim,
+							 const uint8_t *),
+					rte_pktmbuf_data_len(victim));
 		q->tail--;
 		q->bytes -= vsize;
 		q->st.enq_pkts--;
 		q->st.enq_bytes -= vsize;
-		if (!sw_queue_enqueue(q, m, kind, l3_offset, ecn_capable, rng)) {
-			/* Bytes still do not fit: put the victim back. */
-			q->ring[slot] = victim;
-			q->tail++;
-			q->bytes += vsize;
-			q->st.enq_pkts++;
-			q->st.enq_bytes += vsize;
-			q->st.drop_pkts--;
-			victim = m;
-		}
+		sw_queue_put(q, m, size, len - 1, l3_offset, ecn_capable, rng);
 	}
-	if (!sw_trim(q, victim, &bth)) {
+	if (vkind != OFAN_KIND_DATA || !sw_trim(q, victim, &bth)) {
 		q->st.drop_pkts++;
+		q->st.drop_bytes += vsize;
 		*ret = victim;
 		return SW_ENQ_DROPPED;
 	}

@@ -1749,6 +1749,96 @@ START_TEST(test_queue_hist_bin)
 END_TEST
 
 /*
+ * htsim's CompositeQueue rule with ACKs in the data queue (trim_either,
+ * ctrl_acks = no): on overflow a coin picks the arriving frame or the
+ * newest queued one.  A data frame arriving at 3 data frames and an ACK
+ * (the newest): either it is trimmed (the control queue holds it), or
+ * the ACK is dropped -- an ACK cannot be trimmed -- and the data frame
+ * takes its place past the byte bound.  An ACK arriving at a full queue:
+ * dropped, or the newest data frame is trimmed and the ACK queued.
+ * Every seed gives one of exactly these outcomes, and both appear.
+ */
+START_TEST(test_trim_victim_ack)
+{
+	const uint32_t full = 1514;
+	struct rte_mbuf *ret, *m;
+	struct sw_queue_config qc;
+	struct ofan_pkt_spec sp;
+	unsigned int seen = 0, seed, i;
+	struct sw_queue q;
+	struct ofan_rng rng;
+	enum sw_enq_result r;
+
+	sw_queue_config_defaults(&qc);
+	qc.enabled = true;
+	qc.ecn = false;
+	qc.trim = SW_TRIM_FULL;
+	qc.trim_either = true;
+	qc.ctrl_acks = false;
+	qc.capacity_pkts = 100;
+	t_spec(&sp, 0, T_HOST_IP(0), T_LEAF_NET(1) | 1, 4000, 1);
+	for (seed = 1; seed <= 64; seed++) {
+		bool ack_arrives = seed % 2 == 0;
+
+		/* 3 data + an ACK fit; 4 data do not; with the ACK
+		 * arriving, 4 data fit and the ACK does not. */
+		qc.capacity_bytes = ack_arrives ? 4 * full + 40 :
+			3 * full + OFAN_ACK_FRAME_SIZE + 100;
+		ck_assert_int_eq(sw_queue_init(&q, &qc, 32, SOCKET_ID_ANY), 0);
+		ofan_rng_seed(&rng, seed, 0);
+		for (i = 0; i < (ack_arrives ? 4u : 3u); i++)
+			ck_assert_int_eq(sw_queue_enqueue_ctl(&q,
+				t_sized(T_LEAF_NET(1) | 1, i, 0, full),
+				OFAN_KIND_DATA, OFAN_ETH_HDR_SIZE, false, &rng,
+				&ret), SW_ENQ_QUEUED);
+		if (!ack_arrives) {
+			ck_assert_int_eq(sw_queue_enqueue_ctl(&q,
+				t_pkt(&sp, LB_KIND_ACK), OFAN_KIND_ACK,
+				OFAN_ETH_HDR_SIZE, false, &rng, &ret),
+				SW_ENQ_QUEUED);
+			m = t_sized(T_LEAF_NET(1) | 1, 9, 0, full);
+			r = sw_queue_enqueue_ctl(&q, m, OFAN_KIND_DATA,
+						 OFAN_ETH_HDR_SIZE, false, &rng,
+						 &ret);
+		} else {
+			m = t_pkt(&sp, LB_KIND_ACK);
+			r = sw_queue_enqueue_ctl(&q, m, OFAN_KIND_ACK,
+						 OFAN_ETH_HDR_SIZE, false, &rng,
+						 &ret);
+		}
+		ck_assert_uint_eq(sw_queue_data_len(&q), 4);
+		if (r == SW_ENQ_QUEUED) {
+			/* Data: the arriving frame trimmed; ACK: the newest
+			 * data frame trimmed, the ACK in its place. */
+			ck_assert_uint_eq(q.st.trimmed_pkts, 1);
+			ck_assert_uint_eq(q.ctrl.tail - q.ctrl.head, 1);
+			ck_assert_uint_eq(q.st.drop_pkts, 0);
+			ck_assert_uint_le(q.bytes, q.cap_bytes);
+			seen |= ack_arrives ? 1 : 2;
+		} else {
+			ck_assert_int_eq(r, SW_ENQ_DROPPED);
+			ck_assert_uint_eq(q.st.trimmed_pkts, 0);
+			ck_assert_uint_eq(q.st.drop_pkts, 1);
+			ck_assert_uint_eq(ret->pkt_len, OFAN_ACK_FRAME_SIZE);
+			if (ack_arrives) {
+				ck_assert_ptr_eq(ret, m);
+				seen |= 4;
+			} else {
+				/* The queued ACK went; 4 data frames stay. */
+				ck_assert_ptr_ne(ret, m);
+				ck_assert_uint_eq(q.bytes, 4 * full);
+				ck_assert_uint_gt(q.bytes, q.cap_bytes);
+				seen |= 8;
+			}
+			rte_pktmbuf_free(ret);
+		}
+		ck_assert_uint_eq(sw_queue_fini(&q), 4 + (r == SW_ENQ_QUEUED));
+	}
+	ck_assert_uint_eq(seen, 15);
+}
+END_TEST
+
+/*
  * The frame model of a queue (ofan_frame.h): under explicit sizes (full
  * 1514-byte data frames count 1460 bytes, 78-byte ACKs 82) a queue
  * counts, caps, marks and shapes each frame at its model size: a data
@@ -3635,6 +3725,7 @@ engine_suite(void)
 	tcase_add_test(tc, test_queue_ecn);
 	tcase_add_test(tc, test_queue_frame_model);
 	tcase_add_test(tc, test_queue_hist_bin);
+	tcase_add_test(tc, test_trim_victim_ack);
 	tcase_add_test(tc, test_queue_ecn_probability);
 	tcase_add_test(tc, test_queue_partial_commit);
 	tcase_add_test(tc, test_noqueue_tx_full);
