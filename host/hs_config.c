@@ -16,6 +16,7 @@
 
 const char *const hs_pacing_names[] = { "host", "flow", NULL };
 const char *const hs_ce_echo_names[] = { "data", "ack", NULL };
+const char *const hs_resend_path_names[] = { "own", "next", NULL };
 
 static const char *const hs_ecn_names[] = {
 	"not-ect", "ect1", "ect0", NULL
@@ -109,6 +110,7 @@ hs_config_host(struct ofan_cfg *cfg, struct hs_config *c,
 	int i, n, cc = hs_cc_index(c->cc), ecn = c->ecn;
 	int rec = hs_recovery_index(c->recovery);
 	int pacing = c->pacing, ce_echo = c->ce_echo;
+	int resend_path = c->resend_path;
 
 	for (n = 0; hlb_registry[n] != NULL && n < HLB_MAX_POLICIES; n++)
 		names[n] = hlb_registry[n]->name;
@@ -155,6 +157,8 @@ hs_config_host(struct ofan_cfg *cfg, struct hs_config *c,
 			     &c->sack_limit) ||
 	    ofan_cfg_get_time(cfg, sec, "initial_rto", 0, 1000,
 			      60ull * 1000000000ull, &c->initial_rto_ns) ||
+	    ofan_cfg_get_enum(cfg, sec, "resend_path", 0,
+			      hs_resend_path_names, &resend_path) ||
 	    ofan_cfg_get_enum(cfg, sec, "pacing", 0, hs_pacing_names,
 			      &pacing) ||
 	    ofan_cfg_get_double(cfg, sec, "pacing_jitter", 0, 0.0, 0.5,
@@ -172,6 +176,7 @@ hs_config_host(struct ofan_cfg *cfg, struct hs_config *c,
 	c->ecn = (uint8_t)ecn;
 	c->recovery = hs_recovery_registry[rec];
 	c->pacing = (enum hs_pacing)pacing;
+	c->resend_path = (enum hs_resend_path)resend_path;
 	{
 		/* tcp's keys mean nothing to another model: say so. */
 		static const char *const tcp_only[] = {

@@ -51,6 +51,18 @@ enum hs_ce_echo { HS_CE_ECHO_DATA = 0, HS_CE_ECHO_ACK = 1 };
 
 extern const char *const hs_ce_echo_names[];
 
+/*
+ * Which EV a retransmission goes on (resend_path).  own: its own, from
+ * the policy, as any packet.  next: the EV the next new packet will take,
+ * drawn then and kept for it -- the study's simulator's constant_cca
+ * sender, whose path id moves only after new data, so a resend and the
+ * packet after it share a path (docs/recovery.md).  A timeout forgets the
+ * kept EV (constant_cca moves its path id then).
+ */
+enum hs_resend_path { HS_RESEND_OWN = 0, HS_RESEND_NEXT = 1 };
+
+extern const char *const hs_resend_path_names[];
+
 struct hs_port_config {
 	char dev[HS_DEV_SIZE];
 	uint32_t rank;
@@ -100,6 +112,7 @@ struct hs_config {
 	bool fast_retransmit;	/* tcp: no is htsim's -nofr */
 	uint32_t sack_limit;	/* tcp: 0 off, N: htsim's -sack N */
 	uint64_t initial_rto_ns;	/* before the first RTT sample */
+	enum hs_resend_path resend_path;
 	enum hs_pacing pacing;
 	double pacing_jitter;	/* pacing = flow: extra gap, fraction */
 	/*

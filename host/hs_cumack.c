@@ -111,6 +111,12 @@ hs_ca_tx_is_resend(const struct hs_ca_tx *tx, uint32_t psn)
 	return psn < tx->sent_max;
 }
 
+bool
+hs_ca_tx_is_repair(const struct hs_ca_tx *tx, uint32_t psn)
+{
+	return psn < tx->nb_pkts && ca_bit(tx->pending, psn);
+}
+
 /* Ask for psn to go before anything else (once). */
 static void
 ca_pend(struct hs_ca_tx *tx, uint32_t psn)
@@ -258,6 +264,13 @@ hs_ca_tx_on_nack(struct hs_ca_tx *tx, uint32_t psn, uint64_t now_ns)
 		ca_clear_pending(tx);
 		return;
 	}
+	/*
+	 * Not sent again yet since a go-back-N rewind: the pass itself
+	 * resends it (htsim's constant_cca likewise takes no NACK beyond
+	 * what it has sent since its rewind).
+	 */
+	if (psn >= tx->next)
+		return;
 	ca_pend(tx, psn);
 }
 

@@ -17,7 +17,8 @@
  *         was sent then, resending the new hole at each partial ACK.
  *  - trim (constant_cca -trim -nofr): no fast retransmit; a NACK (the
  *         receiver got a trimmed header) or a header returned by a
- *         switch (rts) resends exactly that PSN.
+ *         switch (rts) resends exactly that PSN -- unless a go-back-N
+ *         rewind has not reached it yet, which resends it anyway.
  *  - gbn  (RoCE): a NACK names the PSN the receiver expects: the sender
  *         rewinds to it and sends in order from there.
  * All three time out: no progress for the RTO (srtt + 4 mdev, at least
@@ -94,6 +95,9 @@ uint32_t hs_ca_tx_next(const struct hs_ca_tx *tx);
 void hs_ca_tx_sent(struct hs_ca_tx *tx, uint32_t psn, uint64_t now_ns);
 /* Whether sending psn resends something (a resend or a rewind). */
 bool hs_ca_tx_is_resend(const struct hs_ca_tx *tx, uint32_t psn);
+/* psn is a resend the receiver asked for (a NACK, a fast retransmit),
+ * not the in-order stream from next (new data, a go-back-N pass). */
+bool hs_ca_tx_is_repair(const struct hs_ca_tx *tx, uint32_t psn);
 /*
  * An ACK: cumulative PSN cum, SACK bit i for PSN cum + 1 + i, the echoed
  * PSN; or a NACK (nack) of echo_psn, whose cum counts too but which is

@@ -250,6 +250,7 @@ hs_flow_activate(struct hs_host *h, uint32_t si, uint64_t now)
 		return;
 	}
 	c->policy->init(s->lb, &h->hlb, &h->rng, now);
+	s->ev_kept = false;
 	hs_frame_template(&h->fx, &s->tmpl, s->spec, s->nic_slot);
 	if (c->cc->start != NULL)
 		c->cc->start(&s->cc, c->window_pkts);

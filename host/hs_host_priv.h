@@ -48,6 +48,8 @@ struct hs_sflow {
 	uint32_t distinct_evs;
 	uint32_t nic_slot;
 	uint8_t state;
+	bool ev_kept;		/* resend_path = next: kept_ev is the next one */
+	uint16_t kept_ev;
 	bool complete;		/* acknowledged in full (HS_DONE: or failed) */
 	bool released;		/* its dependency arrived; it waits for start_at */
 	bool blocked;		/* pacing = flow: its pacer sleeps */

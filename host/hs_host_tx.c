@@ -27,6 +27,7 @@ hs_host_timers(struct hs_host *h, uint64_t now)
 
 		if (hs_sender_check_timeout(&s->tx, now)) {
 			h->st.timeouts++;
+			s->ev_kept = false;
 			if (!h->path_timers)
 				c->policy->on_timeout(s->lb, &h->hlb, &h->rng,
 						      now);
@@ -63,6 +64,28 @@ hs_data_mbuf(struct hs_host *h)
 	return rte_pktmbuf_alloc(h->pool);
 }
 
+/*
+ * The EV of flow s's next data packet: the one kept for it
+ * (resend_path = next), or its policy's choice -- chosen again while
+ * the chosen EV's last packet is overdue (each check stops that EV's
+ * timer, so this ends).
+ */
+static uint16_t
+hs_flow_ev(struct hs_host *h, struct hs_sflow *s, uint64_t now)
+{
+	const struct hs_config *c = h->cfg;
+	uint16_t ev;
+
+	if (s->ev_kept)
+		return s->kept_ev;
+	ev = c->policy->next_ev(s->lb, &h->hlb, &h->rng, now);
+	while (h->path_timers && hs_sender_path_expired(&s->tx, ev, now)) {
+		c->policy->on_path_timeout(s->lb, &h->hlb, &h->rng, ev, now);
+		ev = c->policy->next_ev(s->lb, &h->hlb, &h->rng, now);
+	}
+	return ev;
+}
+
 static struct rte_mbuf *
 hs_flow_packet(struct hs_host *h, uint32_t si, uint64_t now, uint32_t *wire)
 {
@@ -71,6 +94,7 @@ hs_flow_packet(struct hs_host *h, uint32_t si, uint64_t now, uint32_t *wire)
 	struct rte_mbuf *m;
 	uint32_t psn;
 	uint16_t ev, off;
+	bool resend, repair;
 	int len;
 
 	*wire = 0;
@@ -92,13 +116,10 @@ hs_flow_packet(struct hs_host *h, uint32_t si, uint64_t now, uint32_t *wire)
 		*wire = 1;
 		return NULL;
 	}
-	ev = c->policy->next_ev(s->lb, &h->hlb, &h->rng, now);
-	/* A chosen EV whose last packet is overdue: tell, choose again
-	 * (each check stops that EV's timer, so this ends). */
-	while (h->path_timers && hs_sender_path_expired(&s->tx, ev, now)) {
-		c->policy->on_path_timeout(s->lb, &h->hlb, &h->rng, ev, now);
-		ev = c->policy->next_ev(s->lb, &h->hlb, &h->rng, now);
-	}
+	resend = hs_sender_is_resend(&s->tx, psn);
+	repair = c->resend_path == HS_RESEND_NEXT &&
+		hs_sender_is_repair(&s->tx, psn);
+	ev = hs_flow_ev(h, s, now);
 #ifndef NDEBUG
 	/*
 	 * Debug builds: the EV keeps next_ev()'s contract (hlb.h).  Release
@@ -122,7 +143,13 @@ hs_flow_packet(struct hs_host *h, uint32_t si, uint64_t now, uint32_t *wire)
 		*wire = 1;
 		return NULL;
 	}
-	if (hs_sender_is_resend(&s->tx, psn))
+	if (c->resend_path == HS_RESEND_NEXT) {
+		/* A repair keeps its EV for the next packet; the in-order
+		 * stream uses it up. */
+		s->ev_kept = repair;
+		s->kept_ev = ev;
+	}
+	if (resend)
 		h->st.data_retx++;
 	hs_sender_sent(&s->tx, psn, now);
 	if (h->path_timers)

@@ -541,6 +541,12 @@ ca_tx_is_resend(const void *tx, uint32_t psn)
 }
 
 static bool
+ca_tx_is_repair(const void *tx, uint32_t psn)
+{
+	return hs_ca_tx_is_repair(tx, psn);
+}
+
+static bool
 ca_tx_is_new(const void *tx, uint32_t psn)
 {
 	return !hs_ca_tx_is_resend(tx, psn);
@@ -718,6 +724,7 @@ ca_rx_counters(const void *rx, uint32_t *max_reorder, uint64_t *dups,
 		.tx_fini = ca_tx_fini, .tx_next = ca_tx_next,		\
 		.tx_payload = ca_tx_payload,				\
 		.tx_is_resend = ca_tx_is_resend,			\
+		.tx_is_repair = ca_tx_is_repair,			\
 		.tx_is_new = ca_tx_is_new, .tx_sent = ca_tx_sent,	\
 		.tx_on_ack = ca_tx_on_ack,				\
 		.tx_on_returned = ca_tx_on_returned,			\

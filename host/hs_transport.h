@@ -95,6 +95,12 @@ struct hs_recovery_ops {
 	uint16_t (*tx_payload)(const void *tx, uint32_t psn);
 	/* Sending psn makes up for a loss (counted as a retransmission). */
 	bool (*tx_is_resend)(const void *tx, uint32_t psn);
+	/*
+	 * May be NULL (tx_is_resend).  Sending psn fills a hole out of
+	 * order (a NACK's or a fast retransmit's packet), not the in-order
+	 * stream of new data or of a go-back-N pass ([host] resend_path).
+	 */
+	bool (*tx_is_repair)(const void *tx, uint32_t psn);
 	/* Sending psn grows what is in flight (new data). */
 	bool (*tx_is_new)(const void *tx, uint32_t psn);
 	/* psn, as tx_next() returned it, left at now. */
@@ -214,6 +220,14 @@ static inline bool
 hs_sender_is_resend(const struct hs_sender *s, uint32_t psn)
 {
 	return s->ops->tx_is_resend(s->state, psn);
+}
+
+static inline bool
+hs_sender_is_repair(const struct hs_sender *s, uint32_t psn)
+{
+	if (s->ops->tx_is_repair == NULL)
+		return s->ops->tx_is_resend(s->state, psn);
+	return s->ops->tx_is_repair(s->state, psn);
 }
 
 static inline void

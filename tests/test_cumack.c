@@ -173,6 +173,46 @@ START_TEST(test_trim_nack)
 END_TEST
 
 /*
+ * trim after a timeout: the go-back-N pass resends from cum in order; a
+ * NACK of a PSN the pass has reached is resent out of order (a repair),
+ * one it has not reached is left to the pass (htsim's constant_cca).
+ */
+START_TEST(test_trim_nack_after_rewind)
+{
+	struct hs_ca_tx tx;
+	uint64_t deadline;
+	uint32_t i;
+
+	t_tx(&tx, HS_CA_TRIM, 10);
+	for (i = 0; i < 8; i++)
+		t_send(&tx, i * T_US);
+	t_ack(&tx, 2, 0, 1, 10 * T_US);
+	ck_assert(!hs_ca_tx_is_repair(&tx, 8));	/* new data */
+	deadline = hs_ca_tx_timer_ns(&tx);
+	ck_assert(hs_ca_tx_check_timeout(&tx, deadline));
+	/* The pass: 2 and 3 again, in order, no repairs. */
+	for (i = 2; i < 4; i++) {
+		ck_assert_uint_eq(hs_ca_tx_next(&tx), i);
+		ck_assert(hs_ca_tx_is_resend(&tx, i));
+		ck_assert(!hs_ca_tx_is_repair(&tx, i));
+		t_send(&tx, deadline + i);
+	}
+	/* 6 is beyond the pass: nothing changes. */
+	hs_ca_tx_on_nack(&tx, 6, deadline + 5);
+	ck_assert_uint_eq(tx.nb_nacks, 1);
+	ck_assert(!hs_ca_tx_is_repair(&tx, 6));
+	ck_assert_uint_eq(hs_ca_tx_next(&tx), 4);
+	/* 3 was sent in this pass: resent first, as a repair. */
+	hs_ca_tx_on_nack(&tx, 3, deadline + 6);
+	ck_assert(hs_ca_tx_is_repair(&tx, 3));
+	ck_assert_uint_eq(t_send(&tx, deadline + 7), 3);
+	ck_assert(!hs_ca_tx_is_repair(&tx, 3));
+	ck_assert_uint_eq(hs_ca_tx_next(&tx), 4);
+	hs_ca_tx_fini(&tx);
+}
+END_TEST
+
+/*
  * gbn: one dropped frame (PSN 3 of 8) makes the receiver discard and NACK
  * what follows, and the sender rewind to exactly 3 and send 3..7 again.
  */
@@ -254,6 +294,7 @@ cumack_suite(void)
 	tcase_add_test(tc, test_tcp_nofr);
 	tcase_add_test(tc, test_tcp_rto_recovers_lost_retx);
 	tcase_add_test(tc, test_trim_nack);
+	tcase_add_test(tc, test_trim_nack_after_rewind);
 	tcase_add_test(tc, test_gbn_rewind);
 	tcase_add_test(tc, test_ca_init_errors);
 	suite_add_tcase(s, tc);

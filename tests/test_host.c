@@ -1267,6 +1267,99 @@ START_TEST(test_erasure_makeup_next_event)
 }
 END_TEST
 
+/*
+ * Sends of rank 0's flow until it has sent upto data packets in all,
+ * each one's PSN and EV in psn[] and ev[] from *n on.
+ */
+static void
+t_sends(struct hs_host *h, uint64_t *now, uint64_t upto, uint32_t *psn,
+	uint16_t *ev, unsigned int *n)
+{
+	struct rte_mbuf *pkts[T_BURST];
+	struct ofan_pkt_info pi;
+	uint16_t k, i;
+
+	while (hs_host_stats(h)->data_sent < upto) {
+		k = hs_host_output(h, *now, pkts, 1);
+		for (i = 0; i < k; i++) {
+			ck_assert_int_eq(ofan_parse(rte_pktmbuf_mtod(pkts[i],
+				const uint8_t *), rte_pktmbuf_data_len(pkts[i]),
+				0, &pi), OFAN_PARSE_OK);
+			if (pi.kind == OFAN_KIND_DATA) {
+				psn[*n] = pi.psn;
+				ev[*n] = pi.src_port;
+				(*n)++;
+			}
+		}
+		rte_pktmbuf_free_bulk(pkts, k);
+		*now = hs_host_next_event(h);
+	}
+}
+
+/*
+ * [host] resend_path: rank 0 (ops, trim) has sent PSNs 0..3 when PSN 1 is
+ * NACKed.  With next, the resend of 1 goes on the EV that PSN 4, the next
+ * new packet, then takes, and PSN 5 on a fresh one (htsim's constant_cca);
+ * with own, the resend has its own EV.
+ */
+START_TEST(test_resend_path)
+{
+	unsigned int mode;
+
+	for (mode = HS_RESEND_OWN; mode <= HS_RESEND_NEXT; mode++) {
+		struct ofan_pkt_spec sp;
+		struct ofan_ack_ext ext;
+		uint32_t psn[8];
+		uint16_t ev[8];
+		unsigned int n = 0;
+		uint8_t frame[128];
+		struct rte_mbuf *m;
+		struct t_net *net;
+		struct hs_host *h;
+		uint64_t now;
+		int len;
+
+		net = t_net_new("ops", "pattern = permutation\nsize = 14600");
+		net->cfg.recovery = hs_recovery_find("trim");
+		net->cfg.resend_path = (enum hs_resend_path)mode;
+		t_net_hosts(net);
+		h = net->host[0];
+		now = net->now;
+		t_sends(h, &now, 4, psn, ev, &n);
+		/* The receiver got 0 and PSN 1's trimmed header: a NAK. */
+		memset(&sp, 0, sizeof(sp));
+		memset(&ext, 0, sizeof(ext));
+		sp.src_ip = hs_rank_ip(&net->cfg, 1);
+		sp.dst_ip = hs_rank_ip(&net->cfg, 0);
+		sp.dest_qp = 0 + HS_QP_OFFSET;
+		sp.psn = 1;
+		sp.ev = ev[1];
+		ext.echo_ev = ev[1];
+		ext.echo_psn = 1;
+		ext.cum_psn = 1;
+		len = ofan_build_ack(frame, sizeof(frame), &sp, &ext);
+		ck_assert_int_gt(len, 0);
+		frame[OFAN_DATA_HDRS_SIZE] = OFAN_AETH_SYN_NAK_SEQ;
+		m = rte_pktmbuf_alloc(t_pool);
+		ck_assert_ptr_nonnull(m);
+		memcpy(rte_pktmbuf_append(m, (uint16_t)len), frame, len);
+		hs_host_input(h, &m, 1, now);
+		ck_assert_uint_eq(hs_host_stats(h)->nacks_received, 1);
+		t_sends(h, &now, 7, psn, ev, &n);
+		ck_assert_uint_eq(n, 7);
+		ck_assert_uint_eq(psn[4], 1);
+		ck_assert_uint_eq(psn[5], 4);
+		ck_assert_uint_eq(psn[6], 5);
+		if (mode == HS_RESEND_NEXT)
+			ck_assert_uint_eq(ev[4], ev[5]);
+		else
+			ck_assert_uint_ne(ev[4], ev[5]);
+		ck_assert_uint_ne(ev[5], ev[6]);
+		t_net_done(net);
+	}
+}
+END_TEST
+
 /* A frame of flow 0 (rank 0 -> 1) into host h at now: data or an ACK. */
 static void
 t_inject(struct t_net *net, struct hs_host *h, bool ack, uint32_t psn,
@@ -1603,6 +1696,7 @@ host_suite(void)
 	tcase_add_test(tc, test_ack_template);
 	tcase_add_test(tc, test_erasure_wait_no_spin);
 	tcase_add_test(tc, test_erasure_makeup_next_event);
+	tcase_add_test(tc, test_resend_path);
 	tcase_add_test(tc, test_done_at_start);
 	tcase_add_test(tc, test_dep_before_start);
 	tcase_add_test(tc, test_arp_counted);

@@ -123,7 +123,12 @@ bad_config unknown_policy \
 write_config unknown_key "policy = reps
 colour = blue"
 bad_config unknown_key \
-	"ofan-host: $TMP/unknown_key.ini:host:colour: unknown key; allowed keys in [host]: policy, seed, rate, rate_coef, mtu, ack_every, min_rto, reorder_window, base_rtt, cc, window, ecn, ce_echo, recovery, erasure_k, dupacks, fast_retransmit, sack_limit, initial_rto, pacing, pacing_jitter, pace_bytes, verify_payload, stats_interval, ev_min, ev_max"
+	"ofan-host: $TMP/unknown_key.ini:host:colour: unknown key; allowed keys in [host]: policy, seed, rate, rate_coef, mtu, ack_every, min_rto, reorder_window, base_rtt, cc, window, ecn, ce_echo, recovery, erasure_k, dupacks, fast_retransmit, sack_limit, initial_rto, resend_path, pacing, pacing_jitter, pace_bytes, verify_payload, stats_interval, ev_min, ev_max"
+
+write_config bad_resend_path "policy = reps
+resend_path = same"
+bad_config bad_resend_path \
+	"ofan-host: $TMP/bad_resend_path.ini:host:resend_path: 'same' is unknown; expected one of own, next"
 
 write_config tcp_key_elsewhere "policy = reps
 recovery = sack

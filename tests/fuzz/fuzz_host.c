@@ -1172,6 +1172,7 @@ fz_setup(struct fz_world *w, struct fz_in *in)
 	c->policy = hlb_registry[(hdr[1] & 7) < 6 ? hdr[1] & 7 :
 				 (hdr[1] & 7) - 5];
 	c->recovery = hs_recovery_find(hdr[0] & 1 ? "erasure" : "sack");
+	c->resend_path = hdr[1] & 0x80 ? HS_RESEND_NEXT : HS_RESEND_OWN;
 	c->pacing = hdr[0] & 2 ? HS_PACING_FLOW : HS_PACING_HOST;
 	c->pacing_jitter = c->pacing == HS_PACING_FLOW && (hdr[0] & 0x80) ?
 		0.25 : 0.0;
