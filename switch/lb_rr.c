@@ -33,16 +33,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lb.h"
+#include "lb_rr.h"
 #include "ofan_config.h"
 #include "ofan_rng.h"
 
 #define LB_RR_STREAM 0x5252ull
-#define LB_RR_MAX_PERMUTE 1000
-
-struct lb_rr_settings {
-	uint32_t permute;	/* rounds between shuffles; 0: a fixed rotation */
-};
 
 /* A group's member order under permute (indexes into its live[]). */
 struct lb_rr_order {
@@ -68,13 +63,18 @@ lb_rr_defaults(void *settings)
 	s->permute = 0;
 }
 
+int
+lb_rr_parse_section(struct ofan_cfg *cfg, const char *section,
+		    struct lb_rr_settings *s)
+{
+	return ofan_cfg_get_u32(cfg, section, "permute", 0, 0,
+				LB_RR_MAX_PERMUTE, &s->permute);
+}
+
 static int
 lb_rr_parse(struct ofan_cfg *cfg, void *settings)
 {
-	struct lb_rr_settings *s = settings;
-
-	return ofan_cfg_get_u32(cfg, "rr", "permute", 0, 0, LB_RR_MAX_PERMUTE,
-				&s->permute);
+	return lb_rr_parse_section(cfg, "rr", settings);
 }
 
 static int

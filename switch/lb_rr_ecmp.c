@@ -7,16 +7,30 @@
  * choice of core is then per flow, while each ToR spreads its packets
  * evenly over its uplinks.
  *
- * ofan's rr never reshuffles its member order; htsim's shuffles the
- * candidate list every 5 x n picks (README, where ofan differs).
+ * [rr_ecmp] permute = P is rr's permute for the ToRs' rotation (lb_rr.c):
+ * htsim's RR_ECMP shuffles a ToR's order every 5 x n picks (P = 5); 0,
+ * the default, is the fixed rotation.
  */
 #include <errno.h>
 #include <stdlib.h>
 
-#include "lb.h"
+#include "lb_rr.h"
 
 extern const struct lb_ops lb_ecmp_ops;
-extern const struct lb_ops lb_rr_ops;
+
+static void
+lb_rr_ecmp_defaults(void *settings)
+{
+	struct lb_rr_settings *s = settings;
+
+	s->permute = 0;
+}
+
+static int
+lb_rr_ecmp_parse(struct ofan_cfg *cfg, void *settings)
+{
+	return lb_rr_parse_section(cfg, "rr_ecmp", settings);
+}
 
 struct lb_rr_ecmp {
 	const struct lb_ops *ops;	/* rr at tier 0, ecmp above */
@@ -27,12 +41,16 @@ static int
 lb_rr_ecmp_create(const struct lb_params *p, void **state)
 {
 	struct lb_rr_ecmp *st = calloc(1, sizeof(*st));
+	struct lb_params q = *p;
 	int rc;
 
 	if (st == NULL)
 		return -ENOMEM;
+	/* rr reads a block of its shape; ecmp has none. */
 	st->ops = p->tier == 0 ? &lb_rr_ops : &lb_ecmp_ops;
-	rc = st->ops->create(p, &st->state);
+	if (st->ops != &lb_rr_ops)
+		q.settings = NULL;
+	rc = st->ops->create(&q, &st->state);
 	if (rc != 0) {
 		free(st);
 		return rc;
@@ -73,6 +91,9 @@ const struct lb_ops lb_rr_ecmp_ops = {
 	.summary = "rr at ToRs and leaves (tier 0), ecmp above (htsim's rr_ecmp)",
 	.uses_flow_hash = true,
 	.uses_queue_levels = false,
+	.settings_size = sizeof(struct lb_rr_settings),
+	.defaults = lb_rr_ecmp_defaults,
+	.parse = lb_rr_ecmp_parse,
 	.create = lb_rr_ecmp_create,
 	.destroy = lb_rr_ecmp_destroy,
 	.group_changed = lb_rr_ecmp_group_changed,

@@ -1304,6 +1304,41 @@ START_TEST(test_rr_permute)
 }
 END_TEST
 
+/*
+ * [rr_ecmp] permute = 5: its ToRs pick exactly as rr with [rr] permute =
+ * 5 (the same seed, the same members, one order per 5 rounds); without
+ * it they rotate in a fixed order, as rr does by default.
+ */
+START_TEST(test_rr_ecmp_permute)
+{
+	static const char *const texts[] = {
+		"[rr_ecmp]\npermute = 5\n", "[rr]\npermute = 5\n", "",
+	};
+	static const char *const names[] = { "rr_ecmp", "rr", "rr_ecmp" };
+	uint16_t pick[3][200];
+	unsigned int k, i, fixed = 1;
+
+	for (k = 0; k < 3; k++) {
+		struct ofan_cfg *cfg = cfg_from(texts[k]);
+		struct harness r;
+
+		h_params(&r, lb_find(names[k]), T_SEED);
+		ck_assert_int_eq(lb_settings_from_cfg(cfg, &r.set), 0);
+		ofan_cfg_free(cfg);
+		h_start(&r);
+		h_group(&r, 0, 4, NULL);
+		for (i = 0; i < 200; i++)
+			pick[k][i] = h_pick1(&r, 0, 1, 0, 0, 0);
+		h_stop(&r);
+	}
+	ck_assert_mem_eq(pick[0], pick[1], sizeof(pick[0]));
+	for (i = 4; i < 200; i++)
+		fixed &= pick[2][i] == pick[2][i - 4];
+	ck_assert_uint_eq(fixed, 1);
+	ck_assert(memcmp(pick[0], pick[2], sizeof(pick[0])) != 0);
+}
+END_TEST
+
 /* ---------------------------------------------------------------- */
 /* adaptive. */
 
@@ -2055,6 +2090,7 @@ lb_suite(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_rr_shared_counter);
 	tcase_add_test(tc, test_rr_permute);
+	tcase_add_test(tc, test_rr_ecmp_permute);
 	tcase_add_test(tc, test_adaptive_least_level);
 	tcase_add_test(tc, test_adaptive_ties);
 	tcase_add_test(tc, test_adaptive_burst_accounting);
