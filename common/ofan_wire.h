@@ -270,7 +270,7 @@ ofan_pfc_paused_add(uint64_t until, uint64_t now, uint64_t dur)
  * Arithmetic rather than a hash per word so that a 4 KiB payload is filled
  * and checked with one add per word (vectorised): the hash per word cost
  * about 8 instructions per word, most of ofan-fabric's time on 4 KiB
- * frames (README, benchmarks).
+ * frames (docs/benchmarks.md).
  */
 #define OFAN_PAYLOAD_STEP 0xbf58476d1ce4e5b9ull
 

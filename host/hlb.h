@@ -114,7 +114,7 @@ hlb_random_other_ev(const struct hlb_params *p, struct ofan_rng *rng,
  */
 struct hlb_ops {
 	const char *name;	/* as in the config: [host] policy = <name> */
-	/* One line for --help and README (hlb_describe()). */
+	/* One line for --help and the docs (hlb_describe()). */
 	const char *summary;
 	/*
 	 * The switch policy it needs, or NULL (any): an ofan-fabric scheme

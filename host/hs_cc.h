@@ -31,7 +31,7 @@ struct hs_cc_state {
 
 struct hs_cc_ops {
 	const char *name;	/* [host] cc = <name> (required) */
-	const char *summary;	/* one line for README (required) */
+	const char *summary;	/* one line for the docs (required) */
 	/*
 	 * A window limits the sender (may_send() is set): the erasure
 	 * sender then counts the packets given up at a feedback timeout as

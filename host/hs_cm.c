@@ -5,8 +5,8 @@
  * It reads what htsim's ConnectionMatrix::load() reads, so the authors'
  * matrices run unchanged, and rejects, with "FILE:LINE: what 'text';
  * expected what", everything htsim would misread, abort on or silently
- * ignore.  It is never looser than htsim; where it is stricter, README
- * says so.  The rules:
+ * ignore.  It is never looser than htsim; where it is stricter,
+ * docs/host.md says so.  The rules:
  *
  * Lines and fields (htsim splits a line at single spaces only):
  *  - fields are separated by one space; a tab, a carriage return (CRLF

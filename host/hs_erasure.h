@@ -27,7 +27,7 @@
  *     arrived for one RTO while packets are out, hs_etx_check_timeout()
  *     says so and the host tells its load-balancing policy (REPS's path
  *     timeout, PLB's repath); nothing is resent because of it.
- * Where this differs from htsim (README): before the first RTT sample the
+ * Where this differs from htsim (docs/htsim.md): before the first RTT sample the
  * smoothed RTT is the configured base RTT (htsim's is 0, so a flow shorter
  * than one RTT would resend from its second-to-last slot on).
  *

@@ -34,7 +34,7 @@ struct hs_flow_spec;
 
 struct hs_pattern_ops {
 	const char *name;	/* [traffic] pattern = <name> (required) */
-	const char *summary;	/* one line for README and messages (required) */
+	const char *summary;	/* one line for the docs and messages (required) */
 	/*
 	 * Its flows follow the fabric's ToRs and pods: [traffic] tor_size
 	 * and pod_size must be set (ofan-fabric sets them from the

@@ -78,7 +78,7 @@ struct hs_ack_content {
  */
 struct hs_recovery_ops {
 	const char *name;	/* [host] recovery = <name> (required) */
-	const char *summary;	/* one line for --help and README (required) */
+	const char *summary;	/* one line for --help and the docs (required) */
 	/* Its ACKs carry a count of packets received (OFAN_ACK_F_COUNT). */
 	bool counts;
 	size_t tx_size, rx_size;

@@ -21,7 +21,7 @@
 
 #include <rte_mempool.h>
 
-/* Exit statuses of both EAL binaries (README, "ofan-switch": Exit status). */
+/* Exit statuses of both EAL binaries (docs/switch.md: exit status). */
 enum ofan_exit {
 	OFAN_EXIT_OK = 0,	/* done: everything asked for happened */
 	OFAN_EXIT_FAILED = 1,	/* the run failed or was stopped short */

@@ -14,7 +14,7 @@
  * the FIB's list in order, each kind on its own, where ofan rotates a
  * shuffled order with its nudges.  htsim switches to this mode when any
  * failure is configured and runs its weighted LLSS schedule before; ofan
- * always runs this mode (README, where ofan differs).
+ * always runs this mode (docs/htsim.md).
  */
 #include <errno.h>
 #include <stdlib.h>

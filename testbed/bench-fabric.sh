@@ -21,7 +21,7 @@
 # scheme (default ofan), as 1 process x 1 thread, 1 process x 2 threads
 # and 2 MPI ranks x 1 thread (--spread parts): wall time, packet-hops per
 # second and the peak resident memory of the largest process
-# (timing.csv's peak_rss_mb), for the README's scale table.
+# (timing.csv's peak_rss_mb), for docs/benchmarks.md's scale table.
 #
 # Noise: runs are serial (never two at once); each ofan-fabric run's
 # scheduler wait time (schedstat) is printed as preem%, a row above 2 % is

@@ -248,8 +248,8 @@ def run_switch(a):
                 # Not on this driver's CPU alone: dpdk-dumpcap pinned to
                 # the CPU of the switch's control threads can time out
                 # disabling its capture, and DPDK 22.11 then leaves the
-                # switch copying into a freed ring (README, "Telemetry
-                # and capture").
+                # switch copying into a freed ring (docs/switch.md,
+                # "Telemetry and capture").
                 cap = (subprocess.Popen(
                     [a.capture, "--file-prefix", a.prefix, "--port", str(p),
                      "--duration", "1", "--out", out, "--force"],

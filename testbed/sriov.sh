@@ -17,7 +17,7 @@
 # with SIGINT, and copies every JSON and log back into --out.  --dry-run
 # prints exactly those commands, machine by machine, and runs nothing.
 # On the machines: DPDK's EAL needs hugepages and the devices bound to
-# vfio-pci (README, "On real NICs and SR-IOV VFs"); processes run with
+# vfio-pci (docs/switch.md, "On real NICs and SR-IOV VFs"); processes run with
 # --in-memory so that nothing is left in /dev/hugepages or /var/run/dpdk.
 set -euo pipefail
 

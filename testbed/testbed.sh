@@ -57,7 +57,7 @@ usage: $prog --mode veth|memif [options] EXPERIMENT.ini   (options before or aft
                       on them
   --pmd PMD           veth: af_packet (default) or af_xdp (faster; DPDK 22.11's
                       af_xdp keeps ~4098 mbufs at close, so processes report a
-                      leak and exit 3 -- see README)
+                      leak and exit 3 -- see docs/testbed.md)
   --help              this text
 Exit status: 0 when every byte of every flow was delivered and verified
 (in every run) and every switch exited cleanly; 1 if not; 2 for bad usage

@@ -511,7 +511,7 @@ gen_usage(FILE *f)
 		"  --scheme NAME      one of the experiment's schemes (default: the first)\n"
 		"  --tag TAG          prefix of interface/namespace/socket names (<= 6 chars)\n"
 		"  --sock-dir DIR     memif: directory of the sockets (default: --out)\n"
-		"  --inventory FILE   sriov: machines and PCI addresses (see README)\n"
+		"  --inventory FILE   sriov: machines and PCI addresses (see docs/testbed.md)\n"
 		"  --pmd PMD          veth: af_packet (default) or af_xdp\n"
 		"  --run N            the experiment's N-th sweep combination (default 0)\n"
 		"  --list-runs        print the sweep combinations, \"N NAME=VALUE ...\"\n"

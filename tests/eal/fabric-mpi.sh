@@ -181,7 +181,7 @@ expect_eq "one rank fails: no output folder" \
 	"$(test -e "$TMP/onefails" && echo yes || echo no)" no
 rm -rf "/var/run/dpdk/${PREFIX}_bad"
 
-# SIGINT to the ranks of a long run over 2 ranks, as README says to stop a
+# SIGINT to the ranks of a long run over 2 ranks, as docs/fabric.md says to stop a
 # job.  (Ctrl-C on mpirun is not tested: Open MPI sends SIGTERM and then
 # SIGKILL on timers of its own, and a rank killed before rank 0 wrote
 # leaves its EAL directory behind.)

@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
 #
-# Every example command of README.md marked "(tested: readme-commands)"
-# in the text around it, run as README writes it -- from a directory
-# laid out like a checkout (build/, configs/, testbed/), with small
-# overrides where a full run is long -- checking its exit status and the
-# outputs README promises.  The commands are read from README.md itself:
-# when README and the programs drift apart (a command changes, an option
-# goes), this test fails.
+# Every example command of README.md and docs/*.md marked "(tested:
+# readme-commands)" in the text around it, run as the docs write it --
+# from a directory laid out like a checkout (build/, configs/, testbed/),
+# with small overrides where a full run is long -- checking its exit
+# status and the outputs the docs promise.  The commands are read from
+# the docs themselves: when the docs and the programs drift apart (a
+# command changes, an option goes), this test fails.
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -15,7 +15,9 @@ OFAN_NEEDS=(switch/ofan-switch host/ofan-host testbed/ofan-fabric
 	    tools/ofan-cmgen tests/tools/ofan-pcapgen)
 ofan_setup readme_cmds "$@"
 
-README=$SRC/README.md
+# README.md first, then docs/ in name order: a prefix finds its first.
+README=$TMP/docs.md
+cat "$SRC/README.md" "$SRC"/docs/*.md >"$README"
 W=$TMP/w
 mkdir -p "$W/results"
 ln -s "$BUILD" "$W/build"
@@ -23,7 +25,7 @@ ln -s "$SRC/testbed" "$W/testbed"
 # configs/ is copied: its relative paths (../results) land in $W.
 cp -r "$SRC/configs" "$W/configs"
 
-# readme_cmd PREFIX: the first command of README.md that starts with PREFIX
+# readme_cmd PREFIX: the first command of the docs that starts with PREFIX
 # (backslash continuations joined, blanks squeezed, a trailing "# comment"
 # dropped).
 readme_cmd() {
@@ -47,7 +49,7 @@ run_readme() {
 	shift 3
 	cmd=$(readme_cmd "$prefix")
 	if [ -z "$cmd" ]; then
-		fail "$tag: README.md has no command starting with '$prefix'"
+		fail "$tag: README.md and docs/ have no command starting with '$prefix'"
 		RC=1
 		return
 	fi
@@ -98,6 +100,10 @@ run_readme fabric-sack "build/testbed/ofan-fabric --config configs/experiments/p
 	"" fabric.k=4 traffic.size=128KiB --quiet --out results/sack
 has fabric-sack results/sack/table.txt
 
+run_readme fabric-small "build/testbed/ofan-fabric --config configs/experiments/permutation-k8.ini fabric.k=4 fabric.schemes=ecmp,ofan" \
+	"" traffic.size=128KiB --quiet --out results/small
+has fabric-small results/small/table.txt
+
 run_readme cmgen "build/tools/ofan-cmgen permutation --nodes 128" \
 	"s/--nodes 128/--nodes 16/"
 has cmgen perm_128n_128c_s1_2MB.cm
@@ -113,5 +119,19 @@ has queue-scaling results/qs/table.txt
 run_readme testbed-memif "testbed/testbed.sh --mode memif configs/experiments/testbed-small.ini" \
 	"" --out results/tb-memif
 has testbed-memif results/tb-memif/hosts-all.json
+
+# README.md stays a front page; every link of the docs resolves.
+lines=$(wc -l <"$SRC/README.md")
+if [ "$lines" -le 200 ]; then
+	pass "README.md: $lines lines (at most 200)"
+else
+	fail "README.md: $lines lines (at most 200)"
+fi
+if out=$(python3 "$SRC/tests/tools/doclinks.py" "$SRC" 2>&1); then
+	pass "docs: every relative link and anchor resolves"
+else
+	fail "docs: broken links:"
+	echo "$out" | sed 's/^/    /'
+fi
 
 ofan_finish

@@ -10,7 +10,7 @@
 # nothing it made may be left, also after a Ctrl-C: processes, hugepage
 # files, its hugetlbfs mount, nr_hugepages as before, DPDK runtime
 # directories, work folders.
-# The long run is `testbed/soak.sh --minutes 30` (README).
+# The long run is `testbed/soak.sh --minutes 30` (docs/testing.md).
 set -euo pipefail
 OFAN_NEEDS=(switch/ofan-switch host/ofan-host testbed/ofan-testbed-gen)
 # shellcheck source-path=SCRIPTDIR source=lib.sh

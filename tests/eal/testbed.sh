@@ -55,7 +55,7 @@ expect_clean() { # WHAT PID
 
 # run_tb WHAT OUT ARGS...: testbed.sh in the background (its PID names its
 # resources) on $TB_EXP (default testbed-small); sets RC and TB_PID.  The
-# experiment comes between options, as README writes it (options go
+# experiment comes between options, as docs/testbed.md writes it (options go
 # anywhere).
 run_tb() {
 	local what=$1 out=$2
