@@ -4,6 +4,7 @@
  * through a memfd, read by iniparser and copied into the object's plain
  * arrays (config_priv.h); iniparser's messages turned into "NAME:LINE: ".
  */
+#include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -180,6 +181,110 @@ cfg_check_readable(const char *path, char *err, size_t err_size)
 	return rc;
 }
 
+/* One key seen by cfg_check_repeats(): section and key, lower case. */
+struct cfg_seen {
+	char *name;	/* "section:key" */
+	int line;
+};
+
+/* s without leading and trailing blanks, in place. */
+static char *
+cfg_trim(char *s)
+{
+	char *e;
+
+	while (*s == ' ' || *s == '\t')
+		s++;
+	e = s + strlen(s);
+	while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r' ||
+			 e[-1] == '\n'))
+		*--e = '\0';
+	return s;
+}
+
+/*
+ * iniparser keeps the last of a key set twice in one section, silently:
+ * a config that says a value twice is refused instead, naming both lines.
+ * The scan follows iniparser's lines: blanks trimmed, ';' and '#'
+ * comments, "[section]", "key = value", a trailing '\' continuing a line;
+ * sections and keys are case-insensitive, and a section opened again
+ * continues the first.  0, -EINVAL with the message in err, or -ENOMEM.
+ */
+static int
+cfg_check_repeats(const char *name, const char *path, char *err,
+		  size_t err_size)
+{
+	struct cfg_seen *seen = NULL;
+	size_t nb = 0, cap = 0, i;
+	char line[2048], sec[1024] = "", *l, *eq, *p;
+	int lineno = 0, rc = 0, start;
+	bool cont = false;
+	FILE *f = fopen(path, "r");
+
+	if (f == NULL)
+		return 0;	/* iniparser read it; its reading says the rest */
+	while (rc == 0 && fgets(line, sizeof(line), f) != NULL) {
+		lineno++;
+		l = cfg_trim(line);
+		if (cont) {	/* a continued value: no key on this line */
+			cont = l[0] != '\0' && l[strlen(l) - 1] == '\\';
+			continue;
+		}
+		cont = l[0] != '\0' && l[strlen(l) - 1] == '\\';
+		if (l[0] == '\0' || l[0] == ';' || l[0] == '#')
+			continue;
+		if (l[0] == '[') {
+			p = strchr(l, ']');
+			/* "[]" after a section is that section again. */
+			if (p != NULL && cfg_trim(l + 1)[0] != ']') {
+				*p = '\0';
+				snprintf(sec, sizeof(sec), "%s", cfg_trim(l + 1));
+				for (p = sec; *p != '\0'; p++)
+					*p = (char)tolower((unsigned char)*p);
+			}
+			continue;
+		}
+		eq = strchr(l, '=');
+		if (eq == NULL)
+			continue;
+		*eq = '\0';
+		l = cfg_trim(l);
+		for (p = l; *p != '\0'; p++)
+			*p = (char)tolower((unsigned char)*p);
+		if (nb == cap) {
+			struct cfg_seen *n = realloc(seen, (cap = cap ? 2 * cap : 64) *
+						     sizeof(*seen));
+
+			if (n == NULL) {
+				rc = -ENOMEM;
+				break;
+			}
+			seen = n;
+		}
+		if (asprintf(&seen[nb].name, "%s:%s", sec, l) < 0) {
+			rc = -ENOMEM;
+			break;
+		}
+		start = lineno;
+		for (i = 0; i < nb; i++)
+			if (strcmp(seen[i].name, seen[nb].name) == 0)
+				break;
+		if (i < nb) {
+			snprintf(err, err_size, "%s:%d: [%s] %s is set again "
+				 "(first on line %d); expected each key once "
+				 "in a section", name, start, sec, l,
+				 seen[i].line);
+			rc = -EINVAL;
+		}
+		seen[nb++].line = start;
+	}
+	fclose(f);
+	for (i = 0; i < nb; i++)
+		free(seen[i].name);
+	free(seen);
+	return rc;
+}
+
 /*
  * The loaders' common part: parse what iniparser reads at path into a
  * configuration called name (its messages and ofan_cfg_path() say name).
@@ -199,6 +304,13 @@ cfg_parse(const char *name, const char *path, char *err, size_t err_size)
 	cfg_capture = NULL;
 	if (d == NULL) {
 		cfg_syntax_message(name, capture.msg, err, err_size);
+		return NULL;
+	}
+	rc = cfg_check_repeats(name, path, err, err_size);
+	if (rc < 0) {
+		if (rc == -ENOMEM)
+			snprintf(err, err_size, "%s: out of memory", name);
+		iniparser_freedict(d);
 		return NULL;
 	}
 

@@ -869,6 +869,47 @@ START_TEST(test_mem_syntax_error)
 }
 END_TEST
 
+/*
+ * A key set twice in one section is refused, naming both lines, from a
+ * file and from memory alike: also when the section is opened again,
+ * whatever the case; the same key in two sections, and a continued
+ * value whose next line holds '=', are not repeats.
+ */
+START_TEST(test_repeated_key)
+{
+	static const struct {
+		const char *text;
+		const char *err;	/* NULL: accepted */
+	} cases[] = {
+		{ "[a]\nx = 1\ny = 2\nx = 3\n",
+		  "rep.ini:4: [a] x is set again (first on line 2); expected "
+		  "each key once in a section" },
+		{ "[a]\nx = 1\n[b]\nx = 2\n[A]\n; again\nX = 3\n",
+		  "rep.ini:7: [a] x is set again (first on line 2); expected "
+		  "each key once in a section" },
+		{ "[a]\nx = 1\n[b]\nx = 2\n", NULL },
+		{ "[a]\nx = one \\\n  y = two\ny = 3\n", NULL },
+	};
+	char err[ERR_SIZE];
+	struct ofan_cfg *file, *mem;
+	unsigned int i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		err[0] = '\0';
+		load_both("rep.ini", cases[i].text, strlen(cases[i].text),
+			  &file, &mem, err, sizeof(err));
+		if (cases[i].err == NULL) {
+			ck_assert_msg(mem != NULL, "case %u: %s", i, err);
+		} else {
+			ck_assert_ptr_null(mem);
+			ck_assert_str_eq(err, cases[i].err);
+		}
+		ofan_cfg_free(file);
+		ofan_cfg_free(mem);
+	}
+}
+END_TEST
+
 START_TEST(test_mem_nul_and_empty)
 {
 	/* iniparser skips a line that is one byte before its NUL. */
@@ -966,7 +1007,7 @@ END_TEST
 START_TEST(test_keys)
 {
 	struct ofan_cfg *cfg = load_text("t.ini", "stray = 1\n[s]\nB = 2\n"
-					 "a = 1\nb = 3\n[e]\n");
+					 "a = 1\n[e]\n");
 	const char *keys[4] = { NULL };
 
 	ck_assert_int_eq(ofan_cfg_set(cfg, "S", "c", "4"), 0);
@@ -1253,6 +1294,7 @@ config_suite(void)
 	tcase_add_test(tc, test_mem_equals_file);
 	tcase_add_test(tc, test_mem_syntax_error);
 	tcase_add_test(tc, test_mem_nul_and_empty);
+	tcase_add_test(tc, test_repeated_key);
 	tcase_add_test(tc, test_mem_paths);
 	tcase_add_test(tc, test_blank_section);
 	tcase_add_test(tc, test_keys);

@@ -102,6 +102,12 @@ colour = blue"
 bad_config unknown_key \
 	"ofan-switch: $TMP/unknown_key.ini:switch:colour: unknown key; allowed keys in [switch]: name, policy, "
 
+# iniparser would keep the last of a repeated key: refused, both lines named.
+write_config repeated_key "policy = ecmp
+policy = ofan"
+bad_config repeated_key \
+	"ofan-switch: $TMP/repeated_key.ini:4: [switch] policy is set again (first on line 3); expected each key once in a section"
+
 write_config unknown_section "policy = ecmp" "" "[bogus]
 x = 1"
 bad_config unknown_section \
