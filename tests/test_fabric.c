@@ -573,7 +573,7 @@ START_TEST(test_threads_identical_study)
 		"traffic.size=2MiB", "host.recovery=erasure",
 		"host.pacing=flow", "host.pacing_jitter=0.01",
 		"host.min_rto=2us", "queue.queue_bytes=65760",
-		"queue.queue_packets=250",
+		"queue.queue_packets=250", "queue.ecn=no",
 	};
 
 	t_same_on_two_threads("permutation-k4.ini", ov, RTE_DIM(ov), NULL);
@@ -2417,7 +2417,7 @@ START_TEST(test_ops_vs_spray)
 		const char *ov[] = {
 			m == 0 ? "host.recovery=sack" : "host.recovery=erasure",
 			"queue.queue_packets=100", "queue.queue_bytes=65760",
-			"fabric.schemes=ops, spray",
+			"queue.ecn=no", "fabric.schemes=ops, spray",
 		};
 		const struct fab_params *p;
 		struct t_exp e;
@@ -2703,6 +2703,14 @@ static const struct t_bad_case t_bad_cases[] = {
 	  "queue.spine_down", "unknown section" },
 	{ "4", "ecmp, ofan", "", "[queue.agg_up]\nrate = 10G\n", NULL,
 	  "queue.agg_up:rate", "shaping rate" },
+	/* A queue that holds no full frame, or marks above what it holds. */
+	{ "4", "ecmp, ofan", "", "[queue]\nqueue_bytes = 4000\n", NULL,
+	  "queue:queue_bytes", "'4000' bytes holds no full data frame, which the queue counts as 4110 bytes; expected at least 4110" },
+	{ "4", "ecmp, ofan", "",
+	  "[queue]\nqueue_bytes = 64KiB\necn = yes\necn_kmin = 64KiB\n",
+	  NULL, "queue:ecn_kmin", "'65536' bytes is not below queue_bytes (65536)" },
+	{ "4", "ecmp, ofan", "", "[queue.tor_down]\nqueue_bytes = 2KiB\n",
+	  NULL, "queue.tor_down:queue_bytes", "holds no full data frame" },
 	{ "4", "ecmp, ofan", "", "[queue.tor_down]\nrts = always\n", NULL,
 	  "queue.tor_down:rts", "set while trim = no" },
 	{ "4", "ecmp, ofan", "", "[queue]\npfc = yes\npfc_mode = nic\n", NULL,

@@ -429,11 +429,18 @@ fab_parse_drops(struct ofan_cfg *cfg, struct fab_params *p)
  * queue and link of the fabric uses (mtu is the IPv4 size of a full
  * data frame).
  */
-/* What a fabric's queue cannot be: off, or shaped (links have rates). */
+/*
+ * What a fabric's queue cannot be: off, shaped (links have rates), too
+ * small for one full data frame (full bytes; it would drop every one), or
+ * marking above what it can hold (it would never mark).
+ */
 static int
 fab_queue_fabric_ok(struct ofan_cfg *cfg, const char *sec,
-		    const struct sw_queue_config *q)
+		    const struct sw_queue_config *q, uint32_t full)
 {
+	uint32_t frame = ofan_frame_queue_bytes(&q->frame, OFAN_KIND_DATA,
+						full);
+
 	if (!q->enabled)
 		return ofan_cfg_fail(cfg, sec, "queue",
 			"'no' has no meaning in a fabric; expected yes (links drain the queues at their rate)");
@@ -444,6 +451,16 @@ fab_queue_fabric_ok(struct ofan_cfg *cfg, const char *sec,
 	if (q->pfc && q->pfc_mode == SW_PFC_NIC)
 		return ofan_cfg_fail(cfg, sec, "pfc_mode",
 			"'nic' in a fabric of emulated links; expected auto or software");
+	if (q->capacity_bytes < frame)
+		return ofan_cfg_fail(cfg, sec, "queue_bytes",
+			"'%llu' bytes holds no full data frame, which the queue counts as %u bytes; expected at least %u",
+			(unsigned long long)q->capacity_bytes, frame, frame);
+	if (q->ecn && q->ecn_kmin_bytes >= q->capacity_bytes)
+		return ofan_cfg_fail(cfg, sec, "ecn_kmin",
+			"'%llu' bytes is not below queue_bytes (%llu), so nothing would be marked; expected less than %llu, or ecn = no",
+			(unsigned long long)q->ecn_kmin_bytes,
+			(unsigned long long)q->capacity_bytes,
+			(unsigned long long)q->capacity_bytes);
 	return 0;
 }
 
@@ -456,7 +473,8 @@ fab_queue_fabric_ok(struct ofan_cfg *cfg, const char *sec,
  * have is an unknown section.
  */
 static int
-fab_parse_queue_layers(struct ofan_cfg *cfg, struct fab_params *p)
+fab_parse_queue_layers(struct ofan_cfg *cfg, struct fab_params *p,
+		       uint32_t full)
 {
 	char sec[32];
 	int l;
@@ -472,7 +490,7 @@ fab_parse_queue_layers(struct ofan_cfg *cfg, struct fab_params *p)
 		if (!ofan_cfg_has_section(cfg, sec))
 			continue;
 		if (sw_config_queue_from_cfg(cfg, sec, &p->queue_layer[l]) ||
-		    fab_queue_fabric_ok(cfg, sec, &p->queue_layer[l]))
+		    fab_queue_fabric_ok(cfg, sec, &p->queue_layer[l], full))
 			return -EINVAL;
 		p->queue_layer_set |= (uint8_t)(1u << l);
 	}
@@ -562,8 +580,9 @@ fab_parse(struct ofan_cfg *cfg, struct fab_params *p)
 	    lb_levels_from_cfg(cfg, "queue", &p->levels) ||
 	    lb_settings_from_cfg(cfg, &p->lb))
 		return -EINVAL;
-	if (fab_queue_fabric_ok(cfg, "queue", &p->queue) ||
-	    fab_parse_queue_layers(cfg, p))
+	if (fab_queue_fabric_ok(cfg, "queue", &p->queue,
+				OFAN_ETH_HDR_SIZE + mtu) ||
+	    fab_parse_queue_layers(cfg, p, OFAN_ETH_HDR_SIZE + mtu))
 		return -EINVAL;
 
 	/* Host side: the host agent's [host], [host.*] and [traffic]. */
