@@ -26,6 +26,7 @@
 #include "ofan_config.h"
 #include "ofan_port.h"
 #include "ofan_shell.h"
+#include "ofan_version.h"
 
 /*
  * What this process can follow of a .cm file: no failure lines (they are
@@ -87,6 +88,7 @@ hs_usage(FILE *f)
 		"                     (testbed/testbed.sh)\n"
 		"  --check-config     validate the configuration and traffic, then exit\n"
 		"  --help             this text\n"
+		"  --version          the version and exit\n"
 		"EAL example without hugepages or NICs:\n"
 		"  ofan-host --no-huge -m 512 --no-pci --file-prefix h0 -l 0 -- --config configs/host-b2b.ini\n"
 		"host policies ([host] policy = NAME):\n");
@@ -194,6 +196,8 @@ main(int argc, char **argv)
 	uint32_t r;
 	uint16_t p, k;
 
+	if (ofan_version_asked(argc, argv))
+		return ofan_version_print("ofan-host");
 	memset(&app, 0, sizeof(app));
 	rte_spinlock_init(&app.trig_lock);
 	rc = ofan_shell_args(&sh, "ofan-host", argc, argv, hs_usage);

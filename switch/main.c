@@ -39,6 +39,7 @@
 #include "ofan_start.h"
 #include "sw_stats.h"
 #include "sw_telemetry.h"
+#include "ofan_version.h"
 
 #define SW_MAX_RXQ_PER_WORKER (SW_MAX_PORTS * 16)
 
@@ -124,6 +125,7 @@ sw_usage(FILE *f)
 		"                       away (testbed/testbed.sh)\n"
 		"  --check-config       validate the configuration and exit\n"
 		"  --help               this text\n"
+		"  --version            the version and exit\n"
 		"EAL example without hugepages or NICs:\n"
 		"  ofan-switch --no-huge -m 512 --no-pci --file-prefix sw0 -l 0 -- --config configs/leaf-4x4.ini\n"
 		"policies ([switch] policy = NAME):\n");
@@ -672,6 +674,8 @@ main(int argc, char **argv)
 	bool pdump_on = false;
 	int hold_need = 0;	/* --hold-exit: signals to wait for */
 
+	if (ofan_version_asked(argc, argv))
+		return ofan_version_print("ofan-switch");
 	memset(&app, 0, sizeof(app));
 	/* Application arguments follow "--"; everything before is EAL's. */
 	rc = ofan_shell_args(&sh, "ofan-switch", argc, argv, sw_usage);

@@ -34,6 +34,7 @@
 #include "fab_pool.h"
 #include "ofan_fs.h"
 #include "ofan_phase.h"
+#include "ofan_version.h"
 
 #define FAB_MAX_OVERRIDES 64
 
@@ -69,6 +70,7 @@ fab_usage(FILE *f)
 		"usage: ofan-fabric --config FILE [--out DIR] [--seed N] [--seeds N] [--quiet]\n"
 		"                   [--no-plot] [--list-links] [--spread auto|runs|parts]\n"
 		"                   [section.key=value ...]\n"
+		"       ofan-fabric --help | --version\n"
 		"  Runs the experiment FILE (e.g. configs/experiments/permutation-k8.ini) on an\n"
 		"  emulated fabric of ofan switch and host engines in virtual time, prints the\n"
 		"  comparison table and writes summary.json, runs.csv, flows.csv, queues.csv,\n"
@@ -342,6 +344,8 @@ main(int argc, char **argv)
 				      .fib = &fib_cache };
 	bool spread_runs = false, eal_ok = false, wrote = false;
 
+	if (ofan_version_asked(argc, argv))
+		return ofan_version_print("ofan-fabric");
 	if (fab_job_init(&job, &argc, &argv, err, sizeof(err)) != 0) {
 		fprintf(stderr, "ofan-fabric: %s\n", err);
 		return 2;

@@ -37,6 +37,7 @@
 #include "hs_traffic.h"
 #include "lb.h"
 #include "ofan_config.h"
+#include "ofan_version.h"
 
 enum gen_mode { GEN_VETH = 0, GEN_MEMIF, GEN_SRIOV };
 static const char *const gen_mode_names[] = { "veth", "memif", "sriov", NULL };
@@ -506,6 +507,7 @@ gen_usage(FILE *f)
 		"usage: ofan-testbed-gen --config EXPERIMENT.ini --mode veth|memif|sriov --out DIR\n"
 		"                        [--scheme NAME] [--tag TAG] [--sock-dir DIR]\n"
 		"                        [--inventory FILE] [--pmd af_packet|af_xdp]\n"
+		"       ofan-testbed-gen --help | --version\n"
 		"  Writes one ofan-switch config per switch, ofan-host configs and plan.txt\n"
 		"  (see testbed/testbed.sh, which runs them).\n"
 		"  --scheme NAME      one of the experiment's schemes (default: the first)\n"
@@ -572,6 +574,8 @@ main(int argc, char **argv)
 	int c, i, rc = 0;
 	uint32_t s;
 
+	if (ofan_version_asked(argc, argv))
+		return ofan_version_print("ofan-testbed-gen");
 	memset(&g, 0, sizeof(g));
 	g.o.tag = "oft";
 	g.o.pmd = "af_packet";

@@ -18,7 +18,8 @@
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
-OFAN_NEEDS=(testbed/ofan-fabric testbed/ofan-testbed-gen switch/ofan-switch)
+OFAN_NEEDS=(testbed/ofan-fabric testbed/ofan-testbed-gen switch/ofan-switch
+	    host/ofan-host tools/ofan-cmgen tests/tools/ofan-pcapgen)
 ofan_setup fabric_cli "$@"
 
 FAB=$BUILD/testbed/ofan-fabric
@@ -149,5 +150,22 @@ rc=0
 "$BUILD/switch/ofan-switch" -- --config "$TMP/gen/switch-tor0.ini" \
 	--check-config >"$TMP/check.out" 2>&1 || rc=$?
 expect_eq "run 2: tor0's config loads" "$rc" 0
+
+echo "-- --version, every program"
+version=$(sed -n "s/^[[:space:]]*version: '\\([^']*\\)',/\\1/p" "$SRC/meson.build")
+for bin in switch/ofan-switch host/ofan-host testbed/ofan-fabric \
+	   testbed/ofan-testbed-gen tools/ofan-cmgen tests/tools/ofan-pcapgen; do
+	name=${bin##*/}
+	rc=0
+	"$BUILD/$bin" --version >"$TMP/version.out" 2>"$TMP/version.err" || rc=$?
+	expect_eq "$name --version: exit status" "$rc" 0
+	expect_eq "$name --version: stderr" "$(cat "$TMP/version.err")" ""
+	out=$(cat "$TMP/version.out")
+	case "$out" in
+	"$name $version" | "$name $version (git "*")")
+		pass "$name --version: $out" ;;
+	*)	fail "$name --version: '$out'; expected '$name $version (git ...)'" ;;
+	esac
+done
 
 ofan_finish

@@ -131,7 +131,9 @@ if out=$(python3 "$SRC/tests/tools/doclinks.py" "$SRC" 2>&1); then
 	pass "docs: every relative link and anchor resolves"
 else
 	fail "docs: broken links:"
-	echo "$out" | sed 's/^/    /'
+	while IFS= read -r line; do
+		printf '    %s\n' "$line"
+	done <<<"$out"
 fi
 
 ofan_finish

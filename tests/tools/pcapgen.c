@@ -27,6 +27,7 @@
 #include "ofan_pcap.h"
 #include "ofan_rng.h"
 #include "ofan_wire.h"
+#include "ofan_version.h"
 
 #define PROG			"ofan-pcapgen"
 #define FRAME_MIN_SIZE		64
@@ -46,6 +47,7 @@ static const char usage_text[] =
 "  " PROG " malformed --out FILE\n"
 "  " PROG " seeds --out-dir DIR\n"
 "  " PROG " --help\n"
+"  " PROG " --version\n"
 "\n"
 "flows: N well-formed ofan packets (RoCEv2 SEND ONLY data, RC ACKs),\n"
 "round-robin over K flows.  Flow f (0-based) has EV (UDP source port)\n"
@@ -930,6 +932,8 @@ main(int argc, char **argv)
 	struct flows_opts o;
 	int ret;
 
+	if (ofan_version_asked(argc, argv))
+		return ofan_version_print("ofan-pcapgen");
 	if (argc < 2) {
 		usage(stderr);
 		return EXIT_FAILURE;

@@ -37,6 +37,7 @@
 #include "hs_pattern.h"
 #include "hs_traffic.h"
 #include "ofan_config.h"
+#include "ofan_version.h"
 
 /* ---- Python's random (CPython's _randommodule.c behaviour) ---- */
 
@@ -165,6 +166,7 @@ cg_usage(FILE *f)
 	fprintf(f,
 		"usage: ofan-cmgen PATTERN --nodes N --out FILE [--size B] [--seed S]\n"
 		"                  [--start PS] [--tor-size T] [--pod-size P]\n"
+		"       ofan-cmgen --help | --version\n"
 		"  Writes an htsim connection matrix, as the study's generators do.\n"
 		"  PATTERN: permutation, alltoall, serial_alltoall (Python's random,\n"
 		"  seed S >= 1, default 1), ring, podring, podring_ol, torring (ToRs of T\n"
@@ -367,6 +369,8 @@ main(int argc, char **argv)
 	int rc;
 	FILE *f;
 
+	if (ofan_version_asked(argc, argv))
+		return ofan_version_print("ofan-cmgen");
 	if (cg_parse(argc, argv, &o) != 0)
 		return 2;
 	k = cg_fattree_k(o.nodes);
