@@ -1,7 +1,18 @@
 #!/usr/bin/env bash
 # Install every Debian package ofan needs to build, test and plot.
 # Idempotent: quiet and quick when everything is already there.
+#
+#   scripts/install-deps.sh [--help]
+#
+# Exit status: 0 everything is installed; 1 packages are missing and
+# this is not root; apt-get's status if it fails.
 set -euo pipefail
+case ${1-} in
+-h | --help)
+	sed -n '2,/^set /{/^set /d;s/^# \{0,1\}//;p}' "$0"
+	exit 0
+	;;
+esac
 
 packages=(
 	build-essential pkg-config meson ninja-build

@@ -8,8 +8,20 @@
 # results/permutation-k8/.
 #
 #   scripts/main.sh [EXPERIMENT.ini] [section.key=value ...]
+#   scripts/main.sh --help
+#
+# Exit status: ofan-fabric's (0 every run completed and conserved every
+# packet, 1 a run did not, 2 bad usage or configuration; ofan-fabric
+# --help lists the others), or install-deps.sh's or build.sh's if those
+# fail.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+case ${1-} in
+-h | --help)
+	sed -n '2,/^set /{/^set /d;s/^# \{0,1\}//;p}' "$0"
+	exit 0
+	;;
+esac
 config=configs/experiments/permutation-k8.ini
 if [ $# -gt 0 ] && [ "${1%.ini}" != "$1" ]; then
 	config=$1

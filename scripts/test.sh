@@ -1,9 +1,22 @@
 #!/usr/bin/env bash
 # The README's test command: install what is missing, build, run every test
 # (unit, EAL integration on virtual ports, fuzzers), print a summary and the
-# line "N passed, N failed".  Exit status is non-zero if any test failed.
+# line "N passed, N failed, N skipped".
+#
+#   scripts/test.sh [TEST ...]   every test, or those named (meson test
+#                                names: scripts/test.sh fabric engine)
+#   scripts/test.sh --help
+#
+# Exit status: 0 when every test passed, non-zero when any failed (or
+# install-deps.sh or build.sh failed).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+case ${1-} in
+-h | --help)
+	sed -n '2,/^set /{/^set /d;s/^# \{0,1\}//;p}' "$0"
+	exit 0
+	;;
+esac
 ./scripts/install-deps.sh
 ./scripts/build.sh
 rc=0

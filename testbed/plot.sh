@@ -40,9 +40,14 @@ set -euo pipefail
 
 prog=$(basename "$0")
 
-# usage [STATUS]: the usage line, then exit STATUS (default 2).
+# usage [STATUS]: the usage line, then exit STATUS (default 2); on stdout
+# when asked for (--help, status 0), on stderr after a mistake.
 usage() {
-	echo "usage: $prog OUT_DIR   (plots OUT_DIR/{runs,flows,queue-time}.csv into OUT_DIR/*.png)" >&2
+	if [ "${1:-2}" = 0 ]; then
+		echo "usage: $prog OUT_DIR   (plots OUT_DIR/{runs,flows,queue-time}.csv into OUT_DIR/*.png)"
+	else
+		echo "usage: $prog OUT_DIR   (plots OUT_DIR/{runs,flows,queue-time}.csv into OUT_DIR/*.png)" >&2
+	fi
 	exit "${1:-2}"
 }
 

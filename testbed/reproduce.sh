@@ -34,8 +34,14 @@ experiments=(permutation structured alltoall failure failure-permutation
 	failure-persistent queue-scaling scaling degraded failure-types lossy
 	lossy-random dr-variants subflows reliability)
 
+# usage [STATUS]: this header, then exit STATUS (default 2); on stdout
+# when asked for (--help, status 0), on stderr after a mistake.
 usage() {
-	sed -n '2,/^set /{/^set /d;s/^# \{0,1\}//;p}' "$0" >&2
+	if [ "${1:-2}" = 0 ]; then
+		sed -n '2,/^set /{/^set /d;s/^# \{0,1\}//;p}' "$0"
+	else
+		sed -n '2,/^set /{/^set /d;s/^# \{0,1\}//;p}' "$0" >&2
+	fi
 	exit "${1:-2}"
 }
 

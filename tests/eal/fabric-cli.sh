@@ -168,4 +168,29 @@ for bin in switch/ofan-switch host/ofan-host testbed/ofan-fabric \
 	esac
 done
 
+echo "-- --help, every program and script"
+for cmd in switch/ofan-switch host/ofan-host testbed/ofan-fabric \
+	   testbed/ofan-testbed-gen tools/ofan-cmgen tests/tools/ofan-pcapgen \
+	   @scripts/main.sh @scripts/test.sh @scripts/build.sh \
+	   @scripts/install-deps.sh @testbed/bench-fabric.sh \
+	   @testbed/bench-host.sh @testbed/bench-switch.sh @testbed/capture.sh \
+	   @testbed/plot.sh @testbed/replay.sh @testbed/reproduce.sh \
+	   @testbed/run-experiments.sh @testbed/soak.sh @testbed/sriov.sh \
+	   @testbed/testbed.sh @tests/fuzz/run-fuzz.sh; do
+	case $cmd in
+	@*) path=$SRC/${cmd#@} ;;
+	*) path=$BUILD/$cmd ;;
+	esac
+	name=${cmd#@}
+	rc=0
+	timeout -k 5 30 "$path" --help >"$TMP/help.out" 2>"$TMP/help.err" || rc=$?
+	expect_eq "$name --help: exit status" "$rc" 0
+	expect_eq "$name --help: stderr" "$(cat "$TMP/help.err")" ""
+	if [ -s "$TMP/help.out" ]; then
+		pass "$name --help: $(wc -l <"$TMP/help.out") lines on stdout"
+	else
+		fail "$name --help: nothing on stdout"
+	fi
+done
+
 ofan_finish

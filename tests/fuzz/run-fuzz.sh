@@ -33,6 +33,12 @@ usage() {
 	exit 2
 }
 
+case ${1-} in
+-h | --help)
+	sed -n '4,/^set /{/^set /d;s/^# \{0,1\}//;p}' "$0"
+	exit 0
+	;;
+esac
 [[ $# -ge 2 ]] || usage
 srcdir=$1
 outdir=$2
