@@ -641,14 +641,24 @@ fab_out_table(const struct fab_out *o, const struct fab_agg *g,
 			fprintf(t, "%-10s", p->schemes[r0->scheme].name);
 			for (d = 0; d < p->nb_sweep; d++)
 				fprintf(t, " %10.10s", p->sweep_value[d]);
-			fprintf(t, " %*s %*s %*s %9.1f %6.2f", w,
-				fab_stat_text(a->max_sd, a->n, "%.2f", b1,
-					      sizeof(b1)),
-				w, fab_stat_text(a->p99_sd, a->n, "%.2f", b2,
-						 sizeof(b2)),
-				w + 2, fab_stat_text(a->fct_us, a->n, "%.1f",
-						     b3, sizeof(b3)),
-				coll / a->n, a->coll_x[0]);
+			if (!done) {
+				/* Not every flow ended: their times are
+				 * unknown, not 0 ("–" is 3 bytes, 1 column). */
+				fprintf(t, " %*s %*s %*s %*s %*s", w + 2, "–",
+					w + 2, "–", w + 4, "–", 9 + 2, "–",
+					6 + 2, "–");
+			} else {
+				fprintf(t, " %*s %*s %*s %9.1f %6.2f", w,
+					fab_stat_text(a->max_sd, a->n, "%.2f",
+						      b1, sizeof(b1)),
+					w, fab_stat_text(a->p99_sd, a->n,
+							 "%.2f", b2,
+							 sizeof(b2)),
+					w + 2, fab_stat_text(a->fct_us, a->n,
+							     "%.1f", b3,
+							     sizeof(b3)),
+					coll / a->n, a->coll_x[0]);
+			}
 			for (l = 0; l < FAB_L_NB; l++)
 				if (fab_layer_name(p0->topo, l) != NULL &&
 				    l != FAB_L_HOST)
@@ -661,7 +671,8 @@ fab_out_table(const struct fab_out *o, const struct fab_agg *g,
 		fprintf(t, "max_sd/p99_sd: flow completion time / ideal (bytes at the paced rate + path RTT); fct_us: mean FCT;\n"
 			   "coll_us: first start to last completion; coll_x: that / its ideal (critical path of ideal flows);\n"
 			   "layer columns: max egress queue in full %u-byte frames' worth of bytes, the frame being sent included;\n"
-			   "drops: packets dropped, by reason in summary.json; ecn_marks: packets CE-marked; data_retx: data packets resent",
+			   "drops: packets dropped, by reason in summary.json; ecn_marks: packets CE-marked; data_retx: data packets resent;\n"
+			   "–: not every flow ended (INCOMPLETE, INTERRUPTED), so its times are unknown",
 			fab_full_frame_queue_bytes(p0));
 		if (p0->seeds > 1)
 			fprintf(t, ";\nover %u seeds: mean+-95%% confidence interval; queues: the largest; counts: means; wall_s: total",

@@ -151,6 +151,18 @@ rc=0
 	--check-config >"$TMP/check.out" 2>&1 || rc=$?
 expect_eq "run 2: tor0's config loads" "$rc" 0
 
+echo "-- a run cut short by time_limit"
+rc=0
+"$FAB" --config "$SRC/configs/experiments/permutation-k8.ini" fabric.k=4 \
+	fabric.time_limit=20us fabric.schemes=ofan --no-plot --quiet \
+	--out "$TMP/cut" >"$TMP/cut.out" 2>"$TMP/cut.err" || rc=$?
+expect_eq "cut short: exit status" "$rc" 1
+row=$(grep '^ofan ' "$TMP/cut.out" || true)
+expect_eq "cut short: the row's times" \
+	"$(echo "$row" | awk '{ print $2, $3, $4, $5, $6 }')" "– – – – –"
+expect_eq "cut short: marked" "$(echo "$row" | grep -c 'INCOMPLETE (time_limit)')" 1
+expect_eq "cut short: no 0.00 anywhere" "$(grep -c ' 0\.00 ' "$TMP/cut.out" || true)" 0
+
 echo "-- --version, every program"
 version=$(sed -n "s/^[[:space:]]*version: '\\([^']*\\)',/\\1/p" "$SRC/meson.build")
 for bin in switch/ofan-switch host/ofan-host testbed/ofan-fabric \
