@@ -283,6 +283,7 @@ ofan_cfg_free(struct ofan_cfg *cfg)
 		}
 		free(s->entries);
 		free(s->name);
+		free(s->origin);
 	}
 	for (i = 0; i < cfg->nb_asked; i++) {
 		free(cfg->asked[i].sec);
@@ -315,11 +316,21 @@ cfg_vfail(struct ofan_cfg *cfg, const char *sec, const char *key,
 	const struct cfg_entry *e = NULL;
 	int n;
 
-	/* A value an override set is blamed on the override, not the file. */
-	if (sec != NULL && key != NULL && (s = cfg_find_section(cfg, sec)) != NULL)
+	/*
+	 * A value an override set is blamed on the override, not the file;
+	 * so is anything about a section only overrides name.
+	 */
+	s = sec != NULL ? cfg_find_section(cfg, sec) : NULL;
+	if (s != NULL && key != NULL)
 		e = cfg_find_entry(cfg, s, key);
 	if (e != NULL && e->origin != NULL)
 		n = snprintf(cfg->err, sizeof(cfg->err), "%s: ", e->origin);
+	else if (s != NULL && s->origin != NULL && key == NULL)
+		n = snprintf(cfg->err, sizeof(cfg->err), "%s: [%s]: ",
+			     s->origin, sec);
+	else if (s != NULL && s->origin != NULL)
+		n = snprintf(cfg->err, sizeof(cfg->err), "%s: [%s] %s: ",
+			     s->origin, sec, key);
 	else if (sec == NULL)
 		n = snprintf(cfg->err, sizeof(cfg->err), "%s: ", cfg->path);
 	else if (key == NULL)
@@ -367,8 +378,13 @@ ofan_cfg_set_from(struct ofan_cfg *cfg, const char *sec, const char *key,
 				     "without ':' and a value",
 				     value != NULL ? value : "(null)");
 	s = cfg_find_section(cfg, sec);
-	if (s == NULL)
+	if (s == NULL) {
 		s = cfg_add_section(cfg, sec);
+		/* A section only an override names is the override's. */
+		if (s != NULL && origin != NULL &&
+		    (s->origin = strdup(origin)) == NULL)
+			s = NULL;
+	}
 	if (s == NULL || cfg_put(cfg, s, key, value, false, origin) < 0)
 		return ofan_cfg_fail(cfg, sec, key, "out of memory");
 	return 0;
@@ -616,6 +632,78 @@ cfg_unknown_key(struct ofan_cfg *cfg, const struct cfg_section *s,
 			     used == 0 ? "(none)" : list);
 }
 
+/* The edit distance of a and b, at most 64 characters each (else 99). */
+static int
+cfg_distance(const char *a, const char *b)
+{
+	int la = (int)strlen(a), lb = (int)strlen(b), i, j;
+	int row[65], prev, t, t2;
+
+	if (la > 64 || lb > 64)
+		return 99;
+	for (j = 0; j <= lb; j++)
+		row[j] = j;
+	for (i = 1; i <= la; i++) {
+		prev = row[0];
+		row[0] = i;
+		for (j = 1; j <= lb; j++) {
+			t = row[j];
+			t2 = row[j] + 1 < row[j - 1] + 1 ? row[j] + 1 :
+				row[j - 1] + 1;
+			if (prev + (a[i - 1] != b[j - 1]) < t2)
+				t2 = prev + (a[i - 1] != b[j - 1]);
+			row[j] = t2;
+			prev = t;
+		}
+	}
+	return row[lb];
+}
+
+/*
+ * "unknown section" for s, with the section a program reads that is
+ * nearest its name when one is close (a typo), else the sections it reads.
+ */
+static int
+cfg_unknown_section(struct ofan_cfg *cfg, const struct cfg_section *s)
+{
+	char list[CFG_ERR_SIZE] = "";
+	const char *best = NULL;
+	int i, k, d, best_d = 99, n;
+	size_t used = 0;
+
+	for (i = 0; i < cfg->nb_asked; i++) {
+		const char *sec = cfg->asked[i].sec;
+
+		if (sec == NULL || sec[0] == '\0')
+			continue;
+		for (k = 0; k < i; k++)	/* once each */
+			if (cfg->asked[k].sec != NULL &&
+			    strcmp(cfg->asked[k].sec, sec) == 0)
+				break;
+		if (k < i)
+			continue;
+		d = cfg_distance(s->name, sec);
+		if (d < best_d) {
+			best_d = d;
+			best = sec;
+		}
+		if (used < sizeof(list)) {
+			n = snprintf(list + used, sizeof(list) - used,
+				     "%s[%s]", used == 0 ? "" : ", ", sec);
+			if (n > 0)
+				used += (size_t)n;
+		}
+	}
+	if (best != NULL && best_d <= 2 && best_d < (int)strlen(s->name))
+		return ofan_cfg_fail(cfg, s->name, NULL,
+				     "unknown section; did you mean [%s]?",
+				     best);
+	if (used == 0)
+		return ofan_cfg_fail(cfg, s->name, NULL, "unknown section");
+	return ofan_cfg_fail(cfg, s->name, NULL,
+			     "unknown section; expected one of %s", list);
+}
+
 int
 ofan_cfg_check_unknown(struct ofan_cfg *cfg)
 {
@@ -629,8 +717,7 @@ ofan_cfg_check_unknown(struct ofan_cfg *cfg)
 			continue;
 		if (!cfg_was_asked(cfg, s->name, NULL, false)) {
 			if (s->name[0] != '\0')
-				return ofan_cfg_fail(cfg, s->name, NULL,
-						     "unknown section");
+				return cfg_unknown_section(cfg, s);
 			return ofan_cfg_fail(cfg, NULL, NULL,
 					     "key '%s' is outside any section; "
 					     "expected it under a [section]",

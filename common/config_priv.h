@@ -28,6 +28,7 @@ struct cfg_entry {
 
 struct cfg_section {
 	char *name;
+	char *origin;	/* NULL: the file; else the override that made it */
 	struct cfg_entry *entries;
 	int nb_entries;
 	int max_entries;

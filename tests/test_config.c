@@ -606,7 +606,7 @@ START_TEST(test_unknown_section)
 					  &v), 0);
 	ck_assert_int_eq(ofan_cfg_check_unknown(cfg), -EINVAL);
 	ck_assert_str_eq(ofan_cfg_error(cfg),
-			 "leaf.ini:swtich: unknown section");
+			 "leaf.ini:swtich: unknown section; did you mean [switch]?");
 	ofan_cfg_free(cfg);
 }
 END_TEST
@@ -635,7 +635,7 @@ START_TEST(test_mark_section)
 					   policies, &e), 0);
 	ofan_cfg_mark_section(cfg, "spray");
 	ck_assert_int_eq(ofan_cfg_check_unknown(cfg), -EINVAL);
-	ck_assert_str_eq(ofan_cfg_error(cfg), "t.ini:empty: unknown section");
+	ck_assert_str_eq(ofan_cfg_error(cfg), "t.ini:empty: unknown section; expected one of [switch], [spray]");
 	ofan_cfg_mark_section(cfg, "EMPTY");
 	ck_assert_int_eq(ofan_cfg_check_unknown(cfg), 0);
 	ofan_cfg_free(cfg);
@@ -686,7 +686,8 @@ START_TEST(test_set_override)
 	ck_assert_uint_eq(v, 8);
 	/* A command-line override is checked like a key of the file. */
 	ck_assert_int_eq(ofan_cfg_check_unknown(cfg), -EINVAL);
-	ck_assert_str_eq(ofan_cfg_error(cfg), "t.ini:extra: unknown section");
+	ck_assert_str_eq(ofan_cfg_error(cfg),
+			 "t.ini:extra: unknown section; expected one of [switch]");
 	ck_assert_int_eq(ofan_cfg_get_str(cfg, "extra", "name", 0, &s), 0);
 	ck_assert_str_eq(s, "x");
 	ck_assert_int_eq(ofan_cfg_check_unknown(cfg), 0);
@@ -696,6 +697,22 @@ START_TEST(test_set_override)
 	ck_assert_str_eq(ofan_cfg_error(cfg), "t.ini:switch:bad: '12abc' is "
 			 "not an integer; expected an integer in [1, 64]");
 	ck_assert_int_eq(ofan_cfg_set(cfg, "switch", "", "1"), -EINVAL);
+	ofan_cfg_free(cfg);
+
+	/* A section only an override names is the override's: its errors
+	 * say where it came from, not the file. */
+	cfg = load_text("t.ini", "[switch]\nports = 4\n");
+	ck_assert_int_eq(ofan_cfg_set_from(cfg, "swich", "ports", "8",
+					   "command line: swich.ports=8"), 0);
+	ck_assert_int_eq(ofan_cfg_get_u32(cfg, "switch", "ports", 0, 1, 64,
+					  &v), 0);
+	ck_assert_int_eq(ofan_cfg_check_unknown(cfg), -EINVAL);
+	ck_assert_str_eq(ofan_cfg_error(cfg), "command line: swich.ports=8: "
+			 "[swich]: unknown section; did you mean [switch]?");
+	ck_assert_int_eq(ofan_cfg_get_u32(cfg, "swich", "other", OFAN_CFG_REQUIRED,
+					  1, 64, &v), -EINVAL);
+	ck_assert_str_eq(ofan_cfg_error(cfg), "command line: swich.ports=8: "
+			 "[swich] other: missing; expected an integer in [1, 64]");
 	ofan_cfg_free(cfg);
 }
 END_TEST
@@ -725,7 +742,7 @@ START_TEST(test_sections_prefix)
 	ck_assert_str_eq(names[0], "sweep.x");
 	ofan_cfg_mark_section(cfg, "sweep.x");
 	ck_assert_int_eq(ofan_cfg_check_unknown(cfg), -EINVAL);
-	ck_assert_str_eq(ofan_cfg_error(cfg), "t.ini:sweep.: unknown section");
+	ck_assert_str_eq(ofan_cfg_error(cfg), "t.ini:sweep.: unknown section; did you mean [sweep.x]?");
 	ofan_cfg_free(cfg);
 }
 END_TEST

@@ -341,7 +341,30 @@ fuzz_check_unknown(const struct fuzz_ctx *x, const struct fuzz_section *secs,
 		else
 			snprintf(want, sizeof(want), "%s:%s: unknown section",
 				 FUZZ_NAME, s->name);
-		FUZZ_CHECK(strcmp(msg, want) == 0);
+		FUZZ_CHECK(strncmp(msg, want, strlen(want)) == 0);
+		msg += strlen(want);
+		/* A suggestion names a section the harness read. */
+		if (s->name[0] != '\0' &&
+		    strncmp(msg, "; did you mean [", 16) == 0) {
+			size_t len = strlen(msg + 16);
+			bool known = false;
+
+			FUZZ_CHECK(len >= 2 && strcmp(msg + 16 + len - 2,
+						      "]?") == 0);
+			char name[1100];
+
+			/* One the harness read, or its scratch section. */
+			FUZZ_CHECK(len - 2 < sizeof(name));
+			memcpy(name, msg + 16, len - 2);
+			name[len - 2] = '\0';
+			for (i = 0; i < nb; i++)
+				known = known || strcmp(secs[i].name, name) == 0;
+			FUZZ_CHECK(known || strcmp(name, FUZZ_SCRATCH) == 0);
+		} else if (s->name[0] != '\0' && msg[0] != '\0') {
+			FUZZ_CHECK(strncmp(msg, "; expected one of [", 19) == 0);
+		} else {
+			FUZZ_CHECK(msg[0] == '\0');
+		}
 		return;
 	}
 	/* The first unread key, blamed on the override if it set it. */
