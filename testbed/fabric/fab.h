@@ -557,6 +557,18 @@ struct fab_out;
 /* Open the output files in dir (created). NULL with a message in err. */
 struct fab_out *fab_out_open(const char *dir, const struct fab_experiment *x,
 			     char *err, unsigned int err_size);
+/*
+ * How the outputs were made: argv as given (the whole command line, EAL
+ * options included), overrides among them.  Writes DIR/command.txt (the
+ * working directory and the command, shell-quoted) and DIR/config.ini (a
+ * copy of the experiment file) and DIR/run.json (the version, the
+ * directory, the command and its overrides), at once; summary.json, which
+ * stays the same for any thread or rank count, does not hold them.  0, or
+ * -errno with a message in err.
+ */
+int fab_out_describe(struct fab_out *o, int argc, char *const *argv,
+		     char *const *overrides, int nb_overrides, char *err,
+		     unsigned int err_size);
 /* Write one run's rows (flows, queues) and keep its summary. */
 int fab_out_run(struct fab_out *o, const struct fab_params *p,
 		const struct fab_topo *t, const struct fab_run *r);

@@ -24,12 +24,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <rte_common.h>
 
 #include "fab.h"
 #include "hs_pattern.h"
 #include "ofan_json.h"
+#include "ofan_vcs.h"
 #include "ofan_wire.h"
 
 struct fab_out_run {
@@ -40,6 +42,7 @@ struct fab_out_run {
 struct fab_out {
 	char dir[512];
 	const struct fab_experiment *x;
+	char cwd[1024];		/* fab_out_describe()'s */
 	FILE *flows, *queues, *qtime;
 	uint32_t nb_runs, cap_runs;
 	struct fab_out_run *runs;
@@ -58,6 +61,107 @@ fab_out_file(const struct fab_out *o, const char *name, char *err,
 		snprintf(err, err_size, "cannot write %s: %s", path,
 			 strerror(errno));
 	return f;
+}
+
+/* s single-quoted for a POSIX shell when it needs quoting. */
+static void
+fab_out_shell_word(FILE *f, const char *s)
+{
+	const char *c;
+
+	if (s[0] != '\0' && strspn(s, "abcdefghijklmnopqrstuvwxyz"
+				    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+				    "_-./=,:+%@") == strlen(s)) {
+		fputs(s, f);
+		return;
+	}
+	fputc('\'', f);
+	for (c = s; *c != '\0'; c++) {
+		if (*c == '\'')
+			fputs("'\\''", f);
+		else
+			fputc(*c, f);
+	}
+	fputc('\'', f);
+}
+
+int
+fab_out_describe(struct fab_out *o, int argc, char *const *argv,
+		 char *const *overrides, int nb_overrides, char *err,
+		 unsigned int err_size)
+{
+	char buf[65536];
+	FILE *f, *in;
+	size_t n;
+	int i;
+
+	if (getcwd(o->cwd, sizeof(o->cwd)) == NULL)
+		o->cwd[0] = '\0';
+	f = fab_out_file(o, "command.txt", err, err_size);
+	if (f == NULL)
+		return -EIO;
+	fputs("cd ", f);
+	fab_out_shell_word(f, o->cwd);
+	fputs(" &&", f);
+	for (i = 0; i < argc; i++) {
+		fputc(' ', f);
+		fab_out_shell_word(f, argv[i]);
+	}
+	fputc('\n', f);
+	if (fclose(f) != 0) {
+		snprintf(err, err_size, "cannot write %s/command.txt", o->dir);
+		return -EIO;
+	}
+	/*
+	 * The same as JSON, with the version.  Not in summary.json, which
+	 * stays byte-identical for any thread or rank count.
+	 */
+	f = fab_out_file(o, "run.json", err, err_size);
+	if (f == NULL)
+		return -EIO;
+	{
+		struct ofan_json j;
+
+		ofan_json_init(&j, f, true);
+		ofan_json_obj_begin(&j, NULL);
+		ofan_json_str(&j, "version", OFAN_VERSION);
+		ofan_json_str(&j, "cwd", o->cwd);
+		ofan_json_arr_begin(&j, "command");
+		for (i = 0; i < argc; i++)
+			ofan_json_str(&j, NULL, argv[i]);
+		ofan_json_arr_end(&j);
+		ofan_json_str(&j, "config", o->x->path);
+		ofan_json_arr_begin(&j, "overrides");
+		for (i = 0; i < nb_overrides; i++)
+			ofan_json_str(&j, NULL, overrides[i]);
+		ofan_json_arr_end(&j);
+		ofan_json_obj_end(&j);
+		fputc('\n', f);
+	}
+	if (fclose(f) != 0) {
+		snprintf(err, err_size, "cannot write %s/run.json", o->dir);
+		return -EIO;
+	}
+	/* The experiment as it was read (the overrides are above). */
+	in = fopen(o->x->path, "r");
+	if (in == NULL) {
+		snprintf(err, err_size, "cannot read %s: %s", o->x->path,
+			 strerror(errno));
+		return -errno;
+	}
+	f = fab_out_file(o, "config.ini", err, err_size);
+	if (f == NULL) {
+		fclose(in);
+		return -EIO;
+	}
+	while ((n = fread(buf, 1, sizeof(buf), in)) > 0)
+		fwrite(buf, 1, n, f);
+	fclose(in);
+	if (fclose(f) != 0) {
+		snprintf(err, err_size, "cannot write %s/config.ini", o->dir);
+		return -EIO;
+	}
+	return 0;
 }
 
 struct fab_out *
@@ -454,6 +558,24 @@ fab_out_summary(const struct fab_out *o, const struct fab_agg *g,
 	ofan_json_double(&j, "rate_coef", p0->host.rate_coef);
 	ofan_json_str(&j, "recovery", p0->host.recovery->name);
 	ofan_json_str(&j, "pacing", hs_pacing_names[p0->host.pacing]);
+	/* The failures of the first combination (a sweep may move them:
+	 * each run's own are in its combination's sweep values). */
+	ofan_json_arr_begin(&j, "failures");
+	for (i = 0; i < p0->nb_failures; i++) {
+		const struct fab_failure *fl = &p0->failures[i];
+
+		ofan_json_obj_begin(&j, NULL);
+		ofan_json_str(&j, "section", fl->sec);
+		ofan_json_str(&j, "link", fl->link);
+		ofan_json_str(&j, "mode", sw_link_state_names[fl->mode]);
+		ofan_json_double(&j, "at_us", (double)fl->at_ns / 1e3);
+		ofan_json_double(&j, "duration_us",
+				 (double)fl->duration_ns / 1e3);
+		ofan_json_bool(&j, "reroute", fl->reroute);
+		ofan_json_bool(&j, "at_start", fl->at_start);
+		ofan_json_obj_end(&j);
+	}
+	ofan_json_arr_end(&j);
 	ofan_json_obj_end(&j);
 	ofan_json_arr_begin(&j, "runs");
 	for (i = 0; i < o->nb_runs; i++)

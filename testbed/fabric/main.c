@@ -343,6 +343,8 @@ main(int argc, char **argv)
 	struct fab_run_opts ropts = { .interrupt = &fab_interrupted,
 				      .fib = &fib_cache };
 	bool spread_runs = false, eal_ok = false, wrote = false;
+	char **cmd_argv = NULL;
+	int cmd_argc = 0;
 
 	if (ofan_version_asked(argc, argv))
 		return ofan_version_print("ofan-fabric");
@@ -350,6 +352,12 @@ main(int argc, char **argv)
 		fprintf(stderr, "ofan-fabric: %s\n", err);
 		return 2;
 	}
+	/* The command as given, for the outputs (the split below edits
+	 * argv's array). */
+	cmd_argc = argc;
+	cmd_argv = calloc((size_t)argc + 1, sizeof(*cmd_argv));
+	if (cmd_argv != NULL)
+		memcpy(cmd_argv, argv, (size_t)argc * sizeof(*cmd_argv));
 	snprintf(prog, sizeof(prog), job.rank == 0 ? "ofan-fabric" :
 		 "ofan-fabric[%d]", job.rank);
 	ropts.prog = prog;
@@ -395,12 +403,14 @@ main(int argc, char **argv)
 	}
 	if (status != 0) {
 		fab_job_fini(&job);
+		free(cmd_argv);
 		return status;
 	}
 	if (o.list_links) {
 		status = job.rank == 0 ? fab_list_links(&x.combos[0]) : 0;
 		fab_experiment_free(&x);
 		fab_job_fini(&job);
+		free(cmd_argv);
 		return status;
 	}
 	if (job.size > 1) {
@@ -475,7 +485,11 @@ main(int argc, char **argv)
 		/* Every rank agrees again, whatever rank 0's outputs say. */
 		if (job.rank == 0) {
 			out = fab_out_open(outdir, &x, err, sizeof(err));
-			if (out == NULL)
+			if (out == NULL ||
+			    (cmd_argv != NULL &&
+			     fab_out_describe(out, cmd_argc, cmd_argv,
+					      o.overrides, o.nb_overrides, err,
+					      sizeof(err)) != 0))
 				status = 2;
 		}
 		status = fab_job_agree(&job, status, err, sizeof(err));
@@ -528,5 +542,6 @@ pool_out:
 	fab_job_fini(&job);
 	if (o.plot && wrote && job.rank == 0)
 		fab_plot(outdir);
+	free(cmd_argv);
 	return status;
 }

@@ -163,6 +163,27 @@ expect_eq "cut short: the row's times" \
 expect_eq "cut short: marked" "$(echo "$row" | grep -c 'INCOMPLETE (time_limit)')" 1
 expect_eq "cut short: no 0.00 anywhere" "$(grep -c ' 0\.00 ' "$TMP/cut.out" || true)" 0
 
+echo "-- a run's folder describes it"
+rc=0
+"$FAB" --config "$EXP" fabric.k=4 traffic.size=128KiB fabric.schemes=ofan \
+	failure.hole.link=agg0-core0 --no-plot --quiet --out "$TMP/desc" \
+	>/dev/null 2>"$TMP/desc.err" || rc=$?
+expect_eq "described run: exit status" "$rc" 0
+expect_eq "config.ini: the file as read" \
+	"$(cmp -s "$EXP" "$TMP/desc/config.ini" && echo same)" same
+expect_eq "run.json: overrides" \
+	"$(python3 -c 'import json,sys; print(" ".join(json.load(open(sys.argv[1]))["overrides"]))' "$TMP/desc/run.json")" \
+	"fabric.k=4 traffic.size=128KiB fabric.schemes=ofan failure.hole.link=agg0-core0"
+expect_eq "summary.json: the failure" \
+	"$(python3 -c 'import json,sys; f=json.load(open(sys.argv[1]))["fabric"]["failures"][0]; print(f["link"], f["mode"], f["at_us"])' "$TMP/desc/summary.json")" \
+	"agg0-core0 blackhole 50"
+cp "$TMP/desc/runs.csv" "$TMP/desc-runs.csv"
+rc=0
+(cd / && bash "$TMP/desc/command.txt") >/dev/null 2>&1 || rc=$?
+expect_eq "command.txt: runs again" "$rc" 0
+expect_eq "command.txt: the same results" \
+	"$(cmp -s "$TMP/desc-runs.csv" "$TMP/desc/runs.csv" && echo same)" same
+
 echo "-- --version, every program"
 version=$(sed -n "s/^[[:space:]]*version: '\\([^']*\\)',/\\1/p" "$SRC/meson.build")
 for bin in switch/ofan-switch host/ofan-host testbed/ofan-fabric \
