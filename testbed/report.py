@@ -59,6 +59,7 @@ ALIKE = 0.10          # finding 2: within 10 %
 TIE = 0.02            # finding 1: a tie, nothing to balance
 GROWTH = 1.5          # finding 3: grows by half or more
 OFAN_BOUND = 8.0      # finding 4: full frames
+SIZE_RANGE = 8.0      # finding 3: flow sizes must span this factor to decide
 
 
 def esc(s):
@@ -149,6 +150,19 @@ class Exp:
     def completed(self):
         return all(r["all_completed"] for r in self.j["runs"])
 
+    def failure_at_us(self):
+        """The earliest failure during the traffic (µs), None if none;
+        failures from the start (a .cm failure line) do not count."""
+        ats = [f["at_us"] for f in self.j.get("fabric", {}).get("failures", [])
+               if not f.get("at_start")]
+        return min(ats) if ats else None
+
+    def traffic_end_us(self):
+        """The median run's end of traffic (first start to last
+        completion), µs."""
+        v = sorted(r["collective_us"] for r in self.j["runs"])
+        return v[len(v) // 2] if v else None
+
 
 def fmt(x, nd=2):
     return "—" if x is None else f"{x:.{nd}f}"
@@ -165,6 +179,11 @@ class Verdict:
     def need(self, name, e):
         if e is None:
             self.missing.append(name)
+
+    def undecided(self, reason):
+        """The runs are too small to decide: say so, and why."""
+        self.state = "not decisive at this size"
+        self.lines.append(reason)
 
     def decide(self, ok):
         # A failed check decides; a passed one holds only if all ran.
@@ -269,11 +288,22 @@ def finding2(perm, fail, fail_perm, fail_pers):
                              f"{fmt(x)} vs {fmt(sp)}", f"{100 * d:.1f} %",
                              "alike" if d <= ALIKE else "apart"])
             parts.append(alike)
+    late = None
     if fail is not None:
         r_rows, wins, total, last_ok = failure_rows(
             fail, "all-to-all, black hole")
         rows += r_rows
-        if total:
+        at, end = fail.failure_at_us(), fail.traffic_end_us()
+        if at is not None and end is not None and at >= end:
+            late = (f"Not decisive at this size: the failure comes at "
+                    f"{at:g} µs, after the all-to-all's flows end "
+                    f"({end:.0f} µs), so it meets no traffic and every "
+                    f"reconvergence delay gives the same runs.")
+        elif 0 < total < 3:
+            late = (f"Not decisive at this size: {total} reconvergence "
+                    f"delay{'s' if total > 1 else ''} cannot show that REPS "
+                    f"wins at most of them; deciding needs three or more.")
+        elif total:
             parts.append(2 * wins > total and last_ok)
             v.lines.append(f"Under the failure (the all-to-all, as the study "
                            f"decides it) REPS has the lowest max slowdown at "
@@ -291,13 +321,18 @@ def finding2(perm, fail, fail_perm, fail_pers):
             v.lines.append(f"{label.split(' (')[0][0].upper()}"
                            f"{label.split(' (')[0][1:]}: REPS lowest at "
                            f"{wins} of {total}.")
-    if not parts:
+    if not parts and late is None:
         return v
     v.lines.insert(0, f"Without failures OPS and REPS must be within "
                       f"{int(ALIKE * 100)} % of switch spray (mean max "
                       f"slowdown, permutation at full load).")
     v.table = (["comparison", "max slowdown", "difference", ""], rows)
-    v.decide(all(parts))
+    if late is not None and all(parts):
+        v.undecided(late)
+    else:
+        if late is not None:
+            v.lines.append(late)
+        v.decide(all(parts))
     return v
 
 
@@ -330,6 +365,14 @@ def finding3(qs):
                    f"growth of {GROWTH}x or more counts as growing.")
     v.table = (["scheme", f"max queue, {lo[0]}", f"max queue, {hi[0]}",
                 "ratio", ""], rows)
+    a, b = size_mib(lo[0]), size_mib(hi[0])
+    if not ok_all and a and b and b / a < SIZE_RANGE:
+        v.undecided(f"Not decisive at this size: the flows grow only "
+                    f"{b / a:g}x ({lo[0]} to {hi[0]}); a random sprayer's "
+                    f"queue grows about as the square root of the run, so "
+                    f"deciding needs flows that grow {SIZE_RANGE:g}x or more "
+                    f"(the study's: 2 MiB to 50 MiB).")
+        return v
     v.decide(ok_all)
     return v
 
@@ -369,6 +412,23 @@ def finding4(qs, perm):
     v.table = (["check", "value", ""], rows)
     v.decide(all(parts))
     return v
+
+
+def time_text(us):
+    """Microseconds as the configs write times: 50 µs, 1.5 ms, 1 s."""
+    if us >= 1e6:
+        return f"{us / 1e6:g} s"
+    if us >= 1e3:
+        return f"{us / 1e3:g} ms"
+    return f"{us:g} µs"
+
+
+def size_text(b):
+    """Bytes as the configs write them: 256 KiB, 2 MiB."""
+    for unit, n in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if b >= n and b % n == 0:
+            return f"{b // n} {unit}"
+    return f"{b} bytes"
 
 
 def size_mib(v):
@@ -585,7 +645,8 @@ h1 { margin-bottom: 0.2em; }
            padding: 0.6em 1em; margin: 1em 0; border-radius: 4px; }
 .verdict.holds { border-left-color: #2a8a2a; background: #f3fbf3; }
 .verdict.does-not-hold { border-left-color: #c0392b; background: #fdf3f2; }
-.verdict.not-run, .verdict.incomplete { border-left-color: #999;
+.verdict.not-run, .verdict.incomplete,
+.verdict.not-decisive-at-this-size { border-left-color: #999;
   background: #f6f6f6; }
 .badge { font-weight: bold; padding: 0.1em 0.5em; border-radius: 3px;
          color: #fff; background: #999; margin-left: 0.5em; font-size: 0.9em; }
@@ -743,6 +804,22 @@ def main():
                    + (f", {durations[n]} s" if n in durations else "")
                    + ("" if e.completed() else
                       " — some runs did not complete") + ".</p>")
+        # What was run, which the file's text above may not describe.
+        asrun = [f"{size_text(fab['size'])} flows"] if "size" in fab else []
+        fails = [f"{f['link']} {f['mode']} at {time_text(f['at_us'])}"
+                 for f in fab.get("failures", []) if not f.get("at_start")]
+        asrun.append(("failure: " + ", ".join(fails) +
+                      (" (at the first sweep point)" if e.dims else ""))
+                     if fails else "no failure")
+        try:
+            with open(os.path.join(e.j["_dir"], "run.json")) as f:
+                ov = json.load(f).get("overrides", [])
+        except (OSError, ValueError):
+            ov = []
+        if ov:
+            asrun.append("overrides: " + " ".join(ov) +
+                         " (the text above describes the file as it is)")
+        out.append(f'<p class="meta">As run: {esc("; ".join(asrun))}.</p>')
         out.append('<div class="scroll">' + html_table(*exp_table(e)) +
                    "</div>")
         pngs = sorted(glob.glob(os.path.join(e.j["_dir"], "*.png")))

@@ -143,7 +143,7 @@ overrides() {
 		printf '%s\n' fabric.k=4 traffic.size=256KiB fabric.seeds=2
 		case $1 in
 		failure)
-			printf '%s\n' traffic.size=64KiB sweep.reconverge.values=5us,150us
+			printf '%s\n' traffic.size=64KiB sweep.reconverge.values=5us,50us,150us
 			;;
 		# k = 4's aggregation switches have two core links: one dead
 		# at each of pod 0's two, not both of one.

@@ -6,8 +6,14 @@
 # k = 4 fat tree with small flows, and headless Chromium renders
 # report.html.  Checked:
 #   - reproduce.sh exits 0 and report.html names four findings, each with
-#     a verdict computed from the data ("holds", "does not hold" or
-#     "incomplete"; none "not run": every experiment ran) and a table;
+#     a verdict computed from the data ("holds", "does not hold",
+#     "incomplete" or "not decisive at this size"; none "not run": every
+#     experiment ran) and a table;
+#   - no finding is red in this smoke run: what its small runs cannot
+#     decide says "not decisive at this size" and why (the flow sizes of
+#     queue scaling span 4x, not 8x); the failure meets traffic;
+#   - every experiment's section says what was run (sizes, failures,
+#     overrides) beside the file's own text;
 #   - every experiment's section, table and plots are on the page;
 #   - the loss-recovery section: a table of mean FCT per (load balancer,
 #     stack) for each matrix and queue, and its verdict;
@@ -49,8 +55,10 @@ for n in 1 2 3 4; do
 	v=$(grep -o "<h3>$n\. [^<]*<span class=\"badge\">[^<]*</span>" "$REPORT" |
 		sed 's/.*badge">//; s/<.*//' || true)
 	case $v in
-	holds | "does not hold" | incomplete)
+	holds | incomplete | "not decisive at this size")
 		pass "finding $n: a verdict computed from the data ($v)" ;;
+	"does not hold")
+		fail "finding $n: red in a smoke run (its runs should decide it, or say they cannot)" ;;
 	*) fail "finding $n: verdict '$v'" ;;
 	esac
 	expect_file_has "reproduce.sh printed finding $n" "$TMP/reproduce.out" \
@@ -58,6 +66,15 @@ for n in 1 2 3 4; do
 done
 expect_eq "no finding is 'not run'" \
 	"$(grep -c 'badge">not run<' "$REPORT" || true)" 0
+expect_eq "finding 3 at smoke size: not decisive" \
+	"$(grep -o '<h3>3\. [^<]*<span class="badge">[^<]*</span>' "$REPORT" |
+		sed 's/.*badge">//; s/<.*//')" "not decisive at this size"
+expect_file_has "finding 3: why" "$REPORT" \
+	"Not decisive at this size: the flows grow only 4x (256KiB to 1MiB)"
+expect_eq "every experiment says what was run" \
+	"$(grep -c '<p class="meta">As run: ' "$REPORT" || true)" 15
+expect_file_has "the failure, as run" "$REPORT" \
+	"failure: agg0-core0 blackhole at 50 µs"
 for e in permutation structured alltoall failure failure-permutation \
 	failure-persistent queue-scaling scaling degraded failure-types lossy \
 	lossy-random dr-variants subflows reliability; do
