@@ -41,7 +41,6 @@ prog=$(basename "$0")
 root=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=testbed/lib.sh
 . "$root/testbed/lib.sh"
-ALL_POLICIES=(ecmp spray rr adaptive flowlet ofan)
 
 usage() {
 	cat <<EOF
@@ -50,7 +49,7 @@ usage: $prog PCAP [options]
 Replay PCAP (pcap or pcapng, Ethernet) into port 0 of ofan-switch, write
 every port's egress to its own pcap and report per port and per drop reason.
 
-  --policy P          run with policy P (${ALL_POLICIES[*]})
+  --policy P          run with policy P (ofan-switch --help lists them)
   --policies LIST     comma-separated policies, or 'all' (every policy, one
                       run each); default: the config's own policy
   --config FILE       switch configuration (default
@@ -107,6 +106,10 @@ done
 switch=$build_dir/switch/ofan-switch
 [ -x "$switch" ] ||
 	die "ofan-switch is not built ($switch); run scripts/build.sh or pass --build-dir DIR"
+# Every policy the switch has: its --help lists them.
+mapfile -t ALL_POLICIES < <("$switch" --help |
+	awk '/^policies/ { on = 1; next } on && /^  [a-z_]+ / { print $1 }')
+[ ${#ALL_POLICIES[@]} -gt 0 ] || die "$switch --help lists no policies"
 [[ $idle =~ ^[0-9]+(\.[0-9]+)?$ ]] || die "--idle '$idle': expected seconds, e.g. 0.5"
 [[ $lcore =~ ^[0-9]+$ ]] || die "--lcore '$lcore': expected an lcore id"
 py=/usr/bin/python3
