@@ -184,6 +184,30 @@ expect_eq "command.txt: runs again" "$rc" 0
 expect_eq "command.txt: the same results" \
 	"$(cmp -s "$TMP/desc-runs.csv" "$TMP/desc/runs.csv" && echo same)" same
 
+echo "-- ofan-cmgen: errors name the option; --size and --start take units"
+CMGEN=$BUILD/tools/ofan-cmgen
+cmgen_bad() {
+	local want=$1 rc=0
+	shift
+	(cd "$TMP" && "$CMGEN" "$@") >"$TMP/cg.out" 2>"$TMP/cg.err" || rc=$?
+	expect_eq "ofan-cmgen $*: exit status" "$rc" 2
+	expect_file_has "ofan-cmgen $*" "$TMP/cg.err" "$want"
+}
+cmgen_bad "--nodes '1': expected 2 to 1048576" permutation --nodes 1 --out m.cm
+cmgen_bad "--size 'abc': expected bytes" permutation --nodes 16 --out m.cm --size abc
+cmgen_bad "--size '2GiB': expected 1 to 2147483647" permutation --nodes 16 --out m.cm --size 2GiB
+cmgen_bad "--start '1zz': expected picoseconds" permutation --nodes 16 --out m.cm --start 1zz
+cmgen_bad "--seed '0': expected 1 or more" permutation --nodes 16 --out m.cm --seed 0
+cmgen_bad "--bogus: unknown option" permutation --nodes 16 --out m.cm --bogus 3
+cmgen_bad "--out: missing" permutation --nodes 16
+cmgen_bad "no PATTERN" --nodes 16 --out m.cm
+expect_eq "ofan-cmgen: nothing written by a refused command" \
+	"$(ls "$TMP"/m.cm 2>/dev/null || true)" ""
+(cd "$TMP" && "$CMGEN" permutation --nodes 16 --size 1MiB --start 1us --out u.cm &&
+	"$CMGEN" permutation --nodes 16 --size 1048576 --start 1000000 --out n.cm)
+expect_eq "ofan-cmgen: 1MiB and 1us are 1048576 bytes and 1000000 ps" \
+	"$(cmp -s "$TMP/u.cm" "$TMP/n.cm" && echo same)" same
+
 echo "-- --version, every program"
 version=$(sed -n "s/^[[:space:]]*version: '\\([^']*\\)',/\\1/p" "$SRC/meson.build")
 for bin in switch/ofan-switch host/ofan-host testbed/ofan-fabric \

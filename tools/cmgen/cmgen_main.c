@@ -171,7 +171,8 @@ cg_usage(FILE *f)
 		"  PATTERN: permutation, alltoall, serial_alltoall (Python's random,\n"
 		"  seed S >= 1, default 1), ring, podring, podring_ol, torring (ToRs of T\n"
 		"  and pods of P hosts; default: those of a k-ary fat tree of N hosts).\n"
-		"  --size B (bytes, default 2097152), --start PS (picoseconds, default 0).\n");
+		"  --size B (bytes, units allowed: 2MiB; default 2097152), --start PS\n"
+		"  (picoseconds, or a time with its unit: 1us; default 0).\n");
 }
 
 static uint32_t *
@@ -307,29 +308,70 @@ cg_parse(int argc, char **argv, struct cg_opts *o)
 
 	o->size = 2097152;
 	o->seed = 1;
+	opterr = 0;	/* its own messages, naming the option */
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		const char *name = NULL;
+		int rc;
+
+		for (v = 0; longopts[v].name != NULL; v++)
+			if (longopts[v].val == c)
+				name = longopts[v].name;
 		if (c == 'h') {
 			cg_usage(stdout);
 			exit(0);
 		}
-		if (c == '?' || ofan_parse_u64(optarg, &v) != 0) {
-			if (c == 'o') {
-				o->out = optarg;
-				continue;
+		if (c == '?') {
+			fprintf(stderr, "ofan-cmgen: %s: unknown option, or its value is missing (--help lists them)\n",
+				argv[optind - 1]);
+			return -EINVAL;
+		}
+		if (c == 'o') {
+			o->out = optarg;
+			continue;
+		}
+		/* --size takes units (2MiB), --start times (1us: in ps). */
+		if (c == 'b') {
+			rc = ofan_parse_size(optarg, &v);
+		} else if (c == 't') {
+			rc = ofan_parse_u64(optarg, &v);
+			if (rc != 0 && ofan_parse_time(optarg, &v) == 0) {
+				rc = v > UINT64_MAX / 1000 ? -ERANGE : 0;
+				v *= 1000;	/* ns to ps */
 			}
-			fprintf(stderr, "ofan-cmgen: bad value '%s'; expected a decimal integer\n",
-				c == '?' ? "" : optarg);
-			cg_usage(stderr);
+		} else {
+			rc = ofan_parse_u64(optarg, &v);
+		}
+		if (rc != 0) {
+			fprintf(stderr, "ofan-cmgen: --%s '%s': expected %s\n",
+				name, optarg,
+				c == 'b' ? "bytes, with or without a unit (2097152, 2MiB)" :
+				c == 't' ? "picoseconds, or a time with its unit (1us)" :
+				"a decimal integer");
 			return -EINVAL;
 		}
 		switch (c) {
 		case 'n':
-			o->nodes = (uint32_t)(v < 2 || v > 1u << 20 ? 0 : v);
+			if (v < 2 || v > 1u << 20) {
+				fprintf(stderr, "ofan-cmgen: --nodes '%s': expected 2 to 1048576\n",
+					optarg);
+				return -EINVAL;
+			}
+			o->nodes = (uint32_t)v;
 			break;
 		case 'b':
+			if (v == 0 || v > 2147483647u) {
+				fprintf(stderr, "ofan-cmgen: --size '%s': expected 1 to 2147483647 bytes (htsim's limit)\n",
+					optarg);
+				return -EINVAL;
+			}
 			o->size = v;
 			break;
 		case 's':
+			if (v == 0) {
+				fprintf(stderr, "ofan-cmgen: --seed '%s': expected 1 or more (htsim's 0 is unseeded)\n",
+					optarg);
+				return -EINVAL;
+			}
 			o->seed = v;
 			break;
 		case 't':
@@ -341,18 +383,23 @@ cg_parse(int argc, char **argv, struct cg_opts *o)
 		case 'P':
 			o->pod_size = (uint32_t)v;
 			break;
-		default:
-			o->out = optarg;
-			break;
 		}
 	}
-	if (optind + 1 != argc || o->nodes == 0 || o->out == NULL) {
-		fprintf(stderr, "ofan-cmgen: expected one PATTERN, --nodes N (2 to 1048576) and --out FILE\n");
-		cg_usage(stderr);
+	if (optind >= argc) {
+		fprintf(stderr, "ofan-cmgen: no PATTERN; expected one of permutation, alltoall, serial_alltoall, ring, podring, podring_ol, torring\n");
 		return -EINVAL;
 	}
-	if (o->seed == 0 || o->size == 0 || o->size > 2147483647u) {
-		fprintf(stderr, "ofan-cmgen: --seed must be >= 1 (htsim's 0 is unseeded) and --size 1 to 2147483647\n");
+	if (optind + 1 != argc) {
+		fprintf(stderr, "ofan-cmgen: '%s': one PATTERN only; expected options after it to start with --\n",
+			argv[optind + 1]);
+		return -EINVAL;
+	}
+	if (o->nodes == 0) {
+		fprintf(stderr, "ofan-cmgen: --nodes: missing; expected 2 to 1048576\n");
+		return -EINVAL;
+	}
+	if (o->out == NULL) {
+		fprintf(stderr, "ofan-cmgen: --out: missing; expected the matrix file to write\n");
 		return -EINVAL;
 	}
 	o->pattern = argv[optind];
