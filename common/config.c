@@ -426,6 +426,57 @@ cfg_dirname(const char *path, char *dir, size_t size)
 		snprintf(dir, size, "%.*s", (int)(slash - path), path);
 }
 
+void
+ofan_cfg_dev_name(const char *dev, char *out, size_t size)
+{
+	size_t n = strcspn(dev, ","), i;
+	unsigned int b, d, f;
+	char head[8], tail;
+
+	if (size == 0)
+		return;
+	/* BB:DD.F without its domain: the same as 0000:BB:DD.F. */
+	if (n == 7) {
+		memcpy(head, dev, 7);
+		head[7] = '\0';
+	}
+	if (n == 7 &&
+	    sscanf(head, "%2x:%2x.%1x%c", &b, &d, &f, &tail) == 3) {
+		snprintf(out, size, "0000:%s", head);
+	} else {
+		if (n >= size)
+			n = size - 1;
+		memcpy(out, dev, n);
+		out[n] = '\0';
+	}
+	for (i = 0; out[i] != '\0'; i++)
+		out[i] = (char)tolower((unsigned char)out[i]);
+}
+
+int
+ofan_cfg_check_devices(struct ofan_cfg *cfg, const char *const *secs,
+		       const char *const *devs, int n)
+{
+	char a[256], b[256];
+	int i, j;
+
+	for (i = 0; i < n; i++) {
+		if (devs[i] == NULL)
+			continue;
+		ofan_cfg_dev_name(devs[i], a, sizeof(a));
+		for (j = 0; j < i; j++) {
+			if (devs[j] == NULL)
+				continue;
+			ofan_cfg_dev_name(devs[j], b, sizeof(b));
+			if (strcmp(a, b) == 0)
+				return ofan_cfg_fail(cfg, secs[i], "dev",
+					"'%s' is the same device as [%s]; expected each port on its own device",
+					a, secs[j]);
+		}
+	}
+	return 0;
+}
+
 int
 ofan_cfg_devargs(struct ofan_cfg *cfg, const char *sec, const char *key,
 		 const char *dev, char *out, size_t size)

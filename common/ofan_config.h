@@ -104,6 +104,23 @@ int ofan_cfg_path_of(struct ofan_cfg *cfg, const char *sec, const char *key,
 int ofan_cfg_devargs(struct ofan_cfg *cfg, const char *sec, const char *key,
 		     const char *dev, char *out, size_t size);
 
+/*
+ * The device a port's dev names, for telling two ports on one device
+ * apart before EAL runs: the name before the first ',' (a vdev's name,
+ * "ringpair:RING:END", a PCI address), a PCI address with its domain
+ * (01:00.0 is 0000:01:00.0), lower case.  out gets at most size - 1
+ * characters.
+ */
+void ofan_cfg_dev_name(const char *dev, char *out, size_t size);
+
+/*
+ * Refuse two of n ports on one device: sections secs[i] with devs[i]
+ * (NULL: no port).  0, or -EINVAL with "file:SEC:dev: 'NAME' is the same
+ * device as SEC0; expected each port on its own device" in cfg.
+ */
+int ofan_cfg_check_devices(struct ofan_cfg *cfg, const char *const *secs,
+			   const char *const *devs, int n);
+
 /* True if the section exists. Marks nothing as read. */
 bool ofan_cfg_has_section(const struct ofan_cfg *cfg, const char *sec);
 /* True if sec:key exists.  Marks nothing as read. */

@@ -927,6 +927,36 @@ START_TEST(test_repeated_key)
 }
 END_TEST
 
+/*
+ * Two ports on one device, told before EAL: the device is the name
+ * before the first ',', a PCI address with its domain, any case; the
+ * two ends of a ring pair are two devices.
+ */
+START_TEST(test_same_device)
+{
+	static const char *const secs[] = { "port.0", "port.1", "port.2" };
+	const char *devs[3];
+	struct ofan_cfg *cfg = load_text("d.ini", "[port.0]\n");
+	char name[64];
+
+	ofan_cfg_dev_name("01:00.0,txq_inline=1", name, sizeof(name));
+	ck_assert_str_eq(name, "0000:01:00.0");
+	ofan_cfg_dev_name("NET_NULL0,no-rx=1", name, sizeof(name));
+	ck_assert_str_eq(name, "net_null0");
+	devs[0] = "ringpair:t:a";
+	devs[1] = "ringpair:t:b";
+	devs[2] = "net_null0";
+	ck_assert_int_eq(ofan_cfg_check_devices(cfg, secs, devs, 3), 0);
+	devs[0] = "0000:01:00.0";
+	devs[2] = "01:00.0,rx_queues=2";
+	ck_assert_int_eq(ofan_cfg_check_devices(cfg, secs, devs, 3), -EINVAL);
+	ck_assert_str_eq(ofan_cfg_error(cfg), "d.ini:port.2:dev: '0000:01:00.0' "
+			 "is the same device as [port.0]; expected each port "
+			 "on its own device");
+	ofan_cfg_free(cfg);
+}
+END_TEST
+
 START_TEST(test_mem_nul_and_empty)
 {
 	/* iniparser skips a line that is one byte before its NUL. */
@@ -1312,6 +1342,7 @@ config_suite(void)
 	tcase_add_test(tc, test_mem_syntax_error);
 	tcase_add_test(tc, test_mem_nul_and_empty);
 	tcase_add_test(tc, test_repeated_key);
+	tcase_add_test(tc, test_same_device);
 	tcase_add_test(tc, test_mem_paths);
 	tcase_add_test(tc, test_blank_section);
 	tcase_add_test(tc, test_keys);

@@ -130,6 +130,17 @@ resend_path = same"
 bad_config bad_resend_path \
 	"ofan-host: $TMP/bad_resend_path.ini:host:resend_path: 'same' is unknown; expected one of own, next"
 
+# Two ports on one device (here port.0's net_pcap0 again, with its own
+# args): refused from the config, --check-config too.
+write_config same_device "policy = reps" "pattern = alltoall" "rank = 1
+[port.2]
+dev = net_pcap0,tx_pcap=$TMP/other.pcap
+rank = 0"
+sed -i 's/^count = 2$/count = 3/' "$TMP/same_device.ini"
+sed -i '/^\[port.2\]/,$ s/^rank = 0$/rank = 2/' "$TMP/same_device.ini"
+bad_config same_device \
+	"ofan-host: $TMP/same_device.ini:port.2:dev: 'net_pcap0' is the same device as [port.0]; expected each port on its own device"
+
 write_config tcp_key_elsewhere "policy = reps
 recovery = sack
 dupacks = 3"
