@@ -12,6 +12,7 @@
 #include "ofan_config.h"
 #include "ofan_wire.h"
 #include "hs_config.h"
+#include "hs_flow.h"
 #include "hs_pattern.h"
 
 const char *const hs_pacing_names[] = { "host", "flow", NULL };
@@ -256,6 +257,26 @@ hs_config_traffic_from_cfg(struct ofan_cfg *cfg, struct hs_config *c,
 	      ofan_cfg_get_u32(cfg, sec, "pod_size", 0, 2, 1u << 20,
 			       &t->pod_size))))
 		return -EINVAL;
+	{
+		/*
+		 * A flow's senders keep state per packet: at most
+		 * HS_MAX_PKTS of them (with erasure_k extra), so a size
+		 * beyond that is refused here, not found out of memory.
+		 */
+		uint32_t mss = (uint32_t)c->mtu - OFAN_IPV4_HDR_SIZE -
+			OFAN_UDP_HDR_SIZE - OFAN_BTH_SIZE;
+		uint64_t max_pkts = HS_MAX_PKTS - 1 - (uint64_t)c->erasure_k;
+		const char *text = "";
+
+		if (t->size > max_pkts * mss) {
+			ofan_cfg_get_str(cfg, sec, "size", 0, &text);
+			return ofan_cfg_fail(cfg, sec, "size",
+				"'%s' is %llu packets of %u bytes; expected at most %llu packets a flow, %llu bytes with mtu %u",
+				text, (unsigned long long)((t->size + mss - 1) / mss),
+				mss, (unsigned long long)max_pkts,
+				(unsigned long long)(max_pkts * mss), c->mtu);
+		}
+	}
 	t->pattern = hs_pattern_registry[pattern];
 	if (cm != NULL) {
 		if (strlen(cm) >= sizeof(c->cm_path))

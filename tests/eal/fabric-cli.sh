@@ -184,6 +184,16 @@ expect_eq "command.txt: runs again" "$rc" 0
 expect_eq "command.txt: the same results" \
 	"$(cmp -s "$TMP/desc-runs.csv" "$TMP/desc/runs.csv" && echo same)" same
 
+echo "-- a flow too large to track"
+rc=0
+"$FAB" --config "$SRC/configs/experiments/permutation-k8.ini" fabric.k=4 \
+	traffic.size=1TiB --no-plot --quiet --out "$TMP/big" \
+	>"$TMP/big.out" 2>"$TMP/big.err" || rc=$?
+expect_eq "size = 1TiB: exit status" "$rc" 2
+expect_file_has "size = 1TiB: refused with what fits" "$TMP/big.err" \
+	"traffic.size=1TiB: '1TiB' is 268435456 packets of 4096 bytes; expected at most 16777215 packets a flow, 68719472640 bytes with mtu 4136"
+expect_eq "size = 1TiB: no output folder" "$(ls -d "$TMP/big" 2>/dev/null || true)" ""
+
 echo "-- ofan-cmgen: errors name the option; --size and --start take units"
 CMGEN=$BUILD/tools/ofan-cmgen
 cmgen_bad() {
