@@ -454,24 +454,21 @@ ofan_cfg_dev_name(const char *dev, char *out, size_t size)
 }
 
 int
-ofan_cfg_check_devices(struct ofan_cfg *cfg, const char *const *secs,
-		       const char *const *devs, int n)
+ofan_cfg_check_devices(struct ofan_cfg *cfg, const char *const *devs, int n)
 {
-	char a[256], b[256];
+	char a[256], b[256], sec[32];
 	int i, j;
 
 	for (i = 0; i < n; i++) {
-		if (devs[i] == NULL)
-			continue;
 		ofan_cfg_dev_name(devs[i], a, sizeof(a));
 		for (j = 0; j < i; j++) {
-			if (devs[j] == NULL)
-				continue;
 			ofan_cfg_dev_name(devs[j], b, sizeof(b));
-			if (strcmp(a, b) == 0)
-				return ofan_cfg_fail(cfg, secs[i], "dev",
-					"'%s' is the same device as [%s]; expected each port on its own device",
-					a, secs[j]);
+			if (strcmp(a, b) != 0)
+				continue;
+			snprintf(sec, sizeof(sec), "port.%d", i);
+			return ofan_cfg_fail(cfg, sec, "dev",
+				"'%s' is the same device as [port.%d]; expected each port on its own device",
+				a, j);
 		}
 	}
 	return 0;

@@ -114,12 +114,12 @@ int ofan_cfg_devargs(struct ofan_cfg *cfg, const char *sec, const char *key,
 void ofan_cfg_dev_name(const char *dev, char *out, size_t size);
 
 /*
- * Refuse two of n ports on one device: sections secs[i] with devs[i]
- * (NULL: no port).  0, or -EINVAL with "file:SEC:dev: 'NAME' is the same
- * device as SEC0; expected each port on its own device" in cfg.
+ * Refuse two of n ports on one device: [port.i] with devs[i].  0, or
+ * -EINVAL with "file:port.I:dev: 'NAME' is the same device as [port.J];
+ * expected each port on its own device" in cfg.
  */
-int ofan_cfg_check_devices(struct ofan_cfg *cfg, const char *const *secs,
-			   const char *const *devs, int n);
+int ofan_cfg_check_devices(struct ofan_cfg *cfg, const char *const *devs,
+			   int n);
 
 /* True if the section exists. Marks nothing as read. */
 bool ofan_cfg_has_section(const struct ofan_cfg *cfg, const char *sec);

@@ -379,15 +379,11 @@ hs_config_ports(struct ofan_cfg *cfg, struct hs_config *c)
 				"ports must be numbered densely from 0; [port.%d] is missing", i);
 	{
 		/* Two ports on one device: refused here too (--check-config). */
-		char names[HS_MAX_PORTS][16];
-		const char *psecs[HS_MAX_PORTS], *devs[HS_MAX_PORTS];
+		const char *devs[HS_MAX_PORTS];
 
-		for (i = 0; i < n; i++) {
-			snprintf(names[i], sizeof(names[i]), "port.%d", i);
-			psecs[i] = names[i];
+		for (i = 0; i < n; i++)
 			devs[i] = c->ports[i].dev;
-		}
-		if (ofan_cfg_check_devices(cfg, psecs, devs, n))
+		if (ofan_cfg_check_devices(cfg, devs, n))
 			return -EINVAL;
 	}
 	c->nb_ports = (uint16_t)n;

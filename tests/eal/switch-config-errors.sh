@@ -102,26 +102,10 @@ colour = blue"
 bad_config unknown_key \
 	"ofan-switch: $TMP/unknown_key.ini:switch:colour: unknown key; allowed keys in [switch]: name, policy, "
 
-# Two ports on one device: refused from the config, --check-config too.
-cat >"$TMP/same_device.ini" <<EOF
-[switch]
-name = cfgtest
-policy = ecmp
-
-[port.0]
-dev = net_null0,no-rx=1
-
-[port.1]
-dev = net_null0
-peer_mac = 02:00:00:00:10:01
-
-[group.up]
-members = 1
-
-[route.a]
-prefix = 10.0.1.0/24
-group = up
-EOF
+# Two ports on one device (port.1's net_null0 for port.0 too): refused
+# from the config, --check-config too.
+write_config same_device
+sed -i "s|^dev = net_pcap0,tx_pcap=.*|dev = net_null0,no-rx=1|" "$TMP/same_device.ini"
 bad_config same_device \
 	"ofan-switch: $TMP/same_device.ini:port.1:dev: 'net_null0' is the same device as [port.0]; expected each port on its own device"
 
