@@ -567,6 +567,47 @@ ofan_cfg_sections(const struct ofan_cfg *cfg, const char *prefix,
 	return n;
 }
 
+/* A value as INI text: quoted when iniparser would cut or trim it. */
+static void
+cfg_write_value(FILE *f, const char *v)
+{
+	size_t len = strlen(v);
+
+	if (len > 0 && strpbrk(v, ";#\"") == NULL && !isspace((unsigned char)v[0]) &&
+	    !isspace((unsigned char)v[len - 1]))
+		fputs(v, f);
+	else
+		fprintf(f, "\"%s\"", v);
+}
+
+int
+ofan_cfg_write(const struct ofan_cfg *cfg, FILE *f)
+{
+	int i, j;
+
+	for (i = 0; i < cfg->nb_sections; i++) {
+		const struct cfg_section *s = &cfg->sections[i];
+
+		if (s->name[0] != '\0') {
+			if (i > 0)
+				fputc('\n', f);
+			if (s->origin != NULL)
+				fprintf(f, "; made by %s\n", s->origin);
+			fprintf(f, "[%s]\n", s->name);
+		}
+		for (j = 0; j < s->nb_entries; j++) {
+			const struct cfg_entry *e = &s->entries[j];
+
+			fprintf(f, "%s = ", e->key);
+			cfg_write_value(f, e->value);
+			if (e->origin != NULL)
+				fprintf(f, "\t; %s", e->origin);
+			fputc('\n', f);
+		}
+	}
+	return ferror(f) ? -EIO : 0;
+}
+
 int
 ofan_cfg_keys(const struct ofan_cfg *cfg, const char *sec, const char **keys,
 	      int max)

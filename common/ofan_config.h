@@ -23,6 +23,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 struct ofan_cfg;
 
@@ -120,6 +121,16 @@ void ofan_cfg_dev_name(const char *dev, char *out, size_t size);
  */
 int ofan_cfg_check_devices(struct ofan_cfg *cfg, const char *const *devs,
 			   int n);
+
+/*
+ * Write cfg as an INI file to f: every section and key in file order, the
+ * values as the getters read them (overrides applied), after a value an
+ * override set a comment naming it ("; command line: fabric.k=4"), and
+ * before a section an override made "; made by ..." (iniparser reads no
+ * comment on a section's line).  Loading the output gives the same
+ * sections, keys and values.  Returns 0 or -EIO.
+ */
+int ofan_cfg_write(const struct ofan_cfg *cfg, FILE *f);
 
 /* True if the section exists. Marks nothing as read. */
 bool ofan_cfg_has_section(const struct ofan_cfg *cfg, const char *sec);

@@ -12,8 +12,11 @@
 #              grid on k = 4: every finding, about 8 minutes here
 #   --smoke    the same set on a k = 4 fat tree with small flows, about a
 #              minute (what the test suite renders)
-#   --out DIR  results/paper by default; DIR/NAME per experiment and
-#              DIR/report.html
+#   --out DIR  results/paper (results/paper-quick, results/paper-smoke)
+#              by default; DIR/NAME per experiment and DIR/report.html.
+#              A run of another mode or set of overrides is not written
+#              over: ofan-fabric refuses DIR/NAME holding another run's
+#              results (remove it, or choose another --out)
 #   --only N   run only experiment N (permutation, structured, alltoall,
 #              failure, failure-permutation, failure-persistent,
 #              queue-scaling, scaling, degraded, failure-types, lossy,
@@ -27,7 +30,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 fabric=${OFAN_FABRIC:-$root/build/testbed/ofan-fabric}
 cfgdir=$root/configs/experiments/paper
-out=$root/results/paper
+out=
 mode=full
 only=()
 experiments=(permutation structured alltoall failure failure-permutation
@@ -67,6 +70,10 @@ while [ $# -gt 0 ]; do
 	esac
 	shift
 done
+if [ -z "$out" ]; then
+	out=$root/results/paper
+	[ "$mode" = full ] || out=$out-$mode
+fi
 for n in "${only[@]}"; do
 	case " ${experiments[*]} " in
 	*" $n "*) ;;

@@ -717,6 +717,49 @@ START_TEST(test_set_override)
 }
 END_TEST
 
+/* The resolved config: what the getters read, loadable again. */
+START_TEST(test_write_round_trip)
+{
+	struct ofan_cfg *cfg = load_text("t.ini",
+		"top = 1\n[switch]\nports = 4\nname = \"a ; b\"\n"
+		"[port.0]\ndev = net_null0\n");
+	struct ofan_cfg *back;
+	char *text = NULL, err[256];
+	const char *s = NULL;
+	size_t len = 0;
+	uint32_t v = 0;
+	FILE *f;
+
+	ck_assert_int_eq(ofan_cfg_set_from(cfg, "switch", "ports", "8",
+					   "command line: switch.ports=8"), 0);
+	ck_assert_int_eq(ofan_cfg_set_from(cfg, "extra", "k", " x ",
+					   "command line: extra.k= x "), 0);
+	f = open_memstream(&text, &len);
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(ofan_cfg_write(cfg, f), 0);
+	fclose(f);
+	ck_assert_str_eq(text,
+		"top = 1\n\n[switch]\nports = 8\t; command line: switch.ports=8\n"
+		"name = \"a ; b\"\n\n[port.0]\ndev = net_null0\n\n"
+		"; made by command line: extra.k= x \n[extra]\n"
+		"k = \" x \"\t; command line: extra.k= x \n");
+	back = ofan_cfg_load_mem("back.ini", text, len, err, sizeof(err));
+	ck_assert_msg(back != NULL, "%s", err);
+	ck_assert_int_eq(ofan_cfg_get_u32(back, "switch", "ports", 0, 1, 64,
+					  &v), 0);
+	ck_assert_uint_eq(v, 8);
+	ck_assert_int_eq(ofan_cfg_get_str(back, "switch", "name", 0, &s), 0);
+	ck_assert_str_eq(s, "a ; b");
+	ck_assert_int_eq(ofan_cfg_get_str(back, "extra", "k", 0, &s), 0);
+	ck_assert_str_eq(s, " x ");
+	ck_assert_int_eq(ofan_cfg_get_str(back, "port.0", "dev", 0, &s), 0);
+	ck_assert_str_eq(s, "net_null0");
+	ofan_cfg_free(back);
+	ofan_cfg_free(cfg);
+	free(text);
+}
+END_TEST
+
 START_TEST(test_sections_prefix)
 {
 	struct ofan_cfg *cfg = load_text("t.ini", "[port.2]\n[portal]\n"
@@ -1335,6 +1378,7 @@ config_suite(void)
 	tcase_add_test(tc, test_syntax_error);
 	tcase_add_test(tc, test_missing_file);
 	tcase_add_test(tc, test_set_override);
+	tcase_add_test(tc, test_write_round_trip);
 	tcase_add_test(tc, test_sections_prefix);
 	tcase_add_test(tc, test_fail);
 	tcase_add_test(tc, test_mem_equals_file);

@@ -32,6 +32,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "fab_outdir.h"
 #include "hs_config.h"
 #include "hs_host.h"
 #include "ofan_loss.h"
@@ -269,6 +270,14 @@ int fab_experiment_load_mem(const char *name, const char *text, size_t len,
 			    bool check_links, struct fab_experiment *x,
 			    char *err, unsigned int err_size);
 void fab_experiment_free(struct fab_experiment *x);
+/*
+ * The experiment file of id as run, into f: its sections and keys with
+ * id's overrides, --seed and --seeds applied and marked (ofan_cfg_write()),
+ * no sweep applied.  0, or -EINVAL with the message in err.
+ */
+int fab_experiment_write_resolved(const struct fab_run_id *id, FILE *f,
+				  char *err, unsigned int err_size);
+
 
 /* ---- topology (fab_topo.c) ---- */
 
@@ -554,20 +563,24 @@ uint32_t fab_full_frame_queue_bytes(const struct fab_params *p);
 
 struct fab_out;
 
-/* Open the output files in dir (created). NULL with a message in err. */
+/*
+ * Open the output files in dir (created; the files ofan-fabric writes
+ * removed first, fab_outdir_clear()).  NULL with a message in err.
+ */
 struct fab_out *fab_out_open(const char *dir, const struct fab_experiment *x,
 			     char *err, unsigned int err_size);
 /*
  * How the outputs were made: argv as given (the whole command line, EAL
- * options included), overrides among them.  Writes DIR/command.txt (the
- * working directory and the command, shell-quoted) and DIR/config.ini (a
- * copy of the experiment file) and DIR/run.json (the version, the
- * directory, the command and its overrides), at once; summary.json, which
- * stays the same for any thread or rank count, does not hold them.  0, or
- * -errno with a message in err.
+ * options included) and the run id (the file, its overrides, --seed,
+ * --seeds).  Writes DIR/command.txt (the working directory and the
+ * command, shell-quoted), DIR/config.ini (the experiment as run,
+ * fab_experiment_write_resolved()) and DIR/run.json (the version, the
+ * directory, the command, its overrides and the run's identity), at once;
+ * summary.json, which stays the same for any thread or rank count, does
+ * not hold them.  0, or -errno with a message in err.
  */
 int fab_out_describe(struct fab_out *o, int argc, char *const *argv,
-		     char *const *overrides, int nb_overrides, char *err,
+		     const struct fab_run_id *id, char *err,
 		     unsigned int err_size);
 /* Write one run's rows (flows, queues) and keep its summary. */
 int fab_out_run(struct fab_out *o, const struct fab_params *p,

@@ -693,6 +693,44 @@ fab_experiment_load_mem(const char *name, const char *text, size_t len,
 	return fab_experiment_load_with(&l, seeds, x, err, err_size);
 }
 
+int
+fab_experiment_write_resolved(const struct fab_run_id *id, FILE *f,
+			      char *err, unsigned int err_size)
+{
+	struct ofan_cfg *cfg = ofan_cfg_load(id->config, err, err_size);
+	char buf[64], origin[96];
+	int i, rc = 0;
+
+	if (cfg == NULL)
+		return -EINVAL;
+	for (i = 0; i < id->nb_overrides && rc == 0; i++)
+		rc = fab_apply_override(cfg, id->overrides[i], "command line",
+					err, err_size);
+	if (rc == 0 && id->seed_set) {
+		snprintf(buf, sizeof(buf), "%llu",
+			 (unsigned long long)id->seed);
+		snprintf(origin, sizeof(origin), "command line: --seed %s", buf);
+		rc = ofan_cfg_set_from(cfg, FAB_SEC, "seed", buf, origin);
+	}
+	if (rc == 0 && id->seeds > 0) {
+		snprintf(buf, sizeof(buf), "%u", id->seeds);
+		snprintf(origin, sizeof(origin), "command line: --seeds %s", buf);
+		rc = ofan_cfg_set_from(cfg, FAB_SEC, "seeds", buf, origin);
+	}
+	if (rc == 0) {
+		fprintf(f, "; The experiment as run: %s\n"
+			"; with the command line's overrides applied and marked.\n"
+			"; Relative paths are relative to that file's folder;\n"
+			"; command.txt runs it again.\n\n",
+			id->config);
+		rc = ofan_cfg_write(cfg, f);
+		if (rc != 0)
+			snprintf(err, err_size, "cannot write the resolved config");
+	}
+	ofan_cfg_free(cfg);
+	return rc;
+}
+
 void
 fab_experiment_free(struct fab_experiment *x)
 {

@@ -87,13 +87,11 @@ fab_out_shell_word(FILE *f, const char *s)
 
 int
 fab_out_describe(struct fab_out *o, int argc, char *const *argv,
-		 char *const *overrides, int nb_overrides, char *err,
-		 unsigned int err_size)
+		 const struct fab_run_id *id, char *err, unsigned int err_size)
 {
-	char buf[65536];
-	FILE *f, *in;
-	size_t n;
-	int i;
+	char ident[FAB_RUN_ID_LEN + 1];
+	FILE *f;
+	int i, rc;
 
 	if (getcwd(o->cwd, sizeof(o->cwd)) == NULL)
 		o->cwd[0] = '\0';
@@ -119,6 +117,7 @@ fab_out_describe(struct fab_out *o, int argc, char *const *argv,
 	f = fab_out_file(o, "run.json", err, err_size);
 	if (f == NULL)
 		return -EIO;
+	fab_run_identity(id, ident);
 	{
 		struct ofan_json j;
 
@@ -132,9 +131,10 @@ fab_out_describe(struct fab_out *o, int argc, char *const *argv,
 		ofan_json_arr_end(&j);
 		ofan_json_str(&j, "config", o->x->path);
 		ofan_json_arr_begin(&j, "overrides");
-		for (i = 0; i < nb_overrides; i++)
-			ofan_json_str(&j, NULL, overrides[i]);
+		for (i = 0; i < id->nb_overrides; i++)
+			ofan_json_str(&j, NULL, id->overrides[i]);
 		ofan_json_arr_end(&j);
+		ofan_json_str(&j, "identity", ident);
 		ofan_json_obj_end(&j);
 		fputc('\n', f);
 	}
@@ -142,26 +142,16 @@ fab_out_describe(struct fab_out *o, int argc, char *const *argv,
 		snprintf(err, err_size, "cannot write %s/run.json", o->dir);
 		return -EIO;
 	}
-	/* The experiment as it was read (the overrides are above). */
-	in = fopen(o->x->path, "r");
-	if (in == NULL) {
-		snprintf(err, err_size, "cannot read %s: %s", o->x->path,
-			 strerror(errno));
-		return -errno;
-	}
+	/* The experiment as run: the file with the overrides applied. */
 	f = fab_out_file(o, "config.ini", err, err_size);
-	if (f == NULL) {
-		fclose(in);
+	if (f == NULL)
 		return -EIO;
-	}
-	while ((n = fread(buf, 1, sizeof(buf), in)) > 0)
-		fwrite(buf, 1, n, f);
-	fclose(in);
-	if (fclose(f) != 0) {
+	rc = fab_experiment_write_resolved(id, f, err, err_size);
+	if (fclose(f) != 0 && rc == 0) {
 		snprintf(err, err_size, "cannot write %s/config.ini", o->dir);
-		return -EIO;
+		rc = -EIO;
 	}
-	return 0;
+	return rc;
 }
 
 struct fab_out *
@@ -189,6 +179,11 @@ fab_out_open(const char *dir, const struct fab_experiment *x, char *err,
 	if (mkdir(tmp, 0755) != 0 && errno != EEXIST) {
 		snprintf(err, err_size, "cannot create %s: %s", dir,
 			 strerror(errno));
+		free(o);
+		return NULL;
+	}
+	/* An earlier run's files (fab_outdir_check() allowed it). */
+	if (fab_outdir_clear(dir, err, err_size) != 0) {
 		free(o);
 		return NULL;
 	}

@@ -55,6 +55,7 @@ struct fab_opts {
 	uint32_t seeds;		/* --seeds N, 0: as the file says */
 	bool quiet;
 	bool plot;
+	bool replace;		/* --replace: another run's --out may go */
 	bool list_links;	/* print the topology's links and exit */
 	enum fab_spread spread;	/* under mpirun: what the ranks share */
 	int nb_overrides;
@@ -67,15 +68,22 @@ static void
 fab_usage(FILE *f)
 {
 	fprintf(f,
-		"usage: ofan-fabric --config FILE [--out DIR] [--seed N] [--seeds N] [--quiet]\n"
-		"                   [--no-plot] [--list-links] [--spread auto|runs|parts]\n"
+		"usage: ofan-fabric --config FILE [--out DIR [--replace]] [--seed N] [--seeds N]\n"
+		"                   [--quiet] [--no-plot] [--list-links]\n"
+		"                   [--spread auto|runs|parts]\n"
 		"                   [section.key=value ...]\n"
 		"       ofan-fabric --help | --version\n"
 		"  Runs the experiment FILE (e.g. configs/experiments/permutation-k8.ini) on an\n"
 		"  emulated fabric of ofan switch and host engines in virtual time, prints the\n"
 		"  comparison table and writes summary.json, runs.csv, flows.csv, queues.csv,\n"
 		"  queue-time.csv, table.txt, timing.csv and PNG plots into DIR\n"
-		"  (default results/<experiment name>).\n"
+		"  (default results/<experiment name>, with +<override>... for a run with\n"
+		"  overrides, --seed or --seeds), with command.txt, config.ini (the\n"
+		"  experiment as run) and run.json saying how they were made.\n"
+		"  --replace          clear DIR even if it holds another run's results\n"
+		"                     (a run always replaces its own earlier results;\n"
+		"                     a folder with files ofan-fabric does not write is\n"
+		"                     never cleared)\n"
 		"  --seed N           the [fabric] seed (switches, hosts, traffic)\n"
 		"  --seeds N          run every scheme N times, seeds seed .. seed+N-1, and\n"
 		"                     report means with 95%% confidence intervals ([fabric] seeds)\n"
@@ -109,6 +117,7 @@ fab_parse_args(int argc, char **argv, struct fab_opts *o)
 		{ "no-plot", no_argument, NULL, 'P' },
 		{ "list-links", no_argument, NULL, 'L' },
 		{ "spread", required_argument, NULL, 'D' },
+		{ "replace", no_argument, NULL, 'R' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -123,6 +132,9 @@ fab_parse_args(int argc, char **argv, struct fab_opts *o)
 			break;
 		case 'o':
 			o->out = optarg;
+			break;
+		case 'R':
+			o->replace = true;
 			break;
 		case 's':
 			if (ofan_parse_u64(optarg, &o->seed) != 0) {
@@ -332,6 +344,7 @@ main(int argc, char **argv)
 	struct fab_pool fpool = { 0 };
 	struct ofan_phase phase;
 	struct fab_out *out = NULL;
+	struct fab_run_id run_id;
 	struct fab_job job;
 	char err[1024] = "", outdir[512], prefix[64], mem[32], lcores[256];
 	char rundir[512] = "", prog[32];
@@ -420,10 +433,34 @@ main(int argc, char **argv)
 		if (!spread_runs)
 			ropts.job = &job;
 	}
+	run_id = (struct fab_run_id){
+		.config = o.config, .overrides = o.overrides,
+		.nb_overrides = o.nb_overrides, .seed_set = o.seed_set,
+		.seed = o.seed, .seeds = o.seeds,
+	};
 	snprintf(outdir, sizeof(outdir), "%s", o.out ? o.out : "");
 	if (o.out == NULL)
-		snprintf(outdir, sizeof(outdir), "results/%s",
-			 x.combos[0].name);
+		fab_outdir_default(x.combos[0].name, &run_id, outdir,
+				   sizeof(outdir));
+	/* Another run's results stay unless --replace: checked before
+	 * anything starts, cleared only once every rank is ready. */
+	if (job.rank == 0) {
+		char ident[FAB_RUN_ID_LEN + 1];
+
+		fab_run_identity(&run_id, ident);
+		if (fab_outdir_check(outdir, ident, o.replace, err,
+				     sizeof(err)) != 0)
+			status = 2;
+	}
+	status = fab_job_agree(&job, status, err, sizeof(err));
+	if (status != 0) {
+		if (job.rank == 0)
+			fprintf(stderr, "ofan-fabric: %s\n", err);
+		fab_experiment_free(&x);
+		fab_job_fini(&job);
+		free(cmd_argv);
+		return status;
+	}
 
 	/* EAL: the user's arguments, or the embedded default. */
 	for (c = 0; c < x.nb_combos; c++)
@@ -488,8 +525,7 @@ main(int argc, char **argv)
 			if (out == NULL ||
 			    (cmd_argv != NULL &&
 			     fab_out_describe(out, cmd_argc, cmd_argv,
-					      o.overrides, o.nb_overrides, err,
-					      sizeof(err)) != 0))
+					      &run_id, err, sizeof(err)) != 0))
 				status = 2;
 		}
 		status = fab_job_agree(&job, status, err, sizeof(err));

@@ -9,6 +9,11 @@
 #     at --list-links;
 #   - a mistake in a section.key=value override is blamed on the override,
 #     not on the file;
+#   - a run's folder holds its command, its config as run (overrides
+#     marked; it runs the same experiment) and run.json; the same run
+#     replaces its results, another run is refused unless --replace, a
+#     folder with a file ofan-fabric does not write is never cleared, and
+#     a variant's default folder is not the main job's;
 #   - a run shorter than one queue window still plots its queue over time,
 #     and no plot warns of an empty axis range;
 #   - ofan-testbed-gen turns the experiment's sweeps into runs and its
@@ -169,8 +174,12 @@ rc=0
 	failure.hole.link=agg0-core0 --no-plot --quiet --out "$TMP/desc" \
 	>/dev/null 2>"$TMP/desc.err" || rc=$?
 expect_eq "described run: exit status" "$rc" 0
-expect_eq "config.ini: the file as read" \
-	"$(cmp -s "$EXP" "$TMP/desc/config.ini" && echo same)" same
+expect_file_has "config.ini: an override marked" "$TMP/desc/config.ini" \
+	"k = 4	; command line: fabric.k=4"
+expect_file_has "config.ini: an override of the file's failure" \
+	"$TMP/desc/config.ini" "link = agg0-core0	; command line: failure.hole.link=agg0-core0"
+expect_file_has "config.ini: a key from the file" "$TMP/desc/config.ini" \
+	"mtu = 4096"
 expect_eq "run.json: overrides" \
 	"$(python3 -c 'import json,sys; print(" ".join(json.load(open(sys.argv[1]))["overrides"]))' "$TMP/desc/run.json")" \
 	"fabric.k=4 traffic.size=128KiB fabric.schemes=ofan failure.hole.link=agg0-core0"
@@ -183,6 +192,55 @@ rc=0
 expect_eq "command.txt: runs again" "$rc" 0
 expect_eq "command.txt: the same results" \
 	"$(cmp -s "$TMP/desc-runs.csv" "$TMP/desc/runs.csv" && echo same)" same
+rc=0
+"$FAB" --config "$TMP/desc/config.ini" --no-plot --quiet --out "$TMP/desc2" \
+	>/dev/null 2>&1 || rc=$?
+expect_eq "config.ini runs the same experiment" \
+	"$rc $(cmp -s "$TMP/desc-runs.csv" "$TMP/desc2/runs.csv" && echo same)" "0 same"
+
+echo "-- a run's folder is its own"
+touch "$TMP/desc/old-plot.png"
+rc=0
+"$FAB" --config "$EXP" fabric.k=4 traffic.size=128KiB fabric.schemes=ofan \
+	failure.hole.link=agg0-core0 --no-plot --quiet --out "$TMP/desc" \
+	>/dev/null 2>&1 || rc=$?
+expect_eq "the same run again: replaces its results" \
+	"$rc $(test -e "$TMP/desc/old-plot.png" && echo stale || echo cleared)" "0 cleared"
+cp "$TMP/desc/runs.csv" "$TMP/desc-runs.csv"
+rc=0
+"$FAB" --config "$EXP" fabric.k=4 traffic.size=64KiB fabric.schemes=ofan \
+	failure.hole.link=agg0-core0 --no-plot --quiet --out "$TMP/desc" >/dev/null 2>"$TMP/other.err" || rc=$?
+expect_eq "another run into it: exit status" "$rc" 2
+expect_file_has "another run into it: says whose results and what to do" \
+	"$TMP/other.err" "ofan-fabric: --out '$TMP/desc' holds the results of another run (command.txt: cd "
+expect_file_has "another run into it: --replace named" "$TMP/other.err" \
+	"pass --replace to clear them, or choose another --out (nothing was changed)"
+expect_eq "another run into it: nothing changed" \
+	"$(cmp -s "$TMP/desc-runs.csv" "$TMP/desc/runs.csv" && echo same)" same
+rc=0
+"$FAB" --config "$EXP" fabric.k=4 traffic.size=64KiB fabric.schemes=ofan \
+	failure.hole.link=agg0-core0 --no-plot --quiet --out "$TMP/desc" --replace >/dev/null 2>&1 || rc=$?
+expect_eq "--replace: exit status" "$rc" 0
+expect_file_has "--replace: the new run's config" "$TMP/desc/config.ini" \
+	"size = 64KiB	; command line: traffic.size=64KiB"
+echo "notes" >"$TMP/desc/notes.md"
+rc=0
+"$FAB" --config "$EXP" fabric.k=4 traffic.size=128KiB fabric.schemes=ofan \
+	failure.hole.link=agg0-core0 --no-plot --quiet --out "$TMP/desc" --replace >/dev/null \
+	2>"$TMP/foreign.err" || rc=$?
+expect_eq "a folder with a file not ofan-fabric's: exit status" "$rc" 2
+expect_file_has "a folder with a file not ofan-fabric's: named" \
+	"$TMP/foreign.err" "holds 'notes.md', which ofan-fabric does not write"
+expect_eq "a folder with a file not ofan-fabric's: kept" \
+	"$(cat "$TMP/desc/notes.md")" notes
+# Without --out: results/NAME, and a variant beside it, not in it.
+mkdir "$TMP/cwd"
+rc=0
+(cd "$TMP/cwd" && "$FAB" --config "$EXP" fabric.k=4 traffic.size=64KiB \
+	fabric.schemes=ofan failure.hole.link=agg0-core0 --no-plot --quiet >/dev/null 2>&1) || rc=$?
+expect_eq "a variant's default folder" \
+	"$rc $(cd "$TMP/cwd" && ls -d results/*)" \
+	"0 results/failure-blackhole+fabric.k=4+traffic.size=64KiB+fabric.schemes=ofan+failure.hole.link=agg0-core0"
 
 echo "-- a flow too large to track"
 rc=0
