@@ -29,9 +29,12 @@
 # with the value; a unit shared by every value (us) goes in the axis label;
 # values spanning 100x or more get a log x axis.
 # Repeated runs of one scheme in one combo (seeds) are pooled in the CDF,
-# give their maximum in the queue plots and their mean in sweep plots.  A scheme keeps its colour in every plot (order of first
-# appearance over the three files).  Needs gnuplot, awk (mawk is enough),
-# sort; the temporary files go in one mktemp directory, removed on exit.
+# give their maximum in the queue plots and their mean in sweep plots.
+# Needs gnuplot, awk (mawk is enough), sort; the temporary files go in one
+# mktemp directory, removed on exit.
+#
+# Each scheme has one colour in every plot (plot.sh --colours lists them).
+# OFAN_PLOT_GP=DIR keeps each plot's gnuplot script as DIR/NAME.gp.
 #
 # A missing or header-only CSV skips the plots that need it, with a note on
 # stderr.  Exit status: 0; 1 if gnuplot failed on a plot; 2 on a usage
@@ -43,10 +46,12 @@ prog=$(basename "$0")
 # usage [STATUS]: the usage line, then exit STATUS (default 2); on stdout
 # when asked for (--help, status 0), on stderr after a mistake.
 usage() {
+	local u="usage: $prog OUT_DIR   (plots OUT_DIR/{runs,flows,queue-time}.csv into OUT_DIR/*.png)
+       $prog --colours  (each scheme's colour, then the reserve colours)"
 	if [ "${1:-2}" = 0 ]; then
-		echo "usage: $prog OUT_DIR   (plots OUT_DIR/{runs,flows,queue-time}.csv into OUT_DIR/*.png)"
+		echo "$u"
 	else
-		echo "usage: $prog OUT_DIR   (plots OUT_DIR/{runs,flows,queue-time}.csv into OUT_DIR/*.png)" >&2
+		echo "$u" >&2
 	fi
 	exit "${1:-2}"
 }
@@ -54,6 +59,18 @@ usage() {
 note() {
 	echo "$prog: $*" >&2
 }
+
+# One colour per scheme name in every plot: every switch policy and every
+# host policy ofan registers (tests/eal/plot-colours.sh checks that each
+# has one, that no two are alike and that none is a reserve colour).
+# Other schemes (SWITCH+HOST) take the reserve colours in order of first
+# appearance.
+scheme_colours="ecmp #9400d3 ops #009e73 reps #56b4e9 spray #e69f00
+	adaptive #f0e442 rr #0072b2 ofan #e51e10 plb #000000 flowlet #8c564b
+	mp #7f7f7f ecmp_ar #17becf rr_ecmp #66a61e fib_llss #e7298a sr #b8b8ff
+	drb #cc79a7"
+reserve_colours="#1b3a4b #8dd3c7 #fb8072 #bebada #80b1d3 #fdb462 #b3de69
+	#bc80bd"
 
 # gp_quote STRING: STRING as a gnuplot single-quoted string.
 gp_quote() {
@@ -121,20 +138,23 @@ function plain(v) { return v ~ /[eE+]/ ? sprintf("%.9f", v) : v }
 function gq(s) { gsub(q, q q, s); return q s q }
 # header(): col[NAME] = column number, from the header line
 function header(  i) { for (i = 1; i <= NF; i++) col[$i] = i }
-# lc(si): the colour of scheme si, fixed per name in every plot (the
-# main schemes keep gnuplot'"'"'s first colours), by position for others
+# lc(si): the colour of scheme si, fixed per name in every plot
+# (scheme_colours), reserve colours for other names in order of first
+# appearance
 function lc(si,  n) {
 	n = sname[si]
 	if (n in fixed_colour) return "rgb " q fixed_colour[n] q
-	return si
+	return "rgb " q rc[(other[si] - 1) % nrc + 1] q
 }
 # load_schemes(): sidx[NAME] = index, sname[INDEX] = NAME
-function load_schemes(  s) {
-	split("ecmp #9400d3 ops #009e73 reps #56b4e9 spray #e69f00 " \
-	      "adaptive #c8b400 rr #0072b2 ofan #e51e10 plb #000000 " \
-	      "flowlet #8c564b mp #7f7f7f", fc, " ")
-	for (s = 1; s in fc; s += 2) fixed_colour[fc[s]] = fc[s + 1]
-	while ((getline s < schemes) > 0) { sidx[s] = ++nsch; sname[nsch] = s }
+function load_schemes(  s, n) {
+	n = split(fixed_colours, fc, " ")
+	for (s = 1; s < n; s += 2) fixed_colour[fc[s]] = fc[s + 1]
+	nrc = split(reserve_colours, rc, " ")
+	while ((getline s < schemes) > 0) {
+		sidx[s] = ++nsch; sname[nsch] = s
+		if (!(s in fixed_colour)) other[nsch] = ++nother
+	}
 	close(schemes)
 }
 # combo_index(c): order of first appearance of combo c, cname[] its name
@@ -148,7 +168,9 @@ function combo_index(c) {
 run_awk() {
 	local program=$1
 	shift
-	awk -F, -v q="'" -v prog="$prog" -v schemes="$tmp/schemes" -v dir="$tmp" "$awk_lib$program" "$@"
+	awk -F, -v q="'" -v prog="$prog" -v schemes="$tmp/schemes" -v dir="$tmp" \
+		-v fixed_colours="$scheme_colours" -v reserve_colours="$reserve_colours" \
+		"$awk_lib$program" "$@"
 }
 
 # sort_series: sort "combo index<TAB>scheme index<TAB>x<TAB>..." lines by
@@ -213,6 +235,9 @@ render() {
 		printf '%s\n' 'set datafile separator "\t"' "set datafile missing '?'" 'set grid'
 		cat "$tmp/body.gp"
 	} >"$tmp/full.gp"
+	if [ -n "${OFAN_PLOT_GP:-}" ]; then
+		cp "$tmp/full.gp" "$OFAN_PLOT_GP/$(basename "$png" .png).gp"
+	fi
 	gnuplot "$tmp/full.gp" 2>"$tmp/gnuplot.err" || rc=$?
 	while IFS= read -r line; do
 		note "gnuplot, ${png##*/}: $line"
@@ -342,6 +367,15 @@ cdf_settings() {
 			print "set xlabel \"flow slowdown = FCT / ideal FCT (log scale)\""
 			print "set logscale x"
 			printf "set xrange [1:%.4f]\n", x * 1.1
+			# Tics a reader can name: 1, 1.2, 1.5, 2, 3, 5, 10, 20, ...
+			n = split("1 1.2 1.5 2 3 5", m, " ")
+			t = ""
+			for (d = 1; d <= x * 1.1; d *= 10)
+				for (i = 1; i <= n; i++)
+					if (m[i] * d <= x * 1.1 && (d == 1 || i == 1 || m[i] != 1.2))
+						t = t (t == "" ? "" : ", ") sprintf("\"%g\" %g", m[i] * d, m[i] * d)
+			print "set xtics (" t ")"
+			print "set mxtics 10"
 		}
 	}'
 }
@@ -640,7 +674,16 @@ plot_sweeps() {
 
 main() {
 	[ $# -eq 1 ] || usage
-	case $1 in -h | --help) usage 0 ;; esac
+	case $1 in
+	-h | --help) usage 0 ;;
+	--colours)
+		# shellcheck disable=SC2086  # one word per name and colour
+		printf '%s %s\n' $scheme_colours
+		# shellcheck disable=SC2086
+		printf 'reserve %s\n' $reserve_colours
+		exit 0
+		;;
+	esac
 	out=${1%/}
 	[ -n "$out" ] || out=/
 	if [ ! -d "$out" ] || [ ! -w "$out" ]; then
