@@ -669,6 +669,8 @@ ofan_cfg_get_str(struct ofan_cfg *cfg, const char *sec, const char *key,
 	const struct cfg_section *s;
 	const struct cfg_entry *e;
 
+	if (ofan_cfg_ref_recording())
+		ofan_cfg_ref_note(sec, key, flags, "a string", *out);
 	if (cfg_remember(cfg, sec, key) < 0)
 		return ofan_cfg_fail(cfg, sec, key, "out of memory");
 	s = cfg_find_section(cfg, sec);

@@ -370,10 +370,12 @@ cfg_format_size(char *buf, size_t size, uint64_t v)
  */
 static int
 cfg_value(struct ofan_cfg *cfg, const char *sec, const char *key,
-	  unsigned int flags, const char *expect, const char **value)
+	  unsigned int flags, const char *expect, const char *def,
+	  const char **value)
 {
 	int rc;
 
+	ofan_cfg_ref_note(sec, key, flags, expect, def);
 	*value = NULL;
 	rc = ofan_cfg_get_str(cfg, sec, key, 0, value);
 	if (rc < 0)
@@ -409,6 +411,7 @@ ofan_cfg_get_u64(struct ofan_cfg *cfg, const char *sec, const char *key,
 		 unsigned int flags, uint64_t min, uint64_t max,
 		 uint64_t *out)
 {
+	char def[CFG_NUM_SIZE] = "";
 	char expect[CFG_EXPECT_SIZE];
 	const char *v;
 	uint64_t n;
@@ -416,7 +419,9 @@ ofan_cfg_get_u64(struct ofan_cfg *cfg, const char *sec, const char *key,
 
 	snprintf(expect, sizeof(expect),
 		 "an integer in [%" PRIu64 ", %" PRIu64 "]", min, max);
-	rc = cfg_value(cfg, sec, key, flags, expect, &v);
+	if (ofan_cfg_ref_recording() && *out != UINT64_MAX)
+		snprintf(def, sizeof(def), "%" PRIu64, *out);
+	rc = cfg_value(cfg, sec, key, flags, expect, def, &v);
 	if (rc < 0 || v == NULL)
 		return rc;
 	rc = cfg_parse_u64(v, &n);
@@ -433,7 +438,8 @@ ofan_cfg_get_u32(struct ofan_cfg *cfg, const char *sec, const char *key,
 		 unsigned int flags, uint32_t min, uint32_t max,
 		 uint32_t *out)
 {
-	uint64_t n = 0;
+	/* The default, for the reference (UINT32_MAX: none, set later). */
+	uint64_t n = *out == UINT32_MAX ? UINT64_MAX : *out;
 	int rc;
 
 	rc = ofan_cfg_get_u64(cfg, sec, key, flags, min, max, &n);
@@ -447,13 +453,16 @@ ofan_cfg_get_double(struct ofan_cfg *cfg, const char *sec,
 		    const char *key, unsigned int flags, double min,
 		    double max, double *out)
 {
+	char def[CFG_NUM_SIZE] = "";
 	char expect[CFG_EXPECT_SIZE];
 	const char *v;
 	double d;
 	int rc;
 
 	snprintf(expect, sizeof(expect), "a number in [%g, %g]", min, max);
-	rc = cfg_value(cfg, sec, key, flags, expect, &v);
+	if (ofan_cfg_ref_recording())
+		snprintf(def, sizeof(def), "%g", *out);
+	rc = cfg_value(cfg, sec, key, flags, expect, def, &v);
 	if (rc < 0 || v == NULL)
 		return rc;
 	if (ofan_parse_double(v, &d) < 0)
@@ -468,13 +477,14 @@ int
 ofan_cfg_get_bool(struct ofan_cfg *cfg, const char *sec, const char *key,
 		  unsigned int flags, bool *out)
 {
+	const char *def = *out ? "yes" : "no";
 	static const char *const yes[] = { "yes", "true", "on", "1" };
 	static const char *const no[] = { "no", "false", "off", "0" };
 	const char *expect = "yes/no, true/false, on/off or 1/0";
 	const char *v;
 	int rc, i;
 
-	rc = cfg_value(cfg, sec, key, flags, expect, &v);
+	rc = cfg_value(cfg, sec, key, flags, expect, def, &v);
 	if (rc < 0 || v == NULL)
 		return rc;
 	for (i = 0; i < 4; i++) {
@@ -490,6 +500,7 @@ int
 ofan_cfg_get_enum(struct ofan_cfg *cfg, const char *sec, const char *key,
 		  unsigned int flags, const char *const *names, int *out)
 {
+	const char *def = NULL;
 	char expect[CFG_EXPECT_SIZE] = "one of ";
 	size_t used = strlen(expect);
 	const char *v;
@@ -502,7 +513,12 @@ ofan_cfg_get_enum(struct ofan_cfg *cfg, const char *sec, const char *key,
 			break;
 		used += (size_t)n;
 	}
-	rc = cfg_value(cfg, sec, key, flags, expect, &v);
+	if (ofan_cfg_ref_recording() && *out >= 0) {
+		for (i = 0; names[i] != NULL && i < *out; i++)
+			;
+		def = names[i];
+	}
+	rc = cfg_value(cfg, sec, key, flags, expect, def, &v);
 	if (rc < 0 || v == NULL)
 		return rc;
 	for (i = 0; names[i] != NULL; i++) {
@@ -522,6 +538,7 @@ ofan_cfg_get_rate(struct ofan_cfg *cfg, const char *sec, const char *key,
 		  unsigned int flags, uint64_t min, uint64_t max,
 		  uint64_t *out_bps)
 {
+	char def[CFG_NUM_SIZE] = "";
 	char expect[CFG_EXPECT_SIZE], lo[CFG_NUM_SIZE], hi[CFG_NUM_SIZE];
 	const char *v;
 	uint64_t bps;
@@ -530,7 +547,9 @@ ofan_cfg_get_rate(struct ofan_cfg *cfg, const char *sec, const char *key,
 	cfg_format_rate(lo, sizeof(lo), min);
 	cfg_format_rate(hi, sizeof(hi), max);
 	snprintf(expect, sizeof(expect), "a rate in [%s, %s] bits/s", lo, hi);
-	rc = cfg_value(cfg, sec, key, flags, expect, &v);
+	if (ofan_cfg_ref_recording())
+		cfg_format_rate(def, sizeof(def), *out_bps);
+	rc = cfg_value(cfg, sec, key, flags, expect, def, &v);
 	if (rc < 0 || v == NULL)
 		return rc;
 	rc = cfg_parse_scaled(v, cfg_rate_unit, false, &bps);
@@ -549,6 +568,7 @@ ofan_cfg_get_time(struct ofan_cfg *cfg, const char *sec, const char *key,
 		  unsigned int flags, uint64_t min_ns, uint64_t max_ns,
 		  uint64_t *out_ns)
 {
+	char def[CFG_NUM_SIZE] = "";
 	char expect[CFG_EXPECT_SIZE], lo[CFG_NUM_SIZE], hi[CFG_NUM_SIZE];
 	const char *v;
 	uint64_t ns;
@@ -556,8 +576,14 @@ ofan_cfg_get_time(struct ofan_cfg *cfg, const char *sec, const char *key,
 
 	cfg_format_time(lo, sizeof(lo), min_ns);
 	cfg_format_time(hi, sizeof(hi), max_ns);
-	snprintf(expect, sizeof(expect), "a duration in [%s, %s]", lo, hi);
-	rc = cfg_value(cfg, sec, key, flags, expect, &v);
+	if (max_ns == UINT64_MAX)
+		snprintf(expect, sizeof(expect), "a duration of %s or more", lo);
+	else
+		snprintf(expect, sizeof(expect), "a duration in [%s, %s]", lo,
+			 hi);
+	if (ofan_cfg_ref_recording() && *out_ns != UINT64_MAX)
+		cfg_format_time(def, sizeof(def), *out_ns);
+	rc = cfg_value(cfg, sec, key, flags, expect, def, &v);
 	if (rc < 0 || v == NULL)
 		return rc;
 	rc = cfg_parse_time(v, &ns);
@@ -576,6 +602,7 @@ ofan_cfg_get_size(struct ofan_cfg *cfg, const char *sec, const char *key,
 		  unsigned int flags, uint64_t min, uint64_t max,
 		  uint64_t *out)
 {
+	char def[CFG_NUM_SIZE] = "";
 	char expect[CFG_EXPECT_SIZE], lo[CFG_NUM_SIZE], hi[CFG_NUM_SIZE];
 	const char *v;
 	uint64_t n;
@@ -584,7 +611,9 @@ ofan_cfg_get_size(struct ofan_cfg *cfg, const char *sec, const char *key,
 	cfg_format_size(lo, sizeof(lo), min);
 	cfg_format_size(hi, sizeof(hi), max);
 	snprintf(expect, sizeof(expect), "a size in [%s, %s] bytes", lo, hi);
-	rc = cfg_value(cfg, sec, key, flags, expect, &v);
+	if (ofan_cfg_ref_recording())
+		cfg_format_size(def, sizeof(def), *out);
+	rc = cfg_value(cfg, sec, key, flags, expect, def, &v);
 	if (rc < 0 || v == NULL)
 		return rc;
 	rc = cfg_parse_scaled(v, cfg_size_unit, true, &n);
@@ -606,13 +635,17 @@ int
 ofan_cfg_get_ipv4(struct ofan_cfg *cfg, const char *sec, const char *key,
 		  unsigned int flags, uint32_t *out)
 {
+	char def[20] = "";
 	const char *expect = "a dotted quad a.b.c.d with each part in "
 			     "[0, 255] and no leading zeros";
 	const char *v;
 	uint32_t addr;
 	int rc;
 
-	rc = cfg_value(cfg, sec, key, flags, expect, &v);
+	if (ofan_cfg_ref_recording())
+		snprintf(def, sizeof(def), "%u.%u.%u.%u", *out >> 24,
+			 *out >> 16 & 0xff, *out >> 8 & 0xff, *out & 0xff);
+	rc = cfg_value(cfg, sec, key, flags, expect, def, &v);
 	if (rc < 0 || v == NULL)
 		return rc;
 	if (ofan_parse_ipv4(v, &addr) < 0)
@@ -626,6 +659,7 @@ ofan_cfg_get_prefix(struct ofan_cfg *cfg, const char *sec,
 		    const char *key, unsigned int flags, uint32_t *addr,
 		    uint8_t *len)
 {
+	const char *def = NULL;
 	const char *expect = "a.b.c.d/len with len in [0, 32], "
 			     "e.g. 10.1.0.0/16";
 	char ip[16];
@@ -634,7 +668,7 @@ ofan_cfg_get_prefix(struct ofan_cfg *cfg, const char *sec,
 	uint64_t n;
 	int rc;
 
-	rc = cfg_value(cfg, sec, key, flags, expect, &v);
+	rc = cfg_value(cfg, sec, key, flags, expect, def, &v);
 	if (rc < 0 || v == NULL)
 		return rc;
 	slash = strchr(v, '/');
@@ -664,12 +698,13 @@ int
 ofan_cfg_get_mac(struct ofan_cfg *cfg, const char *sec, const char *key,
 		 unsigned int flags, uint8_t mac[6])
 {
+	const char *def = NULL;
 	const char *expect = "six hex bytes separated by ':', "
 			     "e.g. 02:00:00:00:00:01";
 	const char *v;
 	int rc;
 
-	rc = cfg_value(cfg, sec, key, flags, expect, &v);
+	rc = cfg_value(cfg, sec, key, flags, expect, def, &v);
 	if (rc < 0 || v == NULL)
 		return rc;
 	if (ofan_parse_mac(v, mac) < 0)
@@ -683,6 +718,7 @@ ofan_cfg_get_u32_list(struct ofan_cfg *cfg, const char *sec,
 		      uint32_t max, uint32_t *out, uint32_t max_count,
 		      uint32_t *count)
 {
+	const char *def = NULL;
 	char expect[CFG_EXPECT_SIZE];
 	char *copy, *elem, *next, *end;
 	uint32_t nb = 0;
@@ -692,7 +728,7 @@ ofan_cfg_get_u32_list(struct ofan_cfg *cfg, const char *sec,
 
 	snprintf(expect, sizeof(expect), "a comma-separated list of at most "
 		 "%u integers in [%u, %u]", max_count, min, max);
-	rc = cfg_value(cfg, sec, key, flags, expect, &v);
+	rc = cfg_value(cfg, sec, key, flags, expect, def, &v);
 	if (rc < 0 || v == NULL)
 		return rc;
 	if (*v == '\0')

@@ -132,6 +132,25 @@ int ofan_cfg_check_devices(struct ofan_cfg *cfg, const char *const *devs,
  */
 int ofan_cfg_write(const struct ofan_cfg *cfg, FILE *f);
 
+/*
+ * Reference: while a reference records (a program's --config-reference),
+ * every getter on any cfg notes its key, what it accepts (the words of
+ * its error messages), whether it is required and the value the program
+ * held before the call (its default).  A section [NAME.<digits>] is noted
+ * as [NAME.N], [NAME.name] (any case) as [NAME.NAME].  ofan_cfg_ref_write() prints Markdown tables, sections and
+ * keys by name.  One reference records at a time.
+ */
+struct ofan_cfg_ref;
+struct ofan_cfg_ref *ofan_cfg_ref_new(void);
+void ofan_cfg_ref_free(struct ofan_cfg_ref *r);
+/* Record into r from now on (NULL: stop). */
+void ofan_cfg_ref_record(struct ofan_cfg_ref *r);
+bool ofan_cfg_ref_recording(void);
+/* What the getters call; def NULL when there is none to show. */
+void ofan_cfg_ref_note(const char *sec, const char *key, unsigned int flags,
+		       const char *expect, const char *def);
+void ofan_cfg_ref_write(struct ofan_cfg_ref *r, FILE *f);
+
 /* True if the section exists. Marks nothing as read. */
 bool ofan_cfg_has_section(const struct ofan_cfg *cfg, const char *sec);
 /* True if sec:key exists.  Marks nothing as read. */

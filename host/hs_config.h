@@ -169,6 +169,13 @@ void hs_config_derive(struct hs_config *c);
  * Load and validate path into c; returns 0 or -EINVAL with a
  * "file:section:key: ..." message in err.
  */
+/*
+ * Every key of a host config, what it accepts and its default, as
+ * Markdown tables into f (ofan-host --config-reference).  0, or -errno
+ * with the message in err.
+ */
+int hs_config_reference(FILE *f, char *err, unsigned int err_size);
+
 int hs_config_load(const char *path, struct hs_config *c, char *err,
 		   unsigned int err_size);
 int hs_config_from_cfg(struct ofan_cfg *cfg, struct hs_config *c);

@@ -89,6 +89,7 @@ hs_usage(FILE *f)
 		"  --check-config     validate the configuration and traffic, then exit\n"
 		"  --help             this text\n"
 		"  --version          the version and exit\n"
+		"  --config-reference every config key, its range and default (Markdown)\n"
 		"EAL example without hugepages or NICs:\n"
 		"  ofan-host --no-huge -m 512 --no-pci --file-prefix h0 -l 0 -- --config configs/host-b2b.ini\n"
 		"host policies ([host] policy = NAME):\n");
@@ -198,6 +199,16 @@ main(int argc, char **argv)
 
 	if (ofan_version_asked(argc, argv))
 		return ofan_version_print("ofan-host");
+	if (argc == 2 && strcmp(argv[1], "--config-reference") == 0) {
+		char rerr[1024];
+
+		if (hs_config_reference(stdout, rerr, sizeof(rerr)) != 0) {
+			fprintf(stderr, "ofan-host: --config-reference: %s\n",
+				rerr);
+			return 1;
+		}
+		return 0;
+	}
 	memset(&app, 0, sizeof(app));
 	rte_spinlock_init(&app.trig_lock);
 	rc = ofan_shell_args(&sh, "ofan-host", argc, argv, hs_usage);

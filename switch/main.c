@@ -126,6 +126,7 @@ sw_usage(FILE *f)
 		"  --check-config       validate the configuration and exit\n"
 		"  --help               this text\n"
 		"  --version            the version and exit\n"
+		"  --config-reference   every config key, its range and default (Markdown)\n"
 		"EAL example without hugepages or NICs:\n"
 		"  ofan-switch --no-huge -m 512 --no-pci --file-prefix sw0 -l 0 -- --config configs/leaf-4x4.ini\n"
 		"policies ([switch] policy = NAME):\n");
@@ -676,6 +677,14 @@ main(int argc, char **argv)
 
 	if (ofan_version_asked(argc, argv))
 		return ofan_version_print("ofan-switch");
+	if (argc == 2 && strcmp(argv[1], "--config-reference") == 0) {
+		if (sw_config_reference(stdout, err, sizeof(err)) != 0) {
+			fprintf(stderr, "ofan-switch: --config-reference: %s\n",
+				err);
+			return OFAN_EXIT_FAILED;
+		}
+		return OFAN_EXIT_OK;
+	}
 	memset(&app, 0, sizeof(app));
 	/* Application arguments follow "--"; everything before is EAL's. */
 	rc = ofan_shell_args(&sh, "ofan-switch", argc, argv, sw_usage);

@@ -249,6 +249,13 @@ int sw_config_queue_from_cfg(struct ofan_cfg *cfg, const char *sec,
 			     struct sw_queue_config *q);
 
 /* Look a group up by name; -1 if none. */
+/*
+ * Every key of a switch config, what it accepts and its default, as
+ * Markdown tables into f (ofan-switch --config-reference).  0, or -errno
+ * with the message in err.
+ */
+int sw_config_reference(FILE *f, char *err, unsigned int err_size);
+
 int sw_config_find_group(const struct sw_config *c, const char *name);
 
 #endif /* OFAN_SW_CONFIG_H */

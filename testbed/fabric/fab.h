@@ -279,6 +279,13 @@ int fab_experiment_write_resolved(const struct fab_run_id *id, FILE *f,
 				  char *err, unsigned int err_size);
 
 
+/*
+ * Every key of an experiment file, what it accepts and its default, as
+ * Markdown tables into f (fab_reference.c).  0, or -errno with the
+ * message in err.
+ */
+int fab_config_reference(FILE *f, char *err, unsigned int err_size);
+
 /* ---- topology (fab_topo.c) ---- */
 
 #define FAB_NONE UINT32_MAX

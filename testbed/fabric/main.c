@@ -72,7 +72,7 @@ fab_usage(FILE *f)
 		"                   [--quiet] [--no-plot] [--list-links]\n"
 		"                   [--spread auto|runs|parts]\n"
 		"                   [section.key=value ...]\n"
-		"       ofan-fabric --help | --version\n"
+		"       ofan-fabric --help | --version | --config-reference\n"
 		"  Runs the experiment FILE (e.g. configs/experiments/permutation-k8.ini) on an\n"
 		"  emulated fabric of ofan switch and host engines in virtual time, prints the\n"
 		"  comparison table and writes summary.json, runs.csv, flows.csv, queues.csv,\n"
@@ -91,6 +91,8 @@ fab_usage(FILE *f)
 		"  --no-plot          do not run testbed/plot.sh (gnuplot)\n"
 		"  --list-links       print the links of the (first) topology, the names\n"
 		"                     [failure.*] and [drop.*] take, and exit\n"
+		"  --config-reference every key of an experiment file, its range and\n"
+		"                     default, as Markdown (docs/config-reference.md)\n"
 		"  --spread HOW       under mpirun -n R: runs (each run on one rank, from a\n"
 		"                     work queue), parts (every run split over the ranks)\n"
 		"                     or auto (default: runs when there are at least R runs,\n"
@@ -361,6 +363,14 @@ main(int argc, char **argv)
 
 	if (ofan_version_asked(argc, argv))
 		return ofan_version_print("ofan-fabric");
+	if (argc == 2 && strcmp(argv[1], "--config-reference") == 0) {
+		if (fab_config_reference(stdout, err, sizeof(err)) != 0) {
+			fprintf(stderr, "ofan-fabric: --config-reference: %s\n",
+				err);
+			return 1;
+		}
+		return 0;
+	}
 	if (fab_job_init(&job, &argc, &argv, err, sizeof(err)) != 0) {
 		fprintf(stderr, "ofan-fabric: %s\n", err);
 		return 2;
