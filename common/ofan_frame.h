@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The frame model: what a frame costs in a queue and on a link
- * (architecture.md §3).  No EAL.
+ * (architecture.md, "Ports").  No EAL.
  *
  * A queue counts len + adjust[kind] bytes of a frame of len bytes and kind
  * (enum ofan_pkt_kind: data, ACK, other); a link sends those bytes plus

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * ofan wire format (architecture.md §4): what every ofan packet looks like.
+ * ofan wire format (architecture.md, "The wire format"): what every ofan packet looks like.
  *
  * Packets are RoCEv2 shaped so that tshark's RRoCE dissector decodes them:
  *   Ethernet / IPv4 (DSCP + ECN) / UDP (dst 4791, src = entropy value) /
@@ -103,7 +103,7 @@ struct ofan_bth {
 /*
  * ofan's marks, in the BTH's reserved byte (byte 4: the high byte of
  * dest_qp), which RoCEv2 endpoints send as zero and switches leave alone.
- * A trimming switch (architecture.md §5.1) sets TRIMMED on a data packet
+ * A trimming switch (architecture.md, "Trimming") sets TRIMMED on a data packet
  * it cut to its headers (or, with trim_size = full, only marked); the
  * receiver NACKs its PSN.  RETURNED: the switch also sent it back to its
  * sender (return to sender), addresses swapped; the sender resends it.

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Host-side load balancing: how a sender chooses the entropy value (EV,
- * the UDP source port) of each data packet (docs/architecture.md §6).
+ * the UDP source port) of each data packet (docs/architecture.md, "The host engine").
  *
  * Switches hash the 5-tuple, so the EV is the host's handle on the path:
  * keeping one EV is plain ECMP, a fresh EV per packet is oblivious

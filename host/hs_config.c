@@ -9,8 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <rte_config.h>
-
 #include "ofan_config.h"
 #include "ofan_wire.h"
 #include "hs_config.h"
@@ -310,7 +308,7 @@ hs_config_port_lcores(struct ofan_cfg *cfg, const char *sec,
 	uint32_t i, j;
 
 	if (ofan_cfg_get_u32_list(cfg, sec, "lcores", 0, 0,
-				  RTE_MAX_LCORE - 1, p->lcores,
+				  HS_MAX_LCORE - 1, p->lcores,
 				  HS_PORT_MAX_LCORES, &p->nb_lcores) ||
 	    ofan_cfg_get_enum(cfg, sec, "steer", 0, hs_steer_names, &steer))
 		return -EINVAL;

@@ -24,6 +24,8 @@ struct ofan_cfg;
 #define HS_MAX_PORTS 32
 #define HS_DEV_SIZE 256
 #define HS_PORT_MAX_LCORES 16	/* = HS_MAX_SHARDS */
+/* Lcore ids a port may name: DPDK's RTE_MAX_LCORE (checked in hs_host.c). */
+#define HS_MAX_LCORE 128
 #define HS_PATH_SIZE 512
 
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The cumulative-ACK transports, both ends, as plain state machines: the
- * study's other loss-recovery stacks (architecture.md §6.2), the three
+ * study's other loss-recovery stacks (docs/recovery.md), the three
  * recovery models tcp, trim and gbn (hs_recovery.c).
  *
  * Sender (hs_ca_tx): PSNs 0 .. nb_pkts-1 sent in order from `next`, a
@@ -48,7 +48,7 @@ enum hs_ca_mode {
 	HS_CA_GBN,
 };
 
-/* The sender's settings ([host] keys; architecture.md §6.2). */
+/* The sender's settings ([host] keys; docs/recovery.md). */
 struct hs_ca_params {
 	enum hs_ca_mode mode;
 	uint16_t mss;

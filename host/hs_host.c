@@ -18,6 +18,9 @@
 #include "hs_host_priv.h"
 #include "hs_shard.h"
 
+_Static_assert(HS_MAX_LCORE == RTE_MAX_LCORE,
+	       "hs_config.h's HS_MAX_LCORE is DPDK's RTE_MAX_LCORE");
+
 /* ---- set-up ---- */
 
 /* Do packets from rank r reach this shard (always, for a whole rank)? */

@@ -67,7 +67,7 @@ hs_queue_ack(struct hs_host *h, const struct hs_rflow *r, uint16_t ev,
 }
 
 /*
- * A trimmed header of a flow to us (architecture.md §5.1): the switch cut
+ * A trimmed header of a flow to us (architecture.md, "Trimming"): the switch cut
  * its payload.  Nothing was delivered; the model may NACK its PSN.
  */
 static void

@@ -15,7 +15,7 @@ case ${1-} in
 	;;
 esac
 build=${1:-$(dirname "$0")/../build}
-for p in testbed/ofan-fabric switch/ofan-switch host/ofan-host; do
+for p in fabric/ofan-fabric switch/ofan-switch host/ofan-host; do
 	if [ ! -x "$build/$p" ]; then
 		echo "config-reference.sh: $build/$p not found; build first: scripts/build.sh" >&2
 		exit 2
@@ -47,7 +47,7 @@ How to read it:
   ofan-fabric says what fits).
 
 HEAD
-"$build/testbed/ofan-fabric" --config-reference
+"$build/fabric/ofan-fabric" --config-reference
 echo
 "$build/switch/ofan-switch" --config-reference
 echo

@@ -29,4 +29,4 @@ if [ $# -gt 0 ] && [ "${1%.ini}" != "$1" ]; then
 fi
 ./scripts/install-deps.sh
 ./scripts/build.sh
-exec build/testbed/ofan-fabric --config "$config" "$@"
+exec build/fabric/ofan-fabric --config "$config" "$@"

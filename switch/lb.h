@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Switch load-balancing policies: the one pluggable stage of the switch
- * pipeline (docs/architecture.md §5).
+ * pipeline (docs/architecture.md, "The switch engine").
  *
  * After the FIB lookup each packet has a next-hop group (its candidate
  * egress members) and a destination key (destination ToR for a ToR,

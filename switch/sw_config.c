@@ -83,7 +83,7 @@ sw_config_defaults_zeroed(struct sw_config *c)
 }
 
 /*
- * The trimming keys of section sec (architecture.md §5.1).  Trimming
+ * The trimming keys of section sec (architecture.md, "Trimming").  Trimming
  * needs the software queue (it is where a frame overflows); the other
  * keys mean something only with it, so setting one without it is a
  * mistake worth naming.
@@ -130,7 +130,7 @@ sw_config_trim_from_cfg(struct ofan_cfg *cfg, const char *sec,
 }
 
 /*
- * The PFC keys of section sec (architecture.md §5.2).  A lossless port
+ * The PFC keys of section sec (architecture.md, "PFC").  A lossless port
  * counts what it brought into the software queues, so it needs them; a
  * queue that never overflows has nothing to trim, so PFC and trimming
  * exclude each other; the other keys mean something only with pfc.

@@ -54,7 +54,7 @@ enum sw_pfc_mode {
 };
 extern const char *const sw_pfc_mode_names[];	/* "auto", "nic", "software" */
 
-/* Egress queue settings of one port (docs/architecture.md §5). */
+/* Egress queue settings of one port (docs/architecture.md, "The switch engine"). */
 struct sw_queue_config {
 	bool enabled;		/* false: no software queue, tx straight */
 	uint32_t capacity_pkts;
@@ -64,7 +64,7 @@ struct sw_queue_config {
 	double ecn_pmax;	/* marking probability at kmax */
 	bool ecn;		/* ECN marking on */
 	uint64_t rate_bps;	/* shaping rate; 0 = as fast as tx accepts */
-	/* Trimming (architecture.md §5.1): off unless trim != SW_TRIM_OFF. */
+	/* Trimming (architecture.md, "Trimming"): off unless trim != SW_TRIM_OFF. */
 	uint8_t trim;		/* enum sw_trim */
 	uint8_t rts;		/* enum sw_rts */
 	bool ctrl_acks;		/* ACKs and NACKs on the control queue */
@@ -72,7 +72,7 @@ struct sw_queue_config {
 	uint32_t ctrl_capacity_pkts;	/* 0: twice capacity_pkts */
 	uint64_t ctrl_capacity_bytes;	/* 0: twice capacity_bytes */
 	/*
-	 * PFC (architecture.md §5.2): this port is a lossless ingress (it
+	 * PFC (architecture.md, "PFC"): this port is a lossless ingress (it
 	 * pauses its upstream when the bytes it brought in and the switch
 	 * still holds pass pfc_xoff, resumes it below pfc_xon) and its
 	 * egress obeys the pauses its peer sends, for pfc_priority.

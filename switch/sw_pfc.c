@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Priority flow control (IEEE 802.1Qbb) in the switch engine
- * (architecture.md §5.2), for ports with [queue] pfc = yes whose NIC
+ * (architecture.md, "PFC"), for ports with [queue] pfc = yes whose NIC
  * does not do it.
  *
  * Ingress side: a lossless port counts the bytes it brought in that its

@@ -18,7 +18,7 @@
  * device does not accept in one go is dropped (tx_full), as a plain DPDK
  * forwarder would do.
  *
- * Trimming (`[queue] trim`, architecture.md §5.1): a queue that trims has
+ * Trimming (`[queue] trim`, architecture.md, "Trimming"): a queue that trims has
  * a second, strict-priority FIFO, the control queue, with its own bound.
  * A data frame that would overflow the data queue is cut to its headers
  * (or, with trim = full, only marked), marked trimmed in its BTH, and

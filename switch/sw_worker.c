@@ -444,7 +444,7 @@ sw_worker_note_queued(struct sw_worker *w, const struct sw_engine *eng,
 }
 
 /*
- * Return to sender (architecture.md §5.1): a trimmed header m goes back
+ * Return to sender (architecture.md, "Trimming"): a trimmed header m goes back
  * to its sender, its addresses swapped and marked returned, routed by
  * its new destination through the FIB (the port it came in on is not
  * known for a queued frame that was trimmed in another's place), to a

@@ -25,7 +25,7 @@ for a in "$@"; do
 		;;
 	esac
 done
-[ -x build/testbed/ofan-fabric ] ||
+[ -x build/fabric/ofan-fabric ] ||
 	{ echo "run-experiments.sh: build first: scripts/build.sh" >&2; exit 2; }
 if [ $# -eq 0 ]; then
 	set -- permutation-k8 alltoall-k8 queue-scaling failure-blackhole ring-allreduce
@@ -35,5 +35,5 @@ for name in "$@"; do
 	[ -f "$config" ] ||
 		{ echo "run-experiments.sh: no experiment '$name' ($config)" >&2; exit 2; }
 	echo "== $name" >&2
-	build/testbed/ofan-fabric --config "$config" --out "results/$name"
+	build/fabric/ofan-fabric --config "$config" --out "results/$name"
 done

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Tests of ofan-fabric's library (testbed/fabric: fab_config.c,
+ * Tests of ofan-fabric's library (fabric/: fab_config.c,
  * fab_topo.c, fab_sim.c, fab_out.c), in-process on EAL with --no-huge and
  * no ports: whole fabrics of switch and host engines in virtual time.
  *
@@ -19,7 +19,7 @@
  *                    short; no mbuf leaks;
  *   3. link model    one flow on one link finishes exactly when the
  *                    documented serialisation model says, to the ns;
- *   4. science       docs/architecture.md §9 on 16 hosts: ECMP collisions,
+ *   4. science       docs/architecture.md, "What the tests hold" on 16 hosts: ECMP collisions,
  *                    queue scaling of spray vs ofan, REPS vs a black hole;
  *   5. config        each kind of mistake is refused with file:section:key.
  * Everything is virtual time with fixed seeds, so every number asserted
@@ -808,7 +808,7 @@ START_TEST(test_stall)
 END_TEST
 
 /*
- * Trimming (architecture.md §5.1): a 2-to-1 incast into a 2-frame queue.
+ * Trimming (architecture.md, "Trimming"): a 2-to-1 incast into a 2-frame queue.
  * Every overflow becomes a header at the receiver, which NACKs it, and
  * the sender resends exactly that packet: every byte delivered, nothing
  * dropped, no RTO, and trimmed = headers received = NACKs = resends.
@@ -1469,7 +1469,7 @@ START_TEST(test_frame_model)
 }
 END_TEST
 
-/* ==== 4. the science (docs/architecture.md §9) ==== */
+/* ==== 4. the science (docs/architecture.md, "What the tests hold") ==== */
 
 /*
  * ECMP's collisions: on the k=4 permutation at full rate, two flows that

@@ -31,7 +31,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "fab.h"
+#include "fab_model.h"
 #include "gen_sched.h"
 #include "hs_pattern.h"
 #include "hs_traffic.h"

@@ -27,7 +27,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "fab.h"
+#include "fab_model.h"
 
 struct gen_sched;
 

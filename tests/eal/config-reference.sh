@@ -10,7 +10,7 @@
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
-OFAN_NEEDS=(testbed/ofan-fabric switch/ofan-switch host/ofan-host)
+OFAN_NEEDS=(fabric/ofan-fabric switch/ofan-switch host/ofan-host)
 ofan_setup config_reference "$@"
 
 rc=0
@@ -22,7 +22,7 @@ else
 	fail "docs/config-reference.md differs from the programs' output; regenerate it: scripts/config-reference.sh >docs/config-reference.md"
 	diff -u "$SRC/docs/config-reference.md" "$TMP/ref.md" | head -40 || true
 fi
-for p in testbed/ofan-fabric switch/ofan-switch host/ofan-host; do
+for p in fabric/ofan-fabric switch/ofan-switch host/ofan-host; do
 	n=$("$BUILD/$p" --config-reference | grep -c '^| `' || true)
 	if [ "$n" -ge 20 ]; then
 		pass "$p --config-reference: $n keys"

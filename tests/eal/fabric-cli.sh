@@ -23,11 +23,11 @@
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
-OFAN_NEEDS=(testbed/ofan-fabric testbed/ofan-testbed-gen switch/ofan-switch
-	    host/ofan-host tools/ofan-cmgen tests/tools/ofan-pcapgen)
+OFAN_NEEDS=(fabric/ofan-fabric testbed/ofan-testbed-gen switch/ofan-switch
+	    host/ofan-host tools/ofan-cmgen tools/ofan-pcapgen)
 ofan_setup fabric_cli "$@"
 
-FAB=$BUILD/testbed/ofan-fabric
+FAB=$BUILD/fabric/ofan-fabric
 EXP=$SRC/configs/experiments/failure-blackhole.ini
 
 echo "-- --list-links, k = 4 (the file's agg1-core5 is no link there)"
@@ -278,8 +278,8 @@ expect_eq "ofan-cmgen: 1MiB and 1us are 1048576 bytes and 1000000 ps" \
 
 echo "-- --version, every program"
 version=$(sed -n "s/^[[:space:]]*version: '\\([^']*\\)',/\\1/p" "$SRC/meson.build")
-for bin in switch/ofan-switch host/ofan-host testbed/ofan-fabric \
-	   testbed/ofan-testbed-gen tools/ofan-cmgen tests/tools/ofan-pcapgen; do
+for bin in switch/ofan-switch host/ofan-host fabric/ofan-fabric \
+	   testbed/ofan-testbed-gen tools/ofan-cmgen tools/ofan-pcapgen; do
 	name=${bin##*/}
 	rc=0
 	"$BUILD/$bin" --version >"$TMP/version.out" 2>"$TMP/version.err" || rc=$?
@@ -294,12 +294,12 @@ for bin in switch/ofan-switch host/ofan-host testbed/ofan-fabric \
 done
 
 echo "-- --help, every program and script"
-for cmd in switch/ofan-switch host/ofan-host testbed/ofan-fabric \
-	   testbed/ofan-testbed-gen tools/ofan-cmgen tests/tools/ofan-pcapgen \
+for cmd in switch/ofan-switch host/ofan-host fabric/ofan-fabric \
+	   testbed/ofan-testbed-gen tools/ofan-cmgen tools/ofan-pcapgen \
 	   @scripts/main.sh @scripts/test.sh @scripts/build.sh \
-	   @scripts/install-deps.sh @testbed/bench-fabric.sh \
-	   @testbed/bench-host.sh @testbed/bench-switch.sh @testbed/capture.sh \
-	   @testbed/plot.sh @testbed/replay.sh @testbed/reproduce.sh \
+	   @scripts/install-deps.sh @testbed/bench/bench-fabric.sh \
+	   @testbed/bench/bench-host.sh @testbed/bench/bench-switch.sh @testbed/capture.sh \
+	   @testbed/plot.sh @testbed/replay.sh @testbed/study/reproduce.sh \
 	   @testbed/run-experiments.sh @testbed/soak.sh @testbed/sriov.sh \
 	   @testbed/testbed.sh @tests/fuzz/run-fuzz.sh; do
 	case $cmd in

@@ -25,10 +25,10 @@
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
-OFAN_NEEDS=(testbed/ofan-fabric tools/ofan-cmgen)
+OFAN_NEEDS=(fabric/ofan-fabric tools/ofan-cmgen)
 ofan_setup fabric_mpi "$@"
 
-FAB=$BUILD/testbed/ofan-fabric
+FAB=$BUILD/fabric/ofan-fabric
 FILES=(summary.json runs.csv flows.csv queues.csv queue-time.csv)
 if ! command -v mpirun >/dev/null ||
 	! grep -q OFAN_HAVE_MPI "$BUILD/build.ninja" 2>/dev/null; then

@@ -69,10 +69,10 @@ ofan_setup() {
 	# shellcheck disable=SC2034
 	HOST=$BUILD/host/ofan-host
 	# shellcheck disable=SC2034
-	PCAPGEN=$BUILD/tests/tools/ofan-pcapgen
+	PCAPGEN=$BUILD/tools/ofan-pcapgen
 	local needs=(${OFAN_NEEDS[@]+"${OFAN_NEEDS[@]}"}) b
 	[ ${#needs[@]} -gt 0 ] ||
-		needs=(switch/ofan-switch tests/tools/ofan-pcapgen)
+		needs=(switch/ofan-switch tools/ofan-pcapgen)
 	for b in "${needs[@]}"; do
 		if [ ! -x "$BUILD/$b" ]; then
 			echo "FAIL: $BUILD/$b is not built" >&2

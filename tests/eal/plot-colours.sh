@@ -15,7 +15,7 @@
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
-OFAN_NEEDS=(switch/ofan-switch host/ofan-host testbed/ofan-fabric)
+OFAN_NEEDS=(switch/ofan-switch host/ofan-host fabric/ofan-fabric)
 ofan_setup plot_colours "$@"
 
 PLOT=$SRC/testbed/plot.sh
@@ -69,7 +69,7 @@ expect_eq "colours at least 100 apart, reserve free" "$(cat "$TMP/close.txt")" "
 
 echo "-- a run's plots"
 rc=0
-"$BUILD/testbed/ofan-fabric" --config "$SRC/configs/experiments/permutation-k8.ini" \
+"$BUILD/fabric/ofan-fabric" --config "$SRC/configs/experiments/permutation-k8.ini" \
 	fabric.k=4 traffic.size=64KiB fabric.schemes=ecmp,ofan,drb,rr,ecmp_ar,spray+ops \
 	--no-plot --quiet --out "$TMP/run" >/dev/null 2>&1 || rc=$?
 expect_eq "run: exit status" "$rc" 0

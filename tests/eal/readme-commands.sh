@@ -11,8 +11,8 @@
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
-OFAN_NEEDS=(switch/ofan-switch host/ofan-host testbed/ofan-fabric
-	    tools/ofan-cmgen tests/tools/ofan-pcapgen)
+OFAN_NEEDS=(switch/ofan-switch host/ofan-host fabric/ofan-fabric
+	    tools/ofan-cmgen tools/ofan-pcapgen)
 ofan_setup readme_cmds "$@"
 
 # README.md first, then docs/ in name order: a prefix finds its first.
@@ -91,27 +91,27 @@ run_readme host-b2b "build/host/ofan-host --no-huge -m 512 --no-pci --file-prefi
 	"s/--file-prefix hb2b/--file-prefix $PREFIX-hb2b/"
 has host-b2b results/host-b2b.json
 
-run_readme fabric-main "build/testbed/ofan-fabric --config configs/experiments/permutation-k8.ini" \
+run_readme fabric-main "build/fabric/ofan-fabric --config configs/experiments/permutation-k8.ini" \
 	"" fabric.k=4 traffic.size=128KiB --quiet
 has fabric-main results/permutation-k8/table.txt results/permutation-k8/summary.json \
 	results/permutation-k8/fct-cdf.png
 
-run_readme fabric-sack "build/testbed/ofan-fabric --config configs/experiments/permutation-k8.ini host.recovery=sack" \
+run_readme fabric-sack "build/fabric/ofan-fabric --config configs/experiments/permutation-k8.ini host.recovery=sack" \
 	"" fabric.k=4 traffic.size=128KiB --quiet --out results/sack
 has fabric-sack results/sack/table.txt
 
-run_readme fabric-small "build/testbed/ofan-fabric --config configs/experiments/permutation-k8.ini fabric.k=4 fabric.schemes=ecmp,ofan" \
+run_readme fabric-small "build/fabric/ofan-fabric --config configs/experiments/permutation-k8.ini fabric.k=4 fabric.schemes=ecmp,ofan" \
 	"" traffic.size=128KiB --quiet --out results/small
 has fabric-small results/small/table.txt
 
 run_readme cmgen "build/tools/ofan-cmgen permutation --nodes 128" \
 	"s/--nodes 128/--nodes 16/"
 has cmgen perm_128n_128c_s1_2MB.cm
-run_readme fabric-cm "build/testbed/ofan-fabric --config configs/experiments/permutation-k8.ini traffic.pattern=cm" \
+run_readme fabric-cm "build/fabric/ofan-fabric --config configs/experiments/permutation-k8.ini traffic.pattern=cm" \
 	"" fabric.k=4 --quiet --out results/cm
 has fabric-cm results/cm/table.txt
 
-run_readme queue-scaling "build/testbed/ofan-fabric --config configs/experiments/paper/queue-scaling.ini" \
+run_readme queue-scaling "build/fabric/ofan-fabric --config configs/experiments/paper/queue-scaling.ini" \
 	"s/2MiB,50MiB/128KiB,256KiB/" fabric.k=4 fabric.schemes=spray,ofan \
 	--quiet --no-plot --out results/qs
 has queue-scaling results/qs/table.txt

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
 #
-# The study's reproduction as a person reads it: testbed/reproduce.sh
+# The study's reproduction as a person reads it: testbed/study/reproduce.sh
 # --smoke runs the whole paper set (configs/experiments/paper/) on a
 # k = 4 fat tree with small flows, and headless Chromium renders
 # report.html.  Checked:
@@ -28,7 +28,7 @@ set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
-OFAN_NEEDS=(testbed/ofan-fabric)
+OFAN_NEEDS=(fabric/ofan-fabric)
 ofan_setup report "$@"
 CHROMIUM=$(command -v chromium || true)
 [ -n "$CHROMIUM" ] || skip "chromium not found (scripts/install-deps.sh installs it)"
@@ -37,8 +37,8 @@ command -v gnuplot >/dev/null || skip "gnuplot not found (scripts/install-deps.s
 OUT=$TMP/paper
 echo "-- reproduce.sh --smoke"
 rc=0
-OFAN_FABRIC=$BUILD/testbed/ofan-fabric timeout -k 10 600 \
-	"$SRC/testbed/reproduce.sh" --smoke --out "$OUT" >"$TMP/reproduce.out" \
+OFAN_FABRIC=$BUILD/fabric/ofan-fabric timeout -k 10 600 \
+	"$SRC/testbed/study/reproduce.sh" --smoke --out "$OUT" >"$TMP/reproduce.out" \
 	2>"$TMP/reproduce.err" || rc=$?
 expect_eq "reproduce.sh --smoke exit status" "$rc" 0
 if [ "$rc" != 0 ]; then

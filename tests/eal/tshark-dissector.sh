@@ -9,7 +9,7 @@
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
-OFAN_NEEDS=(tests/tools/ofan-pcapgen)
+OFAN_NEEDS=(tools/ofan-pcapgen)
 ofan_setup tshark_dissector "$@"
 
 LUA=$SRC/tools/wireshark/ofan.lua

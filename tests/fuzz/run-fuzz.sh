@@ -13,7 +13,7 @@
 # on the corpus OUTDIR/corpus/NAME, which keeps growing across runs.  Seeds:
 #   fuzz_parse   the frames of "ofan-pcapgen seeds" (every parser drop
 #                reason plus good frames); the generator is built from
-#                SRCDIR/tests/tools/pcapgen.c with the same compiler;
+#                SRCDIR/tools/pcapgen/pcapgen.c with the same compiler;
 #   fuzz_experiment  the experiments of SRCDIR/configs/experiments (and
 #                paper/) and SRCDIR/tests/data/fabric;
 #   fuzz_*config* the *.ini files of SRCDIR/configs and SRCDIR/tests/data/*;
@@ -86,7 +86,7 @@ seed_corpus() {
 	case $name in
 	fuzz_parse)
 		"$cc" -g -O1 -I "$srcdir/common" -o "$outdir/ofan-pcapgen" \
-			"$srcdir/tests/tools/pcapgen.c" "${common_srcs[@]}" \
+			"$srcdir/tools/pcapgen/pcapgen.c" "${common_srcs[@]}" \
 			"${libs[@]}"
 		"$outdir/ofan-pcapgen" seeds --out-dir "$dir"
 		;;
@@ -141,12 +141,10 @@ for src in "${harnesses[@]}"; do
 			"$srcdir/host/hs_cm.c" "$srcdir/host/hs_cm_file.c")
 		;;
 	fuzz_experiment)
-		# The fabric's loader and the switch's and host's readers of
-		# their sections; DPDK's headers only (fab.h includes them).
-		read -ra dpdk_cflags <<<"$(pkg-config --cflags libdpdk)"
-		extra=("${dpdk_cflags[@]}" -I "$srcdir/switch" -I "$srcdir/host"
-			-I "$srcdir/testbed/fabric"
-			"$srcdir"/testbed/fabric/fab_{experiment,config,topo}.c
+		# The fabric's model (no DPDK) and the switch's and host's
+		# readers of their sections.
+		extra=(-I "$srcdir/switch" -I "$srcdir/host" -I "$srcdir/fabric"
+			"$srcdir"/fabric/fab_{experiment,config,topo}.c
 			"$srcdir/switch/sw_config.c" "$srcdir"/switch/lb_*.c
 			"$srcdir/host/hs_config.c" "$srcdir"/host/hlb_*.c
 			"$srcdir"/host/hs_{traffic,pattern,cc,recovery,flow,cumack,erasure,cm,cm_file}.c)

@@ -22,7 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fab.h"
+#include "fab_model.h"
 #include "fab_config_priv.h"
 #include "hlb.h"
 #include "hlb_drb.h"

@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "fab.h"
+#include "fab_model.h"
 #include "hlb.h"
 #include "hs_cc.h"
 #include "hs_pattern.h"

@@ -12,9 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <rte_common.h>
-
-#include "fab.h"
+#include "fab_model.h"
 #include "fab_config_priv.h"
 #include "hs_pattern.h"
 #include "hs_traffic.h"
@@ -175,17 +173,17 @@ fab_check_variant_sections(struct ofan_cfg *cfg)
 	const char *secs[256], *keys[FAB_MAX_VARIANT_KEYS];
 	int n, i, k, nk;
 
-	n = ofan_cfg_sections(cfg, "variant.", secs, (int)RTE_DIM(secs));
-	if (n > (int)RTE_DIM(secs))
+	n = ofan_cfg_sections(cfg, "variant.", secs, (int)FAB_DIM(secs));
+	if (n > (int)FAB_DIM(secs))
 		return ofan_cfg_fail(cfg, secs[0], NULL,
 			"%d [variant.*] sections; expected at most %d", n,
-			(int)RTE_DIM(secs));
+			(int)FAB_DIM(secs));
 	for (i = 0; i < n; i++) {
-		nk = ofan_cfg_keys(cfg, secs[i], keys, (int)RTE_DIM(keys));
-		if (nk > (int)RTE_DIM(keys))
+		nk = ofan_cfg_keys(cfg, secs[i], keys, (int)FAB_DIM(keys));
+		if (nk > (int)FAB_DIM(keys))
 			return ofan_cfg_fail(cfg, secs[i], keys[0],
 				"%d settings; expected at most %d", nk,
-				(int)RTE_DIM(keys));
+				(int)FAB_DIM(keys));
 		for (k = 0; k < nk; k++)
 			if (!fab_is_section_key(keys[k]))
 				return ofan_cfg_fail(cfg, secs[i], keys[k],
@@ -293,7 +291,7 @@ fab_apply_sweep(struct ofan_cfg *cfg, const struct fab_sweep *s, int v,
 
 		snprintf(vsec, sizeof(vsec), "variant.%s", s->values[v]);
 		/* fab_check_variant_sections() bounded nk. */
-		nk = ofan_cfg_keys(cfg, vsec, keys, (int)RTE_DIM(keys));
+		nk = ofan_cfg_keys(cfg, vsec, keys, (int)FAB_DIM(keys));
 		for (i = 0; i < nk; i++) {
 			if (ofan_cfg_get_str(cfg, vsec, keys[i], 0, &val) != 0)
 				return -EINVAL;
@@ -303,9 +301,9 @@ fab_apply_sweep(struct ofan_cfg *cfg, const struct fab_sweep *s, int v,
 			if (fab_apply_override(cfg, ov, from, err,
 					       err_size) != 0)
 				return -EINVAL;
-			if (p->nb_sweep_sets == RTE_DIM(p->sweep_set)) {
+			if (p->nb_sweep_sets == FAB_DIM(p->sweep_set)) {
 				snprintf(err, err_size, "%s: more than %u settings in one combination's sweeps; expected fewer",
-					 from, (unsigned int)RTE_DIM(p->sweep_set));
+					 from, (unsigned int)FAB_DIM(p->sweep_set));
 				return -EINVAL;
 			}
 			snprintf(p->sweep_set[p->nb_sweep_sets++],
@@ -321,7 +319,7 @@ fab_apply_sweep(struct ofan_cfg *cfg, const struct fab_sweep *s, int v,
 		snprintf(ov, sizeof(ov), "%s=%s", s->keys[k], fab_trim(tok));
 		if (fab_apply_override(cfg, ov, from, err, err_size) != 0)
 			return -EINVAL;
-		if (p->nb_sweep_sets < RTE_DIM(p->sweep_set))
+		if (p->nb_sweep_sets < FAB_DIM(p->sweep_set))
 			snprintf(p->sweep_set[p->nb_sweep_sets++],
 				 sizeof(p->sweep_set[0]), "%s", ov);
 	}

@@ -2,7 +2,7 @@
 /*
  * One run of ofan-fabric: a discrete-event loop in virtual nanoseconds.
  *
- * Every link direction is an emulated port (architecture.md §3): a serialiser
+ * Every link direction is an emulated port (architecture.md, "Ports"): a serialiser
  * that sends one frame at a time at the link rate (frame + 24 bytes of
  * preamble, SFD, FCS and gap, rounded up to the nanosecond per frame, as
  * the switch's shaper and the host's pacer count), then a wire that

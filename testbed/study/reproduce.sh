@@ -2,9 +2,9 @@
 # reproduce.sh: run the study's experiments (configs/experiments/paper/)
 # on ofan-fabric and write one report a person reads: every table and
 # plot, and for each of the study's four findings a verdict computed from
-# the data (testbed/report.py).
+# the data (testbed/study/report.py).
 #
-# usage: testbed/reproduce.sh [--quick | --smoke] [--out DIR] [--only NAME]...
+# usage: testbed/study/reproduce.sh [--quick | --smoke] [--out DIR] [--only NAME]...
 #
 #   --quick    fewer seeds, shorter all-to-all flows (128 KiB; 256 KiB
 #              under the failure, 64 KiB on the lossy links), the
@@ -27,8 +27,8 @@
 # run completed and the report was written, 1 otherwise, 2 on bad usage.
 set -euo pipefail
 
-root=$(cd "$(dirname "$0")/.." && pwd)
-fabric=${OFAN_FABRIC:-$root/build/testbed/ofan-fabric}
+root=$(cd "$(dirname "$0")/../.." && pwd)
+fabric=${OFAN_FABRIC:-$root/build/fabric/ofan-fabric}
 cfgdir=$root/configs/experiments/paper
 out=
 mode=full
@@ -187,5 +187,5 @@ for n in "${experiments[@]}"; do
 	fi
 done
 echo "total $(($(date +%s) - t_all))" >>"$out/durations.txt"
-/usr/bin/python3 "$root/testbed/report.py" --mode "$mode" "$out" || status=1
+/usr/bin/python3 "$root/testbed/study/report.py" --mode "$mode" "$out" || status=1
 exit "$status"

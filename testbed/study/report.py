@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: BSD-3-Clause
-"""report.py: the study's reproduction as one HTML page (testbed/reproduce.sh).
+"""report.py: the study's reproduction as one HTML page (testbed/study/reproduce.sh).
 
 usage: report.py [--mode MODE] DIR
 
@@ -671,7 +671,7 @@ def main():
     ap.add_argument("dir")
     ap.add_argument("--mode", default="full")
     a = ap.parse_args()
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     exps = {}
     for n in EXPERIMENTS:
         j = load(a.dir, n)
@@ -707,7 +707,7 @@ def main():
                + (f", {durations['total']} s" if "total" in durations else "")
                + ". Every number below is read from the runs' summary.json "
                  "files in this directory; the verdicts are computed from "
-                 "them by testbed/report.py.</p>")
+                 "them by testbed/study/report.py.</p>")
     out.append("<p>The study (arXiv 2507.21372) compares load balancing "
                "schemes on a k=8 fat tree with its own simulator (htsim, "
                "<code>htsim_consterase_drb</code>): constant-rate senders "

@@ -270,7 +270,7 @@ fab_plot(const char *out)
 		if (n <= 0)
 			return;
 		exe[n] = 0;
-		/* build/testbed/ofan-fabric -> testbed/plot.sh */
+		/* build/fabric/ofan-fabric -> testbed/plot.sh */
 		snprintf(script, sizeof(script), "%s/../../testbed/plot.sh",
 			 dirname(exe));
 	}

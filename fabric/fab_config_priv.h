@@ -6,7 +6,7 @@
 #ifndef OFAN_FAB_CONFIG_PRIV_H
 #define OFAN_FAB_CONFIG_PRIV_H
 
-#include "fab.h"
+#include "fab_model.h"
 #include "ofan_config.h"
 
 #define FAB_SEC "fabric"

@@ -30,8 +30,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fab.h"
+#include "fab_model.h"
 #include "hs_traffic.h"
+#include "ofan_clock.h"
+#include "ofan_frame.h"
 #include "ofan_rng.h"
 #include "ofan_wire.h"
 
@@ -486,7 +488,7 @@ fab_topo_link_examples(const struct fab_topo *t, char *buf, size_t size)
 
 	buf[0] = '\0';
 	/* The first link of each kind (host-ToR, ToR-agg, agg-core, ...). */
-	for (i = 0; i < t->nb_links && nb_kinds < RTE_DIM(kinds); i++) {
+	for (i = 0; i < t->nb_links && nb_kinds < FAB_DIM(kinds); i++) {
 		const struct fab_link_desc *l = &t->links[i];
 		uint32_t kind = (uint32_t)l->is_host[0] << 17 |
 			(uint32_t)l->is_host[1] << 16 |
@@ -716,4 +718,44 @@ fab_topo_cm_link(const struct fab_params *p, const struct fab_topo *t,
 				   f->switch_id / half,
 				   (uint16_t)f->link_id);
 	}
+}
+
+/* ---- the frame model's times ---- */
+
+uint32_t
+fab_full_frame_queue_bytes(const struct fab_params *p)
+{
+	return ofan_frame_queue_bytes(&p->queue.frame, OFAN_KIND_DATA,
+				      OFAN_ETH_HDR_SIZE + p->host.mtu);
+}
+
+uint64_t
+fab_oneway_ns(const struct fab_params *p, uint32_t hops)
+{
+	return fab_oneway_frame_ns(p, hops, OFAN_ETH_HDR_SIZE + p->host.mtu);
+}
+
+uint64_t
+fab_oneway_frame_ns(const struct fab_params *p, uint32_t hops,
+		    uint64_t frame_size)
+{
+	uint64_t frame = ofan_frame_wire_bytes(&p->queue.frame, OFAN_KIND_DATA,
+		(uint32_t)(frame_size > 60 ? frame_size : 60));
+
+	if (hops < 2)
+		return hops * p->delay_ns;
+	return hops * p->delay_ns + ofan_tx_time_ns(frame, p->rate_bps) +
+		(hops - 2) * ofan_tx_time_ns(frame, p->uplink_rate_bps);
+}
+
+uint64_t
+fab_ack_back_ns(const struct fab_params *p, uint32_t hops)
+{
+	uint64_t frame = ofan_frame_wire_bytes(&p->queue.frame, OFAN_KIND_ACK,
+					       (OFAN_ACK_FRAME_SIZE > 60 ? OFAN_ACK_FRAME_SIZE : 60));
+	uint32_t host_links = hops < 2 ? hops : 2;
+
+	return hops * p->delay_ns +
+		host_links * ofan_tx_time_ns(frame, p->rate_bps) +
+		(hops - host_links) * ofan_tx_time_ns(frame, p->uplink_rate_bps);
 }

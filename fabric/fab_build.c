@@ -25,44 +25,6 @@
 /* ---- set-up and tear-down ---- */
 
 uint32_t
-fab_full_frame_queue_bytes(const struct fab_params *p)
-{
-	return ofan_frame_queue_bytes(&p->queue.frame, OFAN_KIND_DATA,
-				      OFAN_ETH_HDR_SIZE + p->host.mtu);
-}
-
-uint64_t
-fab_oneway_ns(const struct fab_params *p, uint32_t hops)
-{
-	return fab_oneway_frame_ns(p, hops, OFAN_ETH_HDR_SIZE + p->host.mtu);
-}
-
-uint64_t
-fab_oneway_frame_ns(const struct fab_params *p, uint32_t hops,
-		    uint64_t frame_size)
-{
-	uint64_t frame = ofan_frame_wire_bytes(&p->queue.frame, OFAN_KIND_DATA,
-		(uint32_t)RTE_MAX(frame_size, (uint64_t)60));
-
-	if (hops < 2)
-		return hops * p->delay_ns;
-	return hops * p->delay_ns + ofan_tx_time_ns(frame, p->rate_bps) +
-		(hops - 2) * ofan_tx_time_ns(frame, p->uplink_rate_bps);
-}
-
-uint64_t
-fab_ack_back_ns(const struct fab_params *p, uint32_t hops)
-{
-	uint64_t frame = ofan_frame_wire_bytes(&p->queue.frame, OFAN_KIND_ACK,
-					       RTE_MAX(OFAN_ACK_FRAME_SIZE, 60));
-	uint32_t host_links = hops < 2 ? hops : 2;
-
-	return hops * p->delay_ns +
-		host_links * ofan_tx_time_ns(frame, p->rate_bps) +
-		(hops - host_links) * ofan_tx_time_ns(frame, p->uplink_rate_bps);
-}
-
-uint32_t
 fab_pool_size(const struct fab_params *p)
 {
 	uint64_t ports, links, hosts, n;

@@ -32,8 +32,8 @@ set -euo pipefail
 
 prog=$(basename "$0")
 # shellcheck source=testbed/lib.sh
-. "$(dirname "$0")/lib.sh"
-root=$(cd "$(dirname "$0")/.." && pwd)
+. "$(dirname "$0")/../lib.sh"
+root=$(cd "$(dirname "$0")/../.." && pwd)
 
 usage() {
 	cat <<EOF
@@ -88,7 +88,7 @@ if [ "$scale" = 1 ]; then
 	command -v mpirun >/dev/null ||
 		die "mpirun not found; install Open MPI (scripts/install-deps.sh)"
 fi
-fabric_src=$root/build/testbed/ofan-fabric
+fabric_src=$root/build/fabric/ofan-fabric
 [ -x "$fabric_src" ] || die "$fabric_src not found; build first: scripts/build.sh"
 testpmd_bin=
 if [ "$with_testpmd" = 1 ]; then
@@ -110,8 +110,8 @@ main_lcore=0
 fwd_lcore=1
 warmup=1
 duration=4
-# shellcheck source=testbed/bench-lib.sh
-. "$root/testbed/bench-lib.sh"
+# shellcheck source=testbed/bench/bench-lib.sh
+. "$root/testbed/bench/bench-lib.sh"
 bench_setup bench-fabric
 bench_copy_binary "$fabric_src"
 fabric_bin=$work/ofan-fabric
