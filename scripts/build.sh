@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Configure (once) and build ofan into build/ (meson, ninja), then make
 # the example traffic the configs replay (configs/traffic/).
 #
@@ -9,7 +10,7 @@ cd "$(dirname "$0")/.."
 case ${1-} in
 '') ;;
 -h | --help)
-	sed -n '2,/^set /{/^set /d;s/^# \{0,1\}//;p}' "$0"
+	sed -n '3,/^set /{/^set /d;s/^# \{0,1\}//;p}' "$0"
 	exit 0
 	;;
 *)

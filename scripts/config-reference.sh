@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Print docs/config-reference.md: every key of ofan-fabric's experiment
 # files, ofan-switch's and ofan-host's configs, what each accepts and its
 # default, from the programs' --config-reference (which read the loaders
@@ -10,7 +11,7 @@
 set -euo pipefail
 case ${1-} in
 -h | --help)
-	sed -n '2,/^set /{/^set /d;s/^# \{0,1\}//;p}' "$0"
+	sed -n '3,/^set /{/^set /d;s/^# \{0,1\}//;p}' "$0"
 	exit 0
 	;;
 esac

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Install every Debian package ofan needs to build, test and plot.
 # Idempotent: quiet and quick when everything is already there.
 #
@@ -9,7 +10,7 @@
 set -euo pipefail
 case ${1-} in
 -h | --help)
-	sed -n '2,/^set /{/^set /d;s/^# \{0,1\}//;p}' "$0"
+	sed -n '3,/^set /{/^set /d;s/^# \{0,1\}//;p}' "$0"
 	exit 0
 	;;
 esac

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # The README's main command: install what is missing, build, and run the
 # main job -- the default experiment on an emulated fabric in one process
 # (configs/experiments/permutation-k8.ini: a k=8 fat tree of 128 hosts and
@@ -18,7 +19,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 case ${1-} in
 -h | --help)
-	sed -n '2,/^set /{/^set /d;s/^# \{0,1\}//;p}' "$0"
+	sed -n '3,/^set /{/^set /d;s/^# \{0,1\}//;p}' "$0"
 	exit 0
 	;;
 esac

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # The README's test command: install what is missing, build, run every test
 # (unit, EAL integration on virtual ports, fuzzers), print a summary and the
 # line "N passed, N failed, N skipped".
@@ -13,7 +14,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 case ${1-} in
 -h | --help)
-	sed -n '2,/^set /{/^set /d;s/^# \{0,1\}//;p}' "$0"
+	sed -n '3,/^set /{/^set /d;s/^# \{0,1\}//;p}' "$0"
 	exit 0
 	;;
 esac

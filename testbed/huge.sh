@@ -56,6 +56,7 @@ huge_reserve() {
 	HUGE_MNT=$dir
 	mkdir -p "$HUGE_MNT"
 	if ! mount -t hugetlbfs nodev "$HUGE_MNT" 2>/dev/null; then
+		# shellcheck disable=SC2034  # read by the scripts that source this
 		HUGE_WHY="cannot mount hugetlbfs on $HUGE_MNT"
 		HUGE_MNT=
 		return 1

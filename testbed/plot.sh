@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # plot.sh: PNG plots of the result CSV files of ofan-fabric, with gnuplot.
 #
 # usage: testbed/plot.sh OUT_DIR

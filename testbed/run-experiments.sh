@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Run the experiments of configs/experiments/ (all, or the names given)
 # with ofan-fabric, each into results/<name>/ with its table and plots.
 #
@@ -11,7 +12,7 @@ cd "$(dirname "$0")/.."
 for a in "$@"; do
 	case $a in
 	-h | --help)
-		sed -n '2,/^set /{/^set /d;s/^# \{0,1\}//;p}' "$0"
+		sed -n '3,/^set /{/^set /d;s/^# \{0,1\}//;p}' "$0"
 		printf 'experiments:'
 		for f in configs/experiments/*.ini; do
 			printf ' %s' "$(basename "$f" .ini)"

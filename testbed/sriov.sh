@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # sriov.sh: an experiment of configs/experiments/ on physical ports or
 # SR-IOV VFs of several machines, one ofan-switch process per switch and
 # one ofan-host process per machine with hosts, started over SSH.

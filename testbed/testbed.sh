@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # testbed.sh: an experiment of configs/experiments/ as a multi-process
 # testbed on this machine -- one ofan-switch process per switch, one
 # ofan-host process for the hosts -- over veth pairs in network namespaces
@@ -111,8 +112,9 @@ if ! [[ $start_delay =~ ^[0-9]+(\.[0-9]+)?$ ]] ||
 	die "--start-delay '$start_delay'; expected seconds, at least 0.05, such as 0.2 or 1"
 fi
 
-[[ $timeout =~ ^[0-9]+(\.[0-9]+)?$ ]] && [ "$timeout" != 0 ] ||
+if ! [[ $timeout =~ ^[0-9]+(\.[0-9]+)?$ ]] || [ "$timeout" = 0 ]; then
 	die "--timeout '$timeout'; expected seconds, such as 60 or 1.5"
+fi
 [[ -z $only_run || $only_run =~ ^[0-9]+$ ]] ||
 	die "--run '$only_run'; expected a combination number (0, 1, ...)"
 [ "$(id -u)" = 0 ] || die "needs root (namespaces, veths, DPDK)"

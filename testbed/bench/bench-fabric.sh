@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # bench-fabric.sh: how fast ofan-fabric simulates the two benchmark
 # experiments, one scheme at a time, against its targets and an anchor
 # measured in the same run.  A benchmark, not a test: it prints a table and

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # shellcheck shell=bash disable=SC2154  # bench-host.sh's variables
 # bench-host-report.sh: the results of bench-host.sh; sourced by it, not run.
 # summarise: each row's median, largest preemption, ratio to testpmd txonly

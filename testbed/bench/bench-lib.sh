@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # shellcheck shell=bash disable=SC2154,SC2034  # caller's variables in, run_rc and steal_* out
 # Shared by the benchmarks (bench-switch.sh, bench-host.sh, bench-fabric.sh),
 # sourced, not run: it defines functions (and the steal_* and run_seq

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # shellcheck shell=bash disable=SC2154  # bench-switch.sh's variables
 # bench-switch-report.sh: the results of bench-switch.sh; sourced by it, not
 # run.  summarise: each row's median, spread of the per-second samples,

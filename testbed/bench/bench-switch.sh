@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # bench-switch.sh: forwarding rate of ofan-switch, one forwarding lcore,
 # against DPDK's own L3 router (the l3fwd example in LPM mode) and
 # dpdk-testpmd (5tswap and io) on the same ports.  A benchmark, not a test:

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # reproduce.sh: run the study's experiments (configs/experiments/paper/)
 # on ofan-fabric and write one report a person reads: every table and
 # plot, and for each of the study's four findings a verdict computed from
@@ -41,9 +42,9 @@ experiments=(permutation structured alltoall failure failure-permutation
 # when asked for (--help, status 0), on stderr after a mistake.
 usage() {
 	if [ "${1:-2}" = 0 ]; then
-		sed -n '2,/^set /{/^set /d;s/^# \{0,1\}//;p}' "$0"
+		sed -n '3,/^set /{/^set /d;s/^# \{0,1\}//;p}' "$0"
 	else
-		sed -n '2,/^set /{/^set /d;s/^# \{0,1\}//;p}' "$0" >&2
+		sed -n '3,/^set /{/^set /d;s/^# \{0,1\}//;p}' "$0" >&2
 	fi
 	exit "${1:-2}"
 }
