@@ -11,7 +11,7 @@
  *
  * Adding a model: a `const struct hs_cc_ops` with its name and summary, a
  * line in hs_cc.c's registry or an hs_cc_register() call before any
- * configuration is read, and a test (tests/test_flow.c, case "cc").
+ * configuration is read, and a test (tests/test_sack.c, case "cc").
  *
  * Pure C, no EAL.
  */

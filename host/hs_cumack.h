@@ -32,7 +32,7 @@
  * later is discarded and NACKed with the expected PSN, anything earlier
  * ACKed again.
  *
- * No EAL, no mbufs: unit tested alone (tests/test_flow.c, case cumack).
+ * No EAL, no mbufs: unit tested alone (tests/test_sack.c, case cumack).
  */
 #ifndef OFAN_HS_CUMACK_H
 #define OFAN_HS_CUMACK_H
@@ -40,7 +40,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "hs_flow.h"
+#include "hs_sack.h"
 
 enum hs_ca_mode {
 	HS_CA_TCP = 0,

@@ -2,7 +2,7 @@
 /*
  * The study's loss-recovery model: a constant-rate erasure-coded sender
  * and its receiver, both ends of one flow, as plain state machines (the
- * erasure counterpart of hs_flow.h).
+ * erasure counterpart of hs_sack.h).
  *
  * Modelled on the sender of the study's simulator (htsim's
  * ConstantErasureCcaSrc, constant_cca_erasure*.cpp), which decouples load
@@ -40,7 +40,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "hs_flow.h"
+#include "hs_sack.h"
 
 struct hs_etx_evt {
 	uint32_t key;		/* EV + 1; 0: a free slot */

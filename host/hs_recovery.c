@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The built-in loss-recovery models, sack (hs_flow.h) and erasure
+ * The built-in loss-recovery models, sack (hs_sack.h) and erasure
  * (hs_erasure.h), as hs_recovery_ops, and their registry (hs_transport.h).
  * Each member adapts the model's own state machine to the common
  * interface; the state machines stay where they are tested alone.
@@ -23,7 +23,7 @@ _Static_assert(sizeof(struct hs_ca_tx) <= HS_RECOVERY_TX_STATE,
 _Static_assert(sizeof(struct hs_ca_rx) <= HS_RECOVERY_RX_STATE,
 	       "tcp's receiver outgrew HS_RECOVERY_RX_STATE");
 
-/* ---- sack: SACK + RACK + RTO (hs_flow.h) ---- */
+/* ---- sack: SACK + RACK + RTO (hs_sack.h) ---- */
 
 static uint32_t
 sack_nb_pkts(const struct hs_transport_params *p, uint64_t size)

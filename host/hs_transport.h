@@ -4,7 +4,7 @@
  * behind one small interface, chosen once per host by [host] recovery
  * from a registry of models (hs_recovery.c):
  *
- *   sack     hs_flow.h: PSN per packet, SACK + RACK, a retransmission
+ *   sack     hs_sack.h: PSN per packet, SACK + RACK, a retransmission
  *            timeout; what an RDMA-like transport does.
  *   erasure  hs_erasure.h: the study's erasure-coded constant-rate sender;
  *            losses are made up by new packets, never waited for.
@@ -36,7 +36,7 @@
 
 #include "hs_cumack.h"
 #include "hs_erasure.h"
-#include "hs_flow.h"
+#include "hs_sack.h"
 
 #define HS_MAX_RECOVERY 8
 #define HS_RECOVERY_TX_STATE 256	/* bytes of a sender's state, at most */

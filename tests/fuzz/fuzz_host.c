@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * libFuzzer harness for the host engine's input path (host/hs_host_rx.c
- * with the transports behind it, hs_flow.c and hs_erasure.c, and the host
+ * with the transports behind it, hs_sack.c and hs_erasure.c, and the host
  * policies' feedback), on EAL with one mempool.
  *
  * Each input is a small program, so that the fuzzer reaches flows in

@@ -147,7 +147,7 @@ for src in "${harnesses[@]}"; do
 			"$srcdir"/fabric/fab_{experiment,config,topo}.c
 			"$srcdir/switch/sw_config.c" "$srcdir"/switch/lb_*.c
 			"$srcdir/host/hs_config.c" "$srcdir"/host/hlb_*.c
-			"$srcdir"/host/hs_{traffic,pattern,cc,recovery,flow,cumack,erasure,cm,cm_file}.c)
+			"$srcdir"/host/hs_{traffic,pattern,cc,recovery,sack,cumack,erasure,cm,cm_file}.c)
 		;;
 	fuzz_host)
 		# The host engine (host/*.c but ofan-host's own main.c and

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Unit tests of the flow transport (host/hs_flow.c): sender and receiver
+ * Unit tests of the SACK transport (host/hs_sack.c): sender and receiver
  * state machines without EAL.
  *
  * Hand-made sequences pin down exact values: packet sizes, which PSN is
@@ -19,7 +19,7 @@
 #include <string.h>
 
 #include "hs_cc.h"
-#include "hs_flow.h"
+#include "hs_sack.h"
 #include "ofan_rng.h"
 #include "registry_check.h"
 #include "unit_suite.h"

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The reliable transport of one flow (hs_flow.h): sender and receiver state
+ * The reliable transport of one flow (hs_sack.h): sender and receiver state
  * machines, no EAL.
  *
  * Every sent PSN is in exactly one of three states: in flight (on the send
@@ -50,7 +50,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "hs_flow.h"
+#include "hs_sack.h"
 
 static inline bool
 bit_test(const uint64_t *bits, uint32_t i)

@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The reliable transport of one flow, both ends, as plain state machines.
+ * The SACK transport (the "sack" recovery model) of one flow, both ends,
+ * as plain state machines: the default loss recovery of ofan-host and
+ * ofan-fabric.  Its PSN bitmap (hs_psn_state) and HS_MAX_PKTS are shared
+ * by the other models (hs_cumack.h).
  *
  * Sender (hs_tx): a message of `size` bytes cut into packets of at most
  * `mss` payload bytes, PSN 0 .. nb_pkts-1.  It says which PSN to send next
@@ -23,8 +26,8 @@
  * Rate and windows are not here: the host paces (constant rate) or
  * windows (ECN-reactive) on top.  No EAL, no mbufs: unit tested alone.
  */
-#ifndef OFAN_HS_FLOW_H
-#define OFAN_HS_FLOW_H
+#ifndef OFAN_HS_SACK_H
+#define OFAN_HS_SACK_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -245,4 +248,4 @@ hs_rx_done(const struct hs_rx *rx)
 	return rx->nb_received == rx->nb_pkts;
 }
 
-#endif /* OFAN_HS_FLOW_H */
+#endif /* OFAN_HS_SACK_H */
