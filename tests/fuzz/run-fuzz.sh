@@ -8,18 +8,18 @@
 #
 # --only runs just the harnesses named (fuzz_host, ...), for long runs of
 # one at a time.
-# Each harness is compiled with clang together with SRCDIR/common/*.c (and
-# what its case below adds) into OUTDIR/NAME and run for SECONDS (default 5)
-# on the corpus OUTDIR/corpus/NAME, which keeps growing across runs.  Seeds:
+# The harnesses are built by meson in OUTDIR/build (clang, -Dfuzz=true,
+# ASan and UBSan; tests/fuzz/meson.build links each with the libraries it
+# exercises, the programs' own) and each runs for SECONDS (default 5) on
+# the corpus OUTDIR/corpus/NAME, which keeps growing across runs.  Seeds:
 #   fuzz_parse   the frames of "ofan-pcapgen seeds" (every parser drop
-#                reason plus good frames); the generator is built from
-#                SRCDIR/tools/pcapgen/pcapgen.c with the same compiler;
+#                reason plus good frames), from the same build;
 #   fuzz_experiment  the experiments of SRCDIR/configs/experiments (and
 #                paper/) and SRCDIR/tests/data/fabric;
 #   fuzz_*config* the *.ini files of SRCDIR/configs and SRCDIR/tests/data/*;
 #   fuzz_cm      every *.cm file under SRCDIR/tests and SRCDIR/configs;
-#   fuzz_host    only its own below (it is built with SRCDIR/host/*.c
-#                and DPDK, and starts EAL);
+#   fuzz_host    only its own below (it links the host engine and
+#                DPDK, and starts EAL);
 #   any harness  the files in SRCDIR/tests/fuzz/seeds/NAME/, if present.
 # An input that takes longer than 30 s is a finding (libFuzzer's timeout).
 # Prints one line per harness with the number of executions, the corpus
@@ -77,18 +77,32 @@ if [[ -z $cc ]]; then
 fi
 
 mkdir -p "$outdir/corpus" "$outdir/artifacts" "$outdir/logs"
-common_srcs=("$srcdir"/common/*.c)
-libs=(-liniparser -lpcap -lm)
+outdir=$(cd "$outdir" && pwd)
+build=$outdir/build
+# The fuzz build: configured once, rebuilt (only what changed) each run.
+if [[ ! -f $build/build.ninja ]]; then
+	if ! CC=$cc meson setup "$build" "$srcdir" -Dfuzz=true \
+		-Db_sanitize=address,undefined -Db_lundef=false \
+		-Dbuildtype=debugoptimized -Dmpi=disabled -Dtests=disabled \
+		>"$outdir/logs/setup.log" 2>&1; then
+		echo "fuzz: meson setup failed (see $outdir/logs/setup.log)"
+		tail -n 20 "$outdir/logs/setup.log" >&2
+		rm -rf "$build"
+		exit 1
+	fi
+fi
+if ! ninja -C "$build" fuzzers >"$outdir/logs/build.log" 2>&1; then
+	echo "fuzz: building the harnesses failed (see $outdir/logs/build.log)"
+	tail -n 40 "$outdir/logs/build.log" >&2
+	exit 1
+fi
 
 # Write the seed inputs of harness $1 into directory $2.
 seed_corpus() {
 	local name=$1 dir=$2 f
 	case $name in
 	fuzz_parse)
-		"$cc" -g -O1 -I "$srcdir/common" -o "$outdir/ofan-pcapgen" \
-			"$srcdir/tools/pcapgen/pcapgen.c" "${common_srcs[@]}" \
-			"${libs[@]}"
-		"$outdir/ofan-pcapgen" seeds --out-dir "$dir"
+		"$build/tools/ofan-pcapgen" seeds --out-dir "$dir"
 		;;
 	fuzz_cm)
 		# Every connection matrix of the tree (tests and configs).
@@ -128,48 +142,14 @@ failed=0
 for src in "${harnesses[@]}"; do
 	name=$(basename "$src" .c)
 	[[ -z $only || $only == *,$name,* ]] || continue
-	exe=$outdir/$name
+	exe=$build/tests/fuzz/$name
 	log=$outdir/logs/$name.log
 	corpus=$outdir/corpus/$name
 	mkdir -p "$corpus"
+	: >"$log"
 
-	# What a harness needs beyond common/ (only fuzz_host starts EAL).
-	extra=()
-	case $name in
-	fuzz_cm)
-		extra=(-I "$srcdir/host" "$srcdir"/host/hs_{traffic,pattern}.c
-			"$srcdir/host/hs_cm.c" "$srcdir/host/hs_cm_file.c")
-		;;
-	fuzz_experiment)
-		# The fabric's model (no DPDK) and the switch's and host's
-		# readers of their sections.
-		extra=(-I "$srcdir/switch" -I "$srcdir/host" -I "$srcdir/fabric"
-			"$srcdir"/fabric/fab_{experiment,config,topo}.c
-			"$srcdir/switch/sw_config.c" "$srcdir"/switch/lb_*.c
-			"$srcdir/host/hs_config.c" "$srcdir"/host/hlb_*.c
-			"$srcdir"/host/hs_{traffic,pattern,cc,recovery,sack,cumack,erasure,cm,cm_file}.c)
-		;;
-	fuzz_host)
-		# The host engine (host/*.c but ofan-host's own main.c and
-		# hs_runtime.c) and
-		# DPDK; its libraries follow the objects that use them.
-		read -r -a dpdk_cflags <<<"$(pkg-config --cflags libdpdk)"
-		read -r -a dpdk_libs <<<"$(pkg-config --libs libdpdk)"
-		extra=(-I "$srcdir/host" "${dpdk_cflags[@]}")
-		for f in "$srcdir"/host/*.c; do
-			if [[ $f != */main.c && $f != */hs_runtime.c ]]; then
-				extra+=("$f")
-			fi
-		done
-		extra+=("${dpdk_libs[@]}")
-		;;
-	esac
-	if ! "$cc" -g -O1 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined \
-		-fno-sanitize-recover=undefined -I "$srcdir/common" \
-		-o "$exe" "$src" "${extra[@]}" "${common_srcs[@]}" "${libs[@]}" \
-		>"$log" 2>&1; then
-		echo "$name: FAILED to build (see $log)"
-		cat "$log" >&2
+	if [[ ! -x $exe ]]; then
+		echo "$name: not built (add it to tests/fuzz/meson.build)"
 		failed=1
 		continue
 	fi
