@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "hs_cumack.h"
+#include "hs_transport.h"
 
 static inline bool
 ca_bit(const uint64_t *b, uint32_t i)
@@ -347,3 +348,268 @@ hs_ca_rx_count(const struct hs_ca_rx *rx)
 {
 	return rx->in_order ? rx->expected : rx->rx.nb_received;
 }
+
+_Static_assert(sizeof(struct hs_ca_tx) <= HS_RECOVERY_TX_STATE,
+	       "tcp's sender outgrew HS_RECOVERY_TX_STATE");
+_Static_assert(sizeof(struct hs_ca_rx) <= HS_RECOVERY_RX_STATE,
+	       "tcp's receiver outgrew HS_RECOVERY_RX_STATE");
+
+/* ---- tcp, trim and gbn as loss-recovery models (hs_transport.h) ---- */
+
+static int
+ca_tx_init(void *tx, const struct hs_transport_params *p, uint64_t size,
+	   enum hs_ca_mode mode)
+{
+	const struct hs_ca_params cp = {
+		.mode = mode,
+		.mss = p->mss,
+		.dupacks = p->dupacks,
+		.fast_retransmit = p->fast_retransmit,
+		.sack_limit = p->sack_limit,
+		.initial_rto_ns = p->initial_rto_ns,
+		.min_rto_ns = p->min_rto_ns,
+	};
+
+	return hs_ca_tx_init(tx, &cp, size);
+}
+
+static int
+tcp_tx_init(void *tx, const struct hs_transport_params *p, uint64_t size,
+	    uint64_t now)
+{
+	(void)now;
+	return ca_tx_init(tx, p, size, HS_CA_TCP);
+}
+
+static int
+trim_tx_init(void *tx, const struct hs_transport_params *p, uint64_t size,
+	     uint64_t now)
+{
+	(void)now;
+	return ca_tx_init(tx, p, size, HS_CA_TRIM);
+}
+
+static int
+gbn_tx_init(void *tx, const struct hs_transport_params *p, uint64_t size,
+	    uint64_t now)
+{
+	(void)now;
+	return ca_tx_init(tx, p, size, HS_CA_GBN);
+}
+
+static void
+ca_tx_fini(void *tx)
+{
+	hs_ca_tx_fini(tx);
+}
+
+static void
+ca_tx_next(void *tx, uint64_t now, struct hs_tx_pkt *pkt)
+{
+	struct hs_ca_tx *t = tx;
+
+	(void)now;
+	pkt->psn = hs_ca_tx_next(t);
+	if (pkt->psn == HS_PSN_NONE)
+		return;
+	pkt->payload = hs_ca_tx_payload(t, pkt->psn);
+	pkt->resend = hs_ca_tx_is_resend(t, pkt->psn);
+	pkt->repair = pkt->resend && hs_ca_tx_is_repair(t, pkt->psn);
+	pkt->grows = !pkt->resend;
+}
+
+static uint16_t
+ca_tx_payload(const void *tx, uint32_t psn)
+{
+	return hs_ca_tx_payload(tx, psn);
+}
+
+static void
+ca_tx_sent(void *tx, uint32_t psn, uint64_t now)
+{
+	hs_ca_tx_sent(tx, psn, now);
+}
+
+static void
+ca_tx_on_ack(void *tx, const struct hs_ack_content *a, uint64_t now,
+	     struct hs_tx_acked *r)
+{
+	r->acked = hs_ca_tx_on_ack(tx, a->cum, a->sack, a->echo_psn, a->nack,
+				   now, &r->rtt_ns);
+	r->done = hs_ca_tx_done(tx);
+}
+
+static void
+ca_tx_on_returned(void *tx, uint32_t psn, uint64_t now)
+{
+	hs_ca_tx_on_nack(tx, psn, now);
+}
+
+static bool
+ca_tx_check_timeout(void *tx, uint64_t now)
+{
+	return hs_ca_tx_check_timeout(tx, now);
+}
+
+static uint64_t
+ca_tx_timer_ns(const void *tx)
+{
+	return hs_ca_tx_timer_ns(tx);
+}
+
+/* Sent and not cumulatively acknowledged. */
+static uint32_t
+ca_tx_in_flight(const void *tx)
+{
+	const struct hs_ca_tx *t = tx;
+
+	return t->sent_max - t->cum;
+}
+
+static uint64_t
+ca_tx_acked_bytes(const void *tx)
+{
+	const struct hs_ca_tx *t = tx;
+
+	return (uint64_t)t->cum * t->mss;
+}
+
+static void
+ca_tx_counters(const void *tx, uint64_t *sent, uint64_t *retx,
+	       uint64_t *timeouts)
+{
+	const struct hs_ca_tx *t = tx;
+
+	*sent = t->nb_sent;
+	*retx = t->nb_retx;
+	*timeouts = t->nb_timeouts;
+}
+
+static int
+ca_rx_init(void *rx, uint32_t nb_pkts, uint16_t ack_every)
+{
+	return hs_ca_rx_init(rx, false, nb_pkts, ack_every);
+}
+
+static int
+gbn_rx_init(void *rx, uint32_t nb_pkts, uint16_t ack_every)
+{
+	return hs_ca_rx_init(rx, true, nb_pkts, ack_every);
+}
+
+static void
+ca_rx_fini(void *rx)
+{
+	hs_ca_rx_fini(rx);
+}
+
+static bool
+ca_rx_on_data(void *rx, uint32_t psn, bool ce, bool *send_ack,
+	      struct hs_ack_content *ack)
+{
+	struct hs_ack_info i;
+	bool nack, is_new = hs_ca_rx_on_data(rx, psn, ce, send_ack, &i, &nack);
+
+	if (*send_ack) {
+		ack->cum = i.cum_psn;
+		ack->sack = i.sack;
+		ack->echo_psn = i.echo_psn;
+		ack->ce = i.ce;
+		ack->nack = nack;
+	}
+	return is_new;
+}
+
+static bool
+ca_rx_on_trimmed(void *rx, uint32_t psn, struct hs_ack_content *nack)
+{
+	struct hs_ca_rx *r = rx;
+
+	if (r->in_order) {
+		/* gbn: a trimmed packet is out of order from there on. */
+		if (psn >= r->nb_pkts || psn < r->expected)
+			return false;
+		nack->cum = r->expected;
+		nack->echo_psn = r->expected;
+	} else {
+		if (!hs_sack_rx_on_trimmed(&r->rx, psn, nack))
+			return false;
+		return true;
+	}
+	nack->sack = 0;
+	nack->ce = false;
+	nack->nack = true;
+	return true;
+}
+
+static bool
+ca_rx_done(const void *rx)
+{
+	const struct hs_ca_rx *r = rx;
+
+	return hs_ca_rx_count(r) == r->nb_pkts;
+}
+
+static uint32_t
+ca_rx_count(const void *rx)
+{
+	return hs_ca_rx_count(rx);
+}
+
+static uint16_t
+ca_rx_expect(const void *rx, uint32_t psn, uint64_t size, uint16_t mss)
+{
+	const struct hs_ca_rx *r = rx;
+
+	if (psn >= r->nb_pkts)
+		return 0;
+	return psn + 1 == r->nb_pkts ?
+		(uint16_t)(size - (uint64_t)psn * mss) : mss;
+}
+
+static void
+ca_rx_counters(const void *rx, uint32_t *max_reorder, uint64_t *dups,
+	       uint64_t *ce)
+{
+	const struct hs_ca_rx *r = rx;
+
+	if (r->in_order) {
+		*max_reorder = 0;
+		*dups = r->nb_dups + r->nb_discarded;
+		*ce = r->nb_ce;
+		return;
+	}
+	hs_sack_rx_counters(&r->rx, max_reorder, dups, ce);
+}
+
+#define HS_CA_OPS(name_, summary_, tx_init_, rx_init_)			\
+	{								\
+		.name = name_, .summary = summary_,			\
+		.tx_size = sizeof(struct hs_ca_tx),			\
+		.rx_size = sizeof(struct hs_ca_rx),			\
+		.nb_pkts = hs_recovery_nb_pkts, .tx_init = tx_init_,		\
+		.tx_fini = ca_tx_fini, .tx_next = ca_tx_next,		\
+		.tx_sent = ca_tx_sent, .tx_payload = ca_tx_payload,	\
+		.tx_on_ack = ca_tx_on_ack,				\
+		.tx_on_returned = ca_tx_on_returned,			\
+		.tx_check_timeout = ca_tx_check_timeout,		\
+		.tx_timer_ns = ca_tx_timer_ns,				\
+		.tx_in_flight = ca_tx_in_flight,			\
+		.tx_acked_bytes = ca_tx_acked_bytes,			\
+		.tx_counters = ca_tx_counters, .rx_init = rx_init_,	\
+		.rx_fini = ca_rx_fini, .rx_on_data = ca_rx_on_data,	\
+		.rx_on_trimmed = ca_rx_on_trimmed,			\
+		.rx_done = ca_rx_done, .rx_count = ca_rx_count,		\
+		.rx_expect = ca_rx_expect,				\
+		.rx_counters = ca_rx_counters,				\
+	}
+
+const struct hs_recovery_ops hs_recovery_tcp = HS_CA_OPS("tcp",
+	"cumulative ACKs, fast retransmit after duplicate ACKs, an RTO (htsim's constant_cca)",
+	tcp_tx_init, ca_rx_init);
+const struct hs_recovery_ops hs_recovery_trim = HS_CA_OPS("trim",
+	"NACKs of trimmed headers resent at once, an RTO, no fast retransmit (constant_cca -trim -nofr)",
+	trim_tx_init, ca_rx_init);
+const struct hs_recovery_ops hs_recovery_gbn = HS_CA_OPS("gbn",
+	"RoCE go-back-N: the receiver takes packets in order only, a NACK rewinds the sender",
+	gbn_tx_init, gbn_rx_init);

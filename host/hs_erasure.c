@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "hs_erasure.h"
+#include "hs_transport.h"
 
 uint16_t
 hs_erasure_symbol(uint64_t size, uint16_t mss)
@@ -467,3 +468,220 @@ hs_erx_on_data(struct hs_erx *rx, uint32_t psn, bool ce, bool *send_ack,
 	}
 	return is_new;
 }
+
+_Static_assert(sizeof(struct hs_etx) <= HS_RECOVERY_TX_STATE,
+	       "erasure's sender outgrew HS_RECOVERY_TX_STATE");
+_Static_assert(sizeof(struct hs_erx) <= HS_RECOVERY_RX_STATE,
+	       "erasure's receiver outgrew HS_RECOVERY_RX_STATE");
+
+/* ---- erasure as a loss-recovery model (hs_transport.h) ---- */
+
+static uint32_t
+era_nb_pkts(const struct hs_transport_params *p, uint64_t size)
+{
+	uint32_t n = hs_erasure_data_pkts(size, p->mss);
+
+	return n == 0 ? 0 : n + p->erasure_k;
+}
+
+static int
+era_tx_init(void *tx, const struct hs_transport_params *p, uint64_t size,
+	    uint64_t now)
+{
+	int rc = hs_etx_init(tx, size, p->mss, p->erasure_k, p->base_rtt_ns,
+			     p->min_rto_ns, now);
+
+	hs_etx_set_windowed(tx, p->windowed);
+	return rc;
+}
+
+static void
+era_tx_fini(void *tx)
+{
+	hs_etx_fini(tx);
+}
+
+/*
+ * Every symbol is new data; one beyond the packets the receiver needs
+ * makes up for a loss (a PSN is never resent).
+ */
+static void
+era_tx_next(void *tx, uint64_t now, struct hs_tx_pkt *pkt)
+{
+	struct hs_etx *t = tx;
+
+	pkt->psn = hs_etx_next(t, now);
+	if (pkt->psn == HS_PSN_NONE)
+		return;
+	pkt->payload = t->symbol;
+	pkt->resend = pkt->psn >= t->nb_needed;
+	pkt->repair = pkt->resend;
+	pkt->grows = true;
+}
+
+static uint16_t
+era_tx_payload(const void *tx, uint32_t psn)
+{
+	(void)psn;
+	return ((const struct hs_etx *)tx)->symbol;
+}
+
+static void
+era_tx_sent(void *tx, uint32_t psn, uint64_t now)
+{
+	hs_etx_sent(tx, psn, now);
+}
+
+static void
+era_tx_on_ack(void *tx, const struct hs_ack_content *a, uint64_t now,
+	      struct hs_tx_acked *r)
+{
+	r->acked = hs_etx_on_ack(tx, a->cum, a->echo_psn, a->ce, now,
+				 &r->rtt_ns);
+	r->done = hs_etx_done(tx);
+}
+
+static bool
+era_tx_check_timeout(void *tx, uint64_t now)
+{
+	return hs_etx_check_timeout(tx, now);
+}
+
+static uint64_t
+era_tx_timer_ns(const void *tx)
+{
+	return hs_etx_timer_ns(tx);
+}
+
+static uint32_t
+era_tx_in_flight(const void *tx)
+{
+	return hs_etx_in_flight(tx);
+}
+
+static uint64_t
+era_tx_acked_bytes(const void *tx)
+{
+	const struct hs_etx *t = tx;
+
+	return (uint64_t)t->received * t->symbol;
+}
+
+static void
+era_tx_counters(const void *tx, uint64_t *sent, uint64_t *retx,
+		uint64_t *timeouts)
+{
+	const struct hs_etx *t = tx;
+
+	*sent = t->nb_sent;
+	*retx = t->nb_extra;
+	*timeouts = t->nb_timeouts;
+}
+
+/* A timer not kept (no memory) is a timeout not seen: feedback only. */
+static void
+era_tx_path_sent(void *tx, uint16_t ev, uint64_t now)
+{
+	(void)hs_etx_path_sent(tx, ev, now);
+}
+
+static void
+era_tx_path_acked(void *tx, uint16_t ev)
+{
+	hs_etx_path_acked(tx, ev);
+}
+
+static bool
+era_tx_path_expired(void *tx, uint16_t ev, uint64_t now)
+{
+	return hs_etx_path_expired(tx, ev, now);
+}
+
+static int
+era_rx_init(void *rx, uint32_t nb_pkts, uint16_t ack_every)
+{
+	return hs_erx_init(rx, nb_pkts, ack_every);
+}
+
+static void
+era_rx_fini(void *rx)
+{
+	hs_erx_fini(rx);
+}
+
+static bool
+era_rx_on_data(void *rx, uint32_t psn, bool ce, bool *send_ack,
+	       struct hs_ack_content *ack)
+{
+	struct hs_eack_info e = { 0 };	/* set with *send_ack */
+	bool is_new = hs_erx_on_data(rx, psn, ce, send_ack, &e);
+
+	if (*send_ack) {
+		ack->cum = e.count;
+		ack->sack = 0;
+		ack->echo_psn = e.echo_psn;
+		ack->ce = e.ce;
+	}
+	return is_new;
+}
+
+static bool
+era_rx_done(const void *rx)
+{
+	return hs_erx_done(rx);
+}
+
+static uint32_t
+era_rx_count(const void *rx)
+{
+	return ((const struct hs_erx *)rx)->received;
+}
+
+/* Every symbol has the same size; any PSN a 24-bit BTH can carry. */
+static uint16_t
+era_rx_expect(const void *rx, uint32_t psn, uint64_t size, uint16_t mss)
+{
+	(void)rx;
+	return psn < HS_MAX_PKTS ? hs_erasure_symbol(size, mss) : 0;
+}
+
+static void
+era_rx_counters(const void *rx, uint32_t *max_reorder, uint64_t *dups,
+		uint64_t *ce)
+{
+	const struct hs_erx *r = rx;
+
+	*max_reorder = r->max_reorder;
+	*dups = r->nb_dups;
+	*ce = r->nb_ce;
+}
+
+const struct hs_recovery_ops hs_recovery_erasure = {
+	.name = "erasure",
+	.summary = "the study's erasure-coded constant-rate sender: losses made up by new packets",
+	.counts = true,
+	.tx_size = sizeof(struct hs_etx),
+	.rx_size = sizeof(struct hs_erx),
+	.nb_pkts = era_nb_pkts,
+	.tx_init = era_tx_init,
+	.tx_fini = era_tx_fini,
+	.tx_next = era_tx_next,
+	.tx_sent = era_tx_sent,
+	.tx_payload = era_tx_payload,
+	.tx_on_ack = era_tx_on_ack,
+	.tx_check_timeout = era_tx_check_timeout,
+	.tx_timer_ns = era_tx_timer_ns,
+	.tx_in_flight = era_tx_in_flight,
+	.tx_acked_bytes = era_tx_acked_bytes,
+	.tx_counters = era_tx_counters,
+	.tx_path_sent = era_tx_path_sent,
+	.tx_path_acked = era_tx_path_acked,
+	.tx_path_expired = era_tx_path_expired,
+	.rx_init = era_rx_init,
+	.rx_fini = era_rx_fini,
+	.rx_on_data = era_rx_on_data,
+	.rx_done = era_rx_done,
+	.rx_count = era_rx_count,
+	.rx_expect = era_rx_expect,
+	.rx_counters = era_rx_counters,
+};

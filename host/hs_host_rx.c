@@ -204,6 +204,7 @@ hs_input_ack(struct hs_host *h, const uint8_t *frame,
 	uint32_t flow = pi->dest_qp - HS_QP_OFFSET, si;
 	const struct ofan_ack_ext *ext;
 	struct hs_ack_content a;
+	struct hs_tx_acked r;
 	struct hs_sflow *s;
 	uint64_t rtt = 0, sack;
 	uint16_t ev;
@@ -237,7 +238,8 @@ hs_input_ack(struct hs_host *h, const uint8_t *frame,
 	a.cum = rte_be_to_cpu_32(ext->cum_psn);
 	memcpy(&sack, &ext->sack, sizeof(sack));
 	a.sack = rte_be_to_cpu_64(sack);
-	hs_sender_on_ack(&s->tx, &a, now, &rtt);
+	hs_sender_on_ack(&s->tx, &a, now, &r);
+	rtt = r.rtt_ns;
 	if (h->path_timers)
 		hs_sender_path_acked(&s->tx, ev);
 	hs_wake(h, si, now);
@@ -254,7 +256,7 @@ hs_input_ack(struct hs_host *h, const uint8_t *frame,
 	c->policy->on_ack(s->lb, &h->hlb, &h->rng, ev, a.ce, rtt, now);
 	if (c->cc->on_ack != NULL)
 		c->cc->on_ack(&s->cc, a.ce, c->window_pkts);
-	if (hs_sender_done(&s->tx))
+	if (r.done)
 		hs_flow_done(h, si, now);
 }
 

@@ -91,23 +91,22 @@ hs_flow_packet(struct hs_host *h, uint32_t si, uint64_t now, uint32_t *wire)
 {
 	const struct hs_config *c = h->cfg;
 	struct hs_sflow *s = &h->sflows[si];
+	struct hs_tx_pkt pkt;
 	struct rte_mbuf *m;
-	uint32_t psn;
 	uint16_t ev, off;
-	bool resend, repair;
 	int len;
 
 	*wire = 0;
 	/* The NIC has no room for this flow: wait for hs_host_nic_room(). */
 	if (h->nic_full != NULL && h->nic_full(h->nic_arg, s->nic_slot))
 		return NULL;
-	psn = hs_sender_next(&s->tx, now);
-	if (psn == HS_PSN_NONE) {
+	hs_sender_next(&s->tx, now, &pkt);
+	if (pkt.psn == HS_PSN_NONE) {
 		/* The erasure sender may just have begun its one-RTT wait. */
 		hs_timer_take(h, s, now);
 		return NULL;
 	}
-	if (c->cc->may_send != NULL && hs_sender_is_new(&s->tx, psn) &&
+	if (c->cc->may_send != NULL && pkt.grows &&
 	    !c->cc->may_send(&s->cc, hs_sender_in_flight(&s->tx)))
 		return NULL;
 	m = hs_data_mbuf(h);
@@ -116,9 +115,6 @@ hs_flow_packet(struct hs_host *h, uint32_t si, uint64_t now, uint32_t *wire)
 		*wire = 1;
 		return NULL;
 	}
-	resend = hs_sender_is_resend(&s->tx, psn);
-	repair = c->resend_path == HS_RESEND_NEXT &&
-		hs_sender_is_repair(&s->tx, psn);
 	ev = hs_flow_ev(h, s, now);
 #ifndef NDEBUG
 	/*
@@ -135,8 +131,8 @@ hs_flow_packet(struct hs_host *h, uint32_t si, uint64_t now, uint32_t *wire)
 		s->evs_seen[off / 64] |= 1ull << (off % 64);
 		s->distinct_evs++;
 	}
-	len = hs_frame_data(&h->fx, &s->tmpl, s->spec, m, ev, psn,
-			    hs_sender_payload(&s->tx, psn));
+	len = hs_frame_data(&h->fx, &s->tmpl, s->spec, m, ev, pkt.psn,
+			    pkt.payload);
 	if (len < 0) {
 		rte_pktmbuf_free(m);
 		h->st.alloc_failed++;
@@ -146,12 +142,11 @@ hs_flow_packet(struct hs_host *h, uint32_t si, uint64_t now, uint32_t *wire)
 	if (c->resend_path == HS_RESEND_NEXT) {
 		/* A repair keeps its EV for the next packet; the in-order
 		 * stream uses it up. */
-		s->ev_kept = repair;
+		s->ev_kept = pkt.repair;
 		s->kept_ev = ev;
 	}
-	if (resend)
-		h->st.data_retx++;
-	hs_sender_sent(&s->tx, psn, now);
+	h->st.data_retx += pkt.resend;
+	hs_sender_sent(&s->tx, pkt.psn, now);
 	if (h->path_timers)
 		hs_sender_path_sent(&s->tx, ev, now);
 	h->st.data_sent++;

@@ -51,6 +51,7 @@
 #include <sys/mman.h>
 
 #include "hs_sack.h"
+#include "hs_transport.h"
 
 static inline bool
 bit_test(const uint64_t *bits, uint32_t i)
@@ -687,3 +688,224 @@ hs_rx_on_data(struct hs_rx *rx, uint32_t psn, bool ce, bool *send_ack,
 	}
 	return is_new;
 }
+
+_Static_assert(sizeof(struct hs_tx) <= HS_RECOVERY_TX_STATE,
+	       "sack's sender outgrew HS_RECOVERY_TX_STATE");
+_Static_assert(sizeof(struct hs_rx) <= HS_RECOVERY_RX_STATE,
+	       "sack's receiver outgrew HS_RECOVERY_RX_STATE");
+
+/* ---- sack as a loss-recovery model (hs_transport.h) ---- */
+
+uint32_t
+hs_recovery_nb_pkts(const struct hs_transport_params *p, uint64_t size)
+{
+	return p->mss == 0 ? 0 : (uint32_t)((size + p->mss - 1) / p->mss);
+}
+
+static int
+sack_tx_init(void *tx, const struct hs_transport_params *p, uint64_t size,
+	     uint64_t now)
+{
+	return hs_tx_init(tx, size, p->mss, p->reorder_window_ns, p->rto_ns,
+			  now);
+}
+
+static void
+sack_tx_fini(void *tx)
+{
+	hs_tx_fini(tx);
+}
+
+/* A PSN sent before is a retransmission, and sack has no repairs apart. */
+static void
+sack_tx_next(void *tx, uint64_t now, struct hs_tx_pkt *pkt)
+{
+	struct hs_tx *t = tx;
+
+	(void)now;
+	pkt->psn = hs_tx_next(t);
+	if (pkt->psn == HS_PSN_NONE)
+		return;
+	pkt->payload = hs_tx_payload_size(t, pkt->psn);
+	pkt->resend = pkt->psn < t->next_new;
+	pkt->repair = pkt->resend;
+	pkt->grows = !pkt->resend;
+}
+
+static uint16_t
+sack_tx_payload(const void *tx, uint32_t psn)
+{
+	return hs_tx_payload_size(tx, psn);
+}
+
+static void
+sack_tx_sent(void *tx, uint32_t psn, uint64_t now)
+{
+	hs_tx_sent(tx, psn, now);
+}
+
+static void
+sack_tx_on_ack(void *tx, const struct hs_ack_content *a, uint64_t now,
+	       struct hs_tx_acked *r)
+{
+	if (__builtin_expect(a->nack, 0)) {
+		/* Its PSN was trimmed, not received: no acknowledgement. */
+		r->rtt_ns = 0;
+		r->acked = 0;
+		hs_tx_nack(tx, a->echo_psn);
+	} else {
+		r->acked = hs_tx_on_ack(tx, a->cum, a->sack, a->echo_psn,
+					a->ce, now, &r->rtt_ns);
+	}
+	r->done = hs_tx_done(tx);
+}
+
+static void
+sack_tx_on_returned(void *tx, uint32_t psn, uint64_t now)
+{
+	(void)now;
+	hs_tx_nack(tx, psn);
+}
+
+static bool
+sack_tx_check_timeout(void *tx, uint64_t now)
+{
+	return hs_tx_check_timeout(tx, now);
+}
+
+static uint64_t
+sack_tx_timer_ns(const void *tx)
+{
+	return hs_tx_timer_ns(tx);
+}
+
+static uint32_t
+sack_tx_in_flight(const void *tx)
+{
+	return hs_tx_in_flight(tx);
+}
+
+static uint64_t
+sack_tx_acked_bytes(const void *tx)
+{
+	const struct hs_tx *t = tx;
+
+	return (uint64_t)t->nb_acked * t->mss;
+}
+
+static void
+sack_tx_counters(const void *tx, uint64_t *sent, uint64_t *retx,
+		 uint64_t *timeouts)
+{
+	const struct hs_tx *t = tx;
+
+	*sent = t->nb_sent;
+	*retx = t->nb_retx;
+	*timeouts = t->nb_timeouts;
+}
+
+static int
+sack_rx_init(void *rx, uint32_t nb_pkts, uint16_t ack_every)
+{
+	return hs_rx_init(rx, nb_pkts, ack_every);
+}
+
+static void
+sack_rx_fini(void *rx)
+{
+	hs_rx_fini(rx);
+}
+
+static bool
+sack_rx_on_data(void *rx, uint32_t psn, bool ce, bool *send_ack,
+		struct hs_ack_content *ack)
+{
+	struct hs_ack_info i;
+	bool is_new = hs_rx_on_data(rx, psn, ce, send_ack, &i);
+
+	if (*send_ack) {
+		ack->cum = i.cum_psn;
+		ack->sack = i.sack;
+		ack->echo_psn = i.echo_psn;
+		ack->ce = i.ce;
+	}
+	return is_new;
+}
+
+/* A trimmed header: NACK its PSN. */
+bool
+hs_sack_rx_on_trimmed(void *rx, uint32_t psn, struct hs_ack_content *nack)
+{
+	const struct hs_rx *r = rx;
+
+	if (psn >= r->nb_pkts)
+		return false;
+	nack->cum = r->cum;
+	nack->sack = 0;
+	nack->echo_psn = psn;
+	nack->ce = false;
+	nack->nack = true;
+	return true;
+}
+
+static bool
+sack_rx_done(const void *rx)
+{
+	return hs_rx_done(rx);
+}
+
+static uint32_t
+sack_rx_count(const void *rx)
+{
+	return ((const struct hs_rx *)rx)->nb_received;
+}
+
+static uint16_t
+sack_rx_expect(const void *rx, uint32_t psn, uint64_t size, uint16_t mss)
+{
+	const struct hs_rx *r = rx;
+
+	if (psn >= r->nb_pkts)
+		return 0;
+	return psn + 1 == r->nb_pkts ?
+		(uint16_t)(size - (uint64_t)psn * mss) : mss;
+}
+
+void
+hs_sack_rx_counters(const void *rx, uint32_t *max_reorder, uint64_t *dups,
+		 uint64_t *ce)
+{
+	const struct hs_rx *r = rx;
+
+	*max_reorder = r->max_reorder;
+	*dups = r->nb_dups;
+	*ce = r->nb_ce;
+}
+
+const struct hs_recovery_ops hs_recovery_sack = {
+	.name = "sack",
+	.summary = "a PSN per packet, SACK + RACK, a retransmission timeout (RDMA-like)",
+	.tx_size = sizeof(struct hs_tx),
+	.rx_size = sizeof(struct hs_rx),
+	.nb_pkts = hs_recovery_nb_pkts,
+	.tx_init = sack_tx_init,
+	.tx_fini = sack_tx_fini,
+	.tx_next = sack_tx_next,
+	.tx_sent = sack_tx_sent,
+	.tx_payload = sack_tx_payload,
+	.tx_on_ack = sack_tx_on_ack,
+	.tx_on_returned = sack_tx_on_returned,
+	.tx_check_timeout = sack_tx_check_timeout,
+	.tx_timer_ns = sack_tx_timer_ns,
+	.tx_in_flight = sack_tx_in_flight,
+	.tx_acked_bytes = sack_tx_acked_bytes,
+	.tx_counters = sack_tx_counters,
+	.rx_init = sack_rx_init,
+	.rx_fini = sack_rx_fini,
+	.rx_on_data = sack_rx_on_data,
+	.rx_on_trimmed = hs_sack_rx_on_trimmed,
+	.rx_done = sack_rx_done,
+	.rx_count = sack_rx_count,
+	.rx_expect = sack_rx_expect,
+	.rx_counters = hs_sack_rx_counters,
+};

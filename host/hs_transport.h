@@ -21,7 +21,9 @@
  * 64-bit SACK bitmap, or, for a model that `counts`, the count of
  * distinct packets received in the same field, flagged OFAN_ACK_F_COUNT.
  *
- * Adding a model: an hs_recovery_ops, a line in hs_recovery.c's registry
+ * Adding a model: an hs_recovery_ops (defined with the model's state
+ * machine, as hs_sack.c, hs_erasure.c and hs_cumack.c do), a line in
+ * hs_recovery.c's registry
  * or an hs_recovery_register() call before any configuration is read,
  * and a test (docs/architecture.md, "A recovery model";
  * tests/test_recovery_plugin.c defines one only it knows).
@@ -71,6 +73,30 @@ struct hs_ack_content {
 };
 
 /*
+ * The packet a sender would send now (tx_next()): what the engine needs
+ * to build, count and steer it, in one call.
+ */
+struct hs_tx_pkt {
+	uint32_t psn;		/* HS_PSN_NONE: nothing to send now */
+	uint16_t payload;	/* its payload bytes */
+	bool resend;		/* it makes up for a loss (a retransmission) */
+	/*
+	 * It fills a hole out of order (a NACK's or a fast retransmit's
+	 * packet), not the in-order stream of new data or of a go-back-N
+	 * pass ([host] resend_path).  A model without repairs sets resend.
+	 */
+	bool repair;
+	bool grows;		/* new data: it grows what is in flight */
+};
+
+/* What an ACK or a NACK did (tx_on_ack()). */
+struct hs_tx_acked {
+	uint32_t acked;		/* packets it newly acknowledged */
+	uint64_t rtt_ns;	/* an RTT sample, or 0 */
+	bool done;		/* every packet is acknowledged: the flow is done */
+};
+
+/*
  * A loss-recovery model.  Every member is required but the path timers;
  * tx is the sender's state (tx_size bytes, zeroed before tx_init), rx the
  * receiver's.  The per-packet members are on the data path: keep them
@@ -89,28 +115,19 @@ struct hs_recovery_ops {
 	int (*tx_init)(void *tx, const struct hs_transport_params *p,
 		       uint64_t size, uint64_t now);
 	void (*tx_fini)(void *tx);
-	/* The PSN to send at now, HS_PSN_NONE: nothing now. */
-	uint32_t (*tx_next)(void *tx, uint64_t now);
-	/* Payload bytes of packet psn. */
-	uint16_t (*tx_payload)(const void *tx, uint32_t psn);
-	/* Sending psn makes up for a loss (counted as a retransmission). */
-	bool (*tx_is_resend)(const void *tx, uint32_t psn);
 	/*
-	 * May be NULL (tx_is_resend).  Sending psn fills a hole out of
-	 * order (a NACK's or a fast retransmit's packet), not the in-order
-	 * stream of new data or of a go-back-N pass ([host] resend_path).
+	 * The packet to send at now, all of it (pkt->psn HS_PSN_NONE:
+	 * nothing now).  Asking changes nothing the engine sees: the
+	 * engine may not send it (a full window, no mbuf) and ask again.
 	 */
-	bool (*tx_is_repair)(const void *tx, uint32_t psn);
-	/* Sending psn grows what is in flight (new data). */
-	bool (*tx_is_new)(const void *tx, uint32_t psn);
-	/* psn, as tx_next() returned it, left at now. */
+	void (*tx_next)(void *tx, uint64_t now, struct hs_tx_pkt *pkt);
+	/* psn, as tx_next() gave it, left at now. */
 	void (*tx_sent)(void *tx, uint32_t psn, uint64_t now);
-	/*
-	 * An ACK or a NACK (a->nack): packets it newly acknowledged;
-	 * *rtt_ns a sample or 0.
-	 */
-	uint32_t (*tx_on_ack)(void *tx, const struct hs_ack_content *a,
-			      uint64_t now, uint64_t *rtt_ns);
+	/* Payload bytes of packet psn (a flow's first slot is paced by it). */
+	uint16_t (*tx_payload)(const void *tx, uint32_t psn);
+	/* An ACK or a NACK (a->nack), and what it did. */
+	void (*tx_on_ack)(void *tx, const struct hs_ack_content *a,
+			  uint64_t now, struct hs_tx_acked *r);
 	/*
 	 * A switch returned the trimmed header of psn (rts): resend it.
 	 * NULL: ignored (the loss is found as any other).
@@ -120,7 +137,6 @@ struct hs_recovery_ops {
 	bool (*tx_check_timeout)(void *tx, uint64_t now);
 	/* When it next needs attention without an ACK; UINT64_MAX: never. */
 	uint64_t (*tx_timer_ns)(const void *tx);
-	bool (*tx_done)(const void *tx);
 	/* Out, and neither known received nor judged lost. */
 	uint32_t (*tx_in_flight)(const void *tx);
 	/* Payload bytes the receiver is known to have (any amount). */
@@ -157,6 +173,22 @@ struct hs_recovery_ops {
 	void (*rx_counters)(const void *rx, uint32_t *max_reorder,
 			    uint64_t *dups, uint64_t *ce);
 };
+
+/* The built-in models, each defined next to its state machine. */
+extern const struct hs_recovery_ops hs_recovery_sack;		/* hs_sack.c */
+extern const struct hs_recovery_ops hs_recovery_erasure;	/* hs_erasure.c */
+extern const struct hs_recovery_ops hs_recovery_tcp;		/* hs_cumack.c */
+extern const struct hs_recovery_ops hs_recovery_trim;
+extern const struct hs_recovery_ops hs_recovery_gbn;
+
+/* Shared by the models: ceil(size / mss) packets; sack's NACK of a
+ * trimmed PSN and its receiver's counters (tcp and trim reuse them). */
+uint32_t hs_recovery_nb_pkts(const struct hs_transport_params *p,
+			     uint64_t size);
+bool hs_sack_rx_on_trimmed(void *rx, uint32_t psn,
+			   struct hs_ack_content *nack);
+void hs_sack_rx_counters(const void *rx, uint32_t *max_reorder,
+			 uint64_t *dups, uint64_t *ce);
 
 /* NULL-terminated: sack (the default), erasure, then registered ones. */
 extern const struct hs_recovery_ops *hs_recovery_registry[HS_MAX_RECOVERY + 1];
@@ -204,10 +236,10 @@ hs_sender_fini(struct hs_sender *s)
 	s->ops->tx_fini(s->state);
 }
 
-static inline uint32_t
-hs_sender_next(struct hs_sender *s, uint64_t now)
+static inline void
+hs_sender_next(struct hs_sender *s, uint64_t now, struct hs_tx_pkt *pkt)
 {
-	return s->ops->tx_next(s->state, now);
+	s->ops->tx_next(s->state, now, pkt);
 }
 
 static inline uint16_t
@@ -216,31 +248,17 @@ hs_sender_payload(const struct hs_sender *s, uint32_t psn)
 	return s->ops->tx_payload(s->state, psn);
 }
 
-static inline bool
-hs_sender_is_resend(const struct hs_sender *s, uint32_t psn)
-{
-	return s->ops->tx_is_resend(s->state, psn);
-}
-
-static inline bool
-hs_sender_is_repair(const struct hs_sender *s, uint32_t psn)
-{
-	if (s->ops->tx_is_repair == NULL)
-		return s->ops->tx_is_resend(s->state, psn);
-	return s->ops->tx_is_repair(s->state, psn);
-}
-
 static inline void
 hs_sender_sent(struct hs_sender *s, uint32_t psn, uint64_t now)
 {
 	s->ops->tx_sent(s->state, psn, now);
 }
 
-static inline uint32_t
+static inline void
 hs_sender_on_ack(struct hs_sender *s, const struct hs_ack_content *a,
-		 uint64_t now, uint64_t *rtt_ns)
+		 uint64_t now, struct hs_tx_acked *r)
 {
-	return s->ops->tx_on_ack(s->state, a, now, rtt_ns);
+	s->ops->tx_on_ack(s->state, a, now, r);
 }
 
 static inline void
@@ -283,22 +301,10 @@ hs_sender_timer_ns(const struct hs_sender *s)
 	return s->ops->tx_timer_ns(s->state);
 }
 
-static inline bool
-hs_sender_done(const struct hs_sender *s)
-{
-	return s->ops->tx_done(s->state);
-}
-
 static inline uint32_t
 hs_sender_in_flight(const struct hs_sender *s)
 {
 	return s->ops->tx_in_flight(s->state);
-}
-
-static inline bool
-hs_sender_is_new(const struct hs_sender *s, uint32_t psn)
-{
-	return s->ops->tx_is_new(s->state, psn);
 }
 
 /* Payload bytes the receiver is known to have, at most size. */

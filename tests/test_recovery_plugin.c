@@ -67,15 +67,6 @@ once_tx_fini(void *tx)
 	RTE_SET_USED(tx);
 }
 
-static uint32_t
-once_tx_next(void *tx, uint64_t now)
-{
-	const struct once_tx *t = tx;
-
-	RTE_SET_USED(now);
-	return t->next < t->nb_pkts ? t->next : HS_PSN_NONE;
-}
-
 static uint16_t
 once_tx_payload(const void *tx, uint32_t psn)
 {
@@ -85,20 +76,20 @@ once_tx_payload(const void *tx, uint32_t psn)
 		(uint16_t)(t->size - (uint64_t)psn * t->mss);
 }
 
-static bool
-once_tx_is_resend(const void *tx, uint32_t psn)
+/* Every packet new data, none resent. */
+static void
+once_tx_next(void *tx, uint64_t now, struct hs_tx_pkt *pkt)
 {
-	RTE_SET_USED(tx);
-	RTE_SET_USED(psn);
-	return false;
-}
+	const struct once_tx *t = tx;
 
-static bool
-once_tx_is_new(const void *tx, uint32_t psn)
-{
-	RTE_SET_USED(tx);
-	RTE_SET_USED(psn);
-	return true;
+	RTE_SET_USED(now);
+	pkt->psn = t->next < t->nb_pkts ? t->next : HS_PSN_NONE;
+	if (pkt->psn == HS_PSN_NONE)
+		return;
+	pkt->payload = once_tx_payload(tx, pkt->psn);
+	pkt->resend = false;
+	pkt->repair = false;
+	pkt->grows = true;
 }
 
 static void
@@ -111,20 +102,20 @@ once_tx_sent(void *tx, uint32_t psn, uint64_t now)
 		t->next++;
 }
 
-static uint32_t
+static void
 once_tx_on_ack(void *tx, const struct hs_ack_content *a, uint64_t now,
-	       uint64_t *rtt_ns)
+	       struct hs_tx_acked *r)
 {
 	struct once_tx *t = tx;
-	uint32_t newly = 0;
 
 	RTE_SET_USED(now);
-	*rtt_ns = 0;
+	r->rtt_ns = 0;
+	r->acked = 0;
 	if (a->cum > t->acked && a->cum <= t->next) {
-		newly = a->cum - t->acked;
+		r->acked = a->cum - t->acked;
 		t->acked = a->cum;
 	}
-	return newly;
+	r->done = t->acked == t->nb_pkts;
 }
 
 static bool
@@ -140,14 +131,6 @@ once_tx_timer_ns(const void *tx)
 {
 	RTE_SET_USED(tx);
 	return UINT64_MAX;
-}
-
-static bool
-once_tx_done(const void *tx)
-{
-	const struct once_tx *t = tx;
-
-	return t->acked == t->nb_pkts;
 }
 
 static uint32_t
@@ -268,14 +251,11 @@ static const struct hs_recovery_ops once_ops = {
 	.tx_init = once_tx_init,
 	.tx_fini = once_tx_fini,
 	.tx_next = once_tx_next,
-	.tx_payload = once_tx_payload,
-	.tx_is_resend = once_tx_is_resend,
-	.tx_is_new = once_tx_is_new,
 	.tx_sent = once_tx_sent,
+	.tx_payload = once_tx_payload,
 	.tx_on_ack = once_tx_on_ack,
 	.tx_check_timeout = once_tx_check_timeout,
 	.tx_timer_ns = once_tx_timer_ns,
-	.tx_done = once_tx_done,
 	.tx_in_flight = once_tx_in_flight,
 	.tx_acked_bytes = once_tx_acked_bytes,
 	.tx_counters = once_tx_counters,
