@@ -48,6 +48,10 @@ fab_collect_qwin(struct fab_sim *s)
 	if (r->qwin == NULL)
 		return;
 	for (i = 0; i < s->nb_thr; i++) {
+		/* A thread that saw no queue has no array (memcpy from NULL
+		 * is undefined even for 0 bytes). */
+		if (s->thr[i].nb_qwin == 0)
+			continue;
 		memcpy(&r->qwin[r->nb_qwin], s->thr[i].qwin,
 		       s->thr[i].nb_qwin * sizeof(*r->qwin));
 		r->nb_qwin += s->thr[i].nb_qwin;

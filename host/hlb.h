@@ -109,7 +109,7 @@ hlb_random_other_ev(const struct hlb_params *p, struct ofan_rng *rng,
  * A host policy.  name, summary, init, next_ev, on_ack and on_timeout are
  * required (hlb_register() refuses a policy without them, or with an
  * empty name or summary); every other member may be 0 or NULL, and the
- * host then skips it.  A policy's own test runs tests/hlb_conformance.h's
+ * host then skips it.  A policy's own test runs tests/lib/hlb_conformance.h's
  * checks of this contract on it.
  */
 struct hlb_ops {

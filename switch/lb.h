@@ -245,7 +245,7 @@ struct lb_params {
  * create, destroy and pick are required (lb_register() refuses a policy
  * without them, or with an empty name or summary); every other member
  * may be 0 or NULL, and the engine then skips it.  A policy's own test
- * runs tests/lb_conformance.h's checks of this contract on it.
+ * runs tests/lib/lb_conformance.h's checks of this contract on it.
  */
 struct lb_ops {
 	const char *name;	/* as written in the config: policy = <name> */

@@ -124,7 +124,7 @@ t_cfg_new(const char *policy)
 
 /* Append a port with default queue settings and a configured peer MAC. */
 static uint16_t
-t_cfg_port(struct sw_config *c, uint32_t ip)
+t_sw_cfg_port(struct sw_config *c, uint32_t ip)
 {
 	uint16_t p = c->nb_ports++;
 	struct sw_port_config *pc = &c->ports[p];
@@ -183,9 +183,9 @@ t_cfg_leaf(const char *policy)
 	uint16_t p, g;
 
 	for (p = 0; p < T_NB_HOSTS; p++)
-		t_cfg_port(c, T_SWITCH_IP(p));
+		t_sw_cfg_port(c, T_SWITCH_IP(p));
 	for (p = 0; p < T_NB_UPLINKS; p++)
-		up[p] = t_cfg_port(c, 0);
+		up[p] = t_sw_cfg_port(c, 0);
 	ck_assert_uint_eq(t_cfg_group(c, "up", up, T_NB_UPLINKS), T_GROUP_UP);
 	for (p = 0; p < T_NB_HOSTS; p++) {
 		snprintf(name, sizeof(name), "port.%u", p);
@@ -202,8 +202,8 @@ static struct sw_config *
 t_cfg_line(void)
 {
 	struct sw_config *c = t_cfg_new("ecmp");
-	uint16_t in = t_cfg_port(c, T_SWITCH_IP(0));
-	uint16_t out = t_cfg_port(c, 0);
+	uint16_t in = t_sw_cfg_port(c, T_SWITCH_IP(0));
+	uint16_t out = t_sw_cfg_port(c, 0);
 
 	t_cfg_route(c, T_HOST_IP(0), 32, t_cfg_group(c, "port.0", &in, 1), 0);
 	t_cfg_route(c, T_LEAF_NET(1), 24, t_cfg_group(c, "port.1", &out, 1),
@@ -755,7 +755,7 @@ t_gen_burst(struct sw_worker *w, struct t_log *log, struct t_gen *g,
  * after each burst every port drained (checked by t_log_out).
  */
 static void
-t_run(struct t_switch *s, struct t_log *log, struct t_gen *g, uint32_t nb,
+t_switch_run(struct t_switch *s, struct t_log *log, struct t_gen *g, uint32_t nb,
       uint64_t *now)
 {
 	while (log->nb < nb) {
@@ -804,7 +804,7 @@ START_TEST(test_fwd_policy)
 	t_start(&s, t_cfg_leaf(name));
 	log = t_log_new(s.eng);
 	t_gen_init(&g, T_SEED + (uint64_t)_i, keys, RTE_DIM(keys), 20, 0);
-	t_run(&s, log, &g, 2000, &now);
+	t_switch_run(&s, log, &g, 2000, &now);
 
 	t_log_check_delivered(log, 0);
 	ck_assert_uint_eq(log->nb_out, log->nb);
@@ -833,7 +833,7 @@ START_TEST(test_fwd_policy)
 	log2 = t_log_new(s2.eng);
 	t_gen_init(&g, T_SEED + (uint64_t)_i, keys, RTE_DIM(keys), 20, 0);
 	now = 0;
-	t_run(&s2, log2, &g, log->nb, &now);
+	t_switch_run(&s2, log2, &g, log->nb, &now);
 	for (i = 0; i < log->nb; i++)
 		ck_assert_msg(log2->out[i] == log->out[i],
 			      "%s: packet %u left on port %u, then on %u", name,
@@ -859,7 +859,7 @@ START_TEST(test_ofan_exact)
 	t_start(&s, t_cfg_leaf("ofan"));
 	log = t_log_new(s.eng);
 	t_gen_init(&g, T_SEED, keys, RTE_DIM(keys), 30, 0);
-	t_run(&s, log, &g, 3000, &now);
+	t_switch_run(&s, log, &g, 3000, &now);
 	t_log_check_delivered(log, 0);
 	t_check_rotation(log, 0, log->nb, 0xf);
 
@@ -922,7 +922,7 @@ START_TEST(test_ecmp_flow_sticks)
 	t_start(&s, t_cfg_leaf("ecmp"));
 	log = t_log_new(s.eng);
 	t_gen_init(&g, T_SEED, keys, RTE_DIM(keys), 20, RTE_DIM(flow_port));
-	t_run(&s, log, &g, 3000, &now);
+	t_switch_run(&s, log, &g, 3000, &now);
 	t_log_check_delivered(log, 0);
 	memset(flow_port, 0xff, sizeof(flow_port));
 	for (i = 0; i < log->nb; i++) {
@@ -2478,7 +2478,7 @@ START_TEST(test_fail_down)
 	ck_assert_uint_eq(detect, 10 * T_US);
 	log = t_log_new(s.eng);
 	t_gen_init(&g, T_SEED + 17, keys, RTE_DIM(keys), 20, 0);
-	t_run(&s, log, &g, 400, &now);
+	t_switch_run(&s, log, &g, 400, &now);
 	ck_assert_uint_gt(log->nb_port[dead], 0);
 
 	/*
@@ -2532,7 +2532,7 @@ START_TEST(test_fail_down)
 	sw_engine_totals(s.eng, &t0);
 	now = t_fail + detect;
 	from = log->nb;
-	t_run(&s, log, &g, from + 1000, &now);
+	t_switch_run(&s, log, &g, from + 1000, &now);
 	sw_engine_totals(s.eng, &t);
 	ck_assert_uint_eq(t.picks[dead], t0.picks[dead]);
 	ck_assert_uint_eq(t_drops_sum(&t), t_drops_sum(&t0));
@@ -2551,14 +2551,14 @@ START_TEST(test_fail_down)
 	sw_engine_control(s.eng, t_up + detect - 1);
 	ck_assert_uint_eq(t_weight(&s, dead), 0);
 	from = log->nb;
-	t_run(&s, log, &g, from + 100, &now);
+	t_switch_run(&s, log, &g, from + 100, &now);
 	sw_engine_totals(s.eng, &t);
 	ck_assert_uint_eq(t.picks[dead], t0.picks[dead]);
 	sw_engine_control(s.eng, RTE_MAX(now, t_up + detect));
 	ck_assert_uint_eq(t_weight(&s, dead), 1);
 	ck_assert(!sw_engine_port(s.eng, dead)->removed);
 	from = log->nb;
-	t_run(&s, log, &g, from + 1000, &now);
+	t_switch_run(&s, log, &g, from + 1000, &now);
 	t_log_check_delivered(log, from);
 	sw_engine_totals(s.eng, &t);
 	ck_assert_uint_gt(t.picks[dead], t0.picks[dead]);
@@ -2587,7 +2587,7 @@ START_TEST(test_fail_blackhole)
 	ck_assert_uint_eq(reconverge, 100 * T_US);
 	log = t_log_new(s.eng);
 	t_gen_init(&g, T_SEED + 23, keys, RTE_DIM(keys), 20, 0);
-	t_run(&s, log, &g, 300, &now);
+	t_switch_run(&s, log, &g, 300, &now);
 	sw_engine_totals(s.eng, &t0);
 	t_fail = now;
 	ck_assert_int_eq(sw_engine_set_link(s.eng, dead, SW_LINK_BLACKHOLE, 0,
@@ -2614,7 +2614,7 @@ START_TEST(test_fail_blackhole)
 
 	/* Routed around: no more losses. */
 	from = log->nb;
-	t_run(&s, log, &g, from + 500, &now);
+	t_switch_run(&s, log, &g, from + 500, &now);
 	t_log_check_delivered(log, from);
 	t_check_rotation(log, from, log->nb, 0xf & ~(1u << 2));
 	sw_engine_totals(s.eng, &t);

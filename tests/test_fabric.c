@@ -203,7 +203,7 @@ t_run_free(struct fab_topo *t, struct fab_run *r)
 
 /* Run scheme s of p; only the results are kept. */
 static void
-t_run(const struct fab_params *p, uint16_t s, struct fab_run *r)
+t_fabric_run(const struct fab_params *p, uint16_t s, struct fab_run *r)
 {
 	struct fab_topo t;
 
@@ -239,7 +239,7 @@ t_run_file(const char *file, const char *const *ov, int nb_ov,
 
 	t_load(&e, file, ov, nb_ov, false, 0);
 	p = &e.x.combos[0];
-	t_run(p, t_scheme(p, name), r);
+	t_fabric_run(p, t_scheme(p, name), r);
 	t_check_conserved(r, name);
 	if (!keep)
 		fab_run_free(r);
@@ -513,7 +513,7 @@ START_TEST(test_threads_identical)
 			      "%s differs between 1 and 2 threads",
 			      t_det_files[i]);
 	/* The black hole bit and the run still completed, conserved. */
-	t_run(&e[1].x.combos[0], t_scheme(&e[1].x.combos[0], "spray"), &r);
+	t_fabric_run(&e[1].x.combos[0], t_scheme(&e[1].x.combos[0], "spray"), &r);
 	t_check_conserved(&r, "2 threads, black hole");
 	ck_assert(r.completed);
 	ck_assert_uint_gt(r.drops[OFAN_DROP_BLACKHOLE], 0);
@@ -709,7 +709,7 @@ START_TEST(test_loss_fabric)
 
 	t_same_on_two_threads("permutation-k4.ini", ov, RTE_DIM(ov), &e);
 	for (s = 0; s < e.x.combos[0].nb_schemes; s++) {
-		t_run(&e.x.combos[0], (uint16_t)s, &r);
+		t_fabric_run(&e.x.combos[0], (uint16_t)s, &r);
 		t_check_conserved(&r, "lossy links");
 		ck_assert(r.completed);
 		if (s != t_scheme(&e.x.combos[0], "ecmp"))
@@ -796,7 +796,7 @@ START_TEST(test_stall)
 		      " ns, %" PRIu64 " ns without", acks, base);
 
 	t_load(&e, "permutation-k4.ini", core, RTE_DIM(core), false, 0);
-	t_run(&e.x.combos[0], 0, &r);
+	t_fabric_run(&e.x.combos[0], 0, &r);
 	t_check_conserved(&r, "a stalled core link");
 	ck_assert(r.completed);
 	ck_assert_uint_eq(r.drops[OFAN_DROP_BLACKHOLE], 0);
@@ -1072,7 +1072,7 @@ START_TEST(test_host_dr)
 		ck_assert_ptr_eq(p->schemes[t_scheme(p, "drb")].sw_policy,
 				 lb_find("sr"));
 		for (s = 0; s < p->nb_schemes; s++) {
-			t_run(p, s, &r);
+			t_fabric_run(p, s, &r);
 			t_check_conserved(&r, p->schemes[s].name);
 			ck_assert(r.completed);
 			ck_assert_uint_eq(r.drops_total, 0);
@@ -1157,7 +1157,7 @@ START_TEST(test_conservation)
 		const char *name = p->schemes[s].name;
 		struct fab_run r;
 
-		t_run(p, s, &r);
+		t_fabric_run(p, s, &r);
 		t_check_conserved(&r, name);
 		ck_assert_msg(r.completed, "%s did not complete", name);
 		ck_assert_uint_eq(r.nb_flows, 16);
@@ -1203,7 +1203,7 @@ START_TEST(test_conservation_cut)
 		const char *name = p->schemes[s].name;
 		struct fab_run r;
 
-		t_run(p, s, &r);
+		t_fabric_run(p, s, &r);
 		t_check_conserved(&r, name);
 		ck_assert_msg(!r.completed, "%s completed in 20 us", name);
 		ck_assert_uint_eq(r.nb_completed, 0);
@@ -1342,7 +1342,7 @@ START_TEST(test_link_model)
 	ck_assert_uint_eq(delay, T_US);
 	t_link_model(c, delay, &m);
 	n = m.nb_frames;
-	t_run(p, 0, &r);
+	t_fabric_run(p, 0, &r);
 	t_check_conserved(&r, c->rate);
 	ck_assert(r.completed);
 	ck_assert_uint_eq(r.nb_flows, 1);
@@ -1392,7 +1392,7 @@ START_TEST(test_link_model)
 	 * (The time limit is relative to the traffic start, like T_rx.)
 	 */
 	t_link_load(&e, c, m.t_rx);
-	t_run(&e.x.combos[0], 0, &r);
+	t_fabric_run(&e.x.combos[0], 0, &r);
 	t_check_conserved(&r, "cut at T_rx");
 	ck_assert(!r.completed);
 	ck_assert_uint_eq(r.injected, 2ull * n);
@@ -1401,7 +1401,7 @@ START_TEST(test_link_model)
 	fab_experiment_free(&e.x);
 
 	t_link_load(&e, c, m.t_rx - 1);
-	t_run(&e.x.combos[0], 0, &r);
+	t_fabric_run(&e.x.combos[0], 0, &r);
 	t_check_conserved(&r, "cut at T_rx - 1");
 	ck_assert(!r.completed);
 	ck_assert_uint_eq(r.injected, 2ull * n - 1);
@@ -1453,7 +1453,7 @@ START_TEST(test_frame_model)
 	snprintf(ov[2], sizeof(ov[2]), "host.pace_bytes=%s", c->pace);
 	t_load(&e, "b2b.ini", ovp, RTE_DIM(ovp), false, 0);
 	p = &e.x.combos[0];
-	t_run(p, 0, &r);
+	t_fabric_run(p, 0, &r);
 	t_check_conserved(&r, c->pace);
 	ck_assert(r.completed);
 	ck_assert_uint_eq(r.hosts.data_sent, 10);
@@ -1492,13 +1492,13 @@ START_TEST(test_ecmp_collisions)
 
 	t_load(&e, "permutation-k4.ini", ov, RTE_DIM(ov), false, 0);
 	p = &e.x.combos[0];
-	t_run(p, t_scheme(p, "ecmp"), &r);
+	t_fabric_run(p, t_scheme(p, "ecmp"), &r);
 	ck_assert(r.completed);
 	ecmp = r.max_slowdown;
 	fab_run_free(&r);
 	ck_assert_msg(ecmp > 2.0, "ecmp max slowdown %.3f", ecmp);
 	for (i = 0; i < RTE_DIM(sprayers); i++) {
-		t_run(p, t_scheme(p, sprayers[i]), &r);
+		t_fabric_run(p, t_scheme(p, sprayers[i]), &r);
 		ck_assert(r.completed);
 		ck_assert_msg(r.max_slowdown < 1.5, "%s max slowdown %.3f",
 			      sprayers[i], r.max_slowdown);
@@ -1557,7 +1557,7 @@ START_TEST(test_queue_scaling)
 			const char *name = k == 0 ? "spray" : "ofan";
 			struct fab_run r;
 
-			t_run(p, t_scheme(p, name), &r);
+			t_fabric_run(p, t_scheme(p, name), &r);
 			t_check_conserved(&r, name);
 			ck_assert_msg(r.completed, "%s %s", name, sizes[z]);
 			ck_assert_uint_eq(r.drops_total, 0);
@@ -1677,7 +1677,7 @@ START_TEST(test_blackhole)
 	p = &e.x.combos[0];
 	ck_assert_uint_eq(p->nb_failures, 0);
 	for (i = 0; i < RTE_DIM(names); i++) {
-		t_run(p, t_scheme(p, names[i]), &r);
+		t_fabric_run(p, t_scheme(p, names[i]), &r);
 		ck_assert(r.completed);
 		ck_assert_uint_eq(r.drops[OFAN_DROP_BLACKHOLE], 0);
 		ck_assert_msg(2 * r.sim_ns < reconverged,
@@ -1734,7 +1734,7 @@ START_TEST(test_cm_triggers)
 	snprintf(ov[0], sizeof(ov[0]), "traffic.pattern=cm");
 	snprintf(ov[1], sizeof(ov[1]), "traffic.cm_file=%s", path);
 	t_load(&e, "b2b.ini", ovp, 2, false, 0);
-	t_run(&e.x.combos[0], 0, &r);
+	t_fabric_run(&e.x.combos[0], 0, &r);
 	t_check_conserved(&r, "triggers");
 	ck_assert(r.completed);
 	ck_assert_uint_eq(r.nb_flows, 3);
@@ -1782,7 +1782,7 @@ START_TEST(test_cm_triggers_parts)
 		snprintf(ov[2], sizeof(ov[2]), "fabric.threads=%u", thr);
 		t_load(&e, "queues-leafspine.ini", ovp, 3, false, 0);
 		p = &e.x.combos[0];
-		t_run(p, t_scheme(p, "ofan"), &r);
+		t_fabric_run(p, t_scheme(p, "ofan"), &r);
 		t_check_conserved(&r, "triggers across parts");
 		ck_assert(r.completed);
 		ck_assert(r.one_part == (thr == 2));
@@ -1872,7 +1872,7 @@ START_TEST(test_cm_failures)
 	ck_assert_str_eq(err, "switch_id 8 of switch_type AGG; expected 0 to 7 in this fattree");
 	fab_topo_free(&t);
 	for (i = 0; i < p->nb_schemes; i++) {
-		t_run(p, (uint16_t)i, &r);
+		t_fabric_run(p, (uint16_t)i, &r);
 		t_check_conserved(&r, p->schemes[i].name);
 		ck_assert_msg(r.completed, "%s", p->schemes[i].name);
 		ck_assert_msg(r.drops[OFAN_DROP_LINK_DOWN] == 0,
@@ -1934,7 +1934,7 @@ t_drop_run(const char *recovery, const char *frame, struct fab_run *r)
 	for (i = 0; i < n; i++)
 		ovp[i] = ov[i];
 	t_load(&e, "b2b.ini", ovp, n, false, 0);
-	t_run(&e.x.combos[0], 0, r);
+	t_fabric_run(&e.x.combos[0], 0, r);
 	t_check_conserved(r, recovery);
 	ck_assert(r->completed);
 	ck_assert_uint_eq(r->drops[OFAN_DROP_INJECTED], frame ? 1 : 0);
@@ -2032,7 +2032,7 @@ t_ce_echo_run(const char *echo, struct fab_run *r)
 	for (i = 0; i < 8; i++)
 		ovp[i] = ov[i];
 	t_load(&e, "queues-leafspine.ini", ovp, 8, false, 0);
-	t_run(&e.x.combos[0], 0, r);
+	t_fabric_run(&e.x.combos[0], 0, r);
 	t_check_conserved(r, echo);
 	ck_assert(r->completed);
 	ck_assert_uint_gt(r->ecn_marks, 0);
@@ -2102,7 +2102,7 @@ START_TEST(test_reps_path_timeouts)
 
 		t_load(&e, "blackhole-k4.ini", ov[m], 5, false, 0);
 		p = &e.x.combos[0];
-		t_run(p, t_scheme(p, "reps"), &r);
+		t_fabric_run(p, t_scheme(p, "reps"), &r);
 		t_check_conserved(&r, ov[m][0]);
 		ck_assert(r.completed);
 		ck_assert_uint_gt(r.drops[OFAN_DROP_BLACKHOLE], 0);
@@ -2139,7 +2139,7 @@ START_TEST(test_summary_shared)
 
 	t_load(&e, "permutation-k4.ini", ov, RTE_DIM(ov), false, 0);
 	p = &e.x.combos[0];
-	t_run(p, t_scheme(p, "spray"), &r);
+	t_fabric_run(p, t_scheme(p, "spray"), &r);
 	ck_assert_uint_eq(r.nb_flows, 240);
 	ck_assert_uint_eq(r.nb_completed, 240);
 	times = calloc(r.nb_flows, sizeof(*times));
@@ -2200,7 +2200,7 @@ START_TEST(test_queue_scaling_study)
 			struct fab_run r;
 			int l;
 
-			t_run(p, t_scheme(p, name), &r);
+			t_fabric_run(p, t_scheme(p, name), &r);
 			t_check_conserved(&r, name);
 			ck_assert_msg(r.completed, "%s %s", name, sizes[z]);
 			ck_assert_uint_eq(r.drops_total, 0);
@@ -2279,7 +2279,7 @@ START_TEST(test_failure_alltoall)
 		for (k = 0; k < 3; k++) {
 			struct fab_run r;
 
-			t_run(p, t_scheme(p, names[k]), &r);
+			t_fabric_run(p, t_scheme(p, names[k]), &r);
 			t_check_conserved(&r, names[k]);
 			ck_assert_msg(r.completed, "%s, %s", names[k],
 				      delays[d]);
@@ -2376,7 +2376,7 @@ START_TEST(test_pacing_headroom)
 				struct fab_run r;
 
 				fab_params_for_seed(p, k, &qp);
-				t_run(&qp, 0, &r);
+				t_fabric_run(&qp, 0, &r);
 				t_check_conserved(&r, slots[h]);
 				ck_assert(r.completed);
 				ck_assert_uint_eq(r.drops_total, 0);
@@ -2428,7 +2428,7 @@ START_TEST(test_ops_vs_spray)
 		for (k = 0; k < 2; k++) {
 			struct fab_run r;
 
-			t_run(p, (uint16_t)k, &r);
+			t_fabric_run(p, (uint16_t)k, &r);
 			t_check_conserved(&r, p->schemes[k].name);
 			ck_assert(r.completed);
 			ck_assert_uint_gt(r.drops[OFAN_DROP_QUEUE_FULL] +
@@ -2543,7 +2543,7 @@ START_TEST(test_traffic_seed_fixed)
 			ck_assert_uint_eq(q.host.seed, q.seed);
 			ck_assert_uint_eq(q.host.traffic.seed, mode == 0 ?
 					  p->seed : q.seed);
-			t_run(&q, 0, &r[k]);
+			t_fabric_run(&q, 0, &r[k]);
 			ck_assert(r[k].completed);
 		}
 		for (k = 1; k < 4; k++) {

@@ -5,7 +5,7 @@
  * and CE bit of each ACK, RTT samples and timeouts).
  *
  * Every policy first runs the contract any policy keeps
- * (tests/hlb_conformance.h: EVs in the range, tiny ranges included,
+ * (tests/lib/hlb_conformance.h: EVs in the range, tiny ranges included,
  * whatever the feedback; hooks within their state; a seed reproduces a
  * run; connections independent; dump() as the host reads it), with its
  * defaults and, for ops, mp and reps, with knobs at their edges; and
@@ -38,6 +38,7 @@
 #include "ofan_config.h"
 #include "ofan_rng.h"
 #include "registry_check.h"
+#include "t_helpers.h"
 #include "unit_suite.h"
 
 #define T_SEED 0x0fa1ba5eull
@@ -139,67 +140,16 @@ c_timeout(struct conn *c)
 	c->ops->on_timeout(c->state, &c->p, &c->rng, c->now);
 }
 
-/* dump() into a small key/value list, to read one counter back. */
-struct dump_kv {
-	unsigned int nb;
-	char key[16][32];
-	uint64_t value[16];
-};
-
-static void
-dump_emit(void *arg, const char *key, uint64_t value)
-{
-	struct dump_kv *kv = arg;
-
-	ck_assert_uint_lt(kv->nb, 16);
-	snprintf(kv->key[kv->nb], sizeof(kv->key[0]), "%s", key);
-	kv->value[kv->nb++] = value;
-}
-
 static uint64_t
 c_dump(struct conn *c, const char *key)
 {
-	struct dump_kv kv = { .nb = 0 };
-	unsigned int i;
+	struct t_dump d = { .nb = 0 };
 
 	ck_assert_ptr_nonnull(c->ops->dump);
-	c->ops->dump(c->state, dump_emit, &kv);
-	for (i = 0; i < kv.nb; i++)
-		if (strcmp(kv.key[i], key) == 0)
-			return kv.value[i];
-	ck_abort_msg("%s: dump has no key '%s'", c->ops->name, key);
-	return 0;
+	c->ops->dump(c->state, t_dump_emit, &d);
+	return t_dump_value(&d, c->ops->name, key);
 }
 
-/*
- * Bound on the relative standard deviation of N uniform throws over n
- * bins, exceeded with probability 1e-4: sqrt(q / N), q the chi-square
- * quantile for n - 1 degrees of freedom (Wilson-Hilferty).  See
- * tests/test_lb.c.
- */
-static double
-rel_sd_bound(unsigned int n, unsigned int nb)
-{
-	const double z = 3.719;	/* standard normal 1 - 1e-4 quantile */
-	double k = n - 1;
-	double c = 1 - 2 / (9 * k) + z * sqrt(2 / (9 * k));
-
-	return sqrt(k * c * c * c / nb);
-}
-
-static double
-rel_sd(const uint64_t *counts, unsigned int n)
-{
-	double mean = 0, var = 0;
-	unsigned int i;
-
-	for (i = 0; i < n; i++)
-		mean += (double)counts[i];
-	mean /= n;
-	for (i = 0; i < n; i++)
-		var += ((double)counts[i] - mean) * ((double)counts[i] - mean);
-	return sqrt(var / n) / mean;
-}
 
 /*
  * A connection's life as a policy sees it, a function of script_seed and
@@ -489,10 +439,10 @@ START_TEST(test_ops_spread_random)
 		if (i % 8 == 0)
 			c_ack(&c, ev, true, 0);
 	}
-	sd = rel_sd(counts, n);
+	sd = t_rel_sd(counts, n);
 	fprintf(stderr, "ops random: %u packets over %u EVs: rel sd %.5f "
-		"(bound %.5f)\n", nb, n, sd, rel_sd_bound(n, nb));
-	ck_assert_double_le(sd, rel_sd_bound(n, nb));
+		"(bound %.5f)\n", nb, n, sd, t_rel_sd_bound(n, nb));
+	ck_assert_double_le(sd, t_rel_sd_bound(n, nb));
 	/* Independent draws: the same EV twice in a row 1/16 of the time. */
 	ck_assert_msg(repeats > nb / 16 * 9 / 10 && repeats < nb / 16 * 11 / 10,
 		      "%u repeats", repeats);
@@ -1316,8 +1266,8 @@ START_TEST(test_mp_uniform)
 		first[ev[0] - 1000]++;
 		c_stop(&c);
 	}
-	ck_assert_double_le(rel_sd(first, 8), rel_sd_bound(8, nb));
-	ck_assert_double_le(rel_sd(in_set, 8), rel_sd_bound(8, 2 * nb));
+	ck_assert_double_le(t_rel_sd(first, 8), t_rel_sd_bound(8, nb));
+	ck_assert_double_le(t_rel_sd(in_set, 8), t_rel_sd_bound(8, 2 * nb));
 }
 END_TEST
 
@@ -1443,33 +1393,13 @@ END_TEST
 /* ---------------------------------------------------------------- */
 /* parse(): each policy reads and validates its own [host.<name>]. */
 
-/* Load text as a config file; NULL (and a failed test) on error. */
-static struct ofan_cfg *
-cfg_from(const char *text)
-{
-	char path[] = "/tmp/test_hlb_XXXXXX";
-	char err[256];
-	struct ofan_cfg *cfg;
-	int fd = mkstemp(path);
-	FILE *f;
-
-	ck_assert_int_ge(fd, 0);
-	f = fdopen(fd, "w");
-	ck_assert_ptr_nonnull(f);
-	fputs(text, f);
-	fclose(f);
-	cfg = ofan_cfg_load(path, err, sizeof(err));
-	unlink(path);
-	ck_assert_msg(cfg != NULL, "load: %s", err);
-	return cfg;
-}
 
 /* Run every registered parse() over text; returns the first error. */
 static int
 parse_all(const char *text, struct hlb_settings_table *st, char *msg,
 	  size_t size)
 {
-	struct ofan_cfg *cfg = cfg_from(text);
+	struct ofan_cfg *cfg = t_cfg_from("test_hlb", text);
 	int ret;
 
 	hlb_settings_defaults(st);

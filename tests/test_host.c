@@ -315,7 +315,7 @@ t_link(struct t_net *net, struct t_end a, struct t_end b)
 /* ---- switches ---- */
 
 static void
-t_cfg_port(struct sw_config *c, uint16_t sw)
+t_net_cfg_port(struct sw_config *c, uint16_t sw)
 {
 	uint16_t p = c->nb_ports++;
 	struct sw_port_config *pc = &c->ports[p];
@@ -382,7 +382,7 @@ t_net_leaf(struct t_net *net, const char *policy, uint64_t reconverge_ns)
 	c->seed = T_SW_SEED + sw;
 	c->reconverge_delay_ns = reconverge_ns;
 	for (p = 0; p < T_NB_LEAF_PORTS; p++)
-		t_cfg_port(c, sw);
+		t_net_cfg_port(c, sw);
 	t_cfg_group(c, "host", 0, 1);
 	t_cfg_group(c, "up", T_UPLINK0, T_NB_UPLINKS);
 	t_cfg_route(c, T_RANK_NET(sw), 0, sw);
@@ -581,7 +581,7 @@ t_all_done(const struct t_net *net)
  * then let the network settle: nothing queued, no output pending.
  */
 static void
-t_run(struct t_net *net, uint64_t limit)
+t_net_run(struct t_net *net, uint64_t limit)
 {
 	uint64_t end = T_START_NS + limit;
 	unsigned int settle;
@@ -750,7 +750,7 @@ START_TEST(test_b2b)
 			  _i % RTE_DIM(t_b2b_traffic) == 0 ? 4 : 8);
 	t_net_hosts(net);
 	t_link(net, t_host_end(0), t_host_end(1));
-	t_run(net, 20 * T_MS);
+	t_net_run(net, 20 * T_MS);
 	t_check_delivered(net, 0, &sum);
 	a = hs_host_stats(net->host[0]);
 	b = hs_host_stats(net->host[1]);
@@ -829,7 +829,7 @@ START_TEST(test_b2b_corrupt)
 	t_net_hosts(net);
 	t_link(net, t_host_end(0), t_host_end(1));
 	net->corrupt_nth = 100;
-	t_run(net, 20 * T_MS);
+	t_net_run(net, 20 * T_MS);
 	ck_assert_uint_gt(net->nb_data_to_hosts, 100);
 	t_check_delivered(net, 1, &sum);
 	/* Not acknowledged, so retransmitted: the bytes still all arrive. */
@@ -905,7 +905,7 @@ t_leaf_run(const char *sw_policy, const char *host_policy)
 	uint16_t s;
 
 	t_net_leaves(net, sw_policy, 100 * T_US);
-	t_run(net, 50 * T_MS);
+	t_net_run(net, 50 * T_MS);
 	t_check_delivered(net, 0, &sum);
 	ck_assert_uint_eq(sum.data_retx, 0);
 	printf("%s+%s: FCT %.0f us, slowdown %.3f\n", sw_policy, host_policy,
@@ -1045,7 +1045,7 @@ t_blackhole_run(const char *host_policy, uint64_t reconverge,
 						    SW_LINK_BLACKHOLE, 0,
 						    net->now), 0);
 	net->wake_ns = net->now + reconverge;
-	t_run(net, 100 * T_MS);
+	t_net_run(net, 100 * T_MS);
 	t_check_delivered(net, 0, &sum);
 	for (s = 0; s < net->nb_sw; s++) {
 		sw_engine_totals(net->sw[s], &t_tot[s]);
@@ -1487,7 +1487,7 @@ START_TEST(test_dep_before_start)
 	ck_assert_int_eq(hs_traffic_derive(t), 0);
 	t_net_hosts(net);
 	t_link(net, t_host_end(0), t_host_end(1));
-	t_run(net, 1 * T_MS);
+	t_net_run(net, 1 * T_MS);
 	t_check_delivered(net, 0, &sum);
 	memset(&r, 0, sizeof(r));
 	ck_assert(hs_host_flow_result(net->host[1], 0, &r));

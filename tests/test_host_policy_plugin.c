@@ -7,7 +7,7 @@
  * is plain ECMP and a wide cycle sprays.  It registers with
  * hlb_register() before any configuration is read (which refuses it
  * without a required member), keeps the contract every host policy keeps
- * (tests/hlb_conformance.h), parses its own [host.cycle] section through
+ * (tests/lib/hlb_conformance.h), parses its own [host.cycle] section through
  * ofan-fabric's loader, and runs a k = 4 fat tree's permutation as the
  * scheme "cycle" (ECMP switches, cycle at the hosts).  Nothing outside
  * this file knows it.
@@ -211,7 +211,7 @@ END_TEST
 
 /* Run the scheme "cycle" with override width ("host.cycle.width=N"). */
 static void
-t_run(const char *width, struct fab_run *r)
+t_host_policy_run(const char *width, struct fab_run *r)
 {
 	const char *ov[] = { "fabric.schemes=cycle", width };
 	struct fab_experiment x;
@@ -256,7 +256,7 @@ START_TEST(test_steers)
 	uint32_t f;
 
 	for (w = 0; w < RTE_DIM(widths); w++) {
-		t_run(widths[w], &r);
+		t_host_policy_run(widths[w], &r);
 		ck_assert_uint_eq(r.nb_completed, r.nb_flows);
 		/* Completed flows were acknowledged: acks > 0. */
 		for (f = 0, acks = 0; f < r.nb_flows; f++)

@@ -3,7 +3,7 @@
  * Unit tests of the switch load-balancing policies (switch/lb_*.c), in the
  * style of Open vSwitch's tests/test-multipath.c: no EAL, no packets, only
  * the metadata a policy sees.  Every policy first runs the contract any
- * policy keeps (tests/lb_conformance.h: a seeded run is reproducible, a
+ * policy keeps (tests/lib/lb_conformance.h: a seeded run is reproducible, a
  * dead member is never picked, LB_NONE exactly for dead groups, instances
  * are independent), with its defaults and, for ofan and flowlet, with
  * their knobs at other settings.  Then what users rely on from the
@@ -39,6 +39,7 @@
 #include "ofan_config.h"
 #include "ofan_rng.h"
 #include "registry_check.h"
+#include "t_helpers.h"
 #include "unit_suite.h"
 
 #define T_NB_GROUPS 4
@@ -176,68 +177,16 @@ h_level(struct harness *h, uint16_t gid, uint16_t member)
 	return h->level[h->grp[gid].port[member]];
 }
 
-/* dump() into a small key/value list, to read one counter back. */
-struct dump_kv {
-	unsigned int nb;
-	char key[16][32];
-	uint64_t value[16];
-};
-
-static void
-dump_emit(void *arg, const char *key, uint64_t value)
-{
-	struct dump_kv *kv = arg;
-
-	ck_assert_uint_lt(kv->nb, 16);
-	snprintf(kv->key[kv->nb], sizeof(kv->key[0]), "%s", key);
-	kv->value[kv->nb++] = value;
-}
-
 static uint64_t
 h_dump(struct harness *h, const char *key)
 {
-	struct dump_kv kv = { .nb = 0 };
-	unsigned int i;
+	struct t_dump d = { .nb = 0 };
 
 	ck_assert_ptr_nonnull(h->ops->dump);
-	h->ops->dump(h->state, dump_emit, &kv);
-	for (i = 0; i < kv.nb; i++)
-		if (strcmp(kv.key[i], key) == 0)
-			return kv.value[i];
-	ck_abort_msg("%s: dump has no key '%s'", h->ops->name, key);
-	return 0;
+	h->ops->dump(h->state, t_dump_emit, &d);
+	return t_dump_value(&d, h->ops->name, key);
 }
 
-/*
- * Bound on the relative standard deviation of N uniform throws over n
- * bins, exceeded with probability 1e-4: sqrt(q / N), q the chi-square
- * quantile for n - 1 degrees of freedom (Wilson-Hilferty, which errs on
- * the large side for few degrees of freedom).
- */
-static double
-rel_sd_bound(unsigned int n, unsigned int nb)
-{
-	const double z = 3.719;	/* standard normal 1 - 1e-4 quantile */
-	double k = n - 1;
-	double c = 1 - 2 / (9 * k) + z * sqrt(2 / (9 * k));
-
-	return sqrt(k * c * c * c / nb);
-}
-
-/* Relative standard deviation of counts[0..n-1]. */
-static double
-rel_sd(const uint64_t *counts, unsigned int n)
-{
-	double mean = 0, var = 0;
-	unsigned int i;
-
-	for (i = 0; i < n; i++)
-		mean += (double)counts[i];
-	mean /= n;
-	for (i = 0; i < n; i++)
-		var += ((double)counts[i] - mean) * ((double)counts[i] - mean);
-	return sqrt(var / n) / mean;
-}
 
 /* max - min of counts[m] over the live members m of grp. */
 static uint64_t
@@ -568,7 +517,7 @@ START_TEST(test_all_evenness)
 		ck_assert_uint_lt(m, n);
 		counts[m]++;
 	}
-	sd = rel_sd(counts, n);
+	sd = t_rel_sd(counts, n);
 	if (ops == lb_find("rr"))
 		/* One counter over one group: exact. */
 		bound = 1e-12;
@@ -576,7 +525,7 @@ START_TEST(test_all_evenness)
 		/* 32 streams, each within one packet per member. */
 		bound = 32.0 * n / nb;
 	else
-		bound = rel_sd_bound(n, nb);
+		bound = t_rel_sd_bound(n, nb);
 	fprintf(stderr, "evenness %-8s %6u %s over %u members: "
 		"rel sd %.5f (bound %.5f)\n", ops->name, nb,
 		per_flow ? "flows" : "packets", n, sd, bound);
@@ -1229,8 +1178,6 @@ START_TEST(test_rr_shared_counter)
 }
 END_TEST
 
-static struct ofan_cfg *cfg_from(const char *text);
-
 /*
  * [rr] permute = 5, htsim's RR: the shared counter goes back to 0 after
  * 5 rounds of the group and the order is shuffled, so within each 20
@@ -1246,7 +1193,7 @@ START_TEST(test_rr_permute)
 	unsigned int run, c, i, changes = 0;
 
 	for (run = 0; run < 2; run++) {
-		struct ofan_cfg *cfg = cfg_from("[rr]\npermute = 5\n");
+		struct ofan_cfg *cfg = t_cfg_from("test_lb", "[rr]\npermute = 5\n");
 		struct harness r;
 
 		h_params(&r, lb_find("rr"), T_SEED);
@@ -1288,7 +1235,7 @@ START_TEST(test_rr_permute)
 
 	/* Above the ToR each group has its own order, first as given. */
 	{
-		struct ofan_cfg *cfg = cfg_from("[rr]\npermute = 5\n");
+		struct ofan_cfg *cfg = t_cfg_from("test_lb", "[rr]\npermute = 5\n");
 		struct harness r;
 
 		h_params(&r, lb_find("rr"), T_SEED);
@@ -1319,7 +1266,7 @@ START_TEST(test_rr_ecmp_permute)
 	unsigned int k, i, fixed = 1;
 
 	for (k = 0; k < 3; k++) {
-		struct ofan_cfg *cfg = cfg_from(texts[k]);
+		struct ofan_cfg *cfg = t_cfg_from("test_lb", texts[k]);
 		struct harness r;
 
 		h_params(&r, lb_find(names[k]), T_SEED);
@@ -1431,10 +1378,10 @@ START_TEST(test_adaptive_ties)
 	tied[0] = counts[1];
 	tied[1] = counts[4];
 	tied[2] = counts[6];
-	sd = rel_sd(tied, 3);
+	sd = t_rel_sd(tied, 3);
 	fprintf(stderr, "adaptive: 3-way tie over 30000 picks: rel sd %.5f\n",
 		sd);
-	ck_assert_double_le(sd, rel_sd_bound(3, 30000));
+	ck_assert_double_le(sd, t_rel_sd_bound(3, 30000));
 	ck_assert_uint_eq(h_dump(&h, "ties"), 30000);
 	/* A unique minimum takes everything and breaks no tie. */
 	h.level[h.grp[0].port[4]] = 1;
@@ -1598,26 +1545,6 @@ END_TEST
 /* ---------------------------------------------------------------- */
 /* parse(): each policy reads and validates its own section. */
 
-/* Load text as a config file; NULL (and a failed test) on error. */
-static struct ofan_cfg *
-cfg_from(const char *text)
-{
-	char path[] = "/tmp/test_lb_XXXXXX";
-	char err[256];
-	struct ofan_cfg *cfg;
-	int fd = mkstemp(path);
-	FILE *f;
-
-	ck_assert_int_ge(fd, 0);
-	f = fdopen(fd, "w");
-	ck_assert_ptr_nonnull(f);
-	fputs(text, f);
-	fclose(f);
-	cfg = ofan_cfg_load(path, err, sizeof(err));
-	unlink(path);
-	ck_assert_msg(cfg != NULL, "load: %s", err);
-	return cfg;
-}
 
 /*
  * Run every registered parse() and the engine's [queue] levels over text;
@@ -1627,7 +1554,7 @@ static int
 parse_all(const char *text, struct lb_settings_table *st,
 	  struct lb_levels *lv, char *msg, size_t size)
 {
-	struct ofan_cfg *cfg = cfg_from(text);
+	struct ofan_cfg *cfg = t_cfg_from("test_lb", text);
 	int ret;
 
 	lb_settings_defaults(st);

@@ -4,7 +4,7 @@
  * ("Adding a policy") shows: "first" sends every packet to one live member
  * of its group, the member-th (modulo the live ones).  It registers with
  * lb_register() (which refuses it without a required member), keeps the
- * contract every policy keeps (tests/lb_conformance.h), parses its own
+ * contract every policy keeps (tests/lib/lb_conformance.h), parses its own
  * [first] section -- the fabric's loader reports its bad values and
  * unknown keys like anyone's -- and forwards a whole k = 4 fat tree's
  * permutation in ofan-fabric.  Nothing outside this file knows it.
@@ -151,7 +151,7 @@ END_TEST
 
 /* Run the scheme called scheme of "first, spray" with override member. */
 static void
-t_run(const char *member, const char *scheme, struct fab_run *r)
+t_policy_run(const char *member, const char *scheme, struct fab_run *r)
 {
 	const char *ov[] = { "fabric.schemes=first, spray", member };
 	struct fab_experiment x;
@@ -173,9 +173,9 @@ START_TEST(test_forwards)
 {
 	struct fab_run r0, r1, rs;
 
-	t_run("first.member=0", "first", &r0);
-	t_run("first.member=1", "first", &r1);
-	t_run("first.member=0", "spray", &rs);
+	t_policy_run("first.member=0", "first", &r0);
+	t_policy_run("first.member=1", "first", &r1);
+	t_policy_run("first.member=0", "spray", &rs);
 	ck_assert(r0.completed && r1.completed && rs.completed);
 	ck_assert_uint_eq(r0.nb_completed, r0.nb_flows);
 	ck_assert_uint_eq(r1.nb_completed, r1.nb_flows);
