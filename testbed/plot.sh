@@ -20,7 +20,9 @@
 #   sweep-DIM-METRIC.png      runs.csv, for each sweep_DIM column and METRIC
 #                             in q_max, max_slowdown, lost_pkts: METRIC
 #                             against DIM, one line per scheme, or per
-#                             scheme and value of the other sweep dimensions.
+#                             scheme and value of the other sweep dimensions;
+#                             with seeds, the mean and its 95 % confidence
+#                             interval (Student's t) as error bars.
 #
 # -COMBO is added when the CSV holds more than one combo (sweep combination).
 # A sweep value's x is its leading number (55us -> 55, 8/8/8 -> 8); when a
@@ -157,6 +159,17 @@ function load_schemes(  s, n) {
 		if (!(s in fixed_colour)) other[nsch] = ++nother
 	}
 	close(schemes)
+}
+# ci_half(sum, sumsq, n): half the 95 % confidence interval of a mean of
+# n values (Student t, as in the table), 0 for one value
+function ci_half(sum, sumsq, n,  mean, var, t) {
+	if (n < 2) return 0
+	mean = sum / n
+	var = (sumsq - n * mean * mean) / (n - 1)
+	if (var < 0) var = 0
+	split("12.706 4.303 3.182 2.776 2.571 2.447 2.365 2.306 2.262 2.228 2.201 2.179 2.160 2.145 2.131 2.120 2.110 2.101 2.093 2.086 2.080 2.074 2.069 2.064 2.060 2.056 2.052 2.048 2.045 2.042", tq, " ")
+	t = (n - 1) in tq ? tq[n - 1] : 1.96
+	return t * sqrt(var / n)
 }
 # combo_index(c): order of first appearance of combo c, cname[] its name
 function combo_index(c) {
@@ -554,7 +567,7 @@ sweep_data() {
 				for (m = 1; m <= nm; m++) if (metric[m] in col) series(d, metric[m])
 			}
 			if (dups)
-				print prog ": " FILENAME ": " dups " rows repeat a scheme and its sweep values (seeds); sweep plots show their mean" > "/dev/stderr"
+				print prog ": " FILENAME ": " dups " rows repeat a scheme and its sweep values (seeds); sweep plots show their mean and 95 % confidence interval" > "/dev/stderr"
 		}
 		# x_axis(d): xv[VALUE] = x of each value of dimension d, and its
 		# line of sweep.meta.  x is the leading number of the value, or
@@ -589,7 +602,7 @@ sweep_data() {
 		}
 		# series(d, m): the files and plot clauses of metric m against
 		# dimension d, a line per scheme and values of the others.
-		function series(d, m,  r, y, s, e, others, oi, oname, no, o, x, k, np, px, py, pn, n, i, j, t, file, dt, pt) {
+		function series(d, m,  r, y, s, e, others, oi, oname, no, o, x, k, np, px, py, pq, pn, n, i, j, t, file, dt, pt, kk, mean, half, bars) {
 			for (r = 1; r <= nr; r++) {
 				y = cell[r, col[m]]
 				if (!isnum(y)) continue
@@ -601,7 +614,7 @@ sweep_data() {
 				o = oi[others]; x = xv[cell[r, dim[d]]]
 				k = s SUBSEP o SUBSEP x
 				if (!(k in py)) px[s, o, ++np[s, o]] = x
-				py[k] += y; pn[k]++
+				py[k] += y; pq[k] += y * y; pn[k]++
 			}
 			for (s = 1; s <= nsch; s++) for (o = 1; o <= no; o++) {
 				if (!((s, o) in np)) continue
@@ -611,12 +624,20 @@ sweep_data() {
 						t = px[s, o, j]; px[s, o, j] = px[s, o, j - 1]; px[s, o, j - 1] = t
 					}
 				file = dir "/sweep-" d "-" m "-" s "-" o ".dat"
-				for (i = 1; i <= n; i++) print px[s, o, i], py[s, o, px[s, o, i]] / pn[s, o, px[s, o, i]] > file
+				bars = 0
+				for (i = 1; i <= n; i++) {
+					kk = s SUBSEP o SUBSEP px[s, o, i]
+					mean = py[kk] / pn[kk]
+					half = ci_half(py[kk], pq[kk], pn[kk])
+					if (pn[kk] > 1) bars = 1
+					print px[s, o, i], mean, mean - half, mean + half > file
+				}
 				close(file)
 				dt = no > 1 ? (o - 1) % 5 + 1 : 1
 				pt = no > 1 ? substr("7 5 9 11 13 1 2 3 4 6 8 10 12 14", 1 + 2 * ((o - 1) % 5), 2) + 0 : 7
 				t = sname[s] (oname[o] == "" ? "" : " " oname[o])
-				print d "/" m, gq(file) " using 1:2 with linespoints lw 2 ps 1.2 lc " lc(s) " dt " dt " pt " pt " title " gq(t) > (dir "/sweep.list")
+				# With seeds: the mean and its 95 % confidence interval.
+				print d "/" m, gq(file) (bars ? " using 1:2:3:4 with yerrorlines" : " using 1:2 with linespoints") " lw 2 ps 1.2 lc " lc(s) " dt " dt " pt " pt " title " gq(t) > (dir "/sweep.list")
 			}
 		}
 	' "$out/runs.csv"

@@ -11,7 +11,9 @@
 #     colour (for SWITCH+HOST schemes) is one of them;
 #   - in a real run's plots each scheme's line carries its colour in every
 #     plot, a SWITCH+HOST scheme a reserve colour;
-#   - a slowdown CDF on a log axis has tics a reader can name.
+#   - a slowdown CDF on a log axis has tics a reader can name;
+#   - with seeds, sweep plots show the mean with its 95 % confidence
+#     interval as error bars (and without seeds, none).
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -99,5 +101,24 @@ mkdir "$TMP/tail"
 OFAN_PLOT_GP=$TMP/gp "$PLOT" "$TMP/tail" >/dev/null 2>&1 || true
 expect_file_has "log CDF: named tics" "$TMP/gp/fct-cdf.gp" \
 	'set xtics ("1" 1, "1.2" 1.2, "1.5" 1.5, "2" 2, "3" 3, "5" 5, "10" 10, "15" 15, "20" 20, "30" 30)'
+
+echo "-- error bars with seeds"
+rc=0
+"$BUILD/fabric/ofan-fabric" --config "$SRC/configs/experiments/failure-blackhole.ini" \
+	fabric.k=4 traffic.size=64KiB fabric.schemes=ecmp,ofan failure.hole.link=agg0-core0 \
+	--seeds 2 --no-plot --quiet --out "$TMP/seeds" >/dev/null 2>&1 || rc=$?
+expect_eq "seeds run: exit status" "$rc" 0
+rm -f "$TMP"/gp/*.gp
+OFAN_PLOT_GP=$TMP/gp "$PLOT" "$TMP/seeds" >/dev/null 2>&1 || true
+n=$(cat "$TMP"/gp/sweep-*.gp 2>/dev/null | grep -c "using 1:2:3:4 with yerrorlines" || true)
+if [ "$n" -gt 0 ]; then
+	pass "sweep plots: $n lines with error bars"
+else
+	fail "sweep plots: no error bars with two seeds"
+fi
+rm -f "$TMP"/gp/*.gp
+OFAN_PLOT_GP=$TMP/gp "$PLOT" "$TMP/run" >/dev/null 2>&1 || true
+expect_eq "one seed: no error bars" \
+	"$(cat "$TMP"/gp/*.gp | grep -c yerrorlines || true)" 0
 
 ofan_finish
