@@ -16,7 +16,8 @@
 #   queue-layers[-COMBO].png  runs.csv: maximum queue per layer (the q_*
 #                             columns but q_max), one bar per scheme.
 #   queue-time[-COMBO].png    queue-time.csv: maximum queue over every port
-#                             (layer "all") per time window, per scheme.
+#                             (layer "all") per time window, per scheme; each
+#                             failure of summary.json a dashed line.
 #   sweep-DIM-METRIC.png      runs.csv, for each sweep_DIM column and METRIC
 #                             in q_max, max_slowdown, lost_pkts: METRIC
 #                             against DIM, one line per scheme, or per
@@ -224,7 +225,7 @@ label_combos() {
 		}
 		nd && !seen[$col["combo"]]++ {
 			l = ""
-			for (d = 1; d <= nd; d++) l = l (d > 1 ? ", " : "") name[d] "=" $dim[d]
+			for (d = 1; d <= nd; d++) l = l (d > 1 ? ", " : "") name[d] " " $dim[d]
 			print $col["combo"], l
 		}
 	' "$out/runs.csv" >"$tmp/combos"
@@ -454,7 +455,7 @@ ql_settings() {
 	printf '%s\n' \
 		"set title $(gp_quote "Maximum egress queue per layer$(combo_title "$1")")" \
 		"set xlabel 'queue layer (switch egress)'" \
-		"set ylabel \"maximum queue (full frames' worth of bytes)\"" \
+		"set ylabel $(gp_quote "maximum queue ($qunit)")" \
 		'set style data histograms' 'set style histogram clustered gap 1' \
 		'set style fill solid 0.8 border -1' 'set yrange [0:*]' \
 		'set grid noxtics'
@@ -518,8 +519,32 @@ qt_settings() {
 	printf '%s\n' \
 		"set title $(gp_quote "Maximum egress queue over every switch port, per time window$(combo_title "$1")")" \
 		"set xlabel $(gp_quote "time ($us, start of the window)")" \
-		"set ylabel \"maximum queue (full frames' worth of bytes)\"" \
+		"set ylabel $(gp_quote "maximum queue ($qunit)")" \
 		'set yrange [0:*]' 'set offsets 0, 0, graph 0.05, 0'
+	failure_marks
+}
+
+# failure_marks: a dashed line at each failure of summary.json's
+# fabric.failures (its time since the traffic started), labelled with its
+# mode and link; "no failure" said in the key's title when there is none.
+failure_marks() {
+	[ -f "$out/summary.json" ] || return 0
+	# shellcheck disable=SC2016  # awk code, not shell
+	awk -v q="'" '
+		function gq(s) { gsub(q, q q, s); return q s q }
+		/"failures": \[/ { inf = 1; next }
+		inf && /^ *\]/ { exit }
+		inf && /"link":/ { v = $0; sub(/.*"link": *"/, "", v); sub(/".*/, "", v); link = v }
+		inf && /"mode":/ { v = $0; sub(/.*"mode": *"/, "", v); sub(/".*/, "", v); mode = v }
+		inf && /"at_us":/ { v = $0; sub(/.*"at_us": */, "", v); sub(/[^0-9.].*/, "", v); at = v }
+		inf && /^ *\}/ && at != "" {
+			n++
+			printf "set arrow %d from %s, graph 0 to %s, graph 1 nohead dt 2 lw 1.5 lc rgb \"#555555\" back\n", n, at, at
+			printf "set label %d %s at %s, graph 0.97 left offset 0.4, 0 textcolor rgb \"#555555\"\n", n, gq(mode " " link), at
+			at = ""
+		}
+		END { if (n == 0) print "set key title \"no failure\"" }
+	' "$out/summary.json"
 }
 
 qt_png() {
@@ -609,7 +634,7 @@ sweep_data() {
 				s = sidx[cell[r, col["scheme"]]]
 				others = ""
 				for (e = 1; e <= nd; e++)
-					if (e != d) others = others (others == "" ? "" : " ") dname[e] "=" cell[r, dim[e]]
+					if (e != d) others = others (others == "" ? "" : ", ") dname[e] " " cell[r, dim[e]]
 				if (!(others in oi)) { oi[others] = ++no; oname[no] = others }
 				o = oi[others]; x = xv[cell[r, dim[d]]]
 				k = s SUBSEP o SUBSEP x
@@ -635,7 +660,7 @@ sweep_data() {
 				close(file)
 				dt = no > 1 ? (o - 1) % 5 + 1 : 1
 				pt = no > 1 ? substr("7 5 9 11 13 1 2 3 4 6 8 10 12 14", 1 + 2 * ((o - 1) % 5), 2) + 0 : 7
-				t = sname[s] (oname[o] == "" ? "" : " " oname[o])
+				t = sname[s] (oname[o] == "" ? "" : ", " oname[o])
 				# With seeds: the mean and its 95 % confidence interval.
 				print d "/" m, gq(file) (bars ? " using 1:2:3:4 with yerrorlines" : " using 1:2 with linespoints") " lw 2 ps 1.2 lc " lc(s) " dt " dt " pt " pt " title " gq(t) > (dir "/sweep.list")
 			}
@@ -657,7 +682,7 @@ sweep_settings() {
 	order=
 	[ "$(sweep_meta "$1" 6)" != 1 ] || order=" (values in sweep order)"
 	case $metric in
-	q_max) what='Maximum egress queue' ylabel='maximum queue over every switch port (packets)' ;;
+	q_max) what='Maximum egress queue' ylabel="maximum queue over every switch port ($qunit)" ;;
 	max_slowdown) what='Maximum flow slowdown' ylabel='maximum flow slowdown (FCT / ideal FCT)' ;;
 	lost_pkts) what='Packets lost' ylabel='packets dropped in the fabric (data and ACKs)' ;;
 	collective_x) what='Collective completion time / ideal' ylabel='collective time / ideal (critical path of ideal flows)' ;;
@@ -694,6 +719,21 @@ plot_sweeps() {
 	plot_groups "$tmp/sweep.list" sweep
 }
 
+# queue_unit: $qunit, the unit every queue axis is in, as the table says
+# it: full frames of summary.json's full_frame_bytes when every run has
+# the same, else full frames' worth of bytes.
+queue_unit() {
+	local sizes=
+	[ ! -f "$out/summary.json" ] ||
+		sizes=$(sed -n 's/.*"full_frame_bytes": *\([0-9]*\).*/\1/p' \
+			"$out/summary.json" | sort -u)
+	if [ -n "$sizes" ] && [ "$(echo "$sizes" | wc -l)" = 1 ]; then
+		qunit="full $sizes-byte frames' worth of bytes"
+	else
+		qunit="full frames' worth of bytes"
+	fi
+}
+
 main() {
 	[ $# -eq 1 ] || usage
 	case $1 in
@@ -722,6 +762,7 @@ main() {
 	trap 'exit 130' INT
 	trap 'exit 143' TERM
 	failed=0
+	queue_unit
 	list_schemes
 	label_combos
 	plot_fct_cdf

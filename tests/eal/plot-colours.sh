@@ -12,6 +12,8 @@
 #   - in a real run's plots each scheme's line carries its colour in every
 #     plot, a SWITCH+HOST scheme a reserve colour;
 #   - a slowdown CDF on a log axis has tics a reader can name;
+#   - queue axes name the run's full frame; a failure is a dashed line on
+#     the queue-time plot, and a run without one says so;
 #   - with seeds, sweep plots show the mean with its 95 % confidence
 #     interval as error bars (and without seeds, none).
 set -euo pipefail
@@ -102,6 +104,11 @@ OFAN_PLOT_GP=$TMP/gp "$PLOT" "$TMP/tail" >/dev/null 2>&1 || true
 expect_file_has "log CDF: named tics" "$TMP/gp/fct-cdf.gp" \
 	'set xtics ("1" 1, "1.2" 1.2, "1.5" 1.5, "2" 2, "3" 3, "5" 5, "10" 10, "15" 15, "20" 20, "30" 30)'
 
+echo "-- queues in one unit, failures marked"
+expect_file_has "queue axis: the run's full frame" "$TMP/gp/queue-time.gp" \
+	"set ylabel 'maximum queue (full $(sed -n 's/.*"full_frame_bytes": *\([0-9]*\).*/\1/p' "$TMP/run/summary.json" | head -1)-byte frames'' worth of bytes)'"
+expect_file_has "no failure: said" "$TMP/gp/queue-time.gp" 'set key title "no failure"'
+
 echo "-- error bars with seeds"
 rc=0
 "$BUILD/fabric/ofan-fabric" --config "$SRC/configs/experiments/failure-blackhole.ini" \
@@ -111,6 +118,10 @@ expect_eq "seeds run: exit status" "$rc" 0
 rm -f "$TMP"/gp/*.gp
 OFAN_PLOT_GP=$TMP/gp "$PLOT" "$TMP/seeds" >/dev/null 2>&1 || true
 n=$(cat "$TMP"/gp/sweep-*.gp 2>/dev/null | grep -c "using 1:2:3:4 with yerrorlines" || true)
+expect_file_has "a failure: a dashed line at 50 us" "$TMP/gp/queue-time-0.gp" \
+	"set arrow 1 from 50, graph 0 to 50, graph 1 nohead dt 2"
+expect_file_has "a failure: labelled" "$TMP/gp/queue-time-0.gp" \
+	"set label 1 'blackhole agg0-core0' at 50, graph 0.97"
 if [ "$n" -gt 0 ]; then
 	pass "sweep plots: $n lines with error bars"
 else
