@@ -220,8 +220,9 @@ struct fab_out *fab_out_open(const char *dir, const struct fab_experiment *x,
  * command, shell-quoted), DIR/config.ini (the experiment as run,
  * fab_experiment_write_resolved()) and DIR/run.json (the version, the
  * directory, the command, its overrides and the run's identity), at once;
- * summary.json, which stays the same for any thread or rank count, does
- * not hold them.  0, or -errno with a message in err.
+ * summary.json, which stays the same for any thread or rank count, gets
+ * the overrides but [fabric] threads.  id must outlive o.  0, or -errno
+ * with a message in err.
  */
 int fab_out_describe(struct fab_out *o, int argc, char *const *argv,
 		     const struct fab_run_id *id, char *err,

@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -43,6 +44,7 @@ struct fab_out {
 	char dir[512];
 	const struct fab_experiment *x;
 	char cwd[1024];		/* fab_out_describe()'s */
+	const struct fab_run_id *id;	/* fab_out_describe()'s, or NULL */
 	FILE *flows, *queues, *qtime;
 	uint32_t nb_runs, cap_runs;
 	struct fab_out_run *runs;
@@ -93,6 +95,7 @@ fab_out_describe(struct fab_out *o, int argc, char *const *argv,
 	FILE *f;
 	int i, rc;
 
+	o->id = id;
 	if (getcwd(o->cwd, sizeof(o->cwd)) == NULL)
 		o->cwd[0] = '\0';
 	f = fab_out_file(o, "command.txt", err, err_size);
@@ -503,6 +506,23 @@ fab_out_json_run(struct ofan_json *j, const struct fab_out_run *or)
 	ofan_json_obj_end(j);
 }
 
+/* Whether override ov sets [fabric] threads ("fabric.threads=2"). */
+static bool
+fab_out_is_threads(const char *ov)
+{
+	static const char key[] = "fabric.threads";
+	size_t n = sizeof(key) - 1;
+
+	while (*ov == ' ' || *ov == '\t')
+		ov++;
+	if (strncasecmp(ov, key, n) != 0)
+		return false;
+	ov += n;
+	while (*ov == ' ' || *ov == '\t')
+		ov++;
+	return *ov == '=';
+}
+
 static int
 fab_out_summary(const struct fab_out *o, const struct fab_agg *g,
 		uint32_t nb_agg)
@@ -524,6 +544,18 @@ fab_out_summary(const struct fab_out *o, const struct fab_agg *g,
 	ofan_json_str(&j, "config", o->x->path);
 	ofan_json_u64(&j, "seed", p0->seed);
 	ofan_json_u64(&j, "seeds", p0->seeds);
+	if (o->id != NULL) {
+		/*
+		 * The command line's overrides, added sections included, in
+		 * order; but [fabric] threads, which changes no result (the
+		 * file stays the same for any thread or rank count).
+		 */
+		ofan_json_arr_begin(&j, "overrides");
+		for (d = 0; d < o->id->nb_overrides; d++)
+			if (!fab_out_is_threads(o->id->overrides[d]))
+				ofan_json_str(&j, NULL, o->id->overrides[d]);
+		ofan_json_arr_end(&j);
+	}
 	ofan_json_obj_begin(&j, "fabric");
 	ofan_json_str(&j, "topology", fab_topology_names[p0->topo]);
 	if (p0->topo == FAB_TOPO_FATTREE)

@@ -183,6 +183,9 @@ expect_file_has "config.ini: a key from the file" "$TMP/desc/config.ini" \
 expect_eq "run.json: overrides" \
 	"$(python3 -c 'import json,sys; print(" ".join(json.load(open(sys.argv[1]))["overrides"]))' "$TMP/desc/run.json")" \
 	"fabric.k=4 traffic.size=128KiB fabric.schemes=ofan failure.hole.link=agg0-core0"
+expect_eq "summary.json: overrides" \
+	"$(python3 -c 'import json,sys; print(" ".join(json.load(open(sys.argv[1]))["overrides"]))' "$TMP/desc/summary.json")" \
+	"fabric.k=4 traffic.size=128KiB fabric.schemes=ofan failure.hole.link=agg0-core0"
 expect_eq "summary.json: the failure" \
 	"$(python3 -c 'import json,sys; f=json.load(open(sys.argv[1]))["fabric"]["failures"][0]; print(f["link"], f["mode"], f["at_us"])' "$TMP/desc/summary.json")" \
 	"agg0-core0 blackhole 50"
