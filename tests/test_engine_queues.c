@@ -1,0 +1,888 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * test_engine: egress queues (limits, ECN, statistics, trimming victims,
+ * the frame model), shaping, PFC and stalled or lossy ports.
+ * (fixtures and helpers: engine_t.h, test_engine.c).
+ */
+#include "engine_t.h"
+
+/* ==== 6. egress queue: limits, ECN, statistics ==== */
+
+/* Input n data frames of size bytes to leaf 1 on port 0 at now. */
+void
+t_send_sized(struct t_switch *s, unsigned int n, uint32_t size,
+	     uint32_t first_psn, uint64_t now)
+{
+	struct rte_mbuf *pkts[SW_MAX_BURST];
+	unsigned int i;
+
+	ck_assert_uint_le(n, SW_MAX_BURST);
+	for (i = 0; i < n; i++)
+		pkts[i] = t_sized(T_LEAF_NET(1) | 1, first_psn + i,
+				  OFAN_ECN_NOT_ECT, size);
+	sw_worker_input(s->w, 0, pkts, (uint16_t)n, now);
+}
+
+/* Visitor: the PSNs leave in order, starting at *arg. */
+void
+t_in_order(void *arg, uint16_t port, struct rte_mbuf *m)
+{
+	uint32_t *next = arg;
+	struct ofan_pkt_info info;
+
+	t_parse(m, &info);
+	ck_assert_uint_eq(info.psn, *next);
+	(*next)++;
+}
+
+START_TEST(test_queue_packets)
+{
+	struct sw_config *c = t_cfg_line();
+	struct sw_totals t;
+	struct t_switch s;
+	uint32_t next = 0;
+	unsigned int before;
+
+	c->ports[T_LINE_OUT].queue.capacity_pkts = 8;
+	t_start(&s, c);
+	before = t_pool_used();
+	t_send_sized(&s, 20, 200, 0, 0);
+	sw_engine_totals(s.eng, &t);
+	ck_assert_uint_eq(t.queue_len[T_LINE_OUT], 8);
+	ck_assert_uint_eq(t.drops[OFAN_DROP_QUEUE_FULL], 12);
+	ck_assert_uint_eq(t.queue[T_LINE_OUT].drop_pkts, 12);
+	ck_assert_uint_eq(t.queue[T_LINE_OUT].drop_bytes, 12 * 200);
+	ck_assert_uint_eq(t.queue[T_LINE_OUT].enq_pkts, 8);
+	ck_assert_uint_eq(t.queue[T_LINE_OUT].max_pkts, 8);
+	ck_assert_uint_eq(t.port[T_LINE_OUT].egress_drops, 12);
+	ck_assert_uint_eq(t.port[0].drops, 12);
+	ck_assert_uint_eq(t_pool_used(), before + 8);
+	/* Tail drop: the first eight stay, in order. */
+	ck_assert_uint_eq(t_drain(s.w, T_LINE_OUT, 0, t_in_order, &next), 8);
+	ck_assert_uint_eq(t_pool_used(), before);
+	/* Drained, it takes eight again. */
+	t_send_sized(&s, 9, 200, 100, T_US);
+	next = 100;
+	ck_assert_uint_eq(t_drain(s.w, T_LINE_OUT, T_US, t_in_order, &next), 8);
+	sw_engine_totals(s.eng, &t);
+	ck_assert_uint_eq(t.drops[OFAN_DROP_QUEUE_FULL], 13);
+	ck_assert_uint_eq(t.queue[T_LINE_OUT].deq_pkts, 16);
+	ck_assert_uint_eq(t.port[T_LINE_OUT].tx_pkts, 16);
+	t_stop(&s);
+}
+END_TEST
+
+START_TEST(test_queue_bytes)
+{
+	struct sw_config *c = t_cfg_line();
+	struct rte_mbuf *pkts[1];
+	struct sw_totals t;
+	struct t_switch s;
+
+	c->ports[T_LINE_OUT].queue.capacity_bytes = 5000;
+	t_start(&s, c);
+	/* 5 x 1000 bytes fill it exactly; the sixth does not fit. */
+	t_send_sized(&s, 8, 1000, 0, 0);
+	sw_engine_totals(s.eng, &t);
+	ck_assert_uint_eq(t.queue_len[T_LINE_OUT], 5);
+	ck_assert_uint_eq(t.queue[T_LINE_OUT].max_bytes, 5000);
+	ck_assert_uint_eq(t.queue[T_LINE_OUT].drop_pkts, 3);
+	ck_assert_uint_eq(t.queue[T_LINE_OUT].drop_bytes, 3000);
+	/* Not even 100 bytes more. */
+	t_send_sized(&s, 1, 100, 8, 0);
+	sw_engine_totals(s.eng, &t);
+	ck_assert_uint_eq(t.drops[OFAN_DROP_QUEUE_FULL], 4);
+	/* One leaves: 1000 bytes fit again, 1001 would not. */
+	ck_assert_uint_eq(sw_worker_tx_peek(s.w, T_LINE_OUT, 0, pkts, 1), 1);
+	sw_worker_tx_commit(s.w, T_LINE_OUT, 0, pkts, 1, 1);
+	rte_pktmbuf_free(pkts[0]);
+	t_send_sized(&s, 1, 1001, 9, 0);
+	t_send_sized(&s, 1, 1000, 10, 0);
+	sw_engine_totals(s.eng, &t);
+	ck_assert_uint_eq(t.drops[OFAN_DROP_QUEUE_FULL], 5);
+	ck_assert_uint_eq(t.queue_len[T_LINE_OUT], 5);
+	ck_assert_uint_eq(t.queue[T_LINE_OUT].max_bytes, 5000);
+	t_stop(&s);
+}
+END_TEST
+
+struct t_ecn_check {
+	uint32_t nb;
+	uint32_t nb_ce;
+};
+
+/*
+ * Visitor of test_queue_ecn: packet i arrived to i * 1000 queued bytes.
+ * kmin = 4000, kmax = 8000: no mark at or below 4000 bytes (i <= 4), a
+ * certain mark above 8000 (i >= 9), Not-ECT (odd i) never.
+ */
+static void
+t_ecn_out(void *arg, uint16_t port, struct rte_mbuf *m)
+{
+	struct t_ecn_check *chk = arg;
+	struct ofan_pkt_info info;
+	uint8_t ecn, dscp;
+
+	t_parse(m, &info);	/* the checksum must still verify */
+	ecn = info.tos & OFAN_ECN_MASK;
+	dscp = info.tos >> 2;
+	ck_assert_uint_eq(dscp, 10);
+	if (info.psn % 2 == 1)
+		ck_assert_msg(ecn == OFAN_ECN_NOT_ECT,
+			      "Not-ECT packet %u was marked", info.psn);
+	else if (info.psn <= 4)
+		ck_assert_msg(ecn == OFAN_ECN_ECT0,
+			      "packet %u marked at or below kmin", info.psn);
+	else if (info.psn >= 9)
+		ck_assert_msg(ecn == OFAN_ECN_CE,
+			      "packet %u not marked above kmax", info.psn);
+	chk->nb++;
+	chk->nb_ce += ecn == OFAN_ECN_CE;
+}
+
+/* The division-free histogram bin is exactly len * bins / capacity. */
+START_TEST(test_queue_hist_bin)
+{
+	static const uint32_t caps[] = { 1, 3, 40, 1000, 65535, 1u << 20 };
+	struct sw_queue_config qc;
+	struct sw_queue q;
+	unsigned int i;
+	uint32_t len;
+
+	sw_queue_config_defaults(&qc);
+	for (i = 0; i < RTE_DIM(caps); i++) {
+		qc.capacity_pkts = caps[i];
+		ck_assert_int_eq(sw_queue_init(&q, &qc, 32, SOCKET_ID_ANY), 0);
+		for (len = 0; len < caps[i]; len++)
+			ck_assert_uint_eq(sw_queue_hist_bin(&q, len),
+				(uint64_t)len * SW_QUEUE_HIST_BINS / caps[i]);
+		ck_assert_uint_eq(sw_queue_fini(&q), 0);
+	}
+}
+END_TEST
+
+/*
+ * htsim's CompositeQueue rule with ACKs in the data queue (trim_either,
+ * ctrl_acks = no): on overflow a coin picks the arriving frame or the
+ * newest queued one.  A data frame arriving at 3 data frames and an ACK
+ * (the newest): either it is trimmed (the control queue holds it), or
+ * the ACK is dropped -- an ACK cannot be trimmed -- and the data frame
+ * takes its place past the byte bound.  An ACK arriving at a full queue:
+ * dropped, or the newest data frame is trimmed and the ACK queued.
+ * Every seed gives one of exactly these outcomes, and both appear.
+ */
+START_TEST(test_trim_victim_ack)
+{
+	const uint32_t full = 1514;
+	struct rte_mbuf *ret, *m;
+	struct sw_queue_config qc;
+	struct ofan_pkt_spec sp;
+	unsigned int seen = 0, seed, i;
+	struct sw_queue q;
+	struct ofan_rng rng;
+	enum sw_enq_result r;
+
+	sw_queue_config_defaults(&qc);
+	qc.enabled = true;
+	qc.ecn = false;
+	qc.trim = SW_TRIM_FULL;
+	qc.trim_either = true;
+	qc.ctrl_acks = false;
+	qc.capacity_pkts = 100;
+	t_spec(&sp, 0, T_HOST_IP(0), T_LEAF_NET(1) | 1, 4000, 1);
+	for (seed = 1; seed <= 64; seed++) {
+		bool ack_arrives = seed % 2 == 0;
+
+		/* 3 data + an ACK fit; 4 data do not; with the ACK
+		 * arriving, 4 data fit and the ACK does not. */
+		qc.capacity_bytes = ack_arrives ? 4 * full + 40 :
+			3 * full + OFAN_ACK_FRAME_SIZE + 100;
+		ck_assert_int_eq(sw_queue_init(&q, &qc, 32, SOCKET_ID_ANY), 0);
+		ofan_rng_seed(&rng, seed, 0);
+		for (i = 0; i < (ack_arrives ? 4u : 3u); i++)
+			ck_assert_int_eq(sw_queue_enqueue_ctl(&q,
+				t_sized(T_LEAF_NET(1) | 1, i, 0, full),
+				OFAN_KIND_DATA, OFAN_ETH_HDR_SIZE, false, &rng,
+				&ret), SW_ENQ_QUEUED);
+		if (!ack_arrives) {
+			ck_assert_int_eq(sw_queue_enqueue_ctl(&q,
+				t_pkt(&sp, LB_KIND_ACK), OFAN_KIND_ACK,
+				OFAN_ETH_HDR_SIZE, false, &rng, &ret),
+				SW_ENQ_QUEUED);
+			m = t_sized(T_LEAF_NET(1) | 1, 9, 0, full);
+			r = sw_queue_enqueue_ctl(&q, m, OFAN_KIND_DATA,
+						 OFAN_ETH_HDR_SIZE, false, &rng,
+						 &ret);
+		} else {
+			m = t_pkt(&sp, LB_KIND_ACK);
+			r = sw_queue_enqueue_ctl(&q, m, OFAN_KIND_ACK,
+						 OFAN_ETH_HDR_SIZE, false, &rng,
+						 &ret);
+		}
+		ck_assert_uint_eq(sw_queue_data_len(&q), 4);
+		if (r == SW_ENQ_QUEUED) {
+			/* Data: the arriving frame trimmed; ACK: the newest
+			 * data frame trimmed, the ACK in its place. */
+			ck_assert_uint_eq(q.st.trimmed_pkts, 1);
+			ck_assert_uint_eq(q.ctrl.tail - q.ctrl.head, 1);
+			ck_assert_uint_eq(q.st.drop_pkts, 0);
+			ck_assert_uint_le(q.bytes, q.cap_bytes);
+			seen |= ack_arrives ? 1 : 2;
+		} else {
+			ck_assert_int_eq(r, SW_ENQ_DROPPED);
+			ck_assert_uint_eq(q.st.trimmed_pkts, 0);
+			ck_assert_uint_eq(q.st.drop_pkts, 1);
+			ck_assert_uint_eq(ret->pkt_len, OFAN_ACK_FRAME_SIZE);
+			if (ack_arrives) {
+				ck_assert_ptr_eq(ret, m);
+				seen |= 4;
+			} else {
+				/* The queued ACK went; 4 data frames stay. */
+				ck_assert_ptr_ne(ret, m);
+				ck_assert_uint_eq(q.bytes, 4 * full);
+				ck_assert_uint_gt(q.bytes, q.cap_bytes);
+				seen |= 8;
+			}
+			rte_pktmbuf_free(ret);
+		}
+		ck_assert_uint_eq(sw_queue_fini(&q), 4 + (r == SW_ENQ_QUEUED));
+	}
+	ck_assert_uint_eq(seen, 15);
+}
+END_TEST
+
+/*
+ * The frame model of a queue (ofan_frame.h): under explicit sizes (full
+ * 1514-byte data frames count 1460 bytes, 78-byte ACKs 82) a queue
+ * counts, caps, marks and shapes each frame at its model size: a data
+ * frame as much under 1460 as it is shorter than 1514, an ACK 82, any
+ * other frame its bytes and 24; with the Ethernet model, the same frames
+ * count their bytes.  A byte cap of 1460 + 82 + 946 then holds a full
+ * frame, an ACK and a 1000-byte frame, and drops a 60-byte one (6).
+ */
+START_TEST(test_queue_frame_model)
+{
+	struct sw_config *c = t_cfg_line();
+	struct sw_queue_config *q = &c->ports[T_LINE_OUT].queue;
+	struct ofan_pkt_spec sp;
+	struct rte_mbuf *pkts[4];
+	struct sw_totals t;
+	struct t_switch s;
+
+	ck_assert_int_eq(ofan_frame_model_sizes(&q->frame, 1514, 1460,
+						OFAN_ACK_FRAME_SIZE, 82), 0);
+	ck_assert_int_eq(q->frame.adjust[OFAN_KIND_DATA], -54);
+	ck_assert_int_eq(q->frame.adjust[OFAN_KIND_ACK], 4);
+	ck_assert_int_eq(q->frame.adjust[OFAN_KIND_OTHER], 24);
+	ck_assert_uint_eq(q->frame.overhead, 0);
+	q->capacity_pkts = 100;
+	q->capacity_bytes = 1460 + 82 + 946;
+	q->ecn = false;
+	t_start(&s, c);
+	pkts[0] = t_sized(T_LEAF_NET(1) | 1, 0, 0, 1514);
+	t_spec(&sp, 0, T_HOST_IP(0), T_LEAF_NET(1) | 1, 4000, 1);
+	pkts[1] = t_pkt(&sp, LB_KIND_ACK);
+	ck_assert_uint_eq(pkts[1]->pkt_len, OFAN_ACK_FRAME_SIZE);
+	pkts[2] = t_sized(T_LEAF_NET(1) | 1, 2, 0, 1000);
+	pkts[3] = t_sized(T_LEAF_NET(1) | 1, 3, 0, 60);
+	sw_worker_input(s.w, 0, pkts, 4, 0);
+	sw_engine_totals(s.eng, &t);
+	ck_assert_uint_eq(t.queue[T_LINE_OUT].max_pkts, 3);
+	ck_assert_uint_eq(t.queue[T_LINE_OUT].max_bytes, 1460 + 82 + 946);
+	ck_assert_uint_eq(t.queue[T_LINE_OUT].drop_pkts, 1);
+	ck_assert_uint_eq(t.queue[T_LINE_OUT].drop_bytes, 6);
+	ck_assert_uint_eq(t_drain(s.w, T_LINE_OUT, 0, NULL, NULL), 3);
+	t_stop(&s);
+
+	/* Ethernet: the same frames count their bytes. */
+	c = t_cfg_line();
+	q = &c->ports[T_LINE_OUT].queue;
+	q->capacity_pkts = 100;
+	q->ecn = false;
+	t_start(&s, c);
+	pkts[0] = t_sized(T_LEAF_NET(1) | 1, 0, 0, 1514);
+	pkts[1] = t_pkt(&sp, LB_KIND_ACK);
+	sw_worker_input(s.w, 0, pkts, 2, 0);
+	sw_engine_totals(s.eng, &t);
+	ck_assert_uint_eq(t.queue[T_LINE_OUT].max_bytes,
+			  1514 + OFAN_ACK_FRAME_SIZE);
+	ck_assert_uint_eq(t_drain(s.w, T_LINE_OUT, 0, NULL, NULL), 2);
+	t_stop(&s);
+}
+END_TEST
+
+START_TEST(test_queue_ecn)
+{
+	struct sw_config *c = t_cfg_line();
+	struct sw_queue_config *q = &c->ports[T_LINE_OUT].queue;
+	struct rte_mbuf *pkts[30];
+	struct t_ecn_check chk = { 0, 0 };
+	unsigned int hist[SW_QUEUE_HIST_BINS] = { 0 };
+	struct sw_totals t;
+	struct t_switch s;
+	unsigned int i, b;
+
+	q->capacity_pkts = 40;
+	q->ecn_kmin_bytes = 4000;
+	q->ecn_kmax_bytes = 8000;
+	/* Low, so that the ramp alone would not mark everything above kmax. */
+	q->ecn_pmax = 0.1;
+	t_start(&s, c);
+	/* Alternately ECT(0) and Not-ECT, DSCP 10, into an undrained queue. */
+	for (i = 0; i < RTE_DIM(pkts); i++)
+		pkts[i] = t_sized(T_LEAF_NET(1) | 1, i, 10 << 2 |
+				  (i % 2 ? OFAN_ECN_NOT_ECT : OFAN_ECN_ECT0),
+				  1000);
+	sw_worker_input(s.w, 0, pkts, RTE_DIM(pkts), 0);
+	sw_engine_totals(s.eng, &t);
+	ck_assert_uint_eq(t.queue[T_LINE_OUT].max_pkts, 30);
+	ck_assert_uint_eq(t.queue[T_LINE_OUT].max_bytes, 30000);
+	/*
+	 * Bin b counts arrivals that found an occupancy in [b/16, (b+1)/16)
+	 * of the capacity; these found 0 .. 29 packets of 40.
+	 */
+	for (i = 0; i < RTE_DIM(pkts); i++)
+		hist[i * SW_QUEUE_HIST_BINS / 40]++;
+	for (b = 0; b < SW_QUEUE_HIST_BINS; b++)
+		ck_assert_msg(t.queue[T_LINE_OUT].hist[b] == hist[b],
+			      "histogram bin %u: %" PRIu64 ", expected %u", b,
+			      t.queue[T_LINE_OUT].hist[b], hist[b]);
+	ck_assert_uint_eq(t_drain(s.w, T_LINE_OUT, 0, t_ecn_out, &chk), 30);
+	ck_assert_uint_ge(chk.nb_ce, 10);	/* ECT, i = 10 .. 28 */
+	ck_assert_uint_le(chk.nb_ce, 12);	/* and maybe i = 6, 8 */
+	sw_engine_totals(s.eng, &t);
+	ck_assert_uint_eq(t.queue[T_LINE_OUT].ecn_marked, chk.nb_ce);
+	t_stop(&s);
+}
+END_TEST
+
+/*
+ * Between kmin and kmax the marking probability rises linearly to pmax.
+ * The queue is held at 6000 bytes (one packet in, one out): with kmin =
+ * 4000, kmax = 8000 and pmax = 0.5 every ECT arrival is marked with
+ * probability 0.25.  Of 4000 arrivals the count is binomial (mean 1000,
+ * sd 27.4); the bound is 5 sd.
+ */
+START_TEST(test_queue_ecn_probability)
+{
+	struct sw_config *c = t_cfg_line();
+	struct sw_queue_config *q = &c->ports[T_LINE_OUT].queue;
+	struct t_seen seen = { .port = T_NONE };
+	struct sw_totals t;
+	struct t_switch s;
+	struct rte_mbuf *m;
+	unsigned int i;
+
+	q->ecn_kmin_bytes = 4000;
+	q->ecn_kmax_bytes = 8000;
+	q->ecn_pmax = 0.5;
+	t_start(&s, c);
+	t_send_sized(&s, 6, 1000, 0, 0);
+	for (i = 0; i < 4000; i++) {
+		m = t_sized(T_LEAF_NET(1) | 1, 6 + i, OFAN_ECN_ECT0, 1000);
+		sw_worker_input(s.w, 0, &m, 1, i * T_US);
+		ck_assert_uint_eq(t_drain_max(s.w, T_LINE_OUT, i * T_US, 1,
+					      t_seen_out, &seen), 1);
+	}
+	ck_assert_uint_eq(t_drain(s.w, T_LINE_OUT, i * T_US, t_seen_out, &seen),
+			  6);
+	ck_assert_uint_ge(seen.nb_ce, 1000 - 137);
+	ck_assert_uint_le(seen.nb_ce, 1000 + 137);
+	sw_engine_totals(s.eng, &t);
+	ck_assert_uint_eq(t.queue[T_LINE_OUT].ecn_marked, seen.nb_ce);
+	t_stop(&s);
+}
+END_TEST
+
+/* ==== 7. shaping ==== */
+
+/*
+ * At 1 Gb/s a 1000-byte frame occupies (1000 + OFAN_WIRE_OVERHEAD 24) * 8 =
+ * 8192 bit times, 8192 ns exactly (ofan_tx_time_ns() has nothing to round).
+ * A backlogged shaped queue starts packet k at t0 + k * 8192 ns, t0 being
+ * the arrival of the first, and a poll at now releases every packet whose
+ * start time is <= now.
+ */
+#define T_SHAPE_SIZE 1000u
+#define T_SHAPE_TX_NS 8192u
+
+static void
+t_shaped_line(struct t_switch *s)
+{
+	struct sw_config *c = t_cfg_line();
+
+	c->ports[T_LINE_OUT].queue.rate_bps = T_SHAPE_RATE;
+	t_start(s, c);
+}
+
+/* Input n 1000-byte frames in bursts of at most SW_MAX_BURST. */
+void
+t_send_many(struct t_switch *s, unsigned int n, uint64_t now)
+{
+	unsigned int done = 0, k;
+
+	while (done < n) {
+		k = RTE_MIN(n - done, (unsigned int)SW_MAX_BURST);
+		t_send_sized(s, k, T_SHAPE_SIZE, done, now);
+		done += k;
+	}
+}
+
+/* Starts of packets 0, 1, ... at t0 + k * 8192 that are <= now. */
+unsigned int
+t_starts_by(uint64_t t0, uint64_t now)
+{
+	return now < t0 ? 0 : (unsigned int)((now - t0) / T_SHAPE_TX_NS + 1);
+}
+
+START_TEST(test_shape_fine_polls)
+{
+	struct t_switch s;
+	unsigned int sent = 0;
+	uint64_t now;
+	uint32_t next = 0;
+	struct sw_totals t;
+
+	ck_assert_uint_eq(T_SHAPE_TX_NS,
+			  ofan_tx_time_ns(T_SHAPE_SIZE + OFAN_WIRE_OVERHEAD,
+					  T_SHAPE_RATE));
+	t_shaped_line(&s);
+	t_send_many(&s, 40, 0);
+	/*
+	 * Polling every microsecond for 100 us releases the packets starting
+	 * at 0, 8192, ..., 98304 ns: 13 (100 us / 8192 ns = 12.2, and the
+	 * first one goes at once).
+	 */
+	for (now = 0; now < 100 * T_US; now += T_US) {
+		sent += t_drain(s.w, T_LINE_OUT, now, t_in_order, &next);
+		ck_assert_uint_eq(sent, t_starts_by(0, now));
+	}
+	ck_assert_uint_eq(sent, 13);
+	sw_engine_totals(s.eng, &t);
+	ck_assert_uint_eq(t.port[T_LINE_OUT].tx_bytes, 13 * T_SHAPE_SIZE);
+	ck_assert_uint_eq(t.queue_len[T_LINE_OUT], 27);
+	/* The 40th starts at 39 * 8192 = 319488 ns, not before. */
+	for (; sent < 40; now += T_US)
+		sent += t_drain(s.w, T_LINE_OUT, now, t_in_order, &next);
+	ck_assert_uint_eq(now - T_US, 320 * T_US);
+	t_stop(&s);
+}
+END_TEST
+
+/* Coarse or late polls release the backlog at the rate, no slower. */
+START_TEST(test_shape_coarse_polls)
+{
+	struct t_switch s;
+	unsigned int sent = 0, got;
+	uint32_t next = 0;
+	uint64_t now;
+
+	t_shaped_line(&s);
+	t_send_many(&s, 200, 0);
+	for (now = 0; now < OFAN_NS_PER_MS; now += 10 * T_US) {
+		sent += t_drain(s.w, T_LINE_OUT, now, t_in_order, &next);
+		ck_assert_uint_eq(sent, t_starts_by(0, now));
+	}
+	ck_assert_uint_eq(sent, 121);	/* 990 us / 8192 ns = 120.8 */
+	t_stop(&s);
+
+	/* One poll 100 us after the arrival takes all 13 due. */
+	t_shaped_line(&s);
+	t_send_many(&s, 40, 0);
+	got = t_drain(s.w, T_LINE_OUT, 100 * T_US, NULL, NULL);
+	ck_assert_uint_eq(got, 13);
+	ck_assert_uint_eq(t_drain(s.w, T_LINE_OUT, 100 * T_US, NULL, NULL), 0);
+	t_stop(&s);
+}
+END_TEST
+
+/* An idle link banks no credit; a busy one delays a new arrival. */
+START_TEST(test_shape_idle)
+{
+	struct t_switch s;
+	const uint64_t t1 = OFAN_NS_PER_MS;
+
+	t_shaped_line(&s);
+	t_send_many(&s, 1, 0);
+	ck_assert_uint_eq(t_drain(s.w, T_LINE_OUT, 0, NULL, NULL), 1);
+	/* The link sends until 8192 ns: a packet at 1 us waits for it. */
+	t_send_many(&s, 1, T_US);
+	ck_assert_uint_eq(t_drain(s.w, T_LINE_OUT, T_US, NULL, NULL), 0);
+	ck_assert_uint_eq(t_drain(s.w, T_LINE_OUT, T_SHAPE_TX_NS - 1, NULL,
+				  NULL), 0);
+	ck_assert_uint_eq(t_drain(s.w, T_LINE_OUT, T_SHAPE_TX_NS, NULL, NULL),
+			  1);
+	/*
+	 * Idle from 16384 ns to 1 ms: 40 packets arriving then start at
+	 * 1 ms + k * 8192 ns, as if the link had never been used.
+	 */
+	t_send_many(&s, 40, t1);
+	ck_assert_uint_eq(t_drain(s.w, T_LINE_OUT, t1, NULL, NULL), 1);
+	ck_assert_uint_eq(t_drain(s.w, T_LINE_OUT, t1 + 50 * T_US, NULL, NULL),
+			  t_starts_by(t1, t1 + 50 * T_US) - 1);
+	ck_assert_uint_eq(t_starts_by(t1, t1 + 50 * T_US), 7);
+	t_stop(&s);
+}
+END_TEST
+
+
+/* One frame from host 0 to 10.0.1.9 (out of port 1) at now. */
+static void
+t_line_send(struct t_switch *s, uint64_t now)
+{
+	struct ofan_pkt_spec sp;
+	struct rte_mbuf *m;
+
+	t_spec(&sp, 0, T_HOST_IP(0), T_IP(10, 0, 1, 9), 9, 0);
+	m = t_pkt(&sp, LB_KIND_DATA);
+	sw_worker_input(s->w, 0, &m, 1, now);
+}
+
+/* A device that takes every frame: counts and frees them. */
+static uint16_t
+t_count_tx(void *arg, uint16_t port, struct rte_mbuf **pkts, uint16_t n)
+{
+	unsigned int *nb = arg;
+	uint16_t i;
+
+	RTE_SET_USED(port);
+	for (i = 0; i < n; i++)
+		rte_pktmbuf_free(pkts[i]);
+	*nb += n;
+	return n;
+}
+
+/*
+ * A stalled port (htsim's -ftype queue) sends nothing: its queue keeps
+ * what it holds and fills, then tail-drops; routing removes it
+ * reconverge_delay later, as a black hole; back up, it sends what it
+ * held.  Without a queue there is nothing to hold: its frames are lost
+ * as the device would refuse them (tx_full).
+ */
+START_TEST(test_stall_port)
+{
+	struct sw_config *c = t_cfg_line();
+	struct t_seen seen = { 0 };
+	struct sw_totals t;
+	struct t_switch s;
+	unsigned int i, cap;
+	uint64_t now = T_US;
+
+	c->ports[1].queue.capacity_pkts = 16;
+	t_start(&s, c);
+	ck_assert_int_eq(sw_engine_set_link(s.eng, 1, SW_LINK_STALL, 0, now),
+			 0);
+	cap = 16;
+	for (i = 0; i < cap + 5; i++)
+		t_line_send(&s, now + i);
+	ck_assert_uint_eq(t_drain_all(s.w, now + 100, t_seen_out, &seen), 0);
+	ck_assert_uint_eq(sw_worker_queue_len(s.w, 1), cap);
+	sw_engine_totals(s.eng, &t);
+	ck_assert_uint_eq(t.drops[OFAN_DROP_QUEUE_FULL], 5);
+	ck_assert_uint_eq(t.port[1].tx_pkts, 0);
+	/* Routing removes it after reconverge_delay, not before. */
+	sw_engine_control(s.eng, now +
+			  sw_engine_config(s.eng)->reconverge_delay_ns - 1);
+	ck_assert(!sw_engine_port(s.eng, 1)->removed);
+	sw_engine_control(s.eng, now +
+			  sw_engine_config(s.eng)->reconverge_delay_ns);
+	ck_assert(sw_engine_port(s.eng, 1)->removed);
+	/* Back up: what it held leaves. */
+	ck_assert_int_eq(sw_engine_set_link(s.eng, 1, SW_LINK_UP, 0,
+					    now + 200 * T_US), 0);
+	ck_assert_uint_eq(t_drain_all(s.w, now + 200 * T_US, t_seen_out,
+				      &seen), cap);
+	ck_assert_uint_eq(seen.port, 1);
+	t_stop(&s);
+
+	/* No queue (ofan-switch sends such a port's frames directly): lost
+	 * as tx_full while stalled, sent once it is back. */
+	c = t_cfg_line();
+	c->ports[1].queue.enabled = false;
+	t_start(&s, c);
+	sw_worker_set_direct_tx(s.w, t_count_tx, &cap);
+	cap = 0;
+	ck_assert_int_eq(sw_engine_set_link(s.eng, 1, SW_LINK_STALL, 0, now),
+			 0);
+	for (i = 0; i < 3; i++)
+		t_line_send(&s, now + i);
+	sw_engine_totals(s.eng, &t);
+	ck_assert_uint_eq(t.drops[OFAN_DROP_TX_FULL], 3);
+	ck_assert_uint_eq(t.port[1].egress_drops, 3);
+	ck_assert_uint_eq(cap, 0);
+	ck_assert_int_eq(sw_engine_set_link(s.eng, 1, SW_LINK_UP, 0, now + 10),
+			 0);
+	t_line_send(&s, now + 11);
+	ck_assert_uint_eq(cap, 1);
+	t_stop(&s);
+}
+END_TEST
+
+/* ==== PFC (switch/sw_pfc.c) ==== */
+
+/* Take port's pending PFC frame: its quanta for priority 3, -1: none. */
+static int
+t_pfc_take(struct t_switch *s, uint16_t port, uint64_t now)
+{
+	struct ofan_pkt_info info;
+	struct rte_mbuf *m;
+	const uint8_t *f;
+	uint16_t quanta;
+	uint8_t mac[6];
+
+	if (!sw_worker_tx_ready(s->w, port) ||
+	    sw_worker_tx_peek(s->w, port, now, &m, 1) != 1)
+		return -1;
+	f = rte_pktmbuf_mtod(m, const uint8_t *);
+	if (ofan_parse(f, rte_pktmbuf_data_len(m), 0, &info) != OFAN_PARSE_OK ||
+	    info.kind != OFAN_KIND_PAUSE) {
+		/* A queued frame: leave it queued. */
+		sw_worker_tx_commit(s->w, port, now, &m, 1, 0);
+		return -1;
+	}
+	ck_assert_uint_eq(rte_pktmbuf_data_len(m), OFAN_PFC_FRAME_SIZE);
+	ck_assert_int_eq(memcmp(f, ofan_pfc_dst_mac, 6), 0);
+	t_port_mac(port, mac);
+	ck_assert_int_eq(memcmp(f + 6, mac, 6), 0);
+	ck_assert_uint_eq(f[15], 0x01);		/* opcode 0x0101 */
+	ck_assert_uint_eq(f[17], 1u << 3);	/* class-enable: priority 3 */
+	ck_assert(ofan_pfc_quanta(f, info.l3_offset, 3, &quanta));
+	sw_worker_tx_commit(s->w, port, now, &m, 1, 1);
+	rte_pktmbuf_free(m);
+	return quanta;
+}
+
+/* A PFC frame from port's peer: quanta for the priorities in cev. */
+static void
+t_pfc_rx(struct t_switch *s, uint16_t port, uint8_t cev, uint16_t quanta,
+	 uint64_t now)
+{
+	uint8_t buf[OFAN_PFC_FRAME_SIZE], mac[6];
+	struct rte_mbuf *m;
+
+	t_peer_mac(port, mac);
+	ck_assert_int_eq(ofan_build_pfc(buf, sizeof(buf), mac, cev, quanta),
+			 OFAN_PFC_FRAME_SIZE);
+	m = t_mbuf(buf, sizeof(buf));
+	sw_worker_input(s->w, port, &m, 1, now);
+}
+
+/*
+ * A lossless ingress: port 0 brings 200-byte frames into port 1's queue,
+ * whose link is stalled.  pfc_xoff 2000 / pfc_xon 1000 bytes: the 11th
+ * frame (2200 bytes held) sends one pause (pfc_quanta) out of port 0;
+ * more frames send none until half the quanta's time has passed (the
+ * refresh); draining port 1 sends the resume (zero quanta) only below
+ * 1000 bytes, once.  pfc_headroom 1000: the frame that would take the
+ * port past 3000 bytes is dropped (pfc_headroom).
+ */
+START_TEST(test_pfc_hysteresis)
+{
+	struct sw_config *c = t_cfg_line();
+	struct t_seen seen = { 0 };
+	struct sw_totals t;
+	struct t_switch s;
+	uint64_t now = T_US, xoff, xon, room, half;
+	unsigned int i;
+
+	for (i = 0; i < 2; i++) {
+		struct sw_queue_config *q = &c->ports[i].queue;
+
+		q->ecn = false;
+		q->pfc = true;
+		q->pfc_xoff_bytes = 2000;
+		q->pfc_xon_bytes = 1000;
+		q->pfc_headroom_bytes = 1000;
+		q->pfc_quanta = 1000;	/* 5.12 us at 100 Gb/s */
+	}
+	t_start(&s, c);
+	sw_engine_pfc_limits(s.eng, 0, &xoff, &xon, &room);
+	ck_assert_uint_eq(xoff, 2000);
+	ck_assert_uint_eq(xon, 1000);
+	ck_assert_uint_eq(room, 1000);
+	ck_assert_int_eq(sw_engine_set_link(s.eng, 1, SW_LINK_STALL, 0, now),
+			 0);
+	t_send_sized(&s, 10, 200, 0, now);		/* 2000: not above */
+	ck_assert_uint_eq(sw_worker_take_kicks(s.w), 0);
+	ck_assert_int_eq(t_pfc_take(&s, 0, now), -1);
+	t_send_sized(&s, 1, 200, 10, now);		/* 2200: xoff */
+	ck_assert_uint_eq(sw_worker_take_kicks(s.w), 1u << 0);
+	ck_assert_int_eq(t_pfc_take(&s, 0, now), 1000);
+	t_send_sized(&s, 4, 200, 11, now + 1);		/* 3000: no new pause */
+	ck_assert_int_eq(t_pfc_take(&s, 0, now + 1), -1);
+	t_send_sized(&s, 1, 200, 15, now + 2);		/* past the headroom */
+	sw_engine_totals(s.eng, &t);
+	ck_assert_uint_eq(t.drops[OFAN_DROP_PFC_HEADROOM], 1);
+	ck_assert_uint_eq(t.queue_len[1], 15);
+	ck_assert_uint_eq(t.port[0].pfc_pauses_sent, 1);
+	/* Still above xon half the quanta later: the pause is refreshed. */
+	half = ofan_pfc_quanta_ns(1000, 100000000000ull) / 2;
+	ck_assert_uint_eq(half, 2560);
+	t_send_sized(&s, 1, 200, 16, now + half - 1);	/* dropped, no refresh */
+	ck_assert_int_eq(t_pfc_take(&s, 0, now + half), -1);
+	ck_assert_int_eq(sw_engine_set_link(s.eng, 1, SW_LINK_UP, 0,
+					    now + half), 0);
+	/* Drain to 1000 bytes: at xon, not below it -- no resume yet. */
+	ck_assert_uint_eq(t_drain_max(s.w, 1, now + half, 10, t_seen_out,
+				      &seen), 10);
+	ck_assert_int_eq(t_pfc_take(&s, 0, now + half), -1);
+	/* One frame in: 1200; the refresh comes with it. */
+	t_send_sized(&s, 1, 200, 17, now + half + 10);
+	ck_assert_int_eq(t_pfc_take(&s, 0, now + half + 10), 1000);
+	ck_assert_uint_eq(t_drain_max(s.w, 1, now + half + 20, 2, NULL, NULL), 2);
+	ck_assert_int_eq(t_pfc_take(&s, 0, now + half + 20), 0);	/* 800 */
+	ck_assert_uint_eq(t_drain(s.w, 1, now + half + 30, NULL, NULL), 4);
+	ck_assert_int_eq(t_pfc_take(&s, 0, now + half + 30), -1);
+	sw_engine_totals(s.eng, &t);
+	ck_assert_uint_eq(t.port[0].pfc_pauses_sent, 2);
+	ck_assert_uint_eq(t.port[0].pfc_resumes_sent, 1);
+	ck_assert_uint_eq(t.drops[OFAN_DROP_PFC_HEADROOM], 2);
+	/* Pause frames count as sent on their port, and nothing leaked. */
+	ck_assert_uint_eq(t.port[0].tx_pkts, 3);
+	t_stop(&s);
+}
+END_TEST
+
+/*
+ * A received pause stops that egress for its quanta (1000 x 512 bit
+ * times = 5120 ns at 100 Gb/s), then it sends again; a pause of another
+ * priority is ignored (pause_ignored), a zero-quanta frame resumes at
+ * once; pfc_paused_ns is the time granted less what a resume took back.
+ * A frame the port had started (peeked) still leaves when paused.
+ */
+START_TEST(test_pfc_pause_rx)
+{
+	struct sw_config *c = t_cfg_line();
+	struct sw_totals t;
+	struct t_switch s;
+	struct rte_mbuf *m;
+	uint64_t now = 10 * T_US;
+
+	c->ports[0].queue.pfc = true;
+	c->ports[1].queue.pfc = true;
+	t_start(&s, c);
+	t_pfc_rx(&s, 1, 1u << 3, 1000, now);
+	ck_assert_uint_eq(sw_worker_take_kicks(s.w), 1u << 1);
+	ck_assert_uint_eq(sw_worker_paused_until(s.w, 1), now + 5120);
+	t_send_sized(&s, 3, 200, 0, now);
+	ck_assert(sw_worker_tx_ready(s.w, 1));
+	ck_assert_uint_eq(t_drain(s.w, 1, now + 5119, NULL, NULL), 0);
+	ck_assert_uint_eq(t_drain_max(s.w, 1, now + 5120, 1, NULL, NULL), 1);
+	/* Another priority: ignored. */
+	t_pfc_rx(&s, 1, 1u << 5, 1000, now + 6000);
+	ck_assert_uint_eq(t_drain_max(s.w, 1, now + 6000, 1, NULL, NULL), 1);
+	/* A started frame finishes although a pause came in meanwhile. */
+	ck_assert_uint_eq(sw_worker_tx_peek(s.w, 1, now + 7000, &m, 1), 1);
+	t_pfc_rx(&s, 1, 1u << 3, 1000, now + 7001);
+	ck_assert_uint_eq(sw_worker_tx_peek(s.w, 1, now + 7002, &m, 1), 1);
+	sw_worker_tx_commit(s.w, 1, now + 7002, &m, 1, 1);
+	rte_pktmbuf_free(m);
+	/* Paused again: nothing more would leave; a resume at +8000. */
+	t_send_sized(&s, 1, 200, 3, now + 7003);
+	ck_assert_uint_eq(t_drain(s.w, 1, now + 7999, NULL, NULL), 0);
+	t_pfc_rx(&s, 1, 1u << 3, 0, now + 8000);
+	ck_assert_uint_eq(t_drain(s.w, 1, now + 8000, NULL, NULL), 1);
+	sw_engine_totals(s.eng, &t);
+	ck_assert_uint_eq(t.port[1].pfc_pauses_received, 3);
+	ck_assert_uint_eq(t.drops[OFAN_DROP_PAUSE_IGNORED], 1);
+	ck_assert_uint_eq(t.port[1].pfc_paused_ns, 5120 + 999);
+	t_stop(&s);
+
+	/* Without pfc on the port, a pause is not ours to obey. */
+	c = t_cfg_line();
+	t_start(&s, c);
+	t_pfc_rx(&s, 1, 1u << 3, 1000, now);
+	t_send_sized(&s, 1, 200, 0, now);
+	ck_assert_uint_eq(t_drain(s.w, 1, now, NULL, NULL), 1);
+	sw_engine_totals(s.eng, &t);
+	ck_assert_uint_eq(t.drops[OFAN_DROP_PAUSE_IGNORED], 1);
+	t_stop(&s);
+}
+END_TEST
+
+/*
+ * A lossy egress port ([drop.NAME], common/ofan_loss.h): random loses
+ * its share (1,000 frames at 0.5: within 4 sigma of 500), the same for
+ * the same seed; bursts as htsim's flaky link, timed from the schedule's
+ * start: frames every microsecond, bursts due every 100 us from 100 us
+ * with a fixed 10 us length lose 11 frames each, the first frame after
+ * one passes; the schedule starting 50 us later shifts them by 50 us.
+ * Every lost frame is counted as injected, on the port's egress drops.
+ */
+START_TEST(test_drop_port)
+{
+	struct sw_config *c;
+	struct sw_totals t;
+	struct t_switch s;
+	uint64_t lost[2] = { 0 };
+	unsigned int i, k;
+
+	for (k = 0; k < 2; k++) {
+		c = t_cfg_line();
+		c->nb_drops = 1;
+		c->drops[0].port = 1;
+		ofan_loss_defaults(&c->drops[0].loss);
+		c->drops[0].loss.mode = OFAN_LOSS_RANDOM;
+		c->drops[0].loss.rate = 0.5;
+		t_start(&s, c);
+		for (i = 0; i < 1000; i++)
+			t_line_send(&s, T_US + i);
+		sw_engine_totals(s.eng, &t);
+		lost[k] = t.drops[OFAN_DROP_INJECTED];
+		ck_assert_uint_eq(t.port[1].egress_drops, lost[k]);
+		ck_assert_uint_eq(t_drain_all(s.w, 10 * T_MS, NULL, NULL),
+				  1000 - lost[k]);
+		t_stop(&s);
+	}
+	ck_assert_uint_eq(lost[0], lost[1]);
+	ck_assert_msg(lost[0] > 436 && lost[0] < 564, "%" PRIu64, lost[0]);
+
+	for (k = 0; k < 2; k++) {
+		uint64_t origin = k * 50 * T_US, want = 0;
+
+		c = t_cfg_line();
+		c->nb_drops = 1;
+		c->drops[0].port = 1;
+		ofan_loss_defaults(&c->drops[0].loss);
+		c->drops[0].loss.mode = OFAN_LOSS_BURSTS;
+		c->drops[0].loss.length_fixed = true;
+		c->drops[0].loss.first_ns = 100 * T_US;
+		t_start(&s, c);
+		sw_engine_set_schedule_start(s.eng, (int64_t)origin);
+		for (i = 1; i <= 400; i++) {
+			uint64_t at = i * T_US;
+
+			sw_engine_totals(s.eng, &t);
+			want = t.drops[OFAN_DROP_INJECTED];
+			t_line_send(&s, at);
+			sw_engine_totals(s.eng, &t);
+			ck_assert_msg(t.drops[OFAN_DROP_INJECTED] - want ==
+				      (at >= origin + 100 * T_US &&
+				       (at - origin) % (100 * T_US) <= 10 * T_US),
+				      "origin %u us, frame at %u us",
+				      (unsigned int)(origin / T_US), i);
+			t_drain_all(s.w, at, NULL, NULL);
+		}
+		t_stop(&s);
+	}
+}
+END_TEST
+
+void
+t_engine_queue_tests(struct t_engine_tcases *t)
+{
+	tcase_add_test(t->queue, test_queue_packets);
+	tcase_add_test(t->queue, test_queue_bytes);
+	tcase_add_test(t->queue, test_queue_ecn);
+	tcase_add_test(t->queue, test_queue_frame_model);
+	tcase_add_test(t->queue, test_queue_hist_bin);
+	tcase_add_test(t->queue, test_trim_victim_ack);
+	tcase_add_test(t->queue, test_queue_ecn_probability);
+	tcase_add_test(t->shaping, test_shape_fine_polls);
+	tcase_add_test(t->shaping, test_shape_coarse_polls);
+	tcase_add_test(t->shaping, test_shape_idle);
+	tcase_add_test(t->failures, test_stall_port);
+	tcase_add_test(t->failures, test_pfc_hysteresis);
+	tcase_add_test(t->failures, test_pfc_pause_rx);
+	tcase_add_test(t->failures, test_drop_port);
+}
