@@ -84,7 +84,13 @@ bench_cleanup() {
 			rm -f "$m/${p}"map_*
 		done
 	done
-	rm -rf "$work"
+	# OFAN_BENCH_KEEP=1: keep the work folder (configs, logs, callgrind
+	# files) for a closer look.
+	if [ -n "${OFAN_BENCH_KEEP:-}" ]; then
+		echo "$prog: kept $work" >&2
+	else
+		rm -rf "$work"
+	fi
 }
 
 # bench_copy_binary PATH: copy the binary into the work directory (a rebuild
@@ -306,6 +312,41 @@ median() {
 callgrind_total() { # outfile
 	awk '/^totals:/ { print $2; f = 1 } END { if (!f) print "nan" }' "$1" 2>/dev/null ||
 		echo nan
+}
+
+# callgrind_split OUTFILE PACKETS PROGRAM: "DRIVERS OWN TOP" per packet of
+# a profile.  DRIVERS: the poll-mode drivers' share, the largest inclusive
+# cost of a function in each librte_net_* object (its burst function,
+# whose cost holds what it calls: mbuf frees, mempool caches, their
+# thread-local lookups); OWN: the rest of the total; TOP: the five
+# functions of PROGRAM's own binary with the largest self cost,
+# "name=Ir,..." (nan and - without callgrind_annotate or a count).
+callgrind_split() { # outfile packets program
+	local total
+	total=$(callgrind_total "$1")
+	if ! command -v callgrind_annotate >/dev/null || [ "$total" = nan ] ||
+		[ "$2" = nan ]; then
+		echo "nan nan -"
+		return
+	fi
+	{
+		callgrind_annotate --inclusive=yes --threshold=100 "$1" 2>/dev/null |
+			sed 's/^/I /'
+		callgrind_annotate --threshold=100 "$1" 2>/dev/null | sed 's/^/S /'
+	} | awk -v t="$total" -v p="$2" -v prog="$3" '
+		$2 ~ /^[0-9,]+$/ && $0 ~ /\[.*\]$/ {
+			n = $2; gsub(/,/, "", n); obj = $NF; fn = $(NF - 1)
+			sub(/^.*:/, "", fn)
+			if ($1 == "I" && obj ~ /librte_net_/) {
+				if (n + 0 > drv[obj]) drv[obj] = n + 0
+			} else if ($1 == "S" && obj ~ ("/" prog "\\]$") && nt < 5) {
+				top = top (nt++ ? "," : "") fn "=" sprintf("%.0f", n / p)
+			}
+		}
+		END {
+			for (o in drv) d += drv[o]
+			printf "%.1f %.1f %s\n", d / p, (t - d) / p, top == "" ? "-" : top
+		}'
 }
 
 json_str() { # escape for a JSON string

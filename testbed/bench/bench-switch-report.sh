@@ -84,15 +84,25 @@ report() {
 	fi
 	if [ "$profile" = 1 ]; then
 		echo
-		echo "instructions per packet (callgrind, the forwarding loop and the drivers it calls, ${profile_secs} s each):"
-		printf '%-32s %10s %8s\n' row Ir/pkt xl3fwd
+		echo "instructions per packet (callgrind, the forwarding loop and the drivers it calls, ${profile_secs} s each;"
+		echo "drivers: the PMDs' burst functions and what they call; own: the rest, the program's own work):"
+		printf '%-32s %10s %8s %8s %8s\n' row Ir/pkt xl3fwd drivers own
 		for id in "${rows[@]}"; do
 			[ -n "${res_ir[$id]:-}" ] || continue
-			printf '%-32s %10s %8s%s\n' "${row_label[$id]}" "${res_ir[$id]}" \
+			printf '%-32s %10s %8s %8s %8s  %s%s\n' "${row_label[$id]}" "${res_ir[$id]}" \
 				"$(awk -v a="${res_ir[$id]}" -v b="${res_ir[l3fwd-lpm]:-nan}" 'BEGIN {
 					if (a == "nan" || b == "nan" || b + 0 <= 0) print "-"
 					else printf "%.2f", a / b }')" \
+				"${res_ir_drv[$id]:-nan}" "${res_ir_own[$id]:-nan}" \
+				"$(awk -v a="${res_ir_own[$id]:-nan}" -v b="${res_ir_own[l3fwd-lpm]:-nan}" 'BEGIN {
+					if (a == "nan" || b == "nan" || b + 0 <= 0) print "own -"
+					else printf "own %.2fx l3fwd", a / b }')" \
 				"${res_ir_note[$id]:+ (${res_ir_note[$id]})}"
+		done
+		echo "top functions of each program's own binary (self instructions per packet):"
+		for id in "${rows[@]}"; do
+			[ -n "${res_ir[$id]:-}" ] || continue
+			printf '  %-30s %s\n' "${row_label[$id]}" "${res_ir_top[$id]//,/, }"
 		done
 	fi
 	echo
@@ -147,8 +157,10 @@ write_results() {
 				"$(json_list "${res_json[$id]// /;}")"
 			printf '"preempted_pct": %s, ' \
 				"$(json_list "${res_steal[$id]// /;}")"
-			printf '"instructions_per_packet": %s, ' \
-				"$(json_num "${res_ir[$id]:-}")"
+			printf '"instructions_per_packet": %s, "own_instructions_per_packet": %s, "driver_instructions_per_packet": %s, ' \
+				"$(json_num "${res_ir[$id]:-}")" \
+				"$(json_num "${res_ir_own[$id]:-}")" \
+				"$(json_num "${res_ir_drv[$id]:-}")"
 			printf '"ratio_l3fwd": %s, "target_l3fwd": %s, ' \
 				"$(json_num "${res_ratio_l3[$id]}")" \
 				"$(json_num "${row_target_l3[$id]}")"

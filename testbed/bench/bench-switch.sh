@@ -79,7 +79,8 @@ Runs:
   --duration SEC      length of each run in whole seconds (default 5)
   --warmup SEC        per-second samples up to this time are discarded
                       (default 1; must be below --duration)
-  --policies LIST     comma-separated policies (default
+  --policies LIST     comma-separated policies, or all (every policy
+                      ofan-switch --help lists; default
                       ecmp,spray,rr,adaptive,flowlet,ofan)
   --queues LIST       egress queue modes: no (direct tx), yes (software
                       queue, ECN on, unshaped); default no,yes
@@ -229,14 +230,6 @@ fwd_lcore=${BASH_REMATCH[2]}
 [ "$main_lcore" != "$fwd_lcore" ] ||
 	die "--lcores '$lcores': the main and the forwarding lcore must differ"
 
-IFS=, read -ra policy_list <<<"$policies"
-[ ${#policy_list[@]} -gt 0 ] || die "--policies is empty"
-for p in "${policy_list[@]}"; do
-	case $p in
-	ecmp | spray | rr | adaptive | flowlet | ofan) ;;
-	*) die "--policies: unknown policy '$p'; expected ecmp, spray, rr, adaptive, flowlet or ofan" ;;
-	esac
-done
 IFS=, read -ra queue_list <<<"$queues"
 [ ${#queue_list[@]} -gt 0 ] || die "--queues is empty"
 for q in "${queue_list[@]}"; do
@@ -254,6 +247,17 @@ sw_bin=$build_dir/switch/ofan-switch
 gen_bin=$build_dir/tools/ofan-pcapgen
 [ -x "$sw_bin" ] ||
 	die "$sw_bin not found; build first: scripts/build.sh (or pass --build-dir)"
+# The policies ofan-switch registers, as its --help lists them.
+mapfile -t all_policies < <("$sw_bin" --help |
+	awk '/^policies/ { on = 1; next } on && /^  [a-z_]+ / { print $1 }')
+[ ${#all_policies[@]} -gt 0 ] || die "$sw_bin --help lists no policies"
+[ "$policies" != all ] || policies=$(IFS=,; echo "${all_policies[*]}")
+IFS=, read -ra policy_list <<<"$policies"
+[ ${#policy_list[@]} -gt 0 ] || die "--policies is empty"
+for p in "${policy_list[@]}"; do
+	[[ " ${all_policies[*]} " == *" $p "* ]] ||
+		die "--policies: unknown policy '$p'; expected all or some of ${all_policies[*]}"
+done
 if [ "$profile" = 1 ]; then
 	[ -z "$in_dev" ] ||
 		die "--profile counts packets by full input bursts: only with the default replayed input (no --in-dev)"
@@ -581,6 +585,7 @@ ir_pkt=nan
 ir_note=
 ir_per_packet() { # outfile packets
 	local total
+	ir_pkts=$2
 	total=$(callgrind_total "$1")
 	ir_pkt=$(awk -v t="$total" -v p="$2" 'BEGIN {
 		if (t == "nan" || p == "nan" || p + 0 <= 0) print "nan"
@@ -745,7 +750,8 @@ for r in $(seq "$repeat"); do
 			res_note[$id]="${res_note[$id]:-}${res_note[$id]:+; }r$r: $note"
 	done
 done
-declare -A res_ir res_ir_note
+declare -A res_ir res_ir_note res_ir_drv res_ir_own res_ir_top
+ir_pkts=nan
 if [ "$profile" = 1 ]; then
 	k=0
 	nb_prof=0
@@ -763,8 +769,20 @@ if [ "$profile" = 1 ]; then
 		else
 			profile_switch "${row_arg1[$id]}" "${row_arg2[$id]}" "$base"
 		fi
-		printf '%s instructions/packet%s\n' "$ir_pkt" "${ir_note:+ ($ir_note)}" >&2
+		# The drivers' share, the program's own, its top functions.
+		if [ "${row_kind[$id]}" = l3fwd ]; then
+			read -r drv own top < <(callgrind_split "$base.callgrind" \
+				"$ir_pkts" "$(basename "$l3fwd_bin")")
+		else
+			read -r drv own top < <(callgrind_split "$base.callgrind" \
+				"$ir_pkts" "$(basename "$sw_bin")")
+		fi
+		printf '%s instructions/packet, %s own%s\n' "$ir_pkt" "$own" \
+			"${ir_note:+ ($ir_note)}" >&2
 		res_ir[$id]=$ir_pkt
+		res_ir_drv[$id]=$drv
+		res_ir_own[$id]=$own
+		res_ir_top[$id]=$top
 		res_ir_note[$id]=$ir_note
 	done
 fi
