@@ -74,10 +74,16 @@ sw_direct_flush(struct sw_worker *w, uint16_t port)
 		return;
 	/*
 	 * As a disabled queue counts its enqueues: the i-th frame found i
-	 * queued (the Ethernet frame model: a frame counts its bytes).
+	 * queued (the Ethernet frame model: a frame counts its bytes).  The
+	 * bins are linear in i, so a burst within the first bin, as every
+	 * burst of a queue of more than a few bursts' capacity is, counts
+	 * at once.
 	 */
-	for (i = 0; i < d->n; i++)
-		q->st.hist[sw_queue_hist_bin(q, i)]++;
+	if (likely(sw_queue_hist_bin(q, d->n - 1) == 0))
+		q->st.hist[0] += d->n;
+	else
+		for (i = 0; i < d->n; i++)
+			q->st.hist[sw_queue_hist_bin(q, i)]++;
 	q->st.enq_pkts += d->n;
 	q->st.enq_bytes += d->bytes;
 	if (d->n > q->st.max_pkts)
