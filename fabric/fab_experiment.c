@@ -497,6 +497,35 @@ fab_check_links(struct fab_loader *l, struct ofan_cfg *cfg,
  * Load one combination: the file, the overrides, the sweep values of
  * combination c (value index per dimension), then parse and check.
  */
+/*
+ * The command line onto cfg: the overrides in order, then --seed and
+ * (seeds > 0) --seeds as [fabric] keys, each marked with where it came
+ * from.  0, or -EINVAL with the message in err (or in cfg).
+ */
+static int
+fab_apply_command_line(struct ofan_cfg *cfg, char *const *ov, int nb_ov,
+		       bool seed_set, uint64_t seed, uint32_t seeds,
+		       char *err, unsigned int err_size)
+{
+	char buf[64], origin[96];
+	int i, rc = 0;
+
+	for (i = 0; i < nb_ov && rc == 0; i++)
+		rc = fab_apply_override(cfg, ov[i], "command line", err,
+					err_size);
+	if (rc == 0 && seed_set) {
+		snprintf(buf, sizeof(buf), "%llu", (unsigned long long)seed);
+		snprintf(origin, sizeof(origin), "command line: --seed %s", buf);
+		rc = ofan_cfg_set_from(cfg, FAB_SEC, "seed", buf, origin);
+	}
+	if (rc == 0 && seeds > 0) {
+		snprintf(buf, sizeof(buf), "%u", seeds);
+		snprintf(origin, sizeof(origin), "command line: --seeds %s", buf);
+		rc = ofan_cfg_set_from(cfg, FAB_SEC, "seeds", buf, origin);
+	}
+	return rc;
+}
+
 static int
 fab_load_combo(struct fab_loader *l, const int *vidx, struct fab_params *p,
 	       struct fab_sweep *sweeps, int *nb_sweeps, char *err,
@@ -505,23 +534,14 @@ fab_load_combo(struct fab_loader *l, const int *vidx, struct fab_params *p,
 	struct ofan_cfg *cfg = l->in_memory ?
 		ofan_cfg_load_mem(l->path, l->text, l->len, err, err_size) :
 		ofan_cfg_load(l->path, err, err_size);
-	char buf[64];
-	int i, rc = 0;
+	int i, rc;
 
 	if (cfg == NULL)
 		return -EINVAL;
 	fab_params_defaults(p, l->path);
-	for (i = 0; i < l->nb_ov && rc == 0; i++)
-		rc = fab_apply_override(cfg, l->ov[i], "command line", err,
-					err_size);
-	if (rc == 0 && l->seed_set) {
-		char origin[96];
-
-		snprintf(buf, sizeof(buf), "%llu",
-			 (unsigned long long)l->seed);
-		snprintf(origin, sizeof(origin), "command line: --seed %s", buf);
-		rc = ofan_cfg_set_from(cfg, FAB_SEC, "seed", buf, origin);
-	}
+	/* --seeds is the combinations' own (fab_experiment_load_with()). */
+	rc = fab_apply_command_line(cfg, l->ov, l->nb_ov, l->seed_set, l->seed,
+				    0, err, err_size);
 	if (rc != 0)
 		goto out;
 	if (fab_parse_sweeps(cfg, sweeps, nb_sweeps) != 0) {
@@ -696,25 +716,13 @@ fab_experiment_write_resolved(const struct fab_run_id *id, FILE *f,
 			      char *err, unsigned int err_size)
 {
 	struct ofan_cfg *cfg = ofan_cfg_load(id->config, err, err_size);
-	char buf[64], origin[96];
-	int i, rc = 0;
+	int rc;
 
 	if (cfg == NULL)
 		return -EINVAL;
-	for (i = 0; i < id->nb_overrides && rc == 0; i++)
-		rc = fab_apply_override(cfg, id->overrides[i], "command line",
-					err, err_size);
-	if (rc == 0 && id->seed_set) {
-		snprintf(buf, sizeof(buf), "%llu",
-			 (unsigned long long)id->seed);
-		snprintf(origin, sizeof(origin), "command line: --seed %s", buf);
-		rc = ofan_cfg_set_from(cfg, FAB_SEC, "seed", buf, origin);
-	}
-	if (rc == 0 && id->seeds > 0) {
-		snprintf(buf, sizeof(buf), "%u", id->seeds);
-		snprintf(origin, sizeof(origin), "command line: --seeds %s", buf);
-		rc = ofan_cfg_set_from(cfg, FAB_SEC, "seeds", buf, origin);
-	}
+	rc = fab_apply_command_line(cfg, id->overrides, id->nb_overrides,
+				    id->seed_set, id->seed, id->seeds, err,
+				    err_size);
 	if (rc == 0) {
 		fprintf(f, "; The experiment as run: %s\n"
 			"; with the command line's overrides applied and marked.\n"
