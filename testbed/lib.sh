@@ -29,6 +29,12 @@ dpdk_runtime_dir() {
 	fi
 }
 
+# switch_policies BINARY: the policies ofan-switch registers, one a line,
+# as its --help lists them.
+switch_policies() {
+	"$1" --help | awk '/^policies/ { on = 1; next } on && /^  [a-z_]+ / { print $1 }'
+}
+
 # stop_pid PID SIGNAL: end a child this script started: SIGNAL (INT lets
 # DPDK programs write their results), up to 5 s to exit, then SIGKILL;
 # reaped either way.  Nothing if it is already gone.

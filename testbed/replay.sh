@@ -107,8 +107,7 @@ switch=$build_dir/switch/ofan-switch
 [ -x "$switch" ] ||
 	die "ofan-switch is not built ($switch); run scripts/build.sh or pass --build-dir DIR"
 # Every policy the switch has: its --help lists them.
-mapfile -t ALL_POLICIES < <("$switch" --help |
-	awk '/^policies/ { on = 1; next } on && /^  [a-z_]+ / { print $1 }')
+mapfile -t ALL_POLICIES < <(switch_policies "$switch")
 [ ${#ALL_POLICIES[@]} -gt 0 ] || die "$switch --help lists no policies"
 [[ $idle =~ ^[0-9]+(\.[0-9]+)?$ ]] || die "--idle '$idle': expected seconds, e.g. 0.5"
 [[ $lcore =~ ^[0-9]+$ ]] || die "--lcore '$lcore': expected an lcore id"

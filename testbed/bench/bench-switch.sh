@@ -248,8 +248,7 @@ gen_bin=$build_dir/tools/ofan-pcapgen
 [ -x "$sw_bin" ] ||
 	die "$sw_bin not found; build first: scripts/build.sh (or pass --build-dir)"
 # The policies ofan-switch registers, as its --help lists them.
-mapfile -t all_policies < <("$sw_bin" --help |
-	awk '/^policies/ { on = 1; next } on && /^  [a-z_]+ / { print $1 }')
+mapfile -t all_policies < <(switch_policies "$sw_bin")
 [ ${#all_policies[@]} -gt 0 ] || die "$sw_bin --help lists no policies"
 [ "$policies" != all ] || policies=$(IFS=,; echo "${all_policies[*]}")
 IFS=, read -ra policy_list <<<"$policies"
