@@ -263,6 +263,14 @@ struct lb_ops {
 	 * there (sr, source routing).  Implies nothing else is hashed.
 	 */
 	bool flow_key_ev;
+	/*
+	 * With uses_flow_hash: pick() reads the hash also for a packet whose
+	 * group has one live member (flowlet's table remembers every flow).
+	 * Otherwise the engine computes it only where there is a choice, and
+	 * a packet of a single-member group carries flow_hash 0: a policy
+	 * whose pick there cannot depend on the hash leaves this false.
+	 */
+	bool flow_hash_always;
 	/* Bytes of the policy's settings block (<= LB_SETTINGS_MAX); 0: none. */
 	size_t settings_size;
 	/* Fill the block, zeroed, with the defaults.  May be NULL (zeros). */

@@ -168,23 +168,33 @@ lb_rr_pick(void *state, const struct lb_pkt *pkts, uint16_t n,
 	uint64_t counter = st->counter;
 	uint16_t i;
 
+	if (st->permute != 0) {
+		for (i = 0; i < n; i++) {
+			const struct lb_group *grp = pkts[i].grp;
+
+			if (grp->nb_live == 0)
+				out[i] = LB_NONE;
+			else if (grp->weighted)
+				out[i] = lb_group_at_weight(grp,
+					(uint32_t)(st->counter++ %
+						   grp->total_weight));
+			else
+				out[i] = lb_rr_permuted(st, grp);
+		}
+		return;
+	}
+	/* The fixed rotation: one counter, a division per packet. */
 	for (i = 0; i < n; i++) {
 		const struct lb_group *grp = pkts[i].grp;
+		const uint16_t nb_live = grp->nb_live;
 
-		if (grp->nb_live == 0) {
+		if (__builtin_expect(nb_live != 0 && !grp->weighted, 1))
+			out[i] = grp->live[counter++ % nb_live];
+		else if (nb_live == 0)
 			out[i] = LB_NONE;
-			continue;
-		}
-		if (st->permute != 0 && !grp->weighted) {
-			st->counter = counter;
-			out[i] = lb_rr_permuted(st, grp);
-			counter = st->counter;
-			continue;
-		}
-		out[i] = grp->weighted ?
-			lb_group_at_weight(grp, (uint32_t)(counter++ %
-						grp->total_weight)) :
-			grp->live[counter++ % grp->nb_live];
+		else
+			out[i] = lb_group_at_weight(grp, (uint32_t)(counter++ %
+						    grp->total_weight));
 	}
 	st->counter = counter;
 }

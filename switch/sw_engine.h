@@ -12,11 +12,13 @@
  * Whoever drives the engine supplies packets and time:
  *   - ofan-switch: ethdev rx bursts, the TSC clock, rte_eth_tx_burst;
  *   - ofan-fabric: emulated links and a virtual clock.
- * The pipeline of sw_worker_input() is, per burst, each stage over the
- * whole burst (a vector path, as DPDK's l3fwd):
- *   parse -> ARP replies for our addresses -> FIB (four at a time) ->
- *   policy pick -> rewrite (MACs, TTL, checksum) -> egress queue (ECN,
- *   tail drop), or straight to the device for a port without a queue.
+ * The pipeline of sw_worker_input() is, per burst, two passes around one
+ * policy call (the burst or vector path, as DPDK's l3fwd):
+ *   parse, ARP replies for our addresses, FIB and the policy's metadata
+ *   (the flow hash only where a group has a choice) for each frame ->
+ *   policy pick for the burst -> rewrite (MACs, TTL, checksum) and egress
+ *   queue (ECN, tail drop), or straight to the device for a port without
+ *   a queue.
  * Transmission from queues is pulled by the driver with
  * sw_worker_tx_peek() and sw_worker_tx_commit().
  * sw_worker_input_scalar() is the same pipeline a packet at a time, the

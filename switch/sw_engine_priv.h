@@ -70,6 +70,9 @@ struct sw_engine {
 	bool dirty;
 
 	struct sw_port_state port[SW_MAX_PORTS];
+	/* Ports whose link is stalled (port[].link == SW_LINK_STALL), for
+	 * the workers' per-burst look. */
+	volatile uint32_t stalled;
 	struct sw_port_ctl ctl[SW_MAX_PORTS];
 	struct sw_event events[2 * SW_MAX_FAILURES + SW_MAX_REROUTES];
 	uint16_t nb_events;

@@ -726,11 +726,9 @@ sw_worker_input_scalar(struct sw_worker *w, uint16_t in_port,
 
 /* Frames ahead of the one being parsed whose headers are fetched. */
 #define SW_PREFETCH_AHEAD 4
-/* rte_lpm_lookupx4()'s answer for no route (route indices are smaller). */
-#define SW_HOP_MISS UINT32_MAX
 
 /*
- * The slow path of the vector input for one frame the fast parse did not
+ * The slow path of the burst input for one frame the fast parse did not
  * take: the full parser with its named drop reasons, TTL expiry and ARP.
  * Returns true if the frame is to be routed (info filled).
  */
@@ -765,38 +763,199 @@ sw_worker_parse_slow(struct sw_worker *w, uint16_t in_port,
 }
 
 /*
- * The vector path (see sw_worker_input_scalar() for the same pipeline a
- * packet at a time): each stage runs over the whole burst, so that the
- * loads of one stage overlap and the FIB is read four addresses at a time
- * (rte_lpm_lookupx4, as l3fwd).  What it sends, drops and counts, and in
- * which order, is the scalar path's: frames the switch answers (ARP,
- * ICMP) leave in the parse stage, forwarded ones after the pick, each
+ * What forward reads of a routed frame besides its metadata, in 16 bits:
+ * its l3 offset (below 256: Ethernet and at most one VLAN tag), its
+ * kind (the frame model's: data, ACK or other) and whether it is
+ * ECN-capable.
+ */
+#define SW_L3E(info) ((uint16_t)((info)->l3_offset | (info)->kind << 8 | \
+	(((info)->tos & OFAN_ECN_MASK) != OFAN_ECN_NOT_ECT) << 15))
+#define SW_L3E_L3(x) ((uint16_t)((x) & 0xffu))
+#define SW_L3E_KIND(x) ((uint8_t)((x) >> 8 & 0x7fu))
+#define SW_L3E_ECT(x) (((x) >> 15) != 0)
+
+/* The rest of the forward stage, for what the direct fast path is not. */
+static __rte_noinline void
+sw_worker_forward_slow(struct sw_worker *w, const struct sw_engine *eng,
+		       uint16_t in_port, struct rte_mbuf *m,
+		       const struct lb_pkt *meta, uint16_t pick, uint16_t l3e,
+		       uint32_t direct, bool levels_needed, uint64_t now_ns)
+{
+	sw_worker_forward(w, eng, in_port, m, meta, pick, SW_L3E_L3(l3e),
+			  SW_L3E_KIND(l3e), SW_L3E_ECT(l3e), direct,
+			  levels_needed, now_ns);
+}
+
+/* The flow key a policy reads, one copy of the burst path each. */
+enum sw_key {
+	SW_KEY_NONE,		/* the policy reads no flow key */
+	SW_KEY_EV,		/* the EV (lb_ops.flow_key_ev) */
+	SW_KEY_HASH,		/* the hash, where the group has a choice */
+	SW_KEY_HASH_ALWAYS,	/* the hash (lb_ops.flow_hash_always) */
+};
+
+static inline enum sw_key
+sw_key_of(const struct lb_ops *policy)
+{
+	if (policy->flow_key_ev)
+		return SW_KEY_EV;
+	if (!policy->uses_flow_hash)
+		return SW_KEY_NONE;
+	return policy->flow_hash_always ? SW_KEY_HASH_ALWAYS : SW_KEY_HASH;
+}
+
+/*
+ * Route one parsed frame: its FIB entry, and what the policy reads of it
+ * into *mt.  False if it was dropped (no route, or for the switch).  The
+ * flow hash is computed here, after the FIB, and only where the policy
+ * reads it: for a group with more than one live member, or for every
+ * group when the policy's state depends on it (lb_ops.flow_hash_always),
+ * as VPP's load-balance hashes only when it has more than one bucket.
+ */
+static __rte_always_inline bool
+sw_worker_route(struct sw_worker *w, const struct sw_engine *eng,
+		uint16_t in_port, struct rte_mbuf *m,
+		const struct ofan_pkt_info *info, const enum sw_key key,
+		struct lb_pkt *mt)
+{
+	const struct lb_group *g;
+	uint32_t hop;
+
+	if (unlikely(rte_lpm_lookup(eng->fib, info->dst_ip, &hop) != 0)) {
+		sw_worker_drop(w, in_port, m, OFAN_DROP_NO_ROUTE);
+		return false;
+	}
+	if (unlikely(hop == SW_ROUTE_LOCAL)) {
+		sw_worker_drop(w, in_port, m, OFAN_DROP_NOT_FOR_US);
+		return false;
+	}
+	g = &w->groups[eng->route_group[hop]];
+	mt->grp = g;
+	mt->dst_key = eng->route_key[hop];
+	mt->len = m->pkt_len > UINT16_MAX ? UINT16_MAX : (uint16_t)m->pkt_len;
+	mt->kind = info->kind == OFAN_KIND_ACK ? LB_KIND_ACK : LB_KIND_DATA;
+	if (key == SW_KEY_EV)
+		mt->flow_hash = info->src_port;
+	else if (key == SW_KEY_HASH_ALWAYS ||
+		 (key == SW_KEY_HASH && g->nb_live > 1))
+		mt->flow_hash = ofan_hash_5tuple(w->hash_seed, info->src_ip,
+						 info->dst_ip, info->src_port,
+						 info->dst_port, info->proto);
+	else
+		mt->flow_hash = 0;
+	return true;
+}
+
+
+/*
+ * The burst path (see sw_worker_input_scalar() for the same pipeline
+ * with every stage a function of its own): one pass parses each frame,
+ * looks its route up and fills what the policy reads; the policy picks
+ * for the whole burst; a second pass rewrites each frame and, where its
+ * port sends directly without injected loss or a stall, collects it in
+ * line for the device.  The rest (queues, loss, PFC, trimming, bad
+ * picks) takes sw_worker_forward().  What it sends, drops and counts, and
+ * in which order, is the scalar path's: frames the switch answers (ARP,
+ * ICMP) leave in the first pass, forwarded ones after the pick, each
  * group in arrival order.
  */
+static __rte_always_inline void
+sw_worker_burst(struct sw_worker *w, uint16_t in_port,
+		struct rte_mbuf **pkts, uint16_t n, uint64_t now_ns,
+		const enum sw_key key)
+{
+	struct sw_engine *eng = w->eng;
+	const struct lb_ops *policy = eng->cfg.policy;
+	struct rte_mbuf *fwd[SW_MAX_BURST];
+	struct lb_pkt meta[SW_MAX_BURST];
+	uint16_t l3e[SW_MAX_BURST];
+	uint16_t pick[SW_MAX_BURST];
+	uint64_t rx_bytes = 0;
+	struct sw_port_stats *rx_st = &w->port_st[in_port];
+	const bool levels_needed = policy->uses_queue_levels;
+	const bool fast_parse = eng->parse_flags == 0;
+	uint32_t direct, fast, added = 0;
+	uint16_t i, c = 0;
+
+	/* Parse (the common frame inline), route, and what the policy reads. */
+	for (i = 0; i < RTE_MIN(n, (uint16_t)SW_PREFETCH_AHEAD); i++)
+		rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void *));
+	for (i = 0; i < n; i++) {
+		struct rte_mbuf *m = pkts[i];
+		struct ofan_pkt_info fi, si;
+
+		if (i + SW_PREFETCH_AHEAD < n)
+			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + SW_PREFETCH_AHEAD],
+						       void *));
+		rx_bytes += m->pkt_len;
+		if (likely(fast_parse && m->nb_segs == 1 &&
+			   sw_parse_fast(rte_pktmbuf_mtod(m, const uint8_t *),
+					 rte_pktmbuf_data_len(m), &fi))) {
+			if (!sw_worker_route(w, eng, in_port, m, &fi, key,
+					     &meta[c]))
+				continue;
+			l3e[c] = SW_L3E(&fi);
+		} else {
+			if (!sw_worker_parse_slow(w, in_port, m, &si, now_ns) ||
+			    !sw_worker_route(w, eng, in_port, m, &si, key,
+					     &meta[c]))
+				continue;
+			l3e[c] = SW_L3E(&si);
+		}
+		fwd[c++] = m;
+	}
+	rx_st->rx_pkts += n;
+	rx_st->rx_bytes += rx_bytes;
+
+	if (c != 0) {
+		const struct lb_view view = sw_worker_view(w);
+
+		policy->pick(w->lb_state, meta, c, &view, now_ns, pick);
+		sw_worker_check_picks(eng, meta, pick, c);
+	}
+
+	/*
+	 * Rewrite, then collect for the device in line where the port sends
+	 * directly and nothing else applies; queue or drop the rest.
+	 */
+	direct = w->direct_now;
+	fast = direct & ~__atomic_load_n(&eng->stalled, __ATOMIC_ACQUIRE) &
+		~w->loss_mask;
+	for (i = 0; i < c; i++) {
+		struct rte_mbuf *m = fwd[i];
+		const struct lb_group *g = meta[i].grp;
+		const uint16_t p = pick[i];
+		struct sw_direct *d;
+		uint16_t port;
+
+		if (likely(p < g->nb_members)) {
+			port = g->port[p];
+			if (likely(fast >> port & 1)) {
+				w->picks[port]++;
+				sw_rewrite(m, SW_L3E_L3(l3e[i]),
+					   &eng->port[port]);
+				d = &w->direct[port];
+				d->pkts[d->n++] = m;
+				d->bytes += m->pkt_len;
+				added |= UINT32_C(1) << port;
+				if (unlikely(d->n == SW_DIRECT_BURST))
+					sw_direct_flush(w, port);
+				continue;
+			}
+		}
+		sw_worker_forward_slow(w, eng, in_port, m, &meta[i], p, l3e[i],
+				       direct, levels_needed, now_ns);
+	}
+	w->direct_mask |= added;
+	while (w->direct_mask != 0)
+		sw_direct_flush(w, (uint16_t)rte_bsf32(w->direct_mask));
+}
+
 void
 sw_worker_input(struct sw_worker *w, uint16_t in_port,
 		struct rte_mbuf **pkts, uint16_t n, uint64_t now_ns)
 {
 	struct sw_engine *eng = w->eng;
-	struct ofan_pkt_info info;
-	struct lb_pkt meta[SW_MAX_BURST];
-	struct rte_mbuf *fwd[SW_MAX_BURST];
-	uint32_t dst[SW_MAX_BURST];
-	uint32_t hop[SW_MAX_BURST];
-	uint32_t hash[SW_MAX_BURST];
-	uint16_t l3[SW_MAX_BURST];
-	uint8_t ect[SW_MAX_BURST];
-	uint8_t fkind[SW_MAX_BURST];
-	uint16_t pick[SW_MAX_BURST];
-	uint64_t rx_bytes = 0;
-	const struct lb_view view = sw_worker_view(w);
-	struct sw_port_stats *rx_st = &w->port_st[in_port];
-	const bool hash_needed = eng->cfg.policy->uses_flow_hash;
-	const bool ev_key = eng->cfg.policy->flow_key_ev;
-	const bool levels_needed = eng->cfg.policy->uses_queue_levels;
-	const bool fast_parse = eng->parse_flags == 0;
-	uint16_t i, j, k = 0, c = 0;
-	uint32_t direct;
 
 	w->touched = 0;
 	w->direct_now = w->tx_fn != NULL ? w->unqueued_mask : 0;
@@ -808,81 +967,21 @@ sw_worker_input(struct sw_worker *w, uint16_t in_port,
 		sw_worker_input_scalar(w, in_port, pkts, n, now_ns);
 		return;
 	}
-
-	/* Parse: the common frame inline, the rest through the full parser. */
-	for (i = 0; i < RTE_MIN(n, (uint16_t)SW_PREFETCH_AHEAD); i++)
-		rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void *));
-	for (i = 0; i < n; i++) {
-		struct rte_mbuf *m = pkts[i];
-
-		if (i + SW_PREFETCH_AHEAD < n)
-			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + SW_PREFETCH_AHEAD],
-						       void *));
-		rx_bytes += m->pkt_len;
-		if (unlikely(!(fast_parse && m->nb_segs == 1 &&
-			       sw_parse_fast(rte_pktmbuf_mtod(m, const uint8_t *),
-					     rte_pktmbuf_data_len(m), &info))) &&
-		    !sw_worker_parse_slow(w, in_port, m, &info, now_ns))
-			continue;
-		fwd[k] = m;
-		dst[k] = info.dst_ip;
-		l3[k] = info.l3_offset;
-		ect[k] = (info.tos & OFAN_ECN_MASK) != OFAN_ECN_NOT_ECT;
-		fkind[k] = info.kind;
-		if (ev_key)
-			hash[k] = info.src_port;
-		else if (hash_needed)
-			hash[k] = ofan_hash_5tuple(w->hash_seed, info.src_ip,
-						   info.dst_ip, info.src_port,
-						   info.dst_port, info.proto);
-		k++;
+	/* One copy of the burst path per kind of flow key: no test of the
+	 * policy's flags per packet. */
+	switch (sw_key_of(eng->cfg.policy)) {
+	case SW_KEY_NONE:
+		sw_worker_burst(w, in_port, pkts, n, now_ns, SW_KEY_NONE);
+		break;
+	case SW_KEY_EV:
+		sw_worker_burst(w, in_port, pkts, n, now_ns, SW_KEY_EV);
+		break;
+	case SW_KEY_HASH:
+		sw_worker_burst(w, in_port, pkts, n, now_ns, SW_KEY_HASH);
+		break;
+	default:
+		sw_worker_burst(w, in_port, pkts, n, now_ns,
+				SW_KEY_HASH_ALWAYS);
+		break;
 	}
-	rx_st->rx_pkts += n;
-	rx_st->rx_bytes += rx_bytes;
-
-	/* FIB: four addresses at a time. */
-	j = 0;
-#ifdef RTE_ARCH_X86
-	for (; j + 4 <= k; j += 4)
-		rte_lpm_lookupx4(eng->fib,
-				 _mm_loadu_si128((const __m128i *)&dst[j]),
-				 &hop[j], SW_HOP_MISS);
-#endif
-	for (; j < k; j++)
-		if (rte_lpm_lookup(eng->fib, dst[j], &hop[j]) != 0)
-			hop[j] = SW_HOP_MISS;
-
-	/* What the policy reads, for the frames that have a route. */
-	for (j = 0; j < k; j++) {
-		struct rte_mbuf *m = fwd[j];
-
-		if (unlikely(hop[j] >= SW_ROUTE_LOCAL)) {
-			sw_worker_drop(w, in_port, m, hop[j] == SW_ROUTE_LOCAL ?
-				       OFAN_DROP_NOT_FOR_US :
-				       OFAN_DROP_NO_ROUTE);
-			continue;
-		}
-		fwd[c] = m;
-		l3[c] = l3[j];
-		ect[c] = ect[j];
-		fkind[c] = fkind[j];
-		sw_worker_meta(w, eng, &meta[c], m, hop[j], fkind[j],
-			       hash_needed || ev_key ? hash[j] : 0);
-		c++;
-	}
-
-	if (c != 0) {
-		eng->cfg.policy->pick(w->lb_state, meta, c, &view, now_ns,
-				      pick);
-		sw_worker_check_picks(eng, meta, pick, c);
-	}
-
-	/* Rewrite, then queue or collect for the device. */
-	direct = w->direct_now;
-	for (i = 0; i < c; i++)
-		sw_worker_forward(w, eng, in_port, fwd[i], &meta[i], pick[i], l3[i],
-				  fkind[i], ect[i], direct, levels_needed,
-				  now_ns);
-	while (w->direct_mask != 0)
-		sw_direct_flush(w, (uint16_t)rte_bsf32(w->direct_mask));
 }

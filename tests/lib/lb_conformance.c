@@ -58,6 +58,9 @@ struct lbc_world {
 	struct ofan_rng life;	/* draws the world's life, nothing else */
 	uint64_t now;
 	unsigned int step;
+	/* Packets of a group without a choice carry flow hash 0, as the
+	 * engine gives them when the policy is not flow_hash_always. */
+	bool zero_single;
 };
 
 static const uint16_t lbc_sizes[LBC_NB_GROUPS] = {
@@ -247,6 +250,8 @@ lbc_step(struct lbc_world *w, uint16_t *out)
 		pkts[i].dst_key = lbc_below(w, LBC_NB_DST_KEYS);
 		pkts[i].len = (uint16_t)(64 + lbc_below(w, 9000 - 64 + 1));
 		pkts[i].kind = (uint8_t)lbc_below(w, LB_NB_KINDS);
+		if (w->zero_single && pkts[i].grp->nb_live <= 1)
+			pkts[i].flow_hash = 0;
 	}
 	memset(out, 0x77, n * sizeof(*out));
 	w->c->ops->pick(w->state, pkts, n, &w->view, w->now, out);
@@ -256,17 +261,25 @@ lbc_step(struct lbc_world *w, uint16_t *out)
 
 /* A whole life, alone; returns how many picks went to out. */
 static unsigned int
-lbc_life(const struct lbc_case *c, uint64_t seed, uint64_t life_seed,
-	 uint16_t *out)
+lbc_life_as(const struct lbc_case *c, uint64_t seed, uint64_t life_seed,
+	    bool zero_single, uint16_t *out)
 {
 	struct lbc_world w;
 	unsigned int nb = 0, s;
 
 	lbc_start(&w, c, seed, life_seed);
+	w.zero_single = zero_single;
 	for (s = 0; s < LBC_STEPS; s++)
 		nb += lbc_step(&w, out + nb);
 	lbc_stop(&w);
 	return nb;
+}
+
+static unsigned int
+lbc_life(const struct lbc_case *c, uint64_t seed, uint64_t life_seed,
+	 uint16_t *out)
+{
+	return lbc_life_as(c, seed, life_seed, false, out);
 }
 
 static uint16_t *
@@ -304,6 +317,29 @@ START_TEST(lbc_test_determinism)
 	ck_assert_uint_eq(na, nb);
 	ck_assert_msg(memcmp(a, b, na * sizeof(*a)) == 0,
 		      "%s: same seed, same life, different picks",
+		      c->ops->name);
+	free(a);
+	free(b);
+}
+END_TEST
+
+/*
+ * A policy that reads the flow hash but is not flow_hash_always picks
+ * the same whether or not packets of a group without a choice (one live
+ * member, or none) carry their hash: the engine computes it only where
+ * there is a choice.
+ */
+START_TEST(lbc_test_hash_where_choice)
+{
+	const struct lbc_case *c = &lbc_cases[_i];
+	uint16_t *a = lbc_out(), *b = lbc_out();
+	unsigned int na, nb;
+
+	na = lbc_life_as(c, LBC_SEED, 3, false, a);
+	nb = lbc_life_as(c, LBC_SEED, 3, true, b);
+	ck_assert_uint_eq(na, nb);
+	ck_assert_msg(memcmp(a, b, na * sizeof(*a)) == 0,
+		      "%s: picks depend on the flow hash of groups without a choice: set flow_hash_always",
 		      c->ops->name);
 	free(a);
 	free(b);
@@ -445,6 +481,8 @@ lb_conformance_tcase(const struct lb_ops *ops, const void *settings)
 	if (ops->parse != NULL)
 		tcase_add_loop_test(tc, lbc_test_settings, k, k + 1);
 	tcase_add_loop_test(tc, lbc_test_determinism, k, k + 1);
+	if (ops->uses_flow_hash && !ops->flow_hash_always)
+		tcase_add_loop_test(tc, lbc_test_hash_where_choice, k, k + 1);
 	tcase_add_loop_test(tc, lbc_test_live_picks, k, k + 1);
 	tcase_add_loop_test(tc, lbc_test_none_live, k, k + 1);
 	tcase_add_loop_test(tc, lbc_test_independent, k, k + 1);
