@@ -265,6 +265,8 @@ sw_fwd_tx(struct sw_app *app, struct sw_worker *w, uint64_t now)
 	uint16_t p, n, sent;
 
 	for (p = 0; p < app->cfg->nb_ports; p++) {
+		if (sw_worker_tx_idle(w, p))
+			continue;
 		n = sw_worker_tx_peek(w, p, now, pkts, app->cfg->burst);
 		if (n == 0)
 			continue;

@@ -260,6 +260,17 @@ void sw_worker_input_scalar(struct sw_worker *w, uint16_t in_port,
 void sw_worker_set_direct_tx(struct sw_worker *w, sw_tx_fn fn, void *arg);
 
 /*
+ * Whether port has nothing to send: an empty queue and no pause frame
+ * due.  sw_worker_tx_peek() would return 0 at once; a driver polling
+ * every port checks this first, in line.
+ */
+static inline bool
+sw_worker_tx_idle(const struct sw_worker *w, uint16_t port)
+{
+	return sw_queue_len(&w->queue[port]) == 0 && w->pfc[port].pending < 0;
+}
+
+/*
  * Packets of port's egress queue that may leave at now (shaping), at most
  * max; they stay queued until sw_worker_tx_commit() says how many the
  * device took.  Link failures are applied here: packets to a down or

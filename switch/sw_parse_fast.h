@@ -4,9 +4,10 @@
  * frame with TTL above 1, filling only what the switch reads (kind,
  * proto, tos, l3_offset, addresses, ports).  The same frame as
  * common/ofan_parse_fast.h accepts with ttl_check (the host's copy), with
- * the fixed fields checked as two masked 64-bit words and one 16-bit
- * port instead of a compare each, and the lengths in three compares:
- * the switch parses every frame it forwards.  Whatever it accepts,
+ * the fixed fields checked as two masked 32-bit words and one 16-bit
+ * port in memory order (no byte swaps) instead of a compare each, and
+ * the lengths in three compares, since the switch parses every frame it
+ * forwards.  Whatever it accepts,
  * ofan_parse() accepts with the same values (tests/test_parse.c and the
  * parser fuzzer check both fast paths against it).
  */
@@ -15,35 +16,71 @@
 
 #include "ofan_parse_fast.h"
 
-/* Bytes 12-19 as a big-endian word: EtherType IPv4, version 4, IHL 5. */
-#define SW_FAST_W0_MASK UINT64_C(0xffffff0000000000)
-#define SW_FAST_W0_WANT UINT64_C(0x0800450000000000)
-/* Bytes 20-27: no fragment (flags but DF, offset), protocol UDP. */
-#define SW_FAST_W1_MASK UINT64_C(0x3fff00ff00000000)
-#define SW_FAST_W1_WANT ((uint64_t)OFAN_IPPROTO_UDP << 32)
+/* The 32- and 16-bit values whose bytes in memory are b0 b1 (b2 b3). */
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define SW_MEM32(b0, b1, b2, b3) ((uint32_t)(b0) | (uint32_t)(b1) << 8 | \
+				  (uint32_t)(b2) << 16 | (uint32_t)(b3) << 24)
+#define SW_MEM16(b0, b1) ((uint16_t)((b0) | (b1) << 8))
+#else
+#define SW_MEM32(b0, b1, b2, b3) ((uint32_t)(b3) | (uint32_t)(b2) << 8 | \
+				  (uint32_t)(b1) << 16 | (uint32_t)(b0) << 24)
+#define SW_MEM16(b0, b1) ((uint16_t)((b1) | (b0) << 8))
+#endif
+
+/* Bytes 12-15: EtherType IPv4, version 4 and IHL 5 (not the TOS). */
+#define SW_FAST_A_MASK SW_MEM32(0xff, 0xff, 0xff, 0)
+#define SW_FAST_A_WANT SW_MEM32(0x08, 0x00, 0x45, 0)
+/* Bytes 20-23: no fragment (flags but DF, offset), protocol UDP. */
+#define SW_FAST_B_MASK SW_MEM32(0x3f, 0xff, 0, 0xff)
+#define SW_FAST_B_WANT SW_MEM32(0, 0, 0, OFAN_IPPROTO_UDP)
 /* Of those, the TTL's bits above 1: a TTL of 0 or 1 expires here. */
-#define SW_FAST_W1_TTL2 UINT64_C(0x0000fe0000000000)
+#define SW_FAST_B_TTL2 SW_MEM32(0, 0, 0xfe, 0)
+/* Bytes 36-37: the UDP destination port. */
+#define SW_FAST_PORT SW_MEM16(OFAN_UDP_PORT_ROCEV2 >> 8, \
+			      OFAN_UDP_PORT_ROCEV2 & 0xff)
+
+static inline uint32_t
+sw_mem32(const uint8_t *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+static inline uint16_t
+sw_mem16(const uint8_t *p)
+{
+	uint16_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+/* A big-endian 16-bit field. */
+static inline uint32_t
+sw_rd16(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 8 | p[1];
+}
 
 static inline bool
 sw_parse_fast(const uint8_t *f, uint32_t len, struct ofan_pkt_info *info)
 {
-	uint64_t w0, w1;
-	uint32_t udp, tot, udp_len;
+	uint32_t a, b, tot, udp_len;
 	uint8_t opcode;
 
 	if (len < OFAN_DATA_HDRS_SIZE)
 		return false;
-	w0 = ofan_fast_rd64(f + 12);
-	w1 = ofan_fast_rd64(f + 20);
-	/* Bytes 36-39: UDP destination port and length. */
-	udp = ofan_fast_rd32(f + 36);
-	if ((((w0 & SW_FAST_W0_MASK) ^ SW_FAST_W0_WANT) |
-	     ((w1 & SW_FAST_W1_MASK) ^ SW_FAST_W1_WANT) |
-	     ((udp >> 16) ^ OFAN_UDP_PORT_ROCEV2)) != 0 ||
-	    (w1 & SW_FAST_W1_TTL2) == 0)
+	a = sw_mem32(f + 12);
+	b = sw_mem32(f + 20);
+	if ((((a & SW_FAST_A_MASK) ^ SW_FAST_A_WANT) |
+	     ((b & SW_FAST_B_MASK) ^ SW_FAST_B_WANT) |
+	     (uint32_t)(sw_mem16(f + 36) ^ SW_FAST_PORT)) != 0 ||
+	    (b & SW_FAST_B_TTL2) == 0)
 		return false;
-	tot = (uint32_t)(w0 >> 16) & 0xffffu;
-	udp_len = udp & 0xffffu;
+	tot = sw_rd16(f + 16);
+	udp_len = sw_rd16(f + 38);
 	opcode = f[42];
 	/* A UDP length that holds the BTH and fits in the IPv4 length
 	 * implies an IPv4 length that holds both. */
@@ -58,11 +95,11 @@ sw_parse_fast(const uint8_t *f, uint32_t len, struct ofan_pkt_info *info)
 	info->kind = opcode == OFAN_BTH_OP_RC_ACK ? OFAN_KIND_ACK :
 						    OFAN_KIND_DATA;
 	info->proto = OFAN_IPPROTO_UDP;
-	info->tos = (uint8_t)(w0 >> 32);
+	info->tos = f[15];
 	info->l3_offset = OFAN_ETH_HDR_SIZE;
 	info->src_ip = ofan_fast_rd32(f + 26);
 	info->dst_ip = ofan_fast_rd32(f + 30);
-	info->src_port = (uint16_t)(ofan_fast_rd32(f + 32));
+	info->src_port = (uint16_t)sw_rd16(f + 34);
 	info->dst_port = OFAN_UDP_PORT_ROCEV2;
 	return true;
 }

@@ -763,27 +763,38 @@ sw_worker_parse_slow(struct sw_worker *w, uint16_t in_port,
 }
 
 /*
- * What forward reads of a routed frame besides its metadata, in 16 bits:
- * its l3 offset (below 256: Ethernet and at most one VLAN tag), its
- * kind (the frame model's: data, ACK or other) and whether it is
- * ECN-capable.
+ * What forward reads of a routed frame besides its metadata: its l3
+ * offset (Ethernet and at most one VLAN tag), its kind (the frame
+ * model's: data, ACK or other) and its TOS byte (whether it is
+ * ECN-capable), one array each.
  */
-#define SW_L3E(info) ((uint16_t)((info)->l3_offset | (info)->kind << 8 | \
-	(((info)->tos & OFAN_ECN_MASK) != OFAN_ECN_NOT_ECT) << 15))
-#define SW_L3E_L3(x) ((uint16_t)((x) & 0xffu))
-#define SW_L3E_KIND(x) ((uint8_t)((x) >> 8 & 0x7fu))
-#define SW_L3E_ECT(x) (((x) >> 15) != 0)
+struct sw_fwd_info {
+	uint8_t l3[SW_MAX_BURST];
+	uint8_t kind[SW_MAX_BURST];
+	uint8_t tos[SW_MAX_BURST];
+};
+
+static __rte_always_inline void
+sw_fwd_info_set(struct sw_fwd_info *fi, uint16_t c,
+		const struct ofan_pkt_info *info)
+{
+	fi->l3[c] = (uint8_t)info->l3_offset;
+	fi->kind[c] = info->kind;
+	fi->tos[c] = info->tos;
+}
 
 /* The rest of the forward stage, for what the direct fast path is not. */
 static __rte_noinline void
 sw_worker_forward_slow(struct sw_worker *w, const struct sw_engine *eng,
 		       uint16_t in_port, struct rte_mbuf *m,
-		       const struct lb_pkt *meta, uint16_t pick, uint16_t l3e,
+		       const struct lb_pkt *meta, uint16_t pick,
+		       const struct sw_fwd_info *fi, uint16_t i,
 		       uint32_t direct, bool levels_needed, uint64_t now_ns)
 {
-	sw_worker_forward(w, eng, in_port, m, meta, pick, SW_L3E_L3(l3e),
-			  SW_L3E_KIND(l3e), SW_L3E_ECT(l3e), direct,
-			  levels_needed, now_ns);
+	sw_worker_forward(w, eng, in_port, m, meta, pick, fi->l3[i],
+			  fi->kind[i],
+			  (fi->tos[i] & OFAN_ECN_MASK) != OFAN_ECN_NOT_ECT,
+			  direct, levels_needed, now_ns);
 }
 
 /* The flow key a policy reads, one copy of the burst path each. */
@@ -815,8 +826,8 @@ sw_key_of(const struct lb_ops *policy)
 static __rte_always_inline bool
 sw_worker_route(struct sw_worker *w, const struct sw_engine *eng,
 		uint16_t in_port, struct rte_mbuf *m,
-		const struct ofan_pkt_info *info, const enum sw_key key,
-		struct lb_pkt *mt)
+		const struct ofan_pkt_info *info, uint16_t len,
+		const enum sw_key key, struct lb_pkt *mt)
 {
 	const struct lb_group *g;
 	uint32_t hop;
@@ -832,7 +843,7 @@ sw_worker_route(struct sw_worker *w, const struct sw_engine *eng,
 	g = &w->groups[eng->route_group[hop]];
 	mt->grp = g;
 	mt->dst_key = eng->route_key[hop];
-	mt->len = m->pkt_len > UINT16_MAX ? UINT16_MAX : (uint16_t)m->pkt_len;
+	mt->len = len;
 	mt->kind = info->kind == OFAN_KIND_ACK ? LB_KIND_ACK : LB_KIND_DATA;
 	if (key == SW_KEY_EV)
 		mt->flow_hash = info->src_port;
@@ -859,6 +870,41 @@ sw_worker_route(struct sw_worker *w, const struct sw_engine *eng,
  * ICMP) leave in the first pass, forwarded ones after the pick, each
  * group in arrival order.
  */
+/*
+ * Frames of a burst collected in line for one direct port, held in
+ * registers while consecutive frames go to the same port (the usual
+ * case): the port's direct output, its count and bytes, and the picks.
+ */
+struct sw_run {
+	uint16_t port;		/* UINT16_MAX: none */
+	uint16_t n;		/* the output's frames, this run's included */
+	uint16_t n0;		/* its frames when the run began */
+	uint32_t bytes;
+	struct sw_direct *d;
+};
+
+static __rte_always_inline void
+sw_run_begin(struct sw_worker *w, struct sw_run *r, uint16_t port)
+{
+	r->port = port;
+	r->d = &w->direct[port];
+	r->n = r->d->n;
+	r->bytes = r->d->bytes;
+	r->n0 = r->n;
+}
+
+/* Write the run back to its port's direct output and counters. */
+static __rte_always_inline void
+sw_run_end(struct sw_worker *w, struct sw_run *r)
+{
+	if (r->port == UINT16_MAX)
+		return;
+	w->picks[r->port] += (uint16_t)(r->n - r->n0);
+	r->d->n = r->n;
+	r->d->bytes = r->bytes;
+	r->port = UINT16_MAX;
+}
+
 static __rte_always_inline void
 sw_worker_burst(struct sw_worker *w, uint16_t in_port,
 		struct rte_mbuf **pkts, uint16_t n, uint64_t now_ns,
@@ -868,39 +914,47 @@ sw_worker_burst(struct sw_worker *w, uint16_t in_port,
 	const struct lb_ops *policy = eng->cfg.policy;
 	struct rte_mbuf *fwd[SW_MAX_BURST];
 	struct lb_pkt meta[SW_MAX_BURST];
-	uint16_t l3e[SW_MAX_BURST];
+	struct sw_fwd_info fi;
 	uint16_t pick[SW_MAX_BURST];
 	uint64_t rx_bytes = 0;
 	struct sw_port_stats *rx_st = &w->port_st[in_port];
 	const bool levels_needed = policy->uses_queue_levels;
 	const bool fast_parse = eng->parse_flags == 0;
+	struct sw_run run = { .port = UINT16_MAX };
 	uint32_t direct, fast, added = 0;
 	uint16_t i, c = 0;
 
-	/* Parse (the common frame inline), route, and what the policy reads. */
+	/*
+	 * Parse (the common frame inline), route, and what the policy reads.
+	 * A frame's headers are fetched SW_PREFETCH_AHEAD frames ahead.
+	 */
 	for (i = 0; i < RTE_MIN(n, (uint16_t)SW_PREFETCH_AHEAD); i++)
 		rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void *));
 	for (i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
-		struct ofan_pkt_info fi, si;
+		struct ofan_pkt_info pi, si;
+		const uint8_t *f = rte_pktmbuf_mtod(m, const uint8_t *);
+		const uint16_t len = rte_pktmbuf_data_len(m);
 
-		if (i + SW_PREFETCH_AHEAD < n)
+		if (likely(i + SW_PREFETCH_AHEAD < n))
 			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + SW_PREFETCH_AHEAD],
 						       void *));
 		rx_bytes += m->pkt_len;
+		/* One segment: the frame's length is its segment's. */
 		if (likely(fast_parse && m->nb_segs == 1 &&
-			   sw_parse_fast(rte_pktmbuf_mtod(m, const uint8_t *),
-					 rte_pktmbuf_data_len(m), &fi))) {
-			if (!sw_worker_route(w, eng, in_port, m, &fi, key,
+			   sw_parse_fast(f, len, &pi))) {
+			if (!sw_worker_route(w, eng, in_port, m, &pi, len, key,
 					     &meta[c]))
 				continue;
-			l3e[c] = SW_L3E(&fi);
+			sw_fwd_info_set(&fi, c, &pi);
 		} else {
 			if (!sw_worker_parse_slow(w, in_port, m, &si, now_ns) ||
-			    !sw_worker_route(w, eng, in_port, m, &si, key,
+			    !sw_worker_route(w, eng, in_port, m, &si,
+					     m->pkt_len > UINT16_MAX ? UINT16_MAX :
+					     (uint16_t)m->pkt_len, key,
 					     &meta[c]))
 				continue;
-			l3e[c] = SW_L3E(&si);
+			sw_fwd_info_set(&fi, c, &si);
 		}
 		fwd[c++] = m;
 	}
@@ -925,27 +979,32 @@ sw_worker_burst(struct sw_worker *w, uint16_t in_port,
 		struct rte_mbuf *m = fwd[i];
 		const struct lb_group *g = meta[i].grp;
 		const uint16_t p = pick[i];
-		struct sw_direct *d;
 		uint16_t port;
 
 		if (likely(p < g->nb_members)) {
 			port = g->port[p];
 			if (likely(fast >> port & 1)) {
-				w->picks[port]++;
-				sw_rewrite(m, SW_L3E_L3(l3e[i]),
-					   &eng->port[port]);
-				d = &w->direct[port];
-				d->pkts[d->n++] = m;
-				d->bytes += m->pkt_len;
-				added |= UINT32_C(1) << port;
-				if (unlikely(d->n == SW_DIRECT_BURST))
+				sw_rewrite(m, fi.l3[i], &eng->port[port]);
+				if (unlikely(port != run.port)) {
+					sw_run_end(w, &run);
+					sw_run_begin(w, &run, port);
+					added |= UINT32_C(1) << port;
+				}
+				run.d->pkts[run.n++] = m;
+				run.bytes += m->pkt_len;
+				if (unlikely(run.n == SW_DIRECT_BURST)) {
+					sw_run_end(w, &run);
 					sw_direct_flush(w, port);
+					sw_run_begin(w, &run, port);
+				}
 				continue;
 			}
 		}
-		sw_worker_forward_slow(w, eng, in_port, m, &meta[i], p, l3e[i],
+		sw_run_end(w, &run);
+		sw_worker_forward_slow(w, eng, in_port, m, &meta[i], p, &fi, i,
 				       direct, levels_needed, now_ns);
 	}
+	sw_run_end(w, &run);
 	w->direct_mask |= added;
 	while (w->direct_mask != 0)
 		sw_direct_flush(w, (uint16_t)rte_bsf32(w->direct_mask));

@@ -55,7 +55,7 @@ sw_worker_tx_peek(struct sw_worker *w, uint16_t port, uint64_t now_ns,
 	struct sw_queue *q = &w->queue[port];
 	uint8_t link = ps->link;
 
-	if (sw_queue_len(q) == 0 && likely(w->pfc[port].pending < 0))
+	if (sw_worker_tx_idle(w, port))
 		return 0;
 	if (unlikely(link == SW_LINK_DOWN || link == SW_LINK_BLACKHOLE)) {
 		sw_worker_flush_failed(w, port, link == SW_LINK_DOWN ?
