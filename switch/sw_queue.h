@@ -193,17 +193,6 @@ sw_queue_trims(const struct sw_queue *q)
 struct rte_mbuf *sw_queue_pop(struct sw_queue *q);
 
 /*
- * Enqueue one packet of kind (enum ofan_pkt_kind: data, ACK or other; it
- * decides what the packet counts under the queue's frame model) whose
- * IPv4 header starts l3_offset bytes in; ecn_capable says whether CE may
- * be set.  Returns true if queued; false if the caller must free it (tail
- * drop, counted here).
- */
-bool sw_queue_enqueue(struct sw_queue *q, struct rte_mbuf *m, uint8_t kind,
-		      uint16_t l3_offset, bool ecn_capable,
-		      struct ofan_rng *rng);
-
-/*
  * Enqueue on a trimming queue (sw_queue_trims()): ACKs (ctrl_acks) and
  * frames already trimmed upstream go to the control queue; a data frame
  * that does not fit the data queue is trimmed, it or (trim_either, half
@@ -254,6 +243,87 @@ sw_queue_level(const struct sw_queue *q, const struct lb_levels *lv)
 {
 	return lb_queue_level(sw_queue_data_len(q), q->cap_pkts, q->bytes,
 			      q->cap_bytes, lv);
+}
+
+/* Double the ring, keeping the frames in order; false when out of memory. */
+bool sw_queue_grow(struct sw_queue *q);
+
+/* Set CE in place and fix the IPv4 checksum incrementally (RFC 1624). */
+void sw_queue_mark_ce(struct rte_mbuf *m, uint16_t l3_offset);
+
+/*
+ * RED-like marking on the instantaneous queue in bytes at arrival: never
+ * below kmin, always above kmax, linearly up to pmax in between.
+ */
+static inline bool
+sw_queue_should_mark(const struct sw_queue *q, struct ofan_rng *rng)
+{
+	double p;
+
+	if (q->bytes <= q->kmin)
+		return false;
+	if (q->bytes > q->kmax)
+		return true;
+	p = q->pmax * (double)(q->bytes - q->kmin) /
+		(double)(q->kmax - q->kmin);
+	return ofan_rng_unit(rng) < p;
+}
+
+/*
+ * Append m (size queue bytes; len frames queued before it, below
+ * cap_pkts and within the ring), marking it as ECN says.
+ */
+static inline void
+sw_queue_put(struct sw_queue *q, struct rte_mbuf *m, uint32_t size,
+	     uint32_t len, uint16_t l3_offset, bool ecn_capable,
+	     struct ofan_rng *rng)
+{
+	uint32_t bin;
+
+	if (q->ecn && ecn_capable && sw_queue_should_mark(q, rng)) {
+		sw_queue_mark_ce(m, l3_offset);
+		q->st.ecn_marked++;
+	}
+	/* len < cap_pkts, so the bin is below SW_QUEUE_HIST_BINS. */
+	bin = sw_queue_hist_bin(q, len);
+	q->st.hist[bin]++;
+	q->ring[q->tail & q->mask] = m;
+	q->len_ring[q->tail & q->mask] = size;
+	if (unlikely(q->in_ring != NULL))
+		q->in_ring[q->tail & q->mask] = SW_QUEUE_IN_NONE;
+	q->tail++;
+	q->bytes += size;
+	q->st.enq_pkts++;
+	q->st.enq_bytes += size;
+	len++;
+	if (len > q->st.max_pkts)
+		q->st.max_pkts = len;
+	if (q->bytes > q->st.max_bytes)
+		q->st.max_bytes = q->bytes;
+}
+
+/*
+ * Enqueue one packet of kind (enum ofan_pkt_kind: data, ACK or other; it
+ * decides what the packet counts under the queue's frame model) whose
+ * IPv4 header starts l3_offset bytes in; ecn_capable says whether CE may
+ * be set.  Returns true if queued; false if the caller must free it (tail
+ * drop, counted here).
+ */
+static inline bool
+sw_queue_enqueue(struct sw_queue *q, struct rte_mbuf *m, uint8_t kind,
+		 uint16_t l3_offset, bool ecn_capable, struct ofan_rng *rng)
+{
+	uint32_t len = sw_queue_data_len(q);
+	uint32_t size = ofan_frame_queue_bytes(&q->frame, kind, m->pkt_len);
+
+	if (len >= q->cap_pkts || q->bytes + size > q->cap_bytes ||
+	    (unlikely(len > q->mask) && !sw_queue_grow(q))) {
+		q->st.drop_pkts++;
+		q->st.drop_bytes += size;
+		return false;
+	}
+	sw_queue_put(q, m, size, len, l3_offset, ecn_capable, rng);
+	return true;
 }
 
 /* Change the shaping rate at runtime (degraded links). */

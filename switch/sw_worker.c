@@ -783,7 +783,30 @@ sw_fwd_info_set(struct sw_fwd_info *fi, uint16_t c,
 	fi->tos[c] = info->tos;
 }
 
-/* The rest of the forward stage, for what the direct fast path is not. */
+/*
+ * Rewrite frame i of the burst for port and queue it there: a port with
+ * a queue that does not trim, no loss injected, and an input that is
+ * not a lossless (PFC) port -- what sw_worker_forward() does for it.
+ */
+static __rte_always_inline void
+sw_worker_enqueue(struct sw_worker *w, const struct sw_engine *eng,
+		  uint16_t in_port, uint16_t port, struct rte_mbuf *m,
+		  const struct sw_fwd_info *fi, uint16_t i, bool levels_needed,
+		  uint64_t now_ns)
+{
+	w->picks[port]++;
+	sw_rewrite(m, fi->l3[i], &eng->port[port]);
+	if (unlikely(!sw_queue_enqueue(&w->queue[port], m, fi->kind[i],
+				       fi->l3[i], (fi->tos[i] & OFAN_ECN_MASK) !=
+				       OFAN_ECN_NOT_ECT, &w->rng))) {
+		w->port_st[port].egress_drops++;
+		sw_worker_drop(w, in_port, m, OFAN_DROP_QUEUE_FULL);
+		return;
+	}
+	sw_worker_note_queued(w, eng, port, levels_needed, now_ns);
+}
+
+/* The rest of the forward stage, for what the fast paths are not. */
 static __rte_noinline void
 sw_worker_forward_slow(struct sw_worker *w, const struct sw_engine *eng,
 		       uint16_t in_port, struct rte_mbuf *m,
@@ -859,18 +882,6 @@ sw_worker_route(struct sw_worker *w, const struct sw_engine *eng,
 
 
 /*
- * The burst path (see sw_worker_input_scalar() for the same pipeline
- * with every stage a function of its own): one pass parses each frame,
- * looks its route up and fills what the policy reads; the policy picks
- * for the whole burst; a second pass rewrites each frame and, where its
- * port sends directly without injected loss or a stall, collects it in
- * line for the device.  The rest (queues, loss, PFC, trimming, bad
- * picks) takes sw_worker_forward().  What it sends, drops and counts, and
- * in which order, is the scalar path's: frames the switch answers (ARP,
- * ICMP) leave in the first pass, forwarded ones after the pick, each
- * group in arrival order.
- */
-/*
  * Frames of a burst collected in line for one direct port, held in
  * registers while consecutive frames go to the same port (the usual
  * case): the port's direct output, its count and bytes, and the picks.
@@ -905,6 +916,20 @@ sw_run_end(struct sw_worker *w, struct sw_run *r)
 	r->port = UINT16_MAX;
 }
 
+/*
+ * The burst path (see sw_worker_input_scalar() for the same pipeline
+ * with every stage a function of its own): one pass parses each frame,
+ * looks its route up and fills what the policy reads; the policy picks
+ * for the whole burst; a second pass rewrites each frame and, where its
+ * port sends directly without injected loss or a stall, collects it in
+ * line for the device, or, where its port has a queue that does not
+ * trim, no injected loss and the input is not a lossless one, queues it
+ * in line.  The rest (loss, PFC, trimming, stalls, bad picks) takes
+ * sw_worker_forward().  What it sends, drops and counts, and
+ * in which order, is the scalar path's: frames the switch answers (ARP,
+ * ICMP) leave in the first pass, forwarded ones after the pick, each
+ * group in arrival order.
+ */
 static __rte_always_inline void
 sw_worker_burst(struct sw_worker *w, uint16_t in_port,
 		struct rte_mbuf **pkts, uint16_t n, uint64_t now_ns,
@@ -921,7 +946,7 @@ sw_worker_burst(struct sw_worker *w, uint16_t in_port,
 	const bool levels_needed = policy->uses_queue_levels;
 	const bool fast_parse = eng->parse_flags == 0;
 	struct sw_run run = { .port = UINT16_MAX };
-	uint32_t direct, fast, added = 0;
+	uint32_t direct, fast, queued, added = 0;
 	uint16_t i, c = 0;
 
 	/*
@@ -969,12 +994,14 @@ sw_worker_burst(struct sw_worker *w, uint16_t in_port,
 	}
 
 	/*
-	 * Rewrite, then collect for the device in line where the port sends
-	 * directly and nothing else applies; queue or drop the rest.
+	 * Rewrite, then collect for the device or queue in line where
+	 * nothing else applies; sw_worker_forward() for the rest.
 	 */
 	direct = w->direct_now;
 	fast = direct & ~__atomic_load_n(&eng->stalled, __ATOMIC_ACQUIRE) &
 		~w->loss_mask;
+	/* Queued ports without loss, from an input PFC does not watch. */
+	queued = w->pfc_in_mask >> in_port & 1 ? 0 : ~direct & ~w->loss_mask;
 	for (i = 0; i < c; i++) {
 		struct rte_mbuf *m = fwd[i];
 		const struct lb_group *g = meta[i].grp;
@@ -997,6 +1024,12 @@ sw_worker_burst(struct sw_worker *w, uint16_t in_port,
 					sw_direct_flush(w, port);
 					sw_run_begin(w, &run, port);
 				}
+				continue;
+			}
+			if (likely(queued >> port & 1) &&
+			    !sw_queue_trims(&w->queue[port])) {
+				sw_worker_enqueue(w, eng, in_port, port, m, &fi,
+						  i, levels_needed, now_ns);
 				continue;
 			}
 		}
