@@ -75,7 +75,7 @@ lb_ecmp_ar_group_changed(void *state, const struct lb_group *grp)
  */
 static uint16_t
 lb_ecmp_ar_escape(struct lb_ecmp_ar *st, const struct lb_group *grp,
-		  const uint8_t *level, uint16_t h)
+		  const uint8_t *level, uint16_t h, struct ofan_rng *rng)
 {
 	uint16_t best[LB_MAX_MEMBERS];
 	uint8_t lo = UINT8_MAX, hi = 0, l;
@@ -94,7 +94,7 @@ lb_ecmp_ar_escape(struct lb_ecmp_ar *st, const struct lb_group *grp,
 		if (level[grp->port[grp->live[j]]] == lo)
 			best[nb++] = grp->live[j];
 	st->escaped++;
-	return lb_group_random_among(grp, best, nb, &st->rng);
+	return lb_group_random_among(grp, best, nb, rng);
 }
 
 static void
@@ -102,18 +102,20 @@ lb_ecmp_ar_pick(void *state, const struct lb_pkt *pkts, uint16_t n,
 		const struct lb_view *view, uint64_t now_ns, uint16_t *out)
 {
 	struct lb_ecmp_ar *st = state;
+	struct ofan_rng rng = st->rng;	/* in registers for the burst */
 	uint16_t i;
 
 	lb_ecmp_ops.pick(st->ecmp, pkts, n, view, now_ns, out);
 	for (i = 0; i < n; i++) {
 		/* The coin first: the stream does not depend on the picks. */
-		bool flip = (ofan_rng_next(&st->rng) >> 63) != 0;
+		bool flip = (ofan_rng_next(&rng) >> 63) != 0;
 
 		if (out[i] == LB_NONE || !flip || pkts[i].grp->nb_live < 2)
 			continue;
 		out[i] = lb_ecmp_ar_escape(st, pkts[i].grp, view->port_level,
-					   out[i]);
+					   out[i], &rng);
 	}
+	st->rng = rng;
 }
 
 static void

@@ -153,8 +153,8 @@ lb_flowlet_group_changed(void *state, const struct lb_group *grp)
 
 /* A new flowlet's member; grp has at least one live member. */
 static uint16_t
-lb_flowlet_repick(struct lb_flowlet *st, const struct lb_group *grp,
-		  const struct lb_view *view)
+lb_flowlet_repick(const struct lb_flowlet *st, const struct lb_group *grp,
+		  const struct lb_view *view, struct ofan_rng *rng)
 {
 	uint16_t tied[LB_MAX_MEMBERS];
 	unsigned int best = UINT8_MAX + 1;
@@ -163,7 +163,7 @@ lb_flowlet_repick(struct lb_flowlet *st, const struct lb_group *grp,
 
 	if (st->repick == LB_FLOWLET_RANDOM || view == NULL ||
 	    view->port_level == NULL)
-		return lb_group_random(grp, &st->rng);
+		return lb_group_random(grp, rng);
 	for (k = 0; k < grp->nb_live; k++) {
 		uint16_t m = grp->live[k];
 		unsigned int lvl = view->port_level[grp->port[m]];
@@ -175,7 +175,7 @@ lb_flowlet_repick(struct lb_flowlet *st, const struct lb_group *grp,
 		if (lvl == best)
 			tied[nb_tied++] = m;
 	}
-	return lb_group_random_among(grp, tied, nb_tied, &st->rng);
+	return lb_group_random_among(grp, tied, nb_tied, rng);
 }
 
 static void
@@ -183,6 +183,7 @@ lb_flowlet_pick(void *state, const struct lb_pkt *pkts, uint16_t n,
 		const struct lb_view *view, uint64_t now_ns, uint16_t *out)
 {
 	struct lb_flowlet *st = state;
+	struct ofan_rng rng = st->rng;	/* in registers for the burst */
 	uint16_t i;
 
 	for (i = 0; i < n; i++) {
@@ -207,12 +208,13 @@ lb_flowlet_pick(void *state, const struct lb_pkt *pkts, uint16_t n,
 				st->nb_evictions++;
 			e->tag = hash;
 			e->group = grp->id;
-			e->member = lb_flowlet_repick(st, grp, view);
+			e->member = lb_flowlet_repick(st, grp, view, &rng);
 			st->nb_flowlets++;
 		}
 		e->last_seen_ns = now_ns;
 		out[i] = e->member;
 	}
+	st->rng = rng;
 }
 
 static void

@@ -50,6 +50,7 @@ lb_spray_pick(void *state, const struct lb_pkt *pkts, uint16_t n,
 	      const struct lb_view *view, uint64_t now_ns, uint16_t *out)
 {
 	struct lb_spray *st = state;
+	struct ofan_rng rng = st->rng;	/* in registers for the burst */
 	uint16_t i;
 
 	for (i = 0; i < n; i++) {
@@ -59,8 +60,9 @@ lb_spray_pick(void *state, const struct lb_pkt *pkts, uint16_t n,
 			out[i] = LB_NONE;
 			continue;
 		}
-		out[i] = lb_group_random(grp, &st->rng);
+		out[i] = lb_group_random(grp, &rng);
 	}
+	st->rng = rng;
 }
 
 const struct lb_ops lb_spray_ops = {

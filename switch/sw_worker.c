@@ -944,7 +944,9 @@ sw_worker_burst(struct sw_worker *w, uint16_t in_port,
 	uint64_t rx_bytes = 0;
 	struct sw_port_stats *rx_st = &w->port_st[in_port];
 	const bool levels_needed = policy->uses_queue_levels;
-	const bool fast_parse = eng->parse_flags == 0;
+	/* Frames of this many segments take the fast parse: 1, or none
+	 * (nb_segs is never 0) when the parse has flags (checksums). */
+	const uint16_t fast_segs = eng->parse_flags == 0 ? 1 : 0;
 	struct sw_run run = { .port = UINT16_MAX };
 	uint32_t direct, fast, queued, added = 0;
 	uint16_t i, c = 0;
@@ -966,7 +968,7 @@ sw_worker_burst(struct sw_worker *w, uint16_t in_port,
 						       void *));
 		rx_bytes += m->pkt_len;
 		/* One segment: the frame's length is its segment's. */
-		if (likely(fast_parse && m->nb_segs == 1 &&
+		if (likely(m->nb_segs == fast_segs &&
 			   sw_parse_fast(f, len, &pi))) {
 			if (!sw_worker_route(w, eng, in_port, m, &pi, len, key,
 					     &meta[c]))
