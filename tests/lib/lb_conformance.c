@@ -305,21 +305,31 @@ START_TEST(lbc_test_settings)
 }
 END_TEST
 
-/* The same seed and life: the same picks. */
-START_TEST(lbc_test_determinism)
+/*
+ * Two lives of c with the same seed and life, the second with
+ * zero_single (lbc_world): the same picks, or fail saying what.
+ */
+static void
+lbc_same_picks(const struct lbc_case *c, uint64_t life_seed,
+	       bool zero_single, const char *what)
 {
-	const struct lbc_case *c = &lbc_cases[_i];
 	uint16_t *a = lbc_out(), *b = lbc_out();
 	unsigned int na, nb;
 
-	na = lbc_life(c, LBC_SEED, 1, a);
-	nb = lbc_life(c, LBC_SEED, 1, b);
+	na = lbc_life_as(c, LBC_SEED, life_seed, false, a);
+	nb = lbc_life_as(c, LBC_SEED, life_seed, zero_single, b);
 	ck_assert_uint_eq(na, nb);
-	ck_assert_msg(memcmp(a, b, na * sizeof(*a)) == 0,
-		      "%s: same seed, same life, different picks",
-		      c->ops->name);
+	ck_assert_msg(memcmp(a, b, na * sizeof(*a)) == 0, "%s: %s",
+		      c->ops->name, what);
 	free(a);
 	free(b);
+}
+
+/* The same seed and life: the same picks. */
+START_TEST(lbc_test_determinism)
+{
+	lbc_same_picks(&lbc_cases[_i], 1, false,
+		       "same seed, same life, different picks");
 }
 END_TEST
 
@@ -331,18 +341,8 @@ END_TEST
  */
 START_TEST(lbc_test_hash_where_choice)
 {
-	const struct lbc_case *c = &lbc_cases[_i];
-	uint16_t *a = lbc_out(), *b = lbc_out();
-	unsigned int na, nb;
-
-	na = lbc_life_as(c, LBC_SEED, 3, false, a);
-	nb = lbc_life_as(c, LBC_SEED, 3, true, b);
-	ck_assert_uint_eq(na, nb);
-	ck_assert_msg(memcmp(a, b, na * sizeof(*a)) == 0,
-		      "%s: picks depend on the flow hash of groups without a choice: set flow_hash_always",
-		      c->ops->name);
-	free(a);
-	free(b);
+	lbc_same_picks(&lbc_cases[_i], 3, true,
+		       "picks depend on the flow hash of groups without a choice: set flow_hash_always");
 }
 END_TEST
 
