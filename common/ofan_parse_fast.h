@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The fast path in front of ofan_parse(), for the switch and the host.
+ * The fast path in front of ofan_parse(), for the host (the switch has
+ * its own, switch/sw_parse_fast.h, for the same frame and fewer fields).
  * Header only and free of EAL so that the unit tests and the parser
  * fuzzer check the one property that matters: whatever it accepts,
  * ofan_parse() accepts with the same values.
@@ -45,7 +46,8 @@ ofan_fast_rd64(const uint8_t *p)
  * to 4791 with a whole BTH (and, for an ACK, its AETH and feedback
  * extension) -- recognised in a few comparisons of whole words.
  * ttl_check: a switch's rule, TTL above 1 (ofan_parse() without
- * OFAN_PARSE_F_NO_TTL_CHECK); a host passes false (ofan_parse() with it).
+ * OFAN_PARSE_F_NO_TTL_CHECK); the host passes false (ofan_parse() with
+ * it).
  * full: every field as ofan_parse() fills it, the struct byte for byte (a
  * host reads the BTH and the payload); otherwise only what a switch reads
  * (kind, proto, tos, l3_offset, addresses, ports).  Both are constants at

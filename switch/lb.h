@@ -104,8 +104,10 @@ uint16_t lb_group_random_among(const struct lb_group *grp,
 /* What a policy knows about one packet. */
 struct lb_pkt {
 	const struct lb_group *grp;
-	uint32_t flow_hash;	/* seeded hash of the 5-tuple (EV included);
-				 * the EV itself for a flow_key_ev policy */
+	uint32_t flow_hash;	/* seeded hash of the 5-tuple (EV included),
+				 * 0 in a group of at most one live member
+				 * for a flow_hash_where_choice policy; the
+				 * EV itself for a flow_key_ev policy */
 	uint32_t dst_key;	/* < lb_params.nb_dst_keys */
 	uint16_t len;		/* frame bytes */
 	uint8_t kind;		/* enum lb_kind; non-RoCE traffic is DATA */
@@ -264,13 +266,15 @@ struct lb_ops {
 	 */
 	bool flow_key_ev;
 	/*
-	 * With uses_flow_hash: pick() reads the hash also for a packet whose
-	 * group has one live member (flowlet's table remembers every flow).
-	 * Otherwise the engine computes it only where there is a choice, and
-	 * a packet of a single-member group carries flow_hash 0: a policy
-	 * whose pick there cannot depend on the hash leaves this false.
+	 * With uses_flow_hash: pick() reads the hash only for a packet whose
+	 * group has more than one live member (ecmp: with one, every bucket
+	 * is that member), so the engine's burst path computes it only there
+	 * and gives every other packet flow_hash 0, as VPP's load-balance
+	 * hashes only when it has more than one bucket.  False (the default)
+	 * for a policy whose picks or state depend on the hash of every
+	 * packet (flowlet's table remembers every flow).
 	 */
-	bool flow_hash_always;
+	bool flow_hash_where_choice;
 	/* Bytes of the policy's settings block (<= LB_SETTINGS_MAX); 0: none. */
 	size_t settings_size;
 	/* Fill the block, zeroed, with the defaults.  May be NULL (zeros). */

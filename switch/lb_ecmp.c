@@ -203,6 +203,7 @@ const struct lb_ops lb_ecmp_ops = {
 	.name = "ecmp",
 	.summary = "per-flow hash onto a bucket table (no reordering)",
 	.uses_flow_hash = true,
+	.flow_hash_where_choice = true,
 	.uses_queue_levels = false,
 	.parse = NULL,
 	.create = lb_ecmp_create,

@@ -132,6 +132,7 @@ const struct lb_ops lb_ecmp_ar_ops = {
 	.name = "ecmp_ar",
 	.summary = "ECMP, but half the packets leave a worst-level queue for a best one (htsim's ecmp_ar)",
 	.uses_flow_hash = true,
+	.flow_hash_where_choice = true,
 	.uses_queue_levels = true,
 	.create = lb_ecmp_ar_create,
 	.destroy = lb_ecmp_ar_destroy,

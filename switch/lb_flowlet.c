@@ -233,7 +233,6 @@ const struct lb_ops lb_flowlet_ops = {
 	.name = "flowlet",
 	.summary = "per-flow member until an idle gap, then repick",
 	.uses_flow_hash = true,
-	.flow_hash_always = true,
 	.uses_queue_levels = true,
 	.settings_size = sizeof(struct lb_flowlet_settings),
 	.defaults = lb_flowlet_defaults,

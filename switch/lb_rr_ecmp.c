@@ -90,6 +90,7 @@ const struct lb_ops lb_rr_ecmp_ops = {
 	.name = "rr_ecmp",
 	.summary = "rr at ToRs and leaves (tier 0), ecmp above (htsim's rr_ecmp)",
 	.uses_flow_hash = true,
+	.flow_hash_where_choice = true,
 	.uses_queue_levels = false,
 	.settings_size = sizeof(struct lb_rr_settings),
 	.defaults = lb_rr_ecmp_defaults,

@@ -400,6 +400,7 @@ sw_engine_set_link(struct sw_engine *eng, uint16_t port,
 	    !ctl->withdrawn)
 		ctl->withdraw_at = 1;
 	__atomic_store_n(&ps->link, (uint8_t)mode, __ATOMIC_RELEASE);
+	/* One control thread changes links: a plain read suffices. */
 	__atomic_store_n(&eng->stalled, mode == SW_LINK_STALL ?
 			 eng->stalled | UINT32_C(1) << port :
 			 eng->stalled & ~(UINT32_C(1) << port),

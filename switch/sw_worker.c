@@ -824,8 +824,9 @@ sw_worker_forward_slow(struct sw_worker *w, const struct sw_engine *eng,
 enum sw_key {
 	SW_KEY_NONE,		/* the policy reads no flow key */
 	SW_KEY_EV,		/* the EV (lb_ops.flow_key_ev) */
-	SW_KEY_HASH,		/* the hash, where the group has a choice */
-	SW_KEY_HASH_ALWAYS,	/* the hash (lb_ops.flow_hash_always) */
+	SW_KEY_HASH,		/* the hash, where the group has a choice
+				 * (lb_ops.flow_hash_where_choice) */
+	SW_KEY_HASH_ALWAYS,	/* the hash of every frame */
 };
 
 static inline enum sw_key
@@ -835,16 +836,16 @@ sw_key_of(const struct lb_ops *policy)
 		return SW_KEY_EV;
 	if (!policy->uses_flow_hash)
 		return SW_KEY_NONE;
-	return policy->flow_hash_always ? SW_KEY_HASH_ALWAYS : SW_KEY_HASH;
+	return policy->flow_hash_where_choice ? SW_KEY_HASH : SW_KEY_HASH_ALWAYS;
 }
 
 /*
  * Route one parsed frame: its FIB entry, and what the policy reads of it
  * into *mt.  False if it was dropped (no route, or for the switch).  The
  * flow hash is computed here, after the FIB, and only where the policy
- * reads it: for a group with more than one live member, or for every
- * group when the policy's state depends on it (lb_ops.flow_hash_always),
- * as VPP's load-balance hashes only when it has more than one bucket.
+ * reads it: for every frame, or, for a policy that reads it only where
+ * there is a choice (lb_ops.flow_hash_where_choice), for a group with
+ * more than one live member.
  */
 static __rte_always_inline bool
 sw_worker_route(struct sw_worker *w, const struct sw_engine *eng,

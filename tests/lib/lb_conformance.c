@@ -59,7 +59,7 @@ struct lbc_world {
 	uint64_t now;
 	unsigned int step;
 	/* Packets of a group without a choice carry flow hash 0, as the
-	 * engine gives them when the policy is not flow_hash_always. */
+	 * engine gives them to a flow_hash_where_choice policy. */
 	bool zero_single;
 };
 
@@ -334,15 +334,14 @@ START_TEST(lbc_test_determinism)
 END_TEST
 
 /*
- * A policy that reads the flow hash but is not flow_hash_always picks
- * the same whether or not packets of a group without a choice (one live
- * member, or none) carry their hash: the engine computes it only where
- * there is a choice.
+ * A flow_hash_where_choice policy picks the same whether or not packets
+ * of a group without a choice (one live member, or none) carry their
+ * hash: the engine computes it only where there is a choice.
  */
 START_TEST(lbc_test_hash_where_choice)
 {
 	lbc_same_picks(&lbc_cases[_i], 3, true,
-		       "picks depend on the flow hash of groups without a choice: set flow_hash_always");
+		       "picks depend on the flow hash of groups without a choice: clear flow_hash_where_choice");
 }
 END_TEST
 
@@ -481,7 +480,7 @@ lb_conformance_tcase(const struct lb_ops *ops, const void *settings)
 	if (ops->parse != NULL)
 		tcase_add_loop_test(tc, lbc_test_settings, k, k + 1);
 	tcase_add_loop_test(tc, lbc_test_determinism, k, k + 1);
-	if (ops->uses_flow_hash && !ops->flow_hash_always)
+	if (ops->uses_flow_hash && ops->flow_hash_where_choice)
 		tcase_add_loop_test(tc, lbc_test_hash_where_choice, k, k + 1);
 	tcase_add_loop_test(tc, lbc_test_live_picks, k, k + 1);
 	tcase_add_loop_test(tc, lbc_test_none_live, k, k + 1);

@@ -21,8 +21,8 @@
  *    answer;
  *  - instances are independent: another instance's picks in between
  *    change none of an instance's;
- *  - a policy that reads the flow hash without flow_hash_always picks
- *    the same when packets of a group without a choice carry hash 0;
+ *  - a flow_hash_where_choice policy picks the same when packets of a
+ *    group without a choice carry hash 0;
  *  - dump(), when there is one, names every counter it emits.
  */
 #ifndef OFAN_TESTS_LB_CONFORMANCE_H
