@@ -388,6 +388,13 @@ sw_worker_view(const struct sw_worker *w)
 	};
 }
 
+/* A frame's length as a policy reads it (lb_pkt.len: at most 65535). */
+static inline uint16_t
+sw_len16(const struct rte_mbuf *m)
+{
+	return m->pkt_len > UINT16_MAX ? UINT16_MAX : (uint16_t)m->pkt_len;
+}
+
 /* What the policy reads of a frame of kind with route index hop. */
 static inline void
 sw_worker_meta(struct sw_worker *w, const struct sw_engine *eng,
@@ -398,7 +405,7 @@ sw_worker_meta(struct sw_worker *w, const struct sw_engine *eng,
 	meta->kind = kind == OFAN_KIND_ACK ? LB_KIND_ACK : LB_KIND_DATA;
 	meta->grp = &w->groups[eng->route_group[hop]];
 	meta->dst_key = eng->route_key[hop];
-	meta->len = m->pkt_len > UINT16_MAX ? UINT16_MAX : (uint16_t)m->pkt_len;
+	meta->len = sw_len16(m);
 }
 
 #ifndef NDEBUG
@@ -783,6 +790,13 @@ sw_fwd_info_set(struct sw_fwd_info *fi, uint16_t c,
 	fi->tos[c] = info->tos;
 }
 
+/* Whether frame i of the burst is ECN-capable. */
+static __rte_always_inline bool
+sw_fwd_info_ect(const struct sw_fwd_info *fi, uint16_t i)
+{
+	return (fi->tos[i] & OFAN_ECN_MASK) != OFAN_ECN_NOT_ECT;
+}
+
 /*
  * Rewrite frame i of the burst for port and queue it there: a port with
  * a queue that does not trim, no loss injected, and an input that is
@@ -797,8 +811,8 @@ sw_worker_enqueue(struct sw_worker *w, const struct sw_engine *eng,
 	w->picks[port]++;
 	sw_rewrite(m, fi->l3[i], &eng->port[port]);
 	if (unlikely(!sw_queue_enqueue(&w->queue[port], m, fi->kind[i],
-				       fi->l3[i], (fi->tos[i] & OFAN_ECN_MASK) !=
-				       OFAN_ECN_NOT_ECT, &w->rng))) {
+				       fi->l3[i], sw_fwd_info_ect(fi, i),
+				       &w->rng))) {
 		w->port_st[port].egress_drops++;
 		sw_worker_drop(w, in_port, m, OFAN_DROP_QUEUE_FULL);
 		return;
@@ -815,9 +829,8 @@ sw_worker_forward_slow(struct sw_worker *w, const struct sw_engine *eng,
 		       uint32_t direct, bool levels_needed, uint64_t now_ns)
 {
 	sw_worker_forward(w, eng, in_port, m, meta, pick, fi->l3[i],
-			  fi->kind[i],
-			  (fi->tos[i] & OFAN_ECN_MASK) != OFAN_ECN_NOT_ECT,
-			  direct, levels_needed, now_ns);
+			  fi->kind[i], sw_fwd_info_ect(fi, i), direct,
+			  levels_needed, now_ns);
 }
 
 /* The flow key a policy reads, one copy of the burst path each. */
@@ -836,7 +849,8 @@ sw_key_of(const struct lb_ops *policy)
 		return SW_KEY_EV;
 	if (!policy->uses_flow_hash)
 		return SW_KEY_NONE;
-	return policy->flow_hash_where_choice ? SW_KEY_HASH : SW_KEY_HASH_ALWAYS;
+	return policy->flow_hash_where_choice ? SW_KEY_HASH :
+		SW_KEY_HASH_ALWAYS;
 }
 
 /*
@@ -889,7 +903,7 @@ sw_worker_route(struct sw_worker *w, const struct sw_engine *eng,
  */
 struct sw_run {
 	uint16_t port;		/* UINT16_MAX: none */
-	uint16_t n;		/* the output's frames, this run's included */
+	uint16_t n;		/* the output's frames, the run's included */
 	uint16_t n0;		/* its frames when the run began */
 	uint32_t bytes;
 	struct sw_direct *d;
@@ -978,9 +992,7 @@ sw_worker_burst(struct sw_worker *w, uint16_t in_port,
 		} else {
 			if (!sw_worker_parse_slow(w, in_port, m, &si, now_ns) ||
 			    !sw_worker_route(w, eng, in_port, m, &si,
-					     m->pkt_len > UINT16_MAX ? UINT16_MAX :
-					     (uint16_t)m->pkt_len, key,
-					     &meta[c]))
+					     sw_len16(m), key, &meta[c]))
 				continue;
 			sw_fwd_info_set(&fi, c, &si);
 		}
