@@ -6,6 +6,7 @@
  * (fixtures and helpers: engine_t.h, test_engine.c).
  */
 #include "engine_t.h"
+#include "t_helpers.h"
 
 /* ==== 8. failures ==== */
 
@@ -796,16 +797,9 @@ static int
 t_load_text(struct sw_config *c, char path[32], char *err, size_t err_size,
 	    const char *text)
 {
-	FILE *f;
-	int fd, rc;
+	int rc;
 
-	snprintf(path, 32, "/tmp/ofan_test_engine_XXXXXX");
-	fd = mkstemp(path);
-	ck_assert_int_ge(fd, 0);
-	f = fdopen(fd, "w");
-	ck_assert_ptr_nonnull(f);
-	fputs(text, f);
-	fclose(f);
+	t_write_temp(path, 32, "ofan_test_engine", "", text);
 	rc = sw_config_load(path, c, err, (unsigned int)err_size);
 	unlink(path);
 	return rc;

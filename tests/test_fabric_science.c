@@ -6,6 +6,7 @@
  * (helpers and fixtures: fabric_t.h, test_fabric.c).
  */
 #include "fabric_t.h"
+#include "t_helpers.h"
 
 /* ==== 4. the science (docs/architecture.md, "What the tests hold") ==== */
 
@@ -233,13 +234,7 @@ END_TEST
 void
 t_write_cm(char *path, size_t size, const char *text)
 {
-	int fd;
-
-	snprintf(path, size, "/tmp/ofan-test-fabric-XXXXXX.cm");
-	fd = mkstemps(path, 3);
-	ck_assert_int_ge(fd, 0);
-	ck_assert_uint_eq(write(fd, text, strlen(text)), strlen(text));
-	ck_assert_int_eq(close(fd), 0);
+	t_write_temp(path, size, "ofan-test-fabric", ".cm", text);
 	t_tmp_add(path);
 }
 

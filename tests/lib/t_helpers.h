@@ -51,6 +51,26 @@ t_rel_sd(const uint64_t *counts, unsigned int n)
 }
 
 /*
+ * Write text to a fresh file /tmp/NAME_XXXXXX followed by suffix ("" or
+ * an extension such as ".ini"); its path into path (size bytes).  The
+ * caller removes it.  Any failure fails the test.
+ */
+static inline void
+t_write_temp(char *path, size_t size, const char *name, const char *suffix,
+	     const char *text)
+{
+	size_t len = strlen(text);
+	int fd;
+
+	ck_assert_int_lt(snprintf(path, size, "/tmp/%s_XXXXXX%s", name,
+				  suffix), (int)size);
+	fd = mkstemps(path, (int)strlen(suffix));
+	ck_assert_int_ge(fd, 0);
+	ck_assert_uint_eq((size_t)write(fd, text, len), len);
+	ck_assert_int_eq(close(fd), 0);
+}
+
+/*
  * Load text as a config file /tmp/<prefix>_XXXXXX (its name is in the
  * messages); the file is removed at once.  A failed load fails the test.
  */
@@ -59,16 +79,8 @@ t_cfg_from(const char *prefix, const char *text)
 {
 	char path[128], err[256];
 	struct ofan_cfg *cfg;
-	int fd;
-	FILE *f;
 
-	snprintf(path, sizeof(path), "/tmp/%s_XXXXXX", prefix);
-	fd = mkstemp(path);
-	ck_assert_int_ge(fd, 0);
-	f = fdopen(fd, "w");
-	ck_assert_ptr_nonnull(f);
-	fputs(text, f);
-	fclose(f);
+	t_write_temp(path, sizeof(path), prefix, "", text);
 	cfg = ofan_cfg_load(path, err, sizeof(err));
 	unlink(path);
 	ck_assert_msg(cfg != NULL, "load: %s", err);
