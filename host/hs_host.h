@@ -15,6 +15,9 @@
  * that wait for an htsim trigger start when the driver, which keeps the
  * triggers (hs_traffic.h), calls hs_host_release(); the host reports the
  * flow ends that activate triggers through hs_host_params.on_flow_end.
+ * A workload's flows (hs_flow_spec.wl_op) wait likewise for their
+ * release by the workload engine (hs_workload.h), and both of their
+ * ends are reported.
  *
  * Pacing ([host] pacing): host -- constant-rate senders share the host's
  * rate (link rate x rate_coef) round robin over the active flows, which
@@ -234,8 +237,9 @@ void hs_host_free(struct hs_host *h);
 void hs_host_start(struct hs_host *h, uint64_t now_ns);
 
 /*
- * Start flow (an id) now: it waited for its trigger, which fired.
- * Returns false if it is not a waiting flow of this host.
+ * Start flow (an id) now: it waited for its trigger, which fired, or
+ * for its workload's engine.  Returns false if it is not a waiting flow
+ * of this host.
  */
 bool hs_host_release(struct hs_host *h, uint32_t flow, uint64_t now_ns);
 

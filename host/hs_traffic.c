@@ -24,10 +24,10 @@
 #include <string.h>
 
 #include "hs_traffic.h"
+#include "hs_workload.h"
 #include "hs_pattern.h"
 
 /* Ids are uint32 and HS_NO_DEP is reserved. */
-#define HS_MAX_FLOWS (UINT32_MAX - 1)
 
 static int
 hs_fail(char *err, unsigned int err_size, const char *fmt, ...)
@@ -192,6 +192,10 @@ hs_traffic_free(struct hs_traffic *t)
 {
 	if (t == NULL)
 		return;
+	if (t->wl != NULL) {
+		hs_wl_free(t->wl);
+		free(t->wl);
+	}
 	free(t->flows);
 	free(t->triggers);
 	free(t->trigger_targets);
@@ -206,7 +210,7 @@ hs_traffic_free(struct hs_traffic *t)
  * have their own (single = their index).
  */
 struct hs_group_key {
-	uint32_t src, iteration, step, trigger, single;
+	uint32_t src, iteration, step, trigger, single, wl_op;
 	uint64_t start_ns;
 	uint32_t flow;		/* not part of the key */
 };
@@ -216,6 +220,7 @@ hs_cmp_group_key(const struct hs_group_key *x, const struct hs_group_key *y)
 {
 #define HS_CMP(f) if (x->f != y->f) return x->f < y->f ? -1 : 1
 	HS_CMP(src);
+	HS_CMP(wl_op);
 	HS_CMP(iteration);
 	HS_CMP(step);
 	HS_CMP(trigger);
@@ -322,6 +327,7 @@ hs_traffic_derive(struct hs_traffic *t)
 			.start_ns = f->trigger == HS_NO_TRIGGER ?
 				f->start_ns : 0,
 			.single = alone ? i : UINT32_MAX,
+			.wl_op = f->wl_op,
 			.flow = i,
 		};
 	}
@@ -443,7 +449,8 @@ hs_traffic_ideal_begin(const struct hs_traffic *t, const uint64_t *send_ns,
 	for (i = 0; i < n; i++) {
 		const struct hs_flow_spec *f = &t->flows[i];
 
-		if (f->trigger == HS_NO_TRIGGER &&
+		/* A workload's flows begin when it says (hs_wl_ideal()). */
+		if (f->trigger == HS_NO_TRIGGER && f->wl_op == 0 &&
 		    (f->dep == HS_NO_DEP || f->dep >= n))
 			hs_ideal_start(&r, i, f->start_ns);
 	}

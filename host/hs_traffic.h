@@ -95,7 +95,16 @@ struct hs_flow_spec {
 	uint32_t step;		/* ring step within the iteration, else 0 */
 	uint32_t cm_id;		/* the .cm file's id, 0: none */
 	int32_t prio;		/* the .cm file's prio (read, not used) */
+	/*
+	 * 0, or 1 + the workload operation it belongs to (hs_workload.h):
+	 * an external flow, held by its host until hs_host_release() and
+	 * both of whose ends go to hs_host_params.on_flow_end.
+	 */
+	uint32_t wl_op;
 };
+
+/* The most flows a traffic has (ids are 32-bit; UINT32_MAX is none). */
+#define HS_MAX_FLOWS (UINT32_MAX - 1)
 
 /* The most ranks a traffic has ([ranks] count, a .cm file's Nodes). */
 #define HS_MAX_RANKS (1u << 20)
@@ -142,6 +151,9 @@ struct hs_traffic {
 	uint32_t *sent_first, *sent, *recv_first, *recv;
 	uint32_t *src_pos, *dst_pos;
 	uint32_t *child_first, *child_next;
+	/* Training jobs (pattern jobs): the workload its flows belong to,
+	 * owned (hs_traffic_free frees it); NULL otherwise. */
+	struct hs_workload *wl;
 };
 
 /*

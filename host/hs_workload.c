@@ -1,0 +1,896 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Training jobs: building a workload (hs_workload.h) -- its nodes and
+ * communicators, the checks, the unrolled iterations, the operations
+ * matched across ranks and the flows they expand into.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hs_pattern.h"
+#include "hs_traffic.h"
+#include "hs_workload.h"
+
+const char *const hs_wl_kind_names[] = {
+	"compute", "collective", "send", "recv", NULL
+};
+
+const char *const hs_wl_coll_names[] = {
+	"all_reduce", "reduce_scatter", "all_gather", "all_to_all", NULL
+};
+
+/* The pattern each collective expands through (hs_pattern.c). */
+static const char *const hs_wl_coll_pattern[] = {
+	"ring_allreduce", "reduce_scatter", "allgather", "alltoall"
+};
+
+static void __attribute__((format(printf, 3, 4)))
+wl_fail(char *err, size_t size, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, size, fmt, ap);
+	va_end(ap);
+}
+
+/* Grow *p (of *cap entries of size sz) to hold need; 0 or -ENOMEM. */
+static int
+wl_grow(void **p, uint32_t *cap, uint32_t need, size_t sz)
+{
+	uint32_t c = *cap != 0 ? *cap : 16;
+	void *q;
+
+	if (need <= *cap)
+		return 0;
+	while (c < need)
+		c = c > UINT32_MAX / 2 ? need : c * 2;
+	q = realloc(*p, (size_t)c * sz);
+	if (q == NULL)
+		return -ENOMEM;
+	*p = q;
+	*cap = c;
+	return 0;
+}
+
+void
+hs_wl_init(struct hs_workload *w, uint32_t nb_hosts)
+{
+	memset(w, 0, sizeof(*w));
+	w->nb_hosts = nb_hosts;
+}
+
+void
+hs_wl_free(struct hs_workload *w)
+{
+	uint32_t j;
+
+	for (j = 0; j < w->nb_jobs; j++)
+		free(w->jobs[j].host);
+	free(w->jobs);
+	free(w->nodes);
+	free(w->deps);
+	free(w->kids);
+	free(w->comms);
+	free(w->comm_ranks);
+	free(w->ops);
+	free(w->members);
+	free(w->member_node);
+	free(w->flows);
+	free(w->out_first);
+	free(w->out_flows);
+	free(w->fwd_first);
+	free(w->fwd_flows);
+	free(w->names);
+	memset(w, 0, sizeof(*w));
+}
+
+const char *
+hs_wl_name(const struct hs_workload *w, uint32_t node)
+{
+	return w->names != NULL ? w->names + w->nodes[node].name : "";
+}
+
+/* Offset of a copy of s in the names; UINT32_MAX if out of memory. */
+static uint32_t
+wl_intern(struct hs_workload *w, const char *s)
+{
+	size_t n = strlen(s) + 1;
+	uint32_t off;
+
+	if (w->names_len + n > w->names_cap) {
+		size_t c = w->names_cap != 0 ? w->names_cap : 256;
+		char *q;
+
+		while (c < w->names_len + n)
+			c *= 2;
+		q = realloc(w->names, c);
+		if (q == NULL)
+			return UINT32_MAX;
+		w->names = q;
+		w->names_cap = c;
+	}
+	off = (uint32_t)w->names_len;
+	memcpy(w->names + off, s, n);
+	w->names_len += n;
+	return off;
+}
+
+int
+hs_wl_add_job(struct hs_workload *w, const char *name, uint32_t nb_ranks,
+	      const uint32_t *hosts, uint32_t iterations, uint64_t start_ns,
+	      char *err, size_t err_size)
+{
+	struct hs_wl_job *j, *q;
+	uint32_t r, k;
+
+	if (nb_ranks == 0 || iterations == 0) {
+		wl_fail(err, err_size, "%s: %u ranks, %u iterations; expected at least 1 of each",
+			name, nb_ranks, iterations);
+		return -EINVAL;
+	}
+	for (r = 0; r < nb_ranks; r++) {
+		if (hosts[r] >= w->nb_hosts) {
+			wl_fail(err, err_size, "%s: rank %u is placed on host %u; expected a host below %u",
+				name, r, hosts[r], w->nb_hosts);
+			return -EINVAL;
+		}
+		for (k = 0; k < w->nb_jobs; k++) {
+			uint32_t x;
+
+			for (x = 0; x < w->jobs[k].nb_ranks; x++)
+				if (w->jobs[k].host[x] == hosts[r]) {
+					wl_fail(err, err_size, "%s: rank %u is placed on host %u, which job %s's rank %u has; expected one job a host",
+						name, r, hosts[r],
+						w->jobs[k].name, x);
+					return -EINVAL;
+				}
+		}
+		for (k = 0; k < r; k++)
+			if (hosts[k] == hosts[r]) {
+				wl_fail(err, err_size, "%s: ranks %u and %u are both placed on host %u; expected one rank a host",
+					name, k, r, hosts[r]);
+				return -EINVAL;
+			}
+	}
+	q = realloc(w->jobs, sizeof(*q) * (w->nb_jobs + 1));
+	if (q == NULL)
+		return -ENOMEM;
+	w->jobs = q;
+	j = &w->jobs[w->nb_jobs];
+	memset(j, 0, sizeof(*j));
+	snprintf(j->name, sizeof(j->name), "%s", name);
+	j->nb_ranks = nb_ranks;
+	j->iterations = iterations;
+	j->start_ns = start_ns;
+	j->node_first = w->nb_nodes;
+	j->comm_first = w->nb_comms;
+	j->host = malloc(sizeof(*j->host) * nb_ranks);
+	if (j->host == NULL)
+		return -ENOMEM;
+	memcpy(j->host, hosts, sizeof(*j->host) * nb_ranks);
+	return (int)w->nb_jobs++;
+}
+
+int
+hs_wl_add_comm(struct hs_workload *w, const uint32_t *ranks, uint32_t nb)
+{
+	struct hs_wl_job *j = &w->jobs[w->nb_jobs - 1];
+
+	if (wl_grow((void **)&w->comms, &w->cap_comms, w->nb_comms + 1,
+		    sizeof(*w->comms)) != 0 ||
+	    wl_grow((void **)&w->comm_ranks, &w->cap_comm_ranks,
+		    w->nb_comm_ranks + nb, sizeof(*w->comm_ranks)) != 0)
+		return -ENOMEM;
+	w->comms[w->nb_comms].first = w->nb_comm_ranks;
+	w->comms[w->nb_comms].nb = nb;
+	memcpy(w->comm_ranks + w->nb_comm_ranks, ranks, sizeof(*ranks) * nb);
+	w->nb_comm_ranks += nb;
+	j->nb_comms++;
+	return (int)(w->nb_comms++ - j->comm_first);
+}
+
+int
+hs_wl_add_node(struct hs_workload *w, const struct hs_wl_node *n,
+	       const char *name, const uint32_t *deps, uint32_t nb_deps)
+{
+	struct hs_wl_job *j = &w->jobs[w->nb_jobs - 1];
+	struct hs_wl_node *x;
+	uint32_t nm;
+
+	if (wl_grow((void **)&w->nodes, &w->cap_nodes, w->nb_nodes + 1,
+		    sizeof(*w->nodes)) != 0 ||
+	    wl_grow((void **)&w->deps, &w->cap_deps, w->nb_deps + nb_deps,
+		    sizeof(*w->deps)) != 0)
+		return -ENOMEM;
+	nm = wl_intern(w, name);
+	if (nm == UINT32_MAX)
+		return -ENOMEM;
+	x = &w->nodes[w->nb_nodes];
+	*x = *n;
+	x->job = w->nb_jobs - 1;
+	x->iteration = 0;
+	x->op = HS_WL_NONE;
+	x->name = nm;
+	x->dep_first = w->nb_deps;
+	x->nb_deps = nb_deps;
+	x->kid_first = x->nb_kids = 0;
+	memcpy(w->deps + w->nb_deps, deps, sizeof(*deps) * nb_deps);
+	w->nb_deps += nb_deps;
+	j->nb_nodes++;
+	return (int)(w->nb_nodes++ - j->node_first);
+}
+
+double
+hs_wl_busbw_factor(uint8_t kind, uint8_t coll, uint32_t n)
+{
+	if (kind != HS_WL_COLL || n < 2)
+		return 1.0;
+	if (coll == HS_COLL_ALLREDUCE)
+		return 2.0 * (n - 1) / n;
+	return (double)(n - 1) / n;
+}
+
+/* ---- checks ---- */
+
+/* The node's place in messages: "JOB: node NAME (rank R)". */
+#define WL_AT "%s: node %s (rank %u)"
+#define WL_AT_ARGS(w, j, i) (j)->name, hs_wl_name(w, i), (w)->nodes[i].rank
+
+static bool
+wl_in_comm(const struct hs_workload *w, const struct hs_wl_job *j,
+	   uint32_t comm, uint32_t rank, uint32_t *pos)
+{
+	const struct hs_wl_comm *c = &w->comms[j->comm_first + comm];
+	uint32_t i;
+
+	for (i = 0; i < c->nb; i++)
+		if (w->comm_ranks[c->first + i] == rank) {
+			*pos = i;
+			return true;
+		}
+	return false;
+}
+
+/* One job's first iteration: fields, dependencies, no cycle. */
+static int
+wl_check_job(const struct hs_workload *w, const struct hs_wl_job *j,
+	     char *err, size_t err_size)
+{
+	uint32_t b = j->node_first, n = j->nb_nodes, i, k, done = 0;
+	uint32_t *indeg, *stack, top = 0, pos;
+	uint32_t *kfirst, *kids;
+	int rc = 0;
+
+	for (i = b; i < b + n; i++) {
+		const struct hs_wl_node *x = &w->nodes[i];
+
+		if (x->rank >= j->nb_ranks) {
+			wl_fail(err, err_size, WL_AT ": rank %u; expected a rank below %u",
+				WL_AT_ARGS(w, j, i), x->rank, j->nb_ranks);
+			return -EINVAL;
+		}
+		if (x->kind >= HS_WL_KIND_NB) {
+			wl_fail(err, err_size, WL_AT ": kind %u; expected compute, collective, send or recv",
+				WL_AT_ARGS(w, j, i), x->kind);
+			return -EINVAL;
+		}
+		if (x->kind == HS_WL_COLL &&
+		    (x->coll >= HS_COLL_NB || x->comm >= j->nb_comms ||
+		     !wl_in_comm(w, j, x->comm, x->rank, &pos))) {
+			wl_fail(err, err_size, x->coll >= HS_COLL_NB ?
+				WL_AT ": unknown collective %u; expected all_reduce, reduce_scatter, all_gather or all_to_all" :
+				WL_AT ": communicator %u does not hold this rank; expected one of the job's %u communicators with it",
+				WL_AT_ARGS(w, j, i), x->coll >= HS_COLL_NB ?
+				x->coll : x->comm, j->nb_comms);
+			return -EINVAL;
+		}
+		if ((x->kind == HS_WL_SEND || x->kind == HS_WL_RECV) &&
+		    (x->peer >= j->nb_ranks || x->peer == x->rank)) {
+			wl_fail(err, err_size, WL_AT ": peer %u; expected another rank below %u",
+				WL_AT_ARGS(w, j, i), x->peer, j->nb_ranks);
+			return -EINVAL;
+		}
+		if (x->kind != HS_WL_COMP && x->size == 0) {
+			wl_fail(err, err_size, WL_AT ": size 0; expected at least 1 byte",
+				WL_AT_ARGS(w, j, i));
+			return -EINVAL;
+		}
+		for (k = 0; k < x->nb_deps; k++) {
+			uint32_t d = w->deps[x->dep_first + k];
+
+			if (d >= n) {
+				wl_fail(err, err_size, WL_AT ": depends on node %u; expected one of the job's %u nodes",
+					WL_AT_ARGS(w, j, i), d, n);
+				return -EINVAL;
+			}
+			if (w->nodes[b + d].rank != x->rank) {
+				wl_fail(err, err_size, WL_AT ": depends on %s of rank %u; expected nodes of its own rank (ranks meet through communication)",
+					WL_AT_ARGS(w, j, i),
+					hs_wl_name(w, b + d),
+					w->nodes[b + d].rank);
+				return -EINVAL;
+			}
+		}
+	}
+	/* Kahn's algorithm: what is left over lies on a cycle. */
+	indeg = calloc(n + 1, sizeof(*indeg));
+	stack = malloc(sizeof(*stack) * (n + 1));
+	kfirst = calloc(n + 2, sizeof(*kfirst));
+	kids = malloc(sizeof(*kids) * (w->nb_deps + 1));
+	if (indeg == NULL || stack == NULL || kfirst == NULL || kids == NULL) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < n; i++)
+		for (k = 0; k < w->nodes[b + i].nb_deps; k++)
+			kfirst[w->deps[w->nodes[b + i].dep_first + k] + 1]++;
+	for (i = 0; i < n; i++)
+		kfirst[i + 1] += kfirst[i];
+	/* kids[kfirst[d] ..): who waits for d; stack[] counts the fill. */
+	for (i = 0; i < n; i++)
+		stack[i] = 0;
+	for (i = 0; i < n; i++) {
+		const struct hs_wl_node *x = &w->nodes[b + i];
+
+		indeg[i] = x->nb_deps;
+		for (k = 0; k < x->nb_deps; k++) {
+			uint32_t d = w->deps[x->dep_first + k];
+
+			kids[kfirst[d] + stack[d]++] = i;
+		}
+	}
+	for (i = 0; i < n; i++)
+		if (indeg[i] == 0)
+			stack[top++] = i;
+	while (top > 0) {
+		uint32_t x = stack[--top];
+
+		done++;
+		for (k = kfirst[x]; k < kfirst[x + 1]; k++)
+			if (--indeg[kids[k]] == 0)
+				stack[top++] = kids[k];
+	}
+	if (done != n) {
+		for (i = 0; i < n && indeg[i] == 0; i++)
+			;
+		wl_fail(err, err_size, WL_AT ": lies on a dependency cycle; expected a DAG",
+			WL_AT_ARGS(w, j, b + i));
+		rc = -EINVAL;
+	}
+out:
+	free(indeg);
+	free(stack);
+	free(kfirst);
+	free(kids);
+	return rc;
+}
+
+/* ---- unrolling ---- */
+
+/*
+ * Replace the first-iteration nodes by every iteration's: iteration k's
+ * copy of node i depends on the copies of i's dependencies, and a node
+ * without any on every node of iteration k - 1 at its rank that no node
+ * waits for (its last ones).
+ */
+static int
+wl_unroll(struct hs_workload *w)
+{
+	struct hs_wl_node *nodes = NULL;
+	uint32_t *deps = NULL, nb_nodes = 0, nb_deps = 0, j, it, i, k;
+	uint32_t cap_nodes = 0, cap_deps = 0;
+	uint8_t *is_sink = NULL;
+	int rc = 0;
+
+	for (j = 0; j < w->nb_jobs; j++) {
+		const struct hs_wl_job *jb = &w->jobs[j];
+
+		cap_nodes += jb->nb_nodes * jb->iterations;
+	}
+	nodes = malloc(sizeof(*nodes) * (cap_nodes + 1));
+	is_sink = malloc(w->nb_nodes + 1);
+	if (nodes == NULL || is_sink == NULL) {
+		rc = -ENOMEM;
+		goto fail;
+	}
+	memset(is_sink, 1, w->nb_nodes + 1);
+	for (i = 0; i < w->nb_nodes; i++) {
+		const struct hs_wl_node *x = &w->nodes[i];
+
+		for (k = 0; k < x->nb_deps; k++)
+			is_sink[w->jobs[x->job].node_first +
+				w->deps[x->dep_first + k]] = 0;
+	}
+	for (j = 0; j < w->nb_jobs; j++) {
+		struct hs_wl_job *jb = &w->jobs[j];
+		uint32_t b = jb->node_first, n = jb->nb_nodes;
+		uint32_t nb = nb_nodes;
+
+		for (it = 0; it < jb->iterations; it++) {
+			for (i = 0; i < n; i++) {
+				const struct hs_wl_node *x = &w->nodes[b + i];
+				struct hs_wl_node *y = &nodes[nb_nodes++];
+				uint32_t extra = 0;
+
+				*y = *x;
+				y->iteration = it;
+				y->dep_first = nb_deps;
+				if (x->nb_deps == 0 && it > 0)
+					for (k = 0; k < n; k++)
+						extra += is_sink[b + k] &&
+							w->nodes[b + k].rank ==
+							x->rank;
+				if (wl_grow((void **)&deps, &cap_deps,
+					    nb_deps + x->nb_deps + extra,
+					    sizeof(*deps)) != 0) {
+					rc = -ENOMEM;
+					goto fail;
+				}
+				for (k = 0; k < x->nb_deps; k++)
+					deps[nb_deps++] = nb + it * n +
+						w->deps[x->dep_first + k];
+				if (x->nb_deps == 0 && it > 0)
+					for (k = 0; k < n; k++)
+						if (is_sink[b + k] &&
+						    w->nodes[b + k].rank ==
+						    x->rank)
+							deps[nb_deps++] = nb +
+								(it - 1) * n + k;
+				y->nb_deps = nb_deps - y->dep_first;
+			}
+		}
+		jb->node_first = nb;
+		jb->nb_nodes = n * jb->iterations;
+	}
+	free(w->nodes);
+	free(w->deps);
+	free(is_sink);
+	w->nodes = nodes;
+	w->nb_nodes = w->cap_nodes = nb_nodes;
+	w->deps = deps;
+	w->nb_deps = nb_deps;
+	w->cap_deps = cap_deps;
+	return 0;
+fail:
+	free(nodes);
+	free(deps);
+	free(is_sink);
+	return rc;
+}
+
+/* Who waits for each node (its kids, in node order). */
+static int
+wl_index_kids(struct hs_workload *w)
+{
+	uint32_t *fill, i, k;
+
+	free(w->kids);
+	w->kids = malloc(sizeof(*w->kids) * (w->nb_deps + 1));
+	fill = calloc(w->nb_nodes + 1, sizeof(*fill));
+	if (w->kids == NULL || fill == NULL) {
+		free(fill);
+		return -ENOMEM;
+	}
+	for (i = 0; i < w->nb_nodes; i++)
+		w->nodes[i].nb_kids = 0;
+	for (i = 0; i < w->nb_nodes; i++)
+		for (k = 0; k < w->nodes[i].nb_deps; k++)
+			w->nodes[w->deps[w->nodes[i].dep_first + k]].nb_kids++;
+	for (i = 0, k = 0; i < w->nb_nodes; i++) {
+		w->nodes[i].kid_first = k;
+		k += w->nodes[i].nb_kids;
+	}
+	for (i = 0; i < w->nb_nodes; i++)
+		for (k = 0; k < w->nodes[i].nb_deps; k++) {
+			uint32_t d = w->deps[w->nodes[i].dep_first + k];
+
+			w->kids[w->nodes[d].kid_first + fill[d]++] = i;
+		}
+	free(fill);
+	return 0;
+}
+
+/* ---- operations ---- */
+
+/* A send or receive for matching: (from, to, tag) then node order. */
+struct wl_p2p {
+	uint32_t from, to, tag, node;
+};
+
+static int
+wl_cmp_p2p(const void *a, const void *b)
+{
+	const struct wl_p2p *x = a, *y = b;
+
+	if (x->from != y->from)
+		return x->from < y->from ? -1 : 1;
+	if (x->to != y->to)
+		return x->to < y->to ? -1 : 1;
+	if (x->tag != y->tag)
+		return x->tag < y->tag ? -1 : 1;
+	return (x->node > y->node) - (x->node < y->node);
+}
+
+/* Room for the ops' members, two arrays grown together. */
+struct wl_caps {
+	uint32_t ops, members, member_node;
+};
+
+static int
+wl_new_op(struct hs_workload *w, struct wl_caps *cap, uint32_t nb_members)
+{
+	uint32_t total;
+	struct hs_wl_op *o;
+
+	total = w->nb_ops == 0 ? 0 : w->ops[w->nb_ops - 1].member_first +
+		w->ops[w->nb_ops - 1].nb_members;
+	if (wl_grow((void **)&w->ops, &cap->ops, w->nb_ops + 1,
+		    sizeof(*w->ops)) != 0 ||
+	    wl_grow((void **)&w->members, &cap->members, total + nb_members,
+		    sizeof(*w->members)) != 0 ||
+	    wl_grow((void **)&w->member_node, &cap->member_node,
+		    total + nb_members, sizeof(*w->member_node)) != 0)
+		return -ENOMEM;
+	o = &w->ops[w->nb_ops];
+	memset(o, 0, sizeof(*o));
+	o->member_first = total;
+	o->nb_members = nb_members;
+	return (int)w->nb_ops++;
+}
+
+/* Match one job iteration's collectives and point-to-point pairs. */
+static int
+wl_match(struct hs_workload *w, uint32_t jx, uint32_t it, struct wl_caps *cap,
+	 char *err, size_t err_size)
+{
+	const struct hs_wl_job *j = &w->jobs[jx];
+	uint32_t per = j->nb_nodes / j->iterations;
+	uint32_t b = j->node_first + it * per, i, k, c;
+	/* Per communicator and member: COLL nodes seen; per communicator
+	 * the ops made, in order. */
+	uint32_t *seen = NULL, *seen_first = NULL, **made = NULL;
+	uint32_t *nb_made = NULL, *cap_made = NULL;
+	struct wl_p2p *snd = NULL, *rcv = NULL;
+	uint32_t ns = 0, nr = 0;
+	int rc = 0;
+
+	seen_first = calloc(j->nb_comms + 1, sizeof(*seen_first));
+	made = calloc(j->nb_comms + 1, sizeof(*made));
+	nb_made = calloc(j->nb_comms + 1, sizeof(*nb_made));
+	cap_made = calloc(j->nb_comms + 1, sizeof(*cap_made));
+	snd = malloc(sizeof(*snd) * (per + 1));
+	rcv = malloc(sizeof(*rcv) * (per + 1));
+	if (seen_first == NULL || made == NULL || nb_made == NULL ||
+	    cap_made == NULL || snd == NULL || rcv == NULL) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	for (c = 0; c < j->nb_comms; c++)
+		seen_first[c + 1] = seen_first[c] +
+			w->comms[j->comm_first + c].nb;
+	seen = calloc(seen_first[j->nb_comms] + 1, sizeof(*seen));
+	if (seen == NULL) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	for (i = b; i < b + per; i++) {
+		struct hs_wl_node *x = &w->nodes[i];
+		const struct hs_wl_comm *cm;
+		struct hs_wl_op *o;
+		uint32_t pos = 0, seq;
+		int op;
+
+		if (x->kind == HS_WL_SEND) {
+			snd[ns++] = (struct wl_p2p){ x->rank, x->peer, x->tag, i };
+			continue;
+		}
+		if (x->kind == HS_WL_RECV) {
+			rcv[nr++] = (struct wl_p2p){ x->peer, x->rank, x->tag, i };
+			continue;
+		}
+		if (x->kind != HS_WL_COLL)
+			continue;
+		cm = &w->comms[j->comm_first + x->comm];
+		wl_in_comm(w, j, x->comm, x->rank, &pos);
+		seq = seen[seen_first[x->comm] + pos]++;
+		if (seq == nb_made[x->comm]) {
+			op = wl_new_op(w, cap, cm->nb);
+			if (op < 0 ||
+			    wl_grow((void **)&made[x->comm], &cap_made[x->comm],
+				    nb_made[x->comm] + 1, sizeof(**made)) != 0) {
+				rc = -ENOMEM;
+				goto out;
+			}
+			made[x->comm][nb_made[x->comm]++] = (uint32_t)op;
+			o = &w->ops[op];
+			o->job = jx;
+			o->iteration = it;
+			o->kind = HS_WL_COLL;
+			o->coll = x->coll;
+			o->size = x->size;
+			o->name = x->name;
+			for (k = 0; k < cm->nb; k++) {
+				w->members[o->member_first + k] =
+					w->comm_ranks[cm->first + k];
+				w->member_node[o->member_first + k] =
+					HS_WL_NONE;
+			}
+		}
+		op = (int)made[x->comm][seq];
+		o = &w->ops[op];
+		if (o->coll != x->coll || o->size != x->size) {
+			wl_fail(err, err_size, WL_AT ": collective %u of communicator %u is %s of %" PRIu64 " bytes here but %s of %" PRIu64 " bytes at an earlier member; expected the same at every member",
+				WL_AT_ARGS(w, j, i), seq, x->comm,
+				hs_wl_coll_names[x->coll], x->size,
+				hs_wl_coll_names[o->coll], o->size);
+			rc = -EINVAL;
+			goto out;
+		}
+		w->member_node[o->member_first + pos] = i;
+		x->op = (uint32_t)op;
+	}
+	/* Every member must have joined every collective. */
+	for (c = 0; c < j->nb_comms; c++)
+		for (k = 0; k < nb_made[c]; k++) {
+			const struct hs_wl_op *o = &w->ops[made[c][k]];
+			uint32_t m;
+
+			for (m = 0; m < o->nb_members; m++) {
+				uint32_t first = HS_WL_NONE, q;
+
+				if (w->member_node[o->member_first + m] !=
+				    HS_WL_NONE)
+					continue;
+				for (q = 0; q < o->nb_members && first ==
+				     HS_WL_NONE; q++)
+					first = w->member_node[o->member_first + q];
+				wl_fail(err, err_size, WL_AT ": collective %u of communicator %u has no node at its member rank %u; expected every member to join it",
+					WL_AT_ARGS(w, j, first), k, c,
+					w->members[o->member_first + m]);
+				rc = -EINVAL;
+				goto out;
+			}
+		}
+	qsort(snd, ns, sizeof(*snd), wl_cmp_p2p);
+	qsort(rcv, nr, sizeof(*rcv), wl_cmp_p2p);
+	for (i = 0, k = 0; i < ns || k < nr; i++, k++) {
+		struct hs_wl_op *o;
+		int op;
+
+		if (i >= ns || k >= nr ||
+		    snd[i].from != rcv[k].from || snd[i].to != rcv[k].to ||
+		    snd[i].tag != rcv[k].tag) {
+			uint32_t at = i < ns && (k >= nr ||
+				wl_cmp_p2p(&snd[i], &rcv[k]) < 0) ?
+				snd[i].node : rcv[k].node;
+
+			wl_fail(err, err_size, WL_AT ": %s has no matching %s (rank %u to %u, tag %u); expected the same number of sends and receives per pair and tag",
+				WL_AT_ARGS(w, j, at),
+				w->nodes[at].kind == HS_WL_SEND ? "send" : "recv",
+				w->nodes[at].kind == HS_WL_SEND ? "recv" : "send",
+				w->nodes[at].kind == HS_WL_SEND ?
+				w->nodes[at].rank : w->nodes[at].peer,
+				w->nodes[at].kind == HS_WL_SEND ?
+				w->nodes[at].peer : w->nodes[at].rank,
+				w->nodes[at].tag);
+			rc = -EINVAL;
+			goto out;
+		}
+		if (w->nodes[snd[i].node].size != w->nodes[rcv[k].node].size) {
+			wl_fail(err, err_size, WL_AT ": receives %" PRIu64 " bytes, its send (%s) %" PRIu64 "; expected the same size",
+				WL_AT_ARGS(w, j, rcv[k].node),
+				w->nodes[rcv[k].node].size,
+				hs_wl_name(w, snd[i].node),
+				w->nodes[snd[i].node].size);
+			rc = -EINVAL;
+			goto out;
+		}
+		op = wl_new_op(w, cap, 2);
+		if (op < 0) {
+			rc = -ENOMEM;
+			goto out;
+		}
+		o = &w->ops[op];
+		o->job = jx;
+		o->iteration = it;
+		o->kind = HS_WL_SEND;
+		o->size = w->nodes[snd[i].node].size;
+		o->name = w->nodes[snd[i].node].name;
+		w->members[o->member_first] = snd[i].from;
+		w->members[o->member_first + 1] = snd[i].to;
+		w->member_node[o->member_first] = snd[i].node;
+		w->member_node[o->member_first + 1] = rcv[k].node;
+		w->nodes[snd[i].node].op = (uint32_t)op;
+		w->nodes[rcv[k].node].op = (uint32_t)op;
+	}
+out:
+	if (made != NULL)
+		for (c = 0; c < j->nb_comms; c++)
+			free(made[c]);
+	free(made);
+	free(nb_made);
+	free(cap_made);
+	free(seen);
+	free(seen_first);
+	free(snd);
+	free(rcv);
+	return rc;
+}
+
+/* ---- flows ---- */
+
+/* How many flows op expands into; UINT64_MAX if a pattern is missing. */
+static uint64_t
+wl_op_nb_flows(const struct hs_workload *w, const struct hs_wl_op *o,
+	       struct hs_traffic_params *p)
+{
+	const struct hs_pattern_ops *ops;
+
+	if (o->kind == HS_WL_SEND)
+		return 1;
+	if (o->nb_members < 2)
+		return 0;
+	ops = hs_pattern_find(hs_wl_coll_pattern[o->coll]);
+	if (ops == NULL || ops->nb_flows == NULL)
+		return UINT64_MAX;
+	(void)w;
+	memset(p, 0, sizeof(*p));
+	p->pattern = ops;
+	p->nb_ranks = o->nb_members;
+	/* nccl-tests' size: the ring patterns cut it in N chunks; an
+	 * all-to-all sends size / N to every other member. */
+	p->size = o->coll == HS_COLL_ALLTOALL ?
+		o->size / o->nb_members : o->size;
+	if (p->size == 0)
+		p->size = 1;
+	p->iterations = 1;
+	return ops->nb_flows(p);
+}
+
+/* Fill the flows of every op into t, and w->flows. */
+static int
+wl_expand(struct hs_workload *w, struct hs_traffic *t, char *err,
+	  size_t err_size)
+{
+	struct hs_traffic_params p;
+	uint64_t total = 0, n;
+	struct hs_flow_spec *f;
+	uint32_t o, i, at = 0;
+
+	for (o = 0; o < w->nb_ops; o++) {
+		n = wl_op_nb_flows(w, &w->ops[o], &p);
+		if (n == UINT64_MAX || total + n > HS_MAX_FLOWS) {
+			wl_fail(err, err_size, "%s: the jobs make more than %u flows; expected fewer ranks, layers or iterations",
+				w->jobs[w->ops[o].job].name,
+				(unsigned int)HS_MAX_FLOWS);
+			return -EINVAL;
+		}
+		total += n;
+	}
+	f = calloc(total + 1, sizeof(*f));
+	w->flows = calloc(total + 1, sizeof(*w->flows));
+	if (f == NULL || w->flows == NULL) {
+		free(f);
+		return -ENOMEM;
+	}
+	for (o = 0; o < w->nb_ops; o++) {
+		struct hs_wl_op *op = &w->ops[o];
+		const struct hs_wl_job *j = &w->jobs[op->job];
+		const uint32_t *mem = w->members + op->member_first;
+		const uint32_t *mnode = w->member_node + op->member_first;
+
+		n = wl_op_nb_flows(w, op, &p);
+		op->flow_first = at;
+		op->nb_flows = (uint32_t)n;
+		for (i = at; i < at + n; i++) {
+			f[i].dep = HS_NO_DEP;
+			f[i].trigger = HS_NO_TRIGGER;
+			f[i].send_done_trigger = HS_NO_TRIGGER;
+			f[i].recv_done_trigger = HS_NO_TRIGGER;
+		}
+		if (op->kind == HS_WL_SEND) {
+			f[at].src = 0;
+			f[at].dst = 1;
+			f[at].size = op->size;
+		} else if (n > 0) {
+			p.pattern->fill(&p, f + at);
+		}
+		for (i = at; i < at + n; i++) {
+			struct hs_wl_flow *x = &w->flows[i];
+			uint32_t ls = f[i].src, ld = f[i].dst;
+
+			x->op = o;
+			x->src_node = mnode[ls];
+			x->dst_node = mnode[ld];
+			x->dep = f[i].dep == HS_NO_DEP ? HS_WL_NONE :
+				at + f[i].dep;
+			f[i].id = i;
+			f[i].src = j->host[mem[ls]];
+			f[i].dst = j->host[mem[ld]];
+			f[i].dep = HS_NO_DEP;
+			f[i].iteration = op->iteration;
+			f[i].start_ns = 0;
+			f[i].wl_op = o + 1;
+		}
+		at += (uint32_t)n;
+	}
+	w->nb_flows = at;
+	t->nb_ranks = w->nb_hosts;
+	t->nb_flows = at;
+	t->flows = f;
+	return 0;
+}
+
+/* The flows each node sends, and those forwarding each flow. */
+static int
+wl_index_flows(struct hs_workload *w)
+{
+	uint32_t n = w->nb_nodes, nf = w->nb_flows, i, *fill;
+
+	w->out_first = calloc(n + 2, sizeof(uint32_t));
+	w->out_flows = malloc(sizeof(uint32_t) * (nf + 1));
+	w->fwd_first = calloc(nf + 2, sizeof(uint32_t));
+	w->fwd_flows = malloc(sizeof(uint32_t) * (nf + 1));
+	fill = calloc((n > nf ? n : nf) + 1, sizeof(uint32_t));
+	if (w->out_first == NULL || w->out_flows == NULL ||
+	    w->fwd_first == NULL || w->fwd_flows == NULL || fill == NULL) {
+		free(fill);
+		return -ENOMEM;
+	}
+	for (i = 0; i < nf; i++) {
+		w->out_first[w->flows[i].src_node + 1]++;
+		if (w->flows[i].dep != HS_WL_NONE)
+			w->fwd_first[w->flows[i].dep + 1]++;
+	}
+	for (i = 0; i < n; i++)
+		w->out_first[i + 1] += w->out_first[i];
+	for (i = 0; i < nf; i++)
+		w->fwd_first[i + 1] += w->fwd_first[i];
+	for (i = 0; i < nf; i++)
+		w->out_flows[w->out_first[w->flows[i].src_node] +
+			     fill[w->flows[i].src_node]++] = i;
+	memset(fill, 0, sizeof(uint32_t) * ((n > nf ? n : nf) + 1));
+	for (i = 0; i < nf; i++)
+		if (w->flows[i].dep != HS_WL_NONE)
+			w->fwd_flows[w->fwd_first[w->flows[i].dep] +
+				     fill[w->flows[i].dep]++] = i;
+	free(fill);
+	return 0;
+}
+
+int
+hs_wl_build(struct hs_workload *w, struct hs_traffic *t, char *err,
+	    size_t err_size)
+{
+	struct wl_caps cap = { 0, 0, 0 };
+	uint32_t j, it;
+	int rc;
+
+	memset(t, 0, sizeof(*t));
+	for (j = 0; j < w->nb_jobs; j++) {
+		rc = wl_check_job(w, &w->jobs[j], err, err_size);
+		if (rc != 0)
+			return rc;
+	}
+	rc = wl_unroll(w);
+	if (rc == 0)
+		rc = wl_index_kids(w);
+	for (j = 0; rc == 0 && j < w->nb_jobs; j++)
+		for (it = 0; rc == 0 && it < w->jobs[j].iterations; it++)
+			rc = wl_match(w, j, it, &cap, err, err_size);
+	if (rc == 0)
+		rc = wl_expand(w, t, err, err_size);
+	if (rc == 0)
+		rc = wl_index_flows(w);
+	if (rc == 0 && hs_traffic_derive(t) != 0)
+		rc = -ENOMEM;
+	if (rc == -ENOMEM)
+		wl_fail(err, err_size, "jobs: out of memory");
+	if (rc != 0)
+		hs_traffic_free(t);
+	return rc;
+}
