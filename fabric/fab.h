@@ -36,6 +36,8 @@
 
 #include "fab_model.h"
 #include "hs_host.h"
+#include "hs_job.h"
+#include "hs_workload.h"
 
 /* ---- one run (fab_sim.c) ---- */
 
@@ -52,6 +54,17 @@
 	X(pfc_pauses, "PFC pauses the switches sent upstream (xoff and refreshes)") \
 	X(pfc_resumes, "PFC resumes (zero quanta) the switches sent upstream") \
 	X(pfc_paused_ns, "time the switches' egress ports were paused, summed over ports, ns")
+
+/*
+ * A training job in one run: its iterations, those that ended and, over
+ * those, the mean iteration time and the mean of the longest wait of any
+ * rank (time it did not compute); the mean iteration time on the ideal
+ * fabric (the same job, every flow in its ideal time) over them all.
+ */
+struct fab_job_sum {
+	uint32_t iterations, ended;
+	double iter_us, ideal_us, wait_max_us;
+};
 
 /* One flow's outcome. */
 struct fab_flow_result {
@@ -122,6 +135,12 @@ struct fab_run {
 	/* Queue windows (queues.csv). */
 	uint32_t nb_qwin, qwin_cap;
 	struct fab_qwin *qwin;
+	/* Training jobs ([traffic] pattern = jobs): per node, iteration,
+	 * operation and rank (jobs.csv, job-ops.csv, job-ranks.csv,
+	 * job-nodes.csv); empty otherwise.  And per job, its means. */
+	struct hs_wl_results jobs;
+	uint32_t nb_jobs;
+	struct fab_job_sum job_sum[HS_MAX_JOBS];
 	uint32_t nb_windows;
 	/* Cost (timing.csv only: not deterministic). */
 	uint64_t events, hops;

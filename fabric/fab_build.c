@@ -144,6 +144,8 @@ fab_sim_free(struct fab_sim *s)
 		hs_host_free(s->hosts[i].h);
 	if (s->fib != NULL && s->fib_cache == NULL)
 		sw_fib_free(s->fib);
+	if (s->has_wl)
+		hs_wl_run_fini(&s->wl);
 	hs_traffic_free(&s->traffic);
 	hs_trigger_state_fini(&s->trig);
 	for (k = 0; s->job != NULL && k < (uint32_t)s->job->size; k++) {
@@ -269,6 +271,8 @@ fab_sim_build(struct fab_sim *s, uint16_t scheme, char *err,
 	/* The copies carry no pointer (fab_experiment.c): point at this one's. */
 	if (s->hcfg.cm_path[0] != '\0')
 		s->hcfg.traffic.cm_path = s->hcfg.cm_path;
+	if (s->hcfg.nb_jobs > 0)
+		s->hcfg.traffic.jobs = s->hcfg.jobs;
 	if (hs_traffic_build(&s->hcfg.traffic, &s->traffic, err,
 			     err_size) != 0 ||
 	    hs_trigger_state_init(&s->trig, &s->traffic) != 0)
@@ -289,8 +293,9 @@ fab_sim_build(struct fab_sim *s, uint16_t scheme, char *err,
 		return -ENOMEM;
 	}
 	fab_partition(s);
-	if (s->nb_parts > 1 && s->traffic.nb_triggers > 0 &&
-	    !fab_triggers_local(s)) {
+	if (s->nb_parts > 1 &&
+	    ((s->traffic.nb_triggers > 0 && !fab_triggers_local(s)) ||
+	     s->traffic.wl != NULL)) {
 		/* One part, on rank 0 (the other ranks hold nothing). */
 		s->one_part = true;
 		s->nb_parts = 1;
@@ -299,6 +304,19 @@ fab_sim_build(struct fab_sim *s, uint16_t scheme, char *err,
 		s->part0 = (uint16_t)(s->job != NULL ? s->job->rank : 0);
 		s->bar.n = 1;
 		fab_partition(s);
+	}
+	/* Training jobs: the workload runs where the one part is. */
+	if (s->traffic.wl != NULL && fab_part_local(s, 0)) {
+		const struct hs_wl_driver drv = {
+			.release = fab_wl_release, .timer = fab_wl_timer,
+			.arg = s,
+		};
+
+		if (hs_wl_run_init(&s->wl, s->traffic.wl, &drv) != 0) {
+			snprintf(err, err_size, "out of memory for the jobs");
+			return -ENOMEM;
+		}
+		s->has_wl = true;
 	}
 	if (s->job != NULL) {
 		s->xout = calloc((size_t)s->job->size, sizeof(*s->xout));

@@ -234,6 +234,68 @@ fab_collect_merge(struct fab_sim *s, struct hs_flow_result *res)
 	return rc;
 }
 
+/* Each job's means over its iterations that ended. */
+static void
+fab_job_sums(const struct hs_workload *w, const struct hs_wl_results *res,
+	     struct fab_run *r)
+{
+	uint32_t i, j;
+
+	r->nb_jobs = RTE_MIN(w->nb_jobs, (uint32_t)HS_MAX_JOBS);
+	memset(r->job_sum, 0, sizeof(r->job_sum));
+	for (i = 0; i < res->nb_iters; i++) {
+		const struct hs_wl_iter_result *it = &res->iters[i];
+		struct fab_job_sum *js;
+
+		if (it->job >= r->nb_jobs)
+			continue;
+		js = &r->job_sum[it->job];
+		js->iterations++;
+		js->ideal_us += (double)it->ideal_ns / 1e3;
+		if (it->iter_ns == 0)
+			continue;
+		js->ended++;
+		js->iter_us += (double)it->iter_ns / 1e3;
+		js->wait_max_us += (double)it->wait_max_ns / 1e3;
+	}
+	for (j = 0; j < r->nb_jobs; j++) {
+		struct fab_job_sum *js = &r->job_sum[j];
+
+		if (js->iterations > 0)
+			js->ideal_us /= js->iterations;
+		if (js->ended == 0)
+			continue;
+		js->iter_us /= js->ended;
+		js->wait_max_us /= js->ended;
+	}
+}
+
+/*
+ * Training jobs: the same workload with every flow in its ideal time
+ * (send_ns, recv_ns: acknowledged, received) is the reference; its
+ * releases are the flows' ideal begins.  The results go to r->jobs.
+ */
+static int
+fab_collect_jobs(struct fab_sim *s, const uint64_t *send_ns,
+		 const uint64_t *recv_ns, uint64_t *begin)
+{
+	const struct hs_workload *w = s->traffic.wl;
+	uint64_t *start = malloc(sizeof(uint64_t) * (w->nb_nodes + 1));
+	uint64_t *end = malloc(sizeof(uint64_t) * (w->nb_nodes + 1));
+	int rc = start == NULL || end == NULL ? -ENOMEM : 0;
+
+	if (rc == 0)
+		rc = hs_wl_ideal(w, send_ns, recv_ns, start, end, begin);
+	if (rc == 0)
+		rc = hs_wl_results(w, s->wl.start_ns, s->wl.end_ns, start, end,
+				   &s->r->jobs);
+	if (rc == 0)
+		fab_job_sums(w, &s->r->jobs, s->r);
+	free(start);
+	free(end);
+	return rc;
+}
+
 /* Per flow: completion against its ideal, and the run's summary. */
 static int
 fab_collect_flows(struct fab_sim *s, const struct hs_flow_result *res_all)
@@ -276,6 +338,8 @@ fab_collect_flows(struct fab_sim *s, const struct hs_flow_result *res_all)
 		send_ns[f] = recv_ns[f] + fab_ack_back_ns(p, hops);
 	}
 	rc = hs_traffic_ideal_begin(tr, send_ns, recv_ns, begin);
+	if (rc == 0 && s->has_wl)
+		rc = fab_collect_jobs(s, send_ns, recv_ns, begin);
 	if (rc != 0)
 		goto out;
 	for (f = 0; f < n; f++) {

@@ -300,10 +300,12 @@ fab_parse_failures(struct ofan_cfg *cfg, struct fab_params *p)
 		struct fab_failure tmpl = { 0 }, *f = &tmpl;
 		const char *link = NULL;
 		int mode = SW_LINK_BLACKHOLE;
+		bool enabled = true;
 
 		f->reroute = true;
 		if (ofan_cfg_get_str(cfg, secs[i], "link", OFAN_CFG_REQUIRED,
 				     &link) ||
+		    ofan_cfg_get_bool(cfg, secs[i], "enabled", 0, &enabled) ||
 		    ofan_cfg_get_bool(cfg, secs[i], "reroute", 0,
 				      &f->reroute) ||
 		    ofan_cfg_get_enum(cfg, secs[i], "mode", 0, modes, &mode) ||
@@ -332,6 +334,9 @@ fab_parse_failures(struct ofan_cfg *cfg, struct fab_params *p)
 		if (mode == SW_LINK_DEGRADED && f->rate_bps == 0)
 			return ofan_cfg_fail(cfg, secs[i], "rate",
 				"missing; expected the degraded rate (e.g. 25G) for mode = degraded");
+		/* Checked, but nothing fails: a sweep's point without it. */
+		if (!enabled)
+			continue;
 		snprintf(f->sec, sizeof(f->sec), "%s", secs[i]);
 		f->mode = (uint8_t)mode;
 		/* One failure per link of the list, all alike. */

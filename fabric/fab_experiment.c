@@ -14,6 +14,7 @@
 
 #include "fab_model.h"
 #include "fab_config_priv.h"
+#include "hs_job.h"
 #include "hs_pattern.h"
 #include "hs_traffic.h"
 #include "ofan_config.h"
@@ -359,6 +360,30 @@ fab_loader_topo(struct fab_loader *l, const struct fab_params *p, char *err,
 }
 
 /*
+ * Training jobs: place them and build their workload now (traces read,
+ * collectives matched, no dependency cycle), so that every mistake is
+ * reported before EAL starts.
+ */
+static int
+fab_check_jobs(struct ofan_cfg *cfg, struct fab_params *p, char *err,
+	       unsigned int err_size)
+{
+	struct hs_traffic tr;
+	char msg[512];
+
+	if (p->host.traffic.pattern != &hs_pattern_jobs)
+		return 0;
+	p->host.traffic.jobs = p->host.jobs;
+	if (hs_traffic_build(&p->host.traffic, &tr, msg, sizeof(msg)) != 0) {
+		snprintf(err, err_size, "%s (the [job.NAME] sections of %s)",
+			 msg, ofan_cfg_path(cfg));
+		return -EINVAL;
+	}
+	hs_traffic_free(&tr);
+	return 0;
+}
+
+/*
  * A .cm file: read it now (every mistake is reported before EAL starts,
  * "FILE:LINE: ..."), its Nodes against the fabric's hosts, and its
  * failure lines added to p's failures as links gone from the start.
@@ -565,9 +590,11 @@ fab_load_combo(struct fab_loader *l, const int *vidx, struct fab_params *p,
 		rc = -EINVAL;
 		goto fail;
 	}
-	/* A cm error is its own file's, FILE:LINE (err is set). */
+	/* A cm error is its own file's, FILE:LINE (err is set); likewise a
+	 * job's or its trace's. */
 	err[0] = '\0';
-	if (fab_check_cm(l, cfg, p, err, err_size) != 0) {
+	if (fab_check_cm(l, cfg, p, err, err_size) != 0 ||
+	    fab_check_jobs(cfg, p, err, err_size) != 0) {
 		rc = -EINVAL;
 		if (err[0] == '\0')
 			goto fail;
@@ -593,6 +620,7 @@ fab_params_for_seed(const struct fab_params *p, uint32_t i,
 	if (!p->traffic_seed_set)
 		out->host.traffic.seed = out->matrix_seed;
 	out->host.traffic.cm_path = NULL;	/* fab_sim_build() sets it */
+	out->host.traffic.jobs = NULL;		/* likewise */
 }
 
 static int
@@ -648,6 +676,7 @@ fab_experiment_load_checked(struct fab_loader *l, struct fab_experiment *x,
 			return rc;
 		}
 		x->combos[c].host.traffic.cm_path = NULL;
+		x->combos[c].host.traffic.jobs = NULL;
 	}
 	return 0;
 }

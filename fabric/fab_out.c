@@ -30,6 +30,7 @@
 #include <rte_common.h>
 
 #include "fab.h"
+#include "fab_out_jobs.h"
 #include "hs_pattern.h"
 #include "ofan_json.h"
 #include "ofan_vcs.h"
@@ -46,6 +47,7 @@ struct fab_out {
 	char cwd[1024];		/* fab_out_describe()'s */
 	const struct fab_run_id *id;	/* fab_out_describe()'s, or NULL */
 	FILE *flows, *queues, *qtime;
+	struct fab_jobs_out jobs;	/* training jobs' files */
 	uint32_t nb_runs, cap_runs;
 	struct fab_out_run *runs;
 };
@@ -293,6 +295,7 @@ fab_out_run(struct fab_out *o, const struct fab_params *p,
 	o->runs[run].r = *r;
 	o->runs[run].r.flows = NULL;
 	o->runs[run].r.qwin = NULL;
+	memset(&o->runs[run].r.jobs, 0, sizeof(o->runs[run].r.jobs));
 	o->runs[run].p = p;
 	o->nb_runs++;
 	for (f = 0; f < r->nb_flows && r->flows != NULL; f++) {
@@ -306,6 +309,15 @@ fab_out_run(struct fab_out *o, const struct fab_params *p,
 		fprintf(o->flows, "\n");
 	}
 	fab_out_qtime(o, run, p, t, r);
+	{
+		char err[512];
+
+		if (fab_jobs_out_run(&o->jobs, o->dir, run, p, r, err,
+				     sizeof(err)) != 0) {
+			fprintf(stderr, "ofan-fabric: %s\n", err);
+			return -EIO;
+		}
+	}
 	return ferror(o->flows) || ferror(o->queues) || ferror(o->qtime) ?
 		-EIO : 0;
 }
@@ -503,6 +515,7 @@ fab_out_json_run(struct ofan_json *j, const struct fab_out_run *or)
 		       r->queued_end);
 	ofan_json_i64(j, "mbuf_leak", r->mbuf_leak);
 	ofan_json_obj_end(j);
+	fab_jobs_out_json(j, p, r);
 	ofan_json_obj_end(j);
 }
 
@@ -581,7 +594,9 @@ fab_out_summary(const struct fab_out *o, const struct fab_agg *g,
 	ofan_json_str(&j, "pattern", p0->host.traffic.pattern->name);
 	if (p0->host.traffic.pattern->reads_cm_file)
 		ofan_json_str(&j, "cm_file", p0->host.cm_path);
-	ofan_json_u64(&j, "size", p0->host.traffic.size);
+	if (p0->host.nb_jobs == 0)
+		ofan_json_u64(&j, "size", p0->host.traffic.size);
+	fab_jobs_out_params(&j, p0);
 	ofan_json_double(&j, "rate_coef", p0->host.rate_coef);
 	ofan_json_str(&j, "recovery", p0->host.recovery->name);
 	ofan_json_str(&j, "pacing", hs_pacing_names[p0->host.pacing]);
@@ -729,6 +744,35 @@ fab_stat_text(const double v[2], uint32_t n, const char *fmt, char *buf,
 	return buf;
 }
 
+/* The training jobs' table, after the comparison table. */
+static void
+fab_out_table_jobs(const struct fab_out *o, const struct fab_agg *g,
+		   uint32_t nb_agg, FILE *t)
+{
+	const struct fab_run **runs = calloc(o->nb_runs + 1, sizeof(*runs));
+	const struct fab_params **ps = calloc(o->nb_runs + 1, sizeof(*ps));
+	uint32_t *first = calloc(nb_agg + 1, sizeof(*first));
+	uint32_t *n = calloc(nb_agg + 1, sizeof(*n));
+	uint32_t i;
+
+	if (runs != NULL && ps != NULL && first != NULL && n != NULL &&
+	    o->nb_runs > 0) {
+		for (i = 0; i < o->nb_runs; i++) {
+			runs[i] = &o->runs[i].r;
+			ps[i] = o->runs[i].p;
+		}
+		for (i = 0; i < nb_agg; i++) {
+			first[i] = g[i].first;
+			n[i] = g[i].n;
+		}
+		fab_jobs_out_table(t, runs, ps, first, n, nb_agg);
+	}
+	free(runs);
+	free(ps);
+	free(first);
+	free(n);
+}
+
 /*
  * The comparison table, to out (the terminal) and to table.txt: a row
  * per scheme and combination; over several seeds the slowdowns and FCT
@@ -827,6 +871,7 @@ fab_out_table(const struct fab_out *o, const struct fab_agg *g,
 			fprintf(t, ";\nover %u seeds: mean+-95%% confidence interval; queues: the largest; counts: means; wall_s: total",
 				p0->seeds);
 		fprintf(t, "\n");
+		fab_out_table_jobs(o, g, nb_agg, t);
 	}
 	if (f[1] != NULL)
 		fclose(f[1]);
@@ -840,7 +885,7 @@ fab_out_close(struct fab_out *o, FILE *table)
 	int rc = 0;
 
 	if (fclose(o->flows) != 0 || fclose(o->queues) != 0 ||
-	    fclose(o->qtime) != 0)
+	    fclose(o->qtime) != 0 || fab_jobs_out_close(&o->jobs) != 0)
 		rc = -EIO;
 	g = fab_out_aggregate(o, &nb_agg);
 	if (g == NULL && o->nb_runs > 0)

@@ -20,7 +20,8 @@
 static const char *const fab_out_files[] = {
 	"summary.json", "runs.csv", "flows.csv", "queues.csv",
 	"queue-time.csv", "table.txt", "timing.csv", "command.txt",
-	"config.ini", "run.json", NULL,
+	"config.ini", "run.json", "jobs.csv", "job-ops.csv", "job-ranks.csv",
+	"job-nodes.csv", NULL,
 };
 
 static bool

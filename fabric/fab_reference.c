@@ -14,6 +14,7 @@
 #include "fab_model.h"
 #include "hlb.h"
 #include "hs_cc.h"
+#include "hs_job.h"
 #include "hs_pattern.h"
 #include "hs_transport.h"
 #include "lb.h"
@@ -106,11 +107,15 @@ fab_config_reference(FILE *f, char *err, unsigned int err_size)
 	for (i = 0; rc == 0 && hs_pattern_registry[i] != NULL; i++) {
 		const char *name = hs_pattern_registry[i]->name;
 		char cm[] = "traffic.cm_file=/dev/null";
+		char job[] = "job.NAME.model=dense";
 		char *pov[2] = { schemes, cm };
 		bool file = strcmp(name, "cm") == 0;
+		bool jobs = hs_pattern_registry[i] == &hs_pattern_jobs;
 
+		if (jobs)
+			pov[1] = job;
 		snprintf(schemes, sizeof(schemes), "traffic.pattern=%s", name);
-		if (fab_ref_load(pov, file ? 2 : 1, err, err_size) != 0 &&
+		if (fab_ref_load(pov, file || jobs ? 2 : 1, err, err_size) != 0 &&
 		    !(file && strstr(err, "/dev/null") != NULL))
 			rc = -EINVAL;
 	}

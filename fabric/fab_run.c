@@ -182,4 +182,5 @@ fab_run_free(struct fab_run *r)
 	free(r->qwin);
 	r->flows = NULL;
 	r->qwin = NULL;
+	hs_wl_results_free(&r->jobs);
 }

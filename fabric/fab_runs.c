@@ -154,7 +154,15 @@ fab_blob_make(uint32_t run, int status, bool ran, const struct fab_run *r,
 	    fab_xbuf_put(x, r->flows, r->flows == NULL ? 0 :
 			 r->nb_flows * sizeof(*r->flows)) != 0 ||
 	    fab_xbuf_put(x, r->qwin, r->qwin == NULL ? 0 :
-			 r->nb_qwin * sizeof(*r->qwin)) != 0)
+			 r->nb_qwin * sizeof(*r->qwin)) != 0 ||
+	    fab_xbuf_put(x, r->jobs.nodes, r->jobs.nodes == NULL ? 0 :
+			 r->jobs.nb_nodes * sizeof(*r->jobs.nodes)) != 0 ||
+	    fab_xbuf_put(x, r->jobs.iters, r->jobs.iters == NULL ? 0 :
+			 r->jobs.nb_iters * sizeof(*r->jobs.iters)) != 0 ||
+	    fab_xbuf_put(x, r->jobs.ops, r->jobs.ops == NULL ? 0 :
+			 r->jobs.nb_ops * sizeof(*r->jobs.ops)) != 0 ||
+	    fab_xbuf_put(x, r->jobs.ranks, r->jobs.ranks == NULL ? 0 :
+			 r->jobs.nb_ranks * sizeof(*r->jobs.ranks)) != 0)
 		return -ENOMEM;
 	return 0;
 }
@@ -175,6 +183,21 @@ fab_blob_read(const struct fab_xbuf *x, struct fab_blob_hdr *h,
 	if (r->flows != NULL)
 		b += r->nb_flows * sizeof(*r->flows);
 	r->qwin = r->qwin == NULL ? NULL : (struct fab_qwin *)b;
+	if (r->qwin != NULL)
+		b += r->nb_qwin * sizeof(*r->qwin);
+	/* The jobs' arrays, each where it was not NULL. */
+#define FAB_BLOB_ARRAY(field, nb)					\
+	do {								\
+		if (r->jobs.field != NULL) {				\
+			r->jobs.field = (void *)b;			\
+			b += r->jobs.nb * sizeof(*r->jobs.field);	\
+		}							\
+	} while (0)
+	FAB_BLOB_ARRAY(nodes, nb_nodes);
+	FAB_BLOB_ARRAY(iters, nb_iters);
+	FAB_BLOB_ARRAY(ops, nb_ops);
+	FAB_BLOB_ARRAY(ranks, nb_ranks);
+#undef FAB_BLOB_ARRAY
 }
 
 /* Rank 0: write the results that are back, in run order, from *next. */

@@ -410,11 +410,36 @@ fab_host_kick(struct fab_thr *th, uint32_t rank)
 	}
 }
 
+/* Start flow now at its sender, woken by a HOST event now. */
+void
+fab_wl_release(void *arg, uint32_t flow, uint64_t now)
+{
+	struct fab_sim *s = arg;
+	uint32_t src = s->traffic.flows[flow].src;
+	struct fab_hnode *hn = &s->hosts[src];
+
+	if (!hs_host_release(hn->h, flow, now) || hn->wake_at <= now)
+		return;
+	hn->wake_at = now;
+	fab_push(&s->thr[fab_part_thr(s, s->host_owner[src])], now,
+		 FAB_EV_HOST, src);
+}
+
+/* The workload's timer for host: a WORK event at at. */
+void
+fab_wl_timer(void *arg, uint32_t host, uint64_t at)
+{
+	struct fab_sim *s = arg;
+
+	fab_push(&s->thr[fab_part_thr(s, s->host_owner[host])], at,
+		 FAB_EV_WORK, host);
+}
+
 /*
  * A flow ended that activates a trigger (hs_host_params.on_flow_end):
  * the flows it starts begin now, at their hosts (in this thread's part:
- * fab_sim_build() keeps every trigger in one part), each host woken by a
- * HOST event now.
+ * fab_sim_build() keeps every trigger in one part).  A workload's flow
+ * goes to the workload, which releases what it starts the same way.
  */
 void
 fab_sim_flow_end(void *arg, uint32_t flow, bool received, uint64_t now)
@@ -423,17 +448,13 @@ fab_sim_flow_end(void *arg, uint32_t flow, bool received, uint64_t now)
 	const uint32_t *go;
 	uint32_t n, i;
 
-	n = hs_trigger_flow_end(&s->traffic, &s->trig, flow, received, &go);
-	for (i = 0; i < n; i++) {
-		uint32_t src = s->traffic.flows[go[i]].src;
-		struct fab_hnode *hn = &s->hosts[src];
-
-		if (!hs_host_release(hn->h, go[i], now) || hn->wake_at <= now)
-			continue;
-		hn->wake_at = now;
-		fab_push(&s->thr[fab_part_thr(s, s->host_owner[src])], now,
-			 FAB_EV_HOST, src);
+	if (s->has_wl) {
+		hs_wl_run_flow_end(&s->wl, flow, received, now);
+		return;
 	}
+	n = hs_trigger_flow_end(&s->traffic, &s->trig, flow, received, &go);
+	for (i = 0; i < n; i++)
+		fab_wl_release(s, go[i], now);
 }
 
 void
@@ -441,7 +462,8 @@ fab_host_check_done(struct fab_thr *th, uint32_t rank)
 {
 	struct fab_hnode *hn = &th->s->hosts[rank];
 
-	if (!hn->done && hs_host_tx_done(hn->h) && hs_host_rx_done(hn->h)) {
+	if (!hn->done && hs_host_tx_done(hn->h) && hs_host_rx_done(hn->h) &&
+	    (!th->s->has_wl || hs_wl_run_host_done(&th->s->wl, rank))) {
 		hn->done = true;
 		th->nb_hosts_done++;
 		th->last_done_ns = RTE_MAX(th->last_done_ns, th->now);
@@ -622,6 +644,10 @@ fab_thr_window(struct fab_thr *th, uint64_t w_end)
 			s->dirs[idx].unpause_at = 0;
 			if (!s->dirs[idx].tx_pending)
 				fab_sw_tx(th, idx);
+			break;
+		case FAB_EV_WORK:
+			hs_wl_run_timer(&s->wl, idx, ev.t);
+			fab_host_check_done(th, idx);
 			break;
 		default:
 			break;	/* control events are not queued here */

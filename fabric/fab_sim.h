@@ -22,6 +22,7 @@
 #include "fab_evq.h"
 #include "fab_job.h"
 #include "hs_host.h"
+#include "hs_workload.h"
 #include "sw_engine.h"
 
 #define FAB_BURST 32
@@ -41,6 +42,8 @@
 enum fab_ev_type {
 	FAB_EV_CTL = 0, FAB_EV_ARRIVE, FAB_EV_TX, FAB_EV_HOST,
 	FAB_EV_UNPAUSE,		/* a PFC pause of a switch port ends */
+	FAB_EV_WORK,		/* a training job's host: a compute node
+				 * ends, or its job starts (hs_workload.h) */
 };
 
 /* Control phases of a failure (index = failure * FAB_CTL_PHASES + phase). */
@@ -185,6 +188,10 @@ struct fab_sim {
 	struct hs_config hcfg;
 	struct hs_traffic traffic;
 	struct hs_trigger_state trig;
+	/* Training jobs: the workload's run, here when has_wl (the rank
+	 * with the one part: a workload always runs as one). */
+	struct hs_wl_run wl;
+	bool has_wl;
 	bool one_part;		/* triggers cross parts: one thread */
 	/* The frame model costs data and ACKs apart (not Ethernet): a
 	 * host's frames are told apart on their way to the wire. */
@@ -271,8 +278,12 @@ fab_part_thr(const struct fab_sim *s, uint16_t part)
 
 /* ---- one thread's events in a window (fab_sim.c) ---- */
 
-/* The hosts' on_flow_end: activate the trigger, start its flows. */
+/* The hosts' on_flow_end: activate the trigger, start its flows; or tell
+ * the workload. */
 void fab_sim_flow_end(void *arg, uint32_t flow, bool received, uint64_t now);
+/* The workload's driver (hs_wl_driver): start a flow; wake a host. */
+void fab_wl_release(void *arg, uint32_t flow, uint64_t now);
+void fab_wl_timer(void *arg, uint32_t host, uint64_t at);
 /* Take the frames other threads handed to th's wires in window parity. */
 void fab_drain(struct fab_thr *th, uint32_t parity);
 /* Run th's events up to w_end (the window's end, excluded). */

@@ -291,6 +291,25 @@ hs_config_traffic_from_cfg(struct ofan_cfg *cfg, struct hs_config *c,
 			return -EINVAL;
 		t->cm_path = c->cm_path;
 	}
+	/* Training jobs: the [job.NAME] sections, for this pattern only. */
+	t->jobs = NULL;
+	t->nb_jobs = c->nb_jobs = 0;
+	if (t->pattern == &hs_pattern_jobs) {
+		int n = hs_job_from_cfg(cfg, t->nb_ranks, c->jobs);
+
+		if (n < 0)
+			return -EINVAL;
+		c->nb_jobs = (uint32_t)n;
+		t->jobs = c->jobs;
+		t->nb_jobs = c->nb_jobs;
+	} else {
+		const char *first;
+
+		if (ofan_cfg_sections(cfg, "job.", &first, 1) > 0)
+			return ofan_cfg_fail(cfg, "traffic", "pattern",
+				"'%s' with a [%s] section; expected pattern = jobs to run training jobs",
+				t->pattern->name, first);
+	}
 	/* The pattern's own rules, as hs_traffic_build() checks them. */
 	if (hs_pattern_check(t, &key, msg, sizeof(msg)) != 0)
 		return ofan_cfg_fail(cfg, sec, key, "%s", msg);
@@ -438,6 +457,8 @@ hs_config_load(const char *path, struct hs_config *c, char *err,
 	c->path = path;
 	if (c->traffic.cm_path != NULL)
 		c->traffic.cm_path = c->cm_path;
+	if (c->traffic.jobs != NULL)
+		c->traffic.jobs = c->jobs;
 	return rc;
 }
 
@@ -514,12 +535,15 @@ hs_config_reference(FILE *f, char *err, unsigned int err_size)
 		};
 		const char *name = hs_pattern_registry[i]->name;
 		bool file = strcmp(name, "cm") == 0;
+		bool jobs = hs_pattern_registry[i] == &hs_pattern_jobs;
 		unsigned int e;
 
 		for (e = 0; e < 2; e++) {
 			snprintf(text, sizeof(text), hs_ref_text, "fixed",
 				 "sack", "rate", name,
-				 file ? "cm_file = /dev/null\n" : extras[e]);
+				 file ? "cm_file = /dev/null\n" :
+				 jobs ? "[job.NAME]\nmodel = dense\n" :
+				 extras[e]);
 			if (hs_ref_load(c, text, err, err_size) == 0 ||
 			    (file && strstr(err, "/dev/null") != NULL))
 				break;

@@ -16,6 +16,7 @@
 
 #include "hlb.h"
 #include "hs_cc.h"
+#include "hs_job.h"
 #include "hs_traffic.h"
 #include "hs_transport.h"
 
@@ -134,6 +135,10 @@ struct hs_config {
 
 	struct hs_traffic_params traffic;
 	char cm_path[HS_PATH_SIZE];
+	/* [traffic] pattern = jobs: the [job.NAME] sections (traffic.jobs
+	 * points here; a copy of the config points it at its own). */
+	struct hs_job_params jobs[HS_MAX_JOBS];
+	uint32_t nb_jobs;
 
 	uint16_t nb_ports;
 	struct hs_port_config ports[HS_MAX_PORTS];

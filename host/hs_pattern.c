@@ -48,6 +48,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hs_job.h"
 #include "hs_pattern.h"
 #include "hs_traffic.h"
 #include "ofan_registry.h"
@@ -406,6 +407,7 @@ const struct hs_pattern_ops *hs_pattern_registry[HS_MAX_PATTERNS + 1] = {
 	&pattern_podring,
 	&pattern_podring_ol,
 	&pattern_torring,
+	&hs_pattern_jobs,
 	NULL,
 };
 

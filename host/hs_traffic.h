@@ -34,6 +34,8 @@
 #define HS_NO_TRIGGER UINT32_MAX
 
 struct hs_pattern_ops;
+struct hs_job_params;
+struct hs_workload;
 
 /* a * b, or UINT64_MAX if that does not fit (flow counts). */
 static inline uint64_t
@@ -121,6 +123,9 @@ struct hs_traffic_params {
 	/* The structured permutations: hosts per ToR and per pod. */
 	uint32_t tor_size;
 	uint32_t pod_size;
+	/* pattern jobs: the [job.NAME] sections (hs_job.h), not owned. */
+	const struct hs_job_params *jobs;
+	uint32_t nb_jobs;
 };
 
 struct hs_traffic {

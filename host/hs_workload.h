@@ -249,9 +249,18 @@ struct hs_wl_iter_result {
 	uint64_t wait_mean_ns;
 };
 
+/* A name in the results (a node's, cut to fit). */
+#define HS_WL_NAME_SIZE 48
+
 /* One collective or send/recv of one iteration. */
 struct hs_wl_op_result {
 	uint32_t op;
+	uint32_t job, iteration;
+	uint8_t kind;			/* HS_WL_COLL or HS_WL_SEND */
+	uint8_t coll;
+	uint32_t nb_members;
+	uint64_t size;
+	char name[HS_WL_NAME_SIZE];	/* its first node's */
 	uint64_t start_ns, end_ns;	/* first member start, last end */
 	uint64_t ideal_ns;		/* its time on the ideal fabric */
 	double algbw_gbps, busbw_gbps;	/* GB/s, nccl-tests: size / time */
@@ -264,7 +273,18 @@ struct hs_wl_rank_result {
 	uint64_t compute_ns, wait_ns;
 };
 
+/* One node: the timeline of a rank. */
+struct hs_wl_node_result {
+	uint32_t job, rank, host, iteration;
+	uint8_t kind;
+	uint8_t coll;
+	uint64_t start_ns, end_ns;	/* UINT64_MAX: never */
+	char name[HS_WL_NAME_SIZE];
+};
+
 struct hs_wl_results {
+	uint32_t nb_nodes;
+	struct hs_wl_node_result *nodes;
 	uint32_t nb_iters;
 	struct hs_wl_iter_result *iters;
 	uint32_t nb_ops;

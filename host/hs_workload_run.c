@@ -4,6 +4,7 @@
  * ideal run (every flow in its ideal time), and the job-level results.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -368,6 +369,7 @@ hs_wl_ideal(const struct hs_workload *w, const uint64_t *send_ns,
 void
 hs_wl_results_free(struct hs_wl_results *res)
 {
+	free(res->nodes);
 	free(res->iters);
 	free(res->ops);
 	free(res->ranks);
@@ -425,6 +427,8 @@ hs_wl_results(const struct hs_workload *w, const uint64_t *start_ns,
 			max_cells = cells;
 	}
 	res->nb_ops = w->nb_ops;
+	res->nb_nodes = w->nb_nodes;
+	res->nodes = calloc(res->nb_nodes + 1, sizeof(*res->nodes));
 	res->iters = calloc(res->nb_iters + 1, sizeof(*res->iters));
 	res->ranks = calloc(res->nb_ranks + 1, sizeof(*res->ranks));
 	res->ops = calloc(res->nb_ops + 1, sizeof(*res->ops));
@@ -432,7 +436,8 @@ hs_wl_results(const struct hs_workload *w, const uint64_t *start_ns,
 	comp = malloc(sizeof(uint64_t) * (max_cells + 1));
 	iend = malloc(sizeof(uint64_t) * (max_cells + 1));
 	icomp = malloc(sizeof(uint64_t) * (max_cells + 1));
-	if (res->iters == NULL || res->ranks == NULL || res->ops == NULL ||
+	if (res->nodes == NULL || res->iters == NULL || res->ranks == NULL ||
+	    res->ops == NULL ||
 	    rend == NULL || comp == NULL || iend == NULL || icomp == NULL) {
 		free(rend);
 		free(comp);
@@ -503,6 +508,20 @@ hs_wl_results(const struct hs_workload *w, const uint64_t *start_ns,
 			}
 		}
 	}
+	for (k = 0; k < w->nb_nodes; k++) {
+		const struct hs_wl_node *x = &w->nodes[k];
+		struct hs_wl_node_result *q = &res->nodes[k];
+
+		q->job = x->job;
+		q->rank = x->rank;
+		q->host = w->jobs[x->job].host[x->rank];
+		q->iteration = x->iteration;
+		q->kind = x->kind;
+		q->coll = x->coll;
+		q->start_ns = start_ns[k];
+		q->end_ns = end_ns[k];
+		snprintf(q->name, sizeof(q->name), "%s", hs_wl_name(w, k));
+	}
 	for (o = 0; o < w->nb_ops; o++) {
 		const struct hs_wl_op *op = &w->ops[o];
 		struct hs_wl_op_result *q = &res->ops[o];
@@ -510,6 +529,14 @@ hs_wl_results(const struct hs_workload *w, const uint64_t *start_ns,
 		bool open = false, iopen = false;
 
 		q->op = o;
+		q->job = op->job;
+		q->iteration = op->iteration;
+		q->kind = op->kind;
+		q->coll = op->coll;
+		q->nb_members = op->nb_members;
+		q->size = op->size;
+		snprintf(q->name, sizeof(q->name), "%s",
+			 w->names != NULL ? w->names + op->name : "");
 		for (k = 0; k < op->nb_members; k++) {
 			uint32_t n = w->member_node[op->member_first + k];
 

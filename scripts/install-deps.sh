@@ -19,6 +19,7 @@ packages=(
 	build-essential pkg-config meson ninja-build
 	dpdk dpdk-dev libdpdk-dev
 	libpcap-dev libiniparser-dev check
+	libprotobuf-c-dev protobuf-c-compiler
 	clang-14 libclang-rt-14-dev
 	tshark gnuplot-nox python3-scapy iperf3 iproute2 iputils-ping traceroute
 	shellcheck

@@ -18,6 +18,8 @@
 #   queue-time[-COMBO].png    queue-time.csv: maximum queue over every port
 #                             (layer "all") per time window, per scheme; each
 #                             failure of summary.json a dashed line.
+#   iter-time*.png,           jobs.csv and job-nodes.csv of training jobs:
+#   timeline-SCHEME.png       testbed/plot-jobs.sh, run from here.
 #   sweep-DIM-METRIC.png      runs.csv, for each sweep_DIM column and METRIC
 #                             in q_max, max_slowdown, lost_pkts: METRIC
 #                             against DIM, one line per scheme, or per
@@ -769,6 +771,10 @@ main() {
 	plot_queue_layers
 	plot_queue_time
 	plot_sweeps
+	# Training jobs: their own plots (testbed/plot-jobs.sh).
+	if [ -s "$out/jobs.csv" ]; then
+		"$(dirname "$0")/plot-jobs.sh" "$out" || failed=1
+	fi
 	[ "$failed" = 0 ] || exit 1
 }
 

@@ -107,5 +107,6 @@ void t_fabric_science_tests(TCase *tc);		/* test_fabric_science.c */
 void t_fabric_study_tests(TCase *tc);
 void t_fabric_config_tests(TCase *tc);		/* test_fabric_config.c */
 void t_fabric_topology_tests(TCase *tc);
+void t_fabric_jobs_tests(TCase *tc);		/* test_fabric_jobs.c */
 
 #endif /* OFAN_TESTS_FABRIC_T_H */

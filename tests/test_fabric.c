@@ -914,6 +914,7 @@ fabric_suite(void)
 	t_fabric_failure_tests(tc);
 	t_fabric_topology_tests(tc);
 	t_fabric_study_tests(tc);
+	t_fabric_jobs_tests(tc);
 	suite_add_tcase(s, tc);
 	return s;
 }

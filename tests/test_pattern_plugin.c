@@ -170,7 +170,7 @@ START_TEST(test_config)
 	ck_assert_int_ne(t_load(&x, unknown, 1, err, sizeof(err)), 0);
 	ck_assert_msg(strstr(err, "'triples' is unknown; expected one of "
 			     "permutation, ") != NULL &&
-		      strstr(err, "torring, pairs") != NULL, "%s", err);
+		      strstr(err, "torring, jobs, pairs") != NULL, "%s", err);
 }
 END_TEST
 

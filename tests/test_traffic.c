@@ -535,7 +535,7 @@ static const struct bad_params_case bad_params_cases[] = {
 	    .iterations = 1 },
 	  "traffic: no pattern; expected one of permutation, "
 	  "alltoall, ring_allreduce, allgather, reduce_scatter, incast, "
-	  "tornado, cm, ring, podring, podring_ol, torring" },
+	  "tornado, cm, ring, podring, podring_ol, torring, jobs" },
 	{ "podring", { .nb_ranks = 16, .size = 1,
 	    .iterations = 1, .tor_size = 2, .pod_size = 6 },
 	  "traffic:pod_size: '6' with tor_size 2 and 16 ranks; expected "

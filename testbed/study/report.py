@@ -31,6 +31,12 @@ The rules, each on the schemes' means over their seeds:
     queue stays within one full packet of its value for the shortest
     flows and at 8 or fewer, and its max slowdown is below every other
     spraying scheme's on the permutation at full load.
+Training jobs (configs/experiments/training/): whether finding 1 holds on
+the jobs' iteration time -- in every case (experiment, sweep point, job)
+the worst spraying scheme's mean iteration time is below the best flow
+scheme's, or within 2 % (a tie), and below in at least one case -- and
+how far the ranking by iteration time follows the ranking by the same
+runs' flow slowdown (Kendall's tau per case).
 Then, from the experiments that ran: the scaling experiment's max
 slowdown and largest queue against k and against the flow size, and
 host-side DR (drb) next to switch DR (ofan) wherever both ran.
@@ -49,7 +55,9 @@ import sys
 EXPERIMENTS = ["permutation", "structured", "alltoall", "failure",
                "failure-permutation", "failure-persistent", "queue-scaling",
                "scaling", "degraded", "failure-types", "lossy",
-               "lossy-random", "dr-variants", "subflows", "reliability"]
+               "lossy-random", "dr-variants", "subflows", "reliability",
+               "training-dense", "training-moe", "training-mixed"]
+TRAINING = ["training-dense", "training-moe", "training-mixed"]
 FLOW_LB = ["ecmp", "plb", "flowlet", "mp"]
 SPRAYING = ["ops", "reps", "spray", "adaptive", "rr", "ofan"]
 HOST_SPRAY = ["ops", "reps"]
@@ -334,6 +342,89 @@ def finding2(perm, fail, fail_perm, fail_pers):
             v.lines.append(late)
         v.decide(all(parts))
     return v
+
+
+def kendall_tau(a, b):
+    """Kendall's tau-a of two score dicts over their common keys."""
+    keys = [k for k in a if k in b]
+    n, s = len(keys), 0
+    for i in range(n):
+        for j in range(i + 1, n):
+            x = a[keys[i]] - a[keys[j]]
+            y = b[keys[i]] - b[keys[j]]
+            s += (x * y > 0) - (x * y < 0)
+    return None if n < 2 else s / (n * (n - 1) / 2)
+
+
+def training(exps):
+    """Finding 1 on the training jobs' iteration time: the verdict and a
+    table per experiment (iter_x per scheme, tau against max slowdown)."""
+    v = Verdict("Training jobs: spraying beats flow load balancing on "
+                "iteration time")
+    present = [n for n in TRAINING if n in exps]
+    for n in TRAINING:
+        v.need(n, exps.get(n))
+    if not present:
+        return v, []
+    tables, worse, better = [], 0, 0
+    for n in present:
+        e = exps[n]
+        rows = []
+        for pt in e.points:
+            jobs = []
+            for s in e.schemes:
+                for r in e.runs.get((pt, s), [])[:1]:
+                    for jb in r.get("jobs", []):
+                        if jb["name"] not in jobs:
+                            jobs.append(jb["name"])
+            for job in jobs:
+                it, sd, ideal = {}, {}, None
+                for s in e.schemes:
+                    vals, slows = [], []
+                    for r in e.runs.get((pt, s), []):
+                        for jb in r.get("jobs", []):
+                            if jb["name"] == job and \
+                                    jb["iterations_ended"] == jb["iterations"]:
+                                vals.append(jb["iter_us"])
+                                ideal = jb["ideal_us"]
+                        slows.append(r["max_slowdown"])
+                    if vals:
+                        it[s] = sum(vals) / len(vals)
+                        sd[s] = sum(slows) / len(slows)
+                spray = {s: it[s] for s in SPRAYING if s in it}
+                flow = {s: it[s] for s in FLOW_LB if s in it}
+                what = "—"
+                if spray and flow:
+                    a = max(spray.values())
+                    b = min(flow.values())
+                    if abs(a - b) <= TIE * b:
+                        what = "tie"
+                    elif a < b:
+                        what = "spraying better"
+                        better += 1
+                    else:
+                        what = "spraying worse"
+                        worse += 1
+                tau = kendall_tau(it, sd)
+                label = ", ".join(f"{d} {x}" for d, x in zip(e.dims, pt))
+                rows.append([label or "—", job,
+                             fmt(ideal / 1e3 if ideal else None, 2)] +
+                            [fmt(it[s] / ideal if s in it and ideal else None,
+                                 3) for s in e.schemes] +
+                            [fmt(tau, 2), what])
+        tables.append((n, ["case", "job", "ideal ms"] + list(e.schemes) +
+                       ["tau", ""], rows))
+    v.lines.append("Each job's mean iteration time over its ideal (the same "
+                   "job with every flow in its ideal time), per scheme.  "
+                   "Finding 1 on iteration time: the worst spraying scheme "
+                   "(of " + ", ".join(SPRAYING) + ") against the best flow "
+                   "scheme (of " + ", ".join(FLOW_LB) + "), never worse "
+                   f"(within {int(TIE * 100)} % is a tie) and better "
+                   "somewhere.  tau: Kendall's tau between the schemes' "
+                   "order by iteration time and by the same runs' max flow "
+                   "slowdown (1: the same order).")
+    v.decide(worse == 0 and better > 0)
+    return v, tables
 
 
 def queue_ends(qs):
@@ -686,6 +777,7 @@ def main():
                          exps.get("failure-persistent")),
                 finding3(exps.get("queue-scaling")),
                 finding4(exps.get("queue-scaling"), exps.get("permutation"))]
+    tv, ttables = training(exps)
     durations = {}
     try:
         with open(os.path.join(a.dir, "durations.txt")) as f:
@@ -775,6 +867,26 @@ def main():
             out.append(f"<h3>{esc(caption)}</h3>")
             out.append('<div class="scroll">' + html_table(head, rows) +
                        "</div>")
+    if ttables:
+        out.append('<h2 id="training">Training jobs: the ranking on '
+                   'iteration time</h2>')
+        out.append("<p>The question the study's users ask is which load "
+                   "balancer makes a training step fastest.  The training "
+                   "experiments run jobs with compute, collectives and "
+                   "their dependencies (a dense Llama-shaped job, an MoE "
+                   "job, three jobs sharing the fabric) and measure each "
+                   "job's iteration time on the same fabrics and "
+                   "schemes.</p>")
+        cls = tv.state.replace(" ", "-")
+        out.append(f'<div class="verdict {cls}"><h3>{esc(tv.title)}'
+                   f'<span class="badge">{esc(tv.state)}</span></h3>')
+        for line in tv.lines:
+            out.append(f"<p>{esc(line)}</p>")
+        out.append("</div>")
+        for caption, head, rows in ttables:
+            out.append(f'<h3>{esc(caption)}: iteration time / ideal</h3>')
+            out.append('<div class="scroll">' + html_table(head, rows) +
+                       "</div>")
     dr = dr_rows(exps)
     if dr:
         out.append('<h2 id="host-dr">Host-side DR next to switch DR</h2>')
@@ -806,6 +918,10 @@ def main():
                       " — some runs did not complete") + ".</p>")
         # What was run, which the file's text above may not describe.
         asrun = [f"{size_text(fab['size'])} flows"] if "size" in fab else []
+        for jb in fab.get("jobs", []):
+            asrun.append(f"job {jb['name']}: {jb['model']}, {jb['ranks']} "
+                         f"ranks, {jb['iterations']} iteration(s), "
+                         f"{jb['placement']}")
         fails = [f"{f['link']} {f['mode']} at {time_text(f['at_us'])}"
                  for f in fab.get("failures", []) if not f.get("at_start")]
         asrun.append(("failure: " + ", ".join(fails) +
@@ -847,6 +963,8 @@ def main():
         print(f"finding {v.title}: {v.state}")
     if rtables:
         print(f"loss recovery: {rv.title}: {rv.state}")
+    if ttables:
+        print(f"training: {tv.title}: {tv.state}")
     print(f"report: {path}")
     return 0
 

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
 # reproduce.sh: run the study's experiments (configs/experiments/paper/)
-# on ofan-fabric and write one report a person reads: every table and
-# plot, and for each of the study's four findings a verdict computed from
-# the data (testbed/study/report.py).
+# and the training experiments (configs/experiments/training/) on
+# ofan-fabric and write one report a person reads: every table and plot,
+# for each of the study's four findings a verdict computed from the data
+# (testbed/study/report.py), and whether the first holds on the training
+# jobs' iteration time.
 #
 # usage: testbed/study/reproduce.sh [--quick | --smoke] [--out DIR] [--only NAME]...
 #
@@ -11,8 +13,9 @@
 #              under the failure, 64 KiB on the lossy links), the
 #              scaling permutations up to 4 MiB, the loss-recovery
 #              grid on k = 4: every finding, about 8 minutes here
-#   --smoke    the same set on a k = 4 fat tree with small flows, about a
-#              minute (what the test suite renders)
+#   --smoke    the same set on a k = 4 fat tree with small flows, the
+#              training jobs with one iteration and five schemes, about
+#              a minute and a half (what the test suite renders)
 #   --out DIR  results/paper (results/paper-quick, results/paper-smoke)
 #              by default; DIR/NAME per experiment and DIR/report.html.
 #              A run of another mode or set of overrides is not written
@@ -21,7 +24,8 @@
 #   --only N   run only experiment N (permutation, structured, alltoall,
 #              failure, failure-permutation, failure-persistent,
 #              queue-scaling, scaling, degraded, failure-types, lossy,
-#              lossy-random, dr-variants, subflows, reliability);
+#              lossy-random, dr-variants, subflows, reliability,
+#              training-dense, training-moe, training-mixed);
 #              repeatable; the report covers what DIR holds
 #
 # Needs a build (scripts/build.sh) and gnuplot.  Exit status: 0 when every
@@ -36,7 +40,8 @@ mode=full
 only=()
 experiments=(permutation structured alltoall failure failure-permutation
 	failure-persistent queue-scaling scaling degraded failure-types lossy
-	lossy-random dr-variants subflows reliability)
+	lossy-random dr-variants subflows reliability training-dense
+	training-moe training-mixed)
 
 # usage [STATUS]: this header, then exit STATUS (default 2); on stdout
 # when asked for (--help, status 0), on stderr after a mistake.
@@ -147,6 +152,19 @@ overrides() {
 		printf '%s\n' fabric.k=4 traffic.size=256KiB fabric.seeds=1 \
 			"drop.random.link=core0-agg0 core1-agg0"
 		;;
+	# Training: one iteration (two in quick), five schemes in smoke.
+	smoke/training-* | quick/training-*)
+		local it=1 j jobs=llama
+		[ "$mode" = quick ] && it=2
+		[ "$mode" = smoke ] && echo "fabric.schemes=ecmp, plb, reps, spray, ofan"
+		case $1 in
+		training-moe) jobs=mixtral ;;
+		training-mixed) jobs="llama mixtral dp" ;;
+		esac
+		for j in $jobs; do
+			echo "job.$j.iterations=$it"
+		done
+		;;
 	smoke/*)
 		printf '%s\n' fabric.k=4 traffic.size=256KiB fabric.seeds=2
 		case $1 in
@@ -178,7 +196,11 @@ for n in "${experiments[@]}"; do
 	echo "reproduce.sh: $n ($mode${ov[*]:+: ${ov[*]}})" >&2
 	t0=$(date +%s)
 	rc=0
-	"$fabric" --config "$cfgdir/$n.ini" --out "$out/$n" --quiet "${ov[@]}" \
+	cfg=$cfgdir/$n.ini
+	case $n in
+	training-*) cfg=$root/configs/experiments/training/${n#training-}.ini ;;
+	esac
+	"$fabric" --config "$cfg" --out "$out/$n" --quiet "${ov[@]}" \
 		>"$out/$n.log" 2>&1 || rc=$?
 	t1=$(date +%s)
 	echo "$n $((t1 - t0))" >>"$out/durations.txt"

@@ -40,7 +40,7 @@ find "$SRC/configs" -name '*.ini' -print0 | xargs -0 awk '
 		s = $0; sub(/;.*/, "", s); gsub(/[][ \t\r]/, "", s)
 		if (s ~ /^variant\./) next
 		if (s ~ /\.[0-9]+$/) sub(/\.[0-9]+$/, ".N", s)
-		else if (s ~ /^(failure|drop|route|group|reroute|sweep)\./) sub(/\..*$/, ".NAME", s)
+		else if (s ~ /^(failure|drop|route|group|reroute|sweep|job)\./) sub(/\..*$/, ".NAME", s)
 		print s
 	}' | sort -u >"$TMP/sections.txt"
 while read -r s; do

@@ -12,6 +12,8 @@
 #     and 1 x 1 against 2 x 1 for a serial all-to-all whose triggers cross
 #     pods (the run takes one part, on rank 0; the other rank idles);
 #   - --spread runs over 2 ranks equals the sequential run;
+#   - a training job (configs/experiments/training/dense.ini, shrunk): its
+#     job files and the rest the same over 2 ranks, parts or runs;
 #   - a configuration error exits 2 with its file:section:key message
 #     (once: only rank 0 speaks) and leaves nothing in /var/run/dpdk or
 #     /tmp;
@@ -145,6 +147,25 @@ for case in 1x1 2x1; do
 	expect_eq "triggers $case: exit status" "$RC" 0
 done
 same_outputs "triggers: 2x1 = 1 process" "$TMP/triggers-1x1" "$TMP/triggers-2x1"
+
+echo "-- training jobs: one part on rank 0 (parts), or runs over ranks"
+JOBS=(--config "$SRC/configs/experiments/training/dense.ini" fabric.k=4
+      "fabric.schemes=ecmp, ofan" job.llama.dp=2 job.llama.layers=2
+      job.llama.seq_len=128 job.llama.hidden=256 job.llama.iterations=2
+      fabric.threads=1 --no-plot --quiet)
+SAVED_FILES=("${FILES[@]}")
+FILES=(summary.json runs.csv flows.csv jobs.csv job-ops.csv job-ranks.csv
+       job-nodes.csv)
+mpi_run jobs-1x1 0 "${JOBS[@]}" --out "$TMP/jobs-1x1"
+expect_eq "jobs 1x1: exit status" "$RC" 0
+for case in 2x1-parts 2x1-runs; do
+	mpi_run "jobs-$case" 2 "${JOBS[@]}" --spread "${case#2x1-}" \
+		--out "$TMP/jobs-$case"
+	expect_eq "jobs $case: exit status" "$RC" 0
+	same_outputs "jobs: $case = 1 process" "$TMP/jobs-1x1" \
+		"$TMP/jobs-$case"
+done
+FILES=("${SAVED_FILES[@]}")
 
 echo "-- --spread runs over 2 ranks"
 mpi_run runs2 2 --config "$TMP/leafspine.ini" --spread runs \

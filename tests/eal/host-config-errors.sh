@@ -110,7 +110,7 @@ expect_eq "good config --check-config stderr" "$(cat "$TMP/good.err")" ""
 nothing_touched good
 
 POLICIES="fixed, ops, reps, plb, mp, flowlet, drb"
-PATTERNS="permutation, alltoall, ring_allreduce, allgather, reduce_scatter, incast, tornado, cm, ring, podring, podring_ol, torring"
+PATTERNS="permutation, alltoall, ring_allreduce, allgather, reduce_scatter, incast, tornado, cm, ring, podring, podring_ol, torring, jobs"
 
 write_config missing_policy ""
 bad_config missing_policy \

@@ -22,6 +22,8 @@ W=$TMP/w
 mkdir -p "$W/results"
 ln -s "$BUILD" "$W/build"
 ln -s "$SRC/testbed" "$W/testbed"
+# Data the configs name (chakra.ini's traces).
+ln -s "$SRC/tests" "$W/tests"
 # configs/ is copied: its relative paths (../results) land in $W.
 cp -r "$SRC/configs" "$W/configs"
 
@@ -119,6 +121,14 @@ run_readme queue-scaling "build/fabric/ofan-fabric --config configs/experiments/
 	"s/2MiB,50MiB/128KiB,256KiB/" fabric.k=4 fabric.schemes=spray,ofan \
 	--quiet --no-plot --out results/qs
 has queue-scaling results/qs/table.txt
+
+run_readme training "build/fabric/ofan-fabric --config configs/experiments/training/dense.ini" \
+	"" fabric.schemes=ecmp,ofan job.llama.iterations=1 job.llama.layers=2 \
+	--quiet --out results/training
+has training results/training/jobs.csv results/training/iter-time-0.png
+run_readme training-chakra "build/fabric/ofan-fabric --config configs/experiments/training/chakra.ini" \
+	"" fabric.schemes=ecmp,ofan --quiet --out results/chakra
+has training-chakra results/chakra/jobs.csv
 
 run_readme testbed-memif "testbed/testbed.sh --mode memif configs/experiments/testbed-small.ini" \
 	"" --out results/tb-memif

@@ -1,0 +1,709 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * MLCommons Chakra execution traces in and out of a workload
+ * (hs_chakra.h).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "chakra_et.pb-c.h"
+#include "hs_chakra.h"
+#include "hs_workload.h"
+
+/* Chakra's version string in the files ofan writes. */
+#define HS_CHAKRA_VERSION "0.0.4"
+/* A message longer than this is taken for a broken file. */
+#define HS_CHAKRA_MAX_MSG (64u << 20)
+
+static const char *const hs_chakra_type_names[] = {
+	"INVALID_NODE", "METADATA_NODE", "MEM_LOAD_NODE", "MEM_STORE_NODE",
+	"COMP_NODE", "COMM_SEND_NODE", "COMM_RECV_NODE", "COMM_COLL_NODE",
+};
+
+static const char *const hs_chakra_coll_names[] = {
+	"ALL_REDUCE", "REDUCE", "ALL_GATHER", "GATHER", "SCATTER",
+	"BROADCAST", "ALL_TO_ALL", "REDUCE_SCATTER", "REDUCE_SCATTER_BLOCK",
+	"BARRIER",
+};
+#define HS_CHAKRA_NB_COLL 10
+
+/* Chakra's collective -> ours, -1 where there is none. */
+static int
+hs_chakra_coll(int64_t t)
+{
+	switch (t) {
+	case CHAKRA_PROTO_MSG__COLLECTIVE_COMM_TYPE__ALL_REDUCE:
+		return HS_COLL_ALLREDUCE;
+	case CHAKRA_PROTO_MSG__COLLECTIVE_COMM_TYPE__ALL_GATHER:
+		return HS_COLL_ALLGATHER;
+	case CHAKRA_PROTO_MSG__COLLECTIVE_COMM_TYPE__REDUCE_SCATTER:
+		return HS_COLL_REDUCE_SCATTER;
+	case CHAKRA_PROTO_MSG__COLLECTIVE_COMM_TYPE__ALL_TO_ALL:
+		return HS_COLL_ALLTOALL;
+	default:
+		return -1;
+	}
+}
+
+static const int hs_chakra_of_coll[HS_COLL_NB] = {
+	[HS_COLL_ALLREDUCE] = CHAKRA_PROTO_MSG__COLLECTIVE_COMM_TYPE__ALL_REDUCE,
+	[HS_COLL_REDUCE_SCATTER] =
+		CHAKRA_PROTO_MSG__COLLECTIVE_COMM_TYPE__REDUCE_SCATTER,
+	[HS_COLL_ALLGATHER] = CHAKRA_PROTO_MSG__COLLECTIVE_COMM_TYPE__ALL_GATHER,
+	[HS_COLL_ALLTOALL] = CHAKRA_PROTO_MSG__COLLECTIVE_COMM_TYPE__ALL_TO_ALL,
+};
+
+/* ---- reading ---- */
+
+/* One rank's file: its messages unpacked. */
+struct hs_chakra_file {
+	char path[600];
+	size_t nb_nodes;
+	ChakraProtoMsg__Node **nodes;
+};
+
+/* Read a varint at *pos of buf (len); false at a clean end or garbage. */
+static bool
+hs_chakra_varint(const uint8_t *buf, size_t len, size_t *pos, uint64_t *v,
+		 bool *bad)
+{
+	uint64_t x = 0;
+	unsigned int shift = 0;
+
+	*bad = false;
+	if (*pos >= len)
+		return false;
+	while (*pos < len && shift < 64) {
+		uint8_t b = buf[(*pos)++];
+
+		x |= (uint64_t)(b & 0x7f) << shift;
+		if ((b & 0x80) == 0) {
+			*v = x;
+			return true;
+		}
+		shift += 7;
+	}
+	*bad = true;
+	return false;
+}
+
+static void
+hs_chakra_file_free(struct hs_chakra_file *f)
+{
+	size_t i;
+
+	for (i = 0; i < f->nb_nodes; i++)
+		chakra_proto_msg__node__free_unpacked(f->nodes[i], NULL);
+	free(f->nodes);
+	f->nodes = NULL;
+	f->nb_nodes = 0;
+}
+
+static int
+hs_chakra_load(struct hs_chakra_file *f, char *err, size_t err_size)
+{
+	FILE *fp = fopen(f->path, "rb");
+	uint8_t *buf = NULL;
+	size_t len = 0, cap = 0, pos = 0, n;
+	uint64_t size;
+	bool bad, first = true;
+	int rc = 0;
+
+	if (fp == NULL) {
+		rc = -errno;
+		snprintf(err, err_size, "%s: %s; expected a Chakra trace file per rank",
+			 f->path, strerror(errno));
+		return rc;
+	}
+	do {
+		if (len == cap) {
+			uint8_t *q = realloc(buf, cap = cap ? 2 * cap : 65536);
+
+			if (q == NULL) {
+				free(buf);
+				fclose(fp);
+				return -ENOMEM;
+			}
+			buf = q;
+		}
+		n = fread(buf + len, 1, cap - len, fp);
+		len += n;
+	} while (n > 0);
+	fclose(fp);
+	for (;;) {
+		/* Where the message begins: its length. */
+		size_t at = pos;
+
+		if (rc != 0 || !hs_chakra_varint(buf, len, &pos, &size, &bad))
+			break;
+
+		if (size > HS_CHAKRA_MAX_MSG || size > len - pos) {
+			snprintf(err, err_size, "%s: byte %zu: a message of %" PRIu64 " bytes with %zu left; expected a Chakra trace (length-prefixed protobuf messages)",
+				 f->path, at, size, len - pos);
+			rc = -EINVAL;
+			break;
+		}
+		if (first) {
+			ChakraProtoMsg__GlobalMetadata *g =
+				chakra_proto_msg__global_metadata__unpack(
+					NULL, size, buf + pos);
+
+			if (g == NULL) {
+				snprintf(err, err_size, "%s: byte %zu: the first message is not a GlobalMetadata; expected a Chakra trace",
+					 f->path, at);
+				rc = -EINVAL;
+				break;
+			}
+			chakra_proto_msg__global_metadata__free_unpacked(g,
+									 NULL);
+			first = false;
+		} else {
+			ChakraProtoMsg__Node *x = chakra_proto_msg__node__unpack(
+				NULL, size, buf + pos);
+			ChakraProtoMsg__Node **q;
+
+			if (x == NULL) {
+				snprintf(err, err_size, "%s: byte %zu: node %zu does not parse; expected a Chakra Node message",
+					 f->path, at, f->nb_nodes);
+				rc = -EINVAL;
+				break;
+			}
+			q = realloc(f->nodes, sizeof(*q) * (f->nb_nodes + 1));
+			if (q == NULL) {
+				chakra_proto_msg__node__free_unpacked(x, NULL);
+				rc = -ENOMEM;
+				break;
+			}
+			f->nodes = q;
+			f->nodes[f->nb_nodes++] = x;
+		}
+		pos += size;
+	}
+	if (rc == 0 && (bad || first)) {
+		snprintf(err, err_size, first && !bad ?
+			 "%s: empty; expected a Chakra trace (a GlobalMetadata, then nodes)" :
+			 "%s: a broken length at its end; expected a Chakra trace",
+			 f->path);
+		rc = -EINVAL;
+	}
+	free(buf);
+	return rc;
+}
+
+/* The attribute name of x, NULL if it has none. */
+static const ChakraProtoMsg__AttributeProto *
+hs_chakra_attr(const ChakraProtoMsg__Node *x, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < x->n_attr; i++)
+		if (x->attr[i]->name != NULL &&
+		    strcmp(x->attr[i]->name, name) == 0)
+			return x->attr[i];
+	return NULL;
+}
+
+/* An integer attribute: true with *v, false when absent or not one. */
+static bool
+hs_chakra_int(const ChakraProtoMsg__Node *x, const char *name, int64_t *v)
+{
+	const ChakraProtoMsg__AttributeProto *a = hs_chakra_attr(x, name);
+
+	if (a == NULL)
+		return false;
+	switch (a->value_case) {
+	case CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_INT32_VAL:
+		*v = a->int32_val;
+		return true;
+	case CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_INT64_VAL:
+		*v = a->int64_val;
+		return true;
+	case CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_UINT32_VAL:
+		*v = a->uint32_val;
+		return true;
+	case CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_UINT64_VAL:
+		*v = a->uint64_val > INT64_MAX ? INT64_MAX :
+			(int64_t)a->uint64_val;
+		return true;
+	case CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_SINT32_VAL:
+		*v = a->sint32_val;
+		return true;
+	case CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_SINT64_VAL:
+		*v = a->sint64_val;
+		return true;
+	default:
+		return false;
+	}
+}
+
+static const char *
+hs_chakra_pg(const ChakraProtoMsg__Node *x)
+{
+	const ChakraProtoMsg__AttributeProto *a = hs_chakra_attr(x, "pg_name");
+
+	if (a == NULL ||
+	    a->value_case != CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_STRING_VAL)
+		return NULL;
+	return a->string_val;
+}
+
+/* A communicator by pg_name: its name and members (ascending). */
+struct hs_chakra_pg {
+	char *name;		/* NULL: every rank */
+	uint32_t nb;
+	uint32_t *ranks;
+	int comm;		/* in the job, once added */
+};
+
+static int
+hs_chakra_pg_index(struct hs_chakra_pg **pgs, uint32_t *nb, const char *name,
+		   uint32_t rank)
+{
+	struct hs_chakra_pg *p;
+	uint32_t i;
+
+	for (i = 0; i < *nb; i++)
+		if ((name == NULL && (*pgs)[i].name == NULL) ||
+		    (name != NULL && (*pgs)[i].name != NULL &&
+		     strcmp(name, (*pgs)[i].name) == 0))
+			break;
+	if (i == *nb) {
+		p = realloc(*pgs, sizeof(*p) * (*nb + 1));
+		if (p == NULL)
+			return -ENOMEM;
+		*pgs = p;
+		p = &(*pgs)[(*nb)++];
+		memset(p, 0, sizeof(*p));
+		p->comm = -1;
+		if (name != NULL && (p->name = strdup(name)) == NULL)
+			return -ENOMEM;
+	}
+	p = &(*pgs)[i];
+	if (p->nb == 0 || p->ranks[p->nb - 1] != rank) {
+		uint32_t *q = realloc(p->ranks, sizeof(*q) * (p->nb + 1));
+
+		if (q == NULL)
+			return -ENOMEM;
+		p->ranks = q;
+		p->ranks[p->nb++] = rank;
+	}
+	return (int)i;
+}
+
+/* Counts of what was not mapped, for hs_workload.unmapped. */
+struct hs_chakra_unmapped {
+	uint32_t type[8];
+	uint32_t coll[HS_CHAKRA_NB_COLL];
+};
+
+static void
+hs_chakra_report(struct hs_workload *w, const struct hs_chakra_unmapped *u)
+{
+	size_t len = strlen(w->unmapped);
+	int i;
+
+	for (i = 0; i < 8; i++)
+		if (u->type[i] != 0) {
+			w->nb_unmapped += u->type[i];
+			len += (size_t)snprintf(w->unmapped + len,
+				len < sizeof(w->unmapped) ?
+				sizeof(w->unmapped) - len : 0, "%s%u %s",
+				len ? ", " : "", u->type[i],
+				hs_chakra_type_names[i]);
+		}
+	for (i = 0; i < HS_CHAKRA_NB_COLL; i++)
+		if (u->coll[i] != 0) {
+			w->nb_unmapped += u->coll[i];
+			len += (size_t)snprintf(w->unmapped + len,
+				len < sizeof(w->unmapped) ?
+				sizeof(w->unmapped) - len : 0, "%s%u %s collective",
+				len ? ", " : "", u->coll[i],
+				hs_chakra_coll_names[i]);
+		}
+}
+
+#define HS_CHAKRA_AT "%s: node %" PRIu64 " (%s): "
+#define HS_CHAKRA_AT_ARGS(f, x) (f)->path, (x)->id, (x)->name
+
+/* A node's id and its place in the file, sorted by id. */
+struct hs_chakra_id {
+	uint64_t id;
+	uint32_t at;
+};
+
+static int
+hs_chakra_cmp_id(const void *a, const void *b)
+{
+	const struct hs_chakra_id *x = a, *y = b;
+
+	if (x->id != y->id)
+		return x->id < y->id ? -1 : 1;
+	return (x->at > y->at) - (x->at < y->at);
+}
+
+/* The place of node id in the file, or UINT32_MAX. */
+static uint32_t
+hs_chakra_find(const struct hs_chakra_id *ids, uint32_t n, uint64_t id)
+{
+	uint32_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (ids[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && ids[lo].id == id ? ids[lo].at : UINT32_MAX;
+}
+
+/* One rank's nodes into the job. */
+static int
+hs_chakra_rank(struct hs_workload *w, const struct hs_chakra_file *f,
+	       uint32_t rank, const struct hs_chakra_pg *pgs, uint32_t nb_pgs,
+	       struct hs_chakra_unmapped *u, char *err, size_t err_size)
+{
+	const struct hs_wl_job *j = &w->jobs[w->nb_jobs - 1];
+	uint32_t base = j->nb_nodes, *deps = NULL, cap = 0, nb, i, k, d;
+	uint32_t nn = (uint32_t)f->nb_nodes;
+	struct hs_chakra_id *ids = malloc(sizeof(*ids) * (nn + 1));
+	char name[64];
+	int rc = 0;
+
+	if (ids == NULL)
+		return -ENOMEM;
+	for (i = 0; i < nn; i++)
+		ids[i] = (struct hs_chakra_id){ f->nodes[i]->id, i };
+	qsort(ids, nn, sizeof(*ids), hs_chakra_cmp_id);
+	for (i = 1; i < nn; i++)
+		if (ids[i].id == ids[i - 1].id) {
+			const ChakraProtoMsg__Node *x = f->nodes[ids[i].at];
+
+			snprintf(err, err_size, HS_CHAKRA_AT "its id is also node %u's; expected unique ids",
+				 HS_CHAKRA_AT_ARGS(f, x), ids[i - 1].at);
+			free(ids);
+			return -EINVAL;
+		}
+	for (i = 0; rc == 0 && i < f->nb_nodes; i++) {
+		const ChakraProtoMsg__Node *x = f->nodes[i];
+		struct hs_wl_node n = { .kind = HS_WL_COMP };
+		int64_t v = 0;
+		int coll;
+
+		/* Dependencies: the ids of earlier or later nodes here. */
+		nb = 0;
+		if (x->n_ctrl_deps + x->n_data_deps > cap) {
+			uint32_t *q;
+
+			cap = (uint32_t)(x->n_ctrl_deps + x->n_data_deps);
+			q = realloc(deps, sizeof(*q) * cap);
+			if (q == NULL) {
+				rc = -ENOMEM;
+				break;
+			}
+			deps = q;
+		}
+		for (k = 0; k < x->n_ctrl_deps + x->n_data_deps; k++) {
+			uint64_t id = k < x->n_ctrl_deps ? x->ctrl_deps[k] :
+				x->data_deps[k - x->n_ctrl_deps];
+
+			d = hs_chakra_find(ids, nn, id);
+			if (d == UINT32_MAX) {
+				snprintf(err, err_size, HS_CHAKRA_AT "depends on node %" PRIu64 ", which the file lacks; expected ids of its own nodes",
+					 HS_CHAKRA_AT_ARGS(f, x), id);
+				rc = -EINVAL;
+				break;
+			}
+			for (d += base, v = 0; v < nb; v++)
+				if (deps[v] == d)
+					break;
+			if ((uint32_t)v == nb)
+				deps[nb++] = d;
+		}
+		if (rc != 0)
+			break;
+		switch ((int)x->type) {
+		case CHAKRA_PROTO_MSG__NODE_TYPE__COMP_NODE:
+			n.dur_ns = x->duration_micros * 1000u;
+			if (hs_chakra_int(x, "ofan_duration_ns", &v) && v >= 0)
+				n.dur_ns = (uint64_t)v;
+			break;
+		case CHAKRA_PROTO_MSG__NODE_TYPE__COMM_COLL_NODE:
+			if (!hs_chakra_int(x, "comm_type", &v)) {
+				snprintf(err, err_size, HS_CHAKRA_AT "a COMM_COLL_NODE without comm_type; expected an integer attribute comm_type",
+					 HS_CHAKRA_AT_ARGS(f, x));
+				rc = -EINVAL;
+				break;
+			}
+			if (v < 0 || v >= HS_CHAKRA_NB_COLL) {
+				snprintf(err, err_size, HS_CHAKRA_AT "comm_type %" PRId64 " is no collective; expected 0 (ALL_REDUCE) to %d (BARRIER)",
+					 HS_CHAKRA_AT_ARGS(f, x), v,
+					 HS_CHAKRA_NB_COLL - 1);
+				rc = -EINVAL;
+				break;
+			}
+			coll = hs_chakra_coll(v);
+			if (coll < 0) {
+				u->coll[v]++;
+				break;
+			}
+			n.kind = HS_WL_COLL;
+			n.coll = (uint8_t)coll;
+			for (k = 0; k < nb_pgs; k++) {
+				const char *pg = hs_chakra_pg(x);
+
+				if ((pg == NULL && pgs[k].name == NULL) ||
+				    (pg != NULL && pgs[k].name != NULL &&
+				     strcmp(pg, pgs[k].name) == 0))
+					break;
+			}
+			n.comm = (uint32_t)pgs[k].comm;
+			break;
+		case CHAKRA_PROTO_MSG__NODE_TYPE__COMM_SEND_NODE:
+		case CHAKRA_PROTO_MSG__NODE_TYPE__COMM_RECV_NODE: {
+			const bool send = x->type ==
+				CHAKRA_PROTO_MSG__NODE_TYPE__COMM_SEND_NODE;
+			const char *peer = send ? "comm_dst" : "comm_src";
+
+			if (!hs_chakra_int(x, peer, &v) || v < 0) {
+				snprintf(err, err_size, HS_CHAKRA_AT "a %s without %s; expected the peer's rank as an integer attribute",
+					 HS_CHAKRA_AT_ARGS(f, x),
+					 hs_chakra_type_names[x->type], peer);
+				rc = -EINVAL;
+				break;
+			}
+			n.kind = send ? HS_WL_SEND : HS_WL_RECV;
+			n.peer = v > UINT32_MAX - 1 ? UINT32_MAX - 1 :
+				(uint32_t)v;
+			if (hs_chakra_int(x, "comm_tag", &v))
+				n.tag = (uint32_t)v;
+			break;
+		}
+		default:
+			u->type[(unsigned int)x->type < 8 ? x->type : 0]++;
+			break;
+		}
+		if (rc != 0)
+			break;
+		if (n.kind != HS_WL_COMP) {
+			if (!hs_chakra_int(x, "comm_size", &v) || v <= 0) {
+				snprintf(err, err_size, HS_CHAKRA_AT "a %s without a comm_size of at least 1 byte; expected an integer attribute comm_size",
+					 HS_CHAKRA_AT_ARGS(f, x),
+					 hs_chakra_type_names[x->type]);
+				rc = -EINVAL;
+				break;
+			}
+			n.size = (uint64_t)v;
+		}
+		n.rank = rank;
+		if (x->name == NULL || x->name[0] == '\0')
+			snprintf(name, sizeof(name), "node%" PRIu64, x->id);
+		if (hs_wl_add_node(w, &n, x->name != NULL &&
+				   x->name[0] != '\0' ? x->name : name, deps,
+				   nb) < 0)
+			rc = -ENOMEM;
+	}
+	free(deps);
+	free(ids);
+	return rc;
+}
+
+int
+hs_chakra_read(struct hs_workload *w, const char *prefix, char *err,
+	       size_t err_size)
+{
+	const struct hs_wl_job *j = &w->jobs[w->nb_jobs - 1];
+	uint32_t nr = j->nb_ranks, r, i, nb_pgs = 0;
+	struct hs_chakra_file *files = calloc(nr, sizeof(*files));
+	struct hs_chakra_unmapped u;
+	struct hs_chakra_pg *pgs = NULL;
+	int rc = 0;
+
+	memset(&u, 0, sizeof(u));
+	if (files == NULL)
+		return -ENOMEM;
+	for (r = 0; rc == 0 && r < nr; r++) {
+		snprintf(files[r].path, sizeof(files[r].path), "%s.%u.et",
+			 prefix, r);
+		rc = hs_chakra_load(&files[r], err, err_size);
+	}
+	/* Communicators: who names each pg_name (none: every rank). */
+	for (r = 0; rc == 0 && r < nr; r++)
+		for (i = 0; rc == 0 && i < files[r].nb_nodes; i++)
+			if (files[r].nodes[i]->type ==
+			    CHAKRA_PROTO_MSG__NODE_TYPE__COMM_COLL_NODE) {
+				const char *pg = hs_chakra_pg(files[r].nodes[i]);
+				int x = hs_chakra_pg_index(&pgs, &nb_pgs, pg,
+							   r);
+
+				if (x < 0)
+					rc = x;
+			}
+	for (i = 0; rc == 0 && i < nb_pgs; i++) {
+		if (pgs[i].name == NULL) {
+			uint32_t *all = realloc(pgs[i].ranks,
+						sizeof(*all) * nr);
+
+			if (all == NULL) {
+				rc = -ENOMEM;
+				break;
+			}
+			for (r = 0; r < nr; r++)
+				all[r] = r;
+			pgs[i].ranks = all;
+			pgs[i].nb = nr;
+		}
+		pgs[i].comm = hs_wl_add_comm(w, pgs[i].ranks, pgs[i].nb);
+		if (pgs[i].comm < 0)
+			rc = -ENOMEM;
+	}
+	for (r = 0; rc == 0 && r < nr; r++)
+		rc = hs_chakra_rank(w, &files[r], r, pgs, nb_pgs, &u, err,
+				    err_size);
+	if (rc == 0)
+		hs_chakra_report(w, &u);
+	if (rc == -ENOMEM)
+		snprintf(err, err_size, "%s: out of memory", prefix);
+	for (r = 0; r < nr; r++)
+		hs_chakra_file_free(&files[r]);
+	for (i = 0; i < nb_pgs; i++) {
+		free(pgs[i].name);
+		free(pgs[i].ranks);
+	}
+	free(pgs);
+	free(files);
+	return rc;
+}
+
+/* ---- writing ---- */
+
+static int
+hs_chakra_put(FILE *fp, const ProtobufCMessage *m)
+{
+	size_t n = protobuf_c_message_get_packed_size(m);
+	uint8_t head[10], *buf = malloc(n + 1);
+	size_t h = 0, v = n;
+	int rc = 0;
+
+	if (buf == NULL)
+		return -ENOMEM;
+	do {
+		head[h++] = (uint8_t)((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
+		v >>= 7;
+	} while (v != 0);
+	protobuf_c_message_pack(m, buf);
+	if (fwrite(head, 1, h, fp) != h || fwrite(buf, 1, n, fp) != n)
+		rc = -EIO;
+	free(buf);
+	return rc;
+}
+
+/* An integer attribute, as Chakra's converters write them (int64). */
+static void
+hs_chakra_set_int(ChakraProtoMsg__AttributeProto *a, const char *name,
+		  int64_t v)
+{
+	chakra_proto_msg__attribute_proto__init(a);
+	a->name = (char *)name;
+	a->value_case = CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_INT64_VAL;
+	a->int64_val = v;
+}
+
+int
+hs_chakra_write(const struct hs_workload *w, uint32_t job,
+		const char *prefix, char *err, size_t err_size)
+{
+	const struct hs_wl_job *j = &w->jobs[job];
+	uint32_t r, i;
+	int rc = 0;
+
+	for (r = 0; rc == 0 && r < j->nb_ranks; r++) {
+		ChakraProtoMsg__GlobalMetadata g =
+			CHAKRA_PROTO_MSG__GLOBAL_METADATA__INIT;
+		char path[600];
+		FILE *fp;
+
+		snprintf(path, sizeof(path), "%s.%u.et", prefix, r);
+		fp = fopen(path, "wb");
+		if (fp == NULL) {
+			rc = -errno;
+			snprintf(err, err_size, "cannot write %s: %s", path,
+				 strerror(errno));
+			break;
+		}
+		g.version = (char *)HS_CHAKRA_VERSION;
+		rc = hs_chakra_put(fp, &g.base);
+		for (i = 0; rc == 0 && i < j->nb_nodes; i++) {
+			const uint32_t idx = j->node_first + i;
+			const struct hs_wl_node *x = &w->nodes[idx];
+			ChakraProtoMsg__Node n = CHAKRA_PROTO_MSG__NODE__INIT;
+			ChakraProtoMsg__AttributeProto a[5], *ap[5];
+			uint64_t *deps;
+			char pg[32];
+			uint32_t k, na = 0;
+
+			if (x->rank != r)
+				continue;
+			deps = malloc(sizeof(*deps) * (x->nb_deps + 1));
+			if (deps == NULL) {
+				rc = -ENOMEM;
+				break;
+			}
+			/* Ids are the node's index in the job. */
+			for (k = 0; k < x->nb_deps; k++)
+				deps[k] = w->deps[x->dep_first + k];
+			n.id = i;
+			n.name = (char *)hs_wl_name(w, idx);
+			n.n_data_deps = x->nb_deps;
+			n.data_deps = deps;
+			for (k = 0; k < 5; k++)
+				ap[k] = &a[k];
+			switch (x->kind) {
+			case HS_WL_COMP:
+				n.type = CHAKRA_PROTO_MSG__NODE_TYPE__COMP_NODE;
+				n.duration_micros = x->dur_ns / 1000;
+				hs_chakra_set_int(&a[na++], "ofan_duration_ns",
+						  (int64_t)x->dur_ns);
+				break;
+			case HS_WL_COLL:
+				n.type = CHAKRA_PROTO_MSG__NODE_TYPE__COMM_COLL_NODE;
+				hs_chakra_set_int(&a[na++], "comm_type",
+						  hs_chakra_of_coll[x->coll]);
+				hs_chakra_set_int(&a[na++], "comm_size",
+						  (int64_t)x->size);
+				snprintf(pg, sizeof(pg), "comm%u", x->comm);
+				chakra_proto_msg__attribute_proto__init(&a[na]);
+				a[na].name = (char *)"pg_name";
+				a[na].value_case =
+					CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_STRING_VAL;
+				a[na++].string_val = pg;
+				break;
+			default:
+				n.type = x->kind == HS_WL_SEND ?
+					CHAKRA_PROTO_MSG__NODE_TYPE__COMM_SEND_NODE :
+					CHAKRA_PROTO_MSG__NODE_TYPE__COMM_RECV_NODE;
+				hs_chakra_set_int(&a[na++], x->kind == HS_WL_SEND ?
+						  "comm_dst" : "comm_src",
+						  x->peer);
+				hs_chakra_set_int(&a[na++], "comm_size",
+						  (int64_t)x->size);
+				hs_chakra_set_int(&a[na++], "comm_tag", x->tag);
+				break;
+			}
+			n.n_attr = na;
+			n.attr = ap;
+			rc = hs_chakra_put(fp, &n.base);
+			free(deps);
+		}
+		if (fclose(fp) != 0 && rc == 0)
+			rc = -EIO;
+		if (rc != 0 && err[0] == '\0')
+			snprintf(err, err_size, "cannot write %s", path);
+	}
+	return rc;
+}

@@ -1,0 +1,791 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Training jobs from a few numbers (hs_job.h): the [job.NAME] sections,
+ * the presets, the placement and the dense and MoE shapes.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "hs_chakra.h"
+#include "hs_job.h"
+#include "hs_traffic.h"
+#include "hs_workload.h"
+#include "ofan_config.h"
+#include "ofan_rng.h"
+
+const char *const hs_job_model_names[] = { "dense", "moe", "chakra", NULL };
+const char *const hs_job_place_names[] = {
+	"packed", "spread", "random", "list", NULL
+};
+
+/* RNG stream of random placement (ASCII "place"). */
+#define HS_PLACE_STREAM 0x706c616365ull
+
+/*
+ * Presets: the shapes of two published models (what a layer is), which a
+ * section may shrink with its own keys (layers, seq_len: a run moves
+ * every byte as packets).
+ *   llama2-7b: Llama 2 (Touvron et al., 2023, arXiv 2307.09288, Table
+ *     1 and the released config.json): hidden 4096, 32 layers, SwiGLU
+ *     MLP of 11008, context 4096.
+ *   mixtral-8x7b: Mixtral of Experts (Jiang et al., 2024, arXiv
+ *     2401.04088, Table 1): hidden 4096, 32 layers, 8 experts of a
+ *     14336 SwiGLU MLP, 2 experts a token, context 32768 (trained here
+ *     at 4096).
+ * Both at 2 bytes a value (bf16).
+ */
+struct hs_job_preset {
+	const char *name;
+	uint8_t model;
+	uint32_t layers;
+	uint64_t hidden, ffn, seq_len;
+	uint32_t experts, top_k;
+};
+
+static const struct hs_job_preset hs_job_presets[] = {
+	{ "llama2-7b", HS_JOB_DENSE, 32, 4096, 11008, 4096, 0, 0 },
+	{ "mixtral-8x7b", HS_JOB_MOE, 32, 4096, 14336, 4096, 8, 2 },
+};
+
+static const char *const hs_job_preset_names[] = {
+	"none", "llama2-7b", "mixtral-8x7b", NULL
+};
+
+void
+hs_job_defaults(struct hs_job_params *j)
+{
+	memset(j, 0, sizeof(*j));
+	j->model = HS_JOB_DENSE;
+	j->dp = j->tp = j->pp = j->ep = 1;
+	j->layers = 4;
+	j->hidden = 1024;
+	j->ffn = 0;		/* Llama's rule from hidden */
+	j->seq_len = 1024;
+	j->micro_batch = 1;
+	j->micro_batches = 1;
+	j->bytes_per_param = 2;
+	j->grad_buckets = 1;
+	j->overlap = true;
+	j->flops = 100000000000000ull;	/* 100 TFLOP/s sustained */
+	j->experts = 8;
+	j->top_k = 2;
+	j->iterations = 1;
+	j->placement = HS_PLACE_PACKED;
+}
+
+/* Llama's MLP width: 2/3 of 4 h, rounded up to a multiple of 256. */
+static uint64_t
+hs_job_ffn(const struct hs_job_params *j)
+{
+	uint64_t f = j->ffn;
+
+	if (f == 0)
+		f = (8 * j->hidden / 3 + 255) / 256 * 256;
+	return f;
+}
+
+/* The keys of the built-in shapes, which a trace replaces. */
+static const char *const hs_job_shape_keys[] = {
+	"preset", "dp", "tp", "pp", "ep", "layers", "hidden", "ffn",
+	"seq_len", "micro_batch", "micro_batches", "bytes_per_param",
+	"grad_buckets", "overlap", "tflops", "experts", "top_k", NULL
+};
+
+/* model = chakra: ranks and trace, and none of the shape's keys. */
+static int
+hs_job_chakra(struct ofan_cfg *cfg, const char *sec, struct hs_job_params *j)
+{
+	const char *trace = NULL;
+	int i;
+
+	if (ofan_cfg_get_u32(cfg, sec, "ranks", 0, 1, HS_MAX_RANKS,
+			     &j->ranks) ||
+	    ofan_cfg_get_str(cfg, sec, "trace", 0, &trace))
+		return -EINVAL;
+	if (j->model != HS_JOB_CHAKRA) {
+		if (trace != NULL || ofan_cfg_has_key(cfg, sec, "ranks"))
+			return ofan_cfg_fail(cfg, sec, trace != NULL ?
+				"trace" : "ranks",
+				"is given with model = %s; expected model = chakra",
+				hs_job_model_names[j->model]);
+		return 0;
+	}
+	for (i = 0; hs_job_shape_keys[i] != NULL; i++)
+		if (ofan_cfg_has_key(cfg, sec, hs_job_shape_keys[i]))
+			return ofan_cfg_fail(cfg, sec, hs_job_shape_keys[i],
+				"is given with model = chakra; expected the trace to give the job's shape (keys: ranks, trace, iterations, start, placement, hosts, seed)");
+	if (trace == NULL || !ofan_cfg_has_key(cfg, sec, "ranks"))
+		return ofan_cfg_fail(cfg, sec, trace == NULL ? "trace" :
+			"ranks", "missing; expected %s with model = chakra",
+			trace == NULL ? "the traces' PREFIX (files PREFIX.0.et, PREFIX.1.et, ...)" :
+			"the number of ranks (trace files)");
+	return ofan_cfg_path_of(cfg, sec, "trace", trace, j->trace,
+				sizeof(j->trace));
+}
+
+static int
+hs_job_one(struct ofan_cfg *cfg, const char *sec, uint32_t nb_hosts,
+	   struct hs_job_params *j)
+{
+	int model = HS_JOB_DENSE, place = HS_PLACE_PACKED, preset = 0;
+	const char *name = sec + strlen("job.");
+	double tflops;
+	uint64_t ranks;
+
+	hs_job_defaults(j);
+	if (strlen(name) >= sizeof(j->name))
+		return ofan_cfg_fail(cfg, sec, "", "the name '%s' is too long; expected at most %zu characters",
+				     name, sizeof(j->name) - 1);
+	snprintf(j->name, sizeof(j->name), "%s", name);
+	if (ofan_cfg_get_enum(cfg, sec, "preset", 0, hs_job_preset_names,
+			      &preset))
+		return -EINVAL;
+	if (preset > 0) {
+		const struct hs_job_preset *p = &hs_job_presets[preset - 1];
+
+		j->model = p->model;
+		j->layers = p->layers;
+		j->hidden = p->hidden;
+		j->ffn = p->ffn;
+		j->seq_len = p->seq_len;
+		if (p->experts != 0) {
+			j->experts = p->experts;
+			j->top_k = p->top_k;
+		}
+	}
+	model = j->model;
+	tflops = (double)j->flops / 1e12;
+	if (ofan_cfg_get_enum(cfg, sec, "model", 0, hs_job_model_names,
+			      &model) ||
+	    ofan_cfg_get_u32(cfg, sec, "dp", 0, 1, 1u << 20, &j->dp) ||
+	    ofan_cfg_get_u32(cfg, sec, "tp", 0, 1, 1u << 20, &j->tp) ||
+	    ofan_cfg_get_u32(cfg, sec, "pp", 0, 1, 1u << 20, &j->pp) ||
+	    ofan_cfg_get_u32(cfg, sec, "ep", 0, 1, 1u << 20, &j->ep) ||
+	    ofan_cfg_get_u32(cfg, sec, "layers", 0, 1, 100000, &j->layers) ||
+	    ofan_cfg_get_u64(cfg, sec, "hidden", 0, 1, 1u << 20, &j->hidden) ||
+	    ofan_cfg_get_u64(cfg, sec, "ffn", 0, 1, 1u << 22, &j->ffn) ||
+	    ofan_cfg_get_u64(cfg, sec, "seq_len", 0, 1, 1u << 22,
+			     &j->seq_len) ||
+	    ofan_cfg_get_u32(cfg, sec, "micro_batch", 0, 1, 1u << 16,
+			     &j->micro_batch) ||
+	    ofan_cfg_get_u32(cfg, sec, "micro_batches", 0, 1, 1u << 16,
+			     &j->micro_batches) ||
+	    ofan_cfg_get_u32(cfg, sec, "bytes_per_param", 0, 1, 8,
+			     &j->bytes_per_param) ||
+	    ofan_cfg_get_u32(cfg, sec, "grad_buckets", 0, 1, 1024,
+			     &j->grad_buckets) ||
+	    ofan_cfg_get_bool(cfg, sec, "overlap", 0, &j->overlap) ||
+	    ofan_cfg_get_double(cfg, sec, "tflops", 0, 0.000001, 1000000.0,
+				&tflops) ||
+	    ofan_cfg_get_u32(cfg, sec, "experts", 0, 1, 1u << 16,
+			     &j->experts) ||
+	    ofan_cfg_get_u32(cfg, sec, "top_k", 0, 1, 1u << 16, &j->top_k) ||
+	    ofan_cfg_get_u32(cfg, sec, "iterations", 0, 1, 100000,
+			     &j->iterations) ||
+	    ofan_cfg_get_time(cfg, sec, "start", 0, 0,
+			      3600ull * 1000000000ull, &j->start_ns) ||
+	    ofan_cfg_get_enum(cfg, sec, "placement", 0, hs_job_place_names,
+			      &place) ||
+	    ofan_cfg_get_u64(cfg, sec, "seed", 0, 0, UINT64_MAX, &j->seed) ||
+	    ofan_cfg_get_u32_list(cfg, sec, "hosts", 0, 0, UINT32_MAX - 1,
+				  j->hosts, HS_JOB_MAX_LIST, &j->nb_hosts))
+		return -EINVAL;
+	j->model = (uint8_t)model;
+	j->placement = (uint8_t)place;
+	if (hs_job_chakra(cfg, sec, j) != 0)
+		return -EINVAL;
+	j->flops = (uint64_t)llround(tflops * 1e12);
+	j->seed_set = ofan_cfg_has_key(cfg, sec, "seed");
+	ranks = hs_job_ranks(j);
+	if (ranks > nb_hosts && j->model == HS_JOB_CHAKRA)
+		return ofan_cfg_fail(cfg, sec, "ranks",
+			"'%u' ranks; expected at most the %u hosts", j->ranks,
+			nb_hosts);
+	if (ranks > nb_hosts)
+		return ofan_cfg_fail(cfg, sec, "dp",
+			"dp x tp x pp = %u x %u x %u = %" PRIu64 " ranks; expected at most the %u hosts",
+			j->dp, j->tp, j->pp, ranks, nb_hosts);
+	if (j->layers % j->pp != 0)
+		return ofan_cfg_fail(cfg, sec, "pp",
+			"'%u' does not divide layers = %u; expected a divisor of the layers (a stage is layers / pp of them)",
+			j->pp, j->layers);
+	if (j->model == HS_JOB_MOE) {
+		if (j->dp % j->ep != 0)
+			return ofan_cfg_fail(cfg, sec, "ep",
+				"'%u' does not divide dp = %u; expected a divisor of dp (expert parallelism runs over the data-parallel ranks)",
+				j->ep, j->dp);
+		if (j->experts % j->ep != 0)
+			return ofan_cfg_fail(cfg, sec, "ep",
+				"'%u' does not divide experts = %u; expected a divisor of the experts",
+				j->ep, j->experts);
+		if (j->top_k > j->experts)
+			return ofan_cfg_fail(cfg, sec, "top_k",
+				"'%u' is more than experts = %u; expected at most the experts",
+				j->top_k, j->experts);
+	} else if (ofan_cfg_has_key(cfg, sec, "ep") && j->ep != 1) {
+		return ofan_cfg_fail(cfg, sec, "ep",
+			"'%u' with model = dense; expected 1, or model = moe",
+			j->ep);
+	}
+	if (j->placement == HS_PLACE_LIST && j->nb_hosts != ranks)
+		return ofan_cfg_fail(cfg, sec, "hosts",
+			"lists %u hosts for %" PRIu64 " ranks; expected one host a rank with placement = list",
+			j->nb_hosts, ranks);
+	if (j->placement != HS_PLACE_LIST && j->nb_hosts != 0)
+		return ofan_cfg_fail(cfg, sec, "hosts",
+			"is given with placement = %s; expected placement = list",
+			hs_job_place_names[j->placement]);
+	return 0;
+}
+
+int
+hs_job_from_cfg(struct ofan_cfg *cfg, uint32_t nb_hosts,
+		struct hs_job_params *jobs)
+{
+	const char *secs[HS_MAX_JOBS + 1];
+	uint64_t used = 0;
+	int n, i;
+
+	n = ofan_cfg_sections(cfg, "job.", secs, HS_MAX_JOBS + 1);
+	if (n == 0)
+		return ofan_cfg_fail(cfg, "traffic", "pattern",
+			"'jobs' without a [job.NAME] section; expected at least one job");
+	if (n > HS_MAX_JOBS)
+		return ofan_cfg_fail(cfg, secs[HS_MAX_JOBS], "",
+			"is job %d; expected at most %d jobs", n, HS_MAX_JOBS);
+	for (i = 0; i < n; i++) {
+		if (hs_job_one(cfg, secs[i], nb_hosts, &jobs[i]) != 0)
+			return -EINVAL;
+		used += hs_job_ranks(&jobs[i]);
+		if (used > nb_hosts)
+			return ofan_cfg_fail(cfg, secs[i], "dp",
+				"the jobs so far have %" PRIu64 " ranks; expected at most the %u hosts (a host runs one rank)",
+				used, nb_hosts);
+	}
+	return n;
+}
+
+/* ---- placement ---- */
+
+static int
+hs_job_place(const struct hs_job_params *j, uint32_t nb_hosts,
+	     uint32_t tor_size, uint64_t seed, uint8_t *taken, uint32_t *host,
+	     char *err, size_t err_size)
+{
+	uint32_t n = (uint32_t)hs_job_ranks(j), nb_free = 0, i, k = 0;
+	uint32_t *free_hosts;
+
+	if (j->placement == HS_PLACE_LIST) {
+		for (i = 0; i < n; i++) {
+			if (j->hosts[i] >= nb_hosts || taken[j->hosts[i]]) {
+				snprintf(err, err_size, "job %s: host %u (rank %u) %s; expected a free host below %u",
+					 j->name, j->hosts[i], i,
+					 j->hosts[i] >= nb_hosts ?
+					 "does not exist" : "is taken",
+					 nb_hosts);
+				return -EINVAL;
+			}
+			taken[j->hosts[i]] = 1;
+			host[i] = j->hosts[i];
+		}
+		return 0;
+	}
+	free_hosts = malloc(sizeof(*free_hosts) * (nb_hosts + 1));
+	if (free_hosts == NULL)
+		return -ENOMEM;
+	for (i = 0; i < nb_hosts; i++)
+		if (!taken[i])
+			free_hosts[nb_free++] = i;
+	if (nb_free < n) {
+		snprintf(err, err_size, "job %s: %u ranks, %u hosts free; expected fewer ranks",
+			 j->name, n, nb_free);
+		free(free_hosts);
+		return -EINVAL;
+	}
+	if (j->placement == HS_PLACE_RANDOM) {
+		struct ofan_rng rng;
+
+		ofan_rng_seed(&rng, j->seed_set ? j->seed : seed,
+			      HS_PLACE_STREAM);
+		for (i = nb_free; i > 1; i--) {
+			uint32_t x = ofan_rng_below(&rng, i), t;
+
+			t = free_hosts[i - 1];
+			free_hosts[i - 1] = free_hosts[x];
+			free_hosts[x] = t;
+		}
+	}
+	if (j->placement == HS_PLACE_SPREAD) {
+		uint32_t nb_tors, round, tor;
+
+		if (tor_size == 0)
+			tor_size = nb_hosts;
+		nb_tors = (nb_hosts + tor_size - 1) / tor_size;
+		/* The round-th free host of each ToR in turn. */
+		for (round = 0; k < n && round < tor_size; round++)
+			for (tor = 0; k < n && tor < nb_tors; tor++) {
+				uint32_t seen = 0;
+
+				for (i = 0; i < nb_free; i++)
+					if (free_hosts[i] / tor_size == tor &&
+					    seen++ == round)
+						break;
+				if (i < nb_free)
+					host[k++] = free_hosts[i];
+			}
+	} else {
+		for (k = 0; k < n; k++)
+			host[k] = free_hosts[k];
+	}
+	for (i = 0; i < n; i++)
+		taken[host[i]] = 1;
+	free(free_hosts);
+	return 0;
+}
+
+/* ---- shapes ---- */
+
+/* ns to compute flop FLOP at rate FLOP/s, rounded up. */
+static uint64_t
+hs_job_ns(unsigned __int128 flop, uint64_t rate)
+{
+	unsigned __int128 ns = (flop * 1000000000u + rate - 1) / rate;
+
+	return ns > UINT64_MAX ? UINT64_MAX : (uint64_t)ns;
+}
+
+/* One rank's program: each node after the previous one. */
+struct hs_prog {
+	struct hs_workload *w;
+	uint32_t rank;
+	int32_t prev;		/* the last node, -1 before the first */
+	int rc;
+};
+
+/* Add a node after the program's last one and extra; its index. */
+static int32_t
+hs_prog_add(struct hs_prog *p, struct hs_wl_node n, const char *name,
+	    const uint32_t *extra, uint32_t nb_extra, bool chain)
+{
+	uint32_t deps[8], nb = 0, i;
+	int id;
+
+	if (p->rc != 0)
+		return -1;
+	if (p->prev >= 0)
+		deps[nb++] = (uint32_t)p->prev;
+	for (i = 0; i < nb_extra && nb < 8; i++)
+		deps[nb++] = extra[i];
+	n.rank = p->rank;
+	id = hs_wl_add_node(p->w, &n, name, deps, nb);
+	if (id < 0) {
+		p->rc = id;
+		return -1;
+	}
+	if (chain)
+		p->prev = id;
+	return id;
+}
+
+static void
+hs_prog_comp(struct hs_prog *p, uint64_t ns, const char *name)
+{
+	struct hs_wl_node n = { .kind = HS_WL_COMP, .dur_ns = ns };
+
+	hs_prog_add(p, n, name, NULL, 0, true);
+}
+
+static void
+hs_prog_coll(struct hs_prog *p, uint8_t coll, uint32_t comm, uint64_t size,
+	     const char *name)
+{
+	struct hs_wl_node n = { .kind = HS_WL_COLL, .coll = coll,
+				.comm = comm, .size = size };
+
+	hs_prog_add(p, n, name, NULL, 0, true);
+}
+
+static void
+hs_prog_p2p(struct hs_prog *p, uint8_t kind, uint32_t peer, uint32_t tag,
+	    uint64_t size, const char *name)
+{
+	struct hs_wl_node n = { .kind = kind, .peer = peer, .tag = tag,
+				.size = size };
+
+	hs_prog_add(p, n, name, NULL, 0, true);
+}
+
+/* What every rank of a job shares: sizes, durations, communicators. */
+struct hs_shape {
+	const struct hs_job_params *j;
+	bool moe;
+	uint32_t stage_layers;
+	uint64_t act;			/* bytes of one activation */
+	uint64_t attn_f, mlp_f;		/* ns, forward; backward is 2x */
+	uint64_t dense_params;		/* per rank and layer (over tp) */
+	uint64_t expert_params;		/* per rank and layer (MoE) */
+	/* Communicators by group, UINT32_MAX where the group is one rank. */
+	uint32_t *tp_comm, *dp_comm, *ep_comm, *edp_comm;
+};
+
+static uint32_t
+hs_rank_of(const struct hs_job_params *j, uint32_t d, uint32_t s, uint32_t t)
+{
+	return (d * j->pp + s) * j->tp + t;
+}
+
+/* Add the communicators: tensor, data, expert and expert-data groups. */
+static int
+hs_shape_comms(struct hs_workload *w, struct hs_shape *sh)
+{
+	const struct hs_job_params *j = sh->j;
+	uint32_t nr = (uint32_t)hs_job_ranks(j), d, s, t, k, r;
+	uint32_t *m = malloc(sizeof(*m) * (nr + 1));
+	uint32_t edp = sh->moe ? j->dp / j->ep : j->dp;
+	int c;
+
+	sh->tp_comm = malloc(sizeof(uint32_t) * nr);
+	sh->dp_comm = malloc(sizeof(uint32_t) * nr);
+	sh->ep_comm = malloc(sizeof(uint32_t) * nr);
+	sh->edp_comm = malloc(sizeof(uint32_t) * nr);
+	if (m == NULL || sh->tp_comm == NULL || sh->dp_comm == NULL ||
+	    sh->ep_comm == NULL || sh->edp_comm == NULL) {
+		free(m);
+		return -ENOMEM;
+	}
+	for (r = 0; r < nr; r++)
+		sh->tp_comm[r] = sh->dp_comm[r] = sh->ep_comm[r] =
+			sh->edp_comm[r] = UINT32_MAX;
+	for (d = 0; d < j->dp; d++)
+		for (s = 0; s < j->pp; s++) {
+			if (j->tp < 2)
+				break;
+			for (t = 0; t < j->tp; t++)
+				m[t] = hs_rank_of(j, d, s, t);
+			if ((c = hs_wl_add_comm(w, m, j->tp)) < 0)
+				goto oom;
+			for (t = 0; t < j->tp; t++)
+				sh->tp_comm[m[t]] = (uint32_t)c;
+		}
+	for (s = 0; s < j->pp; s++)
+		for (t = 0; t < j->tp; t++) {
+			if (j->dp >= 2) {
+				for (d = 0; d < j->dp; d++)
+					m[d] = hs_rank_of(j, d, s, t);
+				if ((c = hs_wl_add_comm(w, m, j->dp)) < 0)
+					goto oom;
+				for (d = 0; d < j->dp; d++)
+					sh->dp_comm[m[d]] = (uint32_t)c;
+			}
+			if (!sh->moe)
+				continue;
+			/* Experts: ep consecutive data-parallel ranks share
+			 * their tokens; ranks ep apart hold the same experts. */
+			for (k = 0; j->ep >= 2 && k < j->dp / j->ep; k++) {
+				for (d = 0; d < j->ep; d++)
+					m[d] = hs_rank_of(j, k * j->ep + d, s, t);
+				if ((c = hs_wl_add_comm(w, m, j->ep)) < 0)
+					goto oom;
+				for (d = 0; d < j->ep; d++)
+					sh->ep_comm[m[d]] = (uint32_t)c;
+			}
+			for (k = 0; edp >= 2 && k < j->ep; k++) {
+				for (d = 0; d < edp; d++)
+					m[d] = hs_rank_of(j, d * j->ep + k, s, t);
+				if ((c = hs_wl_add_comm(w, m, edp)) < 0)
+					goto oom;
+				for (d = 0; d < edp; d++)
+					sh->edp_comm[m[d]] = (uint32_t)c;
+			}
+		}
+	free(m);
+	return 0;
+oom:
+	free(m);
+	return -ENOMEM;
+}
+
+/* One layer's forward (bwd = false) or backward on one rank. */
+static void
+hs_shape_layer(struct hs_prog *p, const struct hs_shape *sh, uint32_t r,
+	       bool bwd, uint32_t mb, uint32_t l)
+{
+	const struct hs_job_params *j = sh->j;
+	const uint64_t x = bwd ? 2 : 1;
+	const char *dir = bwd ? "bwd" : "fwd";
+	char name[96];
+
+#define HS_NAME(what) (snprintf(name, sizeof(name), "%s.mb%u.l%u.%s", dir, \
+				mb, l, what), name)
+	if (!bwd)
+		hs_prog_comp(p, sh->attn_f, HS_NAME("attn"));
+	if (sh->tp_comm[r] != UINT32_MAX)
+		hs_prog_coll(p, HS_COLL_ALLREDUCE, sh->tp_comm[r], sh->act,
+			     HS_NAME("tp_allreduce"));
+	if (sh->moe && sh->ep_comm[r] != UINT32_MAX)
+		hs_prog_coll(p, HS_COLL_ALLTOALL, sh->ep_comm[r],
+			     sh->act * j->top_k, HS_NAME(bwd ? "combine" :
+							 "dispatch"));
+	hs_prog_comp(p, sh->mlp_f * x, HS_NAME(sh->moe ? "experts" : "mlp"));
+	if (sh->moe && sh->ep_comm[r] != UINT32_MAX)
+		hs_prog_coll(p, HS_COLL_ALLTOALL, sh->ep_comm[r],
+			     sh->act * j->top_k, HS_NAME(bwd ? "dispatch" :
+							 "combine"));
+	if (sh->tp_comm[r] != UINT32_MAX)
+		hs_prog_coll(p, HS_COLL_ALLREDUCE, sh->tp_comm[r], sh->act,
+			     HS_NAME("tp_allreduce2"));
+	if (bwd)
+		hs_prog_comp(p, sh->attn_f * x, HS_NAME("attn"));
+#undef HS_NAME
+}
+
+/* Micro-batch mb through the rank's stage, forward or backward. */
+static void
+hs_shape_pass(struct hs_prog *p, const struct hs_shape *sh, uint32_t d,
+	      uint32_t s, uint32_t t, bool bwd, uint32_t mb,
+	      uint32_t *last_bwd)
+{
+	const struct hs_job_params *j = sh->j;
+	uint32_t r = hs_rank_of(j, d, s, t), l, k;
+	char name[64];
+
+	if (!bwd && s > 0) {
+		snprintf(name, sizeof(name), "fwd.mb%u.recv_act", mb);
+		hs_prog_p2p(p, HS_WL_RECV, hs_rank_of(j, d, s - 1, t), 2 * mb,
+			    sh->act, name);
+	}
+	if (bwd && s + 1 < j->pp) {
+		snprintf(name, sizeof(name), "bwd.mb%u.recv_grad", mb);
+		hs_prog_p2p(p, HS_WL_RECV, hs_rank_of(j, d, s + 1, t),
+			    2 * mb + 1, sh->act, name);
+	}
+	for (k = 0; k < sh->stage_layers; k++) {
+		l = bwd ? sh->stage_layers - 1 - k : k;
+		hs_shape_layer(p, sh, r, bwd, mb, s * sh->stage_layers + l);
+		if (bwd && last_bwd != NULL)
+			last_bwd[l] = (uint32_t)p->prev;
+	}
+	if (!bwd && s + 1 < j->pp) {
+		snprintf(name, sizeof(name), "fwd.mb%u.send_act", mb);
+		hs_prog_p2p(p, HS_WL_SEND, hs_rank_of(j, d, s + 1, t), 2 * mb,
+			    sh->act, name);
+	}
+	if (bwd && s > 0) {
+		snprintf(name, sizeof(name), "bwd.mb%u.send_grad", mb);
+		hs_prog_p2p(p, HS_WL_SEND, hs_rank_of(j, d, s - 1, t),
+			    2 * mb + 1, sh->act, name);
+	}
+}
+
+/* The gradient all-reduces and the optimizer step of one rank. */
+static void
+hs_shape_grads(struct hs_prog *p, const struct hs_shape *sh, uint32_t r,
+	       const uint32_t *last_bwd)
+{
+	const struct hs_job_params *j = sh->j;
+	uint32_t L = sh->stage_layers, nb = j->grad_buckets < L ?
+		j->grad_buckets : L, k, after[2], nb_after;
+	uint32_t waits[2 * 1024 + 1], nw = 0;
+	int32_t end = p->prev, last[2] = { -1, -1 };
+	char name[64];
+	int id;
+
+	for (k = 0; k < nb; k++) {
+		/* Bucket k: the top layers first, as backward makes them. */
+		uint32_t hi = L - k * L / nb, lo = L - (k + 1) * L / nb;
+		uint32_t g;
+
+		for (g = 0; g < 2; g++) {
+			uint32_t comm = g == 0 ? sh->dp_comm[r] :
+				sh->edp_comm[r];
+			uint64_t per = g == 0 ? sh->dense_params :
+				sh->expert_params;
+			struct hs_wl_node n = {
+				.kind = HS_WL_COLL, .coll = HS_COLL_ALLREDUCE,
+				.comm = comm,
+				.size = per * (hi - lo) * j->bytes_per_param,
+			};
+
+			if (comm == UINT32_MAX || n.size == 0)
+				continue;
+			nb_after = 0;
+			after[nb_after++] = j->overlap ? last_bwd[lo] :
+				(uint32_t)end;
+			/* A stream's collectives run in order. */
+			if (last[g] >= 0)
+				after[nb_after++] = (uint32_t)last[g];
+			snprintf(name, sizeof(name), "grad.b%u.%s", k,
+				 g == 0 ? "dp_allreduce" : "expert_allreduce");
+			{
+				int32_t saved = p->prev;
+
+				p->prev = -1;
+				id = hs_prog_add(p, n, name, after, nb_after,
+						 false);
+				p->prev = saved;
+			}
+			if (id < 0)
+				return;
+			last[g] = id;
+			if (nw < 2 * 1024)
+				waits[nw++] = (uint32_t)id;
+		}
+	}
+	/* The optimizer: after the backward and every bucket's reduce
+	 * (only the last of each stream: they run in order). */
+	nw = 0;
+	for (k = 0; k < 2; k++)
+		if (last[k] >= 0)
+			waits[nw++] = (uint32_t)last[k];
+	{
+		struct hs_wl_node n = {
+			.kind = HS_WL_COMP,
+			.dur_ns = hs_job_ns((unsigned __int128)12 *
+				(sh->dense_params + sh->expert_params) * L,
+				j->flops),
+		};
+
+		hs_prog_add(p, n, "optimizer", waits, nw, true);
+	}
+}
+
+/* One job's nodes, every rank's program in 1F1B order. */
+static int
+hs_shape_job(struct hs_workload *w, const struct hs_job_params *j)
+{
+	struct hs_shape sh = { .j = j, .moe = j->model == HS_JOB_MOE };
+	uint64_t T = j->seq_len * j->micro_batch, h = j->hidden;
+	uint64_t f = hs_job_ffn(j), mlp = 3 * h * f;
+	uint32_t d, s, t, i, m = j->micro_batches;
+	uint32_t *last_bwd;
+	int rc;
+
+	sh.stage_layers = j->layers / j->pp;
+	sh.act = T * h * j->bytes_per_param;
+	sh.attn_f = hs_job_ns(((unsigned __int128)2 * T * 4 * h * h +
+			       (unsigned __int128)4 * T * j->seq_len * h) /
+			      j->tp, j->flops);
+	sh.mlp_f = hs_job_ns((unsigned __int128)2 * T * mlp *
+			     (sh.moe ? j->top_k : 1) / j->tp, j->flops);
+	sh.dense_params = (4 * h * h + (sh.moe ? 0 : mlp)) / j->tp;
+	sh.expert_params = sh.moe ? (uint64_t)j->experts / j->ep * mlp /
+		j->tp : 0;
+	last_bwd = malloc(sizeof(*last_bwd) * (sh.stage_layers + 1));
+	rc = last_bwd == NULL ? -ENOMEM : hs_shape_comms(w, &sh);
+	for (d = 0; rc == 0 && d < j->dp; d++)
+		for (s = 0; rc == 0 && s < j->pp; s++)
+			for (t = 0; rc == 0 && t < j->tp; t++) {
+				struct hs_prog p = {
+					.w = w, .rank = hs_rank_of(j, d, s, t),
+					.prev = -1,
+				};
+				uint32_t warm = j->pp - s - 1 < m ?
+					j->pp - s - 1 : m;
+
+				for (i = 0; i < warm; i++)
+					hs_shape_pass(&p, &sh, d, s, t, false,
+						      i, NULL);
+				for (i = 0; i < m - warm; i++) {
+					hs_shape_pass(&p, &sh, d, s, t, false,
+						      warm + i, NULL);
+					hs_shape_pass(&p, &sh, d, s, t, true,
+						      i, last_bwd);
+				}
+				for (i = m - warm; i < m; i++)
+					hs_shape_pass(&p, &sh, d, s, t, true,
+						      i, last_bwd);
+				hs_shape_grads(&p, &sh, p.rank, last_bwd);
+				rc = p.rc;
+			}
+	free(last_bwd);
+	free(sh.tp_comm);
+	free(sh.dp_comm);
+	free(sh.ep_comm);
+	free(sh.edp_comm);
+	return rc;
+}
+
+int
+hs_job_workload(const struct hs_job_params *jobs, uint32_t nb_jobs,
+		uint32_t nb_hosts, uint32_t tor_size, uint64_t seed,
+		struct hs_workload *w, char *err, size_t err_size)
+{
+	uint8_t *taken = calloc(nb_hosts + 1, 1);
+	uint32_t *host = malloc(sizeof(*host) * (nb_hosts + 1));
+	uint32_t k;
+	int rc = 0;
+
+	hs_wl_init(w, nb_hosts);
+	if (taken == NULL || host == NULL)
+		rc = -ENOMEM;
+	for (k = 0; rc == 0 && k < nb_jobs; k++) {
+		const struct hs_job_params *j = &jobs[k];
+
+		rc = hs_job_place(j, nb_hosts, tor_size, seed, taken, host,
+				  err, err_size);
+		if (rc == 0) {
+			rc = hs_wl_add_job(w, j->name,
+					   (uint32_t)hs_job_ranks(j), host,
+					   j->iterations, j->start_ns, err,
+					   err_size);
+			rc = rc < 0 ? rc : 0;
+		}
+		if (rc == 0 && j->model == HS_JOB_CHAKRA)
+			rc = hs_chakra_read(w, j->trace, err, err_size);
+		else if (rc == 0)
+			rc = hs_shape_job(w, j);
+	}
+	if (rc == -ENOMEM)
+		snprintf(err, err_size, "jobs: out of memory");
+	free(taken);
+	free(host);
+	return rc;
+}
+
+/* ---- [traffic] pattern = jobs ---- */
+
+static int
+check_jobs(const struct hs_traffic_params *p, const char **key, char *msg,
+	   unsigned int msg_size)
+{
+	if (p->nb_jobs == 0) {
+		*key = "pattern";
+		snprintf(msg, msg_size, "'jobs' without a [job.NAME] section; expected at least one job");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int
+build_jobs(const struct hs_traffic_params *p, struct hs_traffic *t,
+	   char *err, unsigned int err_size)
+{
+	struct hs_workload *w = calloc(1, sizeof(*w));
+	int rc;
+
+	if (w == NULL)
+		return -ENOMEM;
+	rc = hs_job_workload(p->jobs, p->nb_jobs, p->nb_ranks, p->tor_size,
+			     p->seed, w, err, err_size);
+	if (rc == 0)
+		rc = hs_wl_build(w, t, err, err_size);
+	if (rc != 0) {
+		hs_wl_free(w);
+		free(w);
+		return rc;
+	}
+	t->wl = w;
+	return 0;
+}
+
+const struct hs_pattern_ops hs_pattern_jobs = {
+	.name = "jobs",
+	.summary = "training jobs ([job.NAME]): compute, collectives, dependencies",
+	.check = check_jobs,
+	.build = build_jobs,
+};

@@ -1,0 +1,124 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Training jobs from a few numbers: [job.NAME] sections, their placement
+ * on the hosts, and the built-in model shapes that turn them into a
+ * workload (hs_workload.h).  [traffic] pattern = jobs runs them.
+ *
+ * A job has dp x tp x pp ranks (data, tensor and pipeline parallel; rank
+ * = (d x pp + s) x tp + t, so a tensor-parallel group is adjacent and a
+ * packed job keeps it under one ToR, as practice does).  Per layer and
+ * micro-batch of T = seq_len x micro_batch tokens (h = hidden, f = ffn,
+ * b = bytes_per_param, also the activations' bytes per value):
+ *   - compute: forward 2 T (4 h^2 + 3 h f) + 4 T seq_len h FLOP over tp
+ *     (attention and a SwiGLU MLP; the attention scores' 4 T s h), an
+ *     MoE layer's MLP x top_k; backward twice the forward; at
+ *     tflops x 10^12 FLOP/s per rank;
+ *   - tensor parallel: an all-reduce of T h b bytes after the attention
+ *     and after the MLP, forward and backward (Megatron-LM);
+ *   - MoE (model = moe, ep > 1): an all-to-all of T h b top_k bytes to
+ *     dispatch the tokens to the experts and one to combine them, forward
+ *     and backward, over ep ranks of the data-parallel dimension;
+ *   - pipeline: the activation (T h b bytes) to the next stage after a
+ *     stage's forward, its gradient back after the backward, in the 1F1B
+ *     order (warm-up forwards, one forward one backward, cool-down);
+ *   - data parallel: the gradients (the stage's parameters / tp, x b) in
+ *     grad_buckets all-reduces over dp ranks (MoE experts' over the dp /
+ *     ep ranks holding the same experts), each after the last backward of
+ *     its layers when overlap = yes, else after the whole backward; then
+ *     the optimizer step (12 FLOP a parameter).
+ * Embeddings and the output layer are left out (a stage is its layers).
+ *
+ * Pure C, no EAL.
+ */
+#ifndef OFAN_HS_JOB_H
+#define OFAN_HS_JOB_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "hs_pattern.h"
+
+struct ofan_cfg;
+struct hs_workload;
+
+#define HS_MAX_JOBS 16
+#define HS_JOB_NAME_SIZE 32
+/* The most hosts an explicit placement lists. */
+#define HS_JOB_MAX_LIST 1024
+
+/*
+ * dense, moe: the built-in shapes above; chakra: the job's Chakra
+ * execution traces (hs_chakra.h), one file per rank.
+ */
+enum hs_job_model { HS_JOB_DENSE = 0, HS_JOB_MOE, HS_JOB_CHAKRA,
+		    HS_JOB_MODEL_NB };
+extern const char *const hs_job_model_names[];
+
+/*
+ * Where a job's ranks go, among the hosts earlier jobs left: packed --
+ * the lowest free hosts (ToR by ToR, pod by pod); spread -- round robin
+ * over the ToRs; random -- seeded; list -- `hosts`.
+ */
+enum hs_job_place { HS_PLACE_PACKED = 0, HS_PLACE_SPREAD, HS_PLACE_RANDOM,
+		    HS_PLACE_LIST, HS_PLACE_NB };
+extern const char *const hs_job_place_names[];
+
+struct hs_job_params {
+	char name[HS_JOB_NAME_SIZE];
+	uint8_t model;		/* enum hs_job_model */
+	uint32_t dp, tp, pp, ep;
+	uint32_t layers;
+	uint64_t hidden, ffn, seq_len;
+	uint32_t micro_batch;	/* sequences per micro-batch */
+	uint32_t micro_batches;	/* per iteration */
+	uint32_t bytes_per_param;
+	uint32_t grad_buckets;
+	bool overlap;
+	uint64_t flops;		/* FLOP/s a rank sustains ([job] tflops) */
+	uint32_t experts, top_k;
+	uint32_t iterations;
+	uint64_t start_ns;	/* after the traffic start */
+	uint8_t placement;	/* enum hs_job_place */
+	uint64_t seed;		/* random placement */
+	bool seed_set;		/* else the traffic's seed */
+	uint32_t nb_hosts;	/* placement = list */
+	uint32_t hosts[HS_JOB_MAX_LIST];
+	/* model = chakra: its ranks and its traces' PREFIX (PREFIX.R.et). */
+	uint32_t ranks;
+	char trace[512];
+};
+
+/* The ranks of a job: dp x tp x pp, or its trace's. */
+static inline uint64_t
+hs_job_ranks(const struct hs_job_params *j)
+{
+	if (j->model == HS_JOB_CHAKRA)
+		return j->ranks;
+	return (uint64_t)j->dp * j->tp * j->pp;
+}
+
+void hs_job_defaults(struct hs_job_params *j);
+
+/*
+ * Read every [job.NAME] section into jobs (at most HS_MAX_JOBS); returns
+ * how many, or -EINVAL with the message in cfg ("FILE:job.NAME:KEY: ...":
+ * a degree that does not divide, a job larger than the hosts, ...).
+ * nb_hosts: the hosts the jobs share.
+ */
+int hs_job_from_cfg(struct ofan_cfg *cfg, uint32_t nb_hosts,
+		    struct hs_job_params *jobs);
+
+/*
+ * Place the jobs on nb_hosts hosts (tor_size hosts a ToR; 0: one ToR;
+ * seed: random placement's, unless a job sets its own) and build their
+ * workload into w (initialised here).  0, or -EINVAL
+ * with "job NAME: ..." in err, or -ENOMEM.
+ */
+int hs_job_workload(const struct hs_job_params *jobs, uint32_t nb_jobs,
+		    uint32_t nb_hosts, uint32_t tor_size, uint64_t seed,
+		    struct hs_workload *w, char *err, size_t err_size);
+
+/* [traffic] pattern = jobs (hs_pattern.c's registry). */
+extern const struct hs_pattern_ops hs_pattern_jobs;
+
+#endif /* OFAN_HS_JOB_H */
