@@ -21,6 +21,7 @@
 #include "hs_host.h"
 #include "hs_shard.h"
 #include "hs_traffic.h"
+#include "hs_workload.h"
 #include "ofan_clock.h"
 #include "ofan_devstats.h"
 #include "ofan_start.h"
@@ -105,6 +106,15 @@ struct hs_app {
 	int32_t *host_of_rank;	/* rank -> port index, -1: not ours */
 	struct hs_trigger_state trig;
 	rte_spinlock_t trig_lock;	/* triggers fire on any lcore */
+	/*
+	 * Training jobs ([traffic] pattern = jobs): the workload engine for
+	 * this process's ranks (under trig_lock: flows end on any lcore),
+	 * and per traffic rank the time its compute timer fires
+	 * (UINT64_MAX: none), which the main lcore watches.
+	 */
+	struct hs_wl_run wl;
+	bool has_wl;
+	uint64_t *wl_timer;
 	/* More than one lcore runs shards: flows start through messages. */
 	bool threaded;
 	struct hs_lcore lc[RTE_MAX_LCORE];
@@ -134,6 +144,21 @@ int hs_app_setup(struct hs_app *app);
 
 /* The rings between shards (after the ports closed), idempotent. */
 void hs_app_free_rings(struct hs_app *app);
+
+/*
+ * Training jobs: the workload engine for this process's ranks (it only
+ * starts their flows and times their compute).  0 or -ENOMEM.
+ */
+int hs_app_wl_init(struct hs_app *app);
+void hs_app_wl_fini(struct hs_app *app);
+
+/*
+ * The jobs' results of this process's ranks: PREFIX-jobs.csv (each
+ * iteration whose ranks are all here) and PREFIX-job-nodes.csv (the
+ * timeline of every node here), and a line per job on stdout.  0 or
+ * -errno.
+ */
+int hs_app_wl_results(struct hs_app *app, const char *prefix, int len);
 
 /*
  * --start-at: wait, without polling the ports, for the testbed's common

@@ -66,6 +66,11 @@ hs_app_on_flow_end(void *arg, uint32_t flow, bool received, uint64_t now)
 	uint32_t n, i;
 
 	rte_spinlock_lock(&app->trig_lock);
+	if (app->has_wl) {
+		hs_wl_run_flow_end(&app->wl, flow, received, now);
+		rte_spinlock_unlock(&app->trig_lock);
+		return;
+	}
 	n = hs_trigger_activate(&app->traffic, &app->trig, received ?
 				f->recv_done_trigger : f->send_done_trigger,
 				&go);
@@ -81,6 +86,188 @@ hs_app_on_flow_end(void *arg, uint32_t flow, bool received, uint64_t now)
 			g->dst), pr->nb_shards, pr->reta_size), 0, now);
 	}
 	rte_spinlock_unlock(&app->trig_lock);
+}
+
+/* ---- training jobs ---- */
+
+/* The workload starts flow: hand it to its shard, if its rank is ours. */
+static void
+hs_app_wl_release(void *arg, uint32_t flow, uint64_t now)
+{
+	struct hs_app *app = arg;
+	const struct hs_flow_spec *g = &app->traffic.flows[flow];
+	const struct hs_port_rt *pr;
+
+	if (app->host_of_rank[g->src] < 0)
+		return;
+	pr = &app->port[app->host_of_rank[g->src]];
+	hs_hand_over(app, flow, hs_shard_of_ip(hs_rank_ip(app->cfg, g->dst),
+					       pr->nb_shards, pr->reta_size),
+		     0, now);
+}
+
+/* The workload's compute timer of rank host, if the rank is ours. */
+static void
+hs_app_wl_timer(void *arg, uint32_t host, uint64_t at)
+{
+	struct hs_app *app = arg;
+
+	if (app->host_of_rank[host] >= 0)
+		__atomic_store_n(&app->wl_timer[host], at, __ATOMIC_RELEASE);
+}
+
+int
+hs_app_wl_init(struct hs_app *app)
+{
+	const struct hs_wl_driver drv = {
+		.release = hs_app_wl_release, .timer = hs_app_wl_timer,
+		.arg = app,
+	};
+	uint32_t r;
+
+	if (app->traffic.wl == NULL)
+		return 0;
+	app->wl_timer = malloc(sizeof(uint64_t) * app->traffic.nb_ranks);
+	if (app->wl_timer == NULL ||
+	    hs_wl_run_init(&app->wl, app->traffic.wl, &drv) != 0) {
+		free(app->wl_timer);
+		app->wl_timer = NULL;
+		return -ENOMEM;
+	}
+	for (r = 0; r < app->traffic.nb_ranks; r++)
+		app->wl_timer[r] = UINT64_MAX;
+	app->has_wl = true;
+	return 0;
+}
+
+void
+hs_app_wl_fini(struct hs_app *app)
+{
+	if (app->has_wl)
+		hs_wl_run_fini(&app->wl);
+	free(app->wl_timer);
+	app->wl_timer = NULL;
+	app->has_wl = false;
+}
+
+/*
+ * The main lcore: fire the compute timers that are due; lower *wake to
+ * the next.  True when every rank of this process ended its job.
+ */
+static bool
+hs_app_wl_poll(struct hs_app *app, uint64_t now, uint64_t *wake)
+{
+	bool done = true;
+	uint16_t p;
+
+	for (p = 0; p < app->cfg->nb_ports; p++) {
+		uint32_t r = app->cfg->ports[p].rank;
+		uint64_t at = __atomic_load_n(&app->wl_timer[r],
+					      __ATOMIC_ACQUIRE);
+
+		if (at <= now) {
+			rte_spinlock_lock(&app->trig_lock);
+			app->wl_timer[r] = UINT64_MAX;
+			hs_wl_run_timer(&app->wl, r, now);
+			rte_spinlock_unlock(&app->trig_lock);
+			at = __atomic_load_n(&app->wl_timer[r],
+					     __ATOMIC_ACQUIRE);
+		}
+		*wake = RTE_MIN(*wake, at);
+		rte_spinlock_lock(&app->trig_lock);
+		done = done && hs_wl_run_host_done(&app->wl, r);
+		rte_spinlock_unlock(&app->trig_lock);
+	}
+	return done;
+}
+
+int
+hs_app_wl_results(struct hs_app *app, const char *prefix, int len)
+{
+	const struct hs_workload *w = app->traffic.wl;
+	struct hs_wl_results res;
+	char path[2][1100];
+	FILE *f[2];
+	uint32_t i, k;
+	int rc;
+
+	if (!app->has_wl)
+		return 0;
+	/* No ideal run here: the run is its own reference (ideal = it). */
+	rc = hs_wl_results(w, app->wl.start_ns, app->wl.end_ns,
+			   app->wl.start_ns, app->wl.end_ns, &res);
+	if (rc != 0)
+		return rc;
+	for (i = 0; i < res.nb_iters; i++) {
+		const struct hs_wl_iter_result *it = &res.iters[i];
+		bool all = true;
+
+		for (k = 0; k < w->jobs[it->job].nb_ranks; k++)
+			all = all &&
+				app->host_of_rank[w->jobs[it->job].host[k]] >= 0;
+		if (all)
+			printf("job %s iteration %u: %.3f us (compute %.3f us, longest wait %.3f us)\n",
+			       w->jobs[it->job].name, it->iteration,
+			       (double)it->iter_ns / 1e3,
+			       (double)it->compute_ns / 1e3,
+			       (double)it->wait_max_ns / 1e3);
+	}
+	rc = 0;
+	if (prefix != NULL) {
+		snprintf(path[0], sizeof(path[0]), "%.*s-jobs.csv", len, prefix);
+		snprintf(path[1], sizeof(path[1]), "%.*s-job-nodes.csv", len,
+			 prefix);
+		f[0] = fopen(path[0], "w");
+		f[1] = f[0] == NULL ? NULL : fopen(path[1], "w");
+		if (f[1] == NULL) {
+			rc = -errno;
+			if (f[0] != NULL)
+				fclose(f[0]);
+			hs_wl_results_free(&res);
+			return rc;
+		}
+		fprintf(f[0], "job,iteration,ranks,iter_us,compute_us,wait_max_us,wait_mean_us,end_us\n");
+		for (i = 0; i < res.nb_iters; i++) {
+			const struct hs_wl_iter_result *it = &res.iters[i];
+			const struct hs_wl_job *jb = &w->jobs[it->job];
+			bool all = true;
+
+			for (k = 0; k < jb->nb_ranks; k++)
+				all = all &&
+					app->host_of_rank[jb->host[k]] >= 0;
+			if (!all || it->iter_ns == 0)
+				continue;
+			fprintf(f[0], "%s,%u,%u,%.3f,%.3f,%.3f,%.3f,%.3f\n",
+				jb->name, it->iteration, jb->nb_ranks,
+				(double)it->iter_ns / 1e3,
+				(double)it->compute_ns / 1e3,
+				(double)it->wait_max_ns / 1e3,
+				(double)it->wait_mean_ns / 1e3,
+				(double)it->end_ns / 1e3);
+		}
+		fprintf(f[1], "job,rank,host,iteration,node,kind,start_us,end_us\n");
+		for (i = 0; i < res.nb_nodes; i++) {
+			const struct hs_wl_node_result *q = &res.nodes[i];
+
+			if (app->host_of_rank[q->host] < 0)
+				continue;
+			fprintf(f[1], "%s,%u,%u,%u,%s,%s,", w->jobs[q->job].name,
+				q->rank, q->host, q->iteration, q->name,
+				q->kind == HS_WL_COLL ?
+				hs_wl_coll_names[q->coll] :
+				hs_wl_kind_names[q->kind]);
+			if (q->start_ns != UINT64_MAX)
+				fprintf(f[1], "%.3f", (double)q->start_ns / 1e3);
+			fputc(',', f[1]);
+			if (q->end_ns != UINT64_MAX)
+				fprintf(f[1], "%.3f", (double)q->end_ns / 1e3);
+			fputc('\n', f[1]);
+		}
+		if (fclose(f[0]) != 0 || fclose(f[1]) != 0)
+			rc = -EIO;
+	}
+	hs_wl_results_free(&res);
+	return rc;
 }
 
 /*
@@ -639,6 +826,12 @@ hs_app_run(struct hs_app *app)
 			hs_host_start(app->port[p].shard[k].h, start);
 			hs_publish(&app->port[p].shard[k], start);
 		}
+	/* Training jobs: their first nodes start with the traffic. */
+	if (app->has_wl) {
+		rte_spinlock_lock(&app->trig_lock);
+		hs_wl_run_start(&app->wl, start);
+		rte_spinlock_unlock(&app->trig_lock);
+	}
 	RTE_LCORE_FOREACH_WORKER(l)
 		if (app->lc[l].nb > 0)
 			rte_eal_remote_launch(hs_lcore_loop, &app->lc[l], l);
@@ -649,6 +842,9 @@ hs_app_run(struct hs_app *app)
 		for (i = 0; i < own->nb; i++)
 			hs_shard_poll(own->shard[i], now, &busy, &wake);
 		done = hs_all_done(app, &last_rx);
+		/* A job's rank is done once its last node ended. */
+		if (app->has_wl && !hs_app_wl_poll(app, now, &wake))
+			done = false;
 		if (c->stats_interval_ns > 0 && now >= next_stat) {
 			hs_progress(app, (double)(now - start) / 1e9,
 				    &prev_bytes, (double)(now - last_stat) / 1e9);

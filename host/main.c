@@ -245,6 +245,11 @@ main(int argc, char **argv)
 		app.host_of_rank[r] = -1;
 	for (p = 0; p < app.cfg->nb_ports; p++)
 		app.host_of_rank[app.cfg->ports[p].rank] = p;
+	if (hs_app_wl_init(&app) != 0) {
+		fprintf(stderr, "ofan-host: out of memory\n");
+		exit_code = OFAN_EXIT_FAILED;
+		goto early_out;
+	}
 	if (hs_check_triggers(&app, err, sizeof(err)) != 0) {
 		fprintf(stderr, "ofan-host: %s\n", err);
 		exit_code = OFAN_EXIT_CONFIG;
@@ -319,6 +324,17 @@ main(int argc, char **argv)
 	if (rc != 0)
 		fprintf(stderr, "ofan-host: cannot write results to %s: %s\n",
 			app.results, strerror(-rc));
+	if (app.has_wl) {
+		const char *dot = app.results ? strrchr(app.results, '.') :
+			NULL;
+		int len = app.results == NULL ? 0 : dot ?
+			(int)(dot - app.results) : (int)strlen(app.results);
+
+		rc = hs_app_wl_results(&app, app.results, len);
+		if (rc != 0)
+			fprintf(stderr, "ofan-host: cannot write the jobs' results next to %s: %s\n",
+				app.results, strerror(-rc));
+	}
 	printf("%s %s: %u/%u flows complete, max slowdown %.2f, p99 %.2f, mean FCT %.1f us, data_retx %llu, timeouts %llu, corrupt_pkts %llu, refused by the device %llu\n",
 	       app.cfg->policy->name, app.cfg->traffic.pattern->name,
 	       sum.nb_completed, sum.nb_flows, sum.max_slowdown,
@@ -341,6 +357,7 @@ out:
 	rte_mempool_free(app.pool);
 	ofan_shell_exit(&sh);
 early_out:
+	hs_app_wl_fini(&app);
 	hs_trigger_state_fini(&app.trig);
 	free(app.host_of_rank);
 	hs_traffic_free(&app.traffic);

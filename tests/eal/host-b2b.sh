@@ -214,6 +214,39 @@ expect_eq "triggered matrix: flow 2 starts once flow 1 is received" \
 expect_eq "triggered matrix: flow 4 starts once flows 2 and 3 are acknowledged" \
 	"$(awk -F, '$1 == 1 || $1 == 2 { if ($8 > d) d = $8 } $1 == 3 { s = $7 } END { print (s >= d && d > 0) }' "$csv")" 1
 
+# A training job (configs/host-job-b2b.ini: data parallel over the two
+# ranks, compute and gradient all-reduces, 3 iterations) on the ring pair:
+# every flow done, no leak; the iterations one after the other, each at
+# least its compute; every node of both ranks (19 a rank and iteration:
+# 2 layers x 2 micro-batches x 2 compute nodes each way, 2 gradient
+# all-reduces, the optimizer) started and ended, the optimizer last.
+echo "-- a training job (configs/host-job-b2b.ini)"
+sed "s/ringpair:job:/ringpair:tj:/" "$SRC/configs/host-job-b2b.ini" \
+	>"$TMP/job.ini"
+hs_run job "${EAL[@]}" -- --config "$TMP/job.ini" \
+	--results "$TMP/job.json" --timeout 20
+expect_rc "training job" job 0
+expect_file_has "training job stdout" "$TMP/job.out" \
+	"reps jobs: 24/24 flows complete"
+expect_file_has "training job stdout: its iterations" "$TMP/job.out" \
+	"job pair iteration 2: "
+expect_eq "training job: mempool_in_use_end" \
+	"$(jget "$TMP/job.json" 'j["mempool_in_use_end"]')" \
+	"$(jget "$TMP/job.json" 'j["mempool_in_use_start"]')"
+# jobs.csv: job,iteration,ranks,iter_us,compute_us,wait_max_us,...,end_us
+expect_eq "training job: 3 iterations, each >= its compute, in order" \
+	"$(awk -F, 'NR > 1 { n++; if ($4 + 0 < $5 + 0 || $8 + 0 <= e) bad++; e = $8 + 0 }
+		END { print n, bad + 0 }' "$TMP/job-jobs.csv")" "3 0"
+# job-nodes.csv: job,rank,host,iteration,node,kind,start_us,end_us
+expect_eq "training job: every node started and ended, none before it started" \
+	"$(awk -F, 'NR > 1 { n++; if ($7 == "" || $8 == "" || $8 + 0 < $7 + 0) bad++ }
+		END { print n, bad + 0 }' "$TMP/job-job-nodes.csv")" \
+	"114 0"
+expect_eq "training job: the optimizer ends each rank's iteration" \
+	"$(awk -F, 'NR > 1 { if ($8 + 0 > last[$2 "," $4]) { last[$2 "," $4] = $8 + 0; who[$2 "," $4] = $5 } }
+		END { for (k in who) if (who[k] != "optimizer") bad++; print bad + 0 }' \
+		"$TMP/job-job-nodes.csv")" 0
+
 # Stopped mid-flow by --timeout: exit 1 (unfinished, not a leak), and the
 # packets still in the ring pair go back to the pool when ports close.
 write_config reps alltoall stop | sed 's/^size = .*/size = 256MiB/' \

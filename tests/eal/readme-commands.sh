@@ -129,6 +129,9 @@ has training results/training/jobs.csv results/training/iter-time-0.png
 run_readme training-chakra "build/fabric/ofan-fabric --config configs/experiments/training/chakra.ini" \
 	"" fabric.schemes=ecmp,ofan --quiet --out results/chakra
 has training-chakra results/chakra/jobs.csv
+run_readme host-job "build/host/ofan-host --no-huge -m 512 --no-pci --file-prefix job" \
+	"s/--file-prefix job/--file-prefix $PREFIX-job/; s|/tmp/job.json|results/job.json|"
+has host-job results/job-jobs.csv results/job-job-nodes.csv
 
 run_readme testbed-memif "testbed/testbed.sh --mode memif configs/experiments/testbed-small.ini" \
 	"" --out results/tb-memif
