@@ -290,6 +290,39 @@ START_TEST(test_collective_ends_with_its_last_flow)
 }
 END_TEST
 
+/*
+ * Two jobs: a starts with the traffic, b 500 ns later (its start timer);
+ * b's iteration counts from its start.
+ */
+START_TEST(test_job_start_time)
+{
+	const uint32_t ha = 0, hb = 1;
+	struct t_wl x;
+	char err[256];
+
+	memset(&x, 0, sizeof(x));
+	hs_wl_init(&x.w, 2);
+	ck_assert_int_eq(hs_wl_add_job(&x.w, "a", 1, &ha, 1, 0, err,
+				       sizeof(err)), 0);
+	t_node(&x.w, HS_WL_COMP, 0, 100, "a0", NULL, 0);
+	ck_assert_int_eq(hs_wl_add_job(&x.w, "b", 1, &hb, 2, 500, err,
+				       sizeof(err)), 1);
+	t_node(&x.w, HS_WL_COMP, 0, 70, "b0", NULL, 0);
+	t_run(&x);
+	ck_assert_uint_eq(x.start[0], 0);
+	ck_assert_uint_eq(x.end[0], 100);
+	ck_assert_uint_eq(x.start[1], 500);
+	ck_assert_uint_eq(x.end[1], 570);
+	ck_assert_uint_eq(x.start[2], 570);
+	ck_assert_uint_eq(x.res.nb_iters, 3);
+	ck_assert_uint_eq(x.res.iters[0].iter_ns, 100);
+	ck_assert_uint_eq(x.res.iters[1].iter_ns, 70);	/* from 500 */
+	ck_assert_uint_eq(x.res.iters[2].end_ns, 640);
+	ck_assert_uint_eq(x.res.ranks[1].begin_ns, 500);
+	t_free(&x);
+}
+END_TEST
+
 START_TEST(test_busbw_factors)
 {
 	/* nccl-tests: all-reduce 2(n-1)/n, the others (n-1)/n. */
@@ -400,6 +433,7 @@ workload_suite(void)
 	tcase_add_test(tc, test_iterations_chain_per_rank);
 	tcase_add_test(tc, test_rank_computes_one_at_a_time);
 	tcase_add_test(tc, test_collective_ends_with_its_last_flow);
+	tcase_add_test(tc, test_job_start_time);
 	tcase_add_test(tc, test_busbw_factors);
 	tcase_add_test(tc, test_bad_jobs);
 	suite_add_tcase(s, tc);
