@@ -1,10 +1,9 @@
-#!/usr/bin/env bash
+# shellcheck shell=bash disable=SC2154  # plot.sh sets out, tmp, us and the colours
 # SPDX-License-Identifier: BSD-3-Clause
-# plot-jobs.sh: PNG plots of the training jobs' results of ofan-fabric
-# ([traffic] pattern = jobs), with gnuplot; testbed/plot.sh runs it when
-# OUT_DIR has jobs.csv.
-#
-# usage: testbed/plot-jobs.sh OUT_DIR
+# plot-jobs.sh: the training jobs' plots ([traffic] pattern = jobs), with
+# gnuplot.  Sourced by testbed/plot.sh, whose render, gp_quote, $out,
+# $tmp, $us and colours it uses; plot_jobs runs when OUT_DIR has
+# jobs.csv.
 #
 # Reads OUT_DIR/jobs.csv and OUT_DIR/job-nodes.csv (columns found by their
 # header names) and writes, printing "plot: OUT_DIR/NAME.png" for each:
@@ -19,202 +18,143 @@
 #                              nodes as wide bars over its communication
 #                              nodes (collectives, sends and receives, from
 #                              their start to their end) as thin ones.
-#
-# Each scheme has the colour testbed/plot.sh --colours gives it.  Exit
-# status: 0; 1 if gnuplot failed on a plot; 2 on a usage error.
-set -euo pipefail
 
-prog=$(basename "$0")
-here=$(cd "$(dirname "$0")" && pwd)
-
-note() {
-	echo "$prog: $*" >&2
-}
-
-if [ $# -ne 1 ] || [ "${1:-}" = -h ] || [ "${1:-}" = --help ]; then
-	echo "usage: $prog OUT_DIR   (plots OUT_DIR/jobs.csv and job-nodes.csv into OUT_DIR/*.png)" >&2
-	[ "${1:-}" = -h ] || [ "${1:-}" = --help ] && exit 0
-	exit 2
-fi
-out=${1%/}
-if [ ! -s "$out/jobs.csv" ]; then
-	note "$out/jobs.csv not found or empty; nothing to plot"
-	exit 0
-fi
-if ! command -v gnuplot >/dev/null; then
-	echo "$prog: gnuplot not found; install it with: apt-get install gnuplot-nox" >&2
-	exit 2
-fi
-if gnuplot -e 'set terminal' 2>&1 | grep -qw pngcairo; then
-	terminal="set terminal pngcairo size 900,560 noenhanced font 'sans,10'"
-	us=µs
-else
-	terminal="set terminal png size 900,560 noenhanced"
-	us=us
-fi
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/ofan-plot-jobs.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-"$here/plot.sh" --colours >"$tmp/colours"
-failed=0
-
-# gp_quote STRING: STRING as a gnuplot single-quoted string.
-gp_quote() {
-	local s=${1//\'/\'\'}
-	printf "'%s'" "$s"
-}
-
-# render PNG: gnuplot on $tmp/body.gp; print the PNG's path.
-render() {
-	local png=$1 rc=0 line
+plot_jobs() {
+	local combo file rest label title ncombos nranks scheme k i f
+	# shellcheck disable=SC2086  # one word per name and colour
 	{
-		printf '%s\n' "$terminal" 'set encoding utf8' "set output $(gp_quote "$png")"
-		printf '%s\n' 'set datafile separator "\t"' 'set grid'
-		cat "$tmp/body.gp"
-	} >"$tmp/full.gp"
-	gnuplot "$tmp/full.gp" 2>"$tmp/gnuplot.err" || rc=$?
-	while IFS= read -r line; do
-		note "gnuplot, ${png##*/}: $line"
-	done <"$tmp/gnuplot.err"
-	if [ "$rc" = 0 ]; then
-		echo "plot: $png"
-	else
-		note "gnuplot failed on $png"
-		rm -f "$png"
-		failed=1
-	fi
-}
+		printf '%s %s\n' $scheme_colours
+		printf 'reserve %s\n' $reserve_colours
+	} >"$tmp/colours"
+	# ---- iter-time: iteration time per job and scheme ----
 
-# ---- iter-time: iteration time per job and scheme ----
-
-# One data file per combo: a row per job, "job<TAB>ideal<TAB>scheme 1 ...",
-# and $tmp/it.plots: "combo<TAB>file<TAB>scheme<TAB>colour ..." per combo.
-# shellcheck disable=SC2016  # awk code, not shell
-awk -F, -v dir="$tmp" -v colours="$tmp/colours" '
-	BEGIN {
-		while ((getline l < colours) > 0) {
-			split(l, p, " ")
-			if (p[1] != "reserve") colour[p[1]] = p[2]
-			else rc[++nrc] = p[2]
-		}
-	}
-	{ sub(/\r$/, "") }
-	NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
-	{
-		c = $col["combo"]; j = $col["job"]; s = $col["scheme"]
-		if (!(c in cseen)) { cseen[c] = 1; combos[++nc] = c }
-		if (!((c, j) in jseen)) { jseen[c, j] = 1; jobs[c, ++nj[c]] = j }
-		if (!((c, s) in sseen)) { sseen[c, s] = 1; schemes[c, ++ns[c]] = s }
-		if ($col["iter_us"] != "") { sum[c, j, s] += $col["iter_us"]; n[c, j, s]++ }
-		else open[c, j, s] = 1
-		isum[c, j] += $col["ideal_us"]; in_[c, j]++
-	}
-	END {
-		for (k = 1; k <= nc; k++) {
-			c = combos[k]; file = dir "/it-" c ".dat"
-			for (a = 1; a <= nj[c]; a++) {
-				j = jobs[c, a]
-				line = j "\t" isum[c, j] / in_[c, j]
-				for (b = 1; b <= ns[c]; b++) {
-					s = schemes[c, b]
-					line = line "\t" (((c, j, s) in open) || n[c, j, s] == 0 ? "?" : sum[c, j, s] / n[c, j, s])
-				}
-				print line > file
+	# One data file per combo: a row per job, "job<TAB>ideal<TAB>scheme 1 ...",
+	# and $tmp/it.plots: "combo<TAB>file<TAB>scheme<TAB>colour ..." per combo.
+	# shellcheck disable=SC2016  # awk code, not shell
+	awk -F, -v dir="$tmp" -v colours="$tmp/colours" '
+		BEGIN {
+			while ((getline l < colours) > 0) {
+				split(l, p, " ")
+				if (p[1] != "reserve") colour[p[1]] = p[2]
+				else rc[++nrc] = p[2]
 			}
-			close(file)
-			line = c "\t" file
-			for (b = 1; b <= ns[c]; b++) {
-				s = schemes[c, b]
-				line = line "\t" s "\t" (s in colour ? colour[s] : rc[(b - 1) % nrc + 1])
-			}
-			print line > (dir "/it.plots")
 		}
-	}
-' "$out/jobs.csv"
-ncombos=$(wc -l <"$tmp/it.plots")
-# Each combo's sweep values, from runs.csv's sweep_ columns.
-if [ -s "$out/runs.csv" ]; then
-	awk -F, '
-		{ sub(/\r$/, "") }
-		NR == 1 { for (i = 1; i <= NF; i++) { if ($i ~ /^sweep_/) { d[++nd] = i; nm[nd] = substr($i, 7) } if ($i == "combo") c = i } next }
-		c && !seen[$c]++ { l = ""; for (k = 1; k <= nd; k++) l = l (k > 1 ? ", " : "") nm[k] " " $d[k]; print $c "\t" l }
-	' "$out/runs.csv" >"$tmp/combos"
-else
-	: >"$tmp/combos"
-fi
-while IFS=$'\t' read -r combo file rest; do
-	label=$(awk -F'\t' -v c="$combo" '$1 == c { print $2 }' "$tmp/combos")
-	title="Iteration time per job and scheme"
-	[ "$ncombos" -gt 1 ] && title="$title (combo $combo${label:+: $label})"
-	{
-		printf '%s\n' "set title $(gp_quote "$title")" \
-			"set ylabel $(gp_quote "mean iteration time ($us)")" \
-			"set xlabel 'job'" \
-			'set style data histograms' 'set style histogram clustered gap 1' \
-			'set style fill solid 0.85 border -1' 'set yrange [0:*]' \
-			'set grid noxtics' 'set key outside right top vertical reverse Left'
-		printf 'plot %s using 2:xtic(1) lc rgb "#bbbbbb" title "ideal fabric"' \
-			"$(gp_quote "$file")"
-		read -ra f <<<"$rest"
-		k=3
-		for ((i = 0; i < ${#f[@]}; i += 2)); do
-			printf ', \\\n\t%s using %d lc rgb "%s" title %s' \
-				"$(gp_quote "$file")" "$k" "${f[i + 1]}" "$(gp_quote "${f[i]}")"
-			k=$((k + 1))
-		done
-		echo
-	} >"$tmp/body.gp"
-	if [ "$ncombos" -gt 1 ]; then
-		render "$out/iter-time-$combo.png"
-	else
-		render "$out/iter-time.png"
-	fi
-done <"$tmp/it.plots"
-
-# ---- timeline: every rank against time, first combo and seed ----
-
-if [ -s "$out/job-nodes.csv" ]; then
-	# Per scheme, $tmp/tl-SCHEME.{comp,comm}: "x<TAB>y<TAB>dx<TAB>dy" boxes,
-	# and $tmp/tl.ranks: "y<TAB>label" per rank (the same for all).
-	awk -F, -v dir="$tmp" '
 		{ sub(/\r$/, "") }
 		NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
-		NR == 2 { combo = $col["combo"]; seed = $col["seed"] }
-		$col["combo"] != combo || $col["seed"] != seed { next }
-		$col["start_us"] == "" || $col["end_us"] == "" { next }
 		{
-			s = $col["scheme"]
-			if (!(s in sseen)) { sseen[s] = 1; print s > (dir "/tl.schemes") }
-			r = $col["job"] "/" $col["rank"]
-			if (!(r in y)) { y[r] = ++nr; print nr "\t" r > (dir "/tl.ranks") }
-			a = $col["start_us"]; b = $col["end_us"]
-			kind = $col["kind"] == "compute" ? "comp" : "comm"
-			printf "%.3f\t%d\t%.3f\t%s\n", (a + b) / 2, y[r], (b - a) / 2, kind == "comp" ? 0.4 : 0.18 > (dir "/tl-" s "." kind)
+			c = $col["combo"]; j = $col["job"]; s = $col["scheme"]
+			if (!(c in cseen)) { cseen[c] = 1; combos[++nc] = c }
+			if (!((c, j) in jseen)) { jseen[c, j] = 1; jobs[c, ++nj[c]] = j }
+			if (!((c, s) in sseen)) { sseen[c, s] = 1; schemes[c, ++ns[c]] = s }
+			if ($col["iter_us"] != "") { sum[c, j, s] += $col["iter_us"]; n[c, j, s]++ }
+			else open[c, j, s] = 1
+			isum[c, j] += $col["ideal_us"]; in_[c, j]++
 		}
-	' "$out/job-nodes.csv"
-	nranks=$(wc -l <"$tmp/tl.ranks")
-	while IFS= read -r scheme; do
-		: >>"$tmp/tl-$scheme.comp"
-		: >>"$tmp/tl-$scheme.comm"
+		END {
+			for (k = 1; k <= nc; k++) {
+				c = combos[k]; file = dir "/it-" c ".dat"
+				for (a = 1; a <= nj[c]; a++) {
+					j = jobs[c, a]
+					line = j "\t" isum[c, j] / in_[c, j]
+					for (b = 1; b <= ns[c]; b++) {
+						s = schemes[c, b]
+						line = line "\t" (((c, j, s) in open) || n[c, j, s] == 0 ? "?" : sum[c, j, s] / n[c, j, s])
+					}
+					print line > file
+				}
+				close(file)
+				line = c "\t" file
+				for (b = 1; b <= ns[c]; b++) {
+					s = schemes[c, b]
+					line = line "\t" s "\t" (s in colour ? colour[s] : rc[(b - 1) % nrc + 1])
+				}
+				print line > (dir "/it.plots")
+			}
+		}
+	' "$out/jobs.csv"
+	ncombos=$(wc -l <"$tmp/it.plots")
+	# Each combo's sweep values, from runs.csv's sweep_ columns.
+	if [ -s "$out/runs.csv" ]; then
+		awk -F, '
+			{ sub(/\r$/, "") }
+			NR == 1 { for (i = 1; i <= NF; i++) { if ($i ~ /^sweep_/) { d[++nd] = i; nm[nd] = substr($i, 7) } if ($i == "combo") c = i } next }
+			c && !seen[$c]++ { l = ""; for (k = 1; k <= nd; k++) l = l (k > 1 ? ", " : "") nm[k] " " $d[k]; print $c "\t" l }
+		' "$out/runs.csv" >"$tmp/combos"
+	else
+		: >"$tmp/combos"
+	fi
+	while IFS=$'\t' read -r combo file rest; do
+		label=$(awk -F'\t' -v c="$combo" '$1 == c { print $2 }' "$tmp/combos")
+		title="Iteration time per job and scheme"
+		[ "$ncombos" -gt 1 ] && title="$title (combo $combo${label:+: $label})"
 		{
-			printf '%s\n' \
-				"set title $(gp_quote "Ranks over time, $scheme (every iteration; first sweep point and seed)")" \
-				"set xlabel $(gp_quote "time since the traffic started ($us)")" \
-				"set ylabel 'job/rank'" "set yrange [0.3:$nranks.7]" 'set ytics ()' \
-				'set grid noytics' 'set key below center horizontal' \
-				'set style fill solid 0.9 noborder'
-			# A tic per rank, or every few when there are many.
-			awk -F'\t' -v n="$nranks" '
-				BEGIN { step = n > 40 ? int(n / 20) : 1 }
-				(($1 - 1) % step) == 0 { printf "set ytics add (\"%s\" %d)\n", $2, $1 }
-			' "$tmp/tl.ranks"
-			printf 'plot %s using 1:2:3:4 with boxxyerror lc rgb "#e6550d" title "communication (its node started, not ended)", \\\n' \
-				"$(gp_quote "$tmp/tl-$scheme.comm")"
-			printf '\t%s using 1:2:3:4 with boxxyerror lc rgb "#4c72b0" title "compute"\n' \
-				"$(gp_quote "$tmp/tl-$scheme.comp")"
+			printf '%s\n' "set title $(gp_quote "$title")" \
+				"set ylabel $(gp_quote "mean iteration time ($us)")" \
+				"set xlabel 'job'" \
+				'set style data histograms' 'set style histogram clustered gap 1' \
+				'set style fill solid 0.85 border -1' 'set yrange [0:*]' \
+				'set grid noxtics' 'set key outside right top vertical reverse Left'
+			printf 'plot %s using 2:xtic(1) lc rgb "#bbbbbb" title "ideal fabric"' \
+				"$(gp_quote "$file")"
+			read -ra f <<<"$rest"
+			k=3
+			for ((i = 0; i < ${#f[@]}; i += 2)); do
+				printf ', \\\n\t%s using %d lc rgb "%s" title %s' \
+					"$(gp_quote "$file")" "$k" "${f[i + 1]}" "$(gp_quote "${f[i]}")"
+				k=$((k + 1))
+			done
+			echo
 		} >"$tmp/body.gp"
-		render "$out/timeline-$(printf '%s' "$scheme" | tr -c 'A-Za-z0-9._+-' '_').png"
-	done <"$tmp/tl.schemes"
-fi
-[ "$failed" = 0 ] || exit 1
+		if [ "$ncombos" -gt 1 ]; then
+			render "$out/iter-time-$combo.png"
+		else
+			render "$out/iter-time.png"
+		fi
+	done <"$tmp/it.plots"
+
+	# ---- timeline: every rank against time, first combo and seed ----
+
+	if [ -s "$out/job-nodes.csv" ]; then
+		# Per scheme, $tmp/tl-SCHEME.{comp,comm}: "x<TAB>y<TAB>dx<TAB>dy" boxes,
+		# and $tmp/tl.ranks: "y<TAB>label" per rank (the same for all).
+		awk -F, -v dir="$tmp" '
+			{ sub(/\r$/, "") }
+			NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+			NR == 2 { combo = $col["combo"]; seed = $col["seed"] }
+			$col["combo"] != combo || $col["seed"] != seed { next }
+			$col["start_us"] == "" || $col["end_us"] == "" { next }
+			{
+				s = $col["scheme"]
+				if (!(s in sseen)) { sseen[s] = 1; print s > (dir "/tl.schemes") }
+				r = $col["job"] "/" $col["rank"]
+				if (!(r in y)) { y[r] = ++nr; print nr "\t" r > (dir "/tl.ranks") }
+				a = $col["start_us"]; b = $col["end_us"]
+				kind = $col["kind"] == "compute" ? "comp" : "comm"
+				printf "%.3f\t%d\t%.3f\t%s\n", (a + b) / 2, y[r], (b - a) / 2, kind == "comp" ? 0.4 : 0.18 > (dir "/tl-" s "." kind)
+			}
+		' "$out/job-nodes.csv"
+		nranks=$(wc -l <"$tmp/tl.ranks")
+		while IFS= read -r scheme; do
+			: >>"$tmp/tl-$scheme.comp"
+			: >>"$tmp/tl-$scheme.comm"
+			{
+				printf '%s\n' \
+					"set title $(gp_quote "Ranks over time, $scheme (every iteration; first sweep point and seed)")" \
+					"set xlabel $(gp_quote "time since the traffic started ($us)")" \
+					"set ylabel 'job/rank'" "set yrange [0.3:$nranks.7]" 'set ytics ()' \
+					'set grid noytics' 'set key below center horizontal' \
+					'set style fill solid 0.9 noborder'
+				# A tic per rank, or every few when there are many.
+				awk -F'\t' -v n="$nranks" '
+					BEGIN { step = n > 40 ? int(n / 20) : 1 }
+					(($1 - 1) % step) == 0 { printf "set ytics add (\"%s\" %d)\n", $2, $1 }
+				' "$tmp/tl.ranks"
+				printf 'plot %s using 1:2:3:4 with boxxyerror lc rgb "#e6550d" title "communication (its node started, not ended)", \\\n' \
+					"$(gp_quote "$tmp/tl-$scheme.comm")"
+				printf '\t%s using 1:2:3:4 with boxxyerror lc rgb "#4c72b0" title "compute"\n' \
+					"$(gp_quote "$tmp/tl-$scheme.comp")"
+			} >"$tmp/body.gp"
+			render "$out/timeline-$(printf '%s' "$scheme" | tr -c 'A-Za-z0-9._+-' '_').png"
+		done <"$tmp/tl.schemes"
+	fi
+}

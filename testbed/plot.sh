@@ -19,7 +19,7 @@
 #                             (layer "all") per time window, per scheme; each
 #                             failure of summary.json a dashed line.
 #   iter-time*.png,           jobs.csv and job-nodes.csv of training jobs:
-#   timeline-SCHEME.png       testbed/plot-jobs.sh, run from here.
+#   timeline-SCHEME.png       testbed/plot-jobs.sh (sourced) says how.
 #   sweep-DIM-METRIC.png      runs.csv, for each sweep_DIM column and METRIC
 #                             in q_max, max_slowdown, lost_pkts: METRIC
 #                             against DIM, one line per scheme, or per
@@ -736,6 +736,10 @@ queue_unit() {
 	fi
 }
 
+# The training jobs' plots: plot_jobs.
+# shellcheck source=testbed/plot-jobs.sh
+. "$(dirname "$0")/plot-jobs.sh"
+
 main() {
 	[ $# -eq 1 ] || usage
 	case $1 in
@@ -773,7 +777,7 @@ main() {
 	plot_sweeps
 	# Training jobs: their own plots (testbed/plot-jobs.sh).
 	if [ -s "$out/jobs.csv" ]; then
-		"$(dirname "$0")/plot-jobs.sh" "$out" || failed=1
+		plot_jobs
 	fi
 	[ "$failed" = 0 ] || exit 1
 }

@@ -718,6 +718,21 @@ def html_table(head, rows, cls="data"):
     return "".join(out)
 
 
+def verdict_html(out, v, not_run=None):
+    """A verdict's box: its title and state, its lines, its table, and
+    not_run (HTML) when none of its experiments ran."""
+    cls = v.state.replace(" ", "-")
+    out.append(f'<div class="verdict {cls}"><h3>{esc(v.title)}'
+               f'<span class="badge">{esc(v.state)}</span></h3>')
+    for line in v.lines:
+        out.append(f"<p>{esc(line)}</p>")
+    if v.table:
+        out.append('<div class="scroll">' + html_table(*v.table) + "</div>")
+    if v.state == "not run" and not_run:
+        out.append(not_run)
+    out.append("</div>")
+
+
 def git_describe(root):
     try:
         return subprocess.run(["git", "-C", root, "describe", "--always",
@@ -819,18 +834,8 @@ def main():
                                  for n in exps) + "</nav>")
     out.append("<h2>The four findings</h2>")
     for v in verdicts:
-        cls = v.state.replace(" ", "-")
-        out.append(f'<div class="verdict {cls}"><h3>{esc(v.title)}'
-                   f'<span class="badge">{esc(v.state)}</span></h3>')
-        for line in v.lines:
-            out.append(f"<p>{esc(line)}</p>")
-        if v.table:
-            out.append('<div class="scroll">' + html_table(*v.table) +
-                       "</div>")
-        if v.state == "not run":
-            out.append("<p>The experiments this finding needs are not in "
-                       "this directory.</p>")
-        out.append("</div>")
+        verdict_html(out, v, "<p>The experiments this finding needs are "
+                     "not in this directory.</p>")
     scaling = scaling_tables(exps.get("scaling"))
     if scaling:
         out.append('<h2 id="scaling-views">Scaling: max slowdown and the '
@@ -857,12 +862,7 @@ def main():
                    "last hop), erasure coding and RoCE (go-back-N over "
                    "PFC), each at its scripts' load.  Each cell: mean FCT "
                    "in µs over the seeds (docs/recovery.md).</p>")
-        cls = rv.state.replace(" ", "-")
-        out.append(f'<div class="verdict {cls}"><h3>{esc(rv.title)}'
-                   f'<span class="badge">{esc(rv.state)}</span></h3>')
-        for line in rv.lines:
-            out.append(f"<p>{esc(line)}</p>")
-        out.append("</div>")
+        verdict_html(out, rv)
         for caption, head, rows in rtables:
             out.append(f"<h3>{esc(caption)}</h3>")
             out.append('<div class="scroll">' + html_table(head, rows) +
@@ -877,12 +877,7 @@ def main():
                    "job, three jobs sharing the fabric) and measure each "
                    "job's iteration time on the same fabrics and "
                    "schemes.</p>")
-        cls = tv.state.replace(" ", "-")
-        out.append(f'<div class="verdict {cls}"><h3>{esc(tv.title)}'
-                   f'<span class="badge">{esc(tv.state)}</span></h3>')
-        for line in tv.lines:
-            out.append(f"<p>{esc(line)}</p>")
-        out.append("</div>")
+        verdict_html(out, tv)
         for caption, head, rows in ttables:
             out.append(f'<h3>{esc(caption)}: iteration time / ideal</h3>')
             out.append('<div class="scroll">' + html_table(head, rows) +
