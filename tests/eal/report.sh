@@ -17,6 +17,8 @@
 #   - every experiment's section, table and plots are on the page;
 #   - the loss-recovery section: a table of mean FCT per (load balancer,
 #     stack) for each matrix and queue, and its verdict;
+#   - the training section: finding 1 on the jobs' iteration time, a
+#     table per training experiment, and what each job was;
 #   - in Chromium every image loads (the page marks data-images="N/N"
 #     once loaded; N is the number of PNGs written) and the page logs
 #     nothing to the console (no error, no exception);
@@ -72,15 +74,27 @@ expect_eq "finding 3 at smoke size: not decisive" \
 expect_file_has "finding 3: why" "$REPORT" \
 	"Not decisive at this size: the flows grow only 4x (256KiB to 1MiB)"
 expect_eq "every experiment says what was run" \
-	"$(grep -c '<p class="meta">As run: ' "$REPORT" || true)" 15
+	"$(grep -c '<p class="meta">As run: ' "$REPORT" || true)" 18
 expect_file_has "the failure, as run" "$REPORT" \
 	"failure: agg0-core0 blackhole at 50 µs"
 for e in permutation structured alltoall failure failure-permutation \
 	failure-persistent queue-scaling scaling degraded failure-types lossy \
-	lossy-random dr-variants subflows reliability; do
+	lossy-random dr-variants subflows reliability training-dense \
+	training-moe training-mixed; do
 	expect_eq "section $e on the page" \
 		"$(grep -c "<h2 id=\"$e\">" "$REPORT" || true)" 1
 done
+# Training jobs: finding 1 on iteration time, a table per experiment.
+v=$(grep -o '<h3>Training jobs: spraying beats flow load balancing on iteration time<span class="badge">[^<]*</span>' "$REPORT" |
+	sed 's/.*badge">//; s/<.*//' || true)
+case $v in
+holds | incomplete) pass "training: a verdict computed from the data ($v)" ;;
+*) fail "training: verdict '$v'" ;;
+esac
+expect_eq "training: a table per experiment" \
+	"$(grep -o '<h3>training-[a-z]*: iteration time / ideal</h3>' "$REPORT" | wc -l)" 3
+expect_file_has "training: what each job was" "$REPORT" \
+	"job llama: dense, 16 ranks, 1 iteration(s), packed"
 # Loss recovery: the (load balancer, stack) tables, one per matrix and
 # queue, and a verdict computed from them.
 v=$(grep -o '<h3>The ranking of load balancers holds on every loss-recovery stack<span class="badge">[^<]*</span>' "$REPORT" |
