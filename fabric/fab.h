@@ -59,11 +59,13 @@
  * A training job in one run: its iterations, those that ended and, over
  * those, the mean iteration time and the mean of the longest wait of any
  * rank (time it did not compute); the mean iteration time on the ideal
- * fabric (the same job, every flow in its ideal time) over them all.
+ * fabric (the same job, every flow in its ideal time) over them all; and
+ * the ended iterations' time over their own ideal.
  */
 struct fab_job_sum {
 	uint32_t iterations, ended;
 	double iter_us, ideal_us, wait_max_us;
+	double slowdown;	/* iterations that ended / their ideals */
 };
 
 /* One flow's outcome. */

@@ -241,6 +241,8 @@ fab_job_sums(const struct hs_workload *w, const struct hs_wl_results *res,
 {
 	uint32_t i, j;
 
+	double ended_ideal[HS_MAX_JOBS] = { 0 };
+
 	r->nb_jobs = RTE_MIN(w->nb_jobs, (uint32_t)HS_MAX_JOBS);
 	memset(r->job_sum, 0, sizeof(r->job_sum));
 	for (i = 0; i < res->nb_iters; i++) {
@@ -257,6 +259,7 @@ fab_job_sums(const struct hs_workload *w, const struct hs_wl_results *res,
 		js->ended++;
 		js->iter_us += (double)it->iter_ns / 1e3;
 		js->wait_max_us += (double)it->wait_max_ns / 1e3;
+		ended_ideal[it->job] += (double)it->ideal_ns / 1e3;
 	}
 	for (j = 0; j < r->nb_jobs; j++) {
 		struct fab_job_sum *js = &r->job_sum[j];
@@ -265,6 +268,8 @@ fab_job_sums(const struct hs_workload *w, const struct hs_wl_results *res,
 			js->ideal_us /= js->iterations;
 		if (js->ended == 0)
 			continue;
+		if (ended_ideal[j] > 0)
+			js->slowdown = js->iter_us / ended_ideal[j];
 		js->iter_us /= js->ended;
 		js->wait_max_us /= js->ended;
 	}

@@ -10,6 +10,19 @@
 #include "fab_out_jobs.h"
 #include "hs_workload.h"
 
+/*
+ * A name as a CSV field: its commas as semicolons, quotes and line ends
+ * as blanks (Chakra names may hold any of them), so that columns stay
+ * where the header says.
+ */
+static void
+fab_csv_name(FILE *f, const char *s)
+{
+	for (; *s != '\0'; s++)
+		fputc(*s == ',' ? ';' : *s == '"' || *s == '\n' ||
+		      *s == '\r' ? ' ' : *s, f);
+}
+
 /* A time in us, or empty for "never" (UINT64_MAX). */
 static void
 fab_us(FILE *f, uint64_t ns)
@@ -111,9 +124,11 @@ fab_jobs_out_run(struct fab_jobs_out *jo, const char *dir, uint32_t run,
 		const bool ended = q->end_ns != 0 || q->start_ns != 0;
 
 		FAB_JOBS_ROW(jo->ops);
-		fprintf(jo->ops, "%s,%u,%u,%s,%s,%u,%" PRIu64 ",",
-			p->host.jobs[q->job].name, q->iteration, q->op,
-			q->name, q->kind == HS_WL_SEND ? "send_recv" :
+		fprintf(jo->ops, "%s,%u,%u,", p->host.jobs[q->job].name,
+			q->iteration, q->op);
+		fab_csv_name(jo->ops, q->name);
+		fprintf(jo->ops, ",%s,%u,%" PRIu64 ",",
+			q->kind == HS_WL_SEND ? "send_recv" :
 			fab_jobs_kind(q->kind, q->coll), q->nb_members,
 			q->size);
 		if (ended)
@@ -147,9 +162,10 @@ fab_jobs_out_run(struct fab_jobs_out *jo, const char *dir, uint32_t run,
 		const struct hs_wl_node_result *q = &res->nodes[i];
 
 		FAB_JOBS_ROW(jo->nodes);
-		fprintf(jo->nodes, "%s,%u,%u,%u,%s,%s,",
-			p->host.jobs[q->job].name, q->rank, q->host,
-			q->iteration, q->name, fab_jobs_kind(q->kind, q->coll));
+		fprintf(jo->nodes, "%s,%u,%u,%u,", p->host.jobs[q->job].name,
+			q->rank, q->host, q->iteration);
+		fab_csv_name(jo->nodes, q->name);
+		fprintf(jo->nodes, ",%s,", fab_jobs_kind(q->kind, q->coll));
 		fab_us(jo->nodes, q->start_ns);
 		fputc(',', jo->nodes);
 		fab_us(jo->nodes, q->end_ns);
@@ -233,8 +249,7 @@ fab_jobs_out_json(struct ofan_json *j, const struct fab_params *p,
 		ofan_json_u64(j, "iterations_ended", js->ended);
 		ofan_json_double(j, "iter_us", js->iter_us);
 		ofan_json_double(j, "ideal_us", js->ideal_us);
-		ofan_json_double(j, "slowdown", js->ideal_us > 0 ?
-				 js->iter_us / js->ideal_us : 0.0);
+		ofan_json_double(j, "slowdown", js->slowdown);
 		ofan_json_double(j, "wait_max_us", js->wait_max_us);
 		ofan_json_obj_end(j);
 	}

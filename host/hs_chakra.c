@@ -18,6 +18,8 @@
 #define HS_CHAKRA_VERSION "0.0.4"
 /* A message longer than this is taken for a broken file. */
 #define HS_CHAKRA_MAX_MSG (64u << 20)
+/* The longest compute node: an hour. */
+#define HS_CHAKRA_MAX_US (3600ull * 1000000ull)
 
 static const char *const hs_chakra_type_names[] = {
 	"INVALID_NODE", "METADATA_NODE", "MEM_LOAD_NODE", "MEM_STORE_NODE",
@@ -303,26 +305,26 @@ struct hs_chakra_unmapped {
 static void
 hs_chakra_report(struct hs_workload *w, const struct hs_chakra_unmapped *u)
 {
-	size_t len = strlen(w->unmapped);
+	size_t len = strlen(w->unmapped), cap = sizeof(w->unmapped);
 	int i;
 
+	/* snprintf says what it would have written: stay in the buffer. */
 	for (i = 0; i < 8; i++)
 		if (u->type[i] != 0) {
 			w->nb_unmapped += u->type[i];
-			len += (size_t)snprintf(w->unmapped + len,
-				len < sizeof(w->unmapped) ?
-				sizeof(w->unmapped) - len : 0, "%s%u %s",
-				len ? ", " : "", u->type[i],
-				hs_chakra_type_names[i]);
+			if (len < cap)
+				len += (size_t)snprintf(w->unmapped + len,
+					cap - len, "%s%u %s", len ? ", " : "",
+					u->type[i], hs_chakra_type_names[i]);
 		}
 	for (i = 0; i < HS_CHAKRA_NB_COLL; i++)
 		if (u->coll[i] != 0) {
 			w->nb_unmapped += u->coll[i];
-			len += (size_t)snprintf(w->unmapped + len,
-				len < sizeof(w->unmapped) ?
-				sizeof(w->unmapped) - len : 0, "%s%u %s collective",
-				len ? ", " : "", u->coll[i],
-				hs_chakra_coll_names[i]);
+			if (len < cap)
+				len += (size_t)snprintf(w->unmapped + len,
+					cap - len, "%s%u %s collective",
+					len ? ", " : "", u->coll[i],
+					hs_chakra_coll_names[i]);
 		}
 }
 
@@ -432,6 +434,14 @@ hs_chakra_rank(struct hs_workload *w, const struct hs_chakra_file *f,
 			n.dur_ns = x->duration_micros * 1000u;
 			if (hs_chakra_int(x, "ofan_duration_ns", &v) && v >= 0)
 				n.dur_ns = (uint64_t)v;
+			else if (x->duration_micros > HS_CHAKRA_MAX_US)
+				n.dur_ns = UINT64_MAX;
+			if (n.dur_ns > HS_CHAKRA_MAX_US * 1000u) {
+				snprintf(err, err_size, HS_CHAKRA_AT "a compute node of more than an hour; expected at most %llu us",
+					 HS_CHAKRA_AT_ARGS(f, x),
+					 (unsigned long long)HS_CHAKRA_MAX_US);
+				rc = -EINVAL;
+			}
 			break;
 		case CHAKRA_PROTO_MSG__NODE_TYPE__COMM_COLL_NODE:
 			if (!hs_chakra_int(x, "comm_type", &v)) {
@@ -622,6 +632,7 @@ hs_chakra_write(const struct hs_workload *w, uint32_t job,
 	uint32_t r, i;
 	int rc = 0;
 
+	err[0] = '\0';
 	for (r = 0; rc == 0 && r < j->nb_ranks; r++) {
 		ChakraProtoMsg__GlobalMetadata g =
 			CHAKRA_PROTO_MSG__GLOBAL_METADATA__INIT;

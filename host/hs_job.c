@@ -128,6 +128,46 @@ hs_job_chakra(struct ofan_cfg *cfg, const char *sec, struct hs_job_params *j)
 				sizeof(j->trace));
 }
 
+/* The most bytes one message of a built-in shape may have. */
+#define HS_JOB_MAX_MSG (1ull << 40)
+/* The longest compute node: an hour. */
+#define HS_JOB_MAX_NS (3600ull * 1000000000ull)
+
+static uint64_t hs_job_ffn(const struct hs_job_params *j);
+
+/*
+ * Sizes and durations of the built-in shape within what the engine
+ * counts: a message at most 1 TiB (activations x top_k, a stage's
+ * gradients), a compute node at most an hour (a layer's backward, the
+ * optimizer).
+ */
+static int
+hs_job_too_big(struct ofan_cfg *cfg, const char *sec,
+	       const struct hs_job_params *j)
+{
+	unsigned __int128 T = (unsigned __int128)j->seq_len * j->micro_batch;
+	unsigned __int128 h = j->hidden, f = hs_job_ffn(j), mlp = 3 * h * f;
+	unsigned __int128 act = T * h * j->bytes_per_param;
+	unsigned __int128 params = (4 * h * h + mlp * (j->model == HS_JOB_MOE ?
+				    j->experts : 1)) * (j->layers / j->pp);
+	unsigned __int128 layer = (2 * T * (4 * h * h + mlp *
+				   (j->model == HS_JOB_MOE ? j->top_k : 1)) +
+				   4 * T * j->seq_len * h) * 2;
+	unsigned __int128 ns_layer = layer * 1000000000u / j->flops;
+	unsigned __int128 ns_opt = 12 * params * 1000000000u / j->flops;
+
+	if (act * (j->model == HS_JOB_MOE ? j->top_k : 1) > HS_JOB_MAX_MSG ||
+	    params * j->bytes_per_param > HS_JOB_MAX_MSG)
+		return ofan_cfg_fail(cfg, sec, "hidden",
+			"'%" PRIu64 "' makes a message of more than 1 TiB (activations x top_k, or a stage's gradients); expected a smaller model or shorter sequences",
+			j->hidden);
+	if (ns_layer > HS_JOB_MAX_NS || ns_opt > HS_JOB_MAX_NS)
+		return ofan_cfg_fail(cfg, sec, "tflops",
+			"'%g' makes a compute node (a layer's backward, or the optimizer) longer than an hour; expected a faster rank or a smaller model",
+			(double)j->flops / 1e12);
+	return 0;
+}
+
 static int
 hs_job_one(struct ofan_cfg *cfg, const char *sec, uint32_t nb_hosts,
 	   struct hs_job_params *j)
@@ -232,6 +272,8 @@ hs_job_one(struct ofan_cfg *cfg, const char *sec, uint32_t nb_hosts,
 			"'%u' with model = dense; expected 1, or model = moe",
 			j->ep);
 	}
+	if (j->model != HS_JOB_CHAKRA && hs_job_too_big(cfg, sec, j) != 0)
+		return -EINVAL;
 	if (j->placement == HS_PLACE_LIST && j->nb_hosts != ranks)
 		return ofan_cfg_fail(cfg, sec, "hosts",
 			"lists %u hosts for %" PRIu64 " ranks; expected one host a rank with placement = list",

@@ -174,9 +174,10 @@ hs_app_wl_poll(struct hs_app *app, uint64_t now, uint64_t *wake)
 					     __ATOMIC_ACQUIRE);
 		}
 		*wake = RTE_MIN(*wake, at);
-		rte_spinlock_lock(&app->trig_lock);
-		done = done && hs_wl_run_host_done(&app->wl, r);
-		rte_spinlock_unlock(&app->trig_lock);
+		/* Written under the lock, read here without it: a rank is
+		 * done for good once its count reached 0. */
+		done = done && __atomic_load_n(&app->wl.nodes_left[r],
+					       __ATOMIC_ACQUIRE) == 0;
 	}
 	return done;
 }
@@ -205,7 +206,10 @@ hs_app_wl_results(struct hs_app *app, const char *prefix, int len)
 		for (k = 0; k < w->jobs[it->job].nb_ranks; k++)
 			all = all &&
 				app->host_of_rank[w->jobs[it->job].host[k]] >= 0;
-		if (all)
+		if (all && it->iter_ns == 0)
+			printf("job %s iteration %u: did not end\n",
+			       w->jobs[it->job].name, it->iteration);
+		else if (all)
 			printf("job %s iteration %u: %.3f us (compute %.3f us, longest wait %.3f us)\n",
 			       w->jobs[it->job].name, it->iteration,
 			       (double)it->iter_ns / 1e3,
@@ -251,9 +255,14 @@ hs_app_wl_results(struct hs_app *app, const char *prefix, int len)
 
 			if (app->host_of_rank[q->host] < 0)
 				continue;
-			fprintf(f[1], "%s,%u,%u,%u,%s,%s,", w->jobs[q->job].name,
-				q->rank, q->host, q->iteration, q->name,
-				q->kind == HS_WL_COLL ?
+			fprintf(f[1], "%s,%u,%u,%u,", w->jobs[q->job].name,
+				q->rank, q->host, q->iteration);
+			/* Commas in a name would move the columns. */
+			for (k = 0; q->name[k] != '\0'; k++)
+				fputc(q->name[k] == ',' ? ';' :
+				      q->name[k] == '"' ? ' ' : q->name[k],
+				      f[1]);
+			fprintf(f[1], ",%s,", q->kind == HS_WL_COLL ?
 				hs_wl_coll_names[q->coll] :
 				hs_wl_kind_names[q->kind]);
 			if (q->start_ns != UINT64_MAX)
@@ -263,7 +272,9 @@ hs_app_wl_results(struct hs_app *app, const char *prefix, int len)
 				fprintf(f[1], "%.3f", (double)q->end_ns / 1e3);
 			fputc('\n', f[1]);
 		}
-		if (fclose(f[0]) != 0 || fclose(f[1]) != 0)
+		if (fclose(f[0]) != 0)
+			rc = -EIO;
+		if (fclose(f[1]) != 0)
 			rc = -EIO;
 	}
 	hs_wl_results_free(&res);

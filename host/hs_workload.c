@@ -68,8 +68,10 @@ hs_wl_free(struct hs_workload *w)
 {
 	uint32_t j;
 
-	for (j = 0; j < w->nb_jobs; j++)
+	for (j = 0; j < w->nb_jobs; j++) {
 		free(w->jobs[j].host);
+		free(w->jobs[j].order);
+	}
 	free(w->jobs);
 	free(w->nodes);
 	free(w->deps);
@@ -255,15 +257,59 @@ wl_in_comm(const struct hs_workload *w, const struct hs_wl_job *j,
 	return false;
 }
 
-/* One job's first iteration: fields, dependencies, no cycle. */
+/* A min-heap of node indexes in h (*nb of them). */
+static void
+wl_heap_push(uint32_t *h, uint32_t *nb, uint32_t v)
+{
+	uint32_t i = (*nb)++;
+
+	while (i > 0 && v < h[(i - 1) / 2]) {
+		h[i] = h[(i - 1) / 2];
+		i = (i - 1) / 2;
+	}
+	h[i] = v;
+}
+
+static uint32_t
+wl_heap_pop(uint32_t *h, uint32_t *nb)
+{
+	uint32_t top = h[0], last = h[--*nb], i = 0, c;
+
+	while ((c = 2 * i + 1) < *nb) {
+		if (c + 1 < *nb && h[c + 1] < h[c])
+			c++;
+		if (h[c] >= last)
+			break;
+		h[i] = h[c];
+		i = c;
+	}
+	if (*nb > 0)
+		h[i] = last;
+	return top;
+}
+
+/*
+ * One job's first iteration: fields, dependencies, no cycle; j->order
+ * filled with its nodes in dependency order.
+ */
 static int
-wl_check_job(const struct hs_workload *w, const struct hs_wl_job *j,
-	     char *err, size_t err_size)
+wl_check_job(const struct hs_workload *w, struct hs_wl_job *j, char *err,
+	     size_t err_size)
 {
 	uint32_t b = j->node_first, n = j->nb_nodes, i, k, done = 0;
 	uint32_t *indeg, *stack, top = 0, pos;
 	uint32_t *kfirst, *kids;
 	int rc = 0;
+
+	if (n == 0) {
+		wl_fail(err, err_size, "%s: no nodes; expected at least one",
+			j->name);
+		return -EINVAL;
+	}
+	free(j->order);
+	j->order = malloc(sizeof(*j->order) * n);
+	if (j->order == NULL)
+		return -ENOMEM;
 
 	for (i = b; i < b + n; i++) {
 		const struct hs_wl_node *x = &w->nodes[i];
@@ -343,20 +389,41 @@ wl_check_job(const struct hs_workload *w, const struct hs_wl_job *j,
 			kids[kfirst[d] + stack[d]++] = i;
 		}
 	}
+	/*
+	 * Kahn's algorithm, the lowest ready node first: j->order is the
+	 * order operations are matched in (a node list already in
+	 * dependency order keeps its order).  stack[] is a min-heap now.
+	 */
 	for (i = 0; i < n; i++)
 		if (indeg[i] == 0)
-			stack[top++] = i;
+			wl_heap_push(stack, &top, i);
 	while (top > 0) {
-		uint32_t x = stack[--top];
+		uint32_t x = wl_heap_pop(stack, &top);
 
-		done++;
+		j->order[done++] = x;
 		for (k = kfirst[x]; k < kfirst[x + 1]; k++)
 			if (--indeg[kids[k]] == 0)
-				stack[top++] = kids[k];
+				wl_heap_push(stack, &top, kids[k]);
 	}
 	if (done != n) {
+		/*
+		 * What is left waits on a cycle: walk back through waiting
+		 * dependencies until a node comes round again.
+		 */
+		uint8_t *seen = calloc(n + 1, 1);
+
 		for (i = 0; i < n && indeg[i] == 0; i++)
 			;
+		while (seen != NULL && !seen[i]) {
+			const struct hs_wl_node *x = &w->nodes[b + i];
+
+			seen[i] = 1;
+			for (k = 0; k < x->nb_deps; k++)
+				if (indeg[w->deps[x->dep_first + k]] > 0)
+					break;
+			i = w->deps[x->dep_first + k];
+		}
+		free(seen);
 		wl_fail(err, err_size, WL_AT ": lies on a dependency cycle; expected a DAG",
 			WL_AT_ARGS(w, j, b + i));
 		rc = -EINVAL;
@@ -378,18 +445,27 @@ out:
  * waits for (its last ones).
  */
 static int
-wl_unroll(struct hs_workload *w)
+wl_unroll(struct hs_workload *w, char *err, size_t err_size)
 {
 	struct hs_wl_node *nodes = NULL;
 	uint32_t *deps = NULL, nb_nodes = 0, nb_deps = 0, j, it, i, k;
-	uint32_t cap_nodes = 0, cap_deps = 0;
+	uint32_t cap_deps = 0, *sink_first = NULL, *sinks = NULL;
+	uint64_t cap_nodes = 0;
 	uint8_t *is_sink = NULL;
 	int rc = 0;
 
+	/* Node and rank-iteration counts must fit the 32-bit indexes. */
 	for (j = 0; j < w->nb_jobs; j++) {
 		const struct hs_wl_job *jb = &w->jobs[j];
 
-		cap_nodes += jb->nb_nodes * jb->iterations;
+		cap_nodes += (uint64_t)jb->nb_nodes * jb->iterations;
+		if (cap_nodes > UINT32_MAX - 1 ||
+		    (uint64_t)jb->nb_ranks * jb->iterations > UINT32_MAX - 1) {
+			wl_fail(err, err_size, "%s: %u nodes x %u iterations (or ranks x iterations) is more than %u; expected fewer iterations or a smaller job",
+				jb->name, jb->nb_nodes, jb->iterations,
+				UINT32_MAX - 1);
+			return -EINVAL;
+		}
 	}
 	nodes = malloc(sizeof(*nodes) * (cap_nodes + 1));
 	is_sink = malloc(w->nb_nodes + 1);
@@ -407,23 +483,37 @@ wl_unroll(struct hs_workload *w)
 	}
 	for (j = 0; j < w->nb_jobs; j++) {
 		struct hs_wl_job *jb = &w->jobs[j];
-		uint32_t b = jb->node_first, n = jb->nb_nodes;
+		uint32_t b = jb->node_first, n = jb->nb_nodes, r;
 		uint32_t nb = nb_nodes;
 
+		/* Each rank's last nodes (none waits for them): sinks[
+		 * sink_first[r] ..), what its next iteration waits for. */
+		free(sink_first);
+		free(sinks);
+		sink_first = calloc(jb->nb_ranks + 2, sizeof(*sink_first));
+		sinks = malloc(sizeof(*sinks) * (n + 1));
+		if (sink_first == NULL || sinks == NULL) {
+			rc = -ENOMEM;
+			goto fail;
+		}
+		for (i = 0; i < n; i++)
+			sink_first[w->nodes[b + i].rank + 2] += is_sink[b + i];
+		for (r = 0; r < jb->nb_ranks; r++)
+			sink_first[r + 2] += sink_first[r + 1];
+		for (i = 0; i < n; i++)
+			if (is_sink[b + i])
+				sinks[sink_first[w->nodes[b + i].rank + 1]++] = i;
 		for (it = 0; it < jb->iterations; it++) {
 			for (i = 0; i < n; i++) {
 				const struct hs_wl_node *x = &w->nodes[b + i];
 				struct hs_wl_node *y = &nodes[nb_nodes++];
-				uint32_t extra = 0;
+				uint32_t s0 = sink_first[x->rank];
+				uint32_t extra = x->nb_deps == 0 && it > 0 ?
+					sink_first[x->rank + 1] - s0 : 0;
 
 				*y = *x;
 				y->iteration = it;
 				y->dep_first = nb_deps;
-				if (x->nb_deps == 0 && it > 0)
-					for (k = 0; k < n; k++)
-						extra += is_sink[b + k] &&
-							w->nodes[b + k].rank ==
-							x->rank;
 				if (wl_grow((void **)&deps, &cap_deps,
 					    nb_deps + x->nb_deps + extra,
 					    sizeof(*deps)) != 0) {
@@ -433,13 +523,9 @@ wl_unroll(struct hs_workload *w)
 				for (k = 0; k < x->nb_deps; k++)
 					deps[nb_deps++] = nb + it * n +
 						w->deps[x->dep_first + k];
-				if (x->nb_deps == 0 && it > 0)
-					for (k = 0; k < n; k++)
-						if (is_sink[b + k] &&
-						    w->nodes[b + k].rank ==
-						    x->rank)
-							deps[nb_deps++] = nb +
-								(it - 1) * n + k;
+				for (k = 0; k < extra; k++)
+					deps[nb_deps++] = nb + (it - 1) * n +
+						sinks[s0 + k];
 				y->nb_deps = nb_deps - y->dep_first;
 			}
 		}
@@ -449,6 +535,8 @@ wl_unroll(struct hs_workload *w)
 	free(w->nodes);
 	free(w->deps);
 	free(is_sink);
+	free(sink_first);
+	free(sinks);
 	w->nodes = nodes;
 	w->nb_nodes = w->cap_nodes = nb_nodes;
 	w->deps = deps;
@@ -459,6 +547,8 @@ fail:
 	free(nodes);
 	free(deps);
 	free(is_sink);
+	free(sink_first);
+	free(sinks);
 	return rc;
 }
 
@@ -496,9 +586,10 @@ wl_index_kids(struct hs_workload *w)
 
 /* ---- operations ---- */
 
-/* A send or receive for matching: (from, to, tag) then node order. */
+/* A send or receive for matching: (from, to, tag), then dependency
+ * order (pos); node is the node. */
 struct wl_p2p {
-	uint32_t from, to, tag, node;
+	uint32_t from, to, tag, pos, node;
 };
 
 static int
@@ -512,7 +603,7 @@ wl_cmp_p2p(const void *a, const void *b)
 		return x->to < y->to ? -1 : 1;
 	if (x->tag != y->tag)
 		return x->tag < y->tag ? -1 : 1;
-	return (x->node > y->node) - (x->node < y->node);
+	return (x->pos > y->pos) - (x->pos < y->pos);
 }
 
 /* Room for the ops' members, two arrays grown together. */
@@ -577,19 +668,24 @@ wl_match(struct hs_workload *w, uint32_t jx, uint32_t it, struct wl_caps *cap,
 		rc = -ENOMEM;
 		goto out;
 	}
-	for (i = b; i < b + per; i++) {
-		struct hs_wl_node *x = &w->nodes[i];
+	/* In dependency order: the k-th collective of a rank is the k-th
+	 * its own dependencies allow, whatever the list's order. */
+	for (k = 0; k < per; k++) {
+		struct hs_wl_node *x = &w->nodes[b + j->order[k]];
 		const struct hs_wl_comm *cm;
 		struct hs_wl_op *o;
-		uint32_t pos = 0, seq;
+		uint32_t pos = 0, seq, m;
 		int op;
 
+		i = b + j->order[k];
 		if (x->kind == HS_WL_SEND) {
-			snd[ns++] = (struct wl_p2p){ x->rank, x->peer, x->tag, i };
+			snd[ns++] = (struct wl_p2p){ x->rank, x->peer, x->tag,
+						     k, i };
 			continue;
 		}
 		if (x->kind == HS_WL_RECV) {
-			rcv[nr++] = (struct wl_p2p){ x->peer, x->rank, x->tag, i };
+			rcv[nr++] = (struct wl_p2p){ x->peer, x->rank, x->tag,
+						     k, i };
 			continue;
 		}
 		if (x->kind != HS_WL_COLL)
@@ -613,10 +709,10 @@ wl_match(struct hs_workload *w, uint32_t jx, uint32_t it, struct wl_caps *cap,
 			o->coll = x->coll;
 			o->size = x->size;
 			o->name = x->name;
-			for (k = 0; k < cm->nb; k++) {
-				w->members[o->member_first + k] =
-					w->comm_ranks[cm->first + k];
-				w->member_node[o->member_first + k] =
+			for (m = 0; m < cm->nb; m++) {
+				w->members[o->member_first + m] =
+					w->comm_ranks[cm->first + m];
+				w->member_node[o->member_first + m] =
 					HS_WL_NONE;
 			}
 		}
@@ -876,7 +972,7 @@ hs_wl_build(struct hs_workload *w, struct hs_traffic *t, char *err,
 		if (rc != 0)
 			return rc;
 	}
-	rc = wl_unroll(w);
+	rc = wl_unroll(w, err, err_size);
 	if (rc == 0)
 		rc = wl_index_kids(w);
 	for (j = 0; rc == 0 && j < w->nb_jobs; j++)

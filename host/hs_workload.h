@@ -96,6 +96,9 @@ struct hs_wl_job {
 	uint32_t *host;		/* job rank -> traffic rank (a host) */
 	uint32_t node_first, nb_nodes;	/* its nodes, every iteration */
 	uint32_t comm_first, nb_comms;	/* hs_workload.comms */
+	/* One iteration's nodes (indexes in it) in dependency order, the
+	 * lowest ready first: the order operations are matched in. */
+	uint32_t *order;
 };
 
 /* Per traffic flow: what the engine knows of it. */
@@ -207,7 +210,9 @@ struct hs_wl_run {
 	uint32_t *computing;
 	uint8_t *host_started;
 	uint32_t *nodes_left;
+	uint32_t *job_of_host;	/* HS_WL_NONE: in no job */
 	uint64_t t0;		/* the traffic start: times are from it */
+	uint64_t last_now;	/* the latest time handed in */
 	uint32_t nb_ended;
 };
 
@@ -294,8 +299,8 @@ struct hs_wl_results {
 };
 
 /*
- * From a run's node times (start_ns / end_ns, UINT64_MAX or 0 where a
- * node did not start or end) and the ideal run's.  0 or -ENOMEM.
+ * From a run's node times (start_ns / end_ns, UINT64_MAX where a node
+ * did not start or end) and the ideal run's.  0 or -ENOMEM.
  */
 int hs_wl_results(const struct hs_workload *w, const uint64_t *start_ns,
 		  const uint64_t *end_ns, const uint64_t *ideal_start_ns,

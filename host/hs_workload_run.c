@@ -31,6 +31,7 @@ hs_wl_run_fini(struct hs_wl_run *r)
 	free(r->computing);
 	free(r->host_started);
 	free(r->nodes_left);
+	free(r->job_of_host);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -64,11 +65,13 @@ hs_wl_run_init(struct hs_wl_run *r, const struct hs_workload *w,
 	r->computing = malloc(sizeof(uint32_t) * (h + 1));
 	r->host_started = calloc(h + 1, 1);
 	r->nodes_left = calloc(h + 1, sizeof(uint32_t));
+	r->job_of_host = malloc(sizeof(uint32_t) * (h + 1));
 	if (r->pending == NULL || r->left == NULL || r->state == NULL ||
 	    r->start_ns == NULL || r->end_ns == NULL || r->gate == NULL ||
 	    r->cq == NULL || r->cq_first == NULL || r->cq_head == NULL ||
 	    r->cq_tail == NULL || r->computing == NULL ||
-	    r->host_started == NULL || r->nodes_left == NULL) {
+	    r->host_started == NULL || r->nodes_left == NULL ||
+	    r->job_of_host == NULL) {
 		hs_wl_run_fini(r);
 		return -ENOMEM;
 	}
@@ -83,6 +86,13 @@ hs_wl_run_init(struct hs_wl_run *r, const struct hs_workload *w,
 		r->cq_first[i] = at;
 		at += r->nodes_left[i];
 		r->computing[i] = HS_WL_NONE;
+		r->job_of_host[i] = HS_WL_NONE;
+	}
+	for (i = 0; i < w->nb_jobs; i++) {
+		uint32_t k;
+
+		for (k = 0; k < w->jobs[i].nb_ranks; k++)
+			r->job_of_host[w->jobs[i].host[k]] = i;
 	}
 	for (i = 0; i < w->nb_flows; i++) {
 		const struct hs_wl_flow *f = &w->flows[i];
@@ -95,6 +105,20 @@ hs_wl_run_init(struct hs_wl_run *r, const struct hs_workload *w,
 }
 
 static void wl_node_ready(struct hs_wl_run *r, uint32_t n, uint64_t now);
+
+/*
+ * The engine's time never goes back: a driver whose callers read their
+ * clocks before taking its lock (ofan-host's lcores) may hand in an
+ * earlier time than the last one.
+ */
+static uint64_t
+wl_now(struct hs_wl_run *r, uint64_t now)
+{
+	if (now < r->last_now)
+		return r->last_now;
+	r->last_now = now;
+	return now;
+}
 
 static void
 wl_node_end(struct hs_wl_run *r, uint32_t n, uint64_t now)
@@ -166,6 +190,9 @@ wl_host_start(struct hs_wl_run *r, uint32_t host, uint64_t now)
 	for (j = 0; j < w->nb_jobs; j++) {
 		const struct hs_wl_job *jb = &w->jobs[j];
 
+		/* Its job only: a host runs one rank. */
+		if (r->job_of_host[host] != j)
+			continue;
 		for (i = jb->node_first; i < jb->node_first + jb->nb_nodes;
 		     i++)
 			if (r->state[i] == WL_WAITING && r->pending[i] == 0 &&
@@ -181,6 +208,7 @@ hs_wl_run_start(struct hs_wl_run *r, uint64_t now)
 	uint32_t j, k, i;
 
 	r->t0 = now;
+	r->last_now = now;
 	for (j = 0; j < w->nb_jobs; j++) {
 		const struct hs_wl_job *jb = &w->jobs[j];
 
@@ -209,6 +237,7 @@ hs_wl_run_flow_end(struct hs_wl_run *r, uint32_t flow, bool received,
 
 	if (flow >= w->nb_flows)
 		return;
+	now = wl_now(r, now);
 	f = &w->flows[flow];
 	n = received ? f->dst_node : f->src_node;
 	if (received)
@@ -221,10 +250,12 @@ hs_wl_run_flow_end(struct hs_wl_run *r, uint32_t flow, bool received,
 void
 hs_wl_run_timer(struct hs_wl_run *r, uint32_t host, uint64_t now)
 {
-	uint32_t n = r->computing[host];
+	uint32_t n;
 
 	if (host >= r->w->nb_hosts)
 		return;
+	now = wl_now(r, now);
+	n = r->computing[host];
 	if (!r->host_started[host]) {
 		wl_host_start(r, host, now);
 		return;
@@ -482,6 +513,9 @@ hs_wl_results(const struct hs_workload *w, const uint64_t *start_ns,
 					open = true;
 					continue;
 				}
+				/* A rank without nodes ends as it begins. */
+				if (rend[c] < begin)
+					rend[c] = begin;
 				rr->begin_ns = begin;
 				rr->end_ns = rend[c];
 				rr->wait_ns = rend[c] - begin > comp[c] ?

@@ -323,6 +323,37 @@ START_TEST(test_job_start_time)
 }
 END_TEST
 
+/*
+ * The k-th collective of a rank is the k-th its dependencies allow, not
+ * the k-th in its list: rank 0 lists its second all-reduce (200 B,
+ * after the first) before its first (100 B).
+ */
+START_TEST(test_collectives_in_dependency_order)
+{
+	const uint32_t pair[2] = { 0, 1 };
+	struct t_wl x;
+	uint32_t first;
+
+	t_job(&x, 2, 2, 1);
+	ck_assert_int_eq(hs_wl_add_comm(&x.w, pair, 2), 0);
+	first = 1;
+	t_coll(&x.w, 0, HS_COLL_ALLREDUCE, 0, 200, "second", &first, 1);
+	t_coll(&x.w, 0, HS_COLL_ALLREDUCE, 0, 100, "first", NULL, 0);
+	first = (uint32_t)t_coll(&x.w, 1, HS_COLL_ALLREDUCE, 0, 100, "first",
+				 NULL, 0);
+	t_coll(&x.w, 1, HS_COLL_ALLREDUCE, 0, 200, "second", &first, 1);
+	t_run(&x);
+	ck_assert_uint_eq(x.w.nb_ops, 2);
+	ck_assert_uint_eq(x.w.ops[0].size, 100);
+	ck_assert_uint_eq(x.w.member_node[x.w.ops[0].member_first], 1);
+	ck_assert_uint_eq(x.w.ops[1].size, 200);
+	ck_assert_uint_eq(x.w.member_node[x.w.ops[1].member_first], 0);
+	/* Each rank's second waits for its first. */
+	ck_assert_uint_ge(x.start[0], x.end[1]);
+	t_free(&x);
+}
+END_TEST
+
 START_TEST(test_busbw_factors)
 {
 	/* nccl-tests: all-reduce 2(n-1)/n, the others (n-1)/n. */
@@ -365,6 +396,24 @@ START_TEST(test_bad_jobs)
 	a = (uint32_t)t_node(&x.w, HS_WL_COMP, 0, 1, "a", &d, 1);
 	t_node(&x.w, HS_WL_COMP, 0, 1, "b", &a, 1);
 	t_expect_error(&x, "job: node a (rank 0): lies on a dependency cycle");
+
+	/* A cycle behind a node that only waits for it: the cycle's node
+	 * is named, not the waiting one. */
+	t_job(&x, 2, 1, 1);
+	d = 1;
+	t_node(&x.w, HS_WL_COMP, 0, 1, "waits", &d, 1);
+	d = 2;
+	a = (uint32_t)t_node(&x.w, HS_WL_COMP, 0, 1, "a", &d, 1);
+	t_node(&x.w, HS_WL_COMP, 0, 1, "b", &a, 1);
+	t_expect_error(&x, "job: node a (rank 0): lies on a dependency cycle");
+
+	/* A job without nodes; more nodes than the indexes hold. */
+	t_job(&x, 2, 1, 1);
+	t_expect_error(&x, "job: no nodes; expected at least one");
+	t_job(&x, 2, 1, 0x80000000u);
+	t_node(&x.w, HS_WL_COMP, 0, 1, "a", NULL, 0);
+	t_node(&x.w, HS_WL_COMP, 0, 1, "b", NULL, 0);
+	t_expect_error(&x, "job: 2 nodes x 2147483648 iterations");
 
 	/* A dependency on another rank. */
 	t_job(&x, 2, 2, 1);
@@ -434,6 +483,7 @@ workload_suite(void)
 	tcase_add_test(tc, test_rank_computes_one_at_a_time);
 	tcase_add_test(tc, test_collective_ends_with_its_last_flow);
 	tcase_add_test(tc, test_job_start_time);
+	tcase_add_test(tc, test_collectives_in_dependency_order);
 	tcase_add_test(tc, test_busbw_factors);
 	tcase_add_test(tc, test_bad_jobs);
 	suite_add_tcase(s, tc);
