@@ -205,6 +205,15 @@ class Verdict:
             self.state = "holds"
 
 
+def spray_vs_flow(a, b):
+    """Finding 1's rule on one case: the worst spraying scheme's value a
+    against the best flow scheme's b (lower is better): "tie" within
+    TIE, else "better" or "worse"."""
+    if abs(a - b) <= TIE * b:
+        return "tie"
+    return "better" if a < b else "worse"
+
+
 def finding1(perm, struct):
     v = Verdict("1. Spraying beats flow, flowlet and subflow load balancing")
     v.need("permutation", perm)
@@ -228,14 +237,11 @@ def finding1(perm, struct):
         worst_spray = max(spray, key=spray.get)
         best_flow = min(flow, key=flow.get)
         a, b = spray[worst_spray], flow[best_flow]
-        if abs(a - b) <= TIE * b:
-            what = "tie (nothing to balance)"
-        elif a < b:
-            what = "spraying better"
-            better += 1
-        else:
-            what = "spraying worse"
-            worse += 1
+        verdict = spray_vs_flow(a, b)
+        better += verdict == "better"
+        worse += verdict == "worse"
+        what = "tie (nothing to balance)" if verdict == "tie" else \
+            "spraying " + verdict
         rows.append([label, f"{worst_spray} {fmt(a)}",
                      f"{best_flow} {fmt(b)}", what])
     if not rows:
@@ -395,16 +401,12 @@ def training(exps):
                 flow = {s: it[s] for s in FLOW_LB if s in it}
                 what = "—"
                 if spray and flow:
-                    a = max(spray.values())
-                    b = min(flow.values())
-                    if abs(a - b) <= TIE * b:
-                        what = "tie"
-                    elif a < b:
-                        what = "spraying better"
-                        better += 1
-                    else:
-                        what = "spraying worse"
-                        worse += 1
+                    verdict = spray_vs_flow(max(spray.values()),
+                                            min(flow.values()))
+                    better += verdict == "better"
+                    worse += verdict == "worse"
+                    what = "tie" if verdict == "tie" else \
+                        "spraying " + verdict
                 tau = kendall_tau(it, sd)
                 label = ", ".join(f"{d} {x}" for d, x in zip(e.dims, pt))
                 rows.append([label or "—", job,
