@@ -10,19 +10,6 @@
 #include "fab_out_jobs.h"
 #include "hs_workload.h"
 
-/*
- * A name as a CSV field: its commas as semicolons, quotes and line ends
- * as blanks (Chakra names may hold any of them), so that columns stay
- * where the header says.
- */
-static void
-fab_csv_name(FILE *f, const char *s)
-{
-	for (; *s != '\0'; s++)
-		fputc(*s == ',' ? ';' : *s == '"' || *s == '\n' ||
-		      *s == '\r' ? ' ' : *s, f);
-}
-
 /* A time in us, or empty for "never" (UINT64_MAX). */
 static void
 fab_us(FILE *f, uint64_t ns)
@@ -126,7 +113,7 @@ fab_jobs_out_run(struct fab_jobs_out *jo, const char *dir, uint32_t run,
 		FAB_JOBS_ROW(jo->ops);
 		fprintf(jo->ops, "%s,%u,%u,", p->host.jobs[q->job].name,
 			q->iteration, q->op);
-		fab_csv_name(jo->ops, q->name);
+		hs_wl_csv_name(jo->ops, q->name);
 		fprintf(jo->ops, ",%s,%u,%" PRIu64 ",",
 			q->kind == HS_WL_SEND ? "send_recv" :
 			fab_jobs_kind(q->kind, q->coll), q->nb_members,
@@ -164,7 +151,7 @@ fab_jobs_out_run(struct fab_jobs_out *jo, const char *dir, uint32_t run,
 		FAB_JOBS_ROW(jo->nodes);
 		fprintf(jo->nodes, "%s,%u,%u,%u,", p->host.jobs[q->job].name,
 			q->rank, q->host, q->iteration);
-		fab_csv_name(jo->nodes, q->name);
+		hs_wl_csv_name(jo->nodes, q->name);
 		fprintf(jo->nodes, ",%s,", fab_jobs_kind(q->kind, q->coll));
 		fab_us(jo->nodes, q->start_ns);
 		fputc(',', jo->nodes);

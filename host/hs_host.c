@@ -295,7 +295,7 @@ hs_host_start_due(struct hs_host *h, uint64_t now)
 
 		if (s->state != HS_WAITING ||
 		    (s->spec->dep != HS_NO_DEP && !s->released) ||
-		    s->spec->trigger != HS_NO_TRIGGER || s->spec->wl_op != 0)
+		    hs_flow_held(s->spec))
 			continue;
 		if (s->start_at <= now)
 			hs_flow_activate(h, i, now);
@@ -329,8 +329,7 @@ hs_host_release(struct hs_host *h, uint32_t flow, uint64_t now_ns)
 	    hs_sflow_of(h, flow) < 0)
 		return false;
 	s = &h->sflows[hs_sflow_of(h, flow)];
-	if (s->state != HS_WAITING ||
-	    (s->spec->trigger == HS_NO_TRIGGER && s->spec->wl_op == 0))
+	if (s->state != HS_WAITING || !hs_flow_held(s->spec))
 		return false;
 	hs_flow_activate(h, (uint32_t)hs_sflow_of(h, flow), now_ns);
 	return true;

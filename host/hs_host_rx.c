@@ -38,8 +38,7 @@ hs_rflow_complete(struct hs_host *h, struct hs_rflow *r, uint64_t now)
 					       h->shard.reta_size),
 				c, now);
 	}
-	if ((r->spec->recv_done_trigger != HS_NO_TRIGGER ||
-	     r->spec->wl_op != 0) && h->on_flow_end != NULL)
+	if (hs_flow_end_reported(r->spec, true) && h->on_flow_end != NULL)
 		h->on_flow_end(h->on_flow_end_arg, r->spec->id, true, now);
 }
 
@@ -191,8 +190,7 @@ hs_flow_done(struct hs_host *h, uint32_t si, uint64_t now)
 		}
 	if (h->rr >= h->nb_active)
 		h->rr = 0;
-	if ((s->spec->send_done_trigger != HS_NO_TRIGGER ||
-	     s->spec->wl_op != 0) && h->on_flow_end != NULL)
+	if (hs_flow_end_reported(s->spec, false) && h->on_flow_end != NULL)
 		h->on_flow_end(h->on_flow_end_arg, s->spec->id, false, now);
 }
 

@@ -199,24 +199,7 @@ hs_app_wl_results(struct hs_app *app, const char *prefix, int len)
 			   app->wl.start_ns, app->wl.end_ns, &res);
 	if (rc != 0)
 		return rc;
-	for (i = 0; i < res.nb_iters; i++) {
-		const struct hs_wl_iter_result *it = &res.iters[i];
-		bool all = true;
-
-		for (k = 0; k < w->jobs[it->job].nb_ranks; k++)
-			all = all &&
-				app->host_of_rank[w->jobs[it->job].host[k]] >= 0;
-		if (all && it->iter_ns == 0)
-			printf("job %s iteration %u: did not end\n",
-			       w->jobs[it->job].name, it->iteration);
-		else if (all)
-			printf("job %s iteration %u: %.3f us (compute %.3f us, longest wait %.3f us)\n",
-			       w->jobs[it->job].name, it->iteration,
-			       (double)it->iter_ns / 1e3,
-			       (double)it->compute_ns / 1e3,
-			       (double)it->wait_max_ns / 1e3);
-	}
-	rc = 0;
+	f[0] = f[1] = NULL;
 	if (prefix != NULL) {
 		snprintf(path[0], sizeof(path[0]), "%.*s-jobs.csv", len, prefix);
 		snprintf(path[1], sizeof(path[1]), "%.*s-job-nodes.csv", len,
@@ -231,16 +214,27 @@ hs_app_wl_results(struct hs_app *app, const char *prefix, int len)
 			return rc;
 		}
 		fprintf(f[0], "job,iteration,ranks,iter_us,compute_us,wait_max_us,wait_mean_us,end_us\n");
-		for (i = 0; i < res.nb_iters; i++) {
-			const struct hs_wl_iter_result *it = &res.iters[i];
-			const struct hs_wl_job *jb = &w->jobs[it->job];
-			bool all = true;
+	}
+	/* The iterations whose ranks all ran here: said, and in the CSV. */
+	for (i = 0; i < res.nb_iters; i++) {
+		const struct hs_wl_iter_result *it = &res.iters[i];
+		const struct hs_wl_job *jb = &w->jobs[it->job];
+		bool all = true;
 
-			for (k = 0; k < jb->nb_ranks; k++)
-				all = all &&
-					app->host_of_rank[jb->host[k]] >= 0;
-			if (!all || it->iter_ns == 0)
-				continue;
+		for (k = 0; k < jb->nb_ranks; k++)
+			all = all && app->host_of_rank[jb->host[k]] >= 0;
+		if (!all)
+			continue;
+		if (it->iter_ns == 0) {
+			printf("job %s iteration %u: did not end\n", jb->name,
+			       it->iteration);
+			continue;
+		}
+		printf("job %s iteration %u: %.3f us (compute %.3f us, longest wait %.3f us)\n",
+		       jb->name, it->iteration, (double)it->iter_ns / 1e3,
+		       (double)it->compute_ns / 1e3,
+		       (double)it->wait_max_ns / 1e3);
+		if (f[0] != NULL)
 			fprintf(f[0], "%s,%u,%u,%.3f,%.3f,%.3f,%.3f,%.3f\n",
 				jb->name, it->iteration, jb->nb_ranks,
 				(double)it->iter_ns / 1e3,
@@ -248,7 +242,9 @@ hs_app_wl_results(struct hs_app *app, const char *prefix, int len)
 				(double)it->wait_max_ns / 1e3,
 				(double)it->wait_mean_ns / 1e3,
 				(double)it->end_ns / 1e3);
-		}
+	}
+	rc = 0;
+	if (prefix != NULL) {
 		fprintf(f[1], "job,rank,host,iteration,node,kind,start_us,end_us\n");
 		for (i = 0; i < res.nb_nodes; i++) {
 			const struct hs_wl_node_result *q = &res.nodes[i];
@@ -257,11 +253,7 @@ hs_app_wl_results(struct hs_app *app, const char *prefix, int len)
 				continue;
 			fprintf(f[1], "%s,%u,%u,%u,", w->jobs[q->job].name,
 				q->rank, q->host, q->iteration);
-			/* Commas in a name would move the columns. */
-			for (k = 0; q->name[k] != '\0'; k++)
-				fputc(q->name[k] == ',' ? ';' :
-				      q->name[k] == '"' ? ' ' : q->name[k],
-				      f[1]);
+			hs_wl_csv_name(f[1], q->name);
 			fprintf(f[1], ",%s,", q->kind == HS_WL_COLL ?
 				hs_wl_coll_names[q->coll] :
 				hs_wl_kind_names[q->kind]);

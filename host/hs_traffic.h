@@ -105,6 +105,24 @@ struct hs_flow_spec {
 	uint32_t wl_op;
 };
 
+/*
+ * Whether flow f waits for hs_host_release() (its trigger, or its
+ * workload), and whether its host reports its end -- received, or
+ * acknowledged -- through hs_host_params.on_flow_end.
+ */
+static inline bool
+hs_flow_held(const struct hs_flow_spec *f)
+{
+	return f->trigger != HS_NO_TRIGGER || f->wl_op != 0;
+}
+
+static inline bool
+hs_flow_end_reported(const struct hs_flow_spec *f, bool received)
+{
+	return f->wl_op != 0 || (received ? f->recv_done_trigger :
+				 f->send_done_trigger) != HS_NO_TRIGGER;
+}
+
 /* The most flows a traffic has (ids are 32-bit; UINT32_MAX is none). */
 #define HS_MAX_FLOWS (UINT32_MAX - 1)
 

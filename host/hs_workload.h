@@ -213,7 +213,6 @@ struct hs_wl_run {
 	uint32_t *job_of_host;	/* HS_WL_NONE: in no job */
 	uint64_t t0;		/* the traffic start: times are from it */
 	uint64_t last_now;	/* the latest time handed in */
-	uint32_t nb_ended;
 };
 
 int hs_wl_run_init(struct hs_wl_run *r, const struct hs_workload *w,
@@ -229,7 +228,6 @@ void hs_wl_run_flow_end(struct hs_wl_run *r, uint32_t flow, bool received,
 void hs_wl_run_timer(struct hs_wl_run *r, uint32_t host, uint64_t now);
 /* Every node of host's job rank has ended (true for a host in no job). */
 bool hs_wl_run_host_done(const struct hs_wl_run *r, uint32_t host);
-bool hs_wl_run_done(const struct hs_wl_run *r);
 
 /*
  * The same workload with every flow taking its ideal time: received
@@ -242,6 +240,14 @@ int hs_wl_ideal(const struct hs_workload *w, const uint64_t *send_ns,
 		uint64_t *release);
 
 /* ---- results ---- */
+
+/*
+ * A node's name as a CSV field: its commas as semicolons, quotes and
+ * line ends as blanks (Chakra names may hold any of them), so that the
+ * columns stay where the header says (ofan-fabric's and ofan-host's job
+ * files).
+ */
+void hs_wl_csv_name(FILE *f, const char *name);
 
 /* One job's iteration. */
 struct hs_wl_iter_result {

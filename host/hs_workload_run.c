@@ -129,7 +129,6 @@ wl_node_end(struct hs_wl_run *r, uint32_t n, uint64_t now)
 
 	r->state[n] = WL_ENDED;
 	r->end_ns[n] = now - r->t0;
-	r->nb_ended++;
 	r->nodes_left[wl_host(w, n)]--;
 	for (k = 0; k < x->nb_kids; k++) {
 		uint32_t c = w->kids[x->kid_first + k];
@@ -276,12 +275,6 @@ hs_wl_run_host_done(const struct hs_wl_run *r, uint32_t host)
 	return host >= r->w->nb_hosts || r->nodes_left[host] == 0;
 }
 
-bool
-hs_wl_run_done(const struct hs_wl_run *r)
-{
-	return r->nb_ended == r->w->nb_nodes;
-}
-
 /* ---- the ideal run ---- */
 
 /* An event of the ideal run: (time, kind, index) in that order. */
@@ -396,6 +389,14 @@ hs_wl_ideal(const struct hs_workload *w, const uint64_t *send_ns,
 }
 
 /* ---- results ---- */
+
+void
+hs_wl_csv_name(FILE *f, const char *s)
+{
+	for (; *s != '\0'; s++)
+		fputc(*s == ',' ? ';' : *s == '"' || *s == '\n' ||
+		      *s == '\r' ? ' ' : *s, f);
+}
 
 void
 hs_wl_results_free(struct hs_wl_results *res)

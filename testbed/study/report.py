@@ -414,7 +414,8 @@ def training(exps):
                             [fmt(it[s] / ideal if s in it and ideal else None,
                                  3) for s in e.schemes] +
                             [fmt(tau, 2), what])
-        tables.append((n, ["case", "job", "ideal ms"] + list(e.schemes) +
+        tables.append((f"{n}: iteration time / ideal",
+                       ["case", "job", "ideal ms"] + list(e.schemes) +
                        ["tau", ""], rows))
     v.lines.append("Each job's mean iteration time over its ideal (the same "
                    "job with every flow in its ideal time), per scheme.  "
@@ -735,6 +736,14 @@ def verdict_html(out, v, not_run=None):
     out.append("</div>")
 
 
+def captioned_tables(out, tables):
+    """Each (caption, header, rows) as a heading and a table."""
+    for caption, head, rows in tables:
+        out.append(f"<h3>{esc(caption)}</h3>")
+        out.append('<div class="scroll">' + html_table(head, rows) +
+                   "</div>")
+
+
 def git_describe(root):
     try:
         return subprocess.run(["git", "-C", root, "describe", "--always",
@@ -846,10 +855,7 @@ def main():
                    "the largest queue (full packets' worth of bytes, any "
                    "switch, any seed). The scaling experiment's own table "
                    "and plots are below.</p>")
-        for caption, head, rows in scaling:
-            out.append(f"<h3>{esc(caption)}</h3>")
-            out.append('<div class="scroll">' + html_table(head, rows) +
-                       "</div>")
+        captioned_tables(out, scaling)
     rv, rtables = recovery_section(exps.get("reliability"))
     if rtables:
         out.append('<h2 id="loss-recovery">Loss recovery: the load '
@@ -865,10 +871,7 @@ def main():
                    "PFC), each at its scripts' load.  Each cell: mean FCT "
                    "in µs over the seeds (docs/recovery.md).</p>")
         verdict_html(out, rv)
-        for caption, head, rows in rtables:
-            out.append(f"<h3>{esc(caption)}</h3>")
-            out.append('<div class="scroll">' + html_table(head, rows) +
-                       "</div>")
+        captioned_tables(out, rtables)
     if ttables:
         out.append('<h2 id="training">Training jobs: the ranking on '
                    'iteration time</h2>')
@@ -880,10 +883,7 @@ def main():
                    "job's iteration time on the same fabrics and "
                    "schemes.</p>")
         verdict_html(out, tv)
-        for caption, head, rows in ttables:
-            out.append(f'<h3>{esc(caption)}: iteration time / ideal</h3>')
-            out.append('<div class="scroll">' + html_table(head, rows) +
-                       "</div>")
+        captioned_tables(out, ttables)
     dr = dr_rows(exps)
     if dr:
         out.append('<h2 id="host-dr">Host-side DR next to switch DR</h2>')
