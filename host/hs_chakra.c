@@ -9,9 +9,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "chakra_et.pb-c.h"
 #include "hs_chakra.h"
+#include "hs_traffic.h"
 #include "hs_workload.h"
 
 /* Chakra's version string in the files ofan writes. */
@@ -20,6 +22,10 @@
 #define HS_CHAKRA_MAX_MSG (64u << 20)
 /* The longest compute node: an hour. */
 #define HS_CHAKRA_MAX_US (3600ull * 1000000ull)
+/* The GlobalMetadata attribute that describes the process groups. */
+#define HS_CHAKRA_GROUPS "process_groups"
+/* The name of the METADATA node PyTorch's traces describe them in. */
+#define HS_CHAKRA_PG_INIT "process_group:init"
 
 static const char *const hs_chakra_type_names[] = {
 	"INVALID_NODE", "METADATA_NODE", "MEM_LOAD_NODE", "MEM_STORE_NODE",
@@ -66,6 +72,8 @@ struct hs_chakra_file {
 	char path[600];
 	size_t nb_nodes;
 	ChakraProtoMsg__Node **nodes;
+	/* Its GlobalMetadata's process_groups attribute, NULL if none. */
+	char *groups;
 };
 
 /* Read a varint at *pos of buf (len); false at a clean end or garbage. */
@@ -101,8 +109,29 @@ hs_chakra_file_free(struct hs_chakra_file *f)
 	for (i = 0; i < f->nb_nodes; i++)
 		chakra_proto_msg__node__free_unpacked(f->nodes[i], NULL);
 	free(f->nodes);
+	free(f->groups);
 	f->nodes = NULL;
+	f->groups = NULL;
 	f->nb_nodes = 0;
+}
+
+/* Keep g's process_groups attribute (a string), if it has one. */
+static int
+hs_chakra_meta_groups(struct hs_chakra_file *f,
+		      const ChakraProtoMsg__GlobalMetadata *g)
+{
+	size_t i;
+
+	for (i = 0; i < g->n_attr; i++)
+		if (g->attr[i]->name != NULL &&
+		    strcmp(g->attr[i]->name, HS_CHAKRA_GROUPS) == 0 &&
+		    g->attr[i]->value_case ==
+		    CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_STRING_VAL &&
+		    f->groups == NULL) {
+			f->groups = strdup(g->attr[i]->string_val);
+			return f->groups == NULL ? -ENOMEM : 0;
+		}
+	return 0;
 }
 
 static int
@@ -160,6 +189,7 @@ hs_chakra_load(struct hs_chakra_file *f, char *err, size_t err_size)
 				rc = -EINVAL;
 				break;
 			}
+			rc = hs_chakra_meta_groups(f, g);
 			chakra_proto_msg__global_metadata__free_unpacked(g,
 									 NULL);
 			first = false;
@@ -523,6 +553,359 @@ hs_chakra_rank(struct hs_workload *w, const struct hs_chakra_file *f,
 	return rc;
 }
 
+/* ---- the process groups a trace describes ---- */
+
+/*
+ * A process group as a trace describes it: PyTorch's pg config
+ * ({"pg_name": ..., "pg_size": N, "ranks": [...]}), from the file whose
+ * path is where.  nb == 0: the members are not listed, only their count.
+ */
+struct hs_chakra_desc {
+	char name[64];
+	uint32_t size;
+	uint32_t nb;
+	uint32_t *ranks;
+	const char *where;
+};
+
+static int
+hs_chakra_cmp_u32(const void *a, const void *b)
+{
+	const uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Skip blanks and the backslashes of escaped quotes. */
+static const char *
+hs_chakra_skip(const char *p)
+{
+	while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r' ||
+	       *p == '\\')
+		p++;
+	return p;
+}
+
+/* After a key at p: its ':' and what follows, NULL without one. */
+static const char *
+hs_chakra_colon(const char *p)
+{
+	p = hs_chakra_skip(p);
+	return *p == ':' ? hs_chakra_skip(p + 1) : NULL;
+}
+
+/* A non-negative integer below 2^32 at p: its end, NULL if none. */
+static const char *
+hs_chakra_uint(const char *p, uint32_t *v)
+{
+	uint64_t x = 0;
+
+	if (*p < '0' || *p > '9')
+		return NULL;
+	while (*p >= '0' && *p <= '9') {
+		x = x * 10 + (uint64_t)(*p++ - '0');
+		if (x > UINT32_MAX)
+			return NULL;
+	}
+	*v = (uint32_t)x;
+	return p;
+}
+
+/* Key "name" (quoted, perhaps escaped) in [p, end): just after it. */
+static const char *
+hs_chakra_key(const char *p, const char *end, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (; p + n + 2 <= end; p++)
+		if (*p == '"' && strncmp(p + 1, name, n) == 0 &&
+		    (p[n + 1] == '"' || (p[n + 1] == '\\' && p[n + 2] == '"')))
+			return p + n + (p[n + 1] == '"' ? 2 : 3);
+	return NULL;
+}
+
+static void
+hs_chakra_descs_free(struct hs_chakra_desc *d, uint32_t nb)
+{
+	uint32_t i;
+
+	for (i = 0; i < nb; i++)
+		free(d[i].ranks);
+	free(d);
+}
+
+/*
+ * Parse text, a list of pg configs as PyTorch writes them (in its
+ * "## process_group:init ##" node's inputs, or ofan's process_groups
+ * attribute), into *d (*nb of them so far).  Described twice, a group
+ * must be described the same.  0, -EINVAL with the message, -ENOMEM.
+ */
+static int
+hs_chakra_descs_parse(const char *text, const char *where,
+		      struct hs_chakra_desc **d, uint32_t *nb, char *err,
+		      size_t err_size)
+{
+	const char *p = text, *end = text + strlen(text);
+
+	while ((p = hs_chakra_key(p, end, "pg_name")) != NULL) {
+		const char *obj_end = strchr(p, '}'), *q;
+		struct hs_chakra_desc x = { .where = where };
+		uint32_t cap = 0, i, k;
+		size_t len;
+
+		if (obj_end == NULL)
+			obj_end = end;
+		q = hs_chakra_colon(p);
+		if (q == NULL || *q != '"')
+			goto bad;
+		len = strcspn(q + 1, "\"\\");
+		if (len == 0 || len >= sizeof(x.name))
+			goto bad;
+		memcpy(x.name, q + 1, len);
+		q = hs_chakra_key(p, obj_end, "ranks");
+		if (q != NULL) {
+			q = hs_chakra_colon(q);
+			if (q == NULL || *q != '[')
+				goto bad;
+			for (q = hs_chakra_skip(q + 1); *q != ']';) {
+				uint32_t r;
+
+				q = hs_chakra_uint(q, &r);
+				if (q == NULL || x.nb >= HS_MAX_RANKS) {
+					free(x.ranks);
+					goto bad;
+				}
+				if (x.nb == cap) {
+					uint32_t *n = realloc(x.ranks,
+						sizeof(*n) * (cap = cap ? 2 * cap : 16));
+
+					if (n == NULL) {
+						free(x.ranks);
+						return -ENOMEM;
+					}
+					x.ranks = n;
+				}
+				x.ranks[x.nb++] = r;
+				q = hs_chakra_skip(q);
+				if (*q == ',')
+					q = hs_chakra_skip(q + 1);
+				else if (*q != ']') {
+					free(x.ranks);
+					goto bad;
+				}
+			}
+		}
+		x.size = x.nb;
+		q = hs_chakra_key(p, obj_end, "pg_size");
+		if (q != NULL && ((q = hs_chakra_colon(q)) == NULL ||
+				  hs_chakra_uint(q, &x.size) == NULL)) {
+			free(x.ranks);
+			goto bad;
+		}
+		p = obj_end;
+		for (i = 0; i < *nb; i++)
+			if (strcmp((*d)[i].name, x.name) == 0)
+				break;
+		if (i < *nb) {
+			const struct hs_chakra_desc *y = &(*d)[i];
+			bool same = y->size == x.size && y->nb == x.nb;
+
+			for (k = 0; same && k < x.nb; k++)
+				same = y->ranks[k] == x.ranks[k];
+			free(x.ranks);
+			if (!same) {
+				snprintf(err, err_size, "%s: process group '%s' is described otherwise than in %s; expected one description of each group",
+					 where, y->name, y->where);
+				return -EINVAL;
+			}
+			continue;
+		}
+		{
+			struct hs_chakra_desc *n = realloc(*d,
+				sizeof(*n) * (*nb + 1));
+
+			if (n == NULL) {
+				free(x.ranks);
+				return -ENOMEM;
+			}
+			*d = n;
+			n[(*nb)++] = x;
+		}
+	}
+	return 0;
+bad:
+	snprintf(err, err_size, "%s: a process group description that does not parse; expected PyTorch's pg configs ({\"pg_name\": \"NAME\", \"pg_size\": N, \"ranks\": [R, ...]}, names of at most 63 characters)",
+		 where);
+	return -EINVAL;
+}
+
+/*
+ * Check the groups described against a job of nr ranks: every member a
+ * rank of the job, listed once, as many as pg_size.
+ */
+static int
+hs_chakra_descs_check(const struct hs_chakra_desc *d, uint32_t nb,
+		      uint32_t nr, char *err, size_t err_size)
+{
+	uint32_t i, k, m;
+
+	for (i = 0; i < nb; i++) {
+		if (d[i].size > nr) {
+			snprintf(err, err_size, "%s: process group '%s' has %u ranks; expected at most the job's %u (the trace was made for a larger job: give it as many ranks as it has files)",
+				 d[i].where, d[i].name, d[i].size, nr);
+			return -EINVAL;
+		}
+		if (d[i].nb != 0 && d[i].nb != d[i].size) {
+			snprintf(err, err_size, "%s: process group '%s' lists %u ranks and a pg_size of %u; expected as many ranks as its size",
+				 d[i].where, d[i].name, d[i].nb, d[i].size);
+			return -EINVAL;
+		}
+		for (k = 0; k < d[i].nb; k++) {
+			if (d[i].ranks[k] >= nr) {
+				snprintf(err, err_size, "%s: process group '%s' has rank %u; expected ranks below the job's %u (the trace was made for a larger job: give it as many ranks as it has files)",
+					 d[i].where, d[i].name, d[i].ranks[k],
+					 nr);
+				return -EINVAL;
+			}
+			for (m = 0; m < k; m++)
+				if (d[i].ranks[m] == d[i].ranks[k]) {
+					snprintf(err, err_size, "%s: process group '%s' lists rank %u twice; expected each member once",
+						 d[i].where, d[i].name,
+						 d[i].ranks[k]);
+					return -EINVAL;
+				}
+		}
+	}
+	return 0;
+}
+
+/* Every group the files describe, in their metadata or a pg init node. */
+static int
+hs_chakra_descs(const struct hs_chakra_file *files, uint32_t nr,
+		struct hs_chakra_desc **d, uint32_t *nb, char *err,
+		size_t err_size)
+{
+	uint32_t r;
+	size_t i;
+	int rc = 0;
+
+	for (r = 0; rc == 0 && r < nr; r++) {
+		const struct hs_chakra_file *f = &files[r];
+
+		if (f->groups != NULL)
+			rc = hs_chakra_descs_parse(f->groups, f->path, d, nb,
+						   err, err_size);
+		for (i = 0; rc == 0 && i < f->nb_nodes; i++) {
+			const ChakraProtoMsg__Node *x = f->nodes[i];
+
+			if (x->type == CHAKRA_PROTO_MSG__NODE_TYPE__METADATA_NODE &&
+			    x->name != NULL &&
+			    strstr(x->name, HS_CHAKRA_PG_INIT) != NULL &&
+			    x->inputs != NULL && x->inputs->values != NULL)
+				rc = hs_chakra_descs_parse(x->inputs->values,
+							   f->path, d, nb, err,
+							   err_size);
+		}
+	}
+	return rc;
+}
+
+/*
+ * Match the communicators the nodes name against their descriptions: a
+ * rank that names a described group must be one of its members, and a
+ * described group's members are its communicator (a member that never
+ * names it is then found missing by hs_wl_build()); a group described by
+ * its size alone must be named by that many ranks.
+ */
+static int
+hs_chakra_pgs_check(struct hs_chakra_pg *pgs, uint32_t nb_pgs,
+		    const struct hs_chakra_desc *d, uint32_t nb,
+		    const char *prefix, char *err, size_t err_size)
+{
+	uint32_t i, k, m;
+
+	for (i = 0; i < nb_pgs; i++) {
+		const struct hs_chakra_desc *x = NULL;
+		uint32_t *all;
+
+		for (k = 0; pgs[i].name != NULL && k < nb; k++)
+			if (strcmp(d[k].name, pgs[i].name) == 0)
+				x = &d[k];
+		if (x == NULL)
+			continue;
+		if (x->nb == 0) {
+			if (pgs[i].nb != x->size) {
+				snprintf(err, err_size, "%s.*.et: process group '%s' is named by %u ranks' nodes; expected its pg_size, %u, as %s describes it",
+					 prefix, x->name, pgs[i].nb, x->size,
+					 x->where);
+				return -EINVAL;
+			}
+			continue;
+		}
+		for (k = 0; k < pgs[i].nb; k++) {
+			for (m = 0; m < x->nb; m++)
+				if (x->ranks[m] == pgs[i].ranks[k])
+					break;
+			if (m == x->nb) {
+				snprintf(err, err_size, "%s.%u.et: names process group '%s', which does not have rank %u as %s describes it; expected only its members to name it",
+					 prefix, pgs[i].ranks[k], x->name,
+					 pgs[i].ranks[k], x->where);
+				return -EINVAL;
+			}
+		}
+		all = realloc(pgs[i].ranks, sizeof(*all) * x->nb);
+		if (all == NULL)
+			return -ENOMEM;
+		memcpy(all, x->ranks, sizeof(*all) * x->nb);
+		/* Ascending, as the members found from the nodes are. */
+		qsort(all, x->nb, sizeof(*all), hs_chakra_cmp_u32);
+		pgs[i].ranks = all;
+		pgs[i].nb = x->nb;
+	}
+	return 0;
+}
+
+uint32_t
+hs_chakra_count(const char *prefix)
+{
+	char path[600];
+	uint32_t n;
+
+	for (n = 0; n < HS_MAX_RANKS; n++) {
+		snprintf(path, sizeof(path), "%s.%u.et", prefix, n);
+		if (access(path, F_OK) != 0)
+			break;
+	}
+	return n;
+}
+
+int
+hs_chakra_files(const char *prefix, uint32_t ranks, char *err,
+		size_t err_size)
+{
+	char path[600];
+	uint32_t r, n;
+	int rc;
+
+	for (r = 0; r < ranks; r++) {
+		snprintf(path, sizeof(path), "%s.%u.et", prefix, r);
+		if (access(path, R_OK) != 0) {
+			rc = -errno;
+			snprintf(err, err_size, "%s: %s; expected a trace file for each of the %u ranks (%s.0.et .. %s.%u.et)",
+				 path, strerror(errno), ranks, prefix, prefix,
+				 ranks - 1);
+			return rc;
+		}
+	}
+	n = hs_chakra_count(prefix);
+	if (n > ranks) {
+		snprintf(err, err_size, "%s.%u.et exists: the trace has %u ranks (%s.0.et .. %s.%u.et); expected ranks = %u, not %u",
+			 prefix, ranks, n, prefix, prefix, n - 1, n, ranks);
+		return -E2BIG;
+	}
+	return 0;
+}
+
 int
 hs_chakra_read(struct hs_workload *w, const char *prefix, char *err,
 	       size_t err_size)
@@ -532,16 +915,25 @@ hs_chakra_read(struct hs_workload *w, const char *prefix, char *err,
 	struct hs_chakra_file *files = calloc(nr, sizeof(*files));
 	struct hs_chakra_unmapped u;
 	struct hs_chakra_pg *pgs = NULL;
+	struct hs_chakra_desc *descs = NULL;
+	uint32_t nb_descs = 0;
 	int rc = 0;
 
 	memset(&u, 0, sizeof(u));
 	if (files == NULL)
 		return -ENOMEM;
+	rc = hs_chakra_files(prefix, nr, err, err_size);
 	for (r = 0; rc == 0 && r < nr; r++) {
 		snprintf(files[r].path, sizeof(files[r].path), "%s.%u.et",
 			 prefix, r);
 		rc = hs_chakra_load(&files[r], err, err_size);
 	}
+	if (rc == 0)
+		rc = hs_chakra_descs(files, nr, &descs, &nb_descs, err,
+				     err_size);
+	if (rc == 0)
+		rc = hs_chakra_descs_check(descs, nb_descs, nr, err,
+					   err_size);
 	/* Communicators: who names each pg_name (none: every rank). */
 	for (r = 0; rc == 0 && r < nr; r++)
 		for (i = 0; rc == 0 && i < files[r].nb_nodes; i++)
@@ -554,6 +946,9 @@ hs_chakra_read(struct hs_workload *w, const char *prefix, char *err,
 				if (x < 0)
 					rc = x;
 			}
+	if (rc == 0)
+		rc = hs_chakra_pgs_check(pgs, nb_pgs, descs, nb_descs, prefix,
+					 err, err_size);
 	for (i = 0; rc == 0 && i < nb_pgs; i++) {
 		if (pgs[i].name == NULL) {
 			uint32_t *all = realloc(pgs[i].ranks,
@@ -586,6 +981,7 @@ hs_chakra_read(struct hs_workload *w, const char *prefix, char *err,
 		free(pgs[i].ranks);
 	}
 	free(pgs);
+	hs_chakra_descs_free(descs, nb_descs);
 	free(files);
 	return rc;
 }
@@ -624,6 +1020,59 @@ hs_chakra_set_int(ChakraProtoMsg__AttributeProto *a, const char *name,
 	a->int64_val = v;
 }
 
+/*
+ * The process_groups attribute of rank r's file: the job's communicators
+ * r is in, as PyTorch describes its process groups ({"pg_name", "pg_desc",
+ * "backend_config", "pg_size", "ranks"}), named as the nodes name them.
+ * *text NULL when r is in none; the caller frees it.
+ */
+static int
+hs_chakra_groups_attr(const struct hs_workload *w, const struct hs_wl_job *j,
+		      uint32_t r, char **text, ChakraProtoMsg__AttributeProto *a)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *fp = open_memstream(&buf, &len);
+	uint32_t c, k;
+	bool any = false;
+
+	*text = NULL;
+	if (fp == NULL)
+		return -ENOMEM;
+	fputc('[', fp);
+	for (c = 0; c < j->nb_comms; c++) {
+		const struct hs_wl_comm *m = &w->comms[j->comm_first + c];
+		const uint32_t *rk = &w->comm_ranks[m->first];
+		bool in = false;
+
+		for (k = 0; k < m->nb; k++)
+			in = in || rk[k] == r;
+		if (!in)
+			continue;
+		fprintf(fp, "%s{\"pg_name\": \"comm%u\", \"pg_desc\": \"\", \"backend_config\": \"\", \"pg_size\": %u, \"ranks\": [",
+			any ? ", " : "", c, m->nb);
+		for (k = 0; k < m->nb; k++)
+			fprintf(fp, "%s%u", k ? ", " : "", rk[k]);
+		fputs("]}", fp);
+		any = true;
+	}
+	fputc(']', fp);
+	if (fclose(fp) != 0) {
+		free(buf);
+		return -ENOMEM;
+	}
+	if (!any) {
+		free(buf);
+		return 0;
+	}
+	chakra_proto_msg__attribute_proto__init(a);
+	a->name = (char *)HS_CHAKRA_GROUPS;
+	a->value_case = CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_STRING_VAL;
+	a->string_val = buf;
+	*text = buf;
+	return 0;
+}
+
 int
 hs_chakra_write(const struct hs_workload *w, uint32_t job,
 		const char *prefix, char *err, size_t err_size)
@@ -636,7 +1085,8 @@ hs_chakra_write(const struct hs_workload *w, uint32_t job,
 	for (r = 0; rc == 0 && r < j->nb_ranks; r++) {
 		ChakraProtoMsg__GlobalMetadata g =
 			CHAKRA_PROTO_MSG__GLOBAL_METADATA__INIT;
-		char path[600];
+		ChakraProtoMsg__AttributeProto ga, *gap = &ga;
+		char path[600], *groups = NULL;
 		FILE *fp;
 
 		snprintf(path, sizeof(path), "%s.%u.et", prefix, r);
@@ -648,7 +1098,15 @@ hs_chakra_write(const struct hs_workload *w, uint32_t job,
 			break;
 		}
 		g.version = (char *)HS_CHAKRA_VERSION;
-		rc = hs_chakra_put(fp, &g.base);
+		rc = hs_chakra_groups_attr(w, j, r, &groups, &ga);
+		if (rc == 0 && groups != NULL) {
+			g.n_attr = 1;
+			g.attr = &gap;
+		}
+		if (rc == 0)
+			rc = hs_chakra_put(fp, &g.base);
+		free(groups);
+		groups = NULL;
 		for (i = 0; rc == 0 && i < j->nb_nodes; i++) {
 			const uint32_t idx = j->node_first + i;
 			const struct hs_wl_node *x = &w->nodes[idx];

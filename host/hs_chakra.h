@@ -21,6 +21,16 @@
  * INVALID nodes, and the collectives REDUCE, GATHER, SCATTER, BROADCAST,
  * REDUCE_SCATTER_BLOCK and BARRIER -- runs as a step of no time that
  * keeps its dependencies, and is counted in hs_workload.unmapped.
+ *
+ * The rank count is the job's, and the trace must agree with it: a file
+ * for every rank and none beyond (PREFIX.RANKS.et present is an error),
+ * and the process groups the trace describes -- PyTorch's pg configs
+ * ({"pg_name", "pg_size", "ranks"}) in a METADATA node named
+ * "## process_group:init ##" (its inputs' values, as Chakra's converter
+ * keeps them) or in the GlobalMetadata attribute process_groups (ofan's
+ * writer) -- must fit in the job's ranks and agree with the nodes: a rank
+ * naming a described group is one of its members, and the members are
+ * the communicator.  Groups no file describes are the ranks naming them.
  */
 #ifndef OFAN_HS_CHAKRA_H
 #define OFAN_HS_CHAKRA_H
@@ -29,6 +39,17 @@
 #include <stdint.h>
 
 struct hs_workload;
+
+/* How many files PREFIX.0.et, PREFIX.1.et, ... exist before one is missing. */
+uint32_t hs_chakra_count(const char *prefix);
+
+/*
+ * Whether PREFIX.0.et .. PREFIX.(ranks-1).et can be read and
+ * PREFIX.ranks.et does not exist.  0; -errno (the first missing file,
+ * named in err); -E2BIG when the trace has more files (how many, in err).
+ */
+int hs_chakra_files(const char *prefix, uint32_t ranks, char *err,
+		    size_t err_size);
 
 /*
  * Read PREFIX.R.et for every rank R of the workload's last job (added
@@ -42,7 +63,9 @@ int hs_chakra_read(struct hs_workload *w, const char *prefix, char *err,
 
 /*
  * Write job's nodes (one iteration, as added: before hs_wl_build()) as
- * PREFIX.R.et, one file per rank.  0, or -errno with the message in err.
+ * PREFIX.R.et, one file per rank, each with the communicators its rank
+ * is in described in its GlobalMetadata (process_groups).  0, or -errno
+ * with the message in err.
  */
 int hs_chakra_write(const struct hs_workload *w, uint32_t job,
 		    const char *prefix, char *err, size_t err_size);

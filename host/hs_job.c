@@ -96,6 +96,35 @@ static const char *const hs_job_shape_keys[] = {
 	"grad_buckets", "overlap", "tflops", "experts", "top_k", NULL
 };
 
+/*
+ * A trace of as many files as the job has ranks: no PREFIX.0.et is the
+ * trace key's fault, any other count the ranks key's.
+ */
+static int
+hs_job_trace_files(struct ofan_cfg *cfg, const char *sec,
+		   const struct hs_job_params *j)
+{
+	uint32_t n = hs_chakra_count(j->trace);
+	char msg[1400];
+
+	if (n == 0)
+		return ofan_cfg_fail(cfg, sec, "trace",
+			"'%s': no file %s.0.et; expected the PREFIX of the trace's files (PREFIX.0.et, PREFIX.1.et, ...)",
+			j->trace, j->trace);
+	if (n < j->ranks)
+		return ofan_cfg_fail(cfg, sec, "ranks",
+			"'%u' ranks, but the trace has %u files (%s.0.et .. %s.%u.et; no %s.%u.et); expected ranks = %u, or the missing files",
+			j->ranks, n, j->trace, j->trace, n - 1, j->trace, n, n);
+	if (n > j->ranks)
+		return ofan_cfg_fail(cfg, sec, "ranks",
+			"'%u' ranks, but the trace has %u files (%s.0.et .. %s.%u.et); expected ranks = %u",
+			j->ranks, n, j->trace, j->trace, n - 1, n);
+	if (hs_chakra_files(j->trace, j->ranks, msg, sizeof(msg)) != 0)
+		return ofan_cfg_fail(cfg, sec, "trace", "'%s': %s", j->trace,
+				     msg);
+	return 0;
+}
+
 /* model = chakra: ranks and trace, and none of the shape's keys. */
 static int
 hs_job_chakra(struct ofan_cfg *cfg, const char *sec, struct hs_job_params *j)
@@ -124,8 +153,10 @@ hs_job_chakra(struct ofan_cfg *cfg, const char *sec, struct hs_job_params *j)
 			"ranks", "missing; expected %s with model = chakra",
 			trace == NULL ? "the traces' PREFIX (files PREFIX.0.et, PREFIX.1.et, ...)" :
 			"the number of ranks (trace files)");
-	return ofan_cfg_path_of(cfg, sec, "trace", trace, j->trace,
-				sizeof(j->trace));
+	if (ofan_cfg_path_of(cfg, sec, "trace", trace, j->trace,
+			     sizeof(j->trace)) != 0)
+		return -EINVAL;
+	return hs_job_trace_files(cfg, sec, j);
 }
 
 /* The most bytes one message of a built-in shape may have. */

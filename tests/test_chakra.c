@@ -75,7 +75,7 @@ t_roundtrip(uint8_t model)
 	struct hs_job_params j;
 	struct hs_workload a, b;
 	struct hs_traffic ta, tb;
-	char err[512] = "";
+	char err[512] = "", path[64];
 	uint32_t i, k, nr;
 
 	t_small_job(&j, model);
@@ -128,6 +128,16 @@ t_roundtrip(uint8_t model)
 	hs_traffic_free(&ta);
 	hs_traffic_free(&tb);
 	hs_wl_free(&a);
+	hs_wl_free(&b);
+	/*
+	 * The writer describes the communicators: without its last file,
+	 * the trace read as one rank fewer is refused by its groups.
+	 */
+	snprintf(path, sizeof(path), "small.%u.et", nr - 1);
+	ck_assert_int_eq(unlink(path), 0);
+	ck_assert_int_eq(t_read(&b, "small", nr - 1, err, sizeof(err)),
+			 -EINVAL);
+	ck_assert_msg(strstr(err, "process group 'comm") != NULL, "%s", err);
 	hs_wl_free(&b);
 	t_remove("small", nr);
 }
@@ -213,28 +223,53 @@ START_TEST(test_astra_sim_traces)
 }
 END_TEST
 
-/* Write one rank's trace of nodes n[0 .. nb) (a GlobalMetadata first). */
+/*
+ * Write one rank's trace of nodes n[0 .. nb): a GlobalMetadata first,
+ * with a process_groups attribute of groups when that is not NULL.
+ */
 static void
-t_write_trace(const char *path, ChakraProtoMsg__Node **n, size_t nb)
+t_write_trace_groups(const char *path, ChakraProtoMsg__Node **n, size_t nb,
+		     const char *groups)
 {
 	ChakraProtoMsg__GlobalMetadata g = CHAKRA_PROTO_MSG__GLOBAL_METADATA__INIT;
+	ChakraProtoMsg__AttributeProto a, *ap = &a;
 	const ProtobufCMessage *m;
 	FILE *fp = fopen(path, "wb");
 	size_t i;
 
 	ck_assert_ptr_nonnull(fp);
 	g.version = (char *)"0.0.4";
+	if (groups != NULL) {
+		chakra_proto_msg__attribute_proto__init(&a);
+		a.name = (char *)"process_groups";
+		a.value_case =
+			CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_STRING_VAL;
+		a.string_val = (char *)groups;
+		g.n_attr = 1;
+		g.attr = &ap;
+	}
 	for (i = 0; i <= nb; i++) {
-		uint8_t buf[4096], len;
+		uint8_t buf[4096], head[2];
+		size_t len, h;
 
 		m = i == 0 ? &g.base : &n[i - 1]->base;
-		len = (uint8_t)protobuf_c_message_get_packed_size(m);
-		ck_assert_uint_lt(len, 128);
+		len = protobuf_c_message_get_packed_size(m);
+		ck_assert_uint_lt(len, sizeof(buf));
 		protobuf_c_message_pack(m, buf);
-		ck_assert_uint_eq(fwrite(&len, 1, 1, fp), 1);
+		/* Its length as a varint of one or two bytes. */
+		head[0] = (uint8_t)((len & 0x7f) | (len > 0x7f ? 0x80 : 0));
+		head[1] = (uint8_t)(len >> 7);
+		h = len > 0x7f ? 2 : 1;
+		ck_assert_uint_eq(fwrite(head, 1, h, fp), h);
 		ck_assert_uint_eq(fwrite(buf, 1, len, fp), len);
 	}
 	fclose(fp);
+}
+
+static void
+t_write_trace(const char *path, ChakraProtoMsg__Node **n, size_t nb)
+{
+	t_write_trace_groups(path, n, nb, NULL);
 }
 
 static void
@@ -360,6 +395,137 @@ START_TEST(test_bad_traces)
 }
 END_TEST
 
+/* Rank r's file of a 4-rank trace: an all-reduce over pg_name pg. */
+static void
+t_write_coll(const char *prefix, uint32_t r, const char *pg,
+	     ChakraProtoMsg__Node *meta, const char *groups)
+{
+	ChakraProtoMsg__Node x = CHAKRA_PROTO_MSG__NODE__INIT;
+	ChakraProtoMsg__Node *nodes[2] = { meta, &x };
+	ChakraProtoMsg__AttributeProto a[3], *ap[3] = { &a[0], &a[1], &a[2] };
+	char path[256];
+
+	x.id = 1;
+	x.name = (char *)"grad";
+	x.type = CHAKRA_PROTO_MSG__NODE_TYPE__COMM_COLL_NODE;
+	t_attr(&a[0], "comm_type",
+	       CHAKRA_PROTO_MSG__COLLECTIVE_COMM_TYPE__ALL_REDUCE);
+	t_attr(&a[1], "comm_size", 4096);
+	chakra_proto_msg__attribute_proto__init(&a[2]);
+	a[2].name = (char *)"pg_name";
+	a[2].value_case = CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_STRING_VAL;
+	a[2].string_val = (char *)pg;
+	x.n_attr = 3;
+	x.attr = ap;
+	snprintf(path, sizeof(path), "%s.%u.et", prefix, r);
+	if (meta != NULL)
+		t_write_trace_groups(path, nodes, 2, groups);
+	else
+		t_write_trace_groups(path, nodes + 1, 1, groups);
+}
+
+START_TEST(test_rank_count)
+{
+	struct hs_workload w;
+	char err[512] = "";
+	uint32_t r;
+
+	/* Four files read as two ranks: refused, saying how many there are. */
+	for (r = 0; r < 4; r++)
+		t_write_coll("four", r, "g", NULL, NULL);
+	ck_assert_int_eq(t_read(&w, "four", 2, err, sizeof(err)), -E2BIG);
+	ck_assert_msg(strstr(err, "four.2.et exists: the trace has 4 ranks (four.0.et .. four.3.et); expected ranks = 4, not 2") !=
+		      NULL, "%s", err);
+	hs_wl_free(&w);
+	ck_assert_uint_eq(hs_chakra_count("four"), 4);
+	ck_assert_uint_eq(hs_chakra_count("none"), 0);
+	/* As four: one all-reduce over the four. */
+	ck_assert_msg(t_read(&w, "four", 4, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_uint_eq(w.comms[w.nodes[0].comm].nb, 4);
+	hs_wl_free(&w);
+	t_remove("four", 4);
+}
+END_TEST
+
+START_TEST(test_described_groups)
+{
+	/* PyTorch's pg configs in its init node, as the converter keeps them. */
+	static const char pytorch[] =
+		"['[{\"pg_name\": \"0\", \"pg_desc\": \"default_pg\", \"backend_config\": \"cuda:nccl\", \"pg_size\": 4, \"ranks\": [0, 1, 2, 3]}, "
+		"{\"pg_name\": \"1\", \"pg_desc\": \"dp\", \"backend_config\": \"cuda:nccl\", \"pg_size\": 2, \"ranks\": [1, 3]}]']";
+	ChakraProtoMsg__Node meta = CHAKRA_PROTO_MSG__NODE__INIT;
+	ChakraProtoMsg__IOInfo io = CHAKRA_PROTO_MSG__IOINFO__INIT;
+	struct hs_workload w;
+	struct hs_traffic t;
+	char err[512] = "";
+	uint32_t r;
+
+	meta.id = 0;
+	meta.name = (char *)"## process_group:init ##";
+	meta.type = CHAKRA_PROTO_MSG__NODE_TYPE__METADATA_NODE;
+	io.values = (char *)pytorch;
+	meta.inputs = &io;
+
+	/*
+	 * Two of a trace's four ranks, as if the rest were lost: the files
+	 * agree with ranks = 2, the group described does not.
+	 */
+	for (r = 0; r < 2; r++)
+		t_write_coll("pg", r, "0", &meta, NULL);
+	ck_assert_int_eq(t_read(&w, "pg", 2, err, sizeof(err)), -EINVAL);
+	ck_assert_msg(strstr(err, "pg.0.et: process group '0' has 4 ranks; expected at most the job's 2") !=
+		      NULL, "%s", err);
+	hs_wl_free(&w);
+
+	/* All four: group "0" is the four, "1" ranks 1 and 3. */
+	for (r = 0; r < 4; r++)
+		t_write_coll("pg", r, r % 2 ? "1" : "0", &meta, NULL);
+	/* Rank 0 and 2 name "0", whose members 1 and 3 never do. */
+	ck_assert_msg(t_read(&w, "pg", 4, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_uint_eq(w.comms[w.nodes[1].comm].nb, 4);
+	ck_assert_uint_eq(w.comms[w.nodes[3].comm].nb, 2);
+	ck_assert_uint_eq(w.comm_ranks[w.comms[w.nodes[3].comm].first], 1);
+	ck_assert_uint_eq(w.comm_ranks[w.comms[w.nodes[3].comm].first + 1],
+			  3);
+	ck_assert_int_ne(hs_wl_build(&w, &t, err, sizeof(err)), 0);
+	hs_wl_free(&w);
+
+	/* Rank 2 naming "1", which does not have it. */
+	t_write_coll("pg", 2, "1", &meta, NULL);
+	ck_assert_int_eq(t_read(&w, "pg", 4, err, sizeof(err)), -EINVAL);
+	ck_assert_msg(strstr(err, "pg.2.et: names process group '1', which does not have rank 2") !=
+		      NULL, "%s", err);
+	hs_wl_free(&w);
+
+	/* Every rank in its group: it builds; described in metadata too. */
+	for (r = 0; r < 4; r++)
+		t_write_coll("pg", r, r % 2 ? "1" : "e",
+			     NULL, r % 2 ? "[{\"pg_name\": \"1\", \"pg_size\": 2, \"ranks\": [1, 3]}]" :
+			     "[{\"pg_name\": \"e\", \"pg_size\": 2, \"ranks\": [0, 2]}]");
+	ck_assert_msg(t_read(&w, "pg", 4, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_msg(hs_wl_build(&w, &t, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_uint_eq(w.nb_ops, 2);
+	hs_traffic_free(&t);
+	hs_wl_free(&w);
+
+	/* One group described two ways. */
+	t_write_coll("pg", 3, "1", NULL,
+		     "[{\"pg_name\": \"1\", \"pg_size\": 2, \"ranks\": [1, 2]}]");
+	ck_assert_int_eq(t_read(&w, "pg", 4, err, sizeof(err)), -EINVAL);
+	ck_assert_msg(strstr(err, "pg.3.et: process group '1' is described otherwise than in pg.1.et") !=
+		      NULL, "%s", err);
+	hs_wl_free(&w);
+
+	/* A description that does not parse. */
+	t_write_coll("pg", 3, "1", NULL, "[{\"pg_name\": \"1\", \"ranks\": [1, x]}]");
+	ck_assert_int_eq(t_read(&w, "pg", 4, err, sizeof(err)), -EINVAL);
+	ck_assert_msg(strstr(err, "pg.3.et: a process group description that does not parse") !=
+		      NULL, "%s", err);
+	hs_wl_free(&w);
+	t_remove("pg", 4);
+}
+END_TEST
+
 static Suite *
 chakra_suite(void)
 {
@@ -372,6 +538,8 @@ chakra_suite(void)
 			    (int)(sizeof(t_astra) / sizeof(t_astra[0])));
 	tcase_add_test(tc, test_unmapped_reported);
 	tcase_add_test(tc, test_bad_traces);
+	tcase_add_test(tc, test_rank_count);
+	tcase_add_test(tc, test_described_groups);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -13,8 +13,9 @@
 #   - bad input exits 2 before EAL, naming where: a dependency cycle, a
 #     peer beyond the job, a comm_type that is no collective, a trace
 #     that does not parse (each FILE: node ID (NAME) or byte), degrees
-#     that do not divide (FILE:job.NAME:KEY); no output folder, nothing
-#     left in /var/run/dpdk.
+#     that do not divide (FILE:job.NAME:KEY), a rank count other than
+#     the trace's files, a trace cut short of the process groups it
+#     describes; no output folder, nothing left in /var/run/dpdk.
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -151,6 +152,27 @@ rc=0
 expect_eq "pp = 3: exit status" "$rc" 2
 expect_file_has "pp = 3: message" "$TMP/pp.err" \
 	"command line: job.llama.pp=3: '3' does not divide layers = 2; expected a divisor of the layers"
+# A trace read with another rank count than it has files: refused, on the
+# key given; the same trace cut to fewer files: refused by the process
+# groups its files describe (ofan-chakra show counts the files itself).
+rc=0
+"$FAB" --config "$SRC/configs/experiments/training/chakra.ini" \
+	job.a2a.ranks=8 --out "$TMP/r8-out" --quiet --no-plot \
+	>/dev/null 2>"$TMP/r8.err" || rc=$?
+expect_eq "ranks = 8 of 16: exit status" "$rc" 2
+expect_file_has "ranks = 8 of 16: message" "$TMP/r8.err" \
+	"command line: job.a2a.ranks=8: '8' ranks, but the trace has 16 files ("
+expect_file_has "ranks = 8 of 16: what to give" "$TMP/r8.err" \
+	"all_to_all.15.et); expected ranks = 16"
+mkdir "$TMP/cut"
+cp "$TMP"/llama.[0-3].et "$TMP/cut/"
+rc=0
+"$CHAKRA" show "$TMP/cut/llama" >/dev/null 2>"$TMP/cut.err" || rc=$?
+expect_eq "a trace cut to 4 of 8 files: exit status" "$rc" 1
+expect_file_has "a trace cut to 4 of 8 files: message" "$TMP/cut.err" \
+	"llama.0.et: process group 'comm"
+expect_file_has "a trace cut to 4 of 8 files: why" "$TMP/cut.err" \
+	"the trace was made for a larger job"
 expect_eq "nothing new in /var/run/dpdk" "$(rundirs)" "$RUNDIRS0"
 
 ofan_finish

@@ -7,9 +7,11 @@
  *       Chakra traces PREFIX.0.et .. PREFIX.(R-1).et, one per rank: a job
  *       built from a preset or a few numbers, for [job] model = chakra or
  *       any tool that reads Chakra;
- *   ofan-chakra show --ranks R PREFIX
+ *   ofan-chakra show [--ranks R] PREFIX
  *       what ofan makes of a trace: per rank, its nodes as the workload
- *       engine runs them, and what it did not map.
+ *       engine runs them, and what it did not map; R is the number of
+ *       files PREFIX.N.et when not given, and must be when given;
+ *   ofan-chakra --version
  * Exit status: 0, 1 when a trace or config is bad (message on stderr),
  * 2 on a usage error.
  */
@@ -25,14 +27,17 @@
 #include "hs_traffic.h"
 #include "hs_workload.h"
 #include "ofan_config.h"
+#include "ofan_version.h"
 
 static void
 usage(FILE *f)
 {
 	fprintf(f, "usage: ofan-chakra write --config FILE --job NAME --out PREFIX\n"
-		"       ofan-chakra show --ranks R PREFIX\n"
+		"       ofan-chakra show [--ranks R] PREFIX\n"
+		"       ofan-chakra --version\n"
 		"write: [job.NAME] of FILE as Chakra traces PREFIX.RANK.et, one per rank\n"
-		"show:  the nodes ofan reads from PREFIX.0.et .. PREFIX.(R-1).et\n");
+		"show:  the nodes ofan reads from PREFIX.0.et .. PREFIX.(R-1).et (R: as many\n"
+		"       as there are; --ranks checks the count)\n");
 }
 
 /* Reads every [job.*] section; the rest of the file is not ours. */
@@ -134,6 +139,16 @@ chakra_show(const char *prefix, uint32_t ranks)
 	if (rc == 0) {
 		printf("not mapped: %s\n", w.nb_unmapped ? w.unmapped :
 		       "nothing");
+		for (i = 0; i < w.jobs[0].nb_comms; i++) {
+			const struct hs_wl_comm *m =
+				&w.comms[w.jobs[0].comm_first + i];
+
+			printf("communicator %u: %u ranks:", i, m->nb);
+			for (k = 0; k < m->nb; k++)
+				printf("%s%u", k ? "," : " ",
+				       w.comm_ranks[m->first + k]);
+			printf("\n");
+		}
 		/* And whether it builds: matched collectives, no cycle. */
 		rc = hs_wl_build(&w, &t, err, sizeof(err));
 		if (rc == 0) {
@@ -164,6 +179,8 @@ main(int argc, char **argv)
 	uint64_t ranks = 0;
 	int c;
 
+	if (ofan_version_asked(argc, argv))
+		return ofan_version_print("ofan-chakra");
 	if (argc < 2) {
 		usage(stderr);
 		return 2;
@@ -204,8 +221,16 @@ main(int argc, char **argv)
 	if (strcmp(cmd, "write") == 0 && config && job && out &&
 	    optind == argc)
 		return chakra_write(config, job, out);
-	if (strcmp(cmd, "show") == 0 && ranks > 0 && optind == argc - 1)
+	if (strcmp(cmd, "show") == 0 && optind == argc - 1) {
+		if (ranks == 0)
+			ranks = hs_chakra_count(argv[optind]);
+		if (ranks == 0) {
+			fprintf(stderr, "ofan-chakra: %s: no file %s.0.et; expected the PREFIX of a trace's files (PREFIX.0.et, PREFIX.1.et, ...)\n",
+				argv[optind], argv[optind]);
+			return 1;
+		}
 		return chakra_show(argv[optind], (uint32_t)ranks);
+	}
 	usage(stderr);
 	return 2;
 }
