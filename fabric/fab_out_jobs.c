@@ -297,6 +297,6 @@ fab_jobs_out_table(FILE *t, const struct fab_run *const *runs,
 		}
 	fprintf(t, "iter_us: mean iteration time (the last rank's end of an iteration to the next's); ideal_us: the same job\n"
 		   "with every flow in its ideal time (a non-blocking fabric); iter_x: their ratio; wait_max_us: the longest time a\n"
-		   "rank was not computing in an iteration (waiting on the network or on its peers); per job in jobs.csv,\n"
+		   "rank was not computing within an iteration (waiting on the network or on its peers); per job in jobs.csv,\n"
 		   "per collective in job-ops.csv (algbw, busbw), per rank in job-ranks.csv, per node in job-nodes.csv\n");
 }

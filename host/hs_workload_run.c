@@ -441,6 +441,46 @@ wl_rank_iters(const struct hs_workload *w, const struct hs_wl_job *jb,
 	free(open);
 }
 
+/*
+ * The job's iteration from a to b: each rank's wait is the part of it the
+ * rank spent not computing (its compute nodes of any iteration, each
+ * over the dur_ns before its end, clipped to the window), so that it
+ * never exceeds b - a.  ranks[0 .. nb_ranks) get wait_ns; busy has room
+ * for a value a rank.  Returns the sum, the largest in *max.
+ */
+static uint64_t
+wl_window_waits(const struct hs_workload *w, const struct hs_wl_job *jb,
+		const uint64_t *end_ns, uint64_t a, uint64_t b,
+		struct hs_wl_rank_result *ranks, uint64_t *busy,
+		uint64_t *max)
+{
+	uint64_t sum = 0;
+	uint32_t i, k;
+
+	for (k = 0; k < jb->nb_ranks; k++)
+		busy[k] = 0;
+	for (i = jb->node_first; i < jb->node_first + jb->nb_nodes; i++) {
+		const struct hs_wl_node *x = &w->nodes[i];
+		uint64_t s, e;
+
+		if (x->kind != HS_WL_COMP || end_ns[i] == UINT64_MAX ||
+		    end_ns[i] <= a)
+			continue;
+		e = end_ns[i] < b ? end_ns[i] : b;
+		s = end_ns[i] - x->dur_ns > a ? end_ns[i] - x->dur_ns : a;
+		if (e > s)
+			busy[x->rank] += e - s;
+	}
+	*max = 0;
+	for (k = 0; k < jb->nb_ranks; k++) {
+		ranks[k].wait_ns = busy[k] < b - a ? b - a - busy[k] : 0;
+		sum += ranks[k].wait_ns;
+		if (ranks[k].wait_ns > *max)
+			*max = ranks[k].wait_ns;
+	}
+	return sum;
+}
+
 int
 hs_wl_results(const struct hs_workload *w, const uint64_t *start_ns,
 	      const uint64_t *end_ns, const uint64_t *ideal_start_ns,
@@ -448,6 +488,7 @@ hs_wl_results(const struct hs_workload *w, const uint64_t *start_ns,
 {
 	uint32_t j, it, k, o, ni = 0, nr = 0, max_cells = 0;
 	uint64_t *rend = NULL, *comp = NULL, *iend = NULL, *icomp = NULL;
+	uint64_t *busy = NULL;
 
 	memset(res, 0, sizeof(*res));
 	for (j = 0; j < w->nb_jobs; j++) {
@@ -468,13 +509,15 @@ hs_wl_results(const struct hs_workload *w, const uint64_t *start_ns,
 	comp = malloc(sizeof(uint64_t) * (max_cells + 1));
 	iend = malloc(sizeof(uint64_t) * (max_cells + 1));
 	icomp = malloc(sizeof(uint64_t) * (max_cells + 1));
+	busy = malloc(sizeof(uint64_t) * (max_cells + 1));
 	if (res->nodes == NULL || res->iters == NULL || res->ranks == NULL ||
-	    res->ops == NULL ||
+	    res->ops == NULL || busy == NULL ||
 	    rend == NULL || comp == NULL || iend == NULL || icomp == NULL) {
 		free(rend);
 		free(comp);
 		free(iend);
 		free(icomp);
+		free(busy);
 		hs_wl_results_free(res);
 		return -ENOMEM;
 	}
@@ -527,14 +570,18 @@ hs_wl_results(const struct hs_workload *w, const uint64_t *start_ns,
 					ir->wait_max_ns = rr->wait_ns;
 				wait_sum += rr->wait_ns;
 			}
-			ir->wait_mean_ns = wait_sum / jb->nb_ranks;
 			if (!open && prev != UINT64_MAX) {
 				ir->end_ns = end;
 				ir->iter_ns = end - prev;
+				/* Waits within the iteration: none exceeds it. */
+				wait_sum = wl_window_waits(w, jb, end_ns, prev,
+					end, &res->ranks[nr - jb->nb_ranks],
+					busy, &ir->wait_max_ns);
 				prev = end;
 			} else {
 				prev = UINT64_MAX;
 			}
+			ir->wait_mean_ns = wait_sum / jb->nb_ranks;
 			if (!iopen && iprev != UINT64_MAX) {
 				ir->ideal_ns = iend_max - iprev;
 				iprev = iend_max;
@@ -608,5 +655,6 @@ hs_wl_results(const struct hs_workload *w, const uint64_t *start_ns,
 	free(comp);
 	free(iend);
 	free(icomp);
+	free(busy);
 	return 0;
 }

@@ -115,8 +115,13 @@ START_TEST(test_job_on_a_link)
 	ck_assert_uint_eq(r.jobs.iters[1].iter_ns,
 			  RTE_MAX(e1, f1) - RTE_MAX(e0, f0));
 	ck_assert_uint_eq(r.jobs.iters[0].compute_ns, T_A_NS + T_B_NS);
-	/* Rank 1 waits for everything but C. */
-	ck_assert_uint_eq(r.jobs.ranks[1].wait_ns, f0 - T_C_NS);
+	/* Rank 1 waits, of the iteration, for everything but C. */
+	ck_assert_uint_eq(r.jobs.ranks[1].wait_ns,
+			  RTE_MAX(e0, f0) - T_C_NS);
+	ck_assert_uint_le(r.jobs.iters[0].wait_max_ns,
+			  r.jobs.iters[0].iter_ns);
+	ck_assert_uint_le(r.jobs.iters[1].wait_max_ns,
+			  r.jobs.iters[1].iter_ns);
 	/* The run ends with the job's last node. */
 	ck_assert_uint_eq(r.sim_ns, RTE_MAX(e1, f1));
 	ck_assert_uint_eq(r.nb_jobs, 1);

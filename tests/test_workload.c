@@ -71,6 +71,13 @@ t_coll(struct hs_workload *w, uint32_t rank, uint8_t coll, uint32_t comm,
 	return id;
 }
 
+/*
+ * Flow f's acknowledgement and arrival times where f < t_nb_slow (else
+ * T_ACK and T_RECV).
+ */
+static const uint64_t *t_slow_ack, *t_slow_recv;
+static uint32_t t_nb_slow;
+
 /* Build, run on the ideal network, and take the results. */
 static void
 t_run(struct t_wl *x)
@@ -88,8 +95,8 @@ t_run(struct t_wl *x)
 	x->release = malloc(sizeof(uint64_t) * (x->w.nb_flows + 1));
 	ck_assert(send && recv && x->start && x->end && x->release);
 	for (f = 0; f < x->w.nb_flows; f++) {
-		recv[f] = T_RECV;
-		send[f] = T_ACK;
+		recv[f] = f < t_nb_slow ? t_slow_recv[f] : T_RECV;
+		send[f] = f < t_nb_slow ? t_slow_ack[f] : T_ACK;
 		/* Every flow is the workload's, held for its release. */
 		ck_assert_uint_eq(x->t.flows[f].wl_op,
 				  x->w.flows[f].op + 1);
@@ -170,13 +177,13 @@ START_TEST(test_compute_delays_dependants)
 	ck_assert_uint_eq(x.end[3], 100 + T_RECV);
 	ck_assert_uint_eq(x.end[4], 100 + T_RECV + 70);
 	/* The iteration: the later rank; each rank's wait is what it did
-	 * not compute. */
+	 * not compute of it (rank 0 idles from 165 to 180 too). */
 	ck_assert_uint_eq(x.res.nb_iters, 1);
 	ck_assert_uint_eq(x.res.iters[0].iter_ns, 180);
 	ck_assert_uint_eq(x.res.iters[0].end_ns, 180);
 	ck_assert_uint_eq(x.res.iters[0].compute_ns, 150);
 	ck_assert_uint_eq(x.res.ranks[0].compute_ns, 150);
-	ck_assert_uint_eq(x.res.ranks[0].wait_ns, 165 - 150);
+	ck_assert_uint_eq(x.res.ranks[0].wait_ns, 180 - 150);
 	ck_assert_uint_eq(x.res.ranks[1].wait_ns, 180 - 70);
 	ck_assert_uint_eq(x.res.iters[0].wait_max_ns, 110);
 	/* The send/recv pair: 100 to 115, 1000 B. */
@@ -208,9 +215,65 @@ START_TEST(test_iterations_chain_per_rank)
 	ck_assert_uint_eq(x.end[n + 4], 265 + T_RECV + 70);
 	ck_assert_uint_eq(x.res.iters[1].end_ns, 345);
 	ck_assert_uint_eq(x.res.iters[1].iter_ns, 345 - 180);
-	/* Rank 0's second iteration: 165 to 330, 150 computing. */
+	/*
+	 * Rank 0's second iteration: its own from 165 to 330; the job's
+	 * from 180 to 345, in which it computes c0 from 180 to 265 and c1
+	 * (280 to 330).  Its first: c0 and c1, and c0 again from 165.
+	 */
 	ck_assert_uint_eq(x.res.ranks[2].begin_ns, 165);
-	ck_assert_uint_eq(x.res.ranks[2].wait_ns, 330 - 165 - 150);
+	ck_assert_uint_eq(x.res.ranks[2].end_ns, 330);
+	ck_assert_uint_eq(x.res.ranks[2].wait_ns, 345 - 180 - (85 + 50));
+	ck_assert_uint_eq(x.res.ranks[0].wait_ns, 180 - 150 - 15);
+	t_free(&x);
+}
+END_TEST
+
+/*
+ * A rank that ends one iteration early and the next one last: its wait
+ * is counted within the job's iteration, never more than the iteration.
+ *   rank 0: c0 (100) -> send to 1 -> c1 (50)
+ *   rank 1: recv from 0 -> c2 (300)
+ * Iteration 0 (flow 0 as usual): rank 0 ends at 165, rank 1 at 410.
+ * Iteration 1 (flow 1 acknowledged 600 ns after its start): rank 0
+ * sends at 265, has its ACK at 865 and ends at 915; rank 1 has the data
+ * at 275 but begins at 410 and ends at 710.  The iteration is 410 to
+ * 915: rank 0 computes 50 of it (c0 ran from 165 to 265, before it),
+ * rank 1 300.  Rank 0's own span, 165 to 915, less its 150 of compute,
+ * would be 600, more than the iteration's 505.
+ */
+START_TEST(test_wait_within_the_iteration)
+{
+	static const uint64_t ack[2] = { T_ACK, 600 };
+	static const uint64_t recv[2] = { T_RECV, T_RECV };
+	struct t_wl x;
+	uint32_t c0, s, r, k;
+
+	t_job(&x, 4, 2, 2);
+	c0 = (uint32_t)t_node(&x.w, HS_WL_COMP, 0, 100, "c0", NULL, 0);
+	s = (uint32_t)t_p2p(&x.w, HS_WL_SEND, 0, 1, 1000, "send", &c0, 1);
+	t_node(&x.w, HS_WL_COMP, 0, 50, "c1", &s, 1);
+	r = (uint32_t)t_p2p(&x.w, HS_WL_RECV, 1, 0, 1000, "recv", NULL, 0);
+	t_node(&x.w, HS_WL_COMP, 1, 300, "c2", &r, 1);
+	t_slow_ack = ack;
+	t_slow_recv = recv;
+	t_nb_slow = 2;
+	t_run(&x);
+	t_nb_slow = 0;
+	ck_assert_uint_eq(x.res.iters[0].end_ns, 410);
+	ck_assert_uint_eq(x.res.iters[1].end_ns, 915);
+	ck_assert_uint_eq(x.res.iters[1].iter_ns, 505);
+	ck_assert_uint_eq(x.res.ranks[2].begin_ns, 165);
+	ck_assert_uint_eq(x.res.ranks[2].end_ns, 915);
+	ck_assert_uint_eq(x.res.ranks[2].wait_ns, 505 - 50);
+	ck_assert_uint_eq(x.res.ranks[3].wait_ns, 505 - 300);
+	ck_assert_uint_eq(x.res.iters[1].wait_max_ns, 455);
+	ck_assert_uint_eq(x.res.iters[1].wait_mean_ns, (455 + 205) / 2);
+	/* Iteration 0: rank 0 computes 150 and, from 165, 100 of c0 again. */
+	ck_assert_uint_eq(x.res.ranks[0].wait_ns, 410 - 250);
+	ck_assert_uint_eq(x.res.ranks[1].wait_ns, 410 - 300);
+	for (k = 0; k < x.res.nb_ranks; k++)
+		ck_assert_uint_le(x.res.ranks[k].wait_ns,
+				  x.res.iters[x.res.ranks[k].iteration].iter_ns);
 	t_free(&x);
 }
 END_TEST
@@ -480,6 +543,7 @@ workload_suite(void)
 
 	tcase_add_test(tc, test_compute_delays_dependants);
 	tcase_add_test(tc, test_iterations_chain_per_rank);
+	tcase_add_test(tc, test_wait_within_the_iteration);
 	tcase_add_test(tc, test_rank_computes_one_at_a_time);
 	tcase_add_test(tc, test_collective_ends_with_its_last_flow);
 	tcase_add_test(tc, test_job_start_time);
