@@ -108,23 +108,31 @@ cfg_parse_scaled(const char *s, cfg_unit_fn unit_fn, bool exact,
 	return 0;
 }
 
-/* K/M/G/T (powers of 1000), optionally followed by "bps" or "b/s". */
+/*
+ * K/M/G/T (powers of 1000, either case), then bits in any common
+ * spelling: nothing, b, bit, bits, bps, b/s, bit/s, bits/s.  A capital B
+ * is bytes, never taken for bits.
+ */
 static int
 cfg_rate_unit(const char *u, uint64_t *mult)
 {
 	static const char prefixes[] = "kmgt";
+	static const char *const bits[] = {
+		"", "b", "bit", "bits", "bps", "b/s", "bit/s", "bits/s",
+	};
 	const char *p = *u != '\0' ? strchr(prefixes, tolower(*u)) : NULL;
-	int i;
+	size_t i;
 
 	*mult = 1;
 	if (p != NULL) {
-		for (i = 0; i <= p - prefixes; i++)
+		for (i = 0; i <= (size_t)(p - prefixes); i++)
 			*mult *= 1000;
 		u++;
 	}
-	if (*u == '\0' || strcasecmp(u, "bps") == 0 ||
-	    strcasecmp(u, "b/s") == 0)
-		return 0;
+	for (i = 0; i < sizeof(bits) / sizeof(bits[0]); i++)
+		if (strcmp(u, bits[i]) == 0 ||
+		    (strcasecmp(u, bits[i]) == 0 && strchr(u, 'B') == NULL))
+			return 0;
 	return -EINVAL;
 }
 
@@ -553,10 +561,16 @@ ofan_cfg_get_rate(struct ofan_cfg *cfg, const char *sec, const char *key,
 	if (rc < 0 || v == NULL)
 		return rc;
 	rc = cfg_parse_scaled(v, cfg_rate_unit, false, &bps);
+	if (rc == -EINVAL && strchr(v, 'B') != NULL && isdigit((unsigned char)*v))
+		return ofan_cfg_fail(cfg, sec, key,
+				     "'%s' is in bytes (B); expected a rate in "
+				     "bits/s: 100G, 100Gb, 100Gbps or 100Gbit/s",
+				     v);
 	if (rc == -EINVAL)
 		return cfg_bad(cfg, sec, key, v, "a rate",
 			       "a number with an optional K/M/G/T suffix "
-			       "(bits/s), e.g. 100G");
+			       "(bits/s: none, b, bit, bps, b/s or bit/s), "
+			       "e.g. 100G or 100Gbps");
 	if (rc < 0 || bps < min || bps > max)
 		return cfg_out_of_range(cfg, sec, key, v, expect);
 	*out_bps = bps;

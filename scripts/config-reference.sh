@@ -36,8 +36,9 @@ How to read it:
 
 - Ranges are the loaders' own words, the ones their error messages use.
   Sizes take B, KiB, MiB, GiB, TiB (powers of 1024) or K, M, G, T
-  (powers of 1000); rates bits/s with K, M, G, T; durations a unit (ns,
-  us, ms, s).
+  (powers of 1000); rates bits/s with K, M, G, T, and any of b, bit,
+  bps, b/s, bit/s after them (`100G`, `100Gb`, `100Gbps`; a capital B is
+  bytes and is refused); durations a unit (ns, us, ms, s).
 - "required" keys have no default; "required by some settings" are
   required by some policies, modes or patterns only.
 - `[NAME.N]` is any number (`[port.3]`), `NAME` any name

@@ -365,6 +365,12 @@ static const struct good_case good_cases[] = {
 	{ K_RATE, "25gbps", 25000000000ULL },
 	{ K_RATE, "1.5K", 1500 },
 	{ K_RATE, "1000b/s", 1000 },
+	{ K_RATE, "100Gb", 100000000000ULL },
+	{ K_RATE, "100gb", 100000000000ULL },
+	{ K_RATE, "100Gbit", 100000000000ULL },
+	{ K_RATE, "10Gbit/s", 10000000000ULL },
+	{ K_RATE, "10Gbits/s", 10000000000ULL },
+	{ K_RATE, "10Gb/s", 10000000000ULL },
 	{ K_RATE, "0.4T", 400000000000ULL },
 	{ K_TIME, "1us", 1000 },
 	{ K_TIME, "2.5ms", 2500000 },
@@ -419,7 +425,7 @@ struct bad_case {
 #define E_U64 "expected an integer in [0, 18446744073709551615]"
 #define E_DOUBLE "expected a number in [0, 1]"
 #define E_RATE_SYNTAX "expected a number with an optional K/M/G/T suffix " \
-	"(bits/s), e.g. 100G"
+	"(bits/s: none, b, bit, bps, b/s or bit/s), e.g. 100G or 100Gbps"
 #define E_TIME_SYNTAX "expected a number with a unit ns, us, ms or s, " \
 	"e.g. 2.5us"
 #define E_SIZE_SYNTAX "expected bytes with an optional suffix B, K/KB, " \
@@ -466,8 +472,12 @@ static const struct bad_case bad_cases[] = {
 	  "ofan" },
 	{ K_RATE, "12abc", "t.ini:t:k: '12abc' is not a rate; "
 	  E_RATE_SYNTAX },
-	{ K_RATE, "100Gbit", "t.ini:t:k: '100Gbit' is not a rate; "
+	{ K_RATE, "100Gbyte", "t.ini:t:k: '100Gbyte' is not a rate; "
 	  E_RATE_SYNTAX },
+	{ K_RATE, "100GB", "t.ini:t:k: '100GB' is in bytes (B); expected a "
+	  "rate in bits/s: 100G, 100Gb, 100Gbps or 100Gbit/s" },
+	{ K_RATE, "10GBps", "t.ini:t:k: '10GBps' is in bytes (B); expected a "
+	  "rate in bits/s: 100G, 100Gb, 100Gbps or 100Gbit/s" },
 	{ K_RATE, "G", "t.ini:t:k: 'G' is not a rate; " E_RATE_SYNTAX },
 	{ K_RATE, "1.G", "t.ini:t:k: '1.G' is not a rate; " E_RATE_SYNTAX },
 	{ K_RATE, "-1G", "t.ini:t:k: '-1G' is not a rate; " E_RATE_SYNTAX },
