@@ -251,7 +251,10 @@ int fab_out_describe(struct fab_out *o, int argc, char *const *argv,
 /* Write one run's rows (flows, queues) and keep its summary. */
 int fab_out_run(struct fab_out *o, const struct fab_params *p,
 		const struct fab_topo *t, const struct fab_run *r);
-/* Write summary.json, runs.csv, timing.csv, table.txt; print the table. */
+/*
+ * Write summary.json, runs.csv, timing.csv, table.txt; print the table
+ * to table too, unless it is NULL (--quiet).
+ */
 int fab_out_close(struct fab_out *o, FILE *table);
 
 #endif /* OFAN_FAB_H */

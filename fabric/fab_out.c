@@ -894,7 +894,7 @@ fab_out_close(struct fab_out *o, FILE *table)
 		rc = fab_out_summary(o, g, nb_agg);
 	if (rc == 0)
 		rc = fab_out_runs_csv(o);
-	if (table != NULL && g != NULL)
+	if (g != NULL)
 		fab_out_table(o, g, nb_agg, table);
 	free(g);
 	free(o->runs);

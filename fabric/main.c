@@ -87,7 +87,7 @@ fab_usage(FILE *f)
 		"  --seed N           the [fabric] seed (switches, hosts, traffic)\n"
 		"  --seeds N          run every scheme N times, seeds seed .. seed+N-1, and\n"
 		"                     report means with 95%% confidence intervals ([fabric] seeds)\n"
-		"  --quiet            no progress lines on stderr\n"
+		"  --quiet            print nothing but errors (the table is in DIR/table.txt)\n"
 		"  --no-plot          do not run testbed/plot.sh (gnuplot)\n"
 		"  --list-links       print the links of the (first) topology, the names\n"
 		"                     [failure.*] and [drop.*] take, and exit\n"
@@ -253,9 +253,12 @@ fab_eal_mb(const struct fab_experiment *x, int nb_ranks, uint32_t *pool_n,
 	return (unsigned int)(bytes >> 20) + 768;
 }
 
-/* Run testbed/plot.sh OUT (found next to the sources of this binary). */
+/*
+ * Run testbed/plot.sh OUT (found next to the sources of this binary);
+ * quiet: without its "plot:" lines (errors still on stderr).
+ */
 static void
-fab_plot(const char *out)
+fab_plot(const char *out, bool quiet)
 {
 	char exe[PATH_MAX], script[PATH_MAX + 64];
 	const char *env = getenv("OFAN_PLOT");
@@ -282,6 +285,8 @@ fab_plot(const char *out)
 	fflush(stdout);
 	pid = fork();
 	if (pid == 0) {
+		if (quiet && freopen("/dev/null", "w", stdout) == NULL)
+			_exit(127);
 		execl(script, script, out, (char *)NULL);
 		_exit(127);
 	}
@@ -562,7 +567,7 @@ main(int argc, char **argv)
 	if (job.rank == 0) {
 		ofan_phase_begin(&phase, o.quiet ? NULL : stderr, prog,
 				 "writing the summary and tables in %s", outdir);
-		rc = fab_out_close(out, stdout);
+		rc = fab_out_close(out, o.quiet ? NULL : stdout);
 		ofan_phase_end(&phase);
 		if (rc != 0) {
 			fprintf(stderr, "ofan-fabric: cannot write the summary in %s\n",
@@ -587,7 +592,7 @@ pool_out:
 	fab_experiment_free(&x);
 	fab_job_fini(&job);
 	if (o.plot && wrote && job.rank == 0)
-		fab_plot(outdir);
+		fab_plot(outdir, o.quiet);
 	free(cmd_argv);
 	return status;
 }

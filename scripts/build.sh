@@ -9,6 +9,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 case ${1-} in
 '') ;;
+--version) exec scripts/version.sh "$0" ;;
 -h | --help)
 	sed -n '3,/^set /{/^set /d;s/^# \{0,1\}//;p}' "$0"
 	exit 0

@@ -10,6 +10,7 @@
 #                             BUILD_DIR is build/ by default
 set -euo pipefail
 case ${1-} in
+--version) exec "$(dirname "$0")/version.sh" "$0" ;;
 -h | --help)
 	sed -n '3,/^set /{/^set /d;s/^# \{0,1\}//;p}' "$0"
 	exit 0

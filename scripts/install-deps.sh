@@ -9,6 +9,7 @@
 # this is not root; apt-get's status if it fails.
 set -euo pipefail
 case ${1-} in
+--version) exec "$(dirname "$0")/version.sh" "$0" ;;
 -h | --help)
 	sed -n '3,/^set /{/^set /d;s/^# \{0,1\}//;p}' "$0"
 	exit 0

@@ -105,6 +105,7 @@ while [ $# -gt 0 ]; do
 	--snaplen) need_arg "$1" $#; snaplen=$2; shift ;;
 	--filter) need_arg "$1" $#; filter=$2; shift ;;
 	--force) force=1 ;;
+	--version) exec "$(dirname "$0")/../scripts/version.sh" "$0" ;;
 	--help | -h) usage; exit 0 ;;
 	*) die "unknown argument '$1' (see --help)" ;;
 	esac

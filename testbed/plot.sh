@@ -743,6 +743,7 @@ queue_unit() {
 main() {
 	[ $# -eq 1 ] || usage
 	case $1 in
+	--version) exec "$(dirname "$0")/../scripts/version.sh" "$0" ;;
 	-h | --help) usage 0 ;;
 	--colours)
 		# shellcheck disable=SC2086  # one word per name and colour

@@ -88,6 +88,7 @@ while [ $# -gt 0 ]; do
 	--idle) need_arg "$1" $#; idle=$2; shift ;;
 	--lcore) need_arg "$1" $#; lcore=$2; shift ;;
 	--build-dir) need_arg "$1" $#; build_dir=$2; shift ;;
+	--version) exec "$(dirname "$0")/../scripts/version.sh" "$0" ;;
 	--help | -h) usage; exit 0 ;;
 	-*) die "unknown option '$1' (see --help)" ;;
 	*)

@@ -11,6 +11,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 for a in "$@"; do
 	case $a in
+	--version) exec "$(dirname "$0")/../scripts/version.sh" "$0" ;;
 	-h | --help)
 		sed -n '3,/^set /{/^set /d;s/^# \{0,1\}//;p}' "$0"
 		printf 'experiments:'

@@ -71,6 +71,7 @@ while [ $# -gt 0 ]; do
 	--minutes) need_arg "$1" $#; minutes=$2; shift ;;
 	--out) need_arg "$1" $#; out=$2; shift ;;
 	--seed) need_arg "$1" $#; seed=$2; shift ;;
+	--version) exec "$(dirname "$0")/../scripts/version.sh" "$0" ;;
 	--help | -h) usage; exit 0 ;;
 	*) usage >&2; die "unknown argument '$1'" ;;
 	esac

@@ -53,6 +53,7 @@ while [ $# -gt 0 ]; do
 	--scheme) need_arg "$1" $#; scheme=$2; shift ;;
 	--out) need_arg "$1" $#; out=$2; shift ;;
 	--timeout) need_arg "$1" $#; timeout=$2; shift ;;
+	--version) exec "$(dirname "$0")/../scripts/version.sh" "$0" ;;
 	--help | -h) usage; exit 0 ;;
 	-*) usage >&2; die "unknown option '$1'" ;;
 	*) break ;;

@@ -90,6 +90,7 @@ while [ $# -gt 0 ]; do
 	--start-delay) need_arg "$1" $#; start_delay=$2; shift ;;
 	--run) need_arg "$1" $#; only_run=$2; shift ;;
 	--tag) need_arg "$1" $#; tag=$2; shift ;;
+	--version) exec "$(dirname "$0")/../scripts/version.sh" "$0" ;;
 	--help | -h) usage; exit 0 ;;
 	--) shift; files+=("$@"); break ;;
 	-*) usage >&2; die "unknown option '$1'" ;;

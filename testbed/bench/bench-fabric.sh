@@ -77,6 +77,7 @@ while [ $# -gt 0 ]; do
 	--set) need_arg "$1" $#; overrides+=("$2"); shift ;;
 	--no-testpmd) with_testpmd=0 ;;
 	--json) need_arg "$1" $#; json=$2; shift ;;
+	--version) exec "$(dirname "$0")/../../scripts/version.sh" "$0" ;;
 	--help | -h) usage; exit 0 ;;
 	*) usage >&2; die "unknown option '$1'" ;;
 	esac

@@ -187,6 +187,7 @@ while [ $# -gt 0 ]; do
 	--out) need_arg "$1" $#; out_dir=$2; shift ;;
 	--dry-run) dry_run=1 ;;
 	--build-dir) need_arg "$1" $#; build_dir=$2; shift ;;
+	--version) exec "$(dirname "$0")/../../scripts/version.sh" "$0" ;;
 	--help | -h) usage; exit 0 ;;
 	*) die "unknown option '$1' (see --help)" ;;
 	esac

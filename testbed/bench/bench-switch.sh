@@ -207,6 +207,7 @@ while [ $# -gt 0 ]; do
 	--acks-every) need_arg "$1" $#; acks_every=$2; shift ;;
 	--out) need_arg "$1" $#; out_dir=$2; shift ;;
 	--build-dir) need_arg "$1" $#; build_dir=$2; shift ;;
+	--version) exec "$(dirname "$0")/../../scripts/version.sh" "$0" ;;
 	--help | -h) usage; exit 0 ;;
 	*) die "unknown option '$1' (see --help)" ;;
 	esac

@@ -68,6 +68,7 @@ while [ $# -gt 0 ]; do
 		only+=("$2")
 		shift
 		;;
+	--version) exec "$(dirname "$0")/../../scripts/version.sh" "$0" ;;
 	-h | --help) usage 0 ;;
 	*)
 		echo "reproduce.sh: unknown argument '$1'" >&2

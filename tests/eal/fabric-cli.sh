@@ -62,8 +62,11 @@ echo "-- plots of a run shorter than one queue window"
 rc=0
 "$FAB" --config "$SRC/configs/experiments/permutation-k8.ini" fabric.k=4 \
 	traffic.size=16KiB fabric.queue_window=1ms fabric.schemes=spray,ofan \
-	--quiet --out "$TMP/short" >/dev/null 2>"$TMP/short.err" || rc=$?
+	--quiet --out "$TMP/short" >"$TMP/short.out" 2>"$TMP/short.err" || rc=$?
 expect_eq "short run: exit status" "$rc" 0
+expect_eq "--quiet: nothing on stdout (no table, no plot lines)" \
+	"$(cat "$TMP/short.out")" ""
+if [ -s "$TMP/short/table.txt" ]; then pass "--quiet: table.txt written"; else fail "--quiet: no table.txt"; fi
 for f in fct-cdf.png queue-layers.png queue-time.png; do
 	if [ -s "$TMP/short/$f" ]; then pass "short run: $f"; else fail "short run: no $f"; fi
 done
@@ -162,11 +165,11 @@ rc=0
 	fabric.time_limit=20us fabric.schemes=ofan --no-plot --quiet \
 	--out "$TMP/cut" >"$TMP/cut.out" 2>"$TMP/cut.err" || rc=$?
 expect_eq "cut short: exit status" "$rc" 1
-row=$(grep '^ofan ' "$TMP/cut.out" || true)
+row=$(grep '^ofan ' "$TMP/cut/table.txt" || true)
 expect_eq "cut short: the row's times" \
 	"$(echo "$row" | awk '{ print $2, $3, $4, $5, $6 }')" "– – – – –"
 expect_eq "cut short: marked" "$(echo "$row" | grep -c 'INCOMPLETE (time_limit)')" 1
-expect_eq "cut short: no 0.00 anywhere" "$(grep -c ' 0\.00 ' "$TMP/cut.out" || true)" 0
+expect_eq "cut short: no 0.00 anywhere" "$(grep -c ' 0\.00 ' "$TMP/cut/table.txt" || true)" 0
 
 echo "-- a run's folder describes it"
 rc=0
@@ -279,13 +282,37 @@ expect_eq "ofan-cmgen: nothing written by a refused command" \
 expect_eq "ofan-cmgen: 1MiB and 1us are 1048576 bytes and 1000000 ps" \
 	"$(cmp -s "$TMP/u.cm" "$TMP/n.cm" && echo same)" same
 
-echo "-- --version, every program"
+# Every program the build makes (meson's list, tests aside) and every
+# script a user runs.
+mapfile -t PROGRAMS < <(/usr/bin/python3 - "$BUILD/meson-info/intro-targets.json" "$BUILD" <<'PY'
+import json, os, sys
+build = os.path.realpath(sys.argv[2])
+for t in json.load(open(sys.argv[1])):
+    if t["type"] == "executable" and not t["name"].startswith("test_"):
+        for f in t["filename"]:
+            print(os.path.relpath(f, build))
+PY
+)
+SCRIPTS=(scripts/main.sh scripts/test.sh scripts/build.sh
+	scripts/install-deps.sh scripts/config-reference.sh scripts/version.sh
+	testbed/bench/bench-fabric.sh testbed/bench/bench-host.sh
+	testbed/bench/bench-switch.sh testbed/capture.sh testbed/plot.sh
+	testbed/replay.sh testbed/study/reproduce.sh testbed/run-experiments.sh
+	testbed/soak.sh testbed/sriov.sh testbed/testbed.sh
+	tests/fuzz/run-fuzz.sh)
+expect_eq "the programs found: ofan-chakra among them" \
+	"$(printf '%s\n' "${PROGRAMS[@]}" | grep -c '^tools/ofan-chakra$')" 1
+
+echo "-- --version, every program and script"
 version=$(sed -n "s/^[[:space:]]*version: '\\([^']*\\)',/\\1/p" "$SRC/meson.build")
-for bin in switch/ofan-switch host/ofan-host fabric/ofan-fabric \
-	   testbed/ofan-testbed-gen tools/ofan-cmgen tools/ofan-pcapgen; do
-	name=${bin##*/}
+for cmd in "${PROGRAMS[@]}" "${SCRIPTS[@]/#/@}"; do
+	case $cmd in
+	@*) path=$SRC/${cmd#@} ;;
+	*) path=$BUILD/$cmd ;;
+	esac
+	name=${cmd##*/}
 	rc=0
-	"$BUILD/$bin" --version >"$TMP/version.out" 2>"$TMP/version.err" || rc=$?
+	"$path" --version >"$TMP/version.out" 2>"$TMP/version.err" || rc=$?
 	expect_eq "$name --version: exit status" "$rc" 0
 	expect_eq "$name --version: stderr" "$(cat "$TMP/version.err")" ""
 	out=$(cat "$TMP/version.out")
@@ -297,14 +324,7 @@ for bin in switch/ofan-switch host/ofan-host fabric/ofan-fabric \
 done
 
 echo "-- --help, every program and script"
-for cmd in switch/ofan-switch host/ofan-host fabric/ofan-fabric \
-	   testbed/ofan-testbed-gen tools/ofan-cmgen tools/ofan-pcapgen \
-	   @scripts/main.sh @scripts/test.sh @scripts/build.sh \
-	   @scripts/install-deps.sh @testbed/bench/bench-fabric.sh \
-	   @testbed/bench/bench-host.sh @testbed/bench/bench-switch.sh @testbed/capture.sh \
-	   @testbed/plot.sh @testbed/replay.sh @testbed/study/reproduce.sh \
-	   @testbed/run-experiments.sh @testbed/soak.sh @testbed/sriov.sh \
-	   @testbed/testbed.sh @tests/fuzz/run-fuzz.sh; do
+for cmd in "${PROGRAMS[@]}" "${SCRIPTS[@]/#/@}"; do
 	case $cmd in
 	@*) path=$SRC/${cmd#@} ;;
 	*) path=$BUILD/$cmd ;;

@@ -34,6 +34,7 @@ usage() {
 }
 
 case ${1-} in
+--version) exec "$(dirname "$0")/../../scripts/version.sh" "$0" ;;
 -h | --help)
 	sed -n '4,/^set /{/^set /d;s/^# \{0,1\}//;p}' "$0"
 	exit 0
