@@ -308,6 +308,16 @@ ofan_cfg_error(const struct ofan_cfg *cfg)
 	return cfg->err;
 }
 
+const char *
+ofan_cfg_origin(const struct ofan_cfg *cfg, const char *sec, const char *key)
+{
+	const struct cfg_section *s = cfg_find_section(cfg, sec);
+	const struct cfg_entry *e = s != NULL ?
+		cfg_find_entry(cfg, s, key) : NULL;
+
+	return e != NULL ? e->origin : NULL;
+}
+
 static int
 cfg_vfail(struct ofan_cfg *cfg, const char *sec, const char *key,
 	  const char *fmt, va_list ap)

@@ -86,6 +86,13 @@ int ofan_cfg_set_from(struct ofan_cfg *cfg, const char *sec, const char *key,
 		      const char *value, const char *origin);
 
 /*
+ * What set sec:key, as given to ofan_cfg_set_from() ("command line:
+ * fabric.k=4"); NULL when the file did (or nothing).
+ */
+const char *ofan_cfg_origin(const struct ofan_cfg *cfg, const char *sec,
+			    const char *key);
+
+/*
  * A path from value sec:key, as a user means it: a relative path written
  * in the file is relative to the file's folder; one given by an override
  * (ofan_cfg_set_from) is relative to the current directory, as typed.

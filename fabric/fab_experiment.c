@@ -64,8 +64,44 @@ struct fab_sweep {
 };
 
 /*
+ * Where a variant's setting splits: "variant.NAME.section.key" is key
+ * "section.key" of [variant.NAME], NAME the longest name of a
+ * [variant.*] section the left side begins with (else its first part).
+ * The dot before the key, NULL when lhs is no variant's setting.
+ */
+static char *
+fab_variant_split(const struct ofan_cfg *cfg, char *lhs)
+{
+	const char *secs[256];
+	char *dot = NULL;
+	size_t best = 0;
+	int n, i;
+
+	if (strncasecmp(lhs, "variant.", 8) != 0)
+		return NULL;
+	n = ofan_cfg_sections(cfg, "variant.", secs, (int)FAB_DIM(secs));
+	for (i = 0; i < n && i < (int)FAB_DIM(secs); i++) {
+		size_t len = strlen(secs[i]);
+
+		if (len > best && strncasecmp(lhs, secs[i], len) == 0 &&
+		    lhs[len] == '.' && strchr(lhs + len + 1, '.') != NULL) {
+			best = len;
+			dot = lhs + len;
+		}
+	}
+	if (dot == NULL) {
+		dot = strchr(lhs + 8, '.');
+		if (dot != NULL && strchr(dot + 1, '.') == NULL)
+			dot = NULL;	/* variant.NAME.key: not a setting */
+	}
+	return dot;
+}
+
+/*
  * Apply "section.key=value" to cfg.  The section is everything before the
- * last dot of the left side ("host.reps.freeze_time" is [host.reps]).
+ * last dot of the left side ("host.reps.freeze_time" is [host.reps]),
+ * but for a variant's setting: "variant.tcp.host.rate_coef" is the key
+ * host.rate_coef of [variant.tcp] (fab_variant_split()).
  */
 static int
 fab_apply_override(struct ofan_cfg *cfg, const char *ov, const char *from,
@@ -86,7 +122,9 @@ fab_apply_override(struct ofan_cfg *cfg, const char *ov, const char *from,
 		return -EINVAL;
 	}
 	*eq = 0;
-	dot = strrchr(buf, '.');
+	dot = fab_variant_split(cfg, fab_trim(buf));
+	if (dot == NULL)
+		dot = strrchr(buf, '.');
 	if (dot == NULL || dot == buf || dot[1] == 0) {
 		snprintf(err, err_size, "override '%s' names no section; expected section.key=value, e.g. traffic.size=1MiB",
 			 ov);
@@ -277,17 +315,33 @@ fab_parse_sweeps(struct ofan_cfg *cfg, struct fab_sweep *sw, int *nb)
  * Apply value number v of sweep s ("8/8/16" over its keys) to cfg, and
  * note each "section.key=value" in p.
  */
+/*
+ * Where a sweep's or variant's setting sec:key came from: the override
+ * that set it ("command line: variant.tcp.host.rate_coef=0.9"), else
+ * FILE:sec:key.
+ */
+static void
+fab_sweep_from(const struct ofan_cfg *cfg, const char *sec, const char *key,
+	       char *from, size_t size)
+{
+	const char *o = ofan_cfg_origin(cfg, sec, key);
+
+	if (o != NULL)
+		snprintf(from, size, "%s", o);
+	else
+		snprintf(from, size, "%s:%s:%s", ofan_cfg_path(cfg), sec, key);
+}
+
 static int
 fab_apply_sweep(struct ofan_cfg *cfg, const struct fab_sweep *s, int v,
 		struct fab_params *p, char *err, unsigned int err_size)
 {
-	char vals[FAB_NAME_SIZE], *save = NULL, *tok;
+	char vals[FAB_NAME_SIZE], vsec[160], *save = NULL, *tok;
 	char ov[256], from[300];
 	int k = 0;
 
 	if (s->variants) {
 		const char *keys[FAB_MAX_VARIANT_KEYS], *val;
-		char vsec[160];
 		int nk, i;
 
 		snprintf(vsec, sizeof(vsec), "variant.%s", s->values[v]);
@@ -296,8 +350,7 @@ fab_apply_sweep(struct ofan_cfg *cfg, const struct fab_sweep *s, int v,
 		for (i = 0; i < nk; i++) {
 			if (ofan_cfg_get_str(cfg, vsec, keys[i], 0, &val) != 0)
 				return -EINVAL;
-			snprintf(from, sizeof(from), "%s:%s:%s",
-				 ofan_cfg_path(cfg), vsec, keys[i]);
+			fab_sweep_from(cfg, vsec, keys[i], from, sizeof(from));
 			snprintf(ov, sizeof(ov), "%s=%s", keys[i], val);
 			if (fab_apply_override(cfg, ov, from, err,
 					       err_size) != 0)
@@ -312,8 +365,8 @@ fab_apply_sweep(struct ofan_cfg *cfg, const struct fab_sweep *s, int v,
 		}
 		return 0;
 	}
-	snprintf(from, sizeof(from), "%s:sweep.%s:values", ofan_cfg_path(cfg),
-		 s->name);
+	snprintf(vsec, sizeof(vsec), "sweep.%s", s->name);
+	fab_sweep_from(cfg, vsec, "values", from, sizeof(from));
 	snprintf(vals, sizeof(vals), "%s", s->values[v]);
 	for (tok = strtok_r(vals, "/", &save); tok != NULL && k < s->nb_keys;
 	     tok = strtok_r(NULL, "/", &save), k++) {

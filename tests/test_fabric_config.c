@@ -425,6 +425,62 @@ START_TEST(test_variants)
 }
 END_TEST
 
+/*
+ * A variant's setting and a sweep's values from the command line:
+ * variant.NAME.section.key=value sets key section.key of [variant.NAME]
+ * (a new one too), and a bad value is blamed on the override.
+ */
+START_TEST(test_variant_overrides)
+{
+	static const char text[] =
+		"[fabric]\nk = 4\nschemes = ecmp\n"
+		"[traffic]\npattern = permutation\nsize = 64KiB\n"
+		"[sweep.stack]\nvariants = a, b\n"
+		"[variant.a]\nhost.recovery = trim\nhost.rate_coef = 0.9\n"
+		"[variant.b]\nhost.recovery = gbn\n";
+	static const char *const ok[] = {
+		"variant.a.host.rate_coef=0.5",
+		"variant.b.queue.queue_packets=77",
+		"VARIANT.b.host.rate_coef = 0.25",
+	};
+	static const char *const bad[] = { "variant.b.host.recovery=tcpp" };
+	static const char *const bad_sweep[] = { "sweep.stack.variants=a, c" };
+	static const char *const not_key[] = { "variant.a.rate_coef=0.5" };
+	struct fab_experiment x;
+	char err[1024] = "";
+
+	ck_assert_msg(fab_experiment_load_mem("/tmp/variants.ini", text,
+					      strlen(text), (char *const *)ok, 3, false, 0,
+					      0, true, &x, err,
+					      sizeof(err)) == 0, "%s", err);
+	ck_assert_uint_eq(x.nb_combos, 2);
+	ck_assert_str_eq(x.combos[0].host.recovery->name, "trim");
+	ck_assert(x.combos[0].host.rate_coef == 0.5);
+	ck_assert(x.combos[1].host.rate_coef == 0.25);
+	ck_assert_uint_eq(x.combos[1].queue.capacity_pkts, 77);
+	fab_experiment_free(&x);
+
+	ck_assert_int_eq(fab_experiment_load_mem("/tmp/variants.ini", text,
+						 strlen(text), (char *const *)bad, 1, false,
+						 0, 0, true, &x, err,
+						 sizeof(err)), -EINVAL);
+	ck_assert_msg(strstr(err, "command line: variant.b.host.recovery=tcpp: host.recovery=tcpp: 'tcpp'") ==
+		      err, "%s", err);
+	ck_assert_int_eq(fab_experiment_load_mem("/tmp/variants.ini", text,
+						 strlen(text), (char *const *)bad_sweep, 1,
+						 false, 0, 0, true, &x, err,
+						 sizeof(err)), -EINVAL);
+	ck_assert_msg(strstr(err, "command line: sweep.stack.variants=a, c: 'c' has no [variant.c] section") ==
+		      err, "%s", err);
+	ck_assert_int_eq(fab_experiment_load_mem("/tmp/variants.ini", text,
+						 strlen(text), (char *const *)not_key, 1,
+						 false, 0, 0, true, &x, err,
+						 sizeof(err)), -EINVAL);
+	ck_assert_msg(strstr(err, "command line: variant.a.rate_coef=0.5: is not section.key") ==
+		      err, "%s", err);
+}
+END_TEST
+
 START_TEST(test_load_mem)
 {
 	static const char sweeps[] =
@@ -486,6 +542,7 @@ t_fabric_config_tests(TCase *tc)
 	tcase_add_loop_test(tc, test_config_errors, 0, RTE_DIM(t_bad_cases));
 	tcase_add_test(tc, test_load_mem);
 	tcase_add_test(tc, test_variants);
+	tcase_add_test(tc, test_variant_overrides);
 }
 
 void
