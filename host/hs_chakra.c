@@ -134,16 +134,17 @@ hs_chakra_meta_groups(struct hs_chakra_file *f,
 	return 0;
 }
 
+/* The whole file at f->path into *buf (len bytes; the caller frees). */
 static int
-hs_chakra_load(struct hs_chakra_file *f, char *err, size_t err_size)
+hs_chakra_slurp(const struct hs_chakra_file *f, uint8_t **buf, size_t *len,
+		char *err, size_t err_size)
 {
 	FILE *fp = fopen(f->path, "rb");
-	uint8_t *buf = NULL;
-	size_t len = 0, cap = 0, pos = 0, n;
-	uint64_t size;
-	bool bad, first = true;
-	int rc = 0;
+	size_t cap = 0, n;
+	int rc;
 
+	*buf = NULL;
+	*len = 0;
 	if (fp == NULL) {
 		rc = -errno;
 		snprintf(err, err_size, "%s: %s; expected a Chakra trace file per rank",
@@ -151,20 +152,34 @@ hs_chakra_load(struct hs_chakra_file *f, char *err, size_t err_size)
 		return rc;
 	}
 	do {
-		if (len == cap) {
-			uint8_t *q = realloc(buf, cap = cap ? 2 * cap : 65536);
+		if (*len == cap) {
+			uint8_t *q = realloc(*buf, cap = cap ? 2 * cap : 65536);
 
 			if (q == NULL) {
-				free(buf);
+				free(*buf);
+				*buf = NULL;
 				fclose(fp);
 				return -ENOMEM;
 			}
-			buf = q;
+			*buf = q;
 		}
-		n = fread(buf + len, 1, cap - len, fp);
-		len += n;
+		n = fread(*buf + *len, 1, cap - *len, fp);
+		*len += n;
 	} while (n > 0);
 	fclose(fp);
+	return 0;
+}
+
+/* f's messages from buf (len bytes), named f->path in messages. */
+static int
+hs_chakra_parse(struct hs_chakra_file *f, const uint8_t *buf, size_t len,
+		char *err, size_t err_size)
+{
+	size_t pos = 0;
+	uint64_t size;
+	bool bad = false, first = true;
+	int rc = 0;
+
 	for (;;) {
 		/* Where the message begins: its length. */
 		size_t at = pos;
@@ -222,7 +237,6 @@ hs_chakra_load(struct hs_chakra_file *f, char *err, size_t err_size)
 			 f->path);
 		rc = -EINVAL;
 	}
-	free(buf);
 	return rc;
 }
 
@@ -820,7 +834,8 @@ hs_chakra_descs(const struct hs_chakra_file *files, uint32_t nr,
 static int
 hs_chakra_pgs_check(struct hs_chakra_pg *pgs, uint32_t nb_pgs,
 		    const struct hs_chakra_desc *d, uint32_t nb,
-		    const char *prefix, char *err, size_t err_size)
+		    const struct hs_chakra_file *files, char *err,
+		    size_t err_size)
 {
 	uint32_t i, k, m;
 
@@ -835,9 +850,8 @@ hs_chakra_pgs_check(struct hs_chakra_pg *pgs, uint32_t nb_pgs,
 			continue;
 		if (x->nb == 0) {
 			if (pgs[i].nb != x->size) {
-				snprintf(err, err_size, "%s.*.et: process group '%s' is named by %u ranks' nodes; expected its pg_size, %u, as %s describes it",
-					 prefix, x->name, pgs[i].nb, x->size,
-					 x->where);
+				snprintf(err, err_size, "%s: process group '%s' is named by %u ranks' nodes; expected its pg_size, %u, as it describes it",
+					 x->where, x->name, pgs[i].nb, x->size);
 				return -EINVAL;
 			}
 			continue;
@@ -847,8 +861,8 @@ hs_chakra_pgs_check(struct hs_chakra_pg *pgs, uint32_t nb_pgs,
 				if (x->ranks[m] == pgs[i].ranks[k])
 					break;
 			if (m == x->nb) {
-				snprintf(err, err_size, "%s.%u.et: names process group '%s', which does not have rank %u as %s describes it; expected only its members to name it",
-					 prefix, pgs[i].ranks[k], x->name,
+				snprintf(err, err_size, "%s: names process group '%s', which does not have rank %u as %s describes it; expected only its members to name it",
+					 files[pgs[i].ranks[k]].path, x->name,
 					 pgs[i].ranks[k], x->where);
 				return -EINVAL;
 			}
@@ -906,31 +920,23 @@ hs_chakra_files(const char *prefix, uint32_t ranks, char *err,
 	return 0;
 }
 
-int
-hs_chakra_read(struct hs_workload *w, const char *prefix, char *err,
-	       size_t err_size)
+/*
+ * The core of hs_chakra_read() and hs_chakra_read_mem(): files[0 .. nr)
+ * parsed, into the workload's last job.  Frees the files.
+ */
+static int
+hs_chakra_build(struct hs_workload *w, struct hs_chakra_file *files,
+		uint32_t nr, const char *name, char *err, size_t err_size)
 {
-	const struct hs_wl_job *j = &w->jobs[w->nb_jobs - 1];
-	uint32_t nr = j->nb_ranks, r, i, nb_pgs = 0;
-	struct hs_chakra_file *files = calloc(nr, sizeof(*files));
+	uint32_t r, i, nb_pgs = 0;
 	struct hs_chakra_unmapped u;
 	struct hs_chakra_pg *pgs = NULL;
 	struct hs_chakra_desc *descs = NULL;
 	uint32_t nb_descs = 0;
-	int rc = 0;
+	int rc;
 
 	memset(&u, 0, sizeof(u));
-	if (files == NULL)
-		return -ENOMEM;
-	rc = hs_chakra_files(prefix, nr, err, err_size);
-	for (r = 0; rc == 0 && r < nr; r++) {
-		snprintf(files[r].path, sizeof(files[r].path), "%s.%u.et",
-			 prefix, r);
-		rc = hs_chakra_load(&files[r], err, err_size);
-	}
-	if (rc == 0)
-		rc = hs_chakra_descs(files, nr, &descs, &nb_descs, err,
-				     err_size);
+	rc = hs_chakra_descs(files, nr, &descs, &nb_descs, err, err_size);
 	if (rc == 0)
 		rc = hs_chakra_descs_check(descs, nb_descs, nr, err,
 					   err_size);
@@ -947,7 +953,7 @@ hs_chakra_read(struct hs_workload *w, const char *prefix, char *err,
 					rc = x;
 			}
 	if (rc == 0)
-		rc = hs_chakra_pgs_check(pgs, nb_pgs, descs, nb_descs, prefix,
+		rc = hs_chakra_pgs_check(pgs, nb_pgs, descs, nb_descs, files,
 					 err, err_size);
 	for (i = 0; rc == 0 && i < nb_pgs; i++) {
 		if (pgs[i].name == NULL) {
@@ -973,7 +979,7 @@ hs_chakra_read(struct hs_workload *w, const char *prefix, char *err,
 	if (rc == 0)
 		hs_chakra_report(w, &u);
 	if (rc == -ENOMEM)
-		snprintf(err, err_size, "%s: out of memory", prefix);
+		snprintf(err, err_size, "%s: out of memory", name);
 	for (r = 0; r < nr; r++)
 		hs_chakra_file_free(&files[r]);
 	for (i = 0; i < nb_pgs; i++) {
@@ -984,6 +990,69 @@ hs_chakra_read(struct hs_workload *w, const char *prefix, char *err,
 	hs_chakra_descs_free(descs, nb_descs);
 	free(files);
 	return rc;
+}
+
+int
+hs_chakra_read(struct hs_workload *w, const char *prefix, char *err,
+	       size_t err_size)
+{
+	const struct hs_wl_job *j = &w->jobs[w->nb_jobs - 1];
+	uint32_t nr = j->nb_ranks, r;
+	struct hs_chakra_file *files = calloc(nr, sizeof(*files));
+	int rc;
+
+	if (files == NULL)
+		return -ENOMEM;
+	rc = hs_chakra_files(prefix, nr, err, err_size);
+	for (r = 0; rc == 0 && r < nr; r++) {
+		uint8_t *buf;
+		size_t len;
+
+		snprintf(files[r].path, sizeof(files[r].path), "%s.%u.et",
+			 prefix, r);
+		rc = hs_chakra_slurp(&files[r], &buf, &len, err, err_size);
+		if (rc == 0)
+			rc = hs_chakra_parse(&files[r], buf, len, err,
+					     err_size);
+		free(buf);
+	}
+	if (rc != 0) {
+		for (r = 0; r < nr; r++)
+			hs_chakra_file_free(&files[r]);
+		free(files);
+		if (rc == -ENOMEM)
+			snprintf(err, err_size, "%s: out of memory", prefix);
+		return rc;
+	}
+	return hs_chakra_build(w, files, nr, prefix, err, err_size);
+}
+
+int
+hs_chakra_read_mem(struct hs_workload *w, const char *const *names,
+		   const uint8_t *const *bufs, const size_t *lens, char *err,
+		   size_t err_size)
+{
+	const struct hs_wl_job *j = &w->jobs[w->nb_jobs - 1];
+	uint32_t nr = j->nb_ranks, r;
+	struct hs_chakra_file *files = calloc(nr, sizeof(*files));
+	int rc = 0;
+
+	if (files == NULL)
+		return -ENOMEM;
+	for (r = 0; rc == 0 && r < nr; r++) {
+		snprintf(files[r].path, sizeof(files[r].path), "%s", names[r]);
+		rc = hs_chakra_parse(&files[r], bufs[r], lens[r], err,
+				     err_size);
+	}
+	if (rc != 0) {
+		for (r = 0; r < nr; r++)
+			hs_chakra_file_free(&files[r]);
+		free(files);
+		if (rc == -ENOMEM)
+			snprintf(err, err_size, "%s: out of memory", names[0]);
+		return rc;
+	}
+	return hs_chakra_build(w, files, nr, names[0], err, err_size);
 }
 
 /* ---- writing ---- */

@@ -62,6 +62,15 @@ int hs_chakra_read(struct hs_workload *w, const char *prefix, char *err,
 		   size_t err_size);
 
 /*
+ * hs_chakra_read() from memory: rank R's file is the lens[R] bytes at
+ * bufs[R], called names[R] in messages, for every rank of the last job.
+ * No file is looked at (the fuzzer's way in).
+ */
+int hs_chakra_read_mem(struct hs_workload *w, const char *const *names,
+		       const uint8_t *const *bufs, const size_t *lens,
+		       char *err, size_t err_size);
+
+/*
  * Write job's nodes (one iteration, as added: before hs_wl_build()) as
  * PREFIX.R.et, one file per rank, each with the communicators its rank
  * is in described in its GlobalMetadata (process_groups).  0, or -errno

@@ -220,7 +220,8 @@ hs_wl_add_node(struct hs_workload *w, const struct hs_wl_node *n,
 	x->dep_first = w->nb_deps;
 	x->nb_deps = nb_deps;
 	x->kid_first = x->nb_kids = 0;
-	memcpy(w->deps + w->nb_deps, deps, sizeof(*deps) * nb_deps);
+	if (nb_deps > 0)
+		memcpy(w->deps + w->nb_deps, deps, sizeof(*deps) * nb_deps);
 	w->nb_deps += nb_deps;
 	j->nb_nodes++;
 	return (int)(w->nb_nodes++ - j->node_first);
@@ -958,6 +959,57 @@ wl_index_flows(struct hs_workload *w)
 	return 0;
 }
 
+/*
+ * Every node can end: each rank's DAG is acyclic, but ranks can still
+ * wait on each other in a circle through their operations (rank 0
+ * receives from 1 before sending to it, and 1 from 0 before sending to
+ * it; two communicators' collectives in opposite orders).  The workload
+ * run with every flow taking 1 ns finds it: a node that never ends.
+ * Named is one that started and waits on its operation (else the first
+ * that never started).
+ */
+static int
+wl_check_progress(const struct hs_workload *w, char *err, size_t err_size)
+{
+	uint64_t *ns = malloc(sizeof(uint64_t) * ((size_t)w->nb_flows + 1));
+	uint64_t *start = malloc(sizeof(uint64_t) * ((size_t)w->nb_nodes + 1));
+	uint64_t *end = malloc(sizeof(uint64_t) * ((size_t)w->nb_nodes + 1));
+	uint64_t *rel = malloc(sizeof(uint64_t) * ((size_t)w->nb_flows + 1));
+	uint32_t i, stuck = HS_WL_NONE;
+	int rc = -ENOMEM;
+
+	if (ns == NULL || start == NULL || end == NULL || rel == NULL)
+		goto out;
+	for (i = 0; i < w->nb_flows; i++)
+		ns[i] = 1;
+	if (hs_wl_ideal(w, ns, ns, start, end, rel) != 0)
+		goto out;
+	rc = 0;
+	for (i = 0; i < w->nb_nodes; i++) {
+		if (end[i] != UINT64_MAX)
+			continue;
+		if (stuck == HS_WL_NONE)
+			stuck = i;
+		if (start[i] != UINT64_MAX) {
+			stuck = i;
+			break;
+		}
+	}
+	if (stuck != HS_WL_NONE) {
+		const struct hs_wl_job *j = &w->jobs[w->nodes[stuck].job];
+
+		wl_fail(err, err_size, WL_AT ": iteration %u never ends: its ranks wait on each other in a circle (operations the ranks order differently); expected an order every rank can follow",
+			WL_AT_ARGS(w, j, stuck), w->nodes[stuck].iteration);
+		rc = -EINVAL;
+	}
+out:
+	free(ns);
+	free(start);
+	free(end);
+	free(rel);
+	return rc;
+}
+
 int
 hs_wl_build(struct hs_workload *w, struct hs_traffic *t, char *err,
 	    size_t err_size)
@@ -984,6 +1036,8 @@ hs_wl_build(struct hs_workload *w, struct hs_traffic *t, char *err,
 		rc = wl_index_flows(w);
 	if (rc == 0 && hs_traffic_derive(t) != 0)
 		rc = -ENOMEM;
+	if (rc == 0)
+		rc = wl_check_progress(w, err, err_size);
 	if (rc == -ENOMEM)
 		wl_fail(err, err_size, "jobs: out of memory");
 	if (rc != 0)

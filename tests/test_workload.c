@@ -470,6 +470,35 @@ START_TEST(test_bad_jobs)
 	t_node(&x.w, HS_WL_COMP, 0, 1, "b", &a, 1);
 	t_expect_error(&x, "job: node a (rank 0): lies on a dependency cycle");
 
+	/*
+	 * Ranks that wait on each other in a circle: each receives before
+	 * it sends.  Every rank's DAG is fine; together they never end.
+	 */
+	t_job(&x, 2, 2, 1);
+	a = (uint32_t)t_p2p(&x.w, HS_WL_RECV, 0, 1, 100, "r0", NULL, 0);
+	t_p2p(&x.w, HS_WL_SEND, 0, 1, 100, "s0", &a, 1);
+	b = (uint32_t)t_p2p(&x.w, HS_WL_RECV, 1, 0, 100, "r1", NULL, 0);
+	t_p2p(&x.w, HS_WL_SEND, 1, 0, 100, "s1", &b, 1);
+	t_expect_error(&x, "job: node r0 (rank 0): iteration 0 never ends: its ranks wait on each other in a circle");
+
+	/* Two communicators' collectives in opposite orders. */
+	t_job(&x, 2, 2, 1);
+	{
+		const uint32_t both[2] = { 0, 1 };
+		int c0 = hs_wl_add_comm(&x.w, both, 2);
+		int c1 = hs_wl_add_comm(&x.w, both, 2);
+
+		a = (uint32_t)t_coll(&x.w, 0, HS_COLL_ALLREDUCE,
+				     (uint32_t)c0, 4096, "x", NULL, 0);
+		t_coll(&x.w, 0, HS_COLL_ALLREDUCE, (uint32_t)c1, 4096, "y",
+		       &a, 1);
+		b = (uint32_t)t_coll(&x.w, 1, HS_COLL_ALLREDUCE,
+				     (uint32_t)c1, 4096, "y", NULL, 0);
+		t_coll(&x.w, 1, HS_COLL_ALLREDUCE, (uint32_t)c0, 4096, "x",
+		       &b, 1);
+	}
+	t_expect_error(&x, "never ends: its ranks wait on each other in a circle");
+
 	/* A job without nodes; more nodes than the indexes hold. */
 	t_job(&x, 2, 1, 1);
 	t_expect_error(&x, "job: no nodes; expected at least one");

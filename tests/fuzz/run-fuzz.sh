@@ -18,6 +18,11 @@
 #                paper/) and SRCDIR/tests/data/fabric;
 #   fuzz_*config* the *.ini files of SRCDIR/configs and SRCDIR/tests/data/*;
 #   fuzz_cm      every *.cm file under SRCDIR/tests and SRCDIR/configs;
+#   fuzz_chakra  every trace set under SRCDIR/tests/data/chakra and one
+#                ofan-chakra writes (configs/host-job-b2b.ini's job),
+#                packed as the harness reads them;
+#   fuzz_jobs    the configs with [job.*] sections (configs/experiments/
+#                training/*.ini, configs/host-job-b2b.ini);
 #   fuzz_host    only its own below (it links the host engine and
 #                DPDK, and starts EAL);
 #   any harness  the files in SRCDIR/tests/fuzz/seeds/NAME/, if present.
@@ -115,6 +120,38 @@ seed_corpus() {
 			"$srcdir"/configs/experiments/paper/*.ini \
 			"$srcdir"/tests/data/fabric/*.ini; do
 			[[ -f $f ]] || continue
+			cp "$f" "$dir/$(basename "$(dirname "$f")")-${f##*/}"
+		done
+		;;
+	fuzz_chakra)
+		# Every shipped trace set, and one ofan writes, packed as the
+		# harness reads them (its header comment).
+		"$build/tools/ofan-chakra" write --config \
+			"$srcdir/configs/host-job-b2b.ini" --job pair \
+			--out "$dir/.pair" >/dev/null
+		/usr/bin/python3 - "$dir" "$srcdir/tests/data/chakra" <<'PY'
+import glob, os, re, sys
+out, data = sys.argv[1], sys.argv[2]
+sets = {}
+for f in glob.glob(os.path.join(data, "**", "*.et"), recursive=True) + \
+        glob.glob(os.path.join(out, ".pair.*.et")):
+    m = re.match(r"(.*)\.(\d+)\.et$", f)
+    sets.setdefault(m.group(1), {})[int(m.group(2))] = f
+for n, (prefix, files) in enumerate(sorted(sets.items())):
+    ranks = [open(files[r], "rb").read() for r in sorted(files)]
+    if len(ranks) > 16 or any(len(b) > 65535 for b in ranks[:-1]):
+        continue
+    packed = bytes([len(ranks) - 1])
+    packed += b"".join(len(b).to_bytes(2, "little") for b in ranks[:-1])
+    with open(os.path.join(out, f"trace-{n}"), "wb") as g:
+        g.write(packed + b"".join(ranks))
+PY
+		rm -f "$dir"/.pair.*.et
+		;;
+	fuzz_jobs)
+		# Every config with [job.*] sections.
+		for f in "$srcdir"/configs/experiments/training/*.ini \
+			"$srcdir"/configs/host-job-b2b.ini; do
 			cp "$f" "$dir/$(basename "$(dirname "$f")")-${f##*/}"
 		done
 		;;
