@@ -318,37 +318,41 @@ ofan_cfg_origin(const struct ofan_cfg *cfg, const char *sec, const char *key)
 	return e != NULL ? e->origin : NULL;
 }
 
+/*
+ * What a complaint about sec:key begins with, into buf: "FILE:SEC:KEY: ",
+ * or the origin of a value an override set, or of a section only
+ * overrides name.  Returns what snprintf() returns.
+ */
 static int
-cfg_vfail(struct ofan_cfg *cfg, const char *sec, const char *key,
-	  const char *fmt, va_list ap)
+cfg_where(const struct ofan_cfg *cfg, const char *sec, const char *key,
+	  char *buf, size_t size)
 {
 	const struct cfg_section *s;
 	const struct cfg_entry *e = NULL;
-	int n;
 
-	/*
-	 * A value an override set is blamed on the override, not the file;
-	 * so is anything about a section only overrides name.
-	 */
 	s = sec != NULL ? cfg_find_section(cfg, sec) : NULL;
 	if (s != NULL && key != NULL)
 		e = cfg_find_entry(cfg, s, key);
 	if (e != NULL && e->origin != NULL)
-		n = snprintf(cfg->err, sizeof(cfg->err), "%s: ", e->origin);
-	else if (s != NULL && s->origin != NULL && key == NULL)
-		n = snprintf(cfg->err, sizeof(cfg->err), "%s: [%s]: ",
-			     s->origin, sec);
-	else if (s != NULL && s->origin != NULL)
-		n = snprintf(cfg->err, sizeof(cfg->err), "%s: [%s] %s: ",
-			     s->origin, sec, key);
-	else if (sec == NULL)
-		n = snprintf(cfg->err, sizeof(cfg->err), "%s: ", cfg->path);
-	else if (key == NULL)
-		n = snprintf(cfg->err, sizeof(cfg->err), "%s:%s: ", cfg->path,
-			     sec);
-	else
-		n = snprintf(cfg->err, sizeof(cfg->err), "%s:%s:%s: ",
-			     cfg->path, sec, key);
+		return snprintf(buf, size, "%s: ", e->origin);
+	if (s != NULL && s->origin != NULL && key == NULL)
+		return snprintf(buf, size, "%s: [%s]: ", s->origin, sec);
+	if (s != NULL && s->origin != NULL)
+		return snprintf(buf, size, "%s: [%s] %s: ", s->origin, sec,
+				key);
+	if (sec == NULL)
+		return snprintf(buf, size, "%s: ", cfg->path);
+	if (key == NULL)
+		return snprintf(buf, size, "%s:%s: ", cfg->path, sec);
+	return snprintf(buf, size, "%s:%s:%s: ", cfg->path, sec, key);
+}
+
+static int
+cfg_vfail(struct ofan_cfg *cfg, const char *sec, const char *key,
+	  const char *fmt, va_list ap)
+{
+	int n = cfg_where(cfg, sec, key, cfg->err, sizeof(cfg->err));
+
 	if (n >= 0 && (size_t)n < sizeof(cfg->err))
 		vsnprintf(cfg->err + n, sizeof(cfg->err) - (size_t)n, fmt, ap);
 	return -EINVAL;
@@ -365,6 +369,87 @@ ofan_cfg_fail(struct ofan_cfg *cfg, const char *sec, const char *key,
 	rc = cfg_vfail(cfg, sec, key, fmt, ap);
 	va_end(ap);
 	return rc;
+}
+
+const char *
+ofan_cfg_value(const struct ofan_cfg *cfg, const char *sec, const char *key)
+{
+	const struct cfg_section *s = cfg_find_section(cfg, sec);
+	const struct cfg_entry *e = s != NULL ? cfg_find_entry(cfg, s, key) :
+					 NULL;
+
+	return e != NULL ? e->value : NULL;
+}
+
+/* How strongly a broken rule blames sec:key (ofan_config.h). */
+static int
+cfg_blame_rank(const struct ofan_cfg *cfg, const char *sec, const char *key)
+{
+	const struct cfg_section *s = cfg_find_section(cfg, sec);
+	const struct cfg_entry *e = s != NULL ? cfg_find_entry(cfg, s, key) :
+					 NULL;
+
+	return e == NULL ? 0 : e->origin == NULL ? 1 : 2;
+}
+
+bool
+ofan_cfg_overridden(const struct ofan_cfg *cfg, const char *sec,
+		    const char *key)
+{
+	return ofan_cfg_origin(cfg, sec, key) != NULL;
+}
+
+int
+ofan_cfg_blame(const struct ofan_cfg *cfg, const struct ofan_cfg_key *keys,
+	       int n)
+{
+	int i, best = 0, best_rank = -1, r;
+
+	for (i = 0; i < n; i++) {
+		r = cfg_blame_rank(cfg, keys[i].sec, keys[i].key);
+		if (r > best_rank) {
+			best = i;
+			best_rank = r;
+		}
+	}
+	return best;
+}
+
+int
+ofan_cfg_blame2(const struct ofan_cfg *cfg, const char *sec, const char *a,
+		const char *b)
+{
+	const struct ofan_cfg_key keys[2] = { { sec, a }, { sec, b } };
+
+	return ofan_cfg_blame(cfg, keys, 2);
+}
+
+int
+ofan_cfg_fail_keys(struct ofan_cfg *cfg, const struct ofan_cfg_key *keys,
+		   int n, const char *fmt, ...)
+{
+	int i = ofan_cfg_blame(cfg, keys, n), len;
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (i == 0) {
+		cfg_vfail(cfg, keys[0].sec, keys[0].key, fmt, ap);
+		va_end(ap);
+		return -EINVAL;
+	}
+	/* keys[i] is written (blamed over keys[0]): it has a value. */
+	len = cfg_where(cfg, keys[i].sec, keys[i].key, cfg->err,
+			sizeof(cfg->err));
+	if (len >= 0 && (size_t)len < sizeof(cfg->err))
+		len += snprintf(cfg->err + len, sizeof(cfg->err) - (size_t)len,
+				"'%s' conflicts with [%s] %s: ",
+				ofan_cfg_value(cfg, keys[i].sec, keys[i].key),
+				keys[0].sec, keys[0].key);
+	if (len >= 0 && (size_t)len < sizeof(cfg->err))
+		vsnprintf(cfg->err + len, sizeof(cfg->err) - (size_t)len, fmt,
+			  ap);
+	va_end(ap);
+	return -EINVAL;
 }
 
 int

@@ -65,11 +65,78 @@ const char *ofan_cfg_path(const struct ofan_cfg *cfg);
 const char *ofan_cfg_error(const struct ofan_cfg *cfg);
 
 /*
- * Record an error about sec:key found by the caller (e.g. a cross-field
- * check).  Formats "FILE:SEC:KEY: " followed by fmt.  Returns -EINVAL.
+ * Record an error about sec:key found by the caller (e.g. a cross-key
+ * check, on the key ofan_cfg_blame() picks).  Formats "FILE:SEC:KEY: "
+ * (for a value an override set, its origin: "command line:
+ * traffic.size=1MiB: ") followed by fmt.  Returns -EINVAL.
  */
 int ofan_cfg_fail(struct ofan_cfg *cfg, const char *sec, const char *key,
 		  const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+/*
+ * Cross-key checks.  A rule that two or more keys must keep together
+ * (ecn_kmin <= ecn_kmax, pfc_xon < pfc_xoff, dp x tp x pp <= the hosts,
+ * pp dividing layers, a key that needs another's value) is broken by
+ * all of them at once, but its complaint names one: the key the user
+ * most likely means to change.  ofan_cfg_blame() picks it from the keys
+ * of the rule, in this order:
+ *   1. a key an override set (ofan_cfg_set_from(): the command line, a
+ *      sweep's value), over
+ *   2. a key written in the file, over
+ *   3. a key left out (the program's default);
+ * and among keys alike, the first listed.  A check lists first the key
+ * its rule is stated from, so that a file breaking the rule by itself is
+ * told so where it always was, and phrases its message from the side of
+ * the key it blames: with "queue.ecn_kmin=1MiB" on the command line and
+ * ecn_kmax = 207500 in the file, "command line: queue.ecn_kmin=1MiB:
+ * '1048576' bytes is above ecn_kmax (207500 bytes); expected ecn_kmin <=
+ * ecn_kmax", not a complaint about the file's ecn_kmax.
+ *
+ * A key that is missing because of another key's value ("rate missing;
+ * expected it for mode = degraded") is named as missing unless an
+ * override set that other key (ofan_cfg_overridden()): then the
+ * override is.  A name that must exist among what other keys build (a
+ * link of the topology, a [group.NAME]) is a reference, not a rule of
+ * several keys: it is blamed on the name.
+ */
+struct ofan_cfg_key {
+	const char *sec;
+	const char *key;
+};
+
+/* True if an override (ofan_cfg_set_from(), origin set) set sec:key. */
+bool ofan_cfg_overridden(const struct ofan_cfg *cfg, const char *sec,
+			 const char *key);
+
+/*
+ * The index in keys[0 .. n-1] (n >= 1) of the key a broken rule is to
+ * blame, by the order above.  Marks nothing as read.
+ */
+int ofan_cfg_blame(const struct ofan_cfg *cfg,
+		   const struct ofan_cfg_key *keys, int n);
+
+/* The same for two keys a and b of section sec: 0 for a, 1 for b. */
+int ofan_cfg_blame2(const struct ofan_cfg *cfg, const char *sec,
+		    const char *a, const char *b);
+
+/*
+ * For a rule whose message is phrased for keys[0] alone (a module's
+ * check, e.g. a traffic pattern's): record fmt about keys[0] as
+ * ofan_cfg_fail() does, unless ofan_cfg_blame() picks another key,
+ * keys[i]; then "WHERE-I: 'VALUE-I' conflicts with [SEC-0] KEY-0: "
+ * followed by fmt, WHERE-I being what ofan_cfg_fail() would begin a
+ * complaint about keys[i] with.  Returns -EINVAL.
+ */
+int ofan_cfg_fail_keys(struct ofan_cfg *cfg, const struct ofan_cfg_key *keys,
+		       int n, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+/*
+ * The value of sec:key as the getters read it (overrides applied), NULL
+ * when it is absent.  Marks nothing as read; points into cfg.
+ */
+const char *ofan_cfg_value(const struct ofan_cfg *cfg, const char *sec,
+			   const char *key);
 
 /*
  * Override or add a value before the getters run ("sec:key" = value), e.g.

@@ -812,6 +812,75 @@ START_TEST(test_fail)
 END_TEST
 
 /*
+ * Cross-key rules: the key an override set, over a key the file has,
+ * over a key left out; among keys alike, the first listed.  The
+ * complaint of ofan_cfg_fail_keys() is the first key's unless another
+ * is blamed, then it begins with that key and its value.
+ */
+START_TEST(test_blame)
+{
+	struct ofan_cfg *cfg = load_text("t.ini", "[t]\na = 1\nb = 2\n");
+	const struct ofan_cfg_key ab[] = { { "t", "a" }, { "t", "b" } };
+	const struct ofan_cfg_key xa[] = { { "t", "x" }, { "t", "a" } };
+	const struct ofan_cfg_key xy[] = { { "t", "x" }, { "u", "y" } };
+	const struct ofan_cfg_key bca[] = {
+		{ "t", "b" }, { "t", "c" }, { "t", "a" },
+	};
+	const struct ofan_cfg_key bdc[] = {
+		{ "t", "b" }, { "new", "d" }, { "t", "c" },
+	};
+
+	/* The file's keys: the first listed; a written key over one left
+	 * out. */
+	ck_assert_int_eq(ofan_cfg_blame(cfg, ab, 2), 0);
+	ck_assert_int_eq(ofan_cfg_blame2(cfg, "t", "b", "a"), 0);
+	ck_assert_int_eq(ofan_cfg_blame(cfg, xa, 2), 1);
+	ck_assert_int_eq(ofan_cfg_blame(cfg, xy, 2), 0);
+	ck_assert(!ofan_cfg_overridden(cfg, "t", "a"));
+	ck_assert(!ofan_cfg_overridden(cfg, "t", "x"));
+	ck_assert(!ofan_cfg_overridden(cfg, "u", "y"));
+	ck_assert_str_eq(ofan_cfg_value(cfg, "t", "b"), "2");
+	ck_assert_ptr_null(ofan_cfg_value(cfg, "t", "x"));
+	ck_assert_ptr_null(ofan_cfg_value(cfg, "u", "y"));
+
+	/* An override, of a new key and of the file's a: over the file. */
+	ck_assert_int_eq(ofan_cfg_set_from(cfg, "t", "c", "3",
+					   "command line: t.c=3"), 0);
+	ck_assert(ofan_cfg_overridden(cfg, "t", "c"));
+	ck_assert_int_eq(ofan_cfg_blame(cfg, bca, 3), 1);
+	ck_assert_int_eq(ofan_cfg_blame2(cfg, "t", "b", "c"), 1);
+	ck_assert_int_eq(ofan_cfg_blame2(cfg, "t", "c", "b"), 0);
+	ck_assert_int_eq(ofan_cfg_set_from(cfg, "t", "a", "5",
+					   "command line: t.a=5"), 0);
+	ck_assert(ofan_cfg_overridden(cfg, "t", "a"));
+	ck_assert_str_eq(ofan_cfg_value(cfg, "t", "a"), "5");
+	/* Two overrides: the first listed of them. */
+	ck_assert_int_eq(ofan_cfg_blame(cfg, bca, 3), 1);
+	/* A section only an override made: its keys are the override's. */
+	ck_assert_int_eq(ofan_cfg_set_from(cfg, "new", "d", "4",
+					   "command line: new.d=4"), 0);
+	ck_assert(ofan_cfg_overridden(cfg, "new", "d"));
+	ck_assert_int_eq(ofan_cfg_blame(cfg, bdc, 3), 1);
+
+	/* The complaint: the first key's, or phrased from the blamed one. */
+	ck_assert_int_eq(ofan_cfg_fail_keys(cfg, bca, 1, "'%d' is odd; "
+					    "expected an even b", 2), -EINVAL);
+	ck_assert_str_eq(ofan_cfg_error(cfg),
+			 "t.ini:t:b: '2' is odd; expected an even b");
+	ck_assert_int_eq(ofan_cfg_fail_keys(cfg, bca, 3, "'%d' is odd; "
+					    "expected an even b", 2), -EINVAL);
+	ck_assert_str_eq(ofan_cfg_error(cfg),
+			 "command line: t.c=3: '3' conflicts with [t] b: "
+			 "'2' is odd; expected an even b");
+	ck_assert_int_eq(ofan_cfg_fail_keys(cfg, xa, 2, "missing"), -EINVAL);
+	ck_assert_str_eq(ofan_cfg_error(cfg),
+			 "command line: t.a=5: '5' conflicts with [t] x: "
+			 "missing");
+	ofan_cfg_free(cfg);
+}
+END_TEST
+
+/*
  * Load text from a file called name and from memory under the same name:
  * both must be accepted or rejected alike, with the same message (in
  * err), and no message may show the /proc path the text is read through.
@@ -1391,6 +1460,7 @@ config_suite(void)
 	tcase_add_test(tc, test_write_round_trip);
 	tcase_add_test(tc, test_sections_prefix);
 	tcase_add_test(tc, test_fail);
+	tcase_add_test(tc, test_blame);
 	tcase_add_test(tc, test_mem_equals_file);
 	tcase_add_test(tc, test_mem_syntax_error);
 	tcase_add_test(tc, test_mem_nul_and_empty);
