@@ -63,6 +63,12 @@ ofan_loss_defaults(struct ofan_loss_cfg *c)
 static inline int
 ofan_loss_parse(struct ofan_cfg *cfg, const char *sec, struct ofan_loss_cfg *c)
 {
+	/* Missing for a mode an override chose: the override's mistake. */
+	if (c->mode == OFAN_LOSS_RANDOM && !ofan_cfg_has_key(cfg, sec, "rate") &&
+	    ofan_cfg_overridden(cfg, sec, "mode"))
+		return ofan_cfg_fail(cfg, sec, "mode",
+			"'%s' without a rate; expected rate = the probability of a loss too, or another mode",
+			ofan_cfg_value(cfg, sec, "mode"));
 	if (ofan_cfg_get_double(cfg, sec, "rate",
 				c->mode == OFAN_LOSS_RANDOM ?
 				OFAN_CFG_REQUIRED : 0, 0.0, 1.0, &c->rate) ||

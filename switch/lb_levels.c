@@ -83,9 +83,15 @@ lb_levels_from_cfg(struct ofan_cfg *cfg, const char *sec,
 		lv->nb_thresholds = 0;
 		return 0;
 	}
-	if (ofan_cfg_has_key(cfg, sec, "levels"))
-		return ofan_cfg_fail(cfg, sec, "levels",
-			"'%u' with level_thresholds; expected one of levels (linear) and level_thresholds",
-			levels);
-	return lb_levels_parse_thresholds(cfg, sec, text, lv);
+	/* Each key's own errors first, then the two together. */
+	ret = lb_levels_parse_thresholds(cfg, sec, text, lv);
+	if (ret < 0 || !ofan_cfg_has_key(cfg, sec, "levels"))
+		return ret;
+	if (ofan_cfg_blame2(cfg, sec, "levels", "level_thresholds") == 1)
+		return ofan_cfg_fail(cfg, sec, "level_thresholds",
+			"'%s' with levels; expected one of levels (linear) and level_thresholds",
+			text);
+	return ofan_cfg_fail(cfg, sec, "levels",
+		"'%u' with level_thresholds; expected one of levels (linear) and level_thresholds",
+		levels);
 }

@@ -114,13 +114,25 @@ sw_config_trim_from_cfg(struct ofan_cfg *cfg, const char *sec,
 	    ofan_cfg_get_size(cfg, sec, "ctrl_queue_bytes", 0, 0, 1ull << 32,
 			      &q->ctrl_capacity_bytes))
 		return -EINVAL;
-	if (trim && !q->enabled)
+	if (trim && !q->enabled) {
+		if (ofan_cfg_blame2(cfg, sec, "trim", "queue") == 1)
+			return ofan_cfg_fail(cfg, sec, "queue",
+				"'%s' with trim = yes; expected queue = yes (a frame is trimmed where it would overflow the software queue), or trim = no",
+				ofan_cfg_value(cfg, sec, "queue"));
 		return ofan_cfg_fail(cfg, sec, "trim",
 			"'yes' with queue = no; expected queue = yes (a frame is trimmed where it would overflow the software queue)");
-	for (i = 0; !trim && only[i] != NULL; i++)
-		if (ofan_cfg_has_key(cfg, sec, only[i]))
-			return ofan_cfg_fail(cfg, sec, only[i],
-				"set while trim = no; expected trim = yes, or no %s", only[i]);
+	}
+	for (i = 0; !trim && only[i] != NULL; i++) {
+		if (!ofan_cfg_has_key(cfg, sec, only[i]))
+			continue;
+		if (ofan_cfg_blame2(cfg, sec, only[i], "trim") == 1)
+			return ofan_cfg_fail(cfg, sec, "trim",
+				"'%s' with %s set; expected trim = yes, or no %s",
+				ofan_cfg_value(cfg, sec, "trim"), only[i],
+				only[i]);
+		return ofan_cfg_fail(cfg, sec, only[i],
+			"set while trim = no; expected trim = yes, or no %s", only[i]);
+	}
 	q->trim = !trim ? SW_TRIM_OFF : size == 1 ? SW_TRIM_FULL :
 		SW_TRIM_HEADER;
 	q->rts = (uint8_t)rts;
@@ -160,21 +172,44 @@ sw_config_pfc_from_cfg(struct ofan_cfg *cfg, const char *sec,
 	    ofan_cfg_get_size(cfg, sec, "pfc_headroom", 0, 0, 1ull << 32,
 			      &q->pfc_headroom_bytes))
 		return -EINVAL;
-	for (i = 0; !pfc && only[i] != NULL; i++)
-		if (ofan_cfg_has_key(cfg, sec, only[i]))
-			return ofan_cfg_fail(cfg, sec, only[i],
-				"set while pfc = no; expected pfc = yes, or no %s", only[i]);
-	if (pfc && !q->enabled)
+	for (i = 0; !pfc && only[i] != NULL; i++) {
+		if (!ofan_cfg_has_key(cfg, sec, only[i]))
+			continue;
+		if (ofan_cfg_blame2(cfg, sec, only[i], "pfc") == 1)
+			return ofan_cfg_fail(cfg, sec, "pfc",
+				"'%s' with %s set; expected pfc = yes, or no %s",
+				ofan_cfg_value(cfg, sec, "pfc"), only[i],
+				only[i]);
+		return ofan_cfg_fail(cfg, sec, only[i],
+			"set while pfc = no; expected pfc = yes, or no %s", only[i]);
+	}
+	if (pfc && !q->enabled) {
+		if (ofan_cfg_blame2(cfg, sec, "pfc", "queue") == 1)
+			return ofan_cfg_fail(cfg, sec, "queue",
+				"'%s' with pfc = yes; expected queue = yes (a lossless port counts the bytes it holds in the software queues), or pfc = no",
+				ofan_cfg_value(cfg, sec, "queue"));
 		return ofan_cfg_fail(cfg, sec, "pfc",
 			"'yes' with queue = no; expected queue = yes (a lossless port counts the bytes it holds in the software queues)");
-	if (pfc && q->trim != SW_TRIM_OFF)
+	}
+	if (pfc && q->trim != SW_TRIM_OFF) {
+		if (ofan_cfg_blame2(cfg, sec, "pfc", "trim") == 1)
+			return ofan_cfg_fail(cfg, sec, "trim",
+				"'%s' with pfc = yes; expected one of them (a lossless queue never overflows, so it never trims)",
+				ofan_cfg_value(cfg, sec, "trim"));
 		return ofan_cfg_fail(cfg, sec, "pfc",
 			"'yes' with trim = yes; expected one of them (a lossless queue never overflows, so it never trims)");
-	if (pfc && q->pfc_xon_bytes >= q->pfc_xoff_bytes)
+	}
+	if (pfc && q->pfc_xon_bytes >= q->pfc_xoff_bytes) {
+		if (ofan_cfg_blame2(cfg, sec, "pfc_xon", "pfc_xoff") == 1)
+			return ofan_cfg_fail(cfg, sec, "pfc_xoff",
+				"'%llu' bytes is not above pfc_xon (%llu bytes); expected pfc_xon < pfc_xoff",
+				(unsigned long long)q->pfc_xoff_bytes,
+				(unsigned long long)q->pfc_xon_bytes);
 		return ofan_cfg_fail(cfg, sec, "pfc_xon",
 			"'%llu' bytes is not below pfc_xoff (%llu bytes); expected pfc_xon < pfc_xoff",
 			(unsigned long long)q->pfc_xon_bytes,
 			(unsigned long long)q->pfc_xoff_bytes);
+	}
 	q->pfc = pfc;
 	q->pfc_mode = (uint8_t)mode;
 	q->pfc_priority = (uint8_t)prio;
@@ -205,11 +240,28 @@ sw_config_queue_from_cfg(struct ofan_cfg *cfg, const char *sec,
 	    ofan_cfg_get_rate(cfg, sec, "rate", 0, 0, 10000ull * 1000000000ull,
 			      &q->rate_bps))
 		return -EINVAL;
-	if (q->ecn && q->ecn_kmax_bytes < q->ecn_kmin_bytes)
+	if (q->ecn && q->ecn_kmax_bytes < q->ecn_kmin_bytes) {
+		const struct ofan_cfg_key keys[] = {
+			{ sec, "ecn_kmax" }, { sec, "ecn_kmin" }, { sec, "ecn" },
+		};
+		int k = ofan_cfg_blame(cfg, keys, 3);
+
+		if (k == 1)
+			return ofan_cfg_fail(cfg, sec, "ecn_kmin",
+				"'%llu' bytes is above ecn_kmax (%llu bytes); expected ecn_kmin <= ecn_kmax",
+				(unsigned long long)q->ecn_kmin_bytes,
+				(unsigned long long)q->ecn_kmax_bytes);
+		if (k == 2)
+			return ofan_cfg_fail(cfg, sec, "ecn",
+				"'%s' with ecn_kmin (%llu bytes) above ecn_kmax (%llu bytes); expected ecn_kmin <= ecn_kmax, or ecn = no",
+				ofan_cfg_value(cfg, sec, "ecn"),
+				(unsigned long long)q->ecn_kmin_bytes,
+				(unsigned long long)q->ecn_kmax_bytes);
 		return ofan_cfg_fail(cfg, sec, "ecn_kmax",
 			"'%llu' bytes is below ecn_kmin (%llu bytes); expected ecn_kmin <= ecn_kmax",
 			(unsigned long long)q->ecn_kmax_bytes,
 			(unsigned long long)q->ecn_kmin_bytes);
+	}
 	if (sw_config_trim_from_cfg(cfg, sec, q))
 		return -EINVAL;
 	return sw_config_pfc_from_cfg(cfg, sec, q);
@@ -375,6 +427,12 @@ sw_config_groups(struct ofan_cfg *cfg, struct sw_config *c)
 			if (ofan_cfg_get_u32_list(cfg, secs[i], "weights", 0, 1,
 						  1000, v, LB_MAX_MEMBERS, &nw))
 				return -EINVAL;
+			if (nw != nv && ofan_cfg_blame2(cfg, secs[i], "weights",
+							"members") == 1)
+				return ofan_cfg_fail(cfg, secs[i], "members",
+					"'%s' lists %u port(s) for %u weights; expected one weight per member",
+					ofan_cfg_value(cfg, secs[i], "members"),
+					nv, nw);
 			if (nw != nv)
 				return ofan_cfg_fail(cfg, secs[i], "weights",
 					"has %u values for %u members; expected one weight per member",
@@ -453,9 +511,15 @@ sw_config_routes(struct ofan_cfg *cfg, struct sw_config *c)
 			break;
 		}
 		if (has_group == has_port) {
-			rc = ofan_cfg_fail(cfg, sec, has_group ? "port" : "group",
+			/* Both: the one an override set, else port. */
+			bool group = !has_group ||
+				ofan_cfg_blame2(cfg, sec, "port", "group") == 1;
+
+			rc = ofan_cfg_fail(cfg, sec, group ? "group" : "port",
 				"%s; expected exactly one of group = <name of a [group.NAME]> or port = <port number>",
-				has_group ? "given together with group" : "missing");
+				!has_group ? "missing" : group ?
+				"given together with port" :
+				"given together with group");
 			break;
 		}
 		if (has_group) {
@@ -475,13 +539,26 @@ sw_config_routes(struct ofan_cfg *cfg, struct sw_config *c)
 				break;
 			}
 		}
-		for (j = 0; j < c->nb_routes; j++)
-			if (c->routes[j].prefix == r->prefix &&
-			    c->routes[j].depth == r->depth) {
+		for (j = 0; j < c->nb_routes; j++) {
+			const struct ofan_cfg_key keys[] = {
+				{ sec, "prefix" }, { secs[j], "prefix" },
+			};
+
+			if (c->routes[j].prefix != r->prefix ||
+			    c->routes[j].depth != r->depth)
+				continue;
+			/* routes[j] is secs[j]'s: each route before is. */
+			if (ofan_cfg_blame(cfg, keys, 2) == 1)
+				rc = ofan_cfg_fail(cfg, secs[j], "prefix",
+					"'%s' is also the prefix of [%s]; expected each prefix once",
+					ofan_cfg_value(cfg, secs[j], "prefix"),
+					sec);
+			else
 				rc = ofan_cfg_fail(cfg, sec, "prefix",
-					"duplicates the prefix of another route; expected each prefix once");
-				goto out;
-			}
+					"duplicates the prefix of [%s]; expected each prefix once",
+					secs[j]);
+			goto out;
+		}
 		r->group = (uint16_t)g;
 		if (r->dst_key != UINT32_MAX && r->dst_key + 1 > c->nb_dst_keys)
 			c->nb_dst_keys = r->dst_key + 1;
@@ -547,6 +624,11 @@ sw_config_failures(struct ofan_cfg *cfg, struct sw_config *c)
 		if (mode == SW_LINK_UP)
 			return ofan_cfg_fail(cfg, secs[i], "mode",
 				"'up' is not a failure; expected one of down, blackhole, degraded, stall");
+		if (mode == SW_LINK_DEGRADED && f->rate_bps == 0 &&
+		    ofan_cfg_overridden(cfg, secs[i], "mode"))
+			return ofan_cfg_fail(cfg, secs[i], "mode",
+				"'%s' without a rate; expected rate = the degraded rate (e.g. 1G) too",
+				ofan_cfg_value(cfg, secs[i], "mode"));
 		if (mode == SW_LINK_DEGRADED && f->rate_bps == 0)
 			return ofan_cfg_fail(cfg, secs[i], "rate",
 				"missing; expected the degraded rate (e.g. 1G) for mode = degraded");
@@ -563,9 +645,11 @@ sw_config_drops(struct ofan_cfg *cfg, struct sw_config *c)
 {
 	static const char *const modes[] = { "random", "bursts", NULL };
 	const char *secs[SW_MAX_DROPS + 1];
-	bool taken[SW_MAX_PORTS] = { false };
+	int taken[SW_MAX_PORTS];	/* the [drop.*] of a port, or -1 */
 	int n, i, mode;
 
+	for (i = 0; i < SW_MAX_PORTS; i++)
+		taken[i] = -1;
 	n = ofan_cfg_sections(cfg, "drop.", secs, SW_MAX_DROPS + 1);
 	if (n > SW_MAX_DROPS)
 		return ofan_cfg_fail(cfg, secs[SW_MAX_DROPS], "port",
@@ -586,11 +670,21 @@ sw_config_drops(struct ofan_cfg *cfg, struct sw_config *c)
 		d->loss.mode = mode == 0 ? OFAN_LOSS_RANDOM : OFAN_LOSS_BURSTS;
 		if (ofan_loss_parse(cfg, secs[i], &d->loss))
 			return -EINVAL;
-		if (taken[port])
+		if (taken[port] >= 0) {
+			const struct ofan_cfg_key keys[] = {
+				{ secs[i], "port" }, { secs[taken[port]], "port" },
+			};
+
+			if (ofan_cfg_blame(cfg, keys, 2) == 1)
+				return ofan_cfg_fail(cfg, secs[taken[port]],
+					"port",
+					"'%u' is lossy in [%s] too; expected one per port",
+					port, secs[i]);
 			return ofan_cfg_fail(cfg, secs[i], "port",
 				"'%u' is lossy in another [drop.*] section already; expected one per port",
 				port);
-		taken[port] = true;
+		}
+		taken[port] = i;
 		d->port = (uint16_t)port;
 	}
 	c->nb_drops = (uint16_t)n;
@@ -627,6 +721,11 @@ sw_config_reroutes(struct ofan_cfg *cfg, struct sw_config *c)
 			return ofan_cfg_fail(cfg, secs[i], "group",
 				"'%s' is not a group; expected the NAME of a [group.NAME] section",
 				gname);
+		if (nw != c->groups[g].nb_members &&
+		    ofan_cfg_blame2(cfg, secs[i], "weights", "group") == 1)
+			return ofan_cfg_fail(cfg, secs[i], "group",
+				"'%s' has %u members, not the %u weights given; expected a group of one member a weight (0: out of the group)",
+				gname, c->groups[g].nb_members, nw);
 		if (nw != c->groups[g].nb_members)
 			return ofan_cfg_fail(cfg, secs[i], "weights",
 				"has %u values for the %u members of [group.%s]; expected one weight per member (0: out of the group)",

@@ -179,6 +179,13 @@ pfc_xon = 32KiB"
 bad_config pfc_xon \
 	"ofan-switch: $TMP/pfc_xon.ini:port.0:pfc_xon: '32768' bytes is not below pfc_xoff (32768 bytes); expected pfc_xon < pfc_xoff"
 
+# A rule of two keys names the one written, not the default it breaks
+# against (here pfc_xon's 24000).
+write_config pfc_xoff_alone "policy = ecmp" "pfc = yes
+pfc_xoff = 20000"
+bad_config pfc_xoff_alone \
+	"ofan-switch: $TMP/pfc_xoff_alone.ini:port.0:pfc_xoff: '20000' bytes is not above pfc_xon (24000 bytes); expected pfc_xon < pfc_xoff"
+
 write_config pfc_key_alone "policy = ecmp" "pfc_quanta = 100"
 bad_config pfc_key_alone \
 	"ofan-switch: $TMP/pfc_key_alone.ini:port.0:pfc_quanta: set while pfc = no; expected pfc = yes, or no pfc_quanta"
