@@ -22,6 +22,8 @@ const char *const hs_pacing_names[] = { "host", "flow", NULL };
 const char *const hs_ce_echo_names[] = { "data", "ack", NULL };
 const char *const hs_resend_path_names[] = { "own", "next", NULL };
 
+#define RTE_DIM_HS(a) (sizeof(a) / sizeof((a)[0]))
+
 static const char *const hs_ecn_names[] = {
 	"not-ect", "ect1", "ect0", NULL
 };
@@ -188,14 +190,27 @@ hs_config_host(struct ofan_cfg *cfg, struct hs_config *c,
 		};
 		unsigned int k;
 
-		for (k = 0; tcp_only[k] != NULL; k++)
-			if (ofan_cfg_has_key(cfg, sec, tcp_only[k]) &&
-			    strcmp(c->recovery->name, "tcp") != 0)
-				return ofan_cfg_fail(cfg, sec, tcp_only[k],
-					"set with recovery = %s; expected recovery = tcp, or no %s",
-					c->recovery->name, tcp_only[k]);
+		for (k = 0; tcp_only[k] != NULL; k++) {
+			if (!ofan_cfg_has_key(cfg, sec, tcp_only[k]) ||
+			    strcmp(c->recovery->name, "tcp") == 0)
+				continue;
+			if (ofan_cfg_blame2(cfg, sec, tcp_only[k],
+					    "recovery") == 1)
+				return ofan_cfg_fail(cfg, sec, "recovery",
+					"'%s' with %s set; expected recovery = tcp, or no %s",
+					c->recovery->name, tcp_only[k],
+					tcp_only[k]);
+			return ofan_cfg_fail(cfg, sec, tcp_only[k],
+				"set with recovery = %s; expected recovery = tcp, or no %s",
+				c->recovery->name, tcp_only[k]);
+		}
 	}
 	c->ce_echo = (enum hs_ce_echo)ce_echo;
+	if (c->pacing_jitter > 0 && c->pacing != HS_PACING_FLOW &&
+	    ofan_cfg_blame2(cfg, sec, "pacing_jitter", "pacing") == 1)
+		return ofan_cfg_fail(cfg, sec, "pacing",
+			"'%s' with pacing_jitter = %g; expected pacing = flow (per-flow pacers), or no jitter",
+			hs_pacing_names[c->pacing], c->pacing_jitter);
 	if (c->pacing_jitter > 0 && c->pacing != HS_PACING_FLOW)
 		return ofan_cfg_fail(cfg, sec, "pacing_jitter",
 			"'%g' needs per-flow pacers; expected pacing = flow, or no jitter",
@@ -204,6 +219,11 @@ hs_config_host(struct ofan_cfg *cfg, struct hs_config *c,
 		return ofan_cfg_fail(cfg, sec, "pace_bytes",
 			"'%u' is less than a minimum frame; expected 0 (a frame's wire bytes) or 64 to 65535",
 			c->pace_bytes);
+	if (c->hlb.ev_max < c->hlb.ev_min &&
+	    ofan_cfg_blame2(cfg, sec, "ev_max", "ev_min") == 1)
+		return ofan_cfg_fail(cfg, sec, "ev_min",
+			"'%u' is above ev_max (%u); expected ev_min <= ev_max",
+			c->hlb.ev_min, c->hlb.ev_max);
 	if (c->hlb.ev_max < c->hlb.ev_min)
 		return ofan_cfg_fail(cfg, sec, "ev_max",
 			"'%u' is below ev_min (%u); expected ev_min <= ev_max",
@@ -221,11 +241,74 @@ hs_config_ranks(struct ofan_cfg *cfg, struct hs_config *c)
 	    ofan_cfg_get_u32(cfg, "ranks", "per_subnet", 0, 1, 254,
 			     &c->per_subnet))
 		return -EINVAL;
+	if ((c->ip_base & 0xff) + c->per_subnet > 255 &&
+	    ofan_cfg_blame2(cfg, "ranks", "per_subnet", "ip_base") == 1)
+		return ofan_cfg_fail(cfg, "ranks", "ip_base",
+			"'%s' leaves room for %u ranks a subnet before .254, fewer than per_subnet = %u; expected ip_base's last byte + per_subnet <= 255",
+			ofan_cfg_value(cfg, "ranks", "ip_base"),
+			255 - (c->ip_base & 0xff), c->per_subnet);
 	if ((c->ip_base & 0xff) + c->per_subnet > 255)
 		return ofan_cfg_fail(cfg, "ranks", "per_subnet",
 			"'%u' ranks per subnet from host byte %u pass .254; expected ip_base's last byte + per_subnet <= 255",
 			c->per_subnet, c->ip_base & 0xff);
 	return 0;
+}
+
+/* One key as where a value comes from. */
+static void
+hs_from_key(struct hs_cfg_from *f, const char *sec, const char *key)
+{
+	f->keys[0].sec = sec;
+	f->keys[0].key = key;
+	f->nb = 1;
+}
+
+/* keys[n ..] += from's keys, at most max in all; the new count. */
+static int
+hs_keys_add(struct ofan_cfg_key *keys, int n, int max,
+	    const struct hs_cfg_from *from)
+{
+	int i;
+
+	for (i = 0; i < from->nb && n < max; i++)
+		keys[n++] = from->keys[i];
+	return n;
+}
+
+/*
+ * A pattern's check failed on [traffic] key: blame it, or the key of a
+ * value its rule involves (ofan_cfg_fail_keys()): the rank count for
+ * incast_degree, the ToR and pod sizes for tor_size and pod_size, then
+ * the pattern itself.  A key the check finds missing is named so
+ * unless an override set one of the others.
+ */
+static int
+hs_config_pattern_fail(struct ofan_cfg *cfg, const struct hs_config *c,
+		       const char *key, const char *msg)
+{
+	struct ofan_cfg_key keys[2 + 3 * HS_CFG_MAX_FROM] = {
+		{ "traffic", key },
+	};
+	int n = 1;
+
+	if (strcmp(key, "incast_degree") == 0 ||
+	    strcmp(key, "pod_size") == 0)
+		n = hs_keys_add(keys, n, (int)RTE_DIM_HS(keys), &c->ranks_from);
+	if (strcmp(key, "tor_size") == 0 || strcmp(key, "pod_size") == 0)
+		n = hs_keys_add(keys, n, (int)RTE_DIM_HS(keys), &c->tor_from);
+	if (strcmp(key, "pod_size") == 0)
+		n = hs_keys_add(keys, n, (int)RTE_DIM_HS(keys), &c->pod_from);
+	keys[n++] = (struct ofan_cfg_key){ "traffic", "pattern" };
+	if (strncmp(msg, "missing", strlen("missing")) == 0) {
+		int i;
+
+		for (i = 1; i < n; i++)
+			if (ofan_cfg_overridden(cfg, keys[i].sec, keys[i].key))
+				break;
+		if (i == n)
+			n = 1;
+	}
+	return ofan_cfg_fail_keys(cfg, keys, n, "%s", msg);
 }
 
 int
@@ -242,6 +325,12 @@ hs_config_traffic_from_cfg(struct ofan_cfg *cfg, struct hs_config *c,
 
 	hs_pattern_name_list(names);
 	pattern = hs_pattern_index(t->pattern);
+	if (!caller_sets) {
+		hs_from_key(&c->ranks_from, "ranks", "count");
+		hs_from_key(&c->tor_from, sec, "tor_size");
+		hs_from_key(&c->pod_from, sec, "pod_size");
+		hs_from_key(&c->mtu_from, "host", "mtu");
+	}
 
 	if (ofan_cfg_get_enum(cfg, sec, "pattern", OFAN_CFG_REQUIRED,
 			      names, &pattern) ||
@@ -270,10 +359,16 @@ hs_config_traffic_from_cfg(struct ofan_cfg *cfg, struct hs_config *c,
 			OFAN_UDP_HDR_SIZE - OFAN_BTH_SIZE;
 		uint64_t max_pkts = HS_MAX_PKTS - 1 - (uint64_t)c->erasure_k;
 		const char *text = "";
+		/* A rule of size, erasure_k and mtu (ofan_config.h). */
+		struct ofan_cfg_key keys[2 + HS_CFG_MAX_FROM] = {
+			{ sec, "size" }, { "host", "erasure_k" },
+		};
 
 		if (t->size > max_pkts * mss) {
 			ofan_cfg_get_str(cfg, sec, "size", 0, &text);
-			return ofan_cfg_fail(cfg, sec, "size",
+			return ofan_cfg_fail_keys(cfg, keys,
+				hs_keys_add(keys, 2, (int)RTE_DIM_HS(keys),
+					    &c->mtu_from),
 				"'%s' is %llu packets of %u bytes; expected at most %llu packets a flow, %llu bytes with mtu %u",
 				text, (unsigned long long)((t->size + mss - 1) / mss),
 				mss, (unsigned long long)max_pkts,
@@ -303,8 +398,17 @@ hs_config_traffic_from_cfg(struct ofan_cfg *cfg, struct hs_config *c,
 		t->jobs = c->jobs;
 		t->nb_jobs = c->nb_jobs;
 	} else {
-		const char *first;
+		const char *first, *first_key = NULL;
 
+		/* A [job.*] only overrides made is theirs (ofan_config.h):
+		 * the file's keys come first, so its first key tells. */
+		if (ofan_cfg_sections(cfg, "job.", &first, 1) > 0 &&
+		    ofan_cfg_keys(cfg, first, &first_key, 1) > 0 &&
+		    ofan_cfg_overridden(cfg, first, first_key) &&
+		    !ofan_cfg_overridden(cfg, sec, "pattern"))
+			return ofan_cfg_fail(cfg, first, first_key,
+				"[%s] is a job, but pattern = %s; expected pattern = jobs to run training jobs, or no [job.*] sections",
+				first, t->pattern->name);
 		if (ofan_cfg_sections(cfg, "job.", &first, 1) > 0)
 			return ofan_cfg_fail(cfg, "traffic", "pattern",
 				"'%s' with a [%s] section; expected pattern = jobs to run training jobs",
@@ -312,7 +416,7 @@ hs_config_traffic_from_cfg(struct ofan_cfg *cfg, struct hs_config *c,
 	}
 	/* The pattern's own rules, as hs_traffic_build() checks them. */
 	if (hs_pattern_check(t, &key, msg, sizeof(msg)) != 0)
-		return ofan_cfg_fail(cfg, sec, key, "%s", msg);
+		return hs_config_pattern_fail(cfg, c, key, msg);
 	return 0;
 }
 
@@ -388,12 +492,24 @@ hs_config_ports(struct ofan_cfg *cfg, struct hs_config *c)
 			return -EINVAL;
 		if (hs_config_port_lcores(cfg, sec, p))
 			return -EINVAL;
-		for (j = 0; j < HS_MAX_PORTS; j++)
-			if (j != (int)id && seen[j] &&
-			    c->ports[j].rank == p->rank)
-				return ofan_cfg_fail(cfg, sec, "rank",
-					"'%u' is already the rank of [port.%d]; expected each rank on one port",
-					p->rank, j);
+		for (j = 0; j < HS_MAX_PORTS; j++) {
+			char other[16];
+			const struct ofan_cfg_key keys[] = {
+				{ sec, "rank" }, { other, "rank" },
+			};
+
+			if (j == (int)id || !seen[j] ||
+			    c->ports[j].rank != p->rank)
+				continue;
+			snprintf(other, sizeof(other), "port.%d", j);
+			if (ofan_cfg_blame(cfg, keys, 2) == 1)
+				return ofan_cfg_fail(cfg, other, "rank",
+					"'%u' is the rank of [%s] too; expected each rank on one port",
+					p->rank, sec);
+			return ofan_cfg_fail(cfg, sec, "rank",
+				"'%u' is already the rank of [port.%d]; expected each rank on one port",
+				p->rank, j);
+		}
 	}
 	for (i = 0; i < n; i++)
 		if (!seen[i])

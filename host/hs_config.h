@@ -19,8 +19,7 @@
 #include "hs_job.h"
 #include "hs_traffic.h"
 #include "hs_transport.h"
-
-struct ofan_cfg;
+#include "ofan_config.h"
 
 #define HS_MAX_PORTS 32
 #define HS_DEV_SIZE 256
@@ -91,6 +90,16 @@ enum hs_steer {
 };
 extern const char *const hs_steer_names[];
 
+/*
+ * The keys a value comes from, for a check that involves the value to
+ * blame the one an override set (ofan_cfg_blame()): keys[0 .. nb - 1].
+ */
+#define HS_CFG_MAX_FROM 3
+struct hs_cfg_from {
+	struct ofan_cfg_key keys[HS_CFG_MAX_FROM];
+	uint8_t nb;
+};
+
 struct hs_config {
 	const char *path;
 	const struct hlb_ops *policy;
@@ -134,6 +143,14 @@ struct hs_config {
 	uint32_t per_subnet;
 
 	struct hs_traffic_params traffic;
+	/*
+	 * What traffic.nb_ranks, tor_size, pod_size and mtu come from: with
+	 * HS_CFG_CALLER_SETS the caller's keys (ofan-fabric: [fabric] k,
+	 * topology, ...), set before hs_config_traffic_from_cfg(); else the
+	 * loader's ([ranks] count, [traffic] tor_size and pod_size, [host]
+	 * mtu).  Static strings.
+	 */
+	struct hs_cfg_from ranks_from, tor_from, pod_from, mtu_from;
 	char cm_path[HS_PATH_SIZE];
 	/* [traffic] pattern = jobs: the [job.NAME] sections (traffic.jobs
 	 * points here; a copy of the config points it at its own). */

@@ -193,6 +193,68 @@ START_TEST(test_switch_rules)
 }
 END_TEST
 
+/* ---- ofan-host's loader ---- */
+
+static const char t_host_base[] =
+	"[port.0]\ndev = net_null0\nrank = 0\n"
+	"[host]\npolicy = reps\nrate = 1G\n";
+
+static const struct t_case t_host_cases[] = {
+	/* ev_min <= ev_max, both ways. */
+	{ "[host]\nev_max = 60000\n[ranks]\ncount = 4\n"
+	  "[traffic]\npattern = alltoall\n", { "host.ev_min=65000" },
+	  "command line: host.ev_min=65000: '65000' is above ev_max (60000); expected ev_min <= ev_max" },
+	{ "[host]\nev_min = 60000\nev_max = 50000\n[ranks]\ncount = 4\n"
+	  "[traffic]\npattern = alltoall\n", { NULL },
+	  "t.ini:host:ev_max: '50000' is below ev_min (60000); expected ev_min <= ev_max" },
+	/* The written ip_base, not the default per_subnet. */
+	{ "[ranks]\ncount = 4\nip_base = 10.0.0.255\n"
+	  "[traffic]\npattern = alltoall\n", { NULL },
+	  "t.ini:ranks:ip_base: '10.0.0.255' leaves room for 0 ranks a subnet before .254, fewer than per_subnet = 1; expected ip_base's last byte + per_subnet <= 255" },
+	/* A key of one model or pacing, and the command line's choice. */
+	{ "[host]\nrecovery = tcp\ndupacks = 3\n[ranks]\ncount = 4\n"
+	  "[traffic]\npattern = alltoall\n", { "host.recovery=sack" },
+	  "command line: host.recovery=sack: 'sack' with dupacks set; expected recovery = tcp, or no dupacks" },
+	{ "[host]\npacing = flow\npacing_jitter = 0.1\n[ranks]\ncount = 4\n"
+	  "[traffic]\npattern = alltoall\n", { "host.pacing=host" },
+	  "command line: host.pacing=host: 'host' with pacing_jitter = 0.1; expected pacing = flow (per-flow pacers), or no jitter" },
+	/* A pattern's rule: the rank count the command line set ... */
+	{ "[ranks]\ncount = 4\n[traffic]\npattern = incast\nincast_degree = 3\n",
+	  { "ranks.count=3" },
+	  "command line: ranks.count=3: '3' conflicts with [traffic] incast_degree: '3' senders with 3 ranks; expected 1 to 2 (fewer than the ranks)" },
+	/* ... a key missing for the pattern the file chose, named so ... */
+	{ "[ranks]\ncount = 4\n[traffic]\npattern = ring\n", { NULL },
+	  "t.ini:traffic:pod_size: missing; expected the hosts per pod for pattern = ring" },
+	/* ... and for the pattern the command line chose, the pattern. */
+	{ "[ranks]\ncount = 4\n[traffic]\npattern = alltoall\n",
+	  { "traffic.pattern=ring" },
+	  "command line: traffic.pattern=ring: 'ring' conflicts with [traffic] pod_size: missing; expected the hosts per pod for pattern = ring" },
+};
+
+static int
+t_host_fill(struct ofan_cfg *cfg, void *arg)
+{
+	return hs_config_from_cfg(cfg, arg);
+}
+
+static void
+t_host_load(const struct t_case *c, char *err)
+{
+	struct hs_config *hc = calloc(1, sizeof(*hc));
+
+	ck_assert_ptr_nonnull(hc);
+	t_load(t_host_base, c, t_host_fill, hc, err);
+	free(hc);
+}
+
+START_TEST(test_host_rules)
+{
+	t_check_all("ofan-host", t_host_cases,
+		    sizeof(t_host_cases) / sizeof(t_host_cases[0]),
+		    t_host_load);
+}
+END_TEST
+
 static Suite *
 cross_keys_suite(void)
 {
@@ -200,6 +262,7 @@ cross_keys_suite(void)
 	TCase *tc = tcase_create("rules");
 
 	tcase_add_test(tc, test_switch_rules);
+	tcase_add_test(tc, test_host_rules);
 	suite_add_tcase(s, tc);
 	return s;
 }

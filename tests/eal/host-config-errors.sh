@@ -147,6 +147,13 @@ dupacks = 3"
 bad_config tcp_key_elsewhere \
 	"ofan-host: $TMP/tcp_key_elsewhere.ini:host:dupacks: set with recovery = sack; expected recovery = tcp, or no dupacks"
 
+# A rule of two keys names the one written, not the default it breaks
+# against (here per_subnet's 1).
+write_config ip_base_end "policy = reps"
+sed -i 's/^count = 2$/count = 2\nip_base = 10.0.0.255/' "$TMP/ip_base_end.ini"
+bad_config ip_base_end \
+	"ofan-host: $TMP/ip_base_end.ini:ranks:ip_base: '10.0.0.255' leaves room for 0 ranks a subnet before .254, fewer than per_subnet = 1; expected ip_base's last byte + per_subnet <= 255"
+
 write_config bad_number "policy = reps
 mtu = 12abc"
 bad_config bad_number \
