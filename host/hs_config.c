@@ -390,7 +390,9 @@ hs_config_traffic_from_cfg(struct ofan_cfg *cfg, struct hs_config *c,
 	t->jobs = NULL;
 	t->nb_jobs = c->nb_jobs = 0;
 	if (t->pattern == &hs_pattern_jobs) {
-		int n = hs_job_from_cfg(cfg, t->nb_ranks, c->jobs);
+		int n = hs_job_from_cfg_keys(cfg, t->nb_ranks,
+					      c->ranks_from.keys,
+					      c->ranks_from.nb, c->jobs);
 
 		if (n < 0)
 			return -EINVAL;

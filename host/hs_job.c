@@ -23,6 +23,8 @@ const char *const hs_job_place_names[] = {
 	"packed", "spread", "random", "list", NULL
 };
 
+#define RTE_DIM_JOB(a) (sizeof(a) / sizeof((a)[0]))
+
 /* RNG stream of random placement (ASCII "place"). */
 #define HS_PLACE_STREAM 0x706c616365ull
 
@@ -98,7 +100,8 @@ static const char *const hs_job_shape_keys[] = {
 
 /*
  * A trace of as many files as the job has ranks: no PREFIX.0.et is the
- * trace key's fault, any other count the ranks key's.
+ * trace key's fault, any other count the ranks key's, or the trace's
+ * when an override set it and not ranks (ofan_cfg_blame()).
  */
 static int
 hs_job_trace_files(struct ofan_cfg *cfg, const char *sec,
@@ -111,6 +114,11 @@ hs_job_trace_files(struct ofan_cfg *cfg, const char *sec,
 		return ofan_cfg_fail(cfg, sec, "trace",
 			"'%s': no file %s.0.et; expected the PREFIX of the trace's files (PREFIX.0.et, PREFIX.1.et, ...)",
 			j->trace, j->trace);
+	if (n != j->ranks && ofan_cfg_blame2(cfg, sec, "ranks", "trace") == 1)
+		return ofan_cfg_fail(cfg, sec, "trace",
+			"'%s' has %u files (%s.0.et .. %s.%u.et), %s than ranks = %u; expected a trace of %u files, or ranks = %u",
+			j->trace, n, j->trace, j->trace, n - 1,
+			n < j->ranks ? "fewer" : "more", j->ranks, j->ranks, n);
 	if (n < j->ranks)
 		return ofan_cfg_fail(cfg, sec, "ranks",
 			"'%u' ranks, but the trace has %u files (%s.0.et .. %s.%u.et; no %s.%u.et); expected ranks = %u, or the missing files",
@@ -125,34 +133,127 @@ hs_job_trace_files(struct ofan_cfg *cfg, const char *sec,
 	return 0;
 }
 
+/*
+ * Cross-key rules of a job (ofan_config.h, "Cross-key checks"): a value
+ * the section leaves out but its preset gives comes from the preset's
+ * key, so that rules name what the user wrote.
+ */
+struct hs_job_keys {
+	struct ofan_cfg *cfg;
+	const char *sec;
+	int preset;		/* index in hs_job_preset_names, 0: none */
+};
+
+/* The key a value of key comes from: key, or preset. */
+static const char *
+hs_job_src(const struct hs_job_keys *k, const char *key)
+{
+	static const char *const shape[] = {
+		"model", "layers", "hidden", "ffn", "seq_len", NULL
+	};
+	const struct hs_job_preset *p;
+	unsigned int i;
+
+	if (k->preset == 0 || ofan_cfg_has_key(k->cfg, k->sec, key))
+		return key;
+	p = &hs_job_presets[k->preset - 1];
+	if (p->experts != 0 &&
+	    (strcmp(key, "experts") == 0 || strcmp(key, "top_k") == 0))
+		return "preset";
+	for (i = 0; shape[i] != NULL; i++)
+		if (strcmp(key, shape[i]) == 0)
+			return "preset";
+	return key;
+}
+
+/*
+ * Which of names[0 .. n-1] (the section's keys, through hs_job_src())
+ * and then extra[0 .. nb_extra-1] a broken rule blames: an index into
+ * names, or n + i for extra[i].
+ */
+static int
+hs_job_blame(const struct hs_job_keys *k, const char *const *names, int n,
+	     const struct ofan_cfg_key *extra, int nb_extra)
+{
+	struct ofan_cfg_key keys[32];
+	int i, nb = 0;
+
+	for (i = 0; i < n && nb < (int)RTE_DIM_JOB(keys); i++)
+		keys[nb++] = (struct ofan_cfg_key){ k->sec,
+						     hs_job_src(k, names[i]) };
+	for (i = 0; i < nb_extra && nb < (int)RTE_DIM_JOB(keys); i++)
+		keys[nb++] = extra[i];
+	return ofan_cfg_blame(k->cfg, keys, nb);
+}
+
+/*
+ * The text of the value of names[b] (through hs_job_src()) as written,
+ * or number when it is left out, into buf.
+ */
+static const char *
+hs_job_text(const struct hs_job_keys *k, const char *name, uint64_t number,
+	    char *buf, size_t size)
+{
+	const char *v = ofan_cfg_value(k->cfg, k->sec, hs_job_src(k, name));
+
+	if (v != NULL)
+		snprintf(buf, size, "%s", v);
+	else
+		snprintf(buf, size, "%" PRIu64, number);
+	return buf;
+}
+
 /* model = chakra: ranks and trace, and none of the shape's keys. */
 static int
-hs_job_chakra(struct ofan_cfg *cfg, const char *sec, struct hs_job_params *j)
+hs_job_chakra(const struct hs_job_keys *k, struct hs_job_params *j)
 {
-	const char *trace = NULL;
+	struct ofan_cfg *cfg = k->cfg;
+	const char *sec = k->sec, *trace = NULL, *model;
 	int i;
 
 	if (ofan_cfg_get_u32(cfg, sec, "ranks", 0, 1, HS_MAX_RANKS,
 			     &j->ranks) ||
 	    ofan_cfg_get_str(cfg, sec, "trace", 0, &trace))
 		return -EINVAL;
+	model = hs_job_src(k, "model");
 	if (j->model != HS_JOB_CHAKRA) {
-		if (trace != NULL || ofan_cfg_has_key(cfg, sec, "ranks"))
-			return ofan_cfg_fail(cfg, sec, trace != NULL ?
-				"trace" : "ranks",
-				"is given with model = %s; expected model = chakra",
-				hs_job_model_names[j->model]);
-		return 0;
+		const char *key = trace != NULL ? "trace" : "ranks";
+
+		if (trace == NULL && !ofan_cfg_has_key(cfg, sec, "ranks"))
+			return 0;
+		if (ofan_cfg_blame2(cfg, sec, key, model) == 1)
+			return ofan_cfg_fail(cfg, sec, model,
+				"'%s' with %s set; expected model = chakra, or no %s",
+				ofan_cfg_value(cfg, sec, model), key, key);
+		return ofan_cfg_fail(cfg, sec, key,
+			"is given with model = %s; expected model = chakra",
+			hs_job_model_names[j->model]);
 	}
-	for (i = 0; hs_job_shape_keys[i] != NULL; i++)
-		if (ofan_cfg_has_key(cfg, sec, hs_job_shape_keys[i]))
-			return ofan_cfg_fail(cfg, sec, hs_job_shape_keys[i],
-				"is given with model = chakra; expected the trace to give the job's shape (keys: ranks, trace, iterations, start, placement, hosts, seed)");
-	if (trace == NULL || !ofan_cfg_has_key(cfg, sec, "ranks"))
-		return ofan_cfg_fail(cfg, sec, trace == NULL ? "trace" :
-			"ranks", "missing; expected %s with model = chakra",
+	for (i = 0; hs_job_shape_keys[i] != NULL; i++) {
+		const char *key = hs_job_shape_keys[i];
+
+		if (!ofan_cfg_has_key(cfg, sec, key))
+			continue;
+		if (ofan_cfg_blame2(cfg, sec, key, "model") == 1)
+			return ofan_cfg_fail(cfg, sec, "model",
+				"'%s' with %s set; expected the trace to give the job's shape (no %s), or another model",
+				ofan_cfg_value(cfg, sec, "model"), key, key);
+		return ofan_cfg_fail(cfg, sec, key,
+			"is given with model = chakra; expected the trace to give the job's shape (keys: ranks, trace, iterations, start, placement, hosts, seed)");
+	}
+	if (trace == NULL || !ofan_cfg_has_key(cfg, sec, "ranks")) {
+		const char *key = trace == NULL ? "trace" : "ranks";
+
+		/* Missing for a model an override chose: its mistake. */
+		if (ofan_cfg_overridden(cfg, sec, "model"))
+			return ofan_cfg_fail(cfg, sec, "model",
+				"'%s' without %s; expected %s too, or another model",
+				ofan_cfg_value(cfg, sec, "model"), key, key);
+		return ofan_cfg_fail(cfg, sec, key,
+			"missing; expected %s with model = chakra",
 			trace == NULL ? "the traces' PREFIX (files PREFIX.0.et, PREFIX.1.et, ...)" :
 			"the number of ranks (trace files)");
+	}
 	if (ofan_cfg_path_of(cfg, sec, "trace", trace, j->trace,
 			     sizeof(j->trace)) != 0)
 		return -EINVAL;
@@ -170,43 +271,246 @@ static uint64_t hs_job_ffn(const struct hs_job_params *j);
  * Sizes and durations of the built-in shape within what the engine
  * counts: a message at most 1 TiB (activations x top_k, a stage's
  * gradients), a compute node at most an hour (a layer's backward, the
- * optimizer).
+ * optimizer).  Each is a rule of a product of keys: on hidden (tflops),
+ * or on the key of the product an override set.
  */
-static int
-hs_job_too_big(struct ofan_cfg *cfg, const char *sec,
-	       const struct hs_job_params *j)
+/* A job's value of a key of its shape, for a message. */
+static uint64_t
+hs_job_number(const struct hs_job_params *j, const char *key)
 {
+	return strcmp(key, "hidden") == 0 ? j->hidden :
+	       strcmp(key, "ffn") == 0 ? hs_job_ffn(j) :
+	       strcmp(key, "seq_len") == 0 ? j->seq_len :
+	       strcmp(key, "micro_batch") == 0 ? j->micro_batch :
+	       strcmp(key, "bytes_per_param") == 0 ? j->bytes_per_param :
+	       strcmp(key, "layers") == 0 ? j->layers :
+	       strcmp(key, "pp") == 0 ? j->pp :
+	       strcmp(key, "top_k") == 0 ? j->top_k : j->experts;
+}
+
+static int
+hs_job_too_big(const struct hs_job_keys *k, const struct hs_job_params *j)
+{
+	/* The keys of each product, the one the rule is stated from first. */
+	static const char *const act_keys[] = {
+		"hidden", "seq_len", "micro_batch", "bytes_per_param", "top_k",
+	};
+	static const char *const grad_keys[] = {
+		"hidden", "ffn", "layers", "pp", "bytes_per_param", "experts",
+	};
+	static const char *const time_keys[] = {
+		"tflops", "hidden", "ffn", "seq_len", "micro_batch", "layers",
+		"pp", "top_k", "experts",
+	};
+	const bool moe = j->model == HS_JOB_MOE;
 	unsigned __int128 T = (unsigned __int128)j->seq_len * j->micro_batch;
 	unsigned __int128 h = j->hidden, f = hs_job_ffn(j), mlp = 3 * h * f;
 	unsigned __int128 act = T * h * j->bytes_per_param;
-	unsigned __int128 params = (4 * h * h + mlp * (j->model == HS_JOB_MOE ?
-				    j->experts : 1)) * (j->layers / j->pp);
+	unsigned __int128 params = (4 * h * h + mlp * (moe ? j->experts : 1)) *
+				   (j->layers / j->pp);
 	unsigned __int128 layer = (2 * T * (4 * h * h + mlp *
-				   (j->model == HS_JOB_MOE ? j->top_k : 1)) +
+				   (moe ? j->top_k : 1)) +
 				   4 * T * j->seq_len * h) * 2;
 	unsigned __int128 ns_layer = layer * 1000000000u / j->flops;
 	unsigned __int128 ns_opt = 12 * params * 1000000000u / j->flops;
+	const char *const *names, *what, *expect, *v;
+	char text[64];
+	int n, b;
 
-	if (act * (j->model == HS_JOB_MOE ? j->top_k : 1) > HS_JOB_MAX_MSG ||
-	    params * j->bytes_per_param > HS_JOB_MAX_MSG)
-		return ofan_cfg_fail(cfg, sec, "hidden",
-			"'%" PRIu64 "' makes a message of more than 1 TiB (activations x top_k, or a stage's gradients); expected a smaller model or shorter sequences",
-			j->hidden);
-	if (ns_layer > HS_JOB_MAX_NS || ns_opt > HS_JOB_MAX_NS)
-		return ofan_cfg_fail(cfg, sec, "tflops",
-			"'%g' makes a compute node (a layer's backward, or the optimizer) longer than an hour; expected a faster rank or a smaller model",
-			(double)j->flops / 1e12);
+	if (act * (moe ? j->top_k : 1) > HS_JOB_MAX_MSG ||
+	    params * j->bytes_per_param > HS_JOB_MAX_MSG) {
+		bool by_act = act * (moe ? j->top_k : 1) > HS_JOB_MAX_MSG;
+
+		names = by_act ? act_keys : grad_keys;
+		n = by_act ? (moe ? 5 : 4) : (moe ? 6 : 5);
+		what = "a message of more than 1 TiB (activations x top_k, or a stage's gradients)";
+		expect = "a smaller model or shorter sequences";
+	} else if (ns_layer > HS_JOB_MAX_NS || ns_opt > HS_JOB_MAX_NS) {
+		names = time_keys;
+		n = moe ? 9 : 7;
+		what = "a compute node (a layer's backward, or the optimizer) longer than an hour";
+		expect = "a faster rank or a smaller model";
+	} else {
+		return 0;
+	}
+	b = hs_job_blame(k, names, n, NULL, 0);
+	v = ofan_cfg_value(k->cfg, k->sec, "tflops");
+	if (strcmp(names[b], "tflops") != 0)
+		hs_job_text(k, names[b], hs_job_number(j, names[b]), text,
+			    sizeof(text));
+	else if (v != NULL)
+		snprintf(text, sizeof(text), "%s", v);
+	else
+		snprintf(text, sizeof(text), "%g", (double)j->flops / 1e12);
+	return ofan_cfg_fail(k->cfg, k->sec, hs_job_src(k, names[b]),
+			     "'%s' makes %s; expected %s", text, what, expect);
+}
+
+/*
+ * The rules between a job's keys, each key's own range checked before:
+ * first those of two keys (a model's keys, pp dividing layers, ep, the
+ * placement's hosts), then those of products (the ranks against the
+ * hosts, the sizes), so that a key wrong by itself is named as such.
+ */
+static int
+hs_job_rules(const struct hs_job_keys *k, const struct hs_job_params *j,
+	     uint32_t nb_hosts, const struct ofan_cfg_key *hosts_from,
+	     int nb_from)
+{
+	static const char *const rank_keys[] = { "dp", "tp", "pp", "ranks" };
+	struct ofan_cfg *cfg = k->cfg;
+	const char *sec = k->sec;
+	uint64_t ranks = hs_job_ranks(j);
+	int b;
+
+	if (j->layers % j->pp != 0) {
+		static const char *const keys[] = { "pp", "layers" };
+
+		b = hs_job_blame(k, keys, 2, NULL, 0);
+		if (b == 1 && strcmp(hs_job_src(k, "layers"), "preset") == 0)
+			return ofan_cfg_fail(cfg, sec, "preset",
+				"'%s' has %u layers, which pp = %u does not divide; expected pp dividing the layers, or layers = a multiple of pp",
+				ofan_cfg_value(cfg, sec, "preset"), j->layers,
+				j->pp);
+		if (b == 1)
+			return ofan_cfg_fail(cfg, sec, "layers",
+				"'%u' is not a multiple of pp = %u; expected a multiple of pp (a stage is layers / pp of them)",
+				j->layers, j->pp);
+		return ofan_cfg_fail(cfg, sec, "pp",
+			"'%u' does not divide layers = %u; expected a divisor of the layers (a stage is layers / pp of them)",
+			j->pp, j->layers);
+	}
+	if (j->model == HS_JOB_MOE) {
+		static const char *const dp_keys[] = { "ep", "dp" };
+		static const char *const ex_keys[] = { "ep", "experts" };
+		static const char *const top_keys[] = { "top_k", "experts" };
+		bool by_preset = strcmp(hs_job_src(k, "experts"),
+					"preset") == 0;
+
+		if (j->dp % j->ep != 0 && hs_job_blame(k, dp_keys, 2, NULL,
+							0) == 1)
+			return ofan_cfg_fail(cfg, sec, "dp",
+				"'%u' is not a multiple of ep = %u; expected a multiple of ep (expert parallelism runs over the data-parallel ranks)",
+				j->dp, j->ep);
+		if (j->dp % j->ep != 0)
+			return ofan_cfg_fail(cfg, sec, "ep",
+				"'%u' does not divide dp = %u; expected a divisor of dp (expert parallelism runs over the data-parallel ranks)",
+				j->ep, j->dp);
+		b = hs_job_blame(k, ex_keys, 2, NULL, 0);
+		if (j->experts % j->ep != 0 && b == 1 && by_preset)
+			return ofan_cfg_fail(cfg, sec, "preset",
+				"'%s' has %u experts, which ep = %u does not divide; expected ep dividing the experts, or experts = a multiple of ep",
+				ofan_cfg_value(cfg, sec, "preset"), j->experts,
+				j->ep);
+		if (j->experts % j->ep != 0 && b == 1)
+			return ofan_cfg_fail(cfg, sec, "experts",
+				"'%u' is not a multiple of ep = %u; expected a multiple of ep (a rank holds experts / ep of them)",
+				j->experts, j->ep);
+		if (j->experts % j->ep != 0)
+			return ofan_cfg_fail(cfg, sec, "ep",
+				"'%u' does not divide experts = %u; expected a divisor of the experts",
+				j->ep, j->experts);
+		b = hs_job_blame(k, top_keys, 2, NULL, 0);
+		if (j->top_k > j->experts && b == 1 && by_preset)
+			return ofan_cfg_fail(cfg, sec, "preset",
+				"'%s' has %u experts, fewer than top_k = %u; expected top_k at most the experts",
+				ofan_cfg_value(cfg, sec, "preset"), j->experts,
+				j->top_k);
+		if (j->top_k > j->experts && b == 1)
+			return ofan_cfg_fail(cfg, sec, "experts",
+				"'%u' is fewer than top_k = %u; expected at least top_k experts",
+				j->experts, j->top_k);
+		if (j->top_k > j->experts &&
+		    strcmp(hs_job_src(k, "top_k"), "top_k") != 0)
+			return ofan_cfg_fail(cfg, sec, "preset",
+				"'%s' makes top_k = %u, more than experts = %u; expected top_k at most the experts",
+				ofan_cfg_value(cfg, sec, "preset"), j->top_k,
+				j->experts);
+		if (j->top_k > j->experts)
+			return ofan_cfg_fail(cfg, sec, "top_k",
+				"'%u' is more than experts = %u; expected at most the experts",
+				j->top_k, j->experts);
+	} else if (ofan_cfg_has_key(cfg, sec, "ep") && j->ep != 1) {
+		const char *model = hs_job_src(k, "model");
+
+		if (ofan_cfg_blame2(cfg, sec, "ep", model) == 1 &&
+		    strcmp(model, "model") == 0)
+			return ofan_cfg_fail(cfg, sec, model,
+				"'%s' with ep = %u; expected model = moe, or ep = 1",
+				ofan_cfg_value(cfg, sec, model), j->ep);
+		if (ofan_cfg_blame2(cfg, sec, "ep", model) == 1)
+			return ofan_cfg_fail(cfg, sec, model,
+				"'%s' makes model = %s, with ep = %u; expected model = moe, or ep = 1",
+				ofan_cfg_value(cfg, sec, model),
+				hs_job_model_names[j->model], j->ep);
+		return ofan_cfg_fail(cfg, sec, "ep",
+			"'%u' with model = %s; expected 1, or model = moe",
+			j->ep, hs_job_model_names[j->model]);
+	}
+	if (j->placement != HS_PLACE_LIST && j->nb_hosts != 0) {
+		if (ofan_cfg_blame2(cfg, sec, "hosts", "placement") == 1)
+			return ofan_cfg_fail(cfg, sec, "placement",
+				"'%s' with hosts set; expected placement = list, or no hosts",
+				ofan_cfg_value(cfg, sec, "placement"));
+		return ofan_cfg_fail(cfg, sec, "hosts",
+			"is given with placement = %s; expected placement = list",
+			hs_job_place_names[j->placement]);
+	}
+	/* The products: the job's ranks, its sizes. */
+	if (ranks > nb_hosts) {
+		b = hs_job_blame(k, rank_keys, 4, hosts_from, nb_from);
+		if (b >= 4)
+			return ofan_cfg_fail(cfg, hosts_from[b - 4].sec,
+				hosts_from[b - 4].key,
+				"'%s' makes %u hosts, fewer than the %" PRIu64 " ranks of [%s]; expected at least %" PRIu64 " hosts (a host runs one rank)",
+				ofan_cfg_value(cfg, hosts_from[b - 4].sec,
+					       hosts_from[b - 4].key),
+				nb_hosts, ranks, sec, ranks);
+		if (j->model == HS_JOB_CHAKRA)
+			return ofan_cfg_fail(cfg, sec, "ranks",
+				"'%u' ranks; expected at most the %u hosts",
+				j->ranks, nb_hosts);
+		if (b == 3)	/* all of dp, tp and pp left out */
+			b = 0;
+		return ofan_cfg_fail(cfg, sec, rank_keys[b],
+			"'%u' makes dp x tp x pp = %u x %u x %u = %" PRIu64 " ranks; expected at most the %u hosts",
+			b == 0 ? j->dp : b == 1 ? j->tp : j->pp, j->dp, j->tp,
+			j->pp, ranks, nb_hosts);
+	}
+	if (j->placement == HS_PLACE_LIST && j->nb_hosts != ranks) {
+		static const char *const keys[] = {
+			"hosts", "placement", "dp", "tp", "pp", "ranks",
+		};
+
+		b = hs_job_blame(k, keys, 6, NULL, 0);
+		if (b == 1)
+			return ofan_cfg_fail(cfg, sec, "placement",
+				"'%s' with hosts listing %u hosts for %" PRIu64 " ranks; expected one host a rank, or another placement",
+				ofan_cfg_value(cfg, sec, "placement"),
+				j->nb_hosts, ranks);
+		if (b >= 2)
+			return ofan_cfg_fail(cfg, sec, keys[b],
+				"'%s' makes %" PRIu64 " ranks, but hosts lists %u; expected one host a rank with placement = list",
+				ofan_cfg_value(cfg, sec, keys[b]), ranks,
+				j->nb_hosts);
+		return ofan_cfg_fail(cfg, sec, "hosts",
+			"lists %u hosts for %" PRIu64 " ranks; expected one host a rank with placement = list",
+			j->nb_hosts, ranks);
+	}
+	if (j->model != HS_JOB_CHAKRA)
+		return hs_job_too_big(k, j);
 	return 0;
 }
 
 static int
 hs_job_one(struct ofan_cfg *cfg, const char *sec, uint32_t nb_hosts,
+	   const struct ofan_cfg_key *hosts_from, int nb_from,
 	   struct hs_job_params *j)
 {
 	int model = HS_JOB_DENSE, place = HS_PLACE_PACKED, preset = 0;
 	const char *name = sec + strlen("job.");
+	struct hs_job_keys k = { .cfg = cfg, .sec = sec };
 	double tflops;
-	uint64_t ranks;
 
 	hs_job_defaults(j);
 	if (strlen(name) >= sizeof(j->name))
@@ -216,6 +520,7 @@ hs_job_one(struct ofan_cfg *cfg, const char *sec, uint32_t nb_hosts,
 	if (ofan_cfg_get_enum(cfg, sec, "preset", 0, hs_job_preset_names,
 			      &preset))
 		return -EINVAL;
+	k.preset = preset;
 	if (preset > 0) {
 		const struct hs_job_preset *p = &hs_job_presets[preset - 1];
 
@@ -268,57 +573,60 @@ hs_job_one(struct ofan_cfg *cfg, const char *sec, uint32_t nb_hosts,
 		return -EINVAL;
 	j->model = (uint8_t)model;
 	j->placement = (uint8_t)place;
-	if (hs_job_chakra(cfg, sec, j) != 0)
+	if (hs_job_chakra(&k, j) != 0)
 		return -EINVAL;
 	j->flops = (uint64_t)llround(tflops * 1e12);
 	j->seed_set = ofan_cfg_has_key(cfg, sec, "seed");
-	ranks = hs_job_ranks(j);
-	if (ranks > nb_hosts && j->model == HS_JOB_CHAKRA)
-		return ofan_cfg_fail(cfg, sec, "ranks",
-			"'%u' ranks; expected at most the %u hosts", j->ranks,
-			nb_hosts);
-	if (ranks > nb_hosts)
-		return ofan_cfg_fail(cfg, sec, "dp",
-			"dp x tp x pp = %u x %u x %u = %" PRIu64 " ranks; expected at most the %u hosts",
-			j->dp, j->tp, j->pp, ranks, nb_hosts);
-	if (j->layers % j->pp != 0)
-		return ofan_cfg_fail(cfg, sec, "pp",
-			"'%u' does not divide layers = %u; expected a divisor of the layers (a stage is layers / pp of them)",
-			j->pp, j->layers);
-	if (j->model == HS_JOB_MOE) {
-		if (j->dp % j->ep != 0)
-			return ofan_cfg_fail(cfg, sec, "ep",
-				"'%u' does not divide dp = %u; expected a divisor of dp (expert parallelism runs over the data-parallel ranks)",
-				j->ep, j->dp);
-		if (j->experts % j->ep != 0)
-			return ofan_cfg_fail(cfg, sec, "ep",
-				"'%u' does not divide experts = %u; expected a divisor of the experts",
-				j->ep, j->experts);
-		if (j->top_k > j->experts)
-			return ofan_cfg_fail(cfg, sec, "top_k",
-				"'%u' is more than experts = %u; expected at most the experts",
-				j->top_k, j->experts);
-	} else if (ofan_cfg_has_key(cfg, sec, "ep") && j->ep != 1) {
-		return ofan_cfg_fail(cfg, sec, "ep",
-			"'%u' with model = dense; expected 1, or model = moe",
-			j->ep);
-	}
-	if (j->model != HS_JOB_CHAKRA && hs_job_too_big(cfg, sec, j) != 0)
-		return -EINVAL;
-	if (j->placement == HS_PLACE_LIST && j->nb_hosts != ranks)
-		return ofan_cfg_fail(cfg, sec, "hosts",
-			"lists %u hosts for %" PRIu64 " ranks; expected one host a rank with placement = list",
-			j->nb_hosts, ranks);
-	if (j->placement != HS_PLACE_LIST && j->nb_hosts != 0)
-		return ofan_cfg_fail(cfg, sec, "hosts",
-			"is given with placement = %s; expected placement = list",
-			hs_job_place_names[j->placement]);
-	return 0;
+	return hs_job_rules(&k, j, nb_hosts, hosts_from, nb_from);
+}
+
+/*
+ * The jobs up to secs[i] have used ranks, more than nb_hosts: on a key
+ * of their ranks (dp, tp, pp or ranks), secs[i]'s first, or on one of
+ * hosts_from, whichever an override set (ofan_cfg_blame()).
+ */
+static int
+hs_job_too_many(struct ofan_cfg *cfg, const char *const *secs, int i,
+		uint64_t used, uint32_t nb_hosts,
+		const struct ofan_cfg_key *hosts_from, int nb_from)
+{
+	static const char *const rank_keys[] = { "dp", "tp", "pp", "ranks" };
+	struct ofan_cfg_key keys[4 * HS_MAX_JOBS + 16];
+	int n = 0, m, r, b;
+
+	for (m = i; m >= 0; m--)
+		for (r = 0; r < 4; r++)
+			keys[n++] = (struct ofan_cfg_key){ secs[m],
+							   rank_keys[r] };
+	for (m = 0; m < nb_from && n < (int)RTE_DIM_JOB(keys); m++)
+		keys[n++] = hosts_from[m];
+	b = ofan_cfg_blame(cfg, keys, n);
+	if (b >= 4 * (i + 1))
+		return ofan_cfg_fail(cfg, keys[b].sec, keys[b].key,
+			"'%s' makes %u hosts, fewer than the %" PRIu64 " ranks of the jobs up to [%s]; expected at least %" PRIu64 " hosts (a host runs one rank)",
+			ofan_cfg_value(cfg, keys[b].sec, keys[b].key),
+			nb_hosts, used, secs[i], used);
+	if (ofan_cfg_value(cfg, keys[b].sec, keys[b].key) == NULL)
+		return ofan_cfg_fail(cfg, secs[i], "dp",
+			"the jobs so far have %" PRIu64 " ranks; expected at most the %u hosts (a host runs one rank)",
+			used, nb_hosts);
+	return ofan_cfg_fail(cfg, keys[b].sec, keys[b].key,
+		"'%s' makes the jobs up to [%s] %" PRIu64 " ranks; expected at most the %u hosts (a host runs one rank)",
+		ofan_cfg_value(cfg, keys[b].sec, keys[b].key), secs[i], used,
+		nb_hosts);
 }
 
 int
 hs_job_from_cfg(struct ofan_cfg *cfg, uint32_t nb_hosts,
 		struct hs_job_params *jobs)
+{
+	return hs_job_from_cfg_keys(cfg, nb_hosts, NULL, 0, jobs);
+}
+
+int
+hs_job_from_cfg_keys(struct ofan_cfg *cfg, uint32_t nb_hosts,
+		     const struct ofan_cfg_key *hosts_from, int nb_from,
+		     struct hs_job_params *jobs)
 {
 	const char *secs[HS_MAX_JOBS + 1];
 	uint64_t used = 0;
@@ -332,13 +640,13 @@ hs_job_from_cfg(struct ofan_cfg *cfg, uint32_t nb_hosts,
 		return ofan_cfg_fail(cfg, secs[HS_MAX_JOBS], "",
 			"is job %d; expected at most %d jobs", n, HS_MAX_JOBS);
 	for (i = 0; i < n; i++) {
-		if (hs_job_one(cfg, secs[i], nb_hosts, &jobs[i]) != 0)
+		if (hs_job_one(cfg, secs[i], nb_hosts, hosts_from, nb_from,
+			       &jobs[i]) != 0)
 			return -EINVAL;
 		used += hs_job_ranks(&jobs[i]);
 		if (used > nb_hosts)
-			return ofan_cfg_fail(cfg, secs[i], "dp",
-				"the jobs so far have %" PRIu64 " ranks; expected at most the %u hosts (a host runs one rank)",
-				used, nb_hosts);
+			return hs_job_too_many(cfg, secs, i, used, nb_hosts,
+					       hosts_from, nb_from);
 	}
 	return n;
 }

@@ -37,8 +37,8 @@
 #include <stdint.h>
 
 #include "hs_pattern.h"
+#include "ofan_config.h"
 
-struct ofan_cfg;
 struct hs_workload;
 
 #define HS_MAX_JOBS 16
@@ -103,10 +103,20 @@ void hs_job_defaults(struct hs_job_params *j);
  * Read every [job.NAME] section into jobs (at most HS_MAX_JOBS); returns
  * how many, or -EINVAL with the message in cfg ("FILE:job.NAME:KEY: ...":
  * a degree that does not divide, a job larger than the hosts, ...).
- * nb_hosts: the hosts the jobs share.
+ * nb_hosts: the hosts the jobs share.  A key wrong by itself, or in a
+ * rule of two keys (pp dividing layers), is reported before a rule of a
+ * product of them (dp x tp x pp <= nb_hosts).
  */
 int hs_job_from_cfg(struct ofan_cfg *cfg, uint32_t nb_hosts,
 		    struct hs_job_params *jobs);
+/*
+ * The same, with hosts_from[0 .. nb_from - 1] the keys nb_hosts comes
+ * from ([ranks] count; ofan-fabric's topology), which a job too large
+ * for the hosts blames when an override set one (ofan_cfg_blame()).
+ */
+int hs_job_from_cfg_keys(struct ofan_cfg *cfg, uint32_t nb_hosts,
+			 const struct ofan_cfg_key *hosts_from, int nb_from,
+			 struct hs_job_params *jobs);
 
 /*
  * Place the jobs on nb_hosts hosts (tor_size hosts a ToR; 0: one ToR;

@@ -229,6 +229,44 @@ static const struct t_case t_host_cases[] = {
 	{ "[ranks]\ncount = 4\n[traffic]\npattern = alltoall\n",
 	  { "traffic.pattern=ring" },
 	  "command line: traffic.pattern=ring: 'ring' conflicts with [traffic] pod_size: missing; expected the hosts per pod for pattern = ring" },
+	/* A job: pp dividing layers before the ranks against the hosts ... */
+	{ "[ranks]\ncount = 4\n[traffic]\npattern = jobs\n"
+	  "[job.a]\ndp = 4\nlayers = 4\npp = 3\n", { NULL },
+	  "t.ini:job.a:pp: '3' does not divide layers = 4; expected a divisor of the layers (a stage is layers / pp of them)" },
+	{ "[ranks]\ncount = 4\n[traffic]\npattern = jobs\n[job.a]\npp = 2\n",
+	  { "job.a.layers=3" },
+	  "command line: job.a.layers=3: '3' is not a multiple of pp = 2; expected a multiple of pp (a stage is layers / pp of them)" },
+	{ "[ranks]\ncount = 4\n[traffic]\npattern = jobs\n[job.a]\npp = 3\n",
+	  { "job.a.preset=llama2-7b" },
+	  "command line: job.a.preset=llama2-7b: 'llama2-7b' has 32 layers, which pp = 3 does not divide; expected pp dividing the layers, or layers = a multiple of pp" },
+	/* ... the ranks: the degree the command line set ... */
+	{ "[ranks]\ncount = 4\n[traffic]\npattern = jobs\n[job.a]\ndp = 4\n",
+	  { "job.a.tp=2" },
+	  "command line: job.a.tp=2: '2' makes dp x tp x pp = 4 x 2 x 1 = 8 ranks; expected at most the 4 hosts" },
+	/* ... or the hosts it set ... */
+	{ "[ranks]\ncount = 4\n[traffic]\npattern = jobs\n[job.a]\ndp = 4\n",
+	  { "ranks.count=2" },
+	  "command line: ranks.count=2: '2' makes 2 hosts, fewer than the 4 ranks of [job.a]; expected at least 4 hosts (a host runs one rank)" },
+	/* ... and over several jobs, the job it set. */
+	{ "[ranks]\ncount = 4\n[traffic]\npattern = jobs\n"
+	  "[job.a]\ndp = 2\n[job.b]\ndp = 2\n", { "job.a.dp=3" },
+	  "command line: job.a.dp=3: '3' makes the jobs up to [job.b] 5 ranks; expected at most the 4 hosts (a host runs one rank)" },
+	{ "[ranks]\ncount = 4\n[traffic]\npattern = jobs\n[job.a]\n"
+	  "model = moe\ndp = 4\nep = 2\n", { "job.a.experts=3" },
+	  "command line: job.a.experts=3: '3' is not a multiple of ep = 2; expected a multiple of ep (a rank holds experts / ep of them)" },
+	{ "[ranks]\ncount = 4\n[traffic]\npattern = jobs\n[job.a]\n"
+	  "model = chakra\nranks = 2\ntrace = x\n", { "job.a.model=dense" },
+	  "command line: job.a.model=dense: 'dense' with trace set; expected model = chakra, or no trace" },
+	{ "[ranks]\ncount = 4\n[traffic]\npattern = jobs\n[job.a]\nranks = 2\n",
+	  { "job.a.model=chakra" },
+	  "command line: job.a.model=chakra: 'chakra' without trace; expected trace too, or another model" },
+	/* A product of sizes: on tflops, or the key the command line set. */
+	{ "[ranks]\ncount = 4\n[traffic]\npattern = jobs\n[job.a]\n"
+	  "seq_len = 4194304\n", { "job.a.hidden=65536" },
+	  "command line: job.a.hidden=65536: '65536' makes a compute node (a layer's backward, or the optimizer) longer than an hour; expected a faster rank or a smaller model" },
+	{ "[ranks]\ncount = 4\n[traffic]\npattern = jobs\n[job.a]\n"
+	  "seq_len = 4194304\nhidden = 65536\n", { NULL },
+	  "t.ini:job.a:hidden: '65536' makes a compute node (a layer's backward, or the optimizer) longer than an hour; expected a faster rank or a smaller model" },
 };
 
 static int

@@ -15,7 +15,10 @@
 #     that does not parse (each FILE: node ID (NAME) or byte), degrees
 #     that do not divide (FILE:job.NAME:KEY), a rank count other than
 #     the trace's files, a trace cut short of the process groups it
-#     describes; no output folder, nothing left in /var/run/dpdk.
+#     describes, and an override that breaks a rule with the file's keys
+#     named before the file (pp not dividing the layers before dp x tp x
+#     pp against the hosts); no output folder, nothing left in
+#     /var/run/dpdk.
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -173,6 +176,23 @@ expect_file_has "a trace cut to 4 of 8 files: message" "$TMP/cut.err" \
 	"llama.0.et: process group 'comm"
 expect_file_has "a trace cut to 4 of 8 files: why" "$TMP/cut.err" \
 	"the trace was made for a larger job"
+# dense.ini itself (4 x 2 x 2 of the 16 hosts): pp = 3 is wrong by
+# itself before dp x tp x pp = 24 is too many; a product names the
+# degree the command line set.
+bad_override() {
+	local tag=$1 ov=$2 rc=0
+
+	"$FAB" --config "$DENSE" "$ov" --out "$TMP/$tag-out" --quiet \
+		--no-plot >/dev/null 2>"$TMP/$tag.err" || rc=$?
+	expect_eq "$ov: exit status" "$rc" 2
+	expect_eq "$ov: message" "$(cat "$TMP/$tag.err")" "ofan-fabric: $3"
+	expect_eq "$ov: no output folder" \
+		"$(test -e "$TMP/$tag-out" && echo yes || echo no)" no
+}
+bad_override dense-pp job.llama.pp=3 \
+	"command line: job.llama.pp=3: '3' does not divide layers = 4; expected a divisor of the layers (a stage is layers / pp of them)"
+bad_override dense-dp job.llama.dp=8 \
+	"command line: job.llama.dp=8: '8' makes dp x tp x pp = 8 x 2 x 2 = 32 ranks; expected at most the 16 hosts"
 expect_eq "nothing new in /var/run/dpdk" "$(rundirs)" "$RUNDIRS0"
 
 ofan_finish
