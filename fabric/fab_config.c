@@ -197,24 +197,54 @@ fab_parse_topology(struct ofan_cfg *cfg, struct fab_params *p)
 		return -EINVAL;
 	p->topo = (enum fab_topology)topo;
 	p->placement = (enum fab_placement)place;
-	if (p->topo == FAB_TOPO_FATTREE && p->k % 2 != 0)
+	/* Each key's own errors first, then the rules between them. */
+	p->uplink_rate_bps = p->rate_bps;
+	if (ofan_cfg_get_rate(cfg, FAB_SEC, "uplink_rate", 0, 1000000,
+			      10000ull * 1000000000ull, &p->uplink_rate_bps))
+		return -EINVAL;
+	if (p->topo == FAB_TOPO_FATTREE && p->k % 2 != 0) {
+		if (ofan_cfg_blame2(cfg, FAB_SEC, "k", "topology") == 1)
+			return ofan_cfg_fail(cfg, FAB_SEC, "topology",
+				"'%s' with an odd k (%u); expected an even k from 2 to %d for a fat tree, or another topology",
+				ofan_cfg_value(cfg, FAB_SEC, "topology"), p->k,
+				FAB_MAX_K);
 		return ofan_cfg_fail(cfg, FAB_SEC, "k",
 			"'%u' is odd; expected an even k from 2 to %d", p->k,
 			FAB_MAX_K);
+	}
 	if (p->topo == FAB_TOPO_LEAFSPINE &&
-	    p->hosts_per_leaf + p->spines > SW_MAX_PORTS)
+	    p->hosts_per_leaf + p->spines > SW_MAX_PORTS) {
+		const struct ofan_cfg_key keys[] = {
+			{ FAB_SEC, "spines" }, { FAB_SEC, "hosts_per_leaf" },
+			{ FAB_SEC, "topology" },
+		};
+		int b = ofan_cfg_blame(cfg, keys, 3);
+
+		if (b == 1)
+			return ofan_cfg_fail(cfg, FAB_SEC, "hosts_per_leaf",
+				"'%u' hosts per leaf and %u spines need %u leaf ports; expected at most %d",
+				p->hosts_per_leaf, p->spines,
+				p->spines + p->hosts_per_leaf, SW_MAX_PORTS);
+		if (b == 2)
+			return ofan_cfg_fail(cfg, FAB_SEC, "topology",
+				"'%s' with %u spines and %u hosts per leaf needs %u leaf ports; expected at most %d",
+				ofan_cfg_value(cfg, FAB_SEC, "topology"),
+				p->spines, p->hosts_per_leaf,
+				p->spines + p->hosts_per_leaf, SW_MAX_PORTS);
 		return ofan_cfg_fail(cfg, FAB_SEC, "spines",
 			"'%u' spines and %u hosts per leaf need %u leaf ports; expected at most %d",
 			p->spines, p->hosts_per_leaf,
 			p->spines + p->hosts_per_leaf, SW_MAX_PORTS);
+	}
 	over_set = ofan_cfg_has_key(cfg, FAB_SEC, "oversubscription");
-	p->uplink_rate_bps = p->rate_bps;
-	if (over_set && ofan_cfg_has_key(cfg, FAB_SEC, "uplink_rate"))
+	if (over_set && ofan_cfg_has_key(cfg, FAB_SEC, "uplink_rate")) {
+		if (ofan_cfg_blame2(cfg, FAB_SEC, "uplink_rate",
+				    "oversubscription") == 1)
+			return ofan_cfg_fail(cfg, FAB_SEC, "oversubscription",
+				"is set together with uplink_rate; expected one of them");
 		return ofan_cfg_fail(cfg, FAB_SEC, "uplink_rate",
 			"is set together with oversubscription; expected one of them");
-	if (ofan_cfg_get_rate(cfg, FAB_SEC, "uplink_rate", 0, 1000000,
-			      10000ull * 1000000000ull, &p->uplink_rate_bps))
-		return -EINVAL;
+	}
 	if (over_set && p->topo == FAB_TOPO_LEAFSPINE)
 		/* Host capacity of a leaf over its uplink capacity. */
 		p->uplink_rate_bps = (uint64_t)((double)p->rate_bps *
@@ -276,6 +306,11 @@ fab_link_list(struct ofan_cfg *cfg, const char *sec, const char *list,
 		return ofan_cfg_fail(cfg, sec, "link",
 			"'%s' names no link; expected one or more such as %s",
 			list, example);
+	if (first > listed && ofan_cfg_blame2(cfg, sec, "first_links",
+					      "link") == 1)
+		return ofan_cfg_fail(cfg, sec, "link",
+			"'%s' lists %u link(s), fewer than first_links = %u; expected at least %u",
+			list, listed, first, first);
 	if (first > listed)
 		return ofan_cfg_fail(cfg, sec, "first_links",
 			"'%u' is more than the %u link(s) listed; expected 0 (all) to %u",
@@ -325,12 +360,35 @@ fab_parse_failures(struct ofan_cfg *cfg, struct fab_params *p)
 		if (mode == SW_LINK_UP)
 			return ofan_cfg_fail(cfg, secs[i], "mode",
 				"'up' is not a failure; expected down, blackhole, degraded or stall");
-		if (f->one_way && mode == SW_LINK_DOWN)
+		if (f->one_way && mode == SW_LINK_DOWN) {
+			if (ofan_cfg_blame2(cfg, secs[i], "one_way",
+					    "mode") == 1)
+				return ofan_cfg_fail(cfg, secs[i], "mode",
+					"'%s' with one_way = yes; expected one of the wire's modes (blackhole, degraded, stall) for one way, or one_way = no (both switch ends see a link go down)",
+					ofan_cfg_value(cfg, secs[i], "mode"));
 			return ofan_cfg_fail(cfg, secs[i], "one_way",
 				"is for the wire's modes; expected no with mode = down (both switch ends see a link go down)");
-		if (f->route_back_ns != 0 && f->duration_ns == 0)
+		}
+		if (f->route_back_ns != 0 && f->duration_ns == 0) {
+			if (ofan_cfg_blame2(cfg, secs[i], "route_back",
+					    "duration") == 1)
+				return ofan_cfg_fail(cfg, secs[i], "duration",
+					"'%s' keeps the link failed, so route_back has nothing to take back; expected a duration, or no route_back",
+					ofan_cfg_value(cfg, secs[i], "duration"));
 			return ofan_cfg_fail(cfg, secs[i], "route_back",
 				"needs the link to return; expected a duration too");
+		}
+		if (mode == SW_LINK_DEGRADED && f->rate_bps == 0 &&
+		    ofan_cfg_overridden(cfg, secs[i], "mode") &&
+		    !ofan_cfg_has_key(cfg, secs[i], "rate"))
+			return ofan_cfg_fail(cfg, secs[i], "mode",
+				"'%s' without a rate; expected rate = the degraded rate (e.g. 25G) too",
+				ofan_cfg_value(cfg, secs[i], "mode"));
+		if (mode == SW_LINK_DEGRADED && f->rate_bps == 0 &&
+		    ofan_cfg_has_key(cfg, secs[i], "rate"))
+			return ofan_cfg_fail(cfg, secs[i], "rate",
+				"'%s' is no rate; expected the degraded rate (e.g. 25G) for mode = degraded",
+				ofan_cfg_value(cfg, secs[i], "rate"));
 		if (mode == SW_LINK_DEGRADED && f->rate_bps == 0)
 			return ofan_cfg_fail(cfg, secs[i], "rate",
 				"missing; expected the degraded rate (e.g. 25G) for mode = degraded");
@@ -371,13 +429,21 @@ fab_drop_keys_of_mode(struct ofan_cfg *cfg, const char *sec, int mode)
 	};
 	unsigned int i;
 
-	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
-		if (keys[i].mode != mode &&
-		    ofan_cfg_has_key(cfg, sec, keys[i].key))
-			return ofan_cfg_fail(cfg, sec, keys[i].key,
-				"is a key of mode = %s, not of mode = %s",
+	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		if (keys[i].mode == mode ||
+		    !ofan_cfg_has_key(cfg, sec, keys[i].key))
+			continue;
+		if (ofan_cfg_blame2(cfg, sec, keys[i].key, "mode") == 1)
+			return ofan_cfg_fail(cfg, sec, "mode",
+				"'%s' with %s set, a key of mode = %s; expected mode = %s, or no %s",
+				ofan_cfg_value(cfg, sec, "mode"), keys[i].key,
 				fab_drop_mode_names[keys[i].mode],
-				fab_drop_mode_names[mode]);
+				fab_drop_mode_names[keys[i].mode], keys[i].key);
+		return ofan_cfg_fail(cfg, sec, keys[i].key,
+			"is a key of mode = %s, not of mode = %s",
+			fab_drop_mode_names[keys[i].mode],
+			fab_drop_mode_names[mode]);
+	}
 	return 0;
 }
 
@@ -407,6 +473,12 @@ fab_parse_drops(struct ofan_cfg *cfg, struct fab_params *p)
 			return -EINVAL;
 		d->mode = (uint8_t)mode;
 		d->loss.mode = (uint8_t)mode;
+		if (mode == FAB_DROP_FRAMES &&
+		    !ofan_cfg_has_key(cfg, secs[i], "frame") &&
+		    ofan_cfg_overridden(cfg, secs[i], "mode"))
+			return ofan_cfg_fail(cfg, secs[i], "mode",
+				"'%s' without a frame; expected frame = the first frame to drop too, or another mode",
+				ofan_cfg_value(cfg, secs[i], "mode"));
 		if (fab_drop_keys_of_mode(cfg, secs[i], mode) ||
 		    ofan_cfg_get_u64(cfg, secs[i], "frame",
 				     mode == FAB_DROP_FRAMES ?
@@ -456,16 +528,48 @@ fab_queue_fabric_ok(struct ofan_cfg *cfg, const char *sec,
 	if (q->pfc && q->pfc_mode == SW_PFC_NIC)
 		return ofan_cfg_fail(cfg, sec, "pfc_mode",
 			"'nic' in a fabric of emulated links; expected auto or software");
-	if (q->capacity_bytes < frame)
+	if (q->capacity_bytes < frame) {
+		const struct ofan_cfg_key keys[] = {
+			{ sec, "queue_bytes" }, { FAB_SEC, "mtu" },
+			{ FAB_SEC, "data_wire_bytes" },
+		};
+		int b = ofan_cfg_blame(cfg, keys, 3);
+
+		if (b > 0)
+			return ofan_cfg_fail(cfg, FAB_SEC, keys[b].key,
+				"'%s' makes a full data frame count as %u bytes in a queue, more than [%s] queue_bytes (%llu) holds; expected a frame that fits, or a larger queue_bytes",
+				ofan_cfg_value(cfg, FAB_SEC, keys[b].key),
+				frame, sec,
+				(unsigned long long)q->capacity_bytes);
 		return ofan_cfg_fail(cfg, sec, "queue_bytes",
 			"'%llu' bytes holds no full data frame, which the queue counts as %u bytes; expected at least %u",
 			(unsigned long long)q->capacity_bytes, frame, frame);
-	if (q->ecn && q->ecn_kmin_bytes >= q->capacity_bytes)
+	}
+	if (q->ecn && q->ecn_kmin_bytes >= q->capacity_bytes) {
+		const struct ofan_cfg_key keys[] = {
+			{ sec, "ecn_kmin" }, { sec, "queue_bytes" },
+			{ sec, "ecn" },
+		};
+		int b = ofan_cfg_blame(cfg, keys, 3);
+
+		if (b == 1)
+			return ofan_cfg_fail(cfg, sec, "queue_bytes",
+				"'%llu' bytes is not above ecn_kmin (%llu), so nothing would be marked; expected more than %llu, or ecn = no",
+				(unsigned long long)q->capacity_bytes,
+				(unsigned long long)q->ecn_kmin_bytes,
+				(unsigned long long)q->ecn_kmin_bytes);
+		if (b == 2)
+			return ofan_cfg_fail(cfg, sec, "ecn",
+				"'%s' marks nothing: ecn_kmin (%llu bytes) is not below queue_bytes (%llu); expected ecn = no, or ecn_kmin below queue_bytes",
+				ofan_cfg_value(cfg, sec, "ecn"),
+				(unsigned long long)q->ecn_kmin_bytes,
+				(unsigned long long)q->capacity_bytes);
 		return ofan_cfg_fail(cfg, sec, "ecn_kmin",
 			"'%llu' bytes is not below queue_bytes (%llu), so nothing would be marked; expected less than %llu, or ecn = no",
 			(unsigned long long)q->ecn_kmin_bytes,
 			(unsigned long long)q->capacity_bytes,
 			(unsigned long long)q->capacity_bytes);
+	}
 	return 0;
 }
 
@@ -510,11 +614,31 @@ fab_parse_frame_model(struct ofan_cfg *cfg, struct fab_params *p,
 
 	if (ofan_frame_model_sizes(&p->queue.frame, full, p->data_wire_bytes,
 				   OFAN_ACK_FRAME_SIZE,
-				   p->ack_wire_bytes) != 0)
-		return ofan_cfg_fail(cfg, FAB_SEC, "data_wire_bytes",
+				   p->ack_wire_bytes) == 0)
+		return 0;
+	if (ofan_cfg_blame2(cfg, FAB_SEC, "data_wire_bytes", "mtu") == 1)
+		return ofan_cfg_fail(cfg, FAB_SEC, "mtu",
+			"'%u' is too large for data_wire_bytes = %u (a 60-byte data frame would cost less than a byte); expected at most %u, or data_wire_bytes = 0",
+			mtu, p->data_wire_bytes,
+			p->data_wire_bytes + 59u - OFAN_ETH_HDR_SIZE);
+	return ofan_cfg_fail(cfg, FAB_SEC, "data_wire_bytes",
 			"'%u' leaves a %u-byte data frame less than a byte; expected 0 (Ethernet) or at least %u with mtu %u",
 			p->data_wire_bytes, 60u, full - 59u, mtu);
-	return 0;
+}
+
+/*
+ * What the hosts' rank count, ToR or pod size comes from: up to two
+ * [fabric] keys (NULL: none) and the topology.
+ */
+static void
+fab_from(struct hs_cfg_from *f, const char *a, const char *b)
+{
+	f->nb = 0;
+	if (a != NULL)
+		f->keys[f->nb++] = (struct ofan_cfg_key){ FAB_SEC, a };
+	if (b != NULL)
+		f->keys[f->nb++] = (struct ofan_cfg_key){ FAB_SEC, b };
+	f->keys[f->nb++] = (struct ofan_cfg_key){ FAB_SEC, "topology" };
 }
 
 /* Everything but the sweeps: one combination's params from cfg. */
@@ -562,6 +686,15 @@ fab_parse(struct ofan_cfg *cfg, struct fab_params *p)
 		snprintf(p->name, sizeof(p->name), "%s", name);
 	p->traffic_seed = (enum fab_traffic_seed)tseed;
 	p->matrix_seed = p->seed;
+	if (p->time_limit_ns / p->queue_window_ns > FAB_MAX_WINDOWS &&
+	    ofan_cfg_blame2(cfg, FAB_SEC, "queue_window", "time_limit") == 1)
+		return ofan_cfg_fail(cfg, FAB_SEC, "time_limit",
+			"'%s' makes %llu windows of queue_window (%llu ns); expected at most %u (a shorter time_limit or a longer window)",
+			ofan_cfg_value(cfg, FAB_SEC, "time_limit"),
+			(unsigned long long)(p->time_limit_ns /
+					     p->queue_window_ns),
+			(unsigned long long)p->queue_window_ns,
+			FAB_MAX_WINDOWS);
 	if (p->time_limit_ns / p->queue_window_ns > FAB_MAX_WINDOWS)
 		return ofan_cfg_fail(cfg, FAB_SEC, "queue_window",
 			"'%llu' ns makes %llu windows in time_limit; expected at most %u (a longer window)",
@@ -573,10 +706,26 @@ fab_parse(struct ofan_cfg *cfg, struct fab_params *p)
 	parts = p->topo == FAB_TOPO_FATTREE ? p->k :
 		p->topo == FAB_TOPO_LEAFSPINE ?
 		(p->leaves < p->spines ? p->leaves : p->spines) : 1u;
-	if (threads > parts)
+	if (threads > parts) {
+		/* The key that sets the parts: k, or the fewer of leaves
+		 * and spines. */
+		const struct ofan_cfg_key keys[] = {
+			{ FAB_SEC, "threads" }, { FAB_SEC, "topology" },
+			{ FAB_SEC, p->topo == FAB_TOPO_FATTREE ? "k" :
+				   p->leaves < p->spines ? "leaves" : "spines" },
+		};
+		int b = ofan_cfg_blame(cfg, keys,
+				       p->topo == FAB_TOPO_B2B ? 2 : 3);
+
+		if (b > 0)
+			return ofan_cfg_fail(cfg, FAB_SEC, keys[b].key,
+				"'%s' makes a %s that cuts into %u parts, fewer than threads = %u; expected at least as many parts (a fat tree's pods, the fewer of a leaf-spine's leaves and spines) as threads, or fewer threads",
+				ofan_cfg_value(cfg, FAB_SEC, keys[b].key),
+				fab_topology_names[p->topo], parts, threads);
 		return ofan_cfg_fail(cfg, FAB_SEC, "threads",
 			"'%u' is more than this %s can be cut into; expected at most %u",
 			threads, fab_topology_names[p->topo], parts);
+	}
 	p->threads = (uint16_t)threads;
 
 	/* Switch side: the switch's own [queue] and policy sections. */
@@ -617,20 +766,29 @@ fab_parse(struct ofan_cfg *cfg, struct fab_params *p)
 		p->host.per_subnet = p->k / 2;
 		p->host.traffic.tor_size = p->k / 2;
 		p->host.traffic.pod_size = p->k * p->k / 4;
+		fab_from(&p->host.ranks_from, "k", NULL);
+		fab_from(&p->host.tor_from, "k", NULL);
 		break;
 	case FAB_TOPO_LEAFSPINE:
 		p->host.traffic.nb_ranks = p->leaves * p->hosts_per_leaf;
 		p->host.per_subnet = p->hosts_per_leaf;
 		p->host.traffic.tor_size = p->hosts_per_leaf;
 		p->host.traffic.pod_size = p->hosts_per_leaf;
+		fab_from(&p->host.ranks_from, "leaves", "hosts_per_leaf");
+		fab_from(&p->host.tor_from, "hosts_per_leaf", NULL);
 		break;
 	default:
 		p->host.traffic.nb_ranks = 2;
 		p->host.per_subnet = 2;
 		p->host.traffic.tor_size = 2;
 		p->host.traffic.pod_size = 2;
+		fab_from(&p->host.ranks_from, NULL, NULL);
+		fab_from(&p->host.tor_from, NULL, NULL);
 		break;
 	}
+	p->host.pod_from = p->host.tor_from;
+	p->host.mtu_from.keys[0] = (struct ofan_cfg_key){ FAB_SEC, "mtu" };
+	p->host.mtu_from.nb = 1;
 	fab_source_routes(p);
 	for (i = 0; i < 2; i++) {
 		static const char *const sizes[2] = { "tor_size", "pod_size" };
@@ -649,10 +807,20 @@ fab_parse(struct ofan_cfg *cfg, struct fab_params *p)
 		return -EINVAL;
 	if (fab_parse_failures(cfg, p) || fab_parse_drops(cfg, p))
 		return -EINVAL;
-	if (p->topo == FAB_TOPO_B2B && p->nb_failures > 0)
+	if (p->topo == FAB_TOPO_B2B && p->nb_failures > 0) {
+		const struct ofan_cfg_key keys[] = {
+			{ p->failures[0].sec, "link" }, { FAB_SEC, "topology" },
+		};
+
+		if (ofan_cfg_blame(cfg, keys, 2) == 1)
+			return ofan_cfg_fail(cfg, FAB_SEC, "topology",
+				"'%s' has no switch links for [%s] to fail; expected fattree or leafspine, or no failures",
+				ofan_cfg_value(cfg, FAB_SEC, "topology"),
+				p->failures[0].sec);
 		return ofan_cfg_fail(cfg, p->failures[0].sec, "link",
 			"'%s' is a host-to-host link; expected failures only with topology = fattree or leafspine",
 			p->failures[0].link);
+	}
 	return 0;
 }
 

@@ -171,9 +171,18 @@ fab_parse_variants(struct ofan_cfg *cfg, const char *sec,
 	int nv, j;
 
 	if (ofan_cfg_has_key(cfg, sec, "keys") ||
-	    ofan_cfg_has_key(cfg, sec, "values"))
+	    ofan_cfg_has_key(cfg, sec, "values")) {
+		const struct ofan_cfg_key keys[] = {
+			{ sec, "variants" }, { sec, "keys" }, { sec, "values" },
+		};
+		int b = ofan_cfg_blame(cfg, keys, 3);
+
+		if (b > 0)
+			return ofan_cfg_fail(cfg, sec, keys[b].key,
+				"set with variants; expected either variants or keys and values");
 		return ofan_cfg_fail(cfg, sec, "variants",
 			"set with keys/values; expected either variants or keys and values");
+	}
 	if (ofan_cfg_get_str(cfg, sec, "variants", OFAN_CFG_REQUIRED,
 			     &values))
 		return -EINVAL;
@@ -297,6 +306,12 @@ fab_parse_sweeps(struct ofan_cfg *cfg, struct fab_sweep *sw, int *nb)
 				return ofan_cfg_fail(cfg, secs[i], "values",
 					"'%s' has an empty part; expected one value per key, separated by '/'",
 					parts[j]);
+			if (slashes + 1 != nk &&
+			    ofan_cfg_blame2(cfg, secs[i], "values",
+					    "keys") == 1)
+				return ofan_cfg_fail(cfg, secs[i], "keys",
+					"'%s' names %d key(s), but value '%s' has %d part(s); expected one value per key, separated by '/'",
+					keys, nk, parts[j], slashes + 1);
 			if (slashes + 1 != nk ||
 			    strlen(parts[j]) >= sizeof(s->values[j]))
 				return ofan_cfg_fail(cfg, secs[i], "values",
@@ -505,6 +520,28 @@ fab_check_cm(struct fab_loader *l, struct ofan_cfg *cfg, struct fab_params *p,
 }
 
 /*
+ * A link that section sec and an earlier one both name: blamed on sec
+ * ("'NAME' already fails in [EARLIER]"), or on the earlier section when
+ * an override set its link and not sec's (ofan_cfg_blame()).
+ */
+static int
+fab_blame_twice(struct ofan_cfg *cfg, const char *sec, const char *earlier,
+		const char *name, const char *what, const char *expect)
+{
+	const struct ofan_cfg_key keys[] = {
+		{ sec, "link" }, { earlier, "link" },
+	};
+
+	if (ofan_cfg_blame(cfg, keys, 2) == 1)
+		return ofan_cfg_fail(cfg, earlier, "link",
+			"'%s' %s in [%s] too; expected %s", name, what, sec,
+			expect);
+	return ofan_cfg_fail(cfg, sec, "link",
+		"'%s' already %s in [%s]; expected %s", name, what, earlier,
+		expect);
+}
+
+/*
  * Check that every failure and drop names a link of the topology, each
  * link (drop: link direction) at most once.
  */
@@ -535,11 +572,12 @@ fab_check_links(struct fab_loader *l, struct ofan_cfg *cfg,
 			break;
 		}
 		dirs[i] = d;
-		for (j = 0; j < i; j++)
+		for (j = 0; j < i && rc == 0; j++)
 			if (dirs[j] == d)
-				rc = ofan_cfg_fail(cfg, p->drops[i].sec, "link",
-					"'%s' already drops frames in [%s]; expected one [drop.*] per link direction",
-					p->drops[i].link, p->drops[j].sec);
+				rc = fab_blame_twice(cfg, p->drops[i].sec,
+					p->drops[j].sec, p->drops[i].link,
+					"drops frames",
+					"one [drop.*] per link direction");
 	}
 	for (i = 0; i < p->nb_failures && rc == 0; i++) {
 		const struct fab_failure *f = &p->failures[i];
@@ -555,6 +593,26 @@ fab_check_links(struct fab_loader *l, struct ofan_cfg *cfg,
 		/* A faster link would shorten the threads' lookahead. */
 		if (f->mode == SW_LINK_DEGRADED &&
 		    f->rate_bps >= t->links[link].rate_bps) {
+			/* A host's link has [fabric] rate, the others the
+			 * uplinks' rate (uplink_rate, oversubscription). */
+			const struct ofan_cfg_key keys[] = {
+				{ f->sec, "rate" }, { FAB_SEC, "rate" },
+				{ FAB_SEC, "uplink_rate" },
+				{ FAB_SEC, "oversubscription" },
+			};
+			int b = ofan_cfg_blame(cfg, keys,
+				t->links[link].is_host[0] ? 2 : 4);
+
+			if (b > 0) {
+				rc = ofan_cfg_fail(cfg, FAB_SEC, keys[b].key,
+					"'%s' makes link %s %llu bit/s, not above the degraded rate of [%s] (%llu bit/s); expected a link rate above it, or a lower degraded rate",
+					ofan_cfg_value(cfg, FAB_SEC, keys[b].key),
+					f->link,
+					(unsigned long long)t->links[link].rate_bps,
+					f->sec,
+					(unsigned long long)f->rate_bps);
+				break;
+			}
 			rc = ofan_cfg_fail(cfg, f->sec, "rate",
 				"'%llu' bit/s is not below the link's %llu bit/s; expected a degraded (lower) rate",
 				(unsigned long long)f->rate_bps,
@@ -562,11 +620,11 @@ fab_check_links(struct fab_loader *l, struct ofan_cfg *cfg,
 			break;
 		}
 		links[i] = link;
-		for (j = 0; j < i; j++)
+		for (j = 0; j < i && rc == 0; j++)
 			if (links[j] == link)
-				rc = ofan_cfg_fail(cfg, f->sec, "link",
-					"'%s' already fails in [%s]; expected one failure per link",
-					f->link, p->failures[j].sec);
+				rc = fab_blame_twice(cfg, f->sec,
+					p->failures[j].sec, f->link, "fails",
+					"one failure per link");
 	}
 	return rc;
 }

@@ -293,6 +293,200 @@ START_TEST(test_host_rules)
 }
 END_TEST
 
+/* ---- ofan-fabric's loader ---- */
+
+static const char t_fabric_base[] =
+	"[fabric]\nschemes = ecmp\n";
+static const char t_permutation[] =
+	"[traffic]\npattern = permutation\nsize = 64KiB\n";
+
+static const struct t_case t_fabric_cases[] = {
+	/* kmin <= kmax, both ways; another key's override changes nothing. */
+	{ "[queue]\necn_kmax = 64KiB\n", { "queue.ecn_kmin=1MiB" },
+	  "command line: queue.ecn_kmin=1MiB: '1048576' bytes is above ecn_kmax (65536 bytes); expected ecn_kmin <= ecn_kmax" },
+	{ "[queue]\necn_kmin = 1MiB\n", { "fabric.seed=2" },
+	  "t.ini:queue:ecn_kmin: '1048576' bytes is above ecn_kmax (262144 bytes); expected ecn_kmin <= ecn_kmax" },
+	/* A sweep's value is blamed like the command line's. */
+	{ "[queue]\necn_kmax = 64KiB\n"
+	  "[sweep.m]\nkeys = queue.ecn_kmin\nvalues = 32KiB, 1MiB\n", { NULL },
+	  "t.ini:sweep.m:values: queue.ecn_kmin=1MiB: '1048576' bytes is above ecn_kmax (65536 bytes); expected ecn_kmin <= ecn_kmax (sweep m = 1MiB)" },
+	/* The topology: k with the topology, threads with its parts. */
+	{ "[fabric]\ntopology = leafspine\nk = 5\n", { "fabric.topology=fattree" },
+	  "command line: fabric.topology=fattree: 'fattree' with an odd k (5); expected an even k from 2 to 24 for a fat tree, or another topology" },
+	{ "[fabric]\nthreads = 4\n", { "fabric.k=2" },
+	  "command line: fabric.k=2: '2' makes a fattree that cuts into 2 parts, fewer than threads = 4; expected at least as many parts (a fat tree's pods, the fewer of a leaf-spine's leaves and spines) as threads, or fewer threads" },
+	{ "[fabric]\nuplink_rate = 50G\n", { "fabric.oversubscription=2" },
+	  "command line: fabric.oversubscription=2: is set together with uplink_rate; expected one of them" },
+	/* Each key's own mistake before the rule between them. */
+	{ "[fabric]\noversubscription = 2\nuplink_rate = 10\n", { NULL },
+	  "t.ini:fabric:uplink_rate: '10' is out of range; expected a rate in [1M, 10T] bits/s" },
+	{ "[fabric]\nqueue_window = 10ns\n", { "fabric.time_limit=1s" },
+	  "command line: fabric.time_limit=1s: '1s' makes 100000000 windows of queue_window (10 ns); expected at most 1000000 (a shorter time_limit or a longer window)" },
+	/* A frame against the queues and the wire bytes. */
+	{ "[queue]\nqueue_bytes = 8000\n", { "fabric.mtu=9000" },
+	  "command line: fabric.mtu=9000: '9000' makes a full data frame count as 9014 bytes in a queue, more than [queue] queue_bytes (8000) holds; expected a frame that fits, or a larger queue_bytes" },
+	{ "[fabric]\ndata_wire_bytes = 4100\n", { "fabric.mtu=9000" },
+	  "command line: fabric.mtu=9000: '9000' is too large for data_wire_bytes = 4100 (a 60-byte data frame would cost less than a byte); expected at most 4145, or data_wire_bytes = 0" },
+	/* A layer's written queue_bytes, not the ecn_kmin it inherits. */
+	{ "[queue]\necn_kmin = 64KiB\n[queue.tor_down]\nqueue_bytes = 32KiB\n",
+	  { NULL },
+	  "t.ini:queue.tor_down:queue_bytes: '32768' bytes is not above ecn_kmin (65536), so nothing would be marked; expected more than 65536, or ecn = no" },
+	/* Failures: a mode without its rate, a rate above the link's, a
+	 * link twice. */
+	{ "[failure.x]\nlink = agg0-core0\nat = 1us\n",
+	  { "failure.x.mode=degraded" },
+	  "command line: failure.x.mode=degraded: 'degraded' without a rate; expected rate = the degraded rate (e.g. 25G) too" },
+	{ "[failure.x]\nlink = agg0-core0\nmode = degraded\nrate = 25G\nat = 1us\n",
+	  { "fabric.rate=10G" },
+	  "command line: fabric.rate=10G: '10G' makes link agg0-core0 10000000000 bit/s, not above the degraded rate of [failure.x] (25000000000 bit/s); expected a link rate above it, or a lower degraded rate" },
+	{ "[failure.a]\nlink = agg0-core0\nat = 1us\n"
+	  "[failure.b]\nlink = agg2-core0\nat = 1us\n",
+	  { "failure.a.link=agg2-core0" },
+	  "command line: failure.a.link=agg2-core0: 'agg2-core0' fails in [failure.b] too; expected one failure per link" },
+	{ "[sweep.d]\nkeys = fabric.delay\nvalues = 1us, 2us\n",
+	  { "sweep.d.keys=fabric.delay,fabric.seed" },
+	  "command line: sweep.d.keys=fabric.delay,fabric.seed: 'fabric.delay,fabric.seed' names 2 key(s), but value '1us' has 1 part(s); expected one value per key, separated by '/'" },
+};
+
+/* The same with a [traffic] of their own (no t_permutation). */
+static const struct t_case t_fabric_traffic_cases[] = {
+	/* A pattern's rule: the topology's rank count or ToR size. */
+	{ "[traffic]\npattern = incast\nincast_degree = 8\n", { "fabric.k=2" },
+	  "command line: fabric.k=2: '2' conflicts with [traffic] incast_degree: '8' senders with 2 ranks; expected 1 to 1 (fewer than the ranks)" },
+	{ "[fabric]\ntopology = leafspine\nleaves = 4\nspines = 2\n"
+	  "hosts_per_leaf = 1\n[traffic]\npattern = ring\n", { NULL },
+	  "t.ini:fabric:hosts_per_leaf: '1' conflicts with [traffic] tor_size: '1'; expected at least 2 hosts per ToR for pattern = ring" },
+};
+
+/* Load base + c->text (+ permutation traffic) with c's overrides. */
+static void
+t_fabric_load_with(const struct t_case *c, const char *traffic, char *err)
+{
+	char text[4096];
+	struct fab_experiment x;
+	int rc;
+
+	snprintf(text, sizeof(text), "%s%s%s", t_fabric_base, c->text,
+		 traffic);
+	rc = fab_experiment_load_mem("t.ini", text, strlen(text),
+				     (char *const *)c->ov, t_nb_ov(c), false,
+				     0, 0, true, &x, err, T_ERR_SIZE);
+	if (rc == 0) {
+		err[0] = '\0';
+		fab_experiment_free(&x);
+	}
+}
+
+static void
+t_fabric_load(const struct t_case *c, char *err)
+{
+	t_fabric_load_with(c, t_permutation, err);
+}
+
+static void
+t_fabric_traffic_load(const struct t_case *c, char *err)
+{
+	t_fabric_load_with(c, "", err);
+}
+
+/* configs/experiments/NAME of the source tree. */
+static const char *
+t_experiment(const char *name)
+{
+	static char path[512];
+	const char *src = getenv("OFAN_SRC");
+
+	ck_assert_ptr_nonnull(src);
+	snprintf(path, sizeof(path), "%s/configs/experiments/%s", src, name);
+	return path;
+}
+
+/* The shipped experiments with one override: a message that names it. */
+struct t_shipped {
+	const char *experiment;
+	const char *ov;
+	const char *want;
+};
+
+static const struct t_shipped t_shipped_cases[] = {
+	/* pp = 3 is wrong by itself (4 layers), before dp x tp x pp. */
+	{ "training/dense.ini", "job.llama.pp=3",
+	  "command line: job.llama.pp=3: '3' does not divide layers = 4; expected a divisor of the layers (a stage is layers / pp of them)" },
+	{ "training/dense.ini", "job.llama.dp=8",
+	  "command line: job.llama.dp=8: '8' makes dp x tp x pp = 8 x 2 x 2 = 32 ranks; expected at most the 16 hosts" },
+	{ "training/dense.ini", "fabric.k=2",
+	  "command line: fabric.k=2: '2' makes 2 hosts, fewer than the 16 ranks of [job.llama]; expected at least 16 hosts (a host runs one rank)" },
+	/* The command line's ecn_kmin, not the file's ecn_kmax. */
+	{ "permutation-k8.ini", "queue.ecn_kmin=1MiB",
+	  "command line: queue.ecn_kmin=1MiB: '1048576' bytes is above ecn_kmax (207500 bytes); expected ecn_kmin <= ecn_kmax" },
+};
+
+static void
+t_shipped_load(const struct t_shipped *s, char *err)
+{
+	char *ov[1] = { (char *)s->ov };
+	struct fab_experiment x;
+
+	if (fab_experiment_load_seeds(t_experiment(s->experiment), ov, 1,
+				      false, 0, 0, true, &x, err,
+				      T_ERR_SIZE) == 0) {
+		err[0] = '\0';
+		fab_experiment_free(&x);
+	}
+}
+
+START_TEST(test_fabric_rules)
+{
+	char err[T_ERR_SIZE];
+	unsigned int bad = 0;
+	size_t i;
+
+	t_check_all("ofan-fabric", t_fabric_cases,
+		    sizeof(t_fabric_cases) / sizeof(t_fabric_cases[0]),
+		    t_fabric_load);
+	t_check_all("ofan-fabric", t_fabric_traffic_cases,
+		    sizeof(t_fabric_traffic_cases) /
+		    sizeof(t_fabric_traffic_cases[0]),
+		    t_fabric_traffic_load);
+	for (i = 0; i < sizeof(t_shipped_cases) / sizeof(t_shipped_cases[0]);
+	     i++) {
+		t_shipped_load(&t_shipped_cases[i], err);
+		if (strcmp(err, t_shipped_cases[i].want) == 0)
+			continue;
+		fprintf(stderr, "%s %s:\n  got  '%s'\n  want '%s'\n",
+			t_shipped_cases[i].experiment, t_shipped_cases[i].ov,
+			err, t_shipped_cases[i].want);
+		bad++;
+	}
+	ck_assert_msg(bad == 0, "%u shipped experiments give another message",
+		      bad);
+}
+END_TEST
+
+/*
+ * A trace of other files than the ranks the file gives (chakra.ini: 16):
+ * the command line's trace, not the file's ranks.
+ */
+START_TEST(test_fabric_trace_files)
+{
+	char ov[600], want[T_ERR_SIZE + 2048], err[T_ERR_SIZE];
+	struct t_shipped s = { "training/chakra.ini", ov, want };
+	const char *src = getenv("OFAN_SRC");
+	char prefix[512];
+
+	ck_assert_ptr_nonnull(src);
+	snprintf(prefix, sizeof(prefix),
+		 "%s/tests/data/chakra/astra-sim/all_gather/8npus_1MB/all_gather",
+		 src);
+	snprintf(ov, sizeof(ov), "job.a2a.trace=%s", prefix);
+	snprintf(want, sizeof(want),
+		 "command line: job.a2a.trace=%s: '%s' has 8 files (%s.0.et .. %s.7.et), fewer than ranks = 16; expected a trace of 16 files, or ranks = 8",
+		 prefix, prefix, prefix, prefix);
+	t_shipped_load(&s, err);
+	ck_assert_str_eq(err, want);
+}
+END_TEST
+
 static Suite *
 cross_keys_suite(void)
 {
@@ -301,6 +495,8 @@ cross_keys_suite(void)
 
 	tcase_add_test(tc, test_switch_rules);
 	tcase_add_test(tc, test_host_rules);
+	tcase_add_test(tc, test_fabric_rules);
+	tcase_add_test(tc, test_fabric_trace_files);
 	suite_add_tcase(s, tc);
 	return s;
 }

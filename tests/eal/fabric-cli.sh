@@ -8,7 +8,7 @@
 #   - a failure on a link that does not exist names real ones and points
 #     at --list-links;
 #   - a mistake in a section.key=value override is blamed on the override,
-#     not on the file;
+#     not on the file, also when it breaks a rule with a key of the file;
 #   - a run's folder holds its command, its config as run (overrides
 #     marked; it runs the same experiment) and run.json; the same run
 #     replaces its results, another run is refused unless --replace, a
@@ -57,6 +57,14 @@ expect_eq "override: exit status" "$rc" 2
 expect_eq "override: message starts with the override" \
 	"$(cut -c1-59 "$TMP/ov.err")" \
 	"ofan-fabric: command line: traffic.sise=1MiB: unknown key; "
+# A rule of two keys, broken by the override: the override is named,
+# from its side, not the file's ecn_kmax.
+rc=0
+"$FAB" --config "$EXP" queue.ecn_kmin=1MiB --quiet >/dev/null \
+	2>"$TMP/kmin.err" || rc=$?
+expect_eq "override against the file: exit status" "$rc" 2
+expect_eq "override against the file: message" "$(cat "$TMP/kmin.err")" \
+	"ofan-fabric: command line: queue.ecn_kmin=1MiB: '1048576' bytes is above ecn_kmax (327680 bytes); expected ecn_kmin <= ecn_kmax"
 
 echo "-- plots of a run shorter than one queue window"
 rc=0

@@ -193,6 +193,8 @@ bad_override dense-pp job.llama.pp=3 \
 	"command line: job.llama.pp=3: '3' does not divide layers = 4; expected a divisor of the layers (a stage is layers / pp of them)"
 bad_override dense-dp job.llama.dp=8 \
 	"command line: job.llama.dp=8: '8' makes dp x tp x pp = 8 x 2 x 2 = 32 ranks; expected at most the 16 hosts"
+bad_override dense-k fabric.k=2 \
+	"command line: fabric.k=2: '2' makes 2 hosts, fewer than the 16 ranks of [job.llama]; expected at least 16 hosts (a host runs one rank)"
 expect_eq "nothing new in /var/run/dpdk" "$(rundirs)" "$RUNDIRS0"
 
 ofan_finish
