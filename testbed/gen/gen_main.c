@@ -380,6 +380,17 @@ gen_pick_machine(const struct gen *g, uint32_t r, const char *machine)
 	return strcmp(g->host_node[r].machine, machine) == 0;
 }
 
+/* [sec] key's value (NULL: none) is one word: 0, or -EINVAL naming it. */
+static int
+gen_one_word(struct ofan_cfg *inv, const char *sec, const char *key,
+	     const char *value)
+{
+	if (value == NULL || strchr(value, ' ') == NULL)
+		return 0;
+	return ofan_cfg_fail(inv, sec, key,
+		"'%s' contains a space; expected a single word", value);
+}
+
 /*
  * The inventory (sriov): [machine.NAME] ssh = user@addr, dir = path,
  * bin = directory of the ofan binaries (default dir), eal = extra EAL
@@ -464,11 +475,10 @@ gen_inventory(struct gen *g, char *err, size_t err_size)
 				rc = -EINVAL;
 				break;
 			}
-			if (strchr(ssh, ' ') != NULL || strchr(dir, ' ') ||
-			    (bin != NULL && strchr(bin, ' '))) {
-				rc = ofan_cfg_fail(inv, secs[j], "ssh",
-					"'%s' / dir / bin contain a space; expected single words",
-					ssh);
+			if (gen_one_word(inv, secs[j], "ssh", ssh) ||
+			    gen_one_word(inv, secs[j], "dir", dir) ||
+			    gen_one_word(inv, secs[j], "bin", bin)) {
+				rc = -EINVAL;
 				break;
 			}
 			fprintf(g->plan, "machine %s %s %s %s %s\n",

@@ -13,7 +13,8 @@
 #     shell, succeeds once the switch's log says it started and fails,
 #     naming the switch, when the switch died before;
 #   - inventory mistakes are refused with file:section:key: a missing
-#     node, a wrong number of ports, an unknown machine, an unknown key.
+#     node, a wrong number of ports, an unknown machine, an unknown key,
+#     a space in one of ssh, dir and bin (named, not always ssh).
 set -euo pipefail
 OFAN_NEEDS=(switch/ofan-switch host/ofan-host testbed/ofan-testbed-gen)
 # shellcheck source=tests/eal/lib.sh
@@ -112,5 +113,8 @@ bad_inventory "unknown machine" 's/^machine = hosts1$/machine = nowhere/' \
 	"$TMP/bad.ini:node.h0:machine: 'nowhere' has no [machine.nowhere] section"
 bad_inventory "unknown key" 's/^lcore = 4/lcores = 4/' \
 	"$TMP/bad.ini:node.spine0:lcores: unknown key"
+# A space in one of ssh, dir and bin: that key, not ssh.
+bad_inventory "a space in dir" '0,/^dir = /s|^dir = /var/tmp/ofan|dir = /var/tmp/my ofan|' \
+	"$TMP/bad.ini:machine.sw1:dir: '/var/tmp/my ofan' contains a space; expected a single word"
 
 ofan_finish
