@@ -37,6 +37,8 @@ the worst spraying scheme's mean iteration time is below the best flow
 scheme's, or within 2 % (a tie), and below in at least one case -- and
 how far the ranking by iteration time follows the ranking by the same
 runs' flow slowdown (Kendall's tau per case).
+Queue sizes in labels (a queue sweep: size/ECN kmin/kmax) are in full
+data frames' worth of bytes, as the fabric's tables give the queues.
 Then, from the experiments that ran: the scaling experiment's max
 slowdown and largest queue against k and against the flow size, and
 host-side DR (drb) next to switch DR (ofan) wherever both ran.
@@ -84,6 +86,32 @@ def load(dirpath, name):
     return j
 
 
+# The byte-sized queue keys a sweep may set, by the name a label gives
+# them (their values are shown in full frames).
+QUEUE_KEYS = {"queue.queue_bytes": "size", "queue.ecn_kmin": "ECN kmin",
+              "queue.ecn_kmax": "ECN kmax"}
+
+
+def sweep_keys(path):
+    """The keys of each [sweep.NAME] of an experiment file: NAME -> keys
+    ({} if the file cannot be read)."""
+    out, sec = {}, None
+    try:
+        with open(path) as f:
+            for line in f:
+                line = line.split(";")[0].strip()
+                if line.startswith("[") and line.endswith("]"):
+                    sec = line[1:-1].strip()
+                elif sec and sec.startswith("sweep.") and "=" in line:
+                    k, v = (x.strip() for x in line.split("=", 1))
+                    if k == "keys":
+                        out[sec[len("sweep."):]] = \
+                            [x.strip() for x in v.split(",") if x.strip()]
+    except OSError:
+        pass
+    return out
+
+
 def lead_number(v):
     m = re.match(r"[-+]?[0-9]*\.?[0-9]+", v)
     return float(m.group(0)) if m else None
@@ -113,10 +141,40 @@ class Exp:
         for s in j.get("schemes", []):
             pt = tuple(s["sweep"].get(d, "") for d in self.dims)
             self.stats[(pt, s["scheme"])] = s
+        # Sweeps of queue sizes: dimension -> the names of its keys.
+        self.frame_dims = {}
+        sweeps = sweep_keys(os.path.join(j.get("_dir", ""), "config.ini"))
+        for d in self.dims:
+            keys = sweeps.get(d, [])
+            if keys and all(k in QUEUE_KEYS for k in keys):
+                self.frame_dims[d] = [QUEUE_KEYS[k] for k in keys]
+        self.frame = j.get("fabric", {}).get("full_frame_bytes") or 4096
 
     def mean(self, pt, scheme, key="max_slowdown"):
         s = self.stats.get((pt, scheme))
         return None if s is None else s[key]["mean"]
+
+    def value_text(self, d, v, unit=" frames"):
+        """A sweep value as the report writes it: a queue sweep's bytes in
+        full frames ("417800/208900/208900" -> "102.0/51.0/51.0 frames")."""
+        if d not in self.frame_dims:
+            return v
+        parts = v.split("/")
+        if not all(p.strip().isdigit() for p in parts):
+            return v
+        return "/".join(f"{int(p) / self.frame:.1f}" for p in parts) + unit
+
+    def dim_text(self, d):
+        """A sweep dimension's column heading."""
+        if d not in self.frame_dims:
+            return d
+        return f"{d} ({'/'.join(self.frame_dims[d])}, full frames)"
+
+    def point_text(self, pt):
+        """A sweep point as a label: "load 1.0, queue 102.0/51.0/51.0
+        frames"."""
+        return ", ".join(f"{d} {self.value_text(d, x)}"
+                         for d, x in zip(self.dims, pt))
 
     def qmax(self, pt, scheme, layer="all"):
         """Largest queue over the seeds, in full frames' worth of bytes."""
@@ -222,7 +280,7 @@ def finding1(perm, struct):
     if perm is not None:
         pt = perm.full_load()
         if pt is not None:
-            cases.append(("permutation, load 1.0, 100-packet queues", perm, pt))
+            cases.append(("permutation, " + perm.point_text(pt), perm, pt))
     if struct is not None:
         for pt in struct.points:
             cases.append((f"{pt[0]} (structured)", struct, pt))
@@ -684,8 +742,9 @@ def exp_table(e):
         for k in r["max_queue"]:
             if k not in layers:
                 layers.append(k)
-    head = e.dims + ["scheme", "seeds", "max slowdown", "p99 slowdown",
-                     "mean FCT (µs)", "collective / ideal"] + \
+    head = [e.dim_text(d) for d in e.dims] + \
+        ["scheme", "seeds", "max slowdown", "p99 slowdown",
+         "mean FCT (µs)", "collective / ideal"] + \
         [f"max queue {l}" for l in layers] + ["drops (mean)"]
     rows = []
     for pt in e.points:
@@ -699,9 +758,9 @@ def exp_table(e):
                 m, c = st[k]["mean"], st[k]["ci95"]
                 return f"{m:.{nd}f}" + (f" ± {c:.{nd}f}" if st["seeds"] > 1
                                         else "")
-            row = list(pt) + [s, st["seeds"], ci("max_slowdown"),
-                              ci("p99_slowdown"), ci("mean_fct_us", 1),
-                              ci("collective_x")]
+            row = [e.value_text(d, x, "") for d, x in zip(e.dims, pt)] + \
+                [s, st["seeds"], ci("max_slowdown"), ci("p99_slowdown"),
+                 ci("mean_fct_us", 1), ci("collective_x")]
             row += [fmt(e.qmax(pt, s, l), 1) for l in layers]
             row.append(f"{sum(r['drops'] for r in rs) / len(rs):.0f}")
             if not all(r["all_completed"] for r in rs):
@@ -840,7 +899,9 @@ def main():
                "Slowdown is a flow's "
                "completion time over its ideal; queues are in full "
                "data packets' worth of bytes, the packet being sent "
-               "included.</p>")
+               "included, and so are the queue sizes of a queue sweep "
+               "(size/ECN kmin/kmax: htsim's -q 100, 100 x 4178 bytes, is "
+               "102.0 frames of 4096 bytes).</p>")
     out.append("<nav>" + "".join(f'<a href="#{esc(n)}">{esc(n)}</a>'
                                  for n in exps) + "</nav>")
     out.append("<h2>The four findings</h2>")

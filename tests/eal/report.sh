@@ -12,6 +12,7 @@
 #   - no finding is red in this smoke run: what its small runs cannot
 #     decide says "not decisive at this size" and why (the flow sizes of
 #     queue scaling span 4x, not 8x); the failure meets traffic;
+#   - queue sizes are labelled in full frames, never in bytes;
 #   - every experiment's section says what was run (sizes, failures,
 #     overrides) beside the file's own text;
 #   - every experiment's section, table and plots are on the page;
@@ -68,6 +69,10 @@ for n in 1 2 3 4; do
 done
 expect_eq "no finding is 'not run'" \
 	"$(grep -c 'badge">not run<' "$REPORT" || true)" 0
+expect_eq "no queue size in bytes" \
+	"$(grep -c '417800\|33424' "$REPORT" || true)" 0
+expect_file_has "queue sizes in full frames" "$REPORT" \
+	"queue 102.0/51.0/51.0 frames"
 expect_eq "finding 3 at smoke size: not decisive" \
 	"$(grep -o '<h3>3\. [^<]*<span class="badge">[^<]*</span>' "$REPORT" |
 		sed 's/.*badge">//; s/<.*//')" "not decisive at this size"
