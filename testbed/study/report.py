@@ -586,7 +586,7 @@ def training(exps):
                 ratio = {s: Stat(x.mean / ideal, x.hw / ideal, x.n)
                          for s, x in it.items()} if ideal else {}
                 cells += ratio.values()
-                rows.append([what or "—", job,
+                rows.append([label(what or "—"), job,
                              fmt(ideal / 1e3 if ideal else None, 2)] +
                             [ratio[s] if s in ratio else None
                              for s in e.schemes] + [fmt(tau, 2)] + tail)
@@ -962,15 +962,27 @@ def exp_table(e):
 
 
 def cell_html(c):
-    """A table cell; a Cell keeps its class."""
+    """A table cell: a Cell keeps its class; "mean ± half-width" breaks
+    only before its ± when the page is narrow; other text stays on one
+    line."""
     if isinstance(c, Cell):
-        return f'<td class="{c.cls}">{esc(c.text)}</td>'
-    return f"<td>{esc(c)}</td>"
+        text, cls = c.text, c.cls
+    else:
+        text, cls = c, None
+    attr = f' class="{cls}"' if cls else ""
+    text = str(text)
+    if " ± " in text and cls != "wrap":
+        left, right = text.split(" ± ", 1)
+        return (f'<td class="ci{" " + cls if cls else ""}">'
+                f'<span>{esc(left)}</span> <span>± {esc(right)}</span></td>')
+    return f"<td{attr}>{esc(text)}</td>"
 
 
 def html_table(head, rows, cls="data"):
     out = [f'<table class="{cls}"><thead><tr>']
-    out += [f"<th>{esc(h)}</th>" for h in head]
+    # A heading may break after "_" and "/" (core_down, size/ECN kmin).
+    out += ["<th>" + esc(h).replace("_", "_<wbr>").replace("/", "/<wbr>") +
+            "</th>" for h in head]
     out.append("</tr></thead><tbody>")
     for r in rows:
         out.append("<tr>" + "".join(cell_html(c) for c in r) + "</tr>")
@@ -1025,19 +1037,24 @@ h1 { margin-bottom: 0.2em; }
 .verdict.not-run, .verdict.incomplete,
 .verdict.not-decisive { border-left-color: #999; background: #f6f6f6; }
 .badge { font-weight: bold; padding: 0.1em 0.5em; border-radius: 3px;
-         color: #fff; background: #999; margin-left: 0.5em; font-size: 0.9em; }
+         color: #fff; background: #999; margin-left: 0.5em; font-size: 0.9em;
+         white-space: nowrap; }
 .holds .badge { background: #2a8a2a; }
 .does-not-hold .badge { background: #c0392b; }
-table { border-collapse: collapse; margin: 0.6em 0; font-size: 0.88em; }
-th, td { border: 1px solid #ddd; padding: 0.25em 0.6em; text-align: right; }
+table { border-collapse: collapse; margin: 0.6em 0; font-size: 0.82em; }
+th, td { border: 1px solid #ddd; padding: 0.25em 0.4em; text-align: right; }
 td { white-space: nowrap; }
+td.wrap, td.ci, td.yes, td.no, td.nd, td.tie, td.seeds {
+  white-space: normal; }
+td.ci span { white-space: nowrap; }
 td.yes { color: #1e6e1e; font-weight: bold; }
 td.no { color: #a5281b; font-weight: bold; }
 td.nd, span.nd { color: #777; background: #ececec; }
 th { background: #f0f0f0; }
 td:first-child, th:first-child { text-align: left; }
+td.wrap { text-align: left; min-width: 8em; }
 .plots { display: flex; flex-wrap: wrap; gap: 1em; }
-.plots figure { margin: 0; width: 560px; }
+.plots figure { margin: 0; width: 560px; max-width: 100%; }
 .plots img { width: 100%; border: 1px solid #eee; }
 figcaption { font-size: 0.8em; color: #555; }
 .scroll { overflow-x: auto; }

@@ -23,7 +23,12 @@
 #   - in Chromium every image loads (the page marks data-images="N/N"
 #     once loaded; N is the number of PNGs written) and the page logs
 #     nothing to the console (no error, no exception);
-#   - a screenshot renders.
+#   - at 1100 px no table and no verdict is wider than the page (a script
+#     added to a copy of the page measures every table, its scrolling box
+#     and every verdict box, and the page itself), for this report and for
+#     one shaped as a full run (tests/report/test_verdicts.py
+#     --write-full: ten schemes, six reconvergence delays, long labels);
+#   - a screenshot at 1100 px renders.
 # Chromium runs as the machine's probe runs it (--headless --no-sandbox
 # --disable-gpu, no background networking), with a fresh profile in TMP,
 # bounded by a timeout and stopped by PID on exit.
@@ -129,16 +134,16 @@ expect_cmp "plots written" "$nb_png" -ge 20
 expect_eq "every plot is on the page" \
 	"$(grep -c '<img src=' "$REPORT" || true)" "$nb_png"
 
-# chromium_run TAG ARGS...: headless Chromium on the report, bounded.
+# chromium_run TAG PAGE ARGS...: headless Chromium on PAGE, bounded.
 chromium_run() {
-	local tag=$1 pid
+	local tag=$1 page=$2 pid
 
-	shift
+	shift 2
 	mkdir -p "$TMP/profile-$tag"
 	timeout -k 5 120 "$CHROMIUM" --headless --no-sandbox --disable-gpu \
 		--disable-quic --no-first-run --disable-background-networking \
 		--disable-component-update --disable-sync \
-		--user-data-dir="$TMP/profile-$tag" "$@" "file://$REPORT" \
+		--user-data-dir="$TMP/profile-$tag" "$@" "file://$page" \
 		>"$TMP/$tag.out" 2>"$TMP/$tag.err" &
 	pid=$!
 	PIDS+=("$pid")
@@ -147,16 +152,83 @@ chromium_run() {
 	ofan_forget "$pid"
 }
 
+# overflow_check WHAT DIR: DIR/report.html laid out at 1100 px; every
+# table, its scrolling box, every verdict box and the page must fit.  A
+# copy of the page gets a script that writes what overflows (and by how
+# much) into <body data-overflow>, read back from --dump-dom.
+overflow_check() {
+	local what=$1 dir=$2 got
+
+	cat >"$dir/overflow.js" <<'JS'
+window.addEventListener('load', function () {
+  var bad = [], doc = document.documentElement, vw = doc.clientWidth;
+  function where(el) {
+    for (var p = el; p; p = p.parentElement) {
+      if (p.classList && p.classList.contains('verdict'))
+        return p.querySelector('h3').firstChild.textContent;
+      for (var q = p.previousElementSibling; q; q = q.previousElementSibling)
+        if (/^H[23]$/.test(q.tagName)) return q.textContent;
+    }
+    return el.tagName;
+  }
+  function test(el, kind) {
+    var r = el.getBoundingClientRect();
+    var over = Math.max(el.scrollWidth - el.clientWidth, r.right - vw);
+    if (over > 1)
+      bad.push(kind + ' "' + where(el).slice(0, 60) + '" by ' +
+               Math.ceil(over) + ' px');
+  }
+  var i, els = document.querySelectorAll('table');
+  for (i = 0; i < els.length; i++) {
+    test(els[i], 'table');
+    var box = els[i].parentElement.getBoundingClientRect();
+    var r = els[i].getBoundingClientRect();
+    if (r.right > box.right + 1)
+      bad.push('table "' + where(els[i]).slice(0, 60) + '" past its box by ' +
+               Math.ceil(r.right - box.right) + ' px');
+  }
+  els = document.querySelectorAll('.scroll');
+  for (i = 0; i < els.length; i++) test(els[i], 'scrolling box');
+  els = document.querySelectorAll('.verdict');
+  for (i = 0; i < els.length; i++) test(els[i], 'verdict');
+  if (doc.scrollWidth > vw) bad.push('the page by ' + (doc.scrollWidth - vw) + ' px');
+  document.body.setAttribute('data-overflow', vw + ' px: ' +
+    (bad.length ? bad.join('; ') : 'none'));
+});
+JS
+	sed 's#</body>#<script src="overflow.js"></script></body>#' \
+		"$dir/report.html" >"$dir/report-1100.html"
+	chromium_run "width-$what" "$dir/report-1100.html" \
+		--virtual-time-budget=10000 --window-size=1100,2000 --dump-dom
+	expect_eq "$what at 1100 px: chromium exit status" "$CH_RC" 0
+	got=$(grep -o 'data-overflow="[^"]*"' "$TMP/width-$what.out" |
+		head -n 1 | sed 's/^data-overflow="//; s/"$//')
+	case $got in
+	*" px: none") pass "$what at 1100 px: every table and verdict fits ($got)" ;;
+	*) fail "$what at 1100 px: overflows: ${got:-no measurement}" ;;
+	esac
+}
+
 echo "-- headless Chromium"
-chromium_run dom --virtual-time-budget=10000 --enable-logging=stderr --v=0 \
-	--dump-dom
+chromium_run dom "$REPORT" --virtual-time-budget=10000 \
+	--enable-logging=stderr --v=0 --dump-dom
 expect_eq "chromium --dump-dom exit status" "$CH_RC" 0
 expect_eq "every image loaded (data-images)" \
 	"$(grep -o 'data-images="[^"]*"' "$TMP/dom.out" | head -n 1)" \
 	"data-images=\"$nb_png/$nb_png\""
 console=$(grep ':CONSOLE' "$TMP/dom.err" || true)
 expect_eq "no console message from the page" "$console" ""
-chromium_run shot --screenshot="$TMP/report.png" --window-size=1300,2400
+overflow_check "the smoke report" "$OUT"
+FULL=$TMP/full
+if /usr/bin/python3 "$SRC/tests/report/test_verdicts.py" --write-full "$FULL" &&
+	/usr/bin/python3 "$SRC/testbed/study/report.py" --mode full "$FULL" \
+		>"$TMP/full.out" 2>&1; then
+	overflow_check "a report shaped as a full run" "$FULL"
+else
+	fail "the full-shaped report was not written: $(tail -3 "$TMP/full.out")"
+fi
+chromium_run shot "$REPORT" --screenshot="$TMP/report.png" \
+	--window-size=1100,2400
 expect_eq "chromium --screenshot exit status" "$CH_RC" 0
 if [ -s "$TMP/report.png" ] &&
 	[ "$(head -c 8 "$TMP/report.png" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ]; then

@@ -3,6 +3,7 @@
 """The study report's verdicts on synthetic results, without a fabric run.
 
 usage: test_verdicts.py SOURCE_ROOT [REPORT_PY]
+       test_verdicts.py --write-full DIR
 
 Writes small summary.json files (the fields testbed/study/report.py
 reads) whose means, intervals and seeds are chosen, runs report.py on
@@ -17,6 +18,10 @@ compared numbers, not-decisive cells grey, queue sizes in frames.
 REPORT_PY (default: the tree's) lets the same checks run on another
 version of report.py.  Prints "ok: ..." or "FAIL: ..." per check; exit
 status 1 if any failed.
+
+--write-full DIR writes a result set shaped as a full run (ten schemes,
+every experiment the report reads) for the rendering test
+(tests/eal/report.sh) to lay out at 1100 px.
 """
 import importlib.util
 import json
@@ -475,7 +480,34 @@ def test_rule(src):
           v.settle(most, {"x": [True, False, False]}) == v.FAILS)
 
 
+def write_full(root):
+    """A result set shaped as a full run, for the layout test."""
+    ten = SPRAYING + FLOW
+    exps = [permutation(SPRAY, FLOW_HI),
+            structured({p: (TIE_10, (1.5, 0.3, 10), None)
+                        for p in ("ring", "podring", "podring_ol",
+                                  "torring")}),
+            failure({d: ((1.02, 0.005, 3), (1.10, 0.04, 3), None)
+                     for d in ("5us", "10us", "25us", "50us", "100us",
+                               "150us")}),
+            queue_scaling({s: (q[0], q[1], q[1]) for s, q in QS_OK.items()},
+                          sizes=("2MiB", "8MiB", "50MiB")),
+            reliability({"ecmp": (200.0, 1.0, 2), "ops": (100.0, 1.0, 2)},
+                        {"ecmp": (150.0, 60.0, 2), "ops": (200.0, 60.0, 2)})]
+    for n in ("training-dense", "training-moe", "training-mixed"):
+        cells = [({"failure": f, "placement": p}, s,
+                  {"iter": [1000.0 + 17 * i, 1010.0 + 13 * i, 1003.0],
+                   "max_slowdown": (1.1, 0.0, 3)})
+                 for f in ("no", "yes") for p in ("packed", "random")
+                 for i, s in enumerate(ten)]
+        exps.append(experiment(n, cells))
+    write(root, exps)
+
+
 def main():
+    if len(sys.argv) == 3 and sys.argv[1] == "--write-full":
+        write_full(sys.argv[2])
+        return 0
     if len(sys.argv) not in (2, 3):
         print(__doc__.split("\n\n")[1], file=sys.stderr)
         return 2
