@@ -609,10 +609,16 @@ sw_print_summary(struct sw_app *app, double elapsed)
 	for (p = 0; p < app->cfg->nb_ports; p++) {
 		const struct ofan_dev_stats *d = &app->dev_stats[p];
 
+		/* Each drop once: at its input before a port was picked,
+		 * else at its egress port. */
 		fprintf(stderr, "  port %u (%s): rx %" PRIu64 " tx %" PRIu64
 			" drop %" PRIu64, p, app->cfg->ports[p].dev,
 			t->port[p].rx_pkts, t->port[p].tx_pkts,
 			t->port[p].drops + t->port[p].egress_drops);
+		if (t->port[p].rx_dropped_at_egress != 0)
+			fprintf(stderr, "; of its rx, %" PRIu64
+				" dropped at egress ports",
+				t->port[p].rx_dropped_at_egress);
 		/* What the device lost before the switch saw it. */
 		if (d->valid && (ofan_dev_rx_lost(d) != 0 || d->oerrors != 0))
 			fprintf(stderr, "; device: missed %" PRIu64

@@ -71,14 +71,30 @@ struct sw_direct {
  * keeps its own; sw_engine_totals() sums them, and the JSON summary
  * (sw_stats.c) and /ofan/ports (sw_telemetry.c) write each under its key.
  * Adding a counter is one line here (and the code that counts it).
+ *
+ * A drop is counted once, where it happens: before an egress port was
+ * picked (a malformed frame, no route, the input link down) at the input
+ * (drops), after it at that egress port (egress_drops: its queue or
+ * device was full, its link failed, loss injected there).  Summed over
+ * the ports, drops + egress_drops is the sum of the drop reasons.
+ * rx_dropped_at_egress splits the egress drops that happen as a frame is
+ * routed to its port (queue full, injected loss, PFC headroom, a stalled
+ * port) by the input whose arrival caused them (the frame itself, or the
+ * queued one trimmed in its place): it is not more drops.  What a port
+ * loses later, at its device (tx_full, a failed link) or at shutdown,
+ * carries no input and is in no input's.
  */
 #define SW_PORT_COUNTERS(X) \
 	X(rx_pkts, "rx", "packets received") \
 	X(rx_bytes, "rx_bytes", "bytes received") \
 	X(tx_pkts, "tx", "packets sent") \
 	X(tx_bytes, "tx_bytes", "bytes sent") \
-	X(drops, "rx_drops", "drops of packets received here, any reason") \
-	X(egress_drops, "drop", "drops of packets routed to this port") \
+	X(drops, "rx_drops", \
+	  "drops of packets received here, before an egress port was picked") \
+	X(egress_drops, "drop", \
+	  "drops at this egress port: of packets routed to it, of its replies") \
+	X(rx_dropped_at_egress, "rx_dropped_at_egress", \
+	  "of the egress drops (drop), those that arrivals from here caused") \
 	X(arp_replies, "arp_replies", "ARP replies sent from this port") \
 	X(icmp_sent, "icmp_time_exceeded", \
 	  "ICMP time-exceeded replies sent from this port (TTL expired here)") \

@@ -24,12 +24,32 @@
 #include "sw_engine_priv.h"
 #include "sw_parse_fast.h"
 
+/*
+ * Where drops are counted (sw_engine.h, SW_PORT_COUNTERS): once, under
+ * their reason and at one port.  A frame dropped before an egress port
+ * was picked for it counts at its input ...
+ */
 static inline void
 sw_worker_drop(struct sw_worker *w, uint16_t in_port, struct rte_mbuf *m,
 	       enum ofan_drop reason)
 {
 	w->drops[reason]++;
 	w->port_st[in_port].drops++;
+	rte_pktmbuf_free(m);
+}
+
+/*
+ * ... one dropped at port, its egress, counts there; its input learns
+ * that an arrival of its was dropped (rx_dropped_at_egress, not a drop
+ * count).
+ */
+static inline void
+sw_worker_drop_egress(struct sw_worker *w, uint16_t in_port, uint16_t port,
+		      struct rte_mbuf *m, enum ofan_drop reason)
+{
+	w->drops[reason]++;
+	w->port_st[port].egress_drops++;
+	w->port_st[in_port].rx_dropped_at_egress++;
 	rte_pktmbuf_free(m);
 }
 
@@ -187,8 +207,8 @@ sw_worker_arp(struct sw_worker *w, uint16_t in_port, struct rte_mbuf *m,
 	memcpy(arp->sha, ps->mac, 6);
 	arp->spa = rte_cpu_to_be_32(my_ip);
 	if (!sw_worker_out(w, in_port, m, info->l3_offset, now_ns)) {
-		w->port_st[in_port].egress_drops++;
-		sw_worker_drop(w, in_port, m, OFAN_DROP_QUEUE_FULL);
+		sw_worker_drop_egress(w, in_port, in_port, m,
+				      OFAN_DROP_QUEUE_FULL);
 		return;
 	}
 	w->port_st[in_port].arp_replies++;
@@ -521,9 +541,8 @@ sw_worker_return(struct sw_worker *w, const struct sw_engine *eng,
 		return;
 	}
 	/* A returned header is never returned twice: it is dropped. */
-	w->port_st[port].egress_drops++;
-	sw_worker_drop(w, in_port, m, r == SW_ENQ_DROPPED ?
-		       OFAN_DROP_QUEUE_FULL : OFAN_DROP_CTRL_FULL);
+	sw_worker_drop_egress(w, in_port, port, m, r == SW_ENQ_DROPPED ?
+			      OFAN_DROP_QUEUE_FULL : OFAN_DROP_CTRL_FULL);
 }
 
 /*
@@ -550,9 +569,9 @@ sw_worker_forward_ctl(struct sw_worker *w, const struct sw_engine *eng,
 		sw_worker_return(w, eng, in_port, other, levels_needed, now_ns);
 		return;
 	default:
-		w->port_st[port].egress_drops++;
-		sw_worker_drop(w, in_port, other, r == SW_ENQ_DROPPED ?
-			       OFAN_DROP_QUEUE_FULL : OFAN_DROP_CTRL_FULL);
+		sw_worker_drop_egress(w, in_port, port, other,
+				      r == SW_ENQ_DROPPED ?
+				      OFAN_DROP_QUEUE_FULL : OFAN_DROP_CTRL_FULL);
 	}
 }
 
@@ -585,8 +604,7 @@ sw_worker_forward(struct sw_worker *w, const struct sw_engine *eng,
 	w->picks[port]++;
 	if (unlikely(w->loss_mask >> port & 1) &&
 	    ofan_loss_hit(&w->loss[port], now_ns)) {
-		w->port_st[port].egress_drops++;
-		sw_worker_drop(w, in_port, m, OFAN_DROP_INJECTED);
+		sw_worker_drop_egress(w, in_port, port, m, OFAN_DROP_INJECTED);
 		return;
 	}
 	sw_rewrite(m, l3, &eng->port[port]);
@@ -594,8 +612,8 @@ sw_worker_forward(struct sw_worker *w, const struct sw_engine *eng,
 		/* A stalled port sends nothing, and there is no queue to
 		 * hold its frames: the device would refuse them. */
 		if (unlikely(eng->port[port].link == SW_LINK_STALL)) {
-			w->port_st[port].egress_drops++;
-			sw_worker_drop(w, in_port, m, OFAN_DROP_TX_FULL);
+			sw_worker_drop_egress(w, in_port, port, m,
+					      OFAN_DROP_TX_FULL);
 			return;
 		}
 		sw_direct_add(w, port, m);
@@ -609,13 +627,13 @@ sw_worker_forward(struct sw_worker *w, const struct sw_engine *eng,
 	}
 	if (unlikely(w->pfc_in_mask >> in_port & 1) &&
 	    sw_pfc_over(w, in_port, m->pkt_len)) {
-		w->port_st[port].egress_drops++;
-		sw_worker_drop(w, in_port, m, OFAN_DROP_PFC_HEADROOM);
+		sw_worker_drop_egress(w, in_port, port, m,
+				      OFAN_DROP_PFC_HEADROOM);
 		return;
 	}
 	if (unlikely(!sw_queue_enqueue(q, m, kind, l3, ect, &w->rng))) {
-		w->port_st[port].egress_drops++;
-		sw_worker_drop(w, in_port, m, OFAN_DROP_QUEUE_FULL);
+		sw_worker_drop_egress(w, in_port, port, m,
+				      OFAN_DROP_QUEUE_FULL);
 		return;
 	}
 	if (unlikely(w->pfc_in_mask >> in_port & 1) && q->in_ring != NULL)
@@ -813,8 +831,8 @@ sw_worker_enqueue(struct sw_worker *w, const struct sw_engine *eng,
 	if (unlikely(!sw_queue_enqueue(&w->queue[port], m, fi->kind[i],
 				       fi->l3[i], sw_fwd_info_ect(fi, i),
 				       &w->rng))) {
-		w->port_st[port].egress_drops++;
-		sw_worker_drop(w, in_port, m, OFAN_DROP_QUEUE_FULL);
+		sw_worker_drop_egress(w, in_port, port, m,
+				      OFAN_DROP_QUEUE_FULL);
 		return;
 	}
 	sw_worker_note_queued(w, eng, port, levels_needed, now_ns);
