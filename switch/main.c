@@ -33,6 +33,7 @@
 #include "ofan_config.h"
 #include "sw_config.h"
 #include "sw_engine.h"
+#include "sw_rx_rr.h"
 #include "ofan_fs.h"
 #include "ofan_port.h"
 #include "ofan_shell.h"
@@ -80,6 +81,7 @@ struct sw_fwd_ctx {
 	uint16_t nb_rxq;
 	uint16_t rx_port[SW_MAX_RXQ_PER_WORKER];	/* engine port */
 	uint16_t rx_queue[SW_MAX_RXQ_PER_WORKER];
+	uint16_t rx_next;	/* where the next round starts (sw_rx_rr.h) */
 	bool is_main;		/* also runs control and stats */
 	volatile uint64_t last_rx_ns;
 };
@@ -286,29 +288,50 @@ sw_queues_empty(const struct sw_worker *w, uint16_t nb_ports)
 	return true;
 }
 
+/* One polling round of a forwarding lcore, for sw_fwd_rx(). */
+struct sw_fwd_round {
+	struct sw_fwd_ctx *ctx;
+	struct rte_mbuf **pkts;
+	uint16_t burst;
+	uint64_t now;
+};
+
+/* RX queue i of the lcore: a burst into the engine (sw_rx_poll_fn). */
+static inline uint16_t
+sw_fwd_rx(void *arg, uint16_t i)
+{
+	const struct sw_fwd_round *r = arg;
+	struct sw_fwd_ctx *ctx = r->ctx;
+	uint16_t n = rte_eth_rx_burst(ctx->app->port_id[ctx->rx_port[i]],
+				      ctx->rx_queue[i], r->pkts, r->burst);
+
+	if (n != 0) {
+		ctx->last_rx_ns = r->now;
+		sw_worker_input(ctx->w, ctx->rx_port[i], r->pkts, n, r->now);
+	}
+	return n;
+}
+
 /*
- * One polling round of a forwarding lcore: every RX queue, then TX.
- * Returns the packets received.
+ * One polling round of a forwarding lcore: a burst from every RX queue,
+ * round robin (sw_rx_rr.h: under overload the inputs share the egress
+ * queues' room, and the drops, evenly), then TX.  Returns the packets
+ * received.
  */
 static inline uint32_t
 sw_fwd_once(struct sw_fwd_ctx *ctx, uint64_t now)
 {
-	struct sw_app *app = ctx->app;
 	struct rte_mbuf *pkts[SW_MAX_BURST];
-	uint16_t burst = app->cfg->burst;
-	uint32_t total = 0;
-	uint16_t i, n;
+	struct sw_fwd_round r = {
+		.ctx = ctx,
+		.pkts = pkts,
+		.burst = ctx->app->cfg->burst,
+		.now = now,
+	};
+	uint32_t total;
 
-	for (i = 0; i < ctx->nb_rxq; i++) {
-		n = rte_eth_rx_burst(app->port_id[ctx->rx_port[i]],
-				     ctx->rx_queue[i], pkts, burst);
-		if (n == 0)
-			continue;
-		total += n;
-		ctx->last_rx_ns = now;
-		sw_worker_input(ctx->w, ctx->rx_port[i], pkts, n, now);
-	}
-	sw_fwd_tx(app, ctx->w, now);
+	total = sw_rx_rr_round(&ctx->rx_next, ctx->nb_rxq, sw_fwd_rx, &r);
+	sw_fwd_tx(ctx->app, ctx->w, now);
 	return total;
 }
 

@@ -5,6 +5,7 @@
  * (fixtures and helpers: engine_t.h, test_engine.c).
  */
 #include "engine_t.h"
+#include "sw_rx_rr.h"
 
 /* ==== 6. egress queue: limits, ECN, statistics ==== */
 
@@ -105,6 +106,186 @@ START_TEST(test_queue_bytes)
 	ck_assert_uint_eq(t.queue_len[T_LINE_OUT], 5);
 	ck_assert_uint_eq(t.queue[T_LINE_OUT].max_bytes, 5000);
 	t_stop(&s);
+}
+END_TEST
+
+/* A round of t_fair_rounds(): the engine and the next PSN. */
+struct t_fair {
+	struct t_switch *s;
+	uint32_t psn;
+	uint64_t now;
+};
+
+/*
+ * Input i of t_fair_rounds() (sw_rx_poll_fn): a host's port brings a
+ * burst of 32 frames to leaf 1, an uplink nothing.
+ */
+static uint16_t
+t_fair_poll(void *arg, uint16_t i)
+{
+	struct t_fair *f = arg;
+	struct rte_mbuf *pkts[T_BURST_MAX];
+	struct ofan_pkt_spec sp;
+	uint16_t k;
+
+	if (i >= T_NB_HOSTS)
+		return 0;
+	for (k = 0; k < T_BURST_MAX; k++) {
+		t_spec(&sp, i, T_HOST_IP(i), T_LEAF_NET(1) | 1,
+		       (uint16_t)(1000 + k), f->psn++);
+		pkts[k] = t_pkt(&sp, LB_KIND_DATA);
+	}
+	sw_worker_input(f->s->w, i, pkts, T_BURST_MAX, f->now);
+	return T_BURST_MAX;
+}
+
+/*
+ * Inputs served in rounds, as ofan-switch's lcores poll them: every port
+ * once (t_fair_poll(): the hosts' each bring a burst, which rr spreads 8
+ * per uplink), then each uplink (a queue of 64) sends 24: three bursts'
+ * worth in all.  From the sixth round on, the queues are full but for
+ * what the last round sent, so each round the last host's burst finds no
+ * room.  Polled always from port 0 (rr false), that is port 3.  Served
+ * round robin (sw_rx_rr_round()), each host is last in one round of four,
+ * though the idle uplinks come between port 3 and port 0.  Returns each
+ * host's drops (rx_dropped_at_egress) in dropped[], the totals in *t.
+ */
+#define T_FAIR_ROUNDS 405	/* five to fill the queues, then 400 */
+
+static void
+t_fair_rounds(bool rr, uint64_t dropped[T_NB_HOSTS], struct sw_totals *t)
+{
+	struct sw_config *c = t_cfg_leaf("rr");
+	struct t_switch s;
+	struct t_fair f = { .s = &s };
+	uint16_t next = 0, h, p;
+	uint32_t r;
+
+	for (p = T_UPLINK0; p < T_NB_PORTS; p++)
+		c->ports[p].queue.capacity_pkts = 64;
+	t_start(&s, c);
+	for (r = 0; r < T_FAIR_ROUNDS; r++, f.now += T_US) {
+		if (!rr)
+			next = 0;
+		ck_assert_uint_eq(sw_rx_rr_round(&next, T_NB_PORTS,
+						 t_fair_poll, &f),
+				  T_NB_HOSTS * T_BURST_MAX);
+		for (p = T_UPLINK0; p < T_NB_PORTS; p++)
+			ck_assert_uint_eq(t_drain_max(s.w, p, f.now, 24, NULL,
+						      NULL), 24);
+	}
+	sw_engine_totals(s.eng, t);
+	for (h = 0; h < T_NB_HOSTS; h++)
+		dropped[h] = t->port[h].rx_dropped_at_egress;
+	t_stop(&s);
+}
+
+/*
+ * Each drop of t_fair_rounds() counted once: at its uplink, none at the
+ * hosts' ports; split by input, the same drops.
+ */
+static void
+t_fair_counted_once(const struct sw_totals *t, uint64_t want)
+{
+	uint64_t at_ports = 0, by_input = 0;
+	uint16_t p;
+
+	ck_assert_uint_eq(t->drops[OFAN_DROP_QUEUE_FULL], want);
+	ck_assert_uint_eq(t_drops_sum(t), want);
+	for (p = 0; p < T_NB_PORTS; p++) {
+		at_ports += t->port[p].drops + t->port[p].egress_drops;
+		by_input += t->port[p].rx_dropped_at_egress;
+		if (p < T_UPLINK0) {
+			ck_assert_uint_eq(t->port[p].drops, 0);
+			ck_assert_uint_eq(t->port[p].egress_drops, 0);
+		} else {
+			ck_assert_uint_eq(t->port[p].egress_drops,
+					  want / T_NB_UPLINKS);
+			ck_assert_uint_eq(t->queue[p].drop_pkts,
+					  want / T_NB_UPLINKS);
+		}
+	}
+	ck_assert_uint_eq(at_ports, want);
+	ck_assert_uint_eq(by_input, want);
+}
+
+START_TEST(test_queue_fair_inputs)
+{
+	const uint64_t want = (T_FAIR_ROUNDS - 5) * T_BURST_MAX;
+	uint64_t dropped[T_NB_HOSTS];
+	struct sw_totals t;
+	uint16_t h;
+
+	/* One fixed order: the last host takes every drop. */
+	t_fair_rounds(false, dropped, &t);
+	t_fair_counted_once(&t, want);
+	for (h = 0; h < T_NB_HOSTS; h++)
+		ck_assert_uint_eq(dropped[h], h == T_NB_HOSTS - 1 ? want : 0);
+	/* Round robin: a quarter each, exactly. */
+	t_fair_rounds(true, dropped, &t);
+	t_fair_counted_once(&t, want);
+	for (h = 0; h < T_NB_HOSTS; h++)
+		ck_assert_uint_eq(dropped[h], want / T_NB_HOSTS);
+}
+END_TEST
+
+/* Input i of test_rx_rr (sw_rx_poll_fn): polled in *arg's log. */
+struct t_rr_log {
+	const bool *busy;
+	uint16_t nb;
+	uint16_t order[64];
+};
+
+static uint16_t
+t_rr_poll(void *arg, uint16_t i)
+{
+	struct t_rr_log *l = arg;
+
+	ck_assert_uint_lt(l->nb, RTE_DIM(l->order));
+	l->order[l->nb++] = i;
+	return l->busy[i] ? 3 : 0;
+}
+
+/*
+ * sw_rx_rr_round() polls every input once a round; the busy ones, 1 and 4
+ * of 6, take turns at being first; a round with nothing leaves the start;
+ * after the last input the next round starts at 0.
+ */
+START_TEST(test_rx_rr)
+{
+	static const bool busy[6] = { false, true, false, false, true, false };
+	static const bool idle[6] = { false };
+	static const bool last[6] = { false, false, false, false, false, true };
+	static const uint16_t want[] = {
+		0, 1, 2, 3, 4, 5,	/* from 0: 1 first, then from 2 */
+		2, 3, 4, 5, 0, 1,	/* 4 first, then from 5 */
+		5, 0, 1, 2, 3, 4,	/* 1 first, then from 2 */
+		2, 3, 4, 5, 0, 1,	/* idle: still from 2 */
+		2, 3, 4, 5, 0, 1,
+	};
+	struct t_rr_log l = { .busy = busy };
+	uint16_t next = 0, r, i;
+
+	for (r = 0; r < 3; r++)
+		ck_assert_uint_eq(sw_rx_rr_round(&next, 6, t_rr_poll, &l), 6);
+	l.busy = idle;
+	ck_assert_uint_eq(sw_rx_rr_round(&next, 6, t_rr_poll, &l), 0);
+	l.busy = busy;
+	ck_assert_uint_eq(sw_rx_rr_round(&next, 6, t_rr_poll, &l), 6);
+	ck_assert_uint_eq(l.nb, RTE_DIM(want));
+	for (i = 0; i < l.nb; i++)
+		ck_assert_msg(l.order[i] == want[i], "poll %u: input %u, expected %u",
+			      i, l.order[i], want[i]);
+	ck_assert_uint_eq(next, 5);
+	/* Only the last input busy: the next round starts at nb, from 0. */
+	l.busy = last;
+	l.nb = 0;
+	ck_assert_uint_eq(sw_rx_rr_round(&next, 6, t_rr_poll, &l), 3);
+	ck_assert_uint_eq(next, 6);
+	ck_assert_uint_eq(sw_rx_rr_round(&next, 6, t_rr_poll, &l), 3);
+	ck_assert_uint_eq(next, 6);
+	for (i = 0; i < l.nb; i++)
+		ck_assert_uint_eq(l.order[i], i < 6 ? (i + 5) % 6 : i - 6);
 }
 END_TEST
 
@@ -875,6 +1056,8 @@ t_engine_queue_tests(struct t_engine_tcases *t)
 {
 	tcase_add_test(t->queue, test_queue_packets);
 	tcase_add_test(t->queue, test_queue_bytes);
+	tcase_add_test(t->queue, test_queue_fair_inputs);
+	tcase_add_test(t->queue, test_rx_rr);
 	tcase_add_test(t->queue, test_queue_ecn);
 	tcase_add_test(t->queue, test_queue_frame_model);
 	tcase_add_test(t->queue, test_queue_hist_bin);
