@@ -40,7 +40,9 @@
 # mktemp directory, removed on exit.
 #
 # Each scheme has one colour in every plot (plot.sh --colours lists them).
-# OFAN_PLOT_GP=DIR keeps each plot's gnuplot script as DIR/NAME.gp.
+# OFAN_PLOT_GP=DIR keeps each plot's gnuplot script as DIR/NAME.gp, its data
+# included (datablocks): `gnuplot DIR/NAME.gp` draws NAME.png again, and with
+# its terminal and output lines changed, an SVG or PDF of it.
 #
 # A missing or header-only CSV skips the plots that need it, with a note on
 # stderr.  Exit status: 0; 1 if gnuplot failed on a plot; 2 on a usage
@@ -243,6 +245,36 @@ combo_title() {
 	fi
 }
 
+# inline_data: $tmp/body.gp on stdout with every data file it names (a
+# quoted path under $tmp) read into a gnuplot datablock ($d1, $d2, ...)
+# defined before it, so the script draws the plot on its own.
+inline_data() {
+	# shellcheck disable=SC2016  # awk code, not shell
+	awk -v q="'" -v dir="$tmp/" '
+		function esc(s) { gsub(/[][\\.^$*+?(){}|]/, "\\\\&", s); return s }
+		BEGIN { re = q esc(dir) "[^" q "]*" q }
+		{
+			line = ""; rest = $0
+			while (match(rest, re)) {
+				path = substr(rest, RSTART + 1, RLENGTH - 2)
+				if (!(path in name)) { name[path] = "$d" ++n; order[n] = path }
+				line = line substr(rest, 1, RSTART - 1) name[path]
+				rest = substr(rest, RSTART + RLENGTH)
+			}
+			body[++nl] = line rest
+		}
+		END {
+			for (i = 1; i <= n; i++) {
+				print name[order[i]] " << EOD"
+				while ((getline l < order[i]) > 0) print l
+				close(order[i])
+				print "EOD"
+			}
+			for (i = 1; i <= nl; i++) print body[i]
+		}
+	' "$tmp/body.gp"
+}
+
 # render PNG: run gnuplot on the terminal and $tmp/body.gp; print the PNG's
 # path, or note gnuplot's failure.  gnuplot's warnings are passed on.
 render() {
@@ -250,7 +282,7 @@ render() {
 	{
 		printf '%s\n' "$terminal" 'set encoding utf8' "set output $(gp_quote "$png")"
 		printf '%s\n' 'set datafile separator "\t"' "set datafile missing '?'" 'set grid'
-		cat "$tmp/body.gp"
+		inline_data
 	} >"$tmp/full.gp"
 	if [ -n "${OFAN_PLOT_GP:-}" ]; then
 		cp "$tmp/full.gp" "$OFAN_PLOT_GP/$(basename "$png" .png).gp"
