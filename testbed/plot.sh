@@ -25,7 +25,11 @@
 #                             against DIM, one line per scheme, or per
 #                             scheme and value of the other sweep dimensions;
 #                             with seeds, the mean and its 95 % confidence
-#                             interval (Student's t) as error bars.
+#                             interval (Student's t) as error bars.  The y
+#                             axis starts at the metric's floor (1 for
+#                             max_slowdown and collective_x, else 0); an
+#                             interval reaching below it stops there in an
+#                             arrowhead, which the key explains.
 #
 # -COMBO is added when the CSV holds more than one combo (sweep combination).
 # A sweep value's x is its leading number (55us -> 55, 8/8/8 -> 8); when a
@@ -661,7 +665,8 @@ sweep_data() {
 		}
 		# series(d, m): the files and plot clauses of metric m against
 		# dimension d, a line per scheme and values of the others.
-		function series(d, m,  r, y, s, e, others, oi, oname, no, o, x, k, np, px, py, pq, pn, n, i, j, t, file, dt, pt, kk, mean, half, bars) {
+		function series(d, m,  r, y, s, e, others, oi, oname, no, o, x, k, np, px, py, pq, pn, n, i, j, t, file, dt, pt, kk, mean, half, bars, floor, lo, cut, fl, clipped) {
+			floor = m == "max_slowdown" || m == "collective_x" ? 1 : 0
 			for (r = 1; r <= nr; r++) {
 				y = cell[r, col[m]]
 				if (!isnum(y)) continue
@@ -683,13 +688,21 @@ sweep_data() {
 						t = px[s, o, j]; px[s, o, j] = px[s, o, j - 1]; px[s, o, j - 1] = t
 					}
 				file = dir "/sweep-" d "-" m "-" s "-" o ".dat"
-				bars = 0
+				bars = clipped = 0
 				for (i = 1; i <= n; i++) {
 					kk = s SUBSEP o SUBSEP px[s, o, i]
 					mean = py[kk] / pn[kk]
 					half = ci_half(py[kk], pq[kk], pn[kk])
 					if (pn[kk] > 1) bars = 1
-					print px[s, o, i], mean, mean - half, mean + half > file
+					# The interval stops at the floor of the metric
+					# (a slowdown is at least 1, a count at least 0;
+					# a mean below it is rounding): a fifth column
+					# marks the points whose interval went below.
+					lo = mean - half; cut = "?"
+					fl = mean < floor ? mean : floor
+					if (lo < fl) { lo = cut = fl; clipped = 1 }
+					if (!((d, m) in ymin) || lo < ymin[d, m]) ymin[d, m] = lo
+					print px[s, o, i], mean, lo, mean + half, cut > file
 				}
 				close(file)
 				dt = no > 1 ? (o - 1) % 5 + 1 : 1
@@ -697,7 +710,18 @@ sweep_data() {
 				t = sname[s] (oname[o] == "" ? "" : ", " oname[o])
 				# With seeds: the mean and its 95 % confidence interval.
 				print d "/" m, gq(file) (bars ? " using 1:2:3:4 with yerrorlines" : " using 1:2 with linespoints") " lw 2 ps 1.2 lc " lc(s) " dt " dt " pt " pt " title " gq(t) > (dir "/sweep.list")
+				# An interval cut at the floor ends in an arrowhead.
+				if (clipped) {
+					print d "/" m, gq(file) " using 1:2:(0):($5 - $2) with vectors head filled size screen 0.012,25 lw 2 lc " lc(s) " dt 1 notitle" > (dir "/sweep.list")
+					cut_any[d, m] = 1
+				}
 			}
+			# The y axis starts at the floor; the key says when an
+			# interval was cut there.
+			if ((d, m) in ymin)
+				print d "/" m, ymin[d, m] < floor ? ymin[d, m] : floor > (dir "/sweep.floor")
+			if ((d, m) in cut_any)
+				print d "/" m, "keyentry with vectors head filled size screen 0.012,25 lw 2 lc rgb " q "black" q " title " gq("95 % interval cut at the floor (" floor ")") > (dir "/sweep.list")
 		}
 	' "$out/runs.csv"
 }
@@ -729,10 +753,9 @@ sweep_settings() {
 		'set autoscale xfix' 'set offsets graph 0.05, graph 0.05, graph 0.05, 0'
 	[ -z "$tics" ] || echo "set xtics $tics"
 	[ "$(sweep_meta "$1" 5)" != 1 ] || echo 'set logscale x'
-	case $metric in
-	max_slowdown | collective_x) ;;
-	*) echo 'set yrange [0:*]' ;;
-	esac
+	# The y axis starts at the metric's floor (1 for a slowdown, 0 for
+	# a count), or at the lowest point when one is below it.
+	awk -F'\t' -v k="$1" '$1 == k { printf "set yrange [%s:*]\n", $2 }' "$tmp/sweep.floor"
 }
 
 sweep_png() {
@@ -745,6 +768,7 @@ plot_sweeps() {
 	csv_ready "$csv" sweep scheme || return 0
 	: >"$tmp/sweep.meta"
 	: >"$tmp/sweep.list"
+	: >"$tmp/sweep.floor"
 	sweep_data
 	if [ ! -s "$tmp/sweep.list" ]; then
 		note "$csv has none of q_max, max_slowdown, lost_pkts, collective_x with numbers; skipping sweep"
