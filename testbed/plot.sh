@@ -13,6 +13,10 @@
 #                             one line per scheme, log x from 1.  A flow
 #                             without a numeric slowdown counts as
 #                             unfinished: its scheme's curve ends below 1.
+#                             When two or more curves end in the first
+#                             quarter of the x axis and another stretches
+#                             it, a second panel below shows them alone on
+#                             the range of their slowdowns (a zoom).
 #   queue-layers[-COMBO].png  runs.csv: maximum queue per layer (the q_*
 #                             columns but q_max), one bar per scheme.
 #   queue-time[-COMBO].png    queue-time.csv: maximum queue over every port
@@ -279,12 +283,14 @@ inline_data() {
 	' "$tmp/body.gp"
 }
 
-# render PNG: run gnuplot on the terminal and $tmp/body.gp; print the PNG's
-# path, or note gnuplot's failure.  gnuplot's warnings are passed on.
+# render PNG [WIDTH,HEIGHT]: run gnuplot on the terminal (900,560 pixels
+# unless given) and $tmp/body.gp; print the PNG's path, or note gnuplot's
+# failure.  gnuplot's warnings are passed on.
 render() {
 	local png=$1 rc=0 line
 	{
-		printf '%s\n' "$terminal" 'set encoding utf8' "set output $(gp_quote "$png")"
+		printf '%s\n' "${terminal/900,560/${2:-900,560}}" 'set encoding utf8' \
+			"set output $(gp_quote "$png")"
 		printf '%s\n' 'set datafile separator "\t"' "set datafile missing '?'" 'set grid'
 		inline_data
 	} >"$tmp/full.gp"
@@ -328,7 +334,12 @@ plot_groups() {
 			printf 'plot '
 			awk -F'\t' -v k="$key" '$1 == k { printf "%s%s", sep, $2; sep = ", \\\n\t" } END { print "" }' "$list"
 		} >>"$tmp/body.gp"
-		render "$("${kind}_png" "$key")"
+		# A second panel, when the kind draws one (KIND_after).
+		if declare -F "${kind}_after" >/dev/null; then
+			"${kind}_after" "$key" >>"$tmp/body.gp"
+		fi
+		render "$("${kind}_png" "$key")" "${plot_size:-}"
+		plot_size=
 	done
 }
 
@@ -377,6 +388,8 @@ cdf_data() {
 			unf = n[g] - cnt
 			t = sname[psi] (unf ? " (" unf " of " n[g] " flows unfinished)" : "")
 			print cn[pci], gq(file) " using 1:2 with steps lw 2 lc " lc(psi) " title " gq(t) > (dir "/cdf.list")
+			# the range of its slowdowns, for the zoom panel
+			print cn[pci], lo, px, gq(file) " using 1:2 with steps lw 2 lc " lc(psi) " title " gq(t) > (dir "/cdf.range")
 		}
 		{
 			if ($1 != pci || $2 != psi) {
@@ -385,7 +398,7 @@ cdf_data() {
 				file = dir "/cdf-" pci "-" psi ".dat"
 				print 1, 0 > file; ly = 0; px = ""
 			}
-			cnt++
+			if (++cnt == 1) lo = $3
 			if ($3 != px) flush()
 			px = $3; py = cnt / n[g]
 		}
@@ -401,9 +414,39 @@ cdf_data() {
 	' "$tmp/cdf.n" "$tmp/cdf.sorted"
 }
 
-cdf_settings() {
+# cdf_zoom COMBO: "LO HI" of the zoom panel of combo COMBO, or nothing.
+# Curves that all end in the first quarter of the main x axis, while
+# another stretches it, are crowded into a few pixels (spraying schemes
+# within 2 % of each other beside ECMP's tail): the zoom panel shows
+# them on the range of their slowdowns alone.
+cdf_zoom() {
 	local xmax
 	xmax=$(awk -F'\t' -v c="$1" '$1 == c { print $2 + 0 }' "$tmp/cdf.xmax")
+	awk -F'\t' -v c="$1" -v x="${xmax:-1}" '
+		# pos(v): where v sits on the main x axis, 0 to 1
+		function pos(v) {
+			if (x < 2) return (v - 1) / ((x * 1.02 < 1.05 ? 1.05 : x * 1.02) - 1)
+			return log(v) / log(x * 1.1)
+		}
+		$1 == c { n++; if (pos($3) <= 0.25) { k++; if (k == 1 || $2 < lo) lo = $2; if (k == 1 || $3 > hi) hi = $3 } }
+		END {
+			if (k < 2 || k == n) exit
+			pad = (hi - lo) * 0.04; if (pad < 0.001) pad = 0.001
+			lo -= pad; if (lo < 1) lo = 1
+			printf "%.4f %.4f\n", lo, hi + pad
+		}
+	' "$tmp/cdf.range"
+}
+
+cdf_settings() {
+	local xmax zoom
+	xmax=$(awk -F'\t' -v c="$1" '$1 == c { print $2 + 0 }' "$tmp/cdf.xmax")
+	zoom=$(cdf_zoom "$1")
+	if [ -n "$zoom" ]; then
+		# Two panels: every curve above, the crowded ones below.
+		plot_size=900,900
+		printf '%s\n' 'set multiplot' 'set origin 0,0.4' 'set size 1,0.6'
+	fi
 	printf '%s\n' \
 		"set title $(gp_quote "Flow slowdown CDF$(combo_title "$1")")" \
 		"set ylabel 'fraction of flows (cumulative)'" \
@@ -433,6 +476,25 @@ cdf_settings() {
 	}'
 }
 
+# cdf_after COMBO: the zoom panel, when cdf_zoom finds crowded curves.
+cdf_after() {
+	local zoom lo hi names
+	zoom=$(cdf_zoom "$1")
+	[ -n "$zoom" ] || return 0
+	read -r lo hi <<<"$zoom"
+	names=$(awk -F'\t' -v c="$1" -v lo="$lo" -v hi="$hi" '
+		$1 == c && $3 <= hi { t = $4; sub(/.* title \047/, "", t); sub(/( \(|\047).*/, "", t); l = l (l == "" ? "" : ", ") t }
+		END { print l }' "$tmp/cdf.range")
+	printf '%s\n' 'set origin 0,0' 'set size 1,0.4' \
+		"set title $(gp_quote "$(printf 'Zoom on slowdowns %.3f to %.3f: %s' "$lo" "$hi" "$names")")" \
+		'unset logscale x' "set xrange [$lo:$hi]" 'set xtics autofreq' \
+		'set mxtics default' \
+		"set xlabel 'flow slowdown = FCT / ideal FCT'"
+	printf 'plot '
+	awk -F'\t' -v c="$1" -v hi="$hi" '$1 == c && $3 <= hi { printf "%s%s", sep, $4; sep = ", \\\n\t" } END { print "" }' "$tmp/cdf.range"
+	echo 'unset multiplot'
+}
+
 cdf_png() {
 	per_combo_png fct-cdf "$1"
 }
@@ -441,6 +503,7 @@ plot_fct_cdf() {
 	local csv=$out/flows.csv
 	csv_ready "$csv" fct-cdf combo scheme slowdown || return 0
 	: >"$tmp/cdf.list"
+	: >"$tmp/cdf.range"
 	cdf_data
 	if [ ! -s "$tmp/cdf.list" ]; then
 		note "$csv: no flow finished; skipping fct-cdf"

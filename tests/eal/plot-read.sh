@@ -6,7 +6,11 @@
 # reads back what it shows, in data units:
 #   - with seeds, a sweep plot's confidence intervals stop at the metric's
 #     floor (a slowdown is at least 1, a count at least 0), the axis does
-#     not go below it, and the key says when an interval was cut there.
+#     not go below it, and the key says when an interval was cut there;
+#   - a slowdown CDF whose spraying schemes crowd beside ECMP's tail has a
+#     zoom panel on their range, where schemes whose medians differ by
+#     0.3 % are 10 pixels apart, and every panel draws each CDF where
+#     flows.csv puts it.
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -77,5 +81,51 @@ done
 expect_eq "sweep-load-max_slowdown: the key says an interval was cut" \
 	"$("${SVGPLOT[@]}" texts "$(svg seeds sweep-load-max_slowdown)" |
 		grep -c '95 % interval cut at the floor (1)' || true)" 1
+
+echo "-- permutation-k8: the spraying schemes' CDFs told apart"
+run perm --config "$SRC/configs/experiments/permutation-k8.ini"
+plots perm
+"$PLOT" --colours >"$TMP/colours.txt"
+# Each scheme's colour and the slowdown where its CDF first reaches 0.49
+# (by flows.csv), and where each panel draws it ("#colour pixel x").
+awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+	{ print $c["scheme"], $c["slowdown"] }' "$TMP/perm/flows.csv" |
+	sort -k1,1 -k2,2n | awk '
+		NR == FNR { colour[$1] = $2; next }
+		{ n[$1]++; v[$1, n[$1]] = $2 }
+		END { for (s in n) { k = int(0.49 * n[s]); if (k < 0.49 * n[s]) k++; print s, colour[s], v[s, k] } }
+	' "$TMP/colours.txt" - | sort >"$TMP/perm.median"
+npanels=$("${SVGPLOT[@]}" panels "$(svg perm fct-cdf)" | wc -l)
+expect_cmp "fct-cdf: panels" "$npanels" -ge 2
+best=
+for ((k = 0; k < npanels; k++)); do
+	"${SVGPLOT[@]}" cross "$(svg perm fct-cdf)" "$k" 0.49 >"$TMP/cross.$k"
+	# Every scheme the panel shows is where flows.csv puts it.
+	bad=$(awk 'NR == FNR { want[$2] = $3; name[$2] = $1; next }
+		($1 in want) && ($3 - want[$1] > 0.005 * want[$1] || want[$1] - $3 > 0.005 * want[$1]) {
+			printf " %s at %s (flows.csv: %s)", name[$1], $3, want[$1] }' \
+		"$TMP/perm.median" "$TMP/cross.$k")
+	expect_eq "fct-cdf panel $k: CDFs cross 0.49 where flows.csv says" "$bad" ""
+	# The closest two of the schemes whose slowdowns differ by 0.3 % or
+	# more there: how many pixels apart the panel draws them.
+	gap=$(awk 'NR == FNR { want[$2] = $3; next }
+		($1 in want) { c[++n] = $1; px[n] = $2 }
+		END {
+			min = ""
+			for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) {
+				a = want[c[i]]; b = want[c[j]]
+				if ((a > b ? a - b : b - a) < 0.003 * a) continue
+				d = px[i] > px[j] ? px[i] - px[j] : px[j] - px[i]
+				if (min == "" || d < min) min = d
+			}
+			print min == "" ? 0 : int(min)
+		}' "$TMP/perm.median" "$TMP/cross.$k")
+	echo "   panel $k: the closest two distinct schemes $gap pixels apart"
+	[ -n "$best" ] && [ "$gap" -le "$best" ] || best=$gap
+done
+# The six spraying schemes and ofan are within 1.03-1.09 of ideal at
+# their medians, ECMP at 2.28: on its log axis they crowd into 30 pixels.
+expect_cmp "fct-cdf: a panel drawing schemes 0.3 % apart 10 pixels apart or more" \
+	"${best:-0}" -ge 10
 
 ofan_finish
