@@ -21,7 +21,13 @@
 #                             columns but q_max), one bar per scheme.
 #   queue-time[-COMBO].png    queue-time.csv: maximum queue over every port
 #                             (layer "all") per time window, per scheme; each
-#                             failure of summary.json a dashed line.
+#                             failure of summary.json a dashed line.  A
+#                             scheme's line stops at its run's end (runs.csv's
+#                             sim_us, the latest over seeds), marked with a
+#                             dotted line in its colour (one black line when
+#                             every scheme ends together): queue-time.csv
+#                             goes on while the fabric drains after the last
+#                             flow is done.
 #   iter-time*.png,           jobs.csv and job-nodes.csv of training jobs:
 #   timeline-SCHEME.png       testbed/plot-jobs.sh (sourced) says how.
 #   sweep-DIM-METRIC.png      runs.csv, for each sweep_DIM column and METRIC
@@ -581,8 +587,24 @@ plot_queue_layers() {
 # ---- queue-time: maximum queue over time ----
 
 # queue_time_data: $tmp/qt.list from queue-time.csv (layer "all"), one file
-# per combo and scheme: "t_us<TAB>max_full", the maximum over repeated runs.
+# per combo and scheme: "t_us<TAB>max_full", the maximum over repeated runs,
+# up to the run's end; $tmp/qt.ends, "combo<TAB>end<TAB>colour" per scheme.
 queue_time_data() {
+	# Each run's end (runs.csv's sim_us: its last flow done, or where it
+	# stopped), the latest over seeds, per combo and scheme.
+	: >"$tmp/qt.runs"
+	if [ -s "$out/runs.csv" ]; then
+		run_awk '
+			NR == 1 { header(); if (!("sim_us" in col) || !("combo" in col)) exit; next }
+			isnum($col["sim_us"]) {
+				k = $col["combo"] SUBSEP $col["scheme"]
+				if (!(k in end) || $col["sim_us"] + 0 > end[k]) end[k] = $col["sim_us"] + 0
+				if (("completed" in col) && $col["completed"] != $col["flows"]) stopped[k] = 1
+				if (++n[k] > 1) seeds[k] = 1
+			}
+			END { for (k in end) { split(k, p, SUBSEP); print p[1], p[2], end[k], (k in stopped), (k in seeds) } }
+		' "$out/runs.csv" >"$tmp/qt.runs"
+	fi
 	run_awk '
 		NR == 1 { header(); next }
 		$col["layer"] == "all" && isnum($col["t_us"]) && isnum($col["max_full"]) {
@@ -592,37 +614,69 @@ queue_time_data() {
 	' "$out/queue-time.csv" | sort_series >"$tmp/qt.sorted"
 	run_awk '
 		BEGIN { FS = "\t" }
-		function flush() { if (pt != "") print pt, pv > file }
-		# the last window lasts as long as the one before it, or
-		# queue_window (summary.json) when the run fit in one
-		function finish() {
+		NR == FNR { end[$1, $2] = $3; stopped[$1, $2] = $4; seeds[$1, $2] = $5; next }
+		# A window past the run end is not drawn (after the last flow
+		# is done the fabric drains what the senders sent beyond what
+		# the flows needed), and the last one stops at the end.
+		function flush() { if (pt != "" && (e == "" || pt < e)) { print pt, pv > file; last = pt; lv = pv } }
+		# the last window lasts queue_window (summary.json), or as long
+		# as the one before it
+		function finish(  w, t) {
 			flush()
-			if (ppt != "") print pt + (pt - ppt), pv > file
-			else if (win + 0 > 0) print pt + win, pv > file
+			w = win + 0 > 0 ? win : ppt != "" ? pt - ppt : 0
+			t = last + w
+			if (e != "" && t > e) t = e
+			if (last != "" && t > last) print t, lv > file
 			close(file)
-			print pcn, gq(file) " using 1:2 with steps lw 2 lc " lc(psi) " title " gq(sname[psi]) > (dir "/qt.list")
+			title = sname[psi]
+			if (e != "")
+				title = title " (" (stopped[pcn, sname[psi]] ? "stopped at " : seeds[pcn, sname[psi]] ? "latest end " : "end ") sprintf("%.1f", e) " " us ")"
+			print pcn, gq(file) " using 1:2 with steps lw 2 lc " lc(psi) " title " gq(title) > (dir "/qt.list")
+			if (e != "") print pcn, e, lc(psi) > (dir "/qt.ends")
 		}
 		{
 			if ($1 != pci || $2 != psi) {
 				if (pci != "") finish()
-				pci = $1; psi = $2; pcn = $5; pt = ppt = ""
+				pci = $1; psi = $2; pcn = $5; pt = ppt = last = ""
 				file = dir "/qt-" pci "-" psi ".dat"
+				e = ((pcn, sname[psi]) in end) ? end[pcn, sname[psi]] : ""
 			}
 			if ($3 == pt) { if ($4 + 0 > pv) pv = $4 + 0; next }
 			flush(); ppt = pt; pt = $3; pv = $4 + 0
 		}
 		END { if (pci != "") finish() }
-	' win="$(sed -n 's/.*"queue_window_us": *\([0-9.]*\).*/\1/p' \
-		"$out/summary.json" 2>/dev/null | head -1)" "$tmp/qt.sorted"
+	' us="$us" win="$(sed -n 's/.*"queue_window_us": *\([0-9.]*\).*/\1/p' \
+		"$out/summary.json" 2>/dev/null | head -1)" "$tmp/qt.runs" "$tmp/qt.sorted"
 }
 
 qt_settings() {
+	local n
 	printf '%s\n' \
 		"set title $(gp_quote "Maximum egress queue over every switch port, per time window$(combo_title "$1")")" \
 		"set xlabel $(gp_quote "time ($us, start of the window)")" \
 		"set ylabel $(gp_quote "maximum queue ($qunit)")" \
-		'set yrange [0:*]' 'set offsets 0, 0, graph 0.05, 0'
+		'set yrange [0:*]' 'set offsets 0, graph 0.03, graph 0.05, 0'
+	# The key below the plot, two entries a row (and the title).
+	n=$(awk -F'\t' -v k="$1" '$1 == k' "$tmp/qt.list" | wc -l)
+	printf '%s\n' 'set key below center horizontal reverse Left width 2 maxcols 2' \
+		"set bmargin $((5 + (n + 1) / 2))"
+	end_marks "$1"
 	failure_marks
+}
+
+# end_marks COMBO: a dotted line at the end of each scheme's runs of
+# COMBO, in its colour (one black line when they all end together).
+end_marks() {
+	# shellcheck disable=SC2016  # awk code, not shell
+	awk -F'\t' -v c="$1" '
+		$1 == c { n++; e[n] = $2; lc[n] = $3; if (n > 1 && $2 != e[1]) differ = 1 }
+		END {
+			for (i = 1; i <= n; i++) {
+				if (!differ && i > 1) break
+				printf "set arrow %d from %s, graph 0 to %s, graph 1 nohead dt 3 lw 1.5 lc %s front\n", 100 + i, e[i], e[i], differ ? lc[i] : "rgb \"black\""
+			}
+		}
+	' "$tmp/qt.ends"
 }
 
 # failure_marks: a dashed line at each failure of summary.json's
@@ -656,7 +710,12 @@ plot_queue_time() {
 	local csv=$out/queue-time.csv
 	csv_ready "$csv" queue-time combo scheme t_us layer max_full || return 0
 	: >"$tmp/qt.list"
+	: >"$tmp/qt.ends"
 	queue_time_data
+	# The key says what the dotted lines are.
+	awk -F'\t' -v q="'" '!seen[$1]++ {
+		print $1 "\tkeyentry with lines dt 3 lw 1.5 lc rgb " q "black" q " title " q "dotted: each run end (nothing drawn after)" q
+	}' "$tmp/qt.ends" >>"$tmp/qt.list"
 	if [ ! -s "$tmp/qt.list" ]; then
 		note "$csv has no row of layer all; skipping queue-time"
 		return 0

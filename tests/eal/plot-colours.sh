@@ -87,7 +87,7 @@ for gp in fct-cdf queue-layers queue-time; do
 		want=$(awk -v n="$s" '$1 == n { print $2 }' "$TMP/colours.txt")
 		[ -n "$want" ] || want=$reserve1
 		expect_eq "$gp: $s's colour" \
-			"$(grep -o "lc rgb '#[0-9a-f]*' title '$s'" "$TMP/gp/$gp.gp" | head -1)" \
+			"$(grep -o "lc rgb '#[0-9a-f]*' title '${s}[ ']" "$TMP/gp/$gp.gp" | head -1 | sed "s/ \$/'/")" \
 			"lc rgb '$want' title '$s'"
 	done
 done

@@ -10,7 +10,10 @@
 #   - a slowdown CDF whose spraying schemes crowd beside ECMP's tail has a
 #     zoom panel on their range, where schemes whose medians differ by
 #     0.3 % are 10 pixels apart, and every panel draws each CDF where
-#     flows.csv puts it.
+#     flows.csv puts it;
+#   - the maximum queue over time draws each scheme's line up to its
+#     run's end (runs.csv's sim_us) and no further, and marks that end
+#     with a dotted line in its colour.
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -127,5 +130,22 @@ done
 # their medians, ECMP at 2.28: on its log axis they crowd into 30 pixels.
 expect_cmp "fct-cdf: a panel drawing schemes 0.3 % apart 10 pixels apart or more" \
 	"${best:-0}" -ge 10
+
+echo "-- permutation-k8: queue-time marks each run's end, draws nothing after"
+# ECMP's run ends at 858.9 us, its queues drain until 960 us.
+span=$("${SVGPLOT[@]}" panels "$(svg perm queue-time)" | awk '{ print $2 - $1 }')
+"${SVGPLOT[@]}" series "$(svg perm queue-time)" 0 >"$TMP/qt.series"
+awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+	{ print $c["scheme"], $c["sim_us"] }' "$TMP/perm/runs.csv" >"$TMP/perm.ends"
+while read -r scheme end; do
+	colour=$(awk -v s="$scheme" '$1 == s { print $2 }' "$TMP/colours.txt")
+	line=$(awk -v c="$colour" '$1 == c && $2 == "solid" { print $4 }' "$TMP/qt.series")
+	mark=$(awk -v c="$colour" '$1 == c && $2 == "dashed" { print $3 }' "$TMP/qt.series")
+	# Within 0.2 % of the axis (about 2 pixels).
+	expect_eq "queue-time: $scheme's run ends at $end, its line at ${line:-none}" \
+		"$(awk -v x="$line" -v e="$end" -v t="$span" 'BEGIN { print (x != "" && x <= e + 0.002 * t) ? "by the end" : "later" }')" "by the end"
+	expect_eq "queue-time: $scheme's run ends at $end, its dotted line at ${mark:-none}" \
+		"$(awk -v x="$mark" -v e="$end" -v t="$span" 'BEGIN { d = x - e; print (x != "" && d * d <= (0.002 * t) ^ 2) ? "there" : "elsewhere" }')" there
+done <"$TMP/perm.ends"
 
 ofan_finish
