@@ -661,7 +661,7 @@ qt_settings() {
 	printf '%s\n' 'set key below center horizontal reverse Left width 2 maxcols 2' \
 		"set bmargin $((5 + (n + 1) / 2))"
 	end_marks "$1"
-	failure_marks
+	failure_marks "$1"
 }
 
 # end_marks COMBO: a dotted line at the end of each scheme's runs of
@@ -679,11 +679,28 @@ end_marks() {
 	' "$tmp/qt.ends"
 }
 
-# failure_marks: a dashed line at each failure of summary.json's
+# failure_marks COMBO: a dashed line at each failure of summary.json's
 # fabric.failures (its time since the traffic started), labelled with its
 # mode and link; "no failure" said in the key's title when there is none.
+# Those are the first combo's failures: when a sweep sets [failure.*]
+# keys (config.ini's [sweep.*] keys or [variant.*] lines), another
+# combo's plot says its failures are not marked instead.
 failure_marks() {
 	[ -f "$out/summary.json" ] || return 0
+	local first=
+	[ ! -s "$out/runs.csv" ] || first=$(awk -F, '
+		{ sub(/\r$/, "") }
+		NR == 1 { for (i = 1; i <= NF; i++) if ($i == "combo") c = i; next }
+		c { print $c; exit }' "$out/runs.csv")
+	if [ -n "$1" ] && [ -n "$first" ] && [ "$1" != "$first" ] &&
+		[ -f "$out/config.ini" ] && awk '
+			/^\[/ { sw = /^\[sweep\./; va = /^\[variant\./; next }
+			sw && /^[ \t]*keys[ \t]*=.*failure\./ { found = 1 }
+			va && /^[ \t]*failure\./ { found = 1 }
+			END { exit !found }' "$out/config.ini"; then
+		echo 'set key title "failures as this sweep point sets them: not marked"'
+		return 0
+	fi
 	# shellcheck disable=SC2016  # awk code, not shell
 	awk -v q="'" '
 		function gq(s) { gsub(q, q q, s); return q s q }

@@ -13,7 +13,8 @@
 #     flows.csv puts it;
 #   - the maximum queue over time draws each scheme's line up to its
 #     run's end (runs.csv's sim_us) and no further, and marks that end
-#     with a dotted line in its colour.
+#     with a dotted line in its colour, and a sweep point whose failures
+#     summary.json does not list is not said to have none.
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -147,5 +148,15 @@ while read -r scheme end; do
 	expect_eq "queue-time: $scheme's run ends at $end, its dotted line at ${mark:-none}" \
 		"$(awk -v x="$mark" -v e="$end" -v t="$span" 'BEGIN { d = x - e; print (x != "" && d * d <= (0.002 * t) ^ 2) ? "there" : "elsewhere" }')" there
 done <"$TMP/perm.ends"
+
+echo "-- chakra.ini: a sweep of the failure itself"
+run chakra --config "$SRC/configs/experiments/training/chakra.ini"
+plots chakra
+# Combo 0 runs without the failure, combo 1 with a black hole at 50 us:
+# summary.json lists the first combo's failures only.
+expect_eq "queue-time-0: says no failure" \
+	"$("${SVGPLOT[@]}" texts "$(svg chakra queue-time-0)" | grep -c '^no failure$' || true)" 1
+expect_eq "queue-time-1 (black hole): does not say no failure" \
+	"$("${SVGPLOT[@]}" texts "$(svg chakra queue-time-1)" | grep -c '^no failure$' || true)" 0
 
 ofan_finish
