@@ -13,14 +13,23 @@
 #                              seeds), and the same job's on the ideal
 #                              fabric (a grey bar first); one PNG per combo
 #                              (sweep point) when there are several.
-#   timeline-SCHEME.png        job-nodes.csv, first combo and seed: every
-#                              rank of every job against time, its compute
-#                              nodes as wide bars over its communication
-#                              nodes (collectives, sends and receives, from
-#                              their start to their end) as thin ones.
+#   timeline-SCHEME[-COMBO].png
+#                              job-nodes.csv, per combo (sweep point; -COMBO
+#                              when there are several), its first seed:
+#                              every rank of every job against time, its
+#                              compute nodes as wide bars over its
+#                              communication nodes (collectives, sends and
+#                              receives, from their start to their end) as
+#                              thin ones, each dark on even iterations and
+#                              light on odd ones.
+
+# The timelines' colours, none near a scheme's (tests/eal/plot-colours.sh
+# keeps them at least 15 apart in CIEDE2000): compute on even and on odd
+# iterations (wine), then communication (dark green).
+tl_colours=("#4a1530" "#8a2a5a" "#285000" "#556b2f")
 
 plot_jobs() {
-	local combo file rest label title ncombos nranks scheme k i f
+	local combo file rest label title ncombos nranks scheme seed k i f c t
 	# shellcheck disable=SC2086  # one word per name and colour
 	{
 		printf '%s %s\n' $scheme_colours
@@ -112,49 +121,82 @@ plot_jobs() {
 		fi
 	done <"$tmp/it.plots"
 
-	# ---- timeline: every rank against time, first combo and seed ----
+	# ---- timeline: every rank against time, per combo, first seed ----
 
 	if [ -s "$out/job-nodes.csv" ]; then
-		# Per scheme, $tmp/tl-SCHEME.{comp,comm}: "x<TAB>y<TAB>dx<TAB>dy" boxes,
-		# and $tmp/tl.ranks: "y<TAB>label" per rank (the same for all).
+		# Per combo and scheme, $tmp/tl-COMBO-SCHEME.{comp,comm}{0,1}:
+		# "x<TAB>y<TAB>dx<TAB>dy" boxes of the even (0) and odd (1)
+		# iterations; $tmp/tl.series: "combo<TAB>scheme<TAB>seed" in
+		# order; $tmp/tl.ranks: "y<TAB>label" per rank (the same for all).
+		: >"$tmp/tl.series"
+		: >"$tmp/tl.ranks"
 		awk -F, -v dir="$tmp" '
 			{ sub(/\r$/, "") }
 			NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
-			NR == 2 { combo = $col["combo"]; seed = $col["seed"] }
-			$col["combo"] != combo || $col["seed"] != seed { next }
+			{ c = $col["combo"]; if (!(c in seed)) seed[c] = $col["seed"] }
+			$col["seed"] != seed[c] { next }
 			$col["start_us"] == "" || $col["end_us"] == "" { next }
 			{
-				s = $col["scheme"]
-				if (!(s in sseen)) { sseen[s] = 1; print s > (dir "/tl.schemes") }
+				s = $col["scheme"]; f = dir "/tl-" c "-" s
+				if (!((c, s) in seen)) { seen[c, s] = 1; print c "\t" s "\t" seed[c] > (dir "/tl.series") }
 				r = $col["job"] "/" $col["rank"]
 				if (!(r in y)) { y[r] = ++nr; print nr "\t" r > (dir "/tl.ranks") }
 				a = $col["start_us"]; b = $col["end_us"]
 				kind = $col["kind"] == "compute" ? "comp" : "comm"
-				printf "%.3f\t%d\t%.3f\t%s\n", (a + b) / 2, y[r], (b - a) / 2, kind == "comp" ? 0.4 : 0.18 > (dir "/tl-" s "." kind)
+				printf "%.3f\t%d\t%.3f\t%s\n", (a + b) / 2, y[r], (b - a) / 2, kind == "comp" ? 0.4 : 0.18 > (f "." kind ($col["iteration"] % 2))
 			}
 		' "$out/job-nodes.csv"
 		nranks=$(wc -l <"$tmp/tl.ranks")
-		while IFS= read -r scheme; do
-			: >>"$tmp/tl-$scheme.comp"
-			: >>"$tmp/tl-$scheme.comm"
+		ncombos=$(cut -f1 "$tmp/tl.series" | sort -u | wc -l)
+		while IFS=$'\t' read -r combo scheme seed; do
+			label=$(awk -F'\t' -v c="$combo" '$1 == c { print $2 }' "$tmp/combos")
+			title="Ranks over time, $scheme ("
+			[ "$ncombos" -le 1 ] || title="${title}combo $combo${label:+: $label}; "
+			title="${title}seed $seed)"
 			{
 				printf '%s\n' \
-					"set title $(gp_quote "Ranks over time, $scheme (every iteration; first sweep point and seed)")" \
+					"set title $(gp_quote "$title")" \
 					"set xlabel $(gp_quote "time since the traffic started ($us)")" \
 					"set ylabel 'job/rank'" "set yrange [0.3:$nranks.7]" 'set ytics ()' \
-					'set grid noytics' 'set key below center horizontal' \
-					'set style fill solid 0.9 noborder'
+					'set grid noytics' \
+					'set key below center horizontal reverse Left width 2 maxcols 2' \
+					'set style fill solid 1 noborder'
 				# A tic per rank, or every few when there are many.
 				awk -F'\t' -v n="$nranks" '
 					BEGIN { step = n > 40 ? int(n / 20) : 1 }
 					(($1 - 1) % step) == 0 { printf "set ytics add (\"%s\" %d)\n", $2, $1 }
 				' "$tmp/tl.ranks"
-				printf 'plot %s using 1:2:3:4 with boxxyerror lc rgb "#e6550d" title "communication (its node started, not ended)", \\\n' \
-					"$(gp_quote "$tmp/tl-$scheme.comm")"
-				printf '\t%s using 1:2:3:4 with boxxyerror lc rgb "#4c72b0" title "compute"\n' \
-					"$(gp_quote "$tmp/tl-$scheme.comp")"
+				# Communication under compute; each in a dark shade
+				# on even iterations and a light one on odd, so that
+				# one iteration's bars stand apart from the next's.
+				# Series without boxes are left out.
+				k=0
+				for f in comm0 comm1 comp0 comp1; do
+					[ -s "$tmp/tl-$combo-$scheme.$f" ] || continue
+					case $f in
+					comm0) c=${tl_colours[2]} t='communication, iterations 0, 2, ...' ;;
+					comm1) c=${tl_colours[3]} t='communication, iterations 1, 3, ...' ;;
+					comp0) c=${tl_colours[0]} t='compute, iterations 0, 2, ...' ;;
+					comp1) c=${tl_colours[1]} t='compute, iterations 1, 3, ...' ;;
+					esac
+					if [ "$k" = 0 ]; then
+						printf 'plot '
+					else
+						printf ', \\\n\t'
+					fi
+					printf '%s using 1:2:3:4 with boxxyerror lc rgb "%s" title %s' \
+						"$(gp_quote "$tmp/tl-$combo-$scheme.$f")" "$c" "$(gp_quote "$t")"
+					k=$((k + 1))
+				done
+				echo
 			} >"$tmp/body.gp"
-			render "$out/timeline-$(printf '%s' "$scheme" | tr -c 'A-Za-z0-9._+-' '_').png"
-		done <"$tmp/tl.schemes"
+			if [ "$k" = 0 ]; then
+				note "$out/job-nodes.csv: no node of $scheme (combo $combo) has times; skipping its timeline"
+				continue
+			fi
+			f=timeline-$(printf '%s' "$scheme" | tr -c 'A-Za-z0-9._+-' '_')
+			[ "$ncombos" -le 1 ] || f=$f-$combo
+			render "$out/$f.png"
+		done <"$tmp/tl.series"
 	fi
 }

@@ -79,7 +79,7 @@ expect_eq "chakra.ini: 8 schemes x 2 combos x 3 iterations, all ended" \
 expect_eq "chakra.ini: one all_to_all of 1 MiB over 16 ranks an iteration" \
 	"$(awk -F, 'NR > 1 { print $9, $10, $11 }' "$TMP/astra/job-ops.csv" | sort -u)" \
 	"all_to_all 16 1048576"
-for f in iter-time-0.png iter-time-1.png timeline-ofan.png; do
+for f in iter-time-0.png iter-time-1.png timeline-ofan-0.png timeline-ofan-1.png; do
 	if [ -s "$TMP/astra/$f" ]; then pass "chakra.ini: $f"; else fail "chakra.ini: no $f"; fi
 done
 

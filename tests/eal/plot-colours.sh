@@ -15,7 +15,9 @@
 #   - queue axes name the run's full frame; a failure is a dashed line on
 #     the queue-time plot, and a run without one says so;
 #   - with seeds, sweep plots show the mean with its 95 % confidence
-#     interval as error bars (and without seeds, none).
+#     interval as error bars (and without seeds, none);
+#   - a training job's timeline draws compute and communication in
+#     colours no scheme or reserve colour is near.
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -91,6 +93,94 @@ for gp in fct-cdf queue-layers queue-time; do
 			"lc rgb '$want' title '$s'"
 	done
 done
+
+echo "-- a training job's timeline: colours no scheme has"
+# Two ranks, two iterations of compute then an all-reduce.  Distances in
+# CIEDE2000, as the eye compares colours: the palette's closest two
+# (fib_llss and drb) are 13.5 apart, so a timeline colour keeps at least
+# 15 from every scheme and reserve colour.
+mkdir "$TMP/job"
+{
+	echo "run,combo,scheme,seed,job,iteration,ranks,iter_us,ideal_us,slowdown,compute_us,wait_max_us,wait_mean_us,end_us"
+	echo "0,0,ofan,1,dp,0,2,10.000,9.000,1.1111,6.000,4.000,4.000,10.000"
+	echo "0,0,ofan,1,dp,1,2,10.000,9.000,1.1111,6.000,4.000,4.000,20.000"
+} >"$TMP/job/jobs.csv"
+{
+	echo "run,combo,scheme,seed,job,rank,host,iteration,node,kind,start_us,end_us"
+	for r in 0 1; do
+		for i in 0 1; do
+			echo "0,0,ofan,1,dp,$r,$r,$i,step,compute,$((i * 10)).000,$((i * 10 + 6)).000"
+			echo "0,0,ofan,1,dp,$r,$r,$i,grad,all_reduce,$((i * 10 + 6)).000,$((i * 10 + 10)).000"
+		done
+	done
+} >"$TMP/job/job-nodes.csv"
+mkdir "$TMP/gp-job"
+OFAN_PLOT_GP=$TMP/gp-job "$PLOT" "$TMP/job" >/dev/null 2>&1 || true
+cat "$TMP"/gp-job/timeline-*.gp 2>/dev/null | grep -o 'lc rgb "#[0-9a-f]*"' |
+	sed 's/.*"\(#[0-9a-f]*\)"/\1/' | sort -u >"$TMP/timeline.txt"
+expect_cmp "timeline: colours drawn" "$(wc -l <"$TMP/timeline.txt")" -ge 2
+"$OFAN_PY" - "$TMP/colours.txt" "$TMP/timeline.txt" >"$TMP/near.txt" <<'EOF'
+import math, sys
+palette = {}
+for line in open(sys.argv[1]):
+    k, c = line.split()
+    palette[c] = k
+
+
+def lab(h):
+    c = [int(h[i:i + 2], 16) / 255 for i in (1, 3, 5)]
+    c = [((v + 0.055) / 1.055) ** 2.4 if v > 0.04045 else v / 12.92
+         for v in c]
+    x = (0.4124 * c[0] + 0.3576 * c[1] + 0.1805 * c[2]) / 0.95047
+    y = 0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2]
+    z = (0.0193 * c[0] + 0.1192 * c[1] + 0.9505 * c[2]) / 1.08883
+
+    def f(t):
+        return t ** (1 / 3) if t > 216 / 24389 else (24389 / 27 * t + 16) / 116
+    return 116 * f(y) - 16, 500 * (f(x) - f(y)), 200 * (f(y) - f(z))
+
+
+def de2000(h1, h2):
+    # CIEDE2000 (Sharma, Wu and Dalal, 2005), kL = kC = kH = 1.
+    (l1, a1, b1), (l2, a2, b2) = lab(h1), lab(h2)
+    cb = (math.hypot(a1, b1) + math.hypot(a2, b2)) / 2
+    g = 0.5 * (1 - math.sqrt(cb ** 7 / (cb ** 7 + 25 ** 7)))
+    a1, a2 = (1 + g) * a1, (1 + g) * a2
+    c1, c2 = math.hypot(a1, b1), math.hypot(a2, b2)
+    h1 = math.degrees(math.atan2(b1, a1)) % 360
+    h2 = math.degrees(math.atan2(b2, a2)) % 360
+    dh = 0 if c1 * c2 == 0 else (h2 - h1 + 180) % 360 - 180
+    dl, dc = l2 - l1, c2 - c1
+    dhh = 2 * math.sqrt(c1 * c2) * math.sin(math.radians(dh / 2))
+    lb, cbp = (l1 + l2) / 2, (c1 + c2) / 2
+    if c1 * c2 == 0:
+        hb = h1 + h2
+    elif abs(h1 - h2) <= 180:
+        hb = (h1 + h2) / 2
+    elif h1 + h2 < 360:
+        hb = (h1 + h2 + 360) / 2
+    else:
+        hb = (h1 + h2 - 360) / 2
+    t = (1 - 0.17 * math.cos(math.radians(hb - 30))
+         + 0.24 * math.cos(math.radians(2 * hb))
+         + 0.32 * math.cos(math.radians(3 * hb + 6))
+         - 0.20 * math.cos(math.radians(4 * hb - 63)))
+    dth = 30 * math.exp(-((hb - 275) / 25) ** 2)
+    rc = 2 * math.sqrt(cbp ** 7 / (cbp ** 7 + 25 ** 7))
+    sl = 1 + 0.015 * (lb - 50) ** 2 / math.sqrt(20 + (lb - 50) ** 2)
+    sc, sh = 1 + 0.045 * cbp, 1 + 0.015 * cbp * t
+    rt = -math.sin(math.radians(2 * dth)) * rc
+    return math.sqrt((dl / sl) ** 2 + (dc / sc) ** 2 + (dhh / sh) ** 2
+                     + rt * (dc / sc) * (dhh / sh))
+
+
+for c in open(sys.argv[2]).read().split():
+    for p, k in sorted(palette.items()):
+        if de2000(c, p) < 15:
+            print("%s is %.1f from %s (%s)" % (c, de2000(c, p), k, p))
+EOF
+expect_eq "timeline colours at least 15 from every scheme and reserve colour" \
+	"$(tr '\n' ';' <"$TMP/near.txt")" ""
 
 echo "-- log tics on a CDF with a long tail"
 mkdir "$TMP/tail"

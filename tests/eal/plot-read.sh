@@ -14,7 +14,10 @@
 #   - the maximum queue over time draws each scheme's line up to its
 #     run's end (runs.csv's sim_us) and no further, and marks that end
 #     with a dotted line in its colour, and a sweep point whose failures
-#     summary.json does not list is not said to have none.
+#     summary.json does not list is not said to have none;
+#   - a training job has a timeline per scheme and sweep point, its bars
+#     where job-nodes.csv puts them, each iteration in the other shade
+#     from the one before.
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -158,5 +161,34 @@ expect_eq "queue-time-0: says no failure" \
 	"$("${SVGPLOT[@]}" texts "$(svg chakra queue-time-0)" | grep -c '^no failure$' || true)" 1
 expect_eq "queue-time-1 (black hole): does not say no failure" \
 	"$("${SVGPLOT[@]}" texts "$(svg chakra queue-time-1)" | grep -c '^no failure$' || true)" 0
+# A timeline per scheme and sweep point, its bars where job-nodes.csv
+# puts that point's nodes, one iteration's bars apart from the next's.
+for scheme in ecmp ofan; do
+	for combo in 0 1; do
+		f=$(svg chakra "timeline-$scheme-$combo")
+		if [ ! -s "$f" ]; then
+			fail "timeline-$scheme-$combo: no plot"
+			continue
+		fi
+		"${SVGPLOT[@]}" boxes "$f" 0 >"$TMP/boxes"
+		want=$(awk -F, -v s="$scheme" -v c="$combo" '
+			NR == 1 { for (i = 1; i <= NF; i++) k[$i] = i; next }
+			$k["scheme"] == s && $k["combo"] == c && $k["end_us"] > m { m = $k["end_us"] }
+			END { print m }' "$TMP/chakra/job-nodes.csv")
+		got=$(awk '$3 > m { m = $3 } END { print m }' "$TMP/boxes")
+		expect_eq "timeline-$scheme-$combo: the last bar ends at $got, job-nodes.csv at $want" \
+			"$(awk -v a="$got" -v b="$want" 'BEGIN { d = a - b; print (d * d < (0.005 * b) ^ 2) ? "same" : "differ" }')" same
+		# chakra.ini: one all-to-all an iteration, three iterations.
+		expect_eq "timeline-$scheme-$combo: bars a rank" \
+			"$(awk '{ n[int($4 + 0.5)]++ } END { for (r in n) print n[r] }' "$TMP/boxes" | sort -u | tr '\n' ' ')" "3 "
+		expect_eq "timeline-$scheme-$combo: next iteration's bar in the other shade" \
+			"$(sort -k4,4n -k2,2n "$TMP/boxes" | awk '
+				{ r = int($4 + 0.5) }
+				r == pr && $1 == pc { same++ }
+				{ pr = r; pc = $1; c[$1] = 1 }
+				END { for (k in c) nc++; print nc " shades, " same + 0 " alike in a row" }')" \
+			"2 shades, 0 alike in a row"
+	done
+done
 
 ofan_finish

@@ -17,7 +17,8 @@ with gnuplot's svg terminal and asks this script what a reader sees:
                           its line first reaches height Y, in pixels from
                           the panel's left and in data units
   boxes SVG PANEL         a line per filled box inside the panel:
-                          "#rrggbb x0 x1 ycentre" (data units)
+                          "#rrggbb x0 x1 ycentre" (data units; ycentre in
+                          pixels when the y tics are not numbers)
   texts SVG               every text, one a line
 
 gnuplot's SVG (5.x) draws each tic as a group holding the tic's path and
@@ -262,7 +263,7 @@ def main(argv):
             if not p.inside(k, cx, cy, 0):
                 continue
             print("%s %.6g %.6g %.6g" % (c, fx(min(xs)), fx(max(xs)),
-                                         fy(cy)))
+                                         fy(cy) if fy else cy))
     else:
         print("svgplot.py: unknown command " + cmd, file=sys.stderr)
         return 2
