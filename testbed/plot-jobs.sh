@@ -76,6 +76,11 @@ plot_jobs() {
 				for (b = 1; b <= ns[c]; b++) {
 					s = schemes[c, b]
 					line = line "\t" s "\t" (s in colour ? colour[s] : rc[(b - 1) % nrc + 1])
+					# whether any job has its mean iteration time
+					has = 0
+					for (a = 1; a <= nj[c]; a++)
+						if (!((c, jobs[c, a], s) in open) && n[c, jobs[c, a], s] > 0) has = 1
+					line = line "\t" has
 				}
 				print line > (dir "/it.plots")
 			}
@@ -107,9 +112,17 @@ plot_jobs() {
 				"$(gp_quote "$file")"
 			read -ra f <<<"$rest"
 			k=3
-			for ((i = 0; i < ${#f[@]}; i += 2)); do
-				printf ', \\\n\t%s using %d lc rgb "%s" title %s' \
-					"$(gp_quote "$file")" "$k" "${f[i + 1]}" "$(gp_quote "${f[i]}")"
+			for ((i = 0; i < ${#f[@]}; i += 3)); do
+				# A scheme whose jobs never ended an iteration has
+				# no bar (gnuplot would warn about a column of
+				# nothing), only its key entry saying so.
+				if [ "${f[i + 2]}" = 1 ]; then
+					printf ', \\\n\t%s using %d lc rgb "%s" title %s' \
+						"$(gp_quote "$file")" "$k" "${f[i + 1]}" "$(gp_quote "${f[i]}")"
+				else
+					printf ', \\\n\tkeyentry with boxes lc rgb "%s" title %s' \
+						"${f[i + 1]}" "$(gp_quote "${f[i]} (no iteration ended)")"
+				fi
 				k=$((k + 1))
 			done
 			echo

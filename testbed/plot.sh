@@ -59,8 +59,12 @@
 # its terminal and output lines changed, an SVG or PDF of it.
 #
 # A missing or header-only CSV skips the plots that need it, with a note on
-# stderr.  Exit status: 0; 1 if gnuplot failed on a plot; 2 on a usage
-# error or when gnuplot is not installed.
+# stderr.  gnuplot is never left to guess: a series without points is left
+# out (or only named in the key), an axis whose values are all one gets a
+# range of its own; a gnuplot warning on stderr is a bug (the plot-read
+# test checks the plots of several kinds of runs for one).  Exit status:
+# 0; 1 if gnuplot failed on a plot; 2 on a usage error or when gnuplot is
+# not installed.
 set -euo pipefail
 
 prog=$(basename "$0")
@@ -549,10 +553,14 @@ queue_layers_data() {
 					print line > file
 				}
 				close(file)
-				c = 1
+				c = 1; top = 0
 				for (si = 1; si <= nsch; si++)
-					if ((ci, si) in has)
+					if ((ci, si) in has) {
 						print cname[ci], gq(file) " using " ++c ":xtic(1) lc " lc(si) " title " gq(sname[si]) > (dir "/ql.list")
+						for (l = 1; l <= nl; l++)
+							if (((ci, si, l) in max) && max[ci, si, l] > top) top = max[ci, si, l]
+					}
+				print cname[ci], top > (dir "/ql.max")
 			}
 		}
 	' "$out/runs.csv"
@@ -564,8 +572,17 @@ ql_settings() {
 		"set xlabel 'queue layer (switch egress)'" \
 		"set ylabel $(gp_quote "maximum queue ($qunit)")" \
 		'set style data histograms' 'set style histogram clustered gap 1' \
-		'set style fill solid 0.8 border -1' 'set yrange [0:*]' \
-		'set grid noxtics'
+		'set style fill solid 0.8 border -1' \
+		"set yrange $(y_range "$1" "$tmp/ql.max")" 'set grid noxtics'
+}
+
+# y_range KEY FILE: the y range "[0:*]", or "[0:1]" when every value of
+# KEY is 0 (FILE: "KEY<TAB>largest value" lines), which gnuplot would
+# otherwise warn about and widen itself.
+y_range() {
+	awk -F'\t' -v k="$1" '
+		$1 == k && $2 + 0 > 0 { up = 1 }
+		END { print up ? "[0:*]" : "[0:1]" }' "$2"
 }
 
 ql_png() {
@@ -580,6 +597,7 @@ plot_queue_layers() {
 		return 0
 	fi
 	: >"$tmp/ql.list"
+	: >"$tmp/ql.max"
 	queue_layers_data
 	plot_groups "$tmp/ql.list" ql
 }
@@ -618,7 +636,11 @@ queue_time_data() {
 		# A window past the run end is not drawn (after the last flow
 		# is done the fabric drains what the senders sent beyond what
 		# the flows needed), and the last one stops at the end.
-		function flush() { if (pt != "" && (e == "" || pt < e)) { print pt, pv > file; last = pt; lv = pv } }
+		function flush() {
+			if (pt == "" || (e != "" && pt >= e)) return
+			print pt, pv > file; last = pt; lv = pv
+			if (!(pcn in top) || pv > top[pcn]) top[pcn] = pv
+		}
 		# the last window lasts queue_window (summary.json), or as long
 		# as the one before it
 		function finish(  w, t) {
@@ -644,7 +666,10 @@ queue_time_data() {
 			if ($3 == pt) { if ($4 + 0 > pv) pv = $4 + 0; next }
 			flush(); ppt = pt; pt = $3; pv = $4 + 0
 		}
-		END { if (pci != "") finish() }
+		END {
+			if (pci != "") finish()
+			for (c in top) print c, top[c] > (dir "/qt.max")
+		}
 	' us="$us" win="$(sed -n 's/.*"queue_window_us": *\([0-9.]*\).*/\1/p' \
 		"$out/summary.json" 2>/dev/null | head -1)" "$tmp/qt.runs" "$tmp/qt.sorted"
 }
@@ -655,7 +680,7 @@ qt_settings() {
 		"set title $(gp_quote "Maximum egress queue over every switch port, per time window$(combo_title "$1")")" \
 		"set xlabel $(gp_quote "time ($us, start of the window)")" \
 		"set ylabel $(gp_quote "maximum queue ($qunit)")" \
-		'set yrange [0:*]' 'set offsets 0, graph 0.03, graph 0.05, 0'
+		"set yrange $(y_range "$1" "$tmp/qt.max")" 'set offsets 0, graph 0.03, graph 0.05, 0'
 	# The key below the plot, two entries a row (and the title).
 	n=$(awk -F'\t' -v k="$1" '$1 == k' "$tmp/qt.list" | wc -l)
 	printf '%s\n' 'set key below center horizontal reverse Left width 2 maxcols 2' \
@@ -728,6 +753,7 @@ plot_queue_time() {
 	csv_ready "$csv" queue-time combo scheme t_us layer max_full || return 0
 	: >"$tmp/qt.list"
 	: >"$tmp/qt.ends"
+	: >"$tmp/qt.max"
 	queue_time_data
 	# The key says what the dotted lines are.
 	awk -F'\t' -v q="'" '!seen[$1]++ {
@@ -788,6 +814,8 @@ sweep_data() {
 				if (nv == 1 || num + 0 < mn) mn = num + 0
 				if (nv == 1 || num + 0 > mx) mx = num + 0
 			}
+			# one value: at x = 1, in the middle of the axis
+			if (nv == 1) numeric = 0
 			if (!numeric || !same || unit !~ /^[A-Za-z%]+$/) unit = ""
 			# a tic at each value when few, or when not a number (8/8/8),
 			# labelled with the value less the unit of the axis label
@@ -800,7 +828,7 @@ sweep_data() {
 				}
 				tics = tics ")"
 			}
-			print d, dname[d], unit, tics, (numeric && mn > 0 && mx >= 100 * mn), !numeric > (dir "/sweep.meta")
+			print d, dname[d], unit, tics, (numeric && mn > 0 && mx >= 100 * mn), (!numeric && nv > 1), (nv == 1) > (dir "/sweep.meta")
 		}
 		# series(d, m): the files and plot clauses of metric m against
 		# dimension d, a line per scheme and values of the others.
@@ -841,6 +869,7 @@ sweep_data() {
 					fl = mean < floor ? mean : floor
 					if (lo < fl) { lo = cut = fl; clipped = 1 }
 					if (!((d, m) in ymin) || lo < ymin[d, m]) ymin[d, m] = lo
+					if (!((d, m) in ymax) || mean + half > ymax[d, m]) ymax[d, m] = mean + half
 					print px[s, o, i], mean, lo, mean + half, cut > file
 				}
 				close(file)
@@ -858,15 +887,15 @@ sweep_data() {
 			# The y axis starts at the floor; the key says when an
 			# interval was cut there.
 			if ((d, m) in ymin)
-				print d "/" m, ymin[d, m] < floor ? ymin[d, m] : floor > (dir "/sweep.floor")
+				print d "/" m, (ymin[d, m] < floor ? ymin[d, m] : floor), ymax[d, m] > (dir "/sweep.floor")
 			if ((d, m) in cut_any)
 				print d "/" m, "keyentry with vectors head filled size screen 0.012,25 lw 2 lc rgb " q "black" q " title " gq("95 % interval cut at the floor (" floor ")") > (dir "/sweep.list")
 		}
 	' "$out/runs.csv"
 }
 
-# sweep_meta KEY FIELD: FIELD (2 name, 3 unit, 4 xtics, 5 logx, 6 ordinal) of the
-# dimension of sweep.list key KEY ("index/metric").
+# sweep_meta KEY FIELD: FIELD (2 name, 3 unit, 4 xtics, 5 logx, 6 ordinal,
+# 7 a single value) of the dimension of sweep.list key KEY ("index/metric").
 sweep_meta() {
 	awk -F'\t' -v d="${1%%/*}" -v f="$2" '$1 == d { print $f; exit }' "$tmp/sweep.meta"
 }
@@ -892,9 +921,15 @@ sweep_settings() {
 		'set autoscale xfix' 'set offsets graph 0.05, graph 0.05, graph 0.05, 0'
 	[ -z "$tics" ] || echo "set xtics $tics"
 	[ "$(sweep_meta "$1" 5)" != 1 ] || echo 'set logscale x'
+	[ "$(sweep_meta "$1" 7)" != 1 ] || echo 'set xrange [0:2]'
 	# The y axis starts at the metric's floor (1 for a slowdown, 0 for
-	# a count), or at the lowest point when one is below it.
-	awk -F'\t' -v k="$1" '$1 == k { printf "set yrange [%s:*]\n", $2 }' "$tmp/sweep.floor"
+	# a count), or at the lowest point when one is below it; when every
+	# point is there (no packet lost), it goes 1 higher: gnuplot would
+	# warn about an empty range and widen it itself.
+	awk -F'\t' -v k="$1" '$1 == k {
+		if ($3 > $2) printf "set yrange [%s:*]\n", $2
+		else printf "set yrange [%s:%s]\n", $2, $2 + 1
+	}' "$tmp/sweep.floor"
 }
 
 sweep_png() {

@@ -17,7 +17,10 @@
 #     summary.json does not list is not said to have none;
 #   - a training job has a timeline per scheme and sweep point, its bars
 #     where job-nodes.csv puts them, each iteration in the other shade
-#     from the one before.
+#     from the one before;
+#   - plot.sh draws a plain run, a sweep with seeds, sweeps of one value,
+#     training jobs and runs stopped by time_limit without one gnuplot
+#     warning.
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -28,13 +31,14 @@ PLOT=$SRC/testbed/plot.sh
 FAB=$BUILD/fabric/ofan-fabric
 SVGPLOT=("$OFAN_PY" "$(dirname "$0")/svgplot.py")
 
-# run NAME ARGS...: ofan-fabric ARGS into $TMP/NAME, without plots.
+# run NAME ARGS...: ofan-fabric ARGS into $TMP/NAME, without plots; its
+# exit status should be $RUN_RC (0 unless set).
 run() {
 	local name=$1 rc=0
 	shift
 	"$FAB" "$@" --quiet --no-plot --out "$TMP/$name" >"$TMP/$name.out" \
 		2>"$TMP/$name.err" || rc=$?
-	expect_eq "$name: ofan-fabric's exit status" "$rc" 0
+	expect_eq "$name: ofan-fabric's exit status" "$rc" "${RUN_RC:-0}"
 }
 
 # plots NAME: plot.sh on $TMP/NAME (its stderr in $TMP/NAME.plot.err),
@@ -189,6 +193,35 @@ for scheme in ecmp ofan; do
 				END { for (k in c) nc++; print nc " shades, " same + 0 " alike in a row" }')" \
 			"2 shades, 0 alike in a row"
 	done
+done
+
+echo "-- more of the plots' paths"
+# A dense job: compute and communication, two iterations, two points.
+run dense --config "$SRC/configs/experiments/training/dense.ini" \
+	job.llama.iterations=2 job.llama.hidden=256 job.llama.ffn=688 \
+	job.llama.seq_len=128 fabric.schemes=ecmp,ofan
+plots dense
+# A leaf-spine whose sweeps have one value each, and nothing lost.
+run one --config "$SRC/configs/experiments/queue-scaling.ini" \
+	sweep.load.values=1.0 sweep.size.values=4/2/2 traffic.size=256KiB \
+	fabric.schemes=spray,ofan
+plots one
+# Runs stopped by time_limit: flows and iterations unfinished.
+RUN_RC=1 run stopped --config "$SRC/configs/experiments/permutation-k8.ini" \
+	fabric.k=4 fabric.schemes=ecmp,ofan fabric.time_limit=20us
+plots stopped
+RUN_RC=1 run stopped-job --config "$SRC/configs/experiments/training/chakra.ini" \
+	fabric.schemes=ecmp,ofan fabric.time_limit=150us
+plots stopped-job
+
+echo "-- no gnuplot warning on any of them"
+for name in seeds perm chakra dense one stopped stopped-job; do
+	if grep -q 'gnuplot' "$TMP/$name.plot.err"; then
+		fail "$name: gnuplot warned:"
+		grep 'gnuplot' "$TMP/$name.plot.err" | sort | uniq -c | head -5 | sed 's/^/    /'
+	else
+		pass "$name: $(grep -c '^plot: ' "$TMP/$name.plot.out") plots, no gnuplot warning"
+	fi
 done
 
 ofan_finish
