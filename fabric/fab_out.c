@@ -774,6 +774,18 @@ fab_out_table_jobs(const struct fab_out *o, const struct fab_agg *g,
 }
 
 /*
+ * The width of a table column headed by name: at least min, and wide
+ * enough for the whole name (a leaf-spine's "spine_down" is 10).
+ */
+static int
+fab_out_col_width(const char *name, int min)
+{
+	int len = (int)strlen(name);
+
+	return len > min ? len : min;
+}
+
+/*
  * The comparison table, to out (the terminal) and to table.txt: a row
  * per scheme and combination; over several seeds the slowdowns and FCT
  * are means +- their 95 % confidence interval, the queues the largest of
@@ -800,13 +812,17 @@ fab_out_table(const struct fab_out *o, const struct fab_agg *g,
 			continue;
 		fprintf(t, "%-10s", "scheme");
 		for (d = 0; d < p0->nb_sweep; d++)
-			fprintf(t, " %10.10s", p0->sweep_name[d]);
+			fprintf(t, " %*s",
+				fab_out_col_width(p0->sweep_name[d], 10),
+				p0->sweep_name[d]);
 		fprintf(t, " %*s %*s %*s %9s %6s", w, "max_sd", w, "p99_sd",
 			w + 2, "fct_us", "coll_us", "coll_x");
 		for (l = 0; l < FAB_L_NB; l++)
 			if (fab_layer_name(p0->topo, l) != NULL &&
 			    l != FAB_L_HOST)
-				fprintf(t, " %9.9s", fab_layer_name(p0->topo, l));
+				fprintf(t, " %*s", fab_out_col_width(
+					fab_layer_name(p0->topo, l), 9),
+					fab_layer_name(p0->topo, l));
 		fprintf(t, " %8s %9s %9s %7s\n", "drops", "ecn_marks",
 			"data_retx", "wall_s");
 		for (i = 0; i < nb_agg; i++) {
@@ -832,8 +848,13 @@ fab_out_table(const struct fab_out *o, const struct fab_agg *g,
 							r->max_queue_bytes[l]);
 			}
 			fprintf(t, "%-10s", p->schemes[r0->scheme].name);
-			for (d = 0; d < p->nb_sweep; d++)
-				fprintf(t, " %10.10s", p->sweep_value[d]);
+			for (d = 0; d < p->nb_sweep; d++) {
+				int sw = fab_out_col_width(p0->sweep_name[d],
+							   10);
+
+				fprintf(t, " %*.*s", sw, sw,
+					p->sweep_value[d]);
+			}
 			if (!done) {
 				/* Not every flow ended: their times are
 				 * unknown, not 0 ("–" is 3 bytes, 1 column). */
@@ -855,7 +876,9 @@ fab_out_table(const struct fab_out *o, const struct fab_agg *g,
 			for (l = 0; l < FAB_L_NB; l++)
 				if (fab_layer_name(p0->topo, l) != NULL &&
 				    l != FAB_L_HOST)
-					fprintf(t, " %9.1f", fab_full(r0, qb[l]));
+					fprintf(t, " %*.1f", fab_out_col_width(
+						fab_layer_name(p0->topo, l), 9),
+						fab_full(r0, qb[l]));
 			fprintf(t, " %8.0f %9.0f %9.0f %7.2f%s\n",
 				drops / a->n, ecn / a->n, retx / a->n, wall,
 				done ? "" : intr ? "  INTERRUPTED" :
