@@ -311,6 +311,7 @@ fab_collect_flows(struct fab_sim *s, const struct hs_flow_result *res_all)
 	uint32_t n = tr->nb_flows;
 	uint64_t *send_ns = calloc(n + 1, sizeof(*send_ns));
 	uint64_t *recv_ns = calloc(n + 1, sizeof(*recv_ns));
+	uint64_t *lead_ns = calloc(n + 1, sizeof(*lead_ns));
 	uint64_t *begin = calloc(n + 1, sizeof(*begin));
 	struct hs_flow_times *times = calloc(n + 1, sizeof(*times));
 	double *slow = calloc(n + 1, sizeof(*slow));
@@ -320,26 +321,27 @@ fab_collect_flows(struct fab_sim *s, const struct hs_flow_result *res_all)
 
 	r->nb_flows = n;
 	r->flows = calloc(n + 1, sizeof(*r->flows));
-	if (send_ns == NULL || recv_ns == NULL || begin == NULL ||
-	    times == NULL || slow == NULL || r->flows == NULL) {
+	if (send_ns == NULL || recv_ns == NULL || lead_ns == NULL ||
+	    begin == NULL || times == NULL || slow == NULL ||
+	    r->flows == NULL) {
 		rc = -ENOMEM;
 		goto out;
 	}
 	/*
-	 * Ideal: the flow's bytes at its paced rate, the path there (one full
-	 * frame stored and forwarded per switch) and an ACK's way back; a
-	 * flow that waits begins in the ideal schedule when its input has
-	 * arrived or its trigger fired there (hs_traffic_ideal_begin).
+	 * Ideal (hs_summary.h): the gaps before its last frame at the fastest
+	 * its pacer sends, that frame's way to the receiver (its
+	 * serialisation at the NIC, store and forward at each switch) and an
+	 * ACK's way back; a flow that waits begins in the ideal schedule when
+	 * its input has arrived or its trigger fired there
+	 * (hs_traffic_ideal_begin).
 	 */
 	for (f = 0; f < n; f++) {
 		const struct hs_flow_spec *sp = &tr->flows[f];
 		uint32_t hops = s->t->hops[sp->src * s->t->nb_hosts + sp->dst];
-		uint64_t frame = RTE_MIN(OFAN_DATA_HDRS_SIZE + sp->size,
-					 OFAN_ETH_HDR_SIZE + (uint64_t)p->host.mtu);
 
-		recv_ns[f] = hs_flow_paced_ns(&s->hcfg, tr, f,
-					      tr->concurrency) +
-			fab_oneway_frame_ns(p, hops, frame);
+		lead_ns[f] = hs_flow_lead_ns(&s->hcfg, tr, f, tr->concurrency);
+		recv_ns[f] = lead_ns[f] + fab_frame_path_ns(p, hops,
+			hs_flow_last_frame_size(&s->hcfg, sp->size));
 		send_ns[f] = recv_ns[f] + fab_ack_back_ns(p, hops);
 	}
 	rc = hs_traffic_ideal_begin(tr, send_ns, recv_ns, begin);
@@ -361,6 +363,9 @@ fab_collect_flows(struct fab_sim *s, const struct hs_flow_result *res_all)
 		times[f].done_ns = res->sent_here ? res->done_ns : 0;
 		times[f].ideal_ns = send_ns[f];
 		times[f].ideal_begin_ns = begin[f];
+		times[f].src = sp->src;
+		if (s->hcfg.pacing == HS_PACING_HOST)
+			times[f].pacer_ns = lead_ns[f];
 		if (times[f].done_ns != 0)
 			fr->fct_ns = res->done_ns - res->start_ns;
 	}
@@ -383,6 +388,7 @@ fab_collect_flows(struct fab_sim *s, const struct hs_flow_result *res_all)
 out:
 	free(send_ns);
 	free(recv_ns);
+	free(lead_ns);
 	free(begin);
 	free(times);
 	free(slow);

@@ -375,15 +375,22 @@ void fab_topo_weights(const struct fab_topo *t,
 /* ---- the frame model's times (fab_topo.c) ---- */
 
 /*
- * Ideal times of a flow over `hops` links with nothing else in the
- * network: one full data frame's way from its source's NIC to the far
- * host (store and forward at each switch; the serialisation at the
- * source is the flow's bytes / rate), and an ACK's way back.
+ * Unloaded times over `hops` links with nothing else in the network: one
+ * full data frame's way from the end of its serialisation at its
+ * source's NIC to the far host (store and forward at each switch), and
+ * an ACK's way back (its serialisation at the receiver's NIC included).
  */
 uint64_t fab_oneway_ns(const struct fab_params *p, uint32_t hops);
 /* The same for a frame of frame_size bytes (a flow shorter than an MSS). */
 uint64_t fab_oneway_frame_ns(const struct fab_params *p, uint32_t hops,
 			     uint64_t frame_size);
+/*
+ * A frame of frame_size bytes from the start of its serialisation at its
+ * source's NIC (the host's link rate) to the far host: the round trip of
+ * a flow's last frame in its ideal is this and fab_ack_back_ns().
+ */
+uint64_t fab_frame_path_ns(const struct fab_params *p, uint32_t hops,
+			   uint64_t frame_size);
 uint64_t fab_ack_back_ns(const struct fab_params *p, uint32_t hops);
 /* What a queue counts for a full data frame under p's frame model. */
 uint32_t fab_full_frame_queue_bytes(const struct fab_params *p);

@@ -749,6 +749,17 @@ fab_oneway_frame_ns(const struct fab_params *p, uint32_t hops,
 }
 
 uint64_t
+fab_frame_path_ns(const struct fab_params *p, uint32_t hops,
+		  uint64_t frame_size)
+{
+	uint64_t frame = ofan_frame_wire_bytes(&p->queue.frame, OFAN_KIND_DATA,
+		(uint32_t)(frame_size > 60 ? frame_size : 60));
+
+	return ofan_tx_time_ns(frame, p->rate_bps) +
+		fab_oneway_frame_ns(p, hops, frame_size);
+}
+
+uint64_t
 fab_ack_back_ns(const struct fab_params *p, uint32_t hops)
 {
 	uint64_t frame = ofan_frame_wire_bytes(&p->queue.frame, OFAN_KIND_ACK,

@@ -60,9 +60,10 @@ hs_results(struct hs_host *const *hosts, uint16_t nb_hosts,
 	/*
 	 * The unloaded path: the smallest RTT any local flow measured.  On a
 	 * ring pair it is the software's turnaround, on a link it holds the
-	 * frame's serialisation too, so a flow's ideal is its frames before
-	 * the last at its paced rate plus that RTT (hs_flow_ideal_ns); the
-	 * configured base_rtt is not a property of the path.
+	 * frame's serialisation too, so a flow's ideal is the gaps before its
+	 * last frame at the fastest its pacer sends plus that RTT
+	 * (hs_flow_ideal_ns); the configured base_rtt is not a property of
+	 * the path.
 	 */
 	sum->ideal_rtt_ns = UINT64_MAX;
 	for (i = 0; i < t->nb_flows; i++) {
@@ -110,6 +111,10 @@ hs_results(struct hs_host *const *hosts, uint16_t nb_hosts,
 		times[nb_here].done_ns = r.done_ns;
 		times[nb_here].ideal_ns = ideal[i];
 		times[nb_here].ideal_begin_ns = begin[i];
+		times[nb_here].src = t->flows[i].src;
+		if (cfg->pacing == HS_PACING_HOST)
+			times[nb_here].pacer_ns = hs_flow_lead_ns(cfg, t, i,
+								  conc);
 		nb_here++;
 	}
 	rc = hs_flow_summarise(times, nb_here, slow, &fs);

@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Results of a host run: per-flow CSV and a summary JSON, with each flow's
- * ideal time (its frames before the last on the wire at its paced rate,
- * plus the smallest RTT a local flow measured: the unloaded path, whose
- * serialisation of the last frame it includes) and slowdown, and per iteration the collective's completion time against
- * its ideal (the critical path of ideal flow times through the
- * dependencies).  Only flows touching the local hosts are reported; a
- * flow's completion is when its sender saw the last acknowledgement.
+ * ideal time (hs_summary.h: the gaps before its last frame at the fastest
+ * its pacer sends, plus the smallest RTT a local flow measured: the
+ * unloaded path, whose serialisation of the last frame it includes) and
+ * slowdown, and the collective's completion time against its ideal (the
+ * critical path of ideal flow times through the dependencies, and with
+ * one pacer per host no less than a host's pacer needs for its flows).
+ * Only flows touching the local hosts are reported; a flow's completion
+ * is when its sender saw the last acknowledgement.
  */
 #ifndef OFAN_HS_RESULTS_H
 #define OFAN_HS_RESULTS_H

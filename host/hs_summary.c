@@ -29,18 +29,70 @@ hs_percentile(const double *sorted, uint32_t n, double p)
 	return sorted[(uint32_t)rank - 1];
 }
 
+/*
+ * The longest any source's pacer needs for the completed flows of it
+ * that have a pacer_ns (hs_flow_times): its last packet leaves at least
+ * their pacer_ns after the source's first start, one of their last
+ * frames after all the others' (or a resend, later still), and that
+ * frame's flow needs at least the rest of its ideal.  0 when no flow
+ * counts; -ENOMEM.
+ */
+static int
+hs_pacer_floor(const struct hs_flow_times *flows, uint32_t n,
+	       uint64_t *floor_ns)
+{
+	uint64_t *lead, *tail;
+	uint32_t i, nb_src = 0;
+
+	*floor_ns = 0;
+	for (i = 0; i < n; i++)
+		if (flows[i].pacer_ns != 0 && flows[i].done_ns != 0 &&
+		    flows[i].src >= nb_src)
+			nb_src = flows[i].src + 1;
+	if (nb_src == 0)
+		return 0;
+	lead = calloc(nb_src, sizeof(*lead));
+	tail = malloc(nb_src * sizeof(*tail));
+	if (lead == NULL || tail == NULL) {
+		free(lead);
+		free(tail);
+		return -ENOMEM;
+	}
+	for (i = 0; i < nb_src; i++)
+		tail[i] = UINT64_MAX;
+	for (i = 0; i < n; i++) {
+		const struct hs_flow_times *f = &flows[i];
+		uint64_t rest;
+
+		if (f->pacer_ns == 0 || f->done_ns == 0)
+			continue;
+		rest = f->ideal_ns > f->pacer_ns ? f->ideal_ns - f->pacer_ns : 0;
+		lead[f->src] += f->pacer_ns;
+		if (rest < tail[f->src])
+			tail[f->src] = rest;
+	}
+	for (i = 0; i < nb_src; i++)
+		if (tail[i] != UINT64_MAX && lead[i] + tail[i] > *floor_ns)
+			*floor_ns = lead[i] + tail[i];
+	free(lead);
+	free(tail);
+	return 0;
+}
+
 int
 hs_flow_summarise(const struct hs_flow_times *flows, uint32_t n,
 		  double *slowdown, struct hs_flow_summary *sum)
 {
 	double *slow = malloc((n + 1) * sizeof(*slow));
 	uint64_t first = UINT64_MAX, last = 0, fct_sum = 0;
-	uint64_t first_ideal = UINT64_MAX, ideal_last = 0;
+	uint64_t first_ideal = UINT64_MAX, ideal_last = 0, floor_ns;
 	uint32_t i, nb = 0;
 
 	memset(sum, 0, sizeof(*sum));
-	if (slow == NULL)
+	if (slow == NULL || hs_pacer_floor(flows, n, &floor_ns) != 0) {
+		free(slow);
 		return -ENOMEM;
+	}
 	sum->nb_flows = n;
 	for (i = 0; i < n; i++) {
 		const struct hs_flow_times *f = &flows[i];
@@ -78,6 +130,8 @@ hs_flow_summarise(const struct hs_flow_times *flows, uint32_t n,
 	}
 	sum->collective_ideal_ns = first_ideal == UINT64_MAX ? 0 :
 		ideal_last - first_ideal;
+	if (floor_ns > sum->collective_ideal_ns)
+		sum->collective_ideal_ns = floor_ns;
 	free(slow);
 	return 0;
 }
@@ -90,6 +144,18 @@ hs_frame_slot(const struct hs_config *c, uint64_t frame)
 {
 	return hs_pace_slot(c, (uint32_t)(frame < 60 ? 60 : frame) +
 			    OFAN_WIRE_OVERHEAD);
+}
+
+uint32_t
+hs_flow_last_frame_size(const struct hs_config *c, uint64_t size)
+{
+	uint64_t last = size % c->mss;
+	uint64_t frame = last == 0 ? OFAN_ETH_HDR_SIZE + (uint64_t)c->mtu :
+		OFAN_DATA_HDRS_SIZE + last;
+
+	if (size == 0)
+		return 0;
+	return (uint32_t)(frame < 60 ? 60 : frame);
 }
 
 /*
@@ -108,44 +174,38 @@ hs_flow_wire_bytes(const struct hs_config *c, uint64_t size)
 	return bytes;
 }
 
-/* The pacing slot of f's last frame (0 for an empty flow). */
-static uint64_t
-hs_flow_last_frame_bytes(const struct hs_config *c, uint64_t size)
-{
-	uint64_t last = size % c->mss;
-
-	if (size == 0)
-		return 0;
-	return hs_frame_slot(c, last == 0 ?
-			     OFAN_ETH_HDR_SIZE + (uint64_t)c->mtu :
-			     OFAN_DATA_HDRS_SIZE + last);
-}
-
-/* ns to send bytes at flow f's share of the paced rate. */
+/*
+ * ns to pace bytes at the fastest rate flow f's pacer can reach: its
+ * share of the host's paced rate with a pacer per flow, all of it with
+ * one pacer per host (hs_summary.h).
+ */
 static uint64_t
 hs_paced_ns(const struct hs_config *c, const uint32_t *concurrency,
 	    uint32_t f, uint64_t bytes)
 {
-	double rate = (double)c->rate_bps * c->rate_coef /
-		(concurrency[f] ? concurrency[f] : 1);
+	uint32_t share = c->pacing == HS_PACING_FLOW && concurrency != NULL ?
+		concurrency[f] : 1;
+	double rate = (double)c->rate_bps * c->rate_coef / (share ? share : 1);
 
 	return (uint64_t)((double)bytes * 8e9 / rate);
 }
 
 uint64_t
-hs_flow_paced_ns(const struct hs_config *c, const struct hs_traffic *t,
-		 uint32_t f, const uint32_t *concurrency)
+hs_flow_lead_ns(const struct hs_config *c, const struct hs_traffic *t,
+		uint32_t f, const uint32_t *concurrency)
 {
-	return hs_paced_ns(c, concurrency, f,
-			   hs_flow_wire_bytes(c, t->flows[f].size));
+	uint64_t size = t->flows[f].size;
+	uint32_t last = hs_flow_last_frame_size(c, size);
+
+	if (size == 0)
+		return 0;
+	return hs_paced_ns(c, concurrency, f, hs_flow_wire_bytes(c, size) -
+			   hs_frame_slot(c, last));
 }
 
 uint64_t
 hs_flow_ideal_ns(const struct hs_config *c, const struct hs_traffic *t,
 		 uint32_t f, const uint32_t *concurrency, uint64_t path_rtt_ns)
 {
-	uint64_t size = t->flows[f].size;
-
-	return hs_paced_ns(c, concurrency, f, hs_flow_wire_bytes(c, size) -
-			   hs_flow_last_frame_bytes(c, size)) + path_rtt_ns;
+	return hs_flow_lead_ns(c, t, f, concurrency) + path_rtt_ns;
 }

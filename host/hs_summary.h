@@ -20,6 +20,16 @@ struct hs_flow_times {
 	 * trigger fired); UINT64_MAX: never (hs_traffic_ideal_begin).
 	 */
 	uint64_t ideal_begin_ns;
+	/*
+	 * With one pacer per host (pacing = host): its source, and the part
+	 * of ideal_ns its frames but the last spend in that pacer
+	 * (hs_flow_lead_ns).  The source's pacer releases every frame of
+	 * its flows one slot after another, so the collective lasts at
+	 * least all of them plus the shortest of its flows' remaining
+	 * ideal.  0: the flow is not in that bound (pacing = flow).
+	 */
+	uint32_t src;
+	uint64_t pacer_ns;
 };
 
 struct hs_flow_summary {
@@ -29,7 +39,11 @@ struct hs_flow_summary {
 	double p99_slowdown;	/* hs_percentile(slowdowns, 99) */
 	double mean_fct_ns;
 	uint64_t collective_ns;	/* first start to last completion */
-	/* First ideal begin to last ideal end, over the flows that begin. */
+	/*
+	 * First ideal begin to last ideal end, over the flows that begin,
+	 * and no less than any source's pacer needs for the flows of it that
+	 * completed (hs_flow_times.pacer_ns).
+	 */
 	uint64_t collective_ideal_ns;
 };
 
@@ -49,29 +63,53 @@ int hs_flow_summarise(const struct hs_flow_times *flows, uint32_t n,
 		      double *slowdown, struct hs_flow_summary *sum);
 
 /*
- * The ideal time model both binaries report slowdowns against: a flow's
- * frames before the last on the wire at its paced rate (the rate shared by
- * the flows its source releases together, hs_traffic.concurrency), plus
- * the round trip of its path, which includes the last frame's
- * serialisation.  ofan-host takes the smallest RTT a local flow measured,
- * ofan-fabric the path's from the topology.
+ * The ideal time model both binaries report slowdowns against: a lower
+ * bound on a flow's completion time under every recovery model and
+ * congestion controller.  A flow's time runs from its first pacing slot
+ * to the ACK of its last packet, and in between
+ *   - its pacer releases every frame but the last, each one gap later:
+ *     at least the frame's pacing slot (its wire bytes, or pace_bytes')
+ *     at the fastest rate the pacer can give the flow.  With pacing =
+ *     flow that is rate x rate_coef / concurrency (the flows its source
+ *     releases together, hs_traffic.concurrency), fixed for the flow's
+ *     life; with pacing = host it is rate x rate_coef whole, since one
+ *     round-robin pacer gives every slot to one flow while the others
+ *     cannot send or have ended.  Jitter only lengthens a gap, an idle
+ *     pacer banks no credit and congestion control only holds packets
+ *     back, so no gap is shorter;
+ *   - its last frame (transports send new data in PSN order; the last
+ *     PSN is the shortest) takes the path's round trip: ofan-fabric
+ *     counts its serialisation at the host's link rate, the unloaded
+ *     path (store and forward at each switch) and an ACK's way back;
+ *     ofan-host takes the smallest RTT a local flow measured.
+ * The first frame's random offset within one gap (pacing = flow) is
+ * before the flow's clock starts, so it is in neither.
  */
 struct hs_config;
 struct hs_traffic;
 
 /*
  * Ideal time of flow f under cfg on a path of round trip path_rtt_ns
- * measured as ofan-host measures it (see above), in ns.
+ * measured from its last frame's release (see above), in ns.
  */
 uint64_t hs_flow_ideal_ns(const struct hs_config *cfg,
 			  const struct hs_traffic *t, uint32_t f,
 			  const uint32_t *concurrency, uint64_t path_rtt_ns);
-/* ns to put all of flow f's frames on the wire at its paced rate. */
-uint64_t hs_flow_paced_ns(const struct hs_config *cfg,
-			  const struct hs_traffic *t, uint32_t f,
-			  const uint32_t *concurrency);
+/*
+ * ns from flow f's first pacing slot to its last frame's release at the
+ * fastest its pacer can send it (see above): the gaps after every frame
+ * but the last.
+ */
+uint64_t hs_flow_lead_ns(const struct hs_config *cfg,
+			 const struct hs_traffic *t, uint32_t f,
+			 const uint32_t *concurrency);
 /* Bytes a flow of size bytes paces: its frames with their overhead on the
  * wire, or their pacing slots ([host] pace_bytes). */
 uint64_t hs_flow_wire_bytes(const struct hs_config *cfg, uint64_t size);
+/*
+ * The Ethernet frame (header to payload, at least 60 bytes) carrying
+ * the last packet of a flow of size bytes; 0 for an empty flow.
+ */
+uint32_t hs_flow_last_frame_size(const struct hs_config *cfg, uint64_t size);
 
 #endif /* OFAN_HS_SUMMARY_H */

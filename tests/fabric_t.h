@@ -90,6 +90,8 @@ struct t_link_model {
 	uint64_t ack_wait_ns;	/* the last ACK behind the previous one */
 	uint64_t t_rx, t_tx;
 	uint64_t rtt_sum_ns;	/* each frame's start to its ACK's return */
+	uint64_t last_frame;	/* the last data frame's bytes */
+	uint64_t last_ns;	/* and its time on the link */
 };
 uint64_t t_frame_ns(uint64_t frame, uint64_t rate_bps);
 void t_link_model(const struct t_link_case *c, uint64_t delay,
@@ -105,6 +107,7 @@ void t_fabric_loss_tests(TCase *tc);		/* test_fabric_failures.c */
 void t_fabric_failure_tests(TCase *tc);
 void t_fabric_science_tests(TCase *tc);		/* test_fabric_science.c */
 void t_fabric_study_tests(TCase *tc);
+void t_fabric_ideal_tests(TCase *tc);
 void t_fabric_config_tests(TCase *tc);		/* test_fabric_config.c */
 void t_fabric_topology_tests(TCase *tc);
 void t_fabric_jobs_tests(TCase *tc);		/* test_fabric_jobs.c */

@@ -55,13 +55,13 @@ END_TEST
 
 START_TEST(test_summary_flows)
 {
-	/* start, done, ideal, ideal begin */
+	/* start, done, ideal, ideal begin (no pacer_ns: pacing = flow) */
 	const struct hs_flow_times f[] = {
-		{ 0, 200, 100, 0 },		/* slowdown 2 */
-		{ 10, 110, 100, 0 },		/* 1 */
-		{ 500, 0, 100, 300 },		/* incomplete: no slowdown */
-		{ 50, 450, 100, 100 },		/* 4, ideal end 200 */
-		{ 0, 0, 100, UINT64_MAX },	/* never begins ideally */
+		{ 0, 200, 100, 0, 0, 0 },		/* slowdown 2 */
+		{ 10, 110, 100, 0, 0, 0 },		/* 1 */
+		{ 500, 0, 100, 300, 0, 0 },	/* incomplete: no slowdown */
+		{ 50, 450, 100, 100, 0, 0 },	/* 4, ideal end 200 */
+		{ 0, 0, 100, UINT64_MAX, 0, 0 },	/* never begins ideally */
 	};
 	double sd[5];
 	struct hs_flow_summary s;
@@ -83,7 +83,7 @@ END_TEST
 
 START_TEST(test_summary_none)
 {
-	const struct hs_flow_times f[] = { { 0, 0, 100, 0 } };
+	const struct hs_flow_times f[] = { { 0, 0, 100, 0, 0, 0 } };
 	struct hs_flow_summary s;
 
 	ck_assert_int_eq(hs_flow_summarise(f, 1, NULL, &s), 0);
@@ -97,6 +97,42 @@ START_TEST(test_summary_none)
 }
 END_TEST
 
+/*
+ * One pacer per host: source 1 sends three flows whose frames but the
+ * last take 100, 100 and 40 ns in its pacer, with 30, 50 and 20 ns of
+ * ideal after that.  However the pacer interleaves them, the last of
+ * their packets leaves 240 ns after the first and its flow needs 20 ns
+ * more at least, so the collective's ideal is 260, not the longest flow's
+ * 150.  Source 2's only flow has none (a single frame); an incomplete
+ * flow and one with no pacer_ns count for nothing.
+ */
+START_TEST(test_summary_pacer_floor)
+{
+	/* start, done, ideal, ideal begin, src, pacer_ns */
+	const struct hs_flow_times f[] = {
+		{ 0, 400, 130, 0, 1, 100 },
+		{ 0, 420, 150, 0, 1, 100 },
+		{ 0, 410, 60, 0, 1, 40 },
+		{ 0, 0, 1000, 0, 1, 900 },	/* incomplete */
+		{ 0, 300, 120, 0, 2, 0 },
+		{ 5, 300, 120, 0, 3, 0 },	/* pacing = flow: not in it */
+	};
+	struct hs_flow_summary s;
+
+	ck_assert_int_eq(hs_flow_summarise(f, 3, NULL, &s), 0);
+	ck_assert_uint_eq(s.collective_ideal_ns, 100 + 100 + 40 + 20);
+	/*
+	 * The incomplete flow's ideal end (1000) is longer still; its
+	 * pacer_ns is not in the floor, which would be 1160 with it.
+	 */
+	ck_assert_int_eq(hs_flow_summarise(f, 6, NULL, &s), 0);
+	ck_assert_uint_eq(s.collective_ideal_ns, 1000);
+	/* Without the incomplete flow, the floor again. */
+	ck_assert_int_eq(hs_flow_summarise(&f[4], 2, NULL, &s), 0);
+	ck_assert_uint_eq(s.collective_ideal_ns, 120);
+}
+END_TEST
+
 static Suite *
 summary_suite(void)
 {
@@ -106,6 +142,7 @@ summary_suite(void)
 	tcase_add_test(tc, test_percentile_nearest_rank);
 	tcase_add_test(tc, test_summary_flows);
 	tcase_add_test(tc, test_summary_none);
+	tcase_add_test(tc, test_summary_pacer_floor);
 	suite_add_tcase(s, tc);
 	return s;
 }
