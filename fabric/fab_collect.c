@@ -332,7 +332,8 @@ fab_collect_flows(struct fab_sim *s, const struct hs_flow_result *res_all)
 	 * its pacer sends, that frame's way to the receiver (its
 	 * serialisation at the NIC, store and forward at each switch) and an
 	 * ACK's way back; a flow that waits begins in the ideal schedule when
-	 * its input has arrived or its trigger fired there
+	 * its input has arrived or its trigger fired there, the others no
+	 * earlier than the first flow can have started
 	 * (hs_traffic_ideal_begin).
 	 */
 	for (f = 0; f < n; f++) {
@@ -344,7 +345,8 @@ fab_collect_flows(struct fab_sim *s, const struct hs_flow_result *res_all)
 			hs_flow_last_frame_size(&s->hcfg, sp->size));
 		send_ns[f] = recv_ns[f] + fab_ack_back_ns(p, hops);
 	}
-	rc = hs_traffic_ideal_begin(tr, send_ns, recv_ns, begin);
+	rc = hs_traffic_ideal_begin(tr, send_ns, recv_ns,
+		hs_first_slot_late_ns(&s->hcfg, tr, tr->concurrency), begin);
 	if (rc == 0 && s->has_wl)
 		rc = fab_collect_jobs(s, send_ns, recv_ns, begin);
 	if (rc != 0)

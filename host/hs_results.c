@@ -81,7 +81,8 @@ hs_results(struct hs_host *const *hosts, uint16_t nb_hosts,
 		ideal[i] = hs_flow_ideal_ns(cfg, t, i, conc, sum->ideal_rtt_ns);
 		ideal_rx[i] = ideal[i] - sum->ideal_rtt_ns / 2;
 	}
-	rc = hs_traffic_ideal_begin(t, ideal, ideal_rx, begin);
+	rc = hs_traffic_ideal_begin(t, ideal, ideal_rx,
+				    hs_first_slot_late_ns(cfg, t, conc), begin);
 	if (rc != 0)
 		goto out;
 	if (csv_path != NULL) {

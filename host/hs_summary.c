@@ -7,6 +7,8 @@
 
 #include "hs_config.h"
 #include "hs_summary.h"
+#include "hs_traffic.h"
+#include "ofan_clock.h"
 #include "ofan_wire.h"
 
 static int
@@ -201,6 +203,23 @@ hs_flow_lead_ns(const struct hs_config *c, const struct hs_traffic *t,
 		return 0;
 	return hs_paced_ns(c, concurrency, f, hs_flow_wire_bytes(c, size) -
 			   hs_frame_slot(c, last));
+}
+
+uint64_t
+hs_first_slot_late_ns(const struct hs_config *c, const struct hs_traffic *t,
+		      const uint32_t *concurrency)
+{
+	/* The pacer's rate and gap as hs_host.c and hs_flow_gap() have them. */
+	uint64_t rate = (uint64_t)((double)c->rate_bps * c->rate_coef);
+	uint64_t slot = hs_frame_slot(c, OFAN_ETH_HDR_SIZE + (uint64_t)c->mtu);
+	uint32_t f, conc = 1;
+
+	if (c->pacing != HS_PACING_FLOW || rate == 0)
+		return 0;
+	for (f = 0; concurrency != NULL && f < t->nb_flows; f++)
+		if (concurrency[f] > conc)
+			conc = concurrency[f];
+	return conc * ofan_tx_time_ns(slot, rate);
 }
 
 uint64_t

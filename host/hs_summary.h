@@ -103,6 +103,15 @@ uint64_t hs_flow_ideal_ns(const struct hs_config *cfg,
 uint64_t hs_flow_lead_ns(const struct hs_config *cfg,
 			 const struct hs_traffic *t, uint32_t f,
 			 const uint32_t *concurrency);
+/*
+ * How long after its start time any flow of t may take its first slot,
+ * at most: with a pacer per flow, its random offset within its first gap
+ * (under a full frame's gap at its share); 0 with one pacer per host.
+ * The ideal schedule's late_ns (hs_traffic_ideal_begin).
+ */
+uint64_t hs_first_slot_late_ns(const struct hs_config *cfg,
+			       const struct hs_traffic *t,
+			       const uint32_t *concurrency);
 /* Bytes a flow of size bytes paces: its frames with their overhead on the
  * wire, or their pacing slots ([host] pace_bytes). */
 uint64_t hs_flow_wire_bytes(const struct hs_config *cfg, uint64_t size);

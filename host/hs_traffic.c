@@ -414,13 +414,24 @@ hs_ideal_start(struct hs_ideal_run *r, uint32_t f, uint64_t at)
 		at + r->recv_ns[f], f, 1 });
 }
 
+/* A flow that waits for nothing but its start time. */
+static bool
+hs_flow_is_root(const struct hs_traffic *t, const struct hs_flow_spec *f)
+{
+	/* A workload's flows begin when it says (hs_wl_ideal()). */
+	return f->trigger == HS_NO_TRIGGER && f->wl_op == 0 &&
+		(f->dep == HS_NO_DEP || f->dep >= t->nb_flows);
+}
+
 int
 hs_traffic_ideal_begin(const struct hs_traffic *t, const uint64_t *send_ns,
-		       const uint64_t *recv_ns, uint64_t *begin)
+		       const uint64_t *recv_ns, uint64_t late_ns,
+		       uint64_t *begin)
 {
 	struct hs_ideal_run r = { .send_ns = send_ns, .recv_ns = recv_ns,
 				  .begin = begin };
 	uint32_t n = t->nb_flows, i, k;
+	uint64_t earliest = UINT64_MAX;
 	uint32_t *children = malloc(sizeof(*children) * (n + 1));
 	uint32_t *first = malloc(sizeof(*first) * (n + 1));
 	struct hs_trigger_state st = { .activations = NULL };
@@ -446,13 +457,19 @@ hs_traffic_ideal_begin(const struct hs_traffic *t, const uint64_t *send_ns,
 	}
 	for (i = 0; i < n; i++)
 		begin[i] = UINT64_MAX;
+	/* The latest the first flow can start (see hs_traffic.h). */
+	for (i = 0; i < n; i++)
+		if (hs_flow_is_root(t, &t->flows[i]) &&
+		    t->flows[i].start_ns < earliest)
+			earliest = t->flows[i].start_ns;
+	earliest = earliest > UINT64_MAX - late_ns ? UINT64_MAX :
+		earliest + late_ns;
 	for (i = 0; i < n; i++) {
 		const struct hs_flow_spec *f = &t->flows[i];
 
-		/* A workload's flows begin when it says (hs_wl_ideal()). */
-		if (f->trigger == HS_NO_TRIGGER && f->wl_op == 0 &&
-		    (f->dep == HS_NO_DEP || f->dep >= n))
-			hs_ideal_start(&r, i, f->start_ns);
+		if (hs_flow_is_root(t, f))
+			hs_ideal_start(&r, i, f->start_ns > earliest ?
+				       f->start_ns : earliest);
 	}
 	while (r.nh > 0) {
 		struct hs_ideal_ev e = hs_ideal_pop(r.h, &r.nh);

@@ -227,10 +227,20 @@ int hs_traffic_derive(struct hs_traffic *t);
  * a multishot's k-th flow begins at its k-th activation).  send_ns[f]: the
  * ideal time from f's begin until its sender saw the last ACK; recv_ns[f]:
  * until its receiver had it all.  begin[f] is UINT64_MAX for a flow that
- * would never begin.  Returns 0 or -ENOMEM.
+ * would never begin.
+ *
+ * late_ns: how long after its start time a flow may take its first slot
+ * (pacing = flow's random offset), or 0.  The run's first flow begins
+ * then at the latest, and a collective is timed from its first flow's
+ * start, so the flows that wait for nothing begin here no earlier than
+ * the earliest of their start times plus late_ns: the schedule is then a
+ * lower bound from that first start, whichever flow takes it.  With one
+ * start time for all of them it is only shifted by late_ns.  Returns 0
+ * or -ENOMEM.
  */
 int hs_traffic_ideal_begin(const struct hs_traffic *t, const uint64_t *send_ns,
-			   const uint64_t *recv_ns, uint64_t *begin);
+			   const uint64_t *recv_ns, uint64_t late_ns,
+			   uint64_t *begin);
 
 /*
  * Trigger state of one run: one activation counter per trigger.  Whoever

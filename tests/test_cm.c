@@ -807,7 +807,7 @@ START_TEST(test_trigger_ideal)
 
 	ck_assert_int_eq(hs_traffic_parse_cm("m.cm", text, strlen(text), 4,
 					     &t, err, sizeof(err)), 0);
-	ck_assert_int_eq(hs_traffic_ideal_begin(&t, send, recv, begin), 0);
+	ck_assert_int_eq(hs_traffic_ideal_begin(&t, send, recv, 0, begin), 0);
 	ck_assert_uint_eq(begin[0], 0);
 	ck_assert_uint_eq(begin[1], 10);
 	/* Activations at 30 (flow 0) and 15 (flow 1): in time order. */

@@ -689,7 +689,7 @@ START_TEST(test_ideal_begin)
 		send[i] = 12;
 		recv[i] = 10;
 	}
-	ck_assert_int_eq(hs_traffic_ideal_begin(&t, send, recv, begin), 0);
+	ck_assert_int_eq(hs_traffic_ideal_begin(&t, send, recv, 0, begin), 0);
 	for (i = 0; i < t.nb_flows; i++)
 		ck_assert_uint_eq(begin[i], 777 + 10ull * t.flows[i].step);
 	hs_traffic_free(&t);

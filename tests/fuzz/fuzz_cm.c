@@ -47,7 +47,7 @@ fuzz_check_traffic(const struct hs_traffic *t)
 				abort();
 		send[i] = recv[i] = 1000 + f->size % 1000;
 	}
-	if (hs_traffic_ideal_begin(t, send, recv, begin) != 0)
+	if (hs_traffic_ideal_begin(t, send, recv, 0, begin) != 0)
 		abort();
 	if (hs_trigger_state_init(&st, t) != 0)
 		abort();
