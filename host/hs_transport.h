@@ -119,6 +119,10 @@ struct hs_recovery_ops {
 	 * The packet to send at now, all of it (pkt->psn HS_PSN_NONE:
 	 * nothing now).  Asking changes nothing the engine sees: the
 	 * engine may not send it (a full window, no mbuf) and ask again.
+	 * New data goes out in PSN order, and no packet is shorter than
+	 * the flow's last one (size % mss, or a full one): the ideal time
+	 * (hs_summary.h) is a lower bound because of that, and
+	 * test_ideal_lower_bound holds every registered model to it.
 	 */
 	void (*tx_next)(void *tx, uint64_t now, struct hs_tx_pkt *pkt);
 	/* psn, as tx_next() gave it, left at now. */
