@@ -884,7 +884,7 @@ fab_out_table(const struct fab_out *o, const struct fab_agg *g,
 				done ? "" : intr ? "  INTERRUPTED" :
 				"  INCOMPLETE (time_limit)");
 		}
-		fprintf(t, "max_sd/p99_sd: flow completion time / ideal (bytes at the paced rate + path RTT); fct_us: mean FCT;\n"
+		fprintf(t, "max_sd/p99_sd: flow completion time / ideal (a lower bound: frames at the paced rate, the last one's RTT); fct_us: mean FCT;\n"
 			   "coll_us: first start to last completion; coll_x: that / its ideal (critical path of ideal flows);\n"
 			   "layer columns: max egress queue in full %u-byte frames' worth of bytes, the frame being sent included;\n"
 			   "drops: packets dropped, by reason in summary.json; ecn_marks: packets CE-marked; data_retx: data packets resent;\n"
