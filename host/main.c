@@ -65,6 +65,39 @@ hs_check_triggers(struct hs_app *app, char *err, size_t size)
 	return -EINVAL;
 }
 
+/*
+ * --list: every registered host policy, traffic pattern, loss-recovery
+ * model and congestion controller, one "KIND NAME" line each, KIND the
+ * config key that picks it ([host] policy, [traffic] pattern, [host]
+ * recovery, [host] cc), in registry order.  Read by scripts that must
+ * cover every one of them (testbed/soak.sh); before EAL, no config.
+ */
+static void
+hs_list(FILE *f)
+{
+	/* Room for the largest registry's names and their NULL. */
+	const char *names[HS_MAX_PATTERNS + 1];
+	unsigned int i, n;
+
+	_Static_assert(HLB_MAX_POLICIES <= HS_MAX_PATTERNS &&
+		       HS_MAX_RECOVERY <= HS_MAX_PATTERNS &&
+		       HS_MAX_CC <= HS_MAX_PATTERNS,
+		       "names[] holds the largest registry");
+
+	n = hlb_name_list(names);
+	for (i = 0; i < n; i++)
+		fprintf(f, "policy %s\n", names[i]);
+	n = hs_pattern_name_list(names);
+	for (i = 0; i < n; i++)
+		fprintf(f, "pattern %s\n", names[i]);
+	n = hs_recovery_name_list(names);
+	for (i = 0; i < n; i++)
+		fprintf(f, "recovery %s\n", names[i]);
+	n = hs_cc_name_list(names);
+	for (i = 0; i < n; i++)
+		fprintf(f, "cc %s\n", names[i]);
+}
+
 static void
 hs_usage(FILE *f)
 {
@@ -90,6 +123,9 @@ hs_usage(FILE *f)
 		"  --help             this text\n"
 		"  --version          the version and exit\n"
 		"  --config-reference every config key, its range and default (Markdown)\n"
+		"  --list             the registered policies, patterns, recovery models\n"
+		"                     and congestion controllers, \"KIND NAME\" a line\n"
+		"                     (KIND: policy, pattern, recovery, cc)\n"
 		"EAL example without hugepages or NICs:\n"
 		"  ofan-host --no-huge -m 512 --no-pci --file-prefix h0 -l 0 -- --config configs/host-b2b.ini\n"
 		"host policies ([host] policy = NAME):\n");
@@ -207,6 +243,10 @@ main(int argc, char **argv)
 				rerr);
 			return 1;
 		}
+		return 0;
+	}
+	if (argc == 2 && strcmp(argv[1], "--list") == 0) {
+		hs_list(stdout);
 		return 0;
 	}
 	memset(&app, 0, sizeof(app));

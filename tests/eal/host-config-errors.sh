@@ -11,6 +11,9 @@
 #   - print nothing on stdout,
 #   - leave no trace: OUT.pcap, the results JSON and CSV and the EAL
 #     runtime directory must not exist afterwards (EAL never started).
+# --list prints every registered policy, pattern, recovery model and
+# congestion controller, the names the config's messages offer, and
+# starts nothing.
 # The good configuration passes --check-config, with a one-line summary;
 # run for real it does create OUT.pcap (so "no trace" can fail), and as
 # its port 0 only writes a file, it times out with exit status 1.
@@ -250,6 +253,36 @@ expect_file_has "--start-at in the past" "$TMP/past_start.err" \
 expect_file_has "--start-at in the past" "$TMP/past_start.err" \
 	"s in the past once the ports are up; expected a later moment"
 rm -f "$OUT"
+
+# --list: every registered name, "KIND NAME" a line, before EAL (no
+# config, nothing created).  Each kind's names must be the ones the
+# config's own messages offer, which come from the same registries, so a
+# name --list leaves out or invents fails here.
+echo "-- --list"
+hs_run list --list
+expect_rc "--list" list 0
+expect_eq "--list stderr" "$(cat "$TMP/list.err")" ""
+expect_eq "--list: lines not KIND NAME" \
+	"$(grep -cvE '^(policy|pattern|recovery|cc) [a-z0-9_]+$' "$TMP/list.out" || true)" 0
+nothing_touched list
+# list_of KIND: the names of KIND in --list, "a, b, c".
+list_of() {
+	awk -v k="$1" '$1 == k { printf "%s%s", n++ ? ", " : "", $2 }' \
+		"$TMP/list.out"
+}
+# offered KEY: the names ofan-host's message offers for [host] KEY = morse.
+offered() {
+	write_config "offered_$1" "policy = reps
+$1 = morse"
+	hs_run "offered_$1" -- --config "$TMP/offered_$1.ini" --check-config
+	sed -n 's/.*is unknown; expected one of //p' "$TMP/offered_$1.err"
+}
+expect_eq "--list: policies" "$(list_of policy)" "$POLICIES"
+expect_eq "--list: patterns" "$(list_of pattern)" "$PATTERNS"
+expect_eq "--list: recovery models" "$(list_of recovery)" "$(offered recovery)"
+expect_eq "--list: congestion controllers" "$(list_of cc)" "$(offered cc)"
+expect_cmp "--list: recovery models" "$(grep -c '^recovery ' "$TMP/list.out")" -ge 5
+expect_cmp "--list: congestion controllers" "$(grep -c '^cc ' "$TMP/list.out")" -ge 2
 
 # Control: the same ports in a real run do create OUT.pcap (so the checks
 # above can fail).  Port 0 sends into a file and receives nothing, so the
