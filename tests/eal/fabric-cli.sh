@@ -19,7 +19,9 @@
 #   - ofan-testbed-gen turns the experiment's sweeps into runs and its
 #     black hole into each switch's schedule: the failure at the link's
 #     two ends, routing's new weights where the fabric's routing changes
-#     them (exact, on a k = 8 fat tree), at failure + reconvergence.
+#     them (exact, on a k = 8 fat tree), at failure + reconvergence; and
+#     training jobs' [job.*] sections into the hosts' config (a Chakra
+#     job's traces by absolute path), which ofan-host loads.
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -166,6 +168,24 @@ rc=0
 "$BUILD/switch/ofan-switch" -- --config "$TMP/gen/switch-tor0.ini" \
 	--check-config >"$TMP/check.out" 2>&1 || rc=$?
 expect_eq "run 2: tor0's config loads" "$rc" 0
+# Training jobs: their [job.*] sections go to the hosts' config, a Chakra
+# job's traces by their absolute path (the config is elsewhere), with the
+# topology's tor_size that placement reads; ofan-host takes it from any
+# folder.  Without the sections it would refuse pattern = jobs.
+JOBX=$SRC/configs/experiments/training/chakra.ini
+"$GEN" --config "$JOBX" --mode memif --out "$TMP/gen-job"
+expect_file_has "jobs: the job's section" "$TMP/gen-job/hosts-all.ini" \
+	"[job.a2a]"
+expect_file_has "jobs: its traces, absolute" "$TMP/gen-job/hosts-all.ini" \
+	"trace = $(cd "$SRC" && pwd -P)/tests/data/chakra/astra-sim/all_to_all/16npus_1MB/all_to_all ;"
+expect_file_has "jobs: the ToRs' size" "$TMP/gen-job/hosts-all.ini" \
+	"tor_size = 2"
+rc=0
+(cd / && "$HOST" -- --config "$TMP/gen-job/hosts-all.ini" --check-config) \
+	>"$TMP/check-job.out" 2>&1 || rc=$?
+expect_eq "jobs: the hosts' config loads" "$rc" 0
+expect_file_has "jobs: the job's ranks" "$TMP/check-job.out" \
+	"ok (16 ranks, 720 flows, 16 local ranks"
 
 echo "-- a run cut short by time_limit"
 rc=0
