@@ -50,7 +50,9 @@ assert all(r["pass"] and r["failures"] == [] for r in f["parts"]), f["parts"]
 s = parts["switch"]
 # Faults of every kind went through telemetry, and captures caught packets.
 assert all(s["faults"].get(k, 0) > 0 for k in ("down", "blackhole", "degraded", "restore")), s["faults"]
-assert s["telemetry_reads"] >= 5 * 30, s["telemetry_reads"]
+# Five endpoints a tick of 100 ms, at least 2 s of ticks in its 4 s
+# (ticks slip under load: 175 reads seen).
+assert s["telemetry_reads"] >= 5 * 20, s["telemetry_reads"]
 assert s["captures"] >= 1 and s["packets_captured"] > 0, s
 assert s["rx"] > 1000000 and s["tx"] > 0, s
 assert s["rss"], s
