@@ -250,15 +250,21 @@ bool ofan_pfc_quanta(const uint8_t *frame, uint32_t l3, uint8_t prio,
 uint64_t ofan_pfc_quanta_ns(uint16_t quanta, uint64_t rate_bps);
 
 /*
- * A pause of dur ns received at now replaces one that lasts until
- * until: what it adds to the time paused (as counted by switches and
- * hosts alike) is dur, less what the older pause still had to run.
- * The caller then pauses until now + dur.
+ * The pause timer of a priority (IEEE 802.1Qbb): every PFC frame for it
+ * reloads the timer with the frame's quanta, so a shorter pause cuts a
+ * longer one short and zero quanta resume at once.  Switches and hosts
+ * count the time paused as it passes, never ahead of it, so the count
+ * never decreases: when a frame reloads the timer, the part of the pause
+ * [from, until) that ran by now; when they see a pause has run out, all
+ * of it.  Returns that part (0 if from is not before until and now);
+ * the caller then pauses from now until now + the new duration.
  */
 static inline uint64_t
-ofan_pfc_paused_add(uint64_t until, uint64_t now, uint64_t dur)
+ofan_pfc_pause_ran(uint64_t from, uint64_t until, uint64_t now)
 {
-	return dur - (now < until ? until - now : 0);
+	if (until <= from || now <= from)
+		return 0;
+	return (now < until ? now : until) - from;
 }
 
 /*

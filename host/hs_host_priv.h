@@ -97,7 +97,8 @@ struct hs_host {
 	struct rte_mbuf *stash[HS_MBUF_STASH];
 	struct ofan_rng rng;
 	uint64_t rate_bps;	/* rate x rate_coef */
-	uint64_t pause_until;	/* PFC: output paused until then */
+	uint64_t pause_from;	/* PFC: output paused from then */
+	uint64_t pause_until;	/* until then (0: not paused) */
 	uint64_t t0;
 	bool started;
 	bool announce;		/* a gratuitous ARP is due */

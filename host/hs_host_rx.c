@@ -258,7 +258,11 @@ hs_input_ack(struct hs_host *h, const uint8_t *frame,
 		hs_flow_done(h, si, now);
 }
 
-/* A pause or PFC frame: hold the output for its quanta of our priority. */
+/*
+ * A pause or PFC frame: hold the output for its quanta of our priority,
+ * from now (a shorter pause ends a longer one early, as 802.1Qbb's timer
+ * does; ofan_wire.h, ofan_pfc_pause_ran()).
+ */
 static void
 hs_input_pause(struct hs_host *h, const uint8_t *frame,
 	       const struct ofan_pkt_info *pi, uint64_t now_ns)
@@ -271,7 +275,10 @@ hs_input_pause(struct hs_host *h, const uint8_t *frame,
 		return;
 	}
 	dur = ofan_pfc_quanta_ns(quanta, h->cfg->rate_bps);
-	h->st.pfc_paused_ns += ofan_pfc_paused_add(h->pause_until, now_ns, dur);
+	/* The timer reloads: what the pause it replaces ran is counted. */
+	h->st.pfc_paused_ns += ofan_pfc_pause_ran(h->pause_from,
+						  h->pause_until, now_ns);
+	h->pause_from = now_ns;
 	h->pause_until = now_ns + dur;
 	h->st.pfc_pauses_received++;
 }

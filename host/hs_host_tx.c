@@ -232,6 +232,10 @@ hs_host_output(struct hs_host *h, uint64_t now_ns, struct rte_mbuf **pkts,
 	if (unlikely(h->pause_until != 0)) {
 		if (now_ns < h->pause_until)
 			return 0;	/* PFC paused: nothing leaves */
+		/* It ran out: all of it is time paused. */
+		h->st.pfc_paused_ns += ofan_pfc_pause_ran(h->pause_from,
+							  h->pause_until,
+							  now_ns);
 		h->pause_until = 0;
 	}
 	if (!h->started)

@@ -193,10 +193,14 @@ struct sw_port_state {
 	volatile uint8_t link;		/* enum sw_link_state */
 	volatile uint8_t peer_known;
 	volatile uint64_t rate_bps;	/* current shaping rate (0 = none) */
-	/* PFC: the peer paused this egress from pause_from to pause_until
-	 * (written by the worker that received the pause). */
+	/*
+	 * PFC: the peer paused this egress from pause_from to pause_until
+	 * (0: not paused), written by the worker that received the pause,
+	 * pause_worker, which also counts the pause when it ran out.
+	 */
 	volatile uint64_t pause_until;
 	uint64_t pause_from;
+	uint16_t pause_worker;
 	uint64_t failed_at_ns;		/* when the current failure began */
 	bool removed;			/* paths through it withdrawn */
 };

@@ -15,7 +15,11 @@
  * what the upstream can still send before the pause reaches it.
  *
  * Egress side: a PFC frame received on a port pauses its egress for the
- * quanta (512 bit times each at the link's rate; zero resumes at once).
+ * quanta (512 bit times each at the link's rate; zero resumes at once),
+ * from then: it reloads the pause timer, as IEEE 802.1Qbb's MAC does, so
+ * a shorter pause ends a longer one early.  pfc_paused_ns counts the time
+ * paused as it passes (ofan_pfc_pause_ran()): at the frame that reloads
+ * the timer, and when the worker that received the pause sees it ran out.
  * A paused egress sends nothing but its own PFC frames; a frame it had
  * started (a peek not yet committed) finishes.  PFC frames leave ahead
  * of queued frames and are not queued themselves: the port keeps one
@@ -169,9 +173,12 @@ sw_pfc_rx(struct sw_worker *w, uint16_t in_port, struct rte_mbuf *m,
 		return;
 	}
 	dur = ofan_pfc_quanta_ns(quanta, c->rate_bps);
-	st->pfc_paused_ns += ofan_pfc_paused_add(ps->pause_until, now_ns, dur);
+	/* The timer reloads: what the pause it replaces ran is counted. */
+	st->pfc_paused_ns += ofan_pfc_pause_ran(ps->pause_from,
+						ps->pause_until, now_ns);
 	ps->pause_from = now_ns;
 	ps->pause_until = now_ns + dur;
+	ps->pause_worker = w->id;
 	st->pfc_pauses_received++;
 	w->pfc_kick |= UINT32_C(1) << in_port;
 	rte_pktmbuf_free(m);
@@ -233,6 +240,7 @@ uint16_t
 sw_pfc_peek(struct sw_worker *w, uint16_t port, uint64_t now_ns,
 	    struct rte_mbuf **pkts, uint16_t max)
 {
+	struct sw_port_state *ps = &w->eng->port[port];
 	struct sw_pfc_port *pp = &w->pfc[port];
 	struct sw_queue *q = &w->queue[port];
 	uint16_t n;
@@ -266,10 +274,17 @@ sw_pfc_peek(struct sw_worker *w, uint16_t port, uint64_t now_ns,
 		}
 		/* No mbuf: the next peek tries again. */
 	}
-	if (unlikely(w->eng->port[port].pause_until > now_ns)) {
+	if (unlikely(ps->pause_until > now_ns)) {
 		if (!pp->latch)
 			return 0;
 		max = 1;
+	} else if (unlikely(ps->pause_until != 0) &&
+		   ps->pause_worker == w->id) {
+		/* It ran out: all of it is time paused, counted once. */
+		w->port_st[port].pfc_paused_ns +=
+			ofan_pfc_pause_ran(ps->pause_from, ps->pause_until,
+					   now_ns);
+		ps->pause_until = 0;
 	}
 	if (sw_queue_len(q) == 0)
 		return 0;

@@ -930,7 +930,8 @@ END_TEST
  * A received pause stops that egress for its quanta (1000 x 512 bit
  * times = 5120 ns at 100 Gb/s), then it sends again; a pause of another
  * priority is ignored (pause_ignored), a zero-quanta frame resumes at
- * once; pfc_paused_ns is the time granted less what a resume took back.
+ * once; pfc_paused_ns is the time the port was paused, counted as it
+ * passes.
  * A frame the port had started (peeked) still leaves when paused.
  */
 START_TEST(test_pfc_pause_rx)
@@ -969,6 +970,26 @@ START_TEST(test_pfc_pause_rx)
 	ck_assert_uint_eq(t.port[1].pfc_pauses_received, 3);
 	ck_assert_uint_eq(t.drops[OFAN_DROP_PAUSE_IGNORED], 1);
 	ck_assert_uint_eq(t.port[1].pfc_paused_ns, 5120 + 999);
+	/*
+	 * A shorter pause during a longer one ends it early (802.1Qbb
+	 * reloads the timer): 1000 quanta at +9000, then 10 (52 ns) at
+	 * +9100; the port sends again at +9152.  The count takes the 100
+	 * ns the long one ran, then the 52, and never goes down (it went
+	 * up by 5120, then down by 4968).
+	 */
+	t_pfc_rx(&s, 1, 1u << 3, 1000, now + 9000);
+	sw_engine_totals(s.eng, &t);
+	ck_assert_uint_eq(t.port[1].pfc_paused_ns, 6119);
+	t_pfc_rx(&s, 1, 1u << 3, 10, now + 9100);
+	sw_engine_totals(s.eng, &t);
+	ck_assert_uint_eq(t.port[1].pfc_paused_ns, 6119 + 100);
+	ck_assert_uint_eq(sw_worker_paused_until(s.w, 1), now + 9152);
+	t_send_sized(&s, 1, 200, 4, now + 9101);
+	ck_assert_uint_eq(t_drain(s.w, 1, now + 9151, NULL, NULL), 0);
+	ck_assert_uint_eq(t_drain(s.w, 1, now + 9152, NULL, NULL), 1);
+	sw_engine_totals(s.eng, &t);
+	ck_assert_uint_eq(t.port[1].pfc_paused_ns, 6119 + 100 + 52);
+	ck_assert_uint_eq(sw_worker_paused_until(s.w, 1), 0);
 	t_stop(&s);
 
 	/* Without pfc on the port, a pause is not ours to obey. */

@@ -1627,6 +1627,73 @@ START_TEST(test_other_to_rocev2_port)
 }
 END_TEST
 
+/* A frame of len bytes into host h at now. */
+static void
+t_host_frame(struct hs_host *h, const uint8_t *frame, int len, uint64_t now)
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(t_pool);
+
+	ck_assert_int_gt(len, 0);
+	ck_assert_ptr_nonnull(m);
+	memcpy(rte_pktmbuf_append(m, (uint16_t)len), frame, len);
+	hs_host_input(h, &m, 1, now);
+}
+
+/*
+ * A PFC frame reloads the host's pause timer (IEEE 802.1Qbb): 0xffff
+ * quanta (3,355,392 ns at 10 Gb/s), then 100 ns later 10 quanta (512
+ * ns) end the pause 612 ns after it began, and the host counts 612 ns
+ * paused, 100 of them at the second frame, the rest once it runs out.
+ * It counted 3,355,392 ns at the first frame, then 612 at the second:
+ * a counter that went down (found by fuzz_host).
+ */
+START_TEST(test_pfc_shorter_pause)
+{
+	static const uint8_t src[6] = { 0x02, 0, 0, 0, 0xcc, 1 };
+	uint8_t frame[64], sha[6] = { 0x02, 0, 0, 0, 0xbb, 1 };
+	struct rte_mbuf *pkts[T_BURST];
+	const struct hs_host_stats *st;
+	struct t_net *net;
+	struct hs_host *h;
+	uint64_t t0;
+	uint16_t n;
+
+	net = t_net_new("fixed", "pattern = permutation\nsize = 100");
+	t_net_hosts(net);
+	h = net->host[1];
+	st = hs_host_stats(h);
+	t0 = net->now;
+	/* What is due now leaves (its announcement, its data). */
+	n = hs_host_output(h, t0, pkts, T_BURST);
+	rte_pktmbuf_free_bulk(pkts, n);
+	t_host_frame(h, frame, ofan_build_pfc(frame, sizeof(frame), src,
+					      1u << HS_PFC_PRIORITY, 0xffff),
+		     t0);
+	ck_assert_uint_eq(hs_host_paused_until(h), t0 + 3355392);
+	ck_assert_uint_eq(st->pfc_paused_ns, 0);
+	t_host_frame(h, frame, ofan_build_pfc(frame, sizeof(frame), src,
+					      1u << HS_PFC_PRIORITY, 10),
+		     t0 + 100);
+	ck_assert_uint_eq(hs_host_paused_until(h), t0 + 612);
+	ck_assert_uint_eq(st->pfc_paused_ns, 100);
+	ck_assert_uint_eq(st->pfc_pauses_received, 2);
+	/* An ARP request: its reply waits for the pause's end. */
+	t_host_frame(h, frame, ofan_build_arp(frame, sizeof(frame),
+					      OFAN_ARP_OP_REQUEST, sha,
+					      T_IP(10, 0, 1, 99), NULL,
+					      hs_rank_ip(&net->cfg, 1)),
+		     t0 + 200);
+	ck_assert_uint_eq(hs_host_output(h, t0 + 611, pkts, T_BURST), 0);
+	ck_assert_uint_eq(st->pfc_paused_ns, 100);
+	n = hs_host_output(h, t0 + 612, pkts, T_BURST);
+	ck_assert_uint_ge(n, 1);
+	rte_pktmbuf_free_bulk(pkts, n);
+	ck_assert_uint_eq(st->pfc_paused_ns, 612);
+	ck_assert_uint_eq(hs_host_paused_until(h), 0);
+	t_net_done(net);
+}
+END_TEST
+
 /*
  * An ACK from its flow's template is the frame ofan_build_ack() builds
  * field by field, byte for byte, whatever the EV, PSNs, SACK and flags.
@@ -1702,6 +1769,7 @@ host_suite(void)
 	tcase_add_test(tc, test_arp_counted);
 	tcase_add_test(tc, test_psn_out_of_range);
 	tcase_add_test(tc, test_other_to_rocev2_port);
+	tcase_add_test(tc, test_pfc_shorter_pause);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("leaf");

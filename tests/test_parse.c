@@ -494,6 +494,34 @@ START_TEST(test_pfc_frame)
 }
 END_TEST
 
+/*
+ * The pause timer as 802.1Qbb reloads it: a pause of 5000 ns at 1000 cut
+ * at 1100 by one of 50 ns (to 1150) ran 100 ns, and the short one 50 ns
+ * once it ran out; a resume (from == until) or a pause not yet begun
+ * ran nothing.  The old count (what a pause granted, less what a later
+ * frame took back) went from 5000 down to 150 on the way.
+ */
+START_TEST(test_pfc_pause_ran)
+{
+	uint64_t sum = 0;
+
+	ck_assert_uint_eq(ofan_pfc_pause_ran(0, 0, 1000), 0);
+	/* The long pause, cut after 100 ns. */
+	sum += ofan_pfc_pause_ran(1000, 6000, 1100);
+	ck_assert_uint_eq(sum, 100);
+	/* The short one, seen to run out later: all of its 50 ns. */
+	ck_assert_uint_eq(ofan_pfc_pause_ran(1100, 1150, 1120), 20);
+	sum += ofan_pfc_pause_ran(1100, 1150, 9000);
+	ck_assert_uint_eq(sum, 150);
+	/* A resume, and a pause from a time still to come. */
+	ck_assert_uint_eq(ofan_pfc_pause_ran(2000, 2000, 3000), 0);
+	ck_assert_uint_eq(ofan_pfc_pause_ran(2000, 2500, 2000), 0);
+	ck_assert_uint_eq(ofan_pfc_pause_ran(2000, 2500, 1500), 0);
+	ck_assert_uint_eq(ofan_pfc_pause_ran(0, UINT64_MAX, UINT64_MAX - 1),
+			  UINT64_MAX - 1);
+}
+END_TEST
+
 START_TEST(test_parse_data)
 {
 	struct ofan_pkt_spec spec = std_spec();
@@ -1390,6 +1418,7 @@ parse_suite(void)
 	tc = tcase_create("wire");
 	tcase_add_test(tc, test_checksum_known_header);
 	tcase_add_test(tc, test_pfc_frame);
+	tcase_add_test(tc, test_pfc_pause_ran);
 	tcase_add_test(tc, test_build_data_bytes);
 	tcase_add_test(tc, test_payload_fill_check);
 	tcase_add_test(tc, test_fast_path_agrees);
