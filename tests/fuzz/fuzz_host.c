@@ -1,21 +1,28 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * libFuzzer harness for the host engine's input path (host/hs_host_rx.c
- * with the transports behind it, hs_sack.c and hs_erasure.c, and the host
- * policies' feedback), on EAL with one mempool.
+ * with the transports behind it, hs_sack.c, hs_erasure.c and
+ * hs_cumack.c, and the host policies' feedback), on EAL with one mempool.
  *
  * Each input is a small program, so that the fuzzer reaches flows in
  * every state quickly instead of guessing frames byte by byte:
  *
  *   1. A header (FZ_HDR_SIZE bytes; missing bytes read as 0) picks the
- *      recovery model (sack, erasure), the host policy and its settings
- *      variant, pacing, ECN window, CE echo, ACK frequency, MTU, erasure
- *      k, RTO, reorder window, EV range, 2-4 hosts and 1-6 tiny flows
- *      (1-8 packets, a few 60-130; start times, a dependency, an htsim
- *      oneshot trigger), a wire delay and a lossy wire: a drop mask over the
- *      first 32 frames, a black hole on a quarter of the EVs for a while
- *      (so that REPS, whose recent RTTs stay low, freezes on the
- *      timeout), CE marks and reordering.
+ *      recovery model, the congestion controller and the host policy
+ *      from their registries (fuzz_host_modes.h: every registered one,
+ *      FUZZ_HOST_MODES=1 prints the list), the policy's settings
+ *      variant, tcp's dupacks, fast retransmit and sack_limit, the
+ *      initial RTO, pacing, ECN window, CE echo, ACK frequency, MTU,
+ *      erasure k, RTO, reorder window, EV range, 2-4 hosts and 1-6 tiny
+ *      flows (1-8 packets, a few 60-130; start times, a dependency, an
+ *      htsim oneshot trigger), a wire delay and a lossy wire: a drop
+ *      mask over the first 32 frames, a black hole on a quarter of the
+ *      EVs for a while (so that REPS, whose recent RTTs stay low,
+ *      freezes on the timeout), CE marks and reordering; and whether the
+ *      wire trims what it drops, as a trimming switch: data cut to its
+ *      header (or only marked), marked trimmed and carried on to its
+ *      receiver, or with rts marked returned and sent back to its
+ *      sender, or each in turn.
  *   2. The hosts start and run in virtual time over that wire for a
  *      prefix the header chooses: flows end up waiting, sending,
  *      recovering, frozen (REPS), thawed or complete.
@@ -27,7 +34,14 @@
  *      flags, real, other or unknown addresses and QPs), replays of
  *      frames seen earlier (duplicates after completion), ARP, chained
  *      mbufs, and tampering with frames on the wire (drop, duplicate,
- *      flip a byte, delay).  Frames go to a host one at a time or
+ *      flip a byte, delay, trim); feedback shaped as the model's
+ *      receiver sends it: NACKs (trim's of a trimmed PSN, gbn's of the
+ *      PSN it expects) inside, at and past the sender's window, copies
+ *      of the receiver's last ACK (tcp's duplicate ACKs, fast
+ *      retransmit), stale ACKs and ACKs far ahead; trimmed and returned
+ *      headers of real and unknown flows, of PSNs in and out of range;
+ *      PFC and 802.3x pause frames of any quanta, for the hosts'
+ *      priority (3) and not.  Frames go to a host one at a time or
  *      collected into one burst.
  *
  * The harness watches everything that crosses the wire and checks after
@@ -44,17 +58,31 @@
  *     unknown_flow, ack_mismatch, its flow's acks; an ARP request for
  *     the host adds one of arp_replies and queue_full, any other ARP
  *     frame not_for_us; dup_pkts are the receivers' duplicates;
+ *     trimmed_rx and returned_rx count the headers by their mark,
+ *     pfc_pauses_received the pause frames for priority 3 (the others
+ *     pause_ignored); nacks_received at most the NACKs given, nacks_sent
+ *     at most the trimmed headers and data frames given, and at least
+ *     the NACKs that left;
  *   - what a host sends is what it counts: tx_pkts, tx_bytes, acks_sent,
- *     data_sent, and each flow's data_sent equal the frames seen;
+ *     data_sent, and each flow's data_sent equal the frames seen; new
+ *     data leaves in PSN order;
  *   - no counter ever decreases;
+ *   - PFC: nothing leaves a host before its last pause frame's time has
+ *     run (each frame reloads the timer, IEEE 802.1Qbb, so a shorter
+ *     pause ends a longer one early); pfc_paused_ns is the time paused
+ *     so far: at least the pauses that ran before the last frame, at
+ *     most that and what the last one ran by now;
  *   - goodput: a host's goodput_bytes never exceeds the payload of the
  *     data frames it was given, nor the size of its flows; a receiver's
  *     distinct packets never exceed the data frames of that flow it was
  *     given (nor, with SACK, its packets); with the payload verified,
  *     goodput is exactly the bytes of the distinct packets received;
- *   - what a receiver ACKs it has: a SACK ACK's cumulative PSN plus its
- *     SACK bits, or an erasure ACK's count, is at most the distinct
- *     packets it received, and no SACK bit lies past the flow's end;
+ *   - what a receiver ACKs it has: a cumulative ACK's PSN plus its SACK
+ *     bits, or a counting ACK's count, is at most the distinct packets
+ *     it received; the receiver was given every PSN below the cumulative
+ *     one and each PSN it SACKs, and no SACK bit lies past the flow's
+ *     end; a receiver that takes packets in order only (gbn) has no
+ *     more than the in-order prefix of the PSNs it was given;
  *   - completion: a flow acknowledged in full had every packet it needs
  *     sent at least once (no ACK completes a flow with unsent data);
  *     done times, once set, never change; hs_host_tx_done() and
@@ -68,7 +96,10 @@
  *     not ask for an event every ns with nothing to do (a driver would
  *     spin); at the end, on a perfect wire, every flow ends unless a
  *     crafted frame may have forged feedback (an ACK may acknowledge
- *     what its receiver never had; the transport trusts ACKs);
+ *     what its receiver never had; the transport trusts ACKs).  Feedback
+ *     shaped as the receiver's (NACKs, duplicate and stale ACKs but
+ *     those far ahead), trimmed and returned headers and pauses forge
+ *     nothing: flows must still end;
  *   - every mbuf is back in the pool once hosts and wires are freed.
  *
  * EAL starts once (LLVMFuzzerInitialize) with --no-huge, a small memory,
@@ -95,6 +126,7 @@
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
 
+#include "fuzz_host_modes.h"
 #include "hlb.h"
 #include "hs_config.h"
 #include "hs_host.h"
@@ -286,6 +318,11 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 
 	(void)argc;
 	(void)argv;
+	/* The list of modes it draws (the docs read it), and nothing else. */
+	if (getenv("FUZZ_HOST_MODES") != NULL) {
+		fz_modes_print(stdout);
+		exit(fflush(stdout) == 0 ? 0 : 1);
+	}
 	fz_trace = getenv("FUZZ_HOST_TRACE") != NULL;
 	snprintf(prefix, sizeof(prefix), "fuzz-host-%d", (int)getpid());
 	/* The main lcore may run on any CPU: EAL would pin it to the first. */
@@ -337,6 +374,15 @@ struct fz_flow {
 	uint8_t nb_evs;
 	/* Receiver side, frames given to its destination host. */
 	uint64_t data_in;	/* data frames (any PSN, dups included) */
+	uint64_t psn_in[FZ_PSN_BITS / 64];	/* their PSNs, any content */
+	/*
+	 * Its receiver's ACKs as they left: the highest cumulative PSN (a
+	 * counting model's count), which the receiver had then, and the
+	 * last ACK but NACKs whole, for duplicates of it.
+	 */
+	uint32_t ack_cum;
+	bool acked;		/* last_ack is one */
+	struct ofan_ack_ext last_ack;	/* host byte order */
 	/* Reported once: a trigger's flow end per side. */
 	uint8_t ends[2];
 	/* Last results seen at its source and destination. */
@@ -351,8 +397,14 @@ struct fz_host_seen {
 	bool tx_done;
 	bool rx_done;
 	/* Totals of what it output and was given. */
-	uint64_t out_pkts, out_bytes, out_acks, out_data;
+	uint64_t out_pkts, out_bytes, out_acks, out_data, out_nacks;
 	uint64_t in_payload;	/* payload bytes of data frames given */
+	/*
+	 * Its PFC pause as IEEE 802.1Qbb has it, from the frames it was
+	 * given: each reloads the timer (from, until); paused_ns is the time
+	 * paused before the last reload.
+	 */
+	uint64_t pause_from, pause_until, paused_ns;
 };
 
 struct fz_world {
@@ -385,6 +437,15 @@ struct fz_world {
 	uint8_t ce_every;	/* CE on every n-th ECT data frame (0: none) */
 	uint8_t reorder_every;	/* every n-th frame late by reorder_ns */
 	uint64_t reorder_ns;
+	/*
+	 * A trimming switch: a data frame the rules drop is trimmed
+	 * instead, its header to its receiver (FZ_TRIM_RX), returned to its
+	 * sender (FZ_TRIM_RTS) or each in turn (FZ_TRIM_BOTH); trim_full
+	 * only marks it, as trim_size = full.
+	 */
+	uint8_t trim;
+	bool trim_full;
+	uint32_t nb_trimmed;
 	bool lossy;		/* the rules above apply (scenario phase) */
 	/* Frames collected for one burst into burst_host. */
 	struct rte_mbuf *burst[FZ_BURST];
@@ -395,6 +456,15 @@ struct fz_world {
 	uint16_t replay_len[FZ_REPLAY];
 	uint32_t nb_replay;
 	bool verify;
+	bool counts;		/* the model's ACKs carry a count */
+	bool in_order;		/* its receivers take packets in order only */
+};
+
+enum fz_trim {
+	FZ_TRIM_OFF = 0,	/* drop, as a queue that does not trim */
+	FZ_TRIM_RX,		/* the header on to its receiver */
+	FZ_TRIM_RTS,		/* returned to its sender (rts = always) */
+	FZ_TRIM_BOTH,		/* each in turn */
 };
 
 static struct fz_world *fz_w;
@@ -463,6 +533,35 @@ fz_results(const struct fz_world *w, uint32_t f, struct hs_flow_result *s,
 		 r->received_here, "flow %u not at its destination", f);
 }
 
+/* PSNs 0..n-1 were all given to flow fl's receiver: the largest n. */
+FZ_NO_COV
+static uint32_t
+fz_prefix_in(const struct fz_flow *fl)
+{
+	uint32_t i;
+
+	for (i = 0; i < FZ_PSN_BITS / 64; i++)
+		if (~fl->psn_in[i] != 0)
+			return i * 64 + (uint32_t)__builtin_ctzll(~fl->psn_in[i]);
+	return FZ_PSN_BITS;
+}
+
+/* Bit i: PSN cum + 1 + i was given to flow fl's receiver (a SACK's). */
+FZ_NO_COV
+static uint64_t
+fz_given_after(const struct fz_flow *fl, uint32_t cum)
+{
+	uint64_t b = 0, p;
+	uint32_t i;
+
+	for (i = 0; i < 64; i++) {
+		p = (uint64_t)cum + 1 + i;
+		if (p < FZ_PSN_BITS && (fl->psn_in[p / 64] >> (p % 64) & 1))
+			b |= 1ull << i;
+	}
+	return b;
+}
+
 /* Goodput bytes a receiver must report for rx_pkts distinct packets. */
 FZ_NO_COV
 static void
@@ -528,6 +627,12 @@ fz_check_all(struct fz_world *w)
 			FZ_CHECK(r.data_received <= fl->nb_pkts,
 				 "flow %u: %" PRIu64 " distinct packets of %u",
 				 f, r.data_received, fl->nb_pkts);
+		/* In order only (gbn): nothing taken past a hole. */
+		if (w->in_order)
+			FZ_CHECK(r.data_received <= fz_prefix_in(fl),
+				 "flow %u: %" PRIu64 " packets taken in order,"
+				 " given PSNs 0..%u in order", f,
+				 r.data_received, fz_prefix_in(fl));
 		FZ_CHECK(r.data_received >= fl->rres.data_received &&
 			 r.dup_pkts >= fl->rres.dup_pkts &&
 			 r.corrupt_pkts >= fl->rres.corrupt_pkts &&
@@ -592,6 +697,23 @@ fz_check_all(struct fz_world *w)
 			 "host %u: goodput %" PRIu64 ", given %" PRIu64
 			 " payload bytes, flows of %" PRIu64 " bytes", h,
 			 st->goodput_bytes, seen->in_payload, size_in);
+		/* NACKs are counted as they are queued, before they leave. */
+		FZ_CHECK(seen->out_nacks <= st->nacks_sent,
+			 "host %u: %" PRIu64 " NACKs out, %" PRIu64 " counted",
+			 h, seen->out_nacks, st->nacks_sent);
+		/*
+		 * Paused time is time that passed under a pause: all of each
+		 * one a later frame cut or that ran out, none ahead of now.
+		 */
+		FZ_CHECK(st->pfc_paused_ns >= seen->paused_ns &&
+			 st->pfc_paused_ns <= seen->paused_ns +
+			 ofan_pfc_pause_ran(seen->pause_from,
+					    seen->pause_until, w->now),
+			 "host %u: paused %" PRIu64 " ns; pauses before the"
+			 " last %" PRIu64 " ns, the last from %" PRIu64 " to %"
+			 PRIu64 ", now %" PRIu64, h, st->pfc_paused_ns,
+			 seen->paused_ns, seen->pause_from, seen->pause_until,
+			 w->now);
 		/* Duplicates are its receivers' duplicates. */
 		FZ_CHECK(st->dup_pkts == dups[h],
 			 "host %u: %" PRIu64 " duplicates, its flows had %"
@@ -638,8 +760,21 @@ struct fz_expect {
 	uint32_t arp_us;	/* requests for the host's address */
 	uint32_t data;
 	uint32_t ack;
+	uint32_t nacks;		/* of the ACKs, NACKs */
 	uint32_t hdr;		/* trimmed or returned headers */
+	uint32_t trimmed;	/* of them, trimmed only */
+	uint32_t returned;	/* returned to their sender */
+	uint32_t pauses;	/* PFC frames for the host's priority */
 };
+
+/* An ACK frame with the AETH's NAK syndrome (ofan_wire.h). */
+FZ_NO_COV
+static bool
+fz_is_nack(const uint8_t *frame, const struct ofan_pkt_info *pi)
+{
+	return (frame[pi->payload_offset] & OFAN_AETH_SYN_NAK_MASK) ==
+		OFAN_AETH_SYN_NAK_MASK;
+}
 
 FZ_NO_COV
 static void
@@ -668,32 +803,52 @@ fz_classify(struct fz_world *w, uint16_t h, struct rte_mbuf *m,
 		else
 			e->drops[OFAN_DROP_NOT_FOR_US]++;
 	} else if (pi.kind == OFAN_KIND_PAUSE) {
+		struct fz_host_seen *sn = &w->seen[h];
 		uint16_t quanta;
 
 		/* Obeyed (the host holds its output) or not its priority. */
 		if (!ofan_pfc_quanta(rte_pktmbuf_mtod(m, const uint8_t *),
-				     pi.l3_offset, HS_PFC_PRIORITY, &quanta))
+				     pi.l3_offset, HS_PFC_PRIORITY, &quanta)) {
 			e->drops[OFAN_DROP_PAUSE_IGNORED]++;
+			return;
+		}
+		/* The timer reloads: a shorter pause cuts a longer one. */
+		e->pauses++;
+		sn->paused_ns += ofan_pfc_pause_ran(sn->pause_from,
+						    sn->pause_until, w->now);
+		sn->pause_from = w->now;
+		sn->pause_until = w->now +
+			ofan_pfc_quanta_ns(quanta, w->cfg.rate_bps);
 	} else if (pi.dst_ip != ip || pi.kind == OFAN_KIND_OTHER) {
 		/* Not RoCEv2, even on port 4791 (TCP, a fragment). */
 		e->drops[OFAN_DROP_NOT_FOR_US]++;
 	} else if (pi.kind == OFAN_KIND_DATA && pi.bth_mark != 0) {
 		/* A trimmed or returned header (NACKed, resent), or a mark
 		 * the host does not know. */
-		if (!(pi.bth_mark & (OFAN_BTH_MARK_TRIMMED |
-				     OFAN_BTH_MARK_RETURNED)))
-			e->drops[OFAN_DROP_NOT_FOR_US]++;
+		if (pi.bth_mark & OFAN_BTH_MARK_RETURNED)
+			e->returned++;
+		else if (pi.bth_mark & OFAN_BTH_MARK_TRIMMED)
+			e->trimmed++;
 		else
-			e->hdr++;	/* may be of an unknown flow */
+			e->drops[OFAN_DROP_NOT_FOR_US]++;
+		/* Either may be of an unknown flow. */
+		e->hdr += (pi.bth_mark & (OFAN_BTH_MARK_TRIMMED |
+					  OFAN_BTH_MARK_RETURNED)) != 0;
 	} else if (pi.kind == OFAN_KIND_DATA) {
 		e->data++;
 		w->seen[h].in_payload += pi.payload_size;
 		f = pi.dest_qp - FZ_QP_OFFSET;
 		if (pi.dest_qp >= FZ_QP_OFFSET && f < w->traffic.nb_flows &&
-		    w->traffic.flows[f].dst == h)
+		    w->traffic.flows[f].dst == h) {
 			w->flow[f].data_in++;
+			if (pi.psn < FZ_PSN_BITS)
+				w->flow[f].psn_in[pi.psn / 64] |=
+					1ull << (pi.psn % 64);
+		}
 	} else {
 		e->ack++;
+		e->nacks += fz_is_nack(rte_pktmbuf_mtod(m, const uint8_t *),
+				       &pi);
 	}
 }
 
@@ -797,6 +952,27 @@ fz_input(struct fz_world *w, uint16_t h, struct rte_mbuf **pkts, uint16_t n)
 		 e.ack, d_new, st->dup_pkts - b.dup_pkts,
 		 st->corrupt_pkts - b.corrupt_pkts,
 		 st->unknown_flow - b.unknown_flow, d_ack_out);
+	/*
+	 * Headers are counted by their mark, for any flow; pauses for the
+	 * host's priority, resumes included.  NACKs taken are NACKs given;
+	 * NACKs queued answer trimmed headers or (gbn) data out of order.
+	 */
+	FZ_CHECK(st->trimmed_rx - b.trimmed_rx == e.trimmed &&
+		 st->returned_rx - b.returned_rx == e.returned,
+		 "host %u: %" PRIu64 " trimmed and %" PRIu64 " returned"
+		 " headers counted of %u and %u", h,
+		 st->trimmed_rx - b.trimmed_rx,
+		 st->returned_rx - b.returned_rx, e.trimmed, e.returned);
+	FZ_CHECK(st->pfc_pauses_received - b.pfc_pauses_received == e.pauses,
+		 "host %u: %" PRIu64 " pauses counted of %u", h,
+		 st->pfc_pauses_received - b.pfc_pauses_received, e.pauses);
+	FZ_CHECK(st->nacks_received - b.nacks_received <= e.nacks,
+		 "host %u: %" PRIu64 " NACKs received of %u given", h,
+		 st->nacks_received - b.nacks_received, e.nacks);
+	FZ_CHECK(st->nacks_sent - b.nacks_sent <= e.trimmed + e.data,
+		 "host %u: %" PRIu64 " NACKs queued for %u trimmed headers"
+		 " and %u data frames", h, st->nacks_sent - b.nacks_sent,
+		 e.trimmed, e.data);
 }
 
 /* ---- the wire ---- */
@@ -848,6 +1024,10 @@ fz_seen_out(struct fz_world *w, uint16_t h, struct rte_mbuf *m,
 			 "host %u sent data of flow %u", h, f);
 		seen->out_data++;
 		fl->data_out++;
+		/* New data goes out in PSN order (hs_transport.h, tx_next). */
+		FZ_CHECK(pi->psn <= fl->psn_hi,
+			 "flow %u: PSN %u sent, %u never", f, pi->psn,
+			 fl->psn_hi);
 		if (pi->psn + 1 > fl->psn_hi)
 			fl->psn_hi = pi->psn + 1;
 		if (pi->psn >= FZ_PSN_BITS) {
@@ -870,33 +1050,121 @@ fz_seen_out(struct fz_world *w, uint16_t h, struct rte_mbuf *m,
 		FZ_CHECK(w->traffic.flows[f].dst == h,
 			 "host %u sent an ACK of flow %u", h, f);
 		seen->out_acks++;
+		seen->out_nacks += fz_is_nack(frame, pi);
 		memset(&r, 0, sizeof(r));
 		hs_host_flow_result(w->host[h], f, &r);
 		/* What it acknowledges, it has. */
-		if (fz_erasure(&w->cfg)) {
+		if (w->counts) {
 			FZ_CHECK(x->flags & OFAN_ACK_F_COUNT,
 				 "flow %u: erasure ACK without COUNT", f);
 			FZ_CHECK(cum <= r.data_received && sack == 0,
-				 "flow %u: ACK counts %u of %u received", f,
-				 cum, r.data_received);
+				 "flow %u: ACK counts %u of %" PRIu64
+				 " received", f, cum, r.data_received);
 		} else {
 			FZ_CHECK(!(x->flags & OFAN_ACK_F_COUNT),
 				 "flow %u: SACK ACK with COUNT", f);
 			FZ_CHECK((uint64_t)cum + __builtin_popcountll(sack) <=
 				 r.data_received,
-				 "flow %u: ACK cum %u sack %#" PRIx64 " with %u"
-				 " received", f, cum, sack, r.data_received);
+				 "flow %u: ACK cum %u sack %#" PRIx64 " with %"
+				 PRIu64 " received", f, cum, sack,
+				 r.data_received);
 			FZ_CHECK(sack == 0 ||
 				 (uint64_t)cum + 1 + 63 -
 				 __builtin_clzll(sack) < fl->nb_pkts,
 				 "flow %u: ACK cum %u sack %#" PRIx64
 				 " past %u packets", f, cum, sack, fl->nb_pkts);
+			/*
+			 * Cumulative: it was given every PSN below cum, in
+			 * order, and each PSN it SACKs.
+			 */
+			FZ_CHECK(cum <= fz_prefix_in(fl),
+				 "flow %u: ACK cum %u, given PSNs 0..%u in"
+				 " order", f, cum, fz_prefix_in(fl));
+			FZ_CHECK((sack & ~fz_given_after(fl, cum)) == 0,
+				 "flow %u: ACK cum %u SACKs %#" PRIx64 ", given"
+				 " %#" PRIx64, f, cum, sack,
+				 fz_given_after(fl, cum));
 		}
+		if (cum > fl->ack_cum)
+			fl->ack_cum = cum;
+		/* A NACK's echo is a PSN the receiver lacks: not kept. */
+		if (fz_is_nack(frame, pi))
+			return;
+		fl->acked = true;
+		fl->last_ack = (struct ofan_ack_ext){
+			.echo_ev = rte_be_to_cpu_16(x->echo_ev),
+			.flags = x->flags,
+			.echo_psn = rte_be_to_cpu_32(x->echo_psn),
+			.cum_psn = cum,
+			.sack = sack,
+		};
 	}
 }
 
-/* The loss, mark and delay rules of the scenario, for one frame. */
+/*
+ * Trim data frame m (parsed as pi) as a trimming switch does
+ * (switch/sw_queue.c, sw_trim(); sw_worker.c, sw_worker_return()): cut
+ * to its headers unless full, IPv4 and UDP lengths and the IPv4 checksum
+ * after the cut, marked trimmed; with rts, addresses swapped and marked
+ * returned too.  *to becomes the rank it now goes to.  False if it is no
+ * frame a switch trims (not data, or marked already).
+ */
 static bool
+fz_trim(struct fz_world *w, struct rte_mbuf *m, const struct ofan_pkt_info *pi,
+	bool full, bool rts, uint32_t *to)
+{
+	uint8_t *f = rte_pktmbuf_mtod(m, uint8_t *);
+	struct ofan_ipv4_hdr *ip = (struct ofan_ipv4_hdr *)(f + pi->l3_offset);
+	struct ofan_udp_hdr *udp = (struct ofan_udp_hdr *)(f + pi->l4_offset);
+	uint32_t hdr = pi->l4_offset + OFAN_UDP_HDR_SIZE + OFAN_BTH_SIZE;
+	uint32_t a;
+
+	if (pi->kind != OFAN_KIND_DATA || pi->bth_mark != 0 ||
+	    m->nb_segs != 1)
+		return false;
+	if (!full && m->pkt_len > hdr) {
+		if (rte_pktmbuf_trim(m, (uint16_t)(m->pkt_len - hdr)) != 0)
+			return false;
+		ip->total_length = rte_cpu_to_be_16((uint16_t)(hdr -
+							      pi->l3_offset));
+		udp->length = rte_cpu_to_be_16(OFAN_UDP_HDR_SIZE +
+					       OFAN_BTH_SIZE);
+		udp->checksum = 0;
+	}
+	f[hdr - OFAN_BTH_SIZE + OFAN_BTH_MARK_OFFSET] |= OFAN_BTH_MARK_TRIMMED;
+	*to = fz_rank_of_ip(w, pi->dst_ip);
+	if (rts) {
+		a = ip->src_addr;
+		ip->src_addr = ip->dst_addr;
+		ip->dst_addr = a;
+		f[hdr - OFAN_BTH_SIZE + OFAN_BTH_MARK_OFFSET] |=
+			OFAN_BTH_MARK_RETURNED;
+		*to = fz_rank_of_ip(w, pi->src_ip);
+	}
+	ip->checksum = 0;
+	ip->checksum = ofan_ipv4_checksum(ip, (ip->version_ihl & 0x0f) * 4u);
+	fz_log("  wire: trimmed PSN %u of QP %u%s%s\n", pi->psn, pi->dest_qp,
+	       full ? " (marked only)" : "", rts ? ", returned" : "");
+	return true;
+}
+
+/* What the scenario's wire does with a frame. */
+enum fz_fate {
+	FZ_CARRY,
+	FZ_DROP,
+	FZ_CUT,		/* a trimming switch's drop: trimmed (fz_trim()) */
+};
+
+/* A frame the rules drop: trimmed instead if the switch trims data. */
+static enum fz_fate
+fz_drop(const struct fz_world *w, const struct ofan_pkt_info *pi)
+{
+	return w->trim != FZ_TRIM_OFF && pi->kind == OFAN_KIND_DATA &&
+		pi->bth_mark == 0 ? FZ_CUT : FZ_DROP;
+}
+
+/* The loss, mark and delay rules of the scenario, for one frame. */
+static enum fz_fate
 fz_wire_rules(struct fz_world *w, struct rte_mbuf *m,
 	      const struct ofan_pkt_info *pi, uint64_t *due)
 {
@@ -904,12 +1172,12 @@ fz_wire_rules(struct fz_world *w, struct rte_mbuf *m,
 	uint8_t *frame = rte_pktmbuf_mtod(m, uint8_t *);
 
 	if (!w->lossy)
-		return true;
+		return FZ_CARRY;
 	if (i < 32 && (w->drop_mask >> i) & 1)
-		return false;
+		return fz_drop(w, pi);
 	if (pi->kind == OFAN_KIND_DATA && w->bh_ev_mod != 0 &&
 	    w->now < w->bh_until && pi->src_port % w->bh_ev_mod == w->bh_ev)
-		return false;
+		return fz_drop(w, pi);
 	if (pi->kind == OFAN_KIND_DATA && w->ce_every != 0 &&
 	    i % w->ce_every == 0 && (pi->tos & OFAN_ECN_MASK) != 0) {
 		frame[FZ_ETH_IP + 1] |= OFAN_ECN_CE;
@@ -922,7 +1190,7 @@ fz_wire_rules(struct fz_world *w, struct rte_mbuf *m,
 	}
 	if (w->reorder_every != 0 && i % w->reorder_every == 0)
 		*due += w->reorder_ns;
-	return true;
+	return FZ_CARRY;
 }
 
 /* Host h's output at now onto the wire (rules apply in the scenario). */
@@ -933,13 +1201,24 @@ fz_output(struct fz_world *w, uint16_t h)
 	struct ofan_pkt_info pi;
 	uint16_t n, i;
 	uint64_t alloc_failed = hs_host_stats(w->host[h])->alloc_failed;
+	const struct fz_host_seen *seen = &w->seen[h];
 
+	/* Paused by the last PFC frame: its timer says until when. */
+	if (w->now < seen->pause_until)
+		FZ_CHECK(hs_host_paused_until(w->host[h]) == seen->pause_until,
+			 "host %u: paused until %" PRIu64 ", the last pause"
+			 " says %" PRIu64, h,
+			 hs_host_paused_until(w->host[h]), seen->pause_until);
 	do {
 		n = hs_host_output(w->host[h], w->now, pkts, FZ_BURST);
 		FZ_CHECK(n <= FZ_BURST, "output %u", n);
+		FZ_CHECK(n == 0 || w->now >= seen->pause_until,
+			 "host %u: %u frames out at %" PRIu64 ", paused until %"
+			 PRIu64, h, n, w->now, seen->pause_until);
 		for (i = 0; i < n; i++) {
 			struct rte_mbuf *m = pkts[i];
 			uint64_t due = w->now + w->delay_ns;
+			enum fz_fate fate = FZ_DROP;
 			uint32_t to;
 			int v;
 
@@ -947,8 +1226,21 @@ fz_output(struct fz_world *w, uint16_t h)
 				       rte_pktmbuf_data_len(m),
 				       OFAN_PARSE_F_NO_TTL_CHECK, &pi);
 			fz_seen_out(w, h, m, &pi, v);
-			if (v != OFAN_PARSE_OK || !fz_wire_rules(w, m, &pi,
-								  &due)) {
+			if (v == OFAN_PARSE_OK)
+				fate = fz_wire_rules(w, m, &pi, &due);
+			if (fate == FZ_CUT) {
+				bool rts = w->trim == FZ_TRIM_RTS ||
+					(w->trim == FZ_TRIM_BOTH &&
+					 w->nb_trimmed++ % 2 == 1);
+
+				if (!fz_trim(w, m, &pi, w->trim_full, rts,
+					     &to) || to == UINT32_MAX)
+					rte_pktmbuf_free(m);
+				else
+					fz_wire_put(w, m, (uint8_t)to, due);
+				continue;
+			}
+			if (fate == FZ_DROP) {
 				rte_pktmbuf_free(m);
 				continue;
 			}
@@ -1130,15 +1422,24 @@ fz_on_flow_end(void *arg, uint32_t flow, bool received, uint64_t now)
 static const uint16_t fz_mtus[8] = { 64, 100, 128, 200, 300, 600, 1000, 1500 };
 static const uint64_t fz_rto_us[8] = { 5, 10, 20, 40, 80, 160, 500, 1000 };
 static const uint32_t fz_ev_width[8] = { 0, 1, 3, 7, 15, 255, 4095, 16383 };
+/* tcp's settings, inside the loader's ranges (hs_config.c). */
+static const uint32_t fz_dupacks[8] = { 3, 1, 2, 4, 6, 10, 100, 65536 };
+static const uint32_t fz_sack_limit[8] = { 0, 1, 2, 3, 5, 10, 32, 63 };
+static const uint64_t fz_initial_rto_us[8] = {
+	1000, 1, 3, 10, 30, 100, 300, 3000,
+};
 
 /*
  * The header: configuration, traffic and wire (see the top comment),
  * then 4 bytes per flow (source; destination, start, dependency,
- * trigger; packets; size of the last one).  Header bytes:
- *   0  bit 0 erasure, 1 pacing flow, 2 ecn_window, 3 ce_echo ack,
- *      4-5 3: no payload check, 1: not ECN-capable; 6 start at 0,
- *      7 pacing jitter
- *   1  policy (0-5 in registry order; 6, 7: reps, ops)
+ * trigger; packets; size of the last one).  The modes come from their
+ * registries (fuzz_host_modes.h), a byte each, so that every registered
+ * one is drawn; bytes 16-20 of zeros keep the meaning bytes 0-15 had
+ * alone (the seeds of before have them inserted).  Header bytes:
+ *   0  bit 0 recovery (with 16), 1 pacing flow, 2 cc (with 17),
+ *      3 ce_echo ack, 4-5 3: no payload check, 1: not ECN-capable;
+ *      6 start at 0, 7 pacing jitter
+ *   1  policy (bits 0-2, with 18), resend_path next (7)
  *   2  MTU (bits 0-2), hosts (bits 3-7, 2 + n % 3)
  *   3  flows (bits 0-2, 1 + n % 6), erasure k (bits 3-4)
  *   4  wire delay (bits 0-2), base RTT: real, / 4, x 4 (bits 6-7)
@@ -1148,10 +1449,20 @@ static const uint32_t fz_ev_width[8] = { 0, 1, 3, 7, 15, 255, 4095, 16383 };
  *   8-11 drop mask        12 black hole (EVs, duration)
  *   13 CE marks, reordering      14 ev_min (bits 0-5), ack_every (6-7)
  *   15 trigger (bits 0-1), policy settings variant (bits 2-7)
+ *   16 recovery: hs_recovery_registry[(byte + bit 0 of 0) % n] (0 sack,
+ *      1 erasure, 2 tcp, 3 trim, 4 gbn, then registered ones)
+ *   17 cc: hs_cc_registry[(byte + bit 2 of 0) % n] (rate, ecn_window)
+ *   18 policy: hlb_registry[(byte + p) % n], p from bits 0-2 of byte 1
+ *      (0-5 themselves, 6: 1, 7: 2)
+ *   19 tcp, trim, gbn: dupacks (bits 0-2), no fast_retransmit (3),
+ *      sack_limit (4-6)
+ *   20 initial_rto (bits 0-2), trimming (3-4: off, headers to their
+ *      receivers, returned to their senders, each in turn), trim_size
+ *      full (5)
  * Every byte value means something: every input makes a scenario.
  * Returns 0 or -ENOMEM.
  */
-#define FZ_HDR_SIZE 16
+#define FZ_HDR_SIZE 21
 
 static int
 fz_setup(struct fz_world *w, struct fz_in *in)
@@ -1168,15 +1479,20 @@ fz_setup(struct fz_world *w, struct fz_in *in)
 	for (i = 0; i < FZ_HDR_SIZE; i++)
 		hdr[i] = fz_u8(in);
 	*c = fz_base[(hdr[15] >> 2) % FZ_NB_VARIANTS];
-	/* 6 and 7: reps and ops again (reps has the most states). */
-	c->policy = hlb_registry[(hdr[1] & 7) < 6 ? hdr[1] & 7 :
-				 (hdr[1] & 7) - 5];
-	c->recovery = hs_recovery_find(hdr[0] & 1 ? "erasure" : "sack");
+	/* 6 and 7 in byte 1: ops and reps again (reps has the most states). */
+	c->policy = fz_modes_policy((uint8_t)(hdr[18] + ((hdr[1] & 7) < 6 ?
+							hdr[1] & 7 :
+							(hdr[1] & 7) - 5)));
+	c->recovery = fz_modes_recovery((uint8_t)(hdr[16] + (hdr[0] & 1)));
+	c->dupacks = fz_dupacks[hdr[19] & 7];
+	c->fast_retransmit = !(hdr[19] & 8);
+	c->sack_limit = fz_sack_limit[(hdr[19] >> 4) & 7];
+	c->initial_rto_ns = fz_initial_rto_us[hdr[20] & 7] * FZ_US;
 	c->resend_path = hdr[1] & 0x80 ? HS_RESEND_NEXT : HS_RESEND_OWN;
 	c->pacing = hdr[0] & 2 ? HS_PACING_FLOW : HS_PACING_HOST;
 	c->pacing_jitter = c->pacing == HS_PACING_FLOW && (hdr[0] & 0x80) ?
 		0.25 : 0.0;
-	c->cc = hs_cc_find(hdr[0] & 4 ? "ecn_window" : "rate");
+	c->cc = fz_modes_cc((uint8_t)(hdr[17] + ((hdr[0] >> 2) & 1)));
 	c->window_pkts = 1 + (hdr[5] >> 5);
 	c->ce_echo = hdr[0] & 8 ? HS_CE_ECHO_ACK : HS_CE_ECHO_DATA;
 	c->verify_payload = (hdr[0] & 0x30) != 0x30;
@@ -1203,6 +1519,8 @@ fz_setup(struct fz_world *w, struct fz_in *in)
 		c->base_rtt_ns *= 4;
 	hs_config_derive(c);
 	w->verify = c->verify_payload;
+	w->counts = c->recovery->counts;
+	w->in_order = fz_modes_in_order(c->recovery);
 	w->t0 = hdr[0] & 0x40 ? 0 : FZ_T0_NS;
 	w->now = w->t0;
 
@@ -1217,6 +1535,8 @@ fz_setup(struct fz_world *w, struct fz_in *in)
 	w->ce_every = hdr[13] & 7;
 	w->reorder_every = (hdr[13] >> 3) & 7;
 	w->reorder_ns = (uint64_t)(hdr[13] >> 6) * FZ_US + FZ_US / 4;
+	w->trim = (hdr[20] >> 3) & 3;
+	w->trim_full = (hdr[20] & 0x20) != 0;
 	w->lossy = true;
 
 	/* Traffic: nb_flows tiny flows over 2-4 hosts. */
@@ -1315,6 +1635,11 @@ fz_setup(struct fz_world *w, struct fz_in *in)
 	       hs_pacing_names[c->pacing], c->cc->name, c->mtu, c->mss,
 	       c->ack_every, c->erasure_k, c->min_rto_ns, w->delay_ns,
 	       c->base_rtt_ns, w->nb_hosts, nb_flows, w->verify, w->t0);
+	fz_log("  dupacks %u fast_retransmit %d sack_limit %u initial_rto %"
+	       PRIu64 " trim %s%s\n", c->dupacks, c->fast_retransmit,
+	       c->sack_limit, c->initial_rto_ns,
+	       (const char *const[]){ "off", "rx", "rts", "both" }[w->trim],
+	       w->trim_full ? " full" : "");
 	for (f = 0; f < nb_flows; f++)
 		fz_log("  flow %u: %u->%u %" PRIu64 " B (%u pkts) start %"
 		       PRIu64 " dep %d trigger %d/%d/%d\n", f,
@@ -1348,6 +1673,9 @@ enum fz_op {
 	FZ_OP_ARP,		/* an ARP request or reply */
 	FZ_OP_CHAIN,		/* a valid frame in two segments */
 	FZ_OP_FLUSH,		/* give the collected burst */
+	FZ_OP_FEEDBACK,		/* NACKs, duplicate, stale, early ACKs */
+	FZ_OP_HEADER,		/* a trimmed or returned header */
+	FZ_OP_PAUSE,		/* a PFC or 802.3x pause frame */
 	FZ_OP_NB
 };
 /* Bit of the op byte: collect the frame into the burst. */
@@ -1763,6 +2091,243 @@ fz_op_chain(struct fz_world *w, struct fz_in *in)
 	fz_check_all(w);
 }
 
+/*
+ * Feedback to flow f's sender shaped as its receiver sends it (the
+ * model's COUNT flag, one of its EVs): a NACK, as trim's receiver sends
+ * for a trimmed PSN and gbn's for the PSN it expects, naming a PSN inside
+ * the sender's window, at its start or end, or past it; copies of the
+ * receiver's last ACK (tcp's duplicate ACKs, its fast retransmit); an ACK
+ * below it (stale); or one far ahead.  Only the last may acknowledge what
+ * the receiver does not have: it alone counts as forged (and a NACK to
+ * a counting model, whose receivers send none).
+ */
+static void
+fz_op_feedback(struct fz_world *w, struct fz_in *in, bool burst)
+{
+	uint8_t b = fz_u8(in), k = fz_u8(in), frame[FZ_FRAME_MAX];
+	const struct hs_flow_spec *spec;
+	struct ofan_pkt_spec sp;
+	struct ofan_ack_ext ext;
+	const struct fz_flow *fl;
+	uint32_t qp, f, copies = 1, i, span;
+	bool nack = false;
+	int len;
+
+	f = fz_pick_flow(w, in, &qp);
+	spec = &w->traffic.flows[f < w->traffic.nb_flows ? f : 0];
+	fl = &w->flow[f < w->traffic.nb_flows ? f : 0];
+	memset(&ext, 0, sizeof(ext));
+	ext.flags = w->counts ? OFAN_ACK_F_COUNT : 0;
+	ext.echo_ev = fl->nb_evs > 0 ?
+		fl->evs[k % RTE_MIN(fl->nb_evs, (uint8_t)8)] :
+		w->cfg.hlb.ev_min;
+	switch (b % 4) {
+	case 0:		/* a NACK */
+		nack = true;
+		ext.cum_psn = b & 4 ? fl->ack_cum - RTE_MIN(fl->ack_cum,
+							    k % 4u) :
+			fl->ack_cum;
+		span = fl->psn_hi > fl->ack_cum ? fl->psn_hi - fl->ack_cum : 0;
+		switch ((b >> 3) % 5) {
+		case 0:	/* inside the window */
+			ext.echo_psn = fl->ack_cum + k % (span + 1);
+			break;
+		case 1:	/* at its start (gbn's) */
+			ext.echo_psn = fl->ack_cum;
+			break;
+		case 2:	/* at its end: never sent */
+			ext.echo_psn = fl->psn_hi;
+			break;
+		case 3:	/* past it, or past the flow */
+			ext.echo_psn = k & 1 ? fl->psn_hi + 1 + k / 2 :
+				fl->nb_pkts + k / 2;
+			break;
+		default:
+			ext.echo_psn = fz_pick_psn(w, f < w->traffic.nb_flows ?
+						   f : 0, in);
+			break;
+		}
+		break;
+	case 1:		/* the last ACK again, and again */
+		if (!fl->acked)
+			return;
+		ext = fl->last_ack;
+		copies = 1 + k % 8;
+		break;
+	case 2:		/* stale: below what the receiver acknowledged */
+		if (!fl->acked)
+			return;
+		ext = fl->last_ack;
+		ext.cum_psn = fl->ack_cum - RTE_MIN(fl->ack_cum, 1 + k % 4u);
+		ext.sack = 0;
+		copies = 1 + (k >> 4) % 4;
+		break;
+	default:	/* ahead: past what was sent, or received */
+		{
+			const uint32_t ahead[8] = {
+				fl->psn_hi, fl->psn_hi + 1, fl->psn_hi + 64,
+				fl->nb_pkts, fl->nb_pkts + 1, 0xffffff,
+				0x1000000, UINT32_MAX,
+			};
+
+			ext.cum_psn = ahead[k % 8];
+			ext.sack = k & 8 ? UINT64_MAX : 0;
+			ext.echo_psn = fl->psn_hi;
+			w->forged = true;
+		}
+		break;
+	}
+	/* A counting model's receivers send no NACKs: one may say anything. */
+	if (nack && w->counts)
+		w->forged = true;
+	if (b & 0x80)
+		ext.flags |= OFAN_ACK_F_CE;
+	memset(&sp, 0, sizeof(sp));
+	fz_pick_addrs(w, &sp, spec->dst, spec->src, 0, 0);
+	sp.dest_qp = qp;
+	sp.psn = ext.echo_psn;
+	sp.ev = ext.echo_ev;
+	sp.tos = b & 0x40 ? OFAN_ECN_CE : OFAN_ECN_ECT0;
+	len = ofan_build_ack(frame, sizeof(frame), &sp, &ext);
+	if (len < 0)
+		return;
+	if (nack)
+		frame[OFAN_DATA_HDRS_SIZE] = OFAN_AETH_SYN_NAK_SEQ;
+	fz_log("  op feedback flow %u qp %u %s x%u cum %u sack %#" PRIx64
+	       " echo %u/%u flags %#x to %u\n", f, qp,
+	       (const char *const[]){ "nack", "dup", "stale", "ahead" }[b % 4],
+	       copies, ext.cum_psn, ext.sack, ext.echo_psn, ext.echo_ev,
+	       ext.flags, spec->src);
+	for (i = 0; i < copies; i++)
+		fz_inject(w, (uint16_t)spec->src,
+			  fz_mbuf_of(frame, (uint32_t)len), burst);
+}
+
+/*
+ * A trimmed header as a switch makes it: of a real or an unknown flow,
+ * for a PSN inside or out of its range, cut or only marked, on to the
+ * receiver or returned to the sender (addresses swapped), or with a mark
+ * the hosts do not know; or a frame on the wire trimmed where it is.
+ */
+static void
+fz_op_header(struct fz_world *w, struct fz_in *in, bool burst)
+{
+	uint8_t b = fz_u8(in), frame[FZ_FRAME_MAX], mark;
+	const struct hs_flow_spec *spec;
+	struct ofan_pkt_spec sp;
+	uint32_t qp, f, from, to;
+	int len;
+
+	if (b & 1) {
+		uint8_t k = fz_u8(in);
+		struct ofan_pkt_info pi;
+		struct fz_pkt p;
+		uint32_t i;
+
+		if (w->nb_wire == 0)
+			return;
+		i = k % w->nb_wire;
+		p = w->wire[i];
+		if (ofan_parse(rte_pktmbuf_mtod(p.m, const uint8_t *),
+			       rte_pktmbuf_data_len(p.m),
+			       OFAN_PARSE_F_NO_TTL_CHECK, &pi) != OFAN_PARSE_OK ||
+		    !fz_trim(w, p.m, &pi, b & 2, b & 4, &to))
+			return;
+		memmove(&w->wire[i], &w->wire[i + 1],
+			(w->nb_wire - i - 1) * sizeof(w->wire[0]));
+		w->nb_wire--;
+		if (to == UINT32_MAX)
+			rte_pktmbuf_free(p.m);
+		else
+			fz_wire_put(w, p.m, (uint8_t)to, p.due);
+		return;
+	}
+	memset(&sp, 0, sizeof(sp));
+	f = fz_pick_flow(w, in, &qp);
+	spec = &w->traffic.flows[f < w->traffic.nb_flows ? f : 0];
+	/* On to its receiver, or returned: from the receiver to the sender. */
+	from = b & 2 ? spec->dst : spec->src;
+	to = b & 2 ? spec->src : spec->dst;
+	fz_pick_addrs(w, &sp, from, to, b >> 3, fz_u32(in));
+	sp.dest_qp = qp;
+	sp.psn = f < w->traffic.nb_flows ? fz_pick_psn(w, f, in) : fz_u32(in);
+	sp.ev = fz_u16(in);
+	sp.tos = OFAN_ECN_ECT0;
+	/* Cut to the header, or (trim_size = full) only marked. */
+	sp.payload_size = b & 4 ? (uint16_t)RTE_MIN(spec->size,
+						    (uint64_t)w->cfg.mss) : 0;
+	len = ofan_build_data(frame, sizeof(frame), &sp);
+	if (len < 0)
+		return;
+	switch ((b >> 6) & 3) {
+	case 0:
+	case 1:
+		mark = OFAN_BTH_MARK_TRIMMED |
+			(b & 2 ? OFAN_BTH_MARK_RETURNED : 0);
+		break;
+	case 2:		/* returned without trimmed: the host reads either */
+		mark = b & 2 ? OFAN_BTH_MARK_RETURNED : OFAN_BTH_MARK_TRIMMED;
+		break;
+	default:	/* any marks */
+		mark = fz_u8(in);
+		break;
+	}
+	frame[FZ_BTH_OFF + OFAN_BTH_MARK_OFFSET] = mark;
+	fz_log("  op header flow %u qp %u psn %u mark %#x payload %u to %u\n",
+	       f, qp, sp.psn, mark, sp.payload_size, to);
+	fz_inject(w, (uint16_t)to, fz_mbuf_of(frame, (uint32_t)len), burst);
+}
+
+/*
+ * A PFC frame (ofan_build_pfc) or an 802.3x pause to a host: for its
+ * priority (3) or not, any quanta (0 resumes).
+ */
+static void
+fz_op_pause(struct fz_world *w, struct fz_in *in, bool burst)
+{
+	uint8_t to = fz_u8(in) % w->nb_hosts, b = fz_u8(in), frame[64];
+	const uint8_t src[6] = { 0x02, 0, 0, 0, 0xcc, to };
+	uint16_t quanta = fz_u16(in);
+	uint8_t classes;
+
+	switch (b & 3) {
+	case 0:
+		break;
+	case 1:
+		quanta = 0;	/* resume */
+		break;
+	case 2:
+		quanta %= 64;	/* a short one */
+		break;
+	default:
+		quanta = UINT16_MAX;
+		break;
+	}
+	switch ((b >> 2) & 3) {
+	case 0:
+		classes = 1u << HS_PFC_PRIORITY;
+		break;
+	case 1:		/* another priority's */
+		classes = (uint8_t)(fz_u8(in) & ~(1u << HS_PFC_PRIORITY));
+		break;
+	default:
+		classes = fz_u8(in);
+		break;
+	}
+	if (ofan_build_pfc(frame, sizeof(frame), src, classes, quanta) < 0)
+		return;
+	if (((b >> 2) & 3) == 3) {
+		/* 802.3x: one quanta for the whole link. */
+		memset(frame + OFAN_ETH_HDR_SIZE, 0, OFAN_PFC_BODY_SIZE);
+		frame[OFAN_ETH_HDR_SIZE + 1] = OFAN_MAC_CTRL_OP_PAUSE;
+		frame[OFAN_ETH_HDR_SIZE + 2] = (uint8_t)(quanta >> 8);
+		frame[OFAN_ETH_HDR_SIZE + 3] = (uint8_t)quanta;
+	}
+	fz_log("  op pause to %u classes %#x quanta %u%s\n", to, classes,
+	       quanta, ((b >> 2) & 3) == 3 ? " (802.3x)" : "");
+	fz_inject(w, to, fz_mbuf_of(frame, OFAN_PFC_FRAME_SIZE), burst);
+}
+
 static void
 fz_op_step(struct fz_world *w, uint8_t a)
 {
@@ -1846,7 +2411,7 @@ fz_ops(struct fz_world *w, struct fz_in *in)
 		uint8_t op = fz_u8(in);
 		bool burst = (op & FZ_OP_F_BURST) != 0;
 
-		switch ((op & 0x7f) % 12) {
+		switch ((op & 0x7f) % FZ_OP_NB) {
 		case FZ_OP_RAW:
 			fz_op_raw(w, in, burst);
 			break;
@@ -1871,7 +2436,16 @@ fz_ops(struct fz_world *w, struct fz_in *in)
 		case FZ_OP_FLUSH:
 			fz_flush(w);
 			break;
-		default:	/* FZ_OP_STEP and the spare values */
+		case FZ_OP_FEEDBACK:
+			fz_op_feedback(w, in, burst);
+			break;
+		case FZ_OP_HEADER:
+			fz_op_header(w, in, burst);
+			break;
+		case FZ_OP_PAUSE:
+			fz_op_pause(w, in, burst);
+			break;
+		default:	/* FZ_OP_STEP */
 			fz_op_step(w, fz_u8(in));
 			break;
 		}
