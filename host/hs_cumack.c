@@ -227,8 +227,9 @@ hs_ca_tx_on_ack(struct hs_ca_tx *tx, uint32_t cum, uint64_t sack,
 		if (rtt_ns != NULL)
 			*rtt_ns = s;
 	}
-	if (cum > tx->nb_pkts)
-		cum = tx->nb_pkts;
+	/* A receiver cannot have what was never sent: clamp to sent_max. */
+	if (cum > tx->sent_max)
+		cum = tx->sent_max;
 	if (cum > tx->cum) {
 		newly = cum - tx->cum;
 		tx->cum = cum;

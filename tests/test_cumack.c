@@ -284,6 +284,35 @@ START_TEST(test_ca_init_errors)
 }
 END_TEST
 
+/*
+ * An ACK past what was sent acknowledges only what was sent, in every
+ * mode: one packet out of 8, an ACK of 8 (or of 2^32 - 1) left the flow
+ * done with 7 packets never sent (found by fuzz_host).
+ */
+START_TEST(test_ack_past_sent)
+{
+	static const enum hs_ca_mode modes[] = {
+		HS_CA_TCP, HS_CA_TRIM, HS_CA_GBN,
+	};
+	struct hs_ca_tx tx;
+	unsigned int i;
+
+	for (i = 0; i < 3; i++) {
+		t_tx(&tx, modes[i], 8);
+		ck_assert_uint_eq(t_send(&tx, 0), 0);
+		ck_assert_uint_eq(t_ack(&tx, 8, UINT64_MAX, 1, 5 * T_US), 1);
+		ck_assert(!hs_ca_tx_done(&tx));
+		ck_assert_uint_eq(tx.cum, 1);
+		ck_assert_uint_eq(hs_ca_tx_next(&tx), 1);
+		ck_assert_uint_eq(t_ack(&tx, UINT32_MAX, 0, 0, 6 * T_US), 0);
+		ck_assert(!hs_ca_tx_done(&tx));
+		/* The next packet goes out in order, not past the ACK's. */
+		ck_assert_uint_eq(t_send(&tx, 7 * T_US), 1);
+		hs_ca_tx_fini(&tx);
+	}
+}
+END_TEST
+
 static Suite *
 cumack_suite(void)
 {
@@ -297,6 +326,7 @@ cumack_suite(void)
 	tcase_add_test(tc, test_trim_nack_after_rewind);
 	tcase_add_test(tc, test_gbn_rewind);
 	tcase_add_test(tc, test_ca_init_errors);
+	tcase_add_test(tc, test_ack_past_sent);
 	suite_add_tcase(s, tc);
 	return s;
 }
