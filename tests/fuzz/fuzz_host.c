@@ -2371,28 +2371,49 @@ fz_all_done(const struct fz_world *w)
  * The end: the wire is perfect now.  Unless a crafted frame may have
  * forged feedback (an ACK for packets never received ends a flow its
  * receiver never completes), flows must not be stuck: with nothing left
- * to happen every flow has ended, and a long run makes progress.  Slow is
- * allowed (a window smaller than ack_every moves a packet per timeout).
+ * to happen every flow has ended, and a long run, or one whose next
+ * event lies past its end, makes progress.  Slow is allowed: a window
+ * smaller than ack_every moves a packet per timeout, and tcp, trim and
+ * gbn double their RTO at each (without an RTT sample from a packet
+ * sent once), so the next timeout may come after FZ_END_NS.
  */
 static void
 fz_end(struct fz_world *w)
 {
-	uint64_t end = w->now + FZ_END_NS, before = fz_progress(w);
-	bool idle = false;
+	static const uint8_t src[6] = { 0x02, 0, 0, 0, 0xcc, 0xff };
+	uint64_t end, before, next;
+	bool idle = false, late = false;
+	uint8_t frame[OFAN_PFC_FRAME_SIZE];
+	uint16_t h;
 
+	/*
+	 * A paused host holds its ACKs too, while its peers time out and
+	 * resend (a pause of 3.4 ms outlasts the end's events): the perfect
+	 * wire's switches, their queues drained, resume every paused host.
+	 */
+	ofan_build_pfc(frame, sizeof(frame), src, 1u << HS_PFC_PRIORITY, 0);
+	for (h = 0; h < w->nb_hosts; h++)
+		if (w->seen[h].pause_until > w->now)
+			fz_inject(w, h, fz_mbuf_of(frame, sizeof(frame)), false);
+	end = w->now + FZ_END_NS;
+	before = fz_progress(w);
 	/* Forged feedback: nothing to check at the end, a short run only. */
 	w->max_events = w->events + (w->forged ? 256 : FZ_END_EVENTS);
 	while (!fz_all_done(w) && w->events < w->max_events) {
-		if (fz_next_time(w) > end) {
-			idle = true;
+		next = fz_next_time(w);
+		if (next > end) {
+			idle = next == UINT64_MAX;
+			late = !idle;
 			break;
 		}
 		fz_run(w, end, 64);
 	}
 	fz_log("end at %" PRIu64 " after %u events: %s%s\n", w->now,
 	       w->events, fz_all_done(w) ? "every flow ended" :
-	       idle ? "flows stuck" : "flows still going",
-	       w->forged ? " (forged frames)" : "");
+	       idle ? "flows stuck" : late ? "next event past the end" :
+	       "flows still going", w->forged ? " (forged frames)" : "");
+	if (!fz_all_done(w))
+		fz_log_state(w);
 	if (w->forged || fz_all_done(w))
 		return;
 	FZ_CHECK(!idle, "flows never end on a perfect wire: nothing more"
