@@ -1390,7 +1390,14 @@ fz_log_state(const struct fz_world *w)
 		       w->flow[f].nb_pkts, r.rx_done_ns ? "done" : "not done");
 	}
 	for (h = 0; h < w->nb_hosts; h++) {
-		fz_log("  host %u policy:", h);
+		const struct hs_host_stats *st = hs_host_stats(w->host[h]);
+
+		fz_log("  host %u: trimmed_rx %" PRIu64 " returned_rx %" PRIu64
+		       " nacks_sent %" PRIu64 " nacks_received %" PRIu64
+		       " timeouts %" PRIu64 " pauses %" PRIu64 " paused_ns %"
+		       PRIu64 "; policy:", h, st->trimmed_rx, st->returned_rx,
+		       st->nacks_sent, st->nacks_received, st->timeouts,
+		       st->pfc_pauses_received, st->pfc_paused_ns);
 		hs_host_policy_dump(w->host[h], fz_log_policy, NULL);
 		fz_log("\n");
 	}
@@ -2412,8 +2419,7 @@ fz_end(struct fz_world *w)
 	       w->events, fz_all_done(w) ? "every flow ended" :
 	       idle ? "flows stuck" : late ? "next event past the end" :
 	       "flows still going", w->forged ? " (forged frames)" : "");
-	if (!fz_all_done(w))
-		fz_log_state(w);
+	fz_log_state(w);
 	if (w->forged || fz_all_done(w))
 		return;
 	FZ_CHECK(!idle, "flows never end on a perfect wire: nothing more"
