@@ -5,6 +5,7 @@
 # short time each.
 #
 #   run-fuzz.sh SRCDIR OUTDIR [SECONDS | --seconds SECONDS] [--only NAME,...]
+#                [--mutant PATCH]
 #
 # --only runs just the harnesses named (fuzz_host, ...), for long runs of
 # one at a time.
@@ -31,10 +32,25 @@
 # and the coverage (libFuzzer's edges and features); crash inputs
 # are kept as OUTDIR/artifacts/NAME-*.  Exits 1 if any harness crashed or
 # failed to build, 77 (meson's "skipped") if there is no clang.
+# NINJA_JOBS=N in the environment builds with N jobs (ninja's default
+# otherwise).
+#
+# --mutant PATCH checks that the harnesses find a bug: it copies SRCDIR
+# (its files git knows or would, else all but build*/ and .git) to
+# OUTDIR/mutant-src, applies PATCH there (patch -p1), builds in
+# OUTDIR/build-mutant and runs the harnesses (--only's, else all) for
+# SECONDS each on a fresh corpus in OUTDIR/mutant-corpus, seeded as
+# usual, until one crashes.  It prints
+#   mutant PATCH: found by NAME after N executions in S s (artifact FILE)
+# and exits 0, or "mutant PATCH: NOT found" and exits 1 (2 if the
+# mutant does not apply or build).  tests/fuzz/mutants/ holds the
+# mutants fuzz_host must find, e.g.
+#   run-fuzz.sh . /tmp/fz --seconds 300 --only fuzz_host \
+#       --mutant tests/fuzz/mutants/gbn-ack.patch
 set -euo pipefail
 
 usage() {
-	echo "usage: $0 SRCDIR OUTDIR [SECONDS | --seconds SECONDS] [--only NAME,...]" >&2
+	echo "usage: $0 SRCDIR OUTDIR [SECONDS | --seconds SECONDS] [--only NAME,...] [--mutant PATCH]" >&2
 	exit 2
 }
 
@@ -51,11 +67,13 @@ outdir=$2
 shift 2
 seconds=5
 only=
+mutant=
 # The long mode: --seconds N for each harness (the same as a bare N).
 while [[ $# -gt 0 ]]; do
 	case $1 in
 	--seconds) [[ $# -ge 2 ]] || usage; seconds=$2; shift ;;
 	--only) [[ $# -ge 2 ]] || usage; only=,$2, ; shift ;;
+	--mutant) [[ $# -ge 2 ]] || usage; mutant=$2; shift ;;
 	-*) usage ;;
 	*) seconds=$1 ;;
 	esac
@@ -69,6 +87,14 @@ done
 	echo "fuzz: $srcdir does not look like the ofan source tree" >&2
 	exit 2
 }
+if [[ -n $mutant ]]; then
+	[[ -f $mutant ]] || {
+		echo "fuzz: no mutant patch '$mutant'" >&2
+		exit 2
+	}
+	patch_file=$(cd "$(dirname "$mutant")" && pwd)/$(basename "$mutant")
+fi
+srcdir=$(cd "$srcdir" && pwd)
 
 cc=
 for c in clang clang-14; do
@@ -85,9 +111,41 @@ fi
 mkdir -p "$outdir/corpus" "$outdir/artifacts" "$outdir/logs"
 outdir=$(cd "$outdir" && pwd)
 build=$outdir/build
+tree=$srcdir
+
+# A copy of SRCDIR with the mutant applied, in OUTDIR/mutant-src.  Files
+# the last mutant changed get a new time, so that the build takes them
+# back (the copy keeps the tree's times).
+if [[ -n $mutant ]]; then
+	tree=$outdir/mutant-src
+	build=$outdir/build-mutant
+	rm -rf "$tree"
+	mkdir -p "$tree" "$build"
+	if git -C "$srcdir" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+		git -C "$srcdir" ls-files -z --cached --others \
+			--exclude-standard |
+			(cd "$srcdir" && xargs -0 tar --ignore-failed-read -cf - --) |
+			tar -xf - -C "$tree"
+	else
+		tar -C "$srcdir" --exclude='./build*' --exclude=./.git \
+			-cf - . | tar -xf - -C "$tree"
+	fi
+	if [[ -f $build/.mutant-files ]]; then
+		while IFS= read -r f; do
+			[[ -f $tree/$f ]] && touch "$tree/$f"
+		done <"$build/.mutant-files"
+	fi
+	sed -n 's|^+++ b/||p' "$patch_file" >"$build/.mutant-files"
+	if ! patch -d "$tree" -p1 -s --batch --forward <"$patch_file" \
+		>"$outdir/logs/mutant-patch.log" 2>&1; then
+		echo "mutant $mutant: does not apply (see $outdir/logs/mutant-patch.log)"
+		exit 2
+	fi
+fi
+
 # The fuzz build: configured once, rebuilt (only what changed) each run.
 if [[ ! -f $build/build.ninja ]]; then
-	if ! CC=$cc meson setup "$build" "$srcdir" -Dfuzz=true \
+	if ! CC=$cc meson setup "$build" "$tree" -Dfuzz=true \
 		-Db_sanitize=address,undefined -Db_lundef=false \
 		-Dbuildtype=debugoptimized -Dmpi=disabled -Dtests=disabled \
 		>"$outdir/logs/setup.log" 2>&1; then
@@ -97,9 +155,11 @@ if [[ ! -f $build/build.ninja ]]; then
 		exit 1
 	fi
 fi
-if ! ninja -C "$build" fuzzers >"$outdir/logs/build.log" 2>&1; then
+if ! ninja -C "$build" ${NINJA_JOBS:+-j "$NINJA_JOBS"} fuzzers \
+	>"$outdir/logs/build.log" 2>&1; then
 	echo "fuzz: building the harnesses failed (see $outdir/logs/build.log)"
 	tail -n 40 "$outdir/logs/build.log" >&2
+	[[ -z $mutant ]] || exit 2
 	exit 1
 fi
 
@@ -183,6 +243,15 @@ for src in "${harnesses[@]}"; do
 	exe=$build/tests/fuzz/$name
 	log=$outdir/logs/$name.log
 	corpus=$outdir/corpus/$name
+	artifacts=$outdir/artifacts/$name-
+	if [[ -n $mutant ]]; then
+		# A fresh corpus each time: what the seeds lead to, no more.
+		log=$outdir/logs/mutant-$name.log
+		corpus=$outdir/mutant-corpus/$name
+		artifacts=$outdir/artifacts/mutant-$name-
+		rm -rf "$corpus"
+		rm -f "$artifacts"*
+	fi
 	mkdir -p "$corpus"
 	: >"$log"
 
@@ -202,13 +271,26 @@ for src in "${harnesses[@]}"; do
 	# fuzz_experiment's (megabytes of switch configurations); 16 MB still
 	# holds far more than one input frees, so a use after free is caught.
 	status=0
+	started=$SECONDS
 	ASAN_OPTIONS=${ASAN_OPTIONS:-quarantine_size_mb=16} \
 		"$exe" -max_total_time="$seconds" -timeout=30 \
 		-print_final_stats=1 \
-		-artifact_prefix="$outdir/artifacts/$name-" "$corpus" \
+		-artifact_prefix="$artifacts" "$corpus" \
 		>>"$log" 2>&1 || status=$?
 	execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" |
 		tail -n 1)
+	if [[ -n $mutant ]]; then
+		if [[ $status -ne 0 ]]; then
+			artifact=$(find "$outdir/artifacts" -name "mutant-$name-*" \
+				-type f | head -n 1)
+			echo "mutant $mutant: found by $name after" \
+				"${execs:-?} executions in $((SECONDS - started)) s" \
+				"(artifact ${artifact:-none}; see $log)"
+			exit 0
+		fi
+		echo "$name: did not find it in ${execs:-?} executions"
+		continue
+	fi
 	files=$(find "$corpus" -type f | wc -l)
 	# Coverage at the end: libFuzzer's "DONE cov: C ft: F" line.
 	cov=$(sed -n 's/.*DONE *cov: \([0-9]*\) ft: \([0-9]*\).*/\1 edges, \2 features/p' \
@@ -223,4 +305,8 @@ for src in "${harnesses[@]}"; do
 		failed=1
 	fi
 done
+if [[ -n $mutant ]]; then
+	echo "mutant $mutant: NOT found"
+	exit 1
+fi
 exit "$failed"
