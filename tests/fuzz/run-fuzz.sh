@@ -44,7 +44,9 @@
 #   mutant PATCH: found by NAME after N executions in S s (artifact FILE)
 # and exits 0, or "mutant PATCH: NOT found" and exits 1 (2 if the
 # mutant does not apply or build).  tests/fuzz/mutants/ holds the
-# mutants fuzz_host must find, e.g.
+# mutants fuzz_host must find (gbn-ack.patch: gbn's sender takes an ACK
+# past what it sent; gbn-in-order.patch: gbn's receiver takes a packet
+# past a hole), e.g.
 #   run-fuzz.sh . /tmp/fz --seconds 300 --only fuzz_host \
 #       --mutant tests/fuzz/mutants/gbn-ack.patch
 set -euo pipefail
