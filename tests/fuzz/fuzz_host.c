@@ -457,7 +457,7 @@ struct fz_world {
 	uint32_t nb_replay;
 	bool verify;
 	bool counts;		/* the model's ACKs carry a count */
-	bool in_order;		/* its receivers take packets in order only */
+	bool in_order;		/* its receivers take packets in order */
 };
 
 enum fz_trim {
@@ -542,7 +542,8 @@ fz_prefix_in(const struct fz_flow *fl)
 
 	for (i = 0; i < FZ_PSN_BITS / 64; i++)
 		if (~fl->psn_in[i] != 0)
-			return i * 64 + (uint32_t)__builtin_ctzll(~fl->psn_in[i]);
+			return i * 64 +
+				(uint32_t)__builtin_ctzll(~fl->psn_in[i]);
 	return FZ_PSN_BITS;
 }
 
@@ -1152,7 +1153,7 @@ fz_trim(struct fz_world *w, struct rte_mbuf *m, const struct ofan_pkt_info *pi,
 enum fz_fate {
 	FZ_CARRY,
 	FZ_DROP,
-	FZ_CUT,		/* a trimming switch's drop: trimmed (fz_trim()) */
+	FZ_CUT,		/* a trimming switch's drop: fz_trim() */
 };
 
 /* A frame the rules drop: trimmed instead if the switch trims data. */
@@ -2237,7 +2238,8 @@ fz_op_header(struct fz_world *w, struct fz_in *in, bool burst)
 		p = w->wire[i];
 		if (ofan_parse(rte_pktmbuf_mtod(p.m, const uint8_t *),
 			       rte_pktmbuf_data_len(p.m),
-			       OFAN_PARSE_F_NO_TTL_CHECK, &pi) != OFAN_PARSE_OK ||
+			       OFAN_PARSE_F_NO_TTL_CHECK,
+			       &pi) != OFAN_PARSE_OK ||
 		    !fz_trim(w, p.m, &pi, b & 2, b & 4, &to))
 			return;
 		memmove(&w->wire[i], &w->wire[i + 1],
@@ -2272,7 +2274,7 @@ fz_op_header(struct fz_world *w, struct fz_in *in, bool burst)
 		mark = OFAN_BTH_MARK_TRIMMED |
 			(b & 2 ? OFAN_BTH_MARK_RETURNED : 0);
 		break;
-	case 2:		/* returned without trimmed: the host reads either */
+	case 2:		/* one mark alone: the host reads either */
 		mark = b & 2 ? OFAN_BTH_MARK_RETURNED : OFAN_BTH_MARK_TRIMMED;
 		break;
 	default:	/* any marks */
@@ -2401,7 +2403,8 @@ fz_end(struct fz_world *w)
 	ofan_build_pfc(frame, sizeof(frame), src, 1u << HS_PFC_PRIORITY, 0);
 	for (h = 0; h < w->nb_hosts; h++)
 		if (w->seen[h].pause_until > w->now)
-			fz_inject(w, h, fz_mbuf_of(frame, sizeof(frame)), false);
+			fz_inject(w, h, fz_mbuf_of(frame, sizeof(frame)),
+				  false);
 	end = w->now + FZ_END_NS;
 	before = fz_progress(w);
 	/* Forged feedback: nothing to check at the end, a short run only. */
