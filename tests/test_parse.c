@@ -1416,6 +1416,11 @@ parse_suite(void)
 	TCase *tc;
 
 	tc = tcase_create("wire");
+	/*
+	 * test_payload_fill_check flips bytes all along 4 KiB payloads: 0.7 s
+	 * alone, over Check's 4 s default on a machine busy with a soak.
+	 */
+	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_checksum_known_header);
 	tcase_add_test(tc, test_pfc_frame);
 	tcase_add_test(tc, test_pfc_pause_ran);
