@@ -8,7 +8,9 @@
  *   malformed  one frame per drop reason the parser can return, plus a few
  *              good frames; a CSV of what was written goes to stdout.
  *   seeds      the frames of "malformed" as one raw file each, to seed a
- *              fuzzer's corpus.
+ *              fuzzer's corpus, and the PFC, pause, trimmed, returned,
+ *              NACK and CNP frames a switch's peers send
+ *              (pcapgen_frames.c).
  *
  * Everything is deterministic: the same arguments give the same bytes.
  * Every frame written by "malformed" is checked against the parser before
@@ -28,15 +30,15 @@
 #include "ofan_rng.h"
 #include "ofan_wire.h"
 #include "ofan_version.h"
+#include "pcapgen_frames.h"
 
 #define PROG			"ofan-pcapgen"
 #define FRAME_MIN_SIZE		64
 #define FRAME_MAX_SIZE		9216
-#define FRAME_BUF_SIZE		(FRAME_MAX_SIZE + 64)
+#define FRAME_BUF_SIZE		PCAPGEN_FRAME_BUF_SIZE
 /* Frames are stamped this far apart, starting at time 0. */
 #define GAP_NS			1000
 #define PSN_MASK		0xffffff
-#define ETH_MIN_FRAME		60
 
 #define IPV4(a, b, c, d) \
 	((uint32_t)(a) << 24 | (uint32_t)(b) << 16 | (uint32_t)(c) << 8 | (d))
@@ -79,15 +81,19 @@ static const char usage_text[] =
 "  --dst-mac M        destination MAC (default 02:00:00:00:00:02)\n"
 "\n"
 "malformed: one frame per drop reason the parser can return (runt,\n"
-"not_ipv4, arp_malformed, ip_truncated, bad_version, bad_ihl,\n"
-"bad_total_length, bad_ip_checksum, ttl_expired, udp_truncated,\n"
-"bth_truncated, ack_truncated; two frames for bad_ihl, bad_total_length\n"
-"and ttl_expired) and some good frames (data, ACK, ARP request and\n"
-"reply).  Prints a CSV 'reason,count' of what was written, 'good' last.\n"
+"not_ipv4, mac_control_malformed, arp_malformed, ip_truncated,\n"
+"bad_version, bad_ihl, bad_total_length, bad_ip_checksum, ttl_expired,\n"
+"udp_truncated, bth_truncated, ack_truncated; four frames for\n"
+"mac_control_malformed, two for bad_ihl, bad_total_length and\n"
+"ttl_expired) and some good frames (data, ACK, ARP request and reply).\n"
+"Prints a CSV 'reason,count' of what was written, 'good' last.\n"
 "bad_ip_checksum is reported only when the parser verifies checksums.\n"
 "\n"
 "seeds: write the frames of 'malformed' into DIR, one raw file each, as a\n"
-"fuzzing corpus.\n"
+"fuzzing corpus, and what a switch's peers send besides data: PFC frames\n"
+"(several class-enable vectors and quanta, one VLAN-tagged), 802.3x\n"
+"pauses, trimmed and returned headers, a mark ofan does not define,\n"
+"a NACK, ACKs with CE and COUNT, a RoCEv2 CNP, a VLAN-tagged data frame.\n"
 "\n"
 "Numbers are decimal; a bad or out-of-range value is an error.\n";
 
@@ -488,356 +494,47 @@ out:
 	return ret;
 }
 
-/*
- * The frames of "malformed" and "seeds".  Each maker writes one frame into
- * f (FRAME_BUF_SIZE bytes, zeroed) and returns its length.  All start from
- * the same data packet, ACK or ARP and change one thing; all but
- * bad_ip_checksum keep a valid IPv4 checksum.
- */
-struct crafted {
-	const char *reason;	/* drop name, or "good" */
-	const char *what;	/* file name part for "seeds" */
-	int (*make)(uint8_t *f);
-};
-
-static const uint8_t mac_a[6] = { 0x02, 0, 0, 0, 0, 0x01 };
-static const uint8_t mac_b[6] = { 0x02, 0, 0, 0, 0, 0x02 };
-
-static void
-wr16(uint8_t *p, uint16_t v)
-{
-	p[0] = (uint8_t)(v >> 8);
-	p[1] = (uint8_t)v;
-}
-
-static struct ofan_ipv4_hdr *
-ip_of(uint8_t *f)
-{
-	return (struct ofan_ipv4_hdr *)(f + OFAN_ETH_HDR_SIZE);
-}
-
-static void
-fix_csum(uint8_t *f)
-{
-	struct ofan_ipv4_hdr *ip = ip_of(f);
-
-	ip->checksum = 0;
-	ip->checksum = ofan_ipv4_checksum(ip, (ip->version_ihl & 0xf) * 4u);
-}
-
-static struct ofan_pkt_spec
-base_spec(uint16_t payload_size)
-{
-	struct ofan_pkt_spec spec = {
-		.src_ip = IPV4(10, 0, 0, 1),
-		.dst_ip = IPV4(10, 1, 0, 1),
-		.ev = 49152,
-		.tos = OFAN_ECN_ECT0,
-		.dest_qp = 1,
-		.psn = 0,
-		.payload_size = payload_size,
-	};
-
-	memcpy(spec.src_mac, mac_a, 6);
-	memcpy(spec.dst_mac, mac_b, 6);
-	return spec;
-}
-
-/* A data frame of exactly the Ethernet minimum (60 bytes, no FCS). */
+/* Build crafted frame i into f, or say why the table is wrong. */
 static int
-data_min(uint8_t *f)
+build_crafted(unsigned int i, uint8_t *f)
 {
-	struct ofan_pkt_spec spec = base_spec(ETH_MIN_FRAME -
-					      OFAN_DATA_HDRS_SIZE);
+	char err[256];
+	int len = pcapgen_frame_build(i, f, err, sizeof(err));
 
-	return ofan_build_data(f, FRAME_BUF_SIZE, &spec);
-}
-
-/* Set the IPv4 total length (and the UDP length to match) of f. */
-static void
-set_ip_len(uint8_t *f, uint16_t ip_len)
-{
-	struct ofan_ipv4_hdr *ip = ip_of(f);
-	struct ofan_udp_hdr *udp = (struct ofan_udp_hdr *)(ip + 1);
-
-	ip->total_length = htons(ip_len);
-	if (ip_len >= OFAN_IPV4_HDR_SIZE + OFAN_UDP_HDR_SIZE)
-		udp->length = htons(ip_len - OFAN_IPV4_HDR_SIZE);
-	fix_csum(f);
-}
-
-static int
-pad(int len)
-{
-	return len < ETH_MIN_FRAME ? ETH_MIN_FRAME : len;
-}
-
-static int
-make_runt(uint8_t *f)
-{
-	data_min(f);
-	return 12;
-}
-
-static int
-make_ipv6(uint8_t *f)
-{
-	static const uint8_t hdr[40 + 8] = {
-		0x60, 0, 0, 0, 0x00, 0x10, OFAN_IPPROTO_UDP, 64,
-		0xfd, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1,
-		0xfd, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2,
-		0xc0, 0x00, 0x12, 0xb7, 0x00, 0x10, 0x00, 0x00,
-	};
-
-	memcpy(f, mac_b, 6);
-	memcpy(f + 6, mac_a, 6);
-	wr16(f + 12, OFAN_ETHER_TYPE_IPV6);
-	memcpy(f + OFAN_ETH_HDR_SIZE, hdr, sizeof(hdr));
-	return OFAN_ETH_HDR_SIZE + (int)sizeof(hdr) + 8;
-}
-
-static int
-make_arp_request(uint8_t *f)
-{
-	static const uint8_t unknown[6];
-
-	return pad(ofan_build_arp(f, FRAME_BUF_SIZE, OFAN_ARP_OP_REQUEST,
-				  mac_a, IPV4(10, 0, 0, 1), unknown,
-				  IPV4(10, 0, 0, 254)));
-}
-
-static int
-make_arp_reply(uint8_t *f)
-{
-	return pad(ofan_build_arp(f, FRAME_BUF_SIZE, OFAN_ARP_OP_REPLY,
-				  mac_b, IPV4(10, 0, 0, 254), mac_a,
-				  IPV4(10, 0, 0, 1)));
-}
-
-static int
-make_arp_bad_htype(uint8_t *f)
-{
-	int len = make_arp_request(f);
-
-	wr16(f + OFAN_ETH_HDR_SIZE, 6);
-	return len;
-}
-
-static int
-make_ip_truncated(uint8_t *f)
-{
-	data_min(f);
-	return OFAN_ETH_HDR_SIZE + OFAN_IPV4_HDR_SIZE - 1;
-}
-
-static int
-make_bad_version(uint8_t *f)
-{
-	int len = data_min(f);
-
-	ip_of(f)->version_ihl = 6 << 4 | 5;
-	fix_csum(f);
-	return len;
-}
-
-static int
-make_ihl_4(uint8_t *f)
-{
-	int len = data_min(f);
-
-	ip_of(f)->version_ihl = 4 << 4 | 4;
-	fix_csum(f);
-	return len;
-}
-
-static int
-make_ihl_15(uint8_t *f)
-{
-	/* 60 bytes of header would end at 74, past the 60-byte frame. */
-	int len = data_min(f);
-
-	ip_of(f)->version_ihl = 4 << 4 | 15;
-	return len;
-}
-
-static int
-make_total_length_small(uint8_t *f)
-{
-	int len = data_min(f);
-
-	ip_of(f)->total_length = htons(OFAN_IPV4_HDR_SIZE - 1);
-	fix_csum(f);
-	return len;
-}
-
-static int
-make_total_length_large(uint8_t *f)
-{
-	int len = data_min(f);
-
-	ip_of(f)->total_length = htons((uint16_t)(len -
-						  OFAN_ETH_HDR_SIZE + 1));
-	fix_csum(f);
-	return len;
-}
-
-static int
-make_bad_checksum(uint8_t *f)
-{
-	int len = data_min(f);
-
-	ip_of(f)->checksum ^= htons(0x0001);
-	return len;
-}
-
-static int
-make_ttl_1(uint8_t *f)
-{
-	int len = data_min(f);
-
-	ip_of(f)->ttl = 1;
-	fix_csum(f);
-	return len;
-}
-
-static int
-make_ttl_0(uint8_t *f)
-{
-	int len = data_min(f);
-
-	ip_of(f)->ttl = 0;
-	fix_csum(f);
-	return len;
-}
-
-static int
-make_udp_truncated(uint8_t *f)
-{
-	/* IPv4 ends 4 bytes into UDP; the rest is Ethernet padding. */
-	int len = data_min(f);
-
-	set_ip_len(f, OFAN_IPV4_HDR_SIZE + 4);
-	return len;
-}
-
-static int
-make_bth_truncated(uint8_t *f)
-{
-	int len = data_min(f);
-
-	set_ip_len(f, OFAN_IPV4_HDR_SIZE + OFAN_UDP_HDR_SIZE + 8);
-	return len;
-}
-
-static int
-make_ack(uint8_t *f)
-{
-	struct ofan_pkt_spec spec = base_spec(0);
-	struct ofan_ack_ext ext = {
-		.echo_ev = spec.ev,
-		.echo_psn = 7,
-		.cum_psn = 8,
-	};
-
-	return ofan_build_ack(f, FRAME_BUF_SIZE, &spec, &ext);
-}
-
-static int
-make_ack_truncated(uint8_t *f)
-{
-	int len = make_ack(f);
-
-	/* AETH and 10 of the 20 bytes of the feedback extension. */
-	set_ip_len(f, OFAN_IPV4_HDR_SIZE + OFAN_UDP_HDR_SIZE + OFAN_BTH_SIZE +
-		   OFAN_AETH_SIZE + 10);
-	return len - 10;
-}
-
-static int
-make_data(uint8_t *f)
-{
-	struct ofan_pkt_spec spec = base_spec(128 - OFAN_DATA_HDRS_SIZE);
-
-	return ofan_build_data(f, FRAME_BUF_SIZE, &spec);
-}
-
-static const struct crafted crafted[] = {
-	{ "runt", "runt", make_runt },
-	{ "not_ipv4", "ipv6", make_ipv6 },
-	{ "arp_malformed", "arp_htype", make_arp_bad_htype },
-	{ "ip_truncated", "ip_truncated", make_ip_truncated },
-	{ "bad_version", "version_6", make_bad_version },
-	{ "bad_ihl", "ihl_4", make_ihl_4 },
-	{ "bad_ihl", "ihl_15", make_ihl_15 },
-	{ "bad_total_length", "total_length_small", make_total_length_small },
-	{ "bad_total_length", "total_length_large", make_total_length_large },
-	{ "bad_ip_checksum", "bad_checksum", make_bad_checksum },
-	{ "ttl_expired", "ttl_1", make_ttl_1 },
-	{ "ttl_expired", "ttl_0", make_ttl_0 },
-	{ "udp_truncated", "udp_truncated", make_udp_truncated },
-	{ "bth_truncated", "bth_truncated", make_bth_truncated },
-	{ "ack_truncated", "ack_truncated", make_ack_truncated },
-	{ "good", "data", make_data },
-	{ "good", "ack", make_ack },
-	{ "good", "arp_request", make_arp_request },
-	{ "good", "arp_reply", make_arp_reply },
-};
-
-#define NB_CRAFTED ((int)(sizeof(crafted) / sizeof(crafted[0])))
-
-/*
- * Build crafted frame i into f and check that the parser (verifying
- * checksums, as a switch) reports what the table says.  Returns the
- * length, or -EPROTO if the frame does not do what it should: a bug here.
- */
-static int
-build_crafted(int i, uint8_t *f)
-{
-	struct ofan_pkt_info info;
-	const char *got;
-	int len;
-	int ret;
-
-	memset(f, 0, FRAME_BUF_SIZE);
-	len = crafted[i].make(f);
 	if (len < 0)
-		return len;
-	ret = ofan_parse(f, (uint32_t)len, OFAN_PARSE_F_VERIFY_CSUM, &info);
-	got = ret == OFAN_PARSE_OK ? "good" : ofan_drop_name(ret);
-	if (strcmp(got, crafted[i].reason) != 0) {
-		fprintf(stderr, PROG ": internal error: frame '%s' parses as "
-			"%s, not %s\n", crafted[i].what, got,
-			crafted[i].reason);
-		return -EPROTO;
-	}
+		fprintf(stderr, PROG ": internal error: %s\n", err);
 	return len;
 }
 
 static int
 run_malformed(const char *path)
 {
-	uint8_t frame[FRAME_BUF_SIZE];
+	uint8_t frame[PCAPGEN_FRAME_BUF_SIZE];
 	struct ofan_pcap_writer *w;
-	int counts[NB_CRAFTED] = { 0 };
-	int first[NB_CRAFTED];
-	int i;
-	int j;
+	unsigned int counts[pcapgen_nb_frames];
+	unsigned int first[pcapgen_nb_frames];
+	unsigned int i, j, nb = 0;
 	int len;
 	int ret;
 
+	memset(counts, 0, sizeof(counts));
 	ret = open_writer(path, &w);
 	if (ret < 0)
 		return ret;
-	for (i = 0; i < NB_CRAFTED; i++) {
+	for (i = 0; i < pcapgen_nb_frames; i++) {
+		first[i] = i;
+		if (pcapgen_frames[i].seed_only)
+			continue;
 		len = build_crafted(i, frame);
 		if (len < 0) {
 			ofan_pcap_writer_close(w);
 			return len;
 		}
 		ofan_pcap_write(w, frame, (uint32_t)len,
-				(uint64_t)i * GAP_NS);
+				(uint64_t)nb++ * GAP_NS);
 		/* Count per reason, under the reason's first table row. */
-		for (j = 0; strcmp(crafted[j].reason, crafted[i].reason); j++)
+		for (j = 0; strcmp(pcapgen_frames[j].reason,
+				   pcapgen_frames[i].reason); j++)
 			;
 		first[i] = j;
 		counts[j]++;
@@ -847,27 +544,27 @@ run_malformed(const char *path)
 		return ret;
 
 	printf("reason,count\n");
-	for (i = 0; i < NB_CRAFTED; i++)
-		if (first[i] == i)
-			printf("%s,%d\n", crafted[i].reason, counts[i]);
+	for (i = 0; i < pcapgen_nb_frames; i++)
+		if (first[i] == i && counts[i] != 0)
+			printf("%s,%u\n", pcapgen_frames[i].reason, counts[i]);
 	return 0;
 }
 
 static int
 run_seeds(const char *dir)
 {
-	uint8_t frame[FRAME_BUF_SIZE];
+	uint8_t frame[PCAPGEN_FRAME_BUF_SIZE];
 	char path[4096];
+	unsigned int i;
 	FILE *fp;
 	int len;
-	int i;
 
-	for (i = 0; i < NB_CRAFTED; i++) {
+	for (i = 0; i < pcapgen_nb_frames; i++) {
 		len = build_crafted(i, frame);
 		if (len < 0)
 			return len;
-		snprintf(path, sizeof(path), "%s/%02d-%s-%s.bin", dir, i,
-			 crafted[i].reason, crafted[i].what);
+		snprintf(path, sizeof(path), "%s/%02u-%s-%s.bin", dir, i,
+			 pcapgen_frames[i].reason, pcapgen_frames[i].what);
 		fp = fopen(path, "wb");
 		if (fp == NULL) {
 			fprintf(stderr, PROG " seeds: %s: %s\n", path,
