@@ -246,7 +246,12 @@ int ofan_build_pfc(uint8_t *buf, size_t buf_size, const uint8_t src[6],
 bool ofan_pfc_quanta(const uint8_t *frame, uint32_t l3, uint8_t prio,
 		     uint16_t *quanta);
 
-/* Nanoseconds that quanta last at rate_bps (rounded up; 0 for 0). */
+/*
+ * Nanoseconds that quanta last at rate_bps (rounded up; 0 for 0; rate 0
+ * is 100 Gb/s): exact for every rate, never decreasing in quanta, never
+ * increasing in rate (tests/fuzz/fuzz_parse.c checks it against 128-bit
+ * arithmetic).
+ */
 uint64_t ofan_pfc_quanta_ns(uint16_t quanta, uint64_t rate_bps);
 
 /*

@@ -250,11 +250,15 @@ ofan_pfc_quanta(const uint8_t *frame, uint32_t l3, uint8_t prio,
 uint64_t
 ofan_pfc_quanta_ns(uint16_t quanta, uint64_t rate_bps)
 {
-	uint64_t bits = (uint64_t)quanta * OFAN_PFC_QUANTUM_BITS;
+	/* At most 65535 x 512 x 1e9 < 2^55: no overflow, and rounding up
+	 * by the remainder rather than by adding rate_bps - 1 keeps it so
+	 * for every rate. */
+	uint64_t bit_ns = (uint64_t)quanta * OFAN_PFC_QUANTUM_BITS *
+		1000000000ull;
 
 	if (rate_bps == 0)
 		rate_bps = 100000000000ull;
-	return (bits * 1000000000ull + rate_bps - 1) / rate_bps;
+	return bit_ns / rate_bps + (bit_ns % rate_bps != 0);
 }
 
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__

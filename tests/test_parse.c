@@ -491,6 +491,14 @@ START_TEST(test_pfc_frame)
 	ck_assert_uint_eq(ofan_pfc_quanta_ns(0xffff, 100000000000ull), 335540);
 	ck_assert_uint_eq(ofan_pfc_quanta_ns(1, 400000000000ull), 2);
 	ck_assert_uint_eq(ofan_pfc_quanta_ns(0, 100000000000ull), 0);
+	ck_assert_uint_eq(ofan_pfc_quanta_ns(1, 0), 6);	/* 100 Gb/s */
+	/*
+	 * Rates near 2^64 once wrapped the rounding (bits x 1e9 + rate - 1)
+	 * to a pause of 0 ns: a resume.  Any pause lasts at least 1 ns.
+	 */
+	ck_assert_uint_eq(ofan_pfc_quanta_ns(0xffff, UINT64_MAX), 1);
+	ck_assert_uint_eq(ofan_pfc_quanta_ns(1, UINT64_MAX - 1000), 1);
+	ck_assert_uint_eq(ofan_pfc_quanta_ns(0xffff, 1), 33553920000000000ull);
 }
 END_TEST
 
