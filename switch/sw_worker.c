@@ -350,7 +350,10 @@ sw_worker_time_exceeded(struct sw_worker *w, uint16_t in_port,
  * SW_PARSE_HDR_SIZE bytes (VLAN + a 60-byte IPv4 header + UDP + BTH + ACK
  * extension < 128), so those are copied out and the lengths are checked
  * against the whole frame.  The rewrite stage writes the Ethernet and IPv4
- * headers in place, so they must lie in the first segment.
+ * headers in place, so they must lie in the first segment, as must an
+ * ARP body (answered in place) and a pause's (read in place): a MAC
+ * control frame whose body does not is mac_control_malformed, not
+ * ip_truncated.
  */
 #define SW_PARSE_HDR_SIZE 128
 
@@ -373,6 +376,13 @@ sw_parse_chained(const struct rte_mbuf *m, unsigned int flags,
 	if (info->kind == OFAN_KIND_ARP)
 		return rte_pktmbuf_data_len(m) < info->l3_offset +
 			sizeof(struct ofan_arp) ? OFAN_DROP_ARP_MALFORMED : v;
+	/* A pause's body is read in place too (sw_pfc_rx). */
+	if (info->kind == OFAN_KIND_PAUSE)
+		return rte_pktmbuf_data_len(m) < info->l3_offset +
+			((hdr[info->l3_offset] << 8 | hdr[info->l3_offset + 1]) ==
+			 OFAN_MAC_CTRL_OP_PFC ? OFAN_PFC_BODY_SIZE :
+			 OFAN_PAUSE_BODY_SIZE) ?
+			OFAN_DROP_MAC_CTRL_MALFORMED : v;
 	return rte_pktmbuf_data_len(m) < info->l3_offset + OFAN_IPV4_HDR_SIZE ?
 		OFAN_DROP_IP_TRUNCATED : v;
 }

@@ -1005,6 +1005,57 @@ START_TEST(test_pfc_pause_rx)
 END_TEST
 
 /*
+ * A pause in a chain of mbufs (fuzz_switch found it): its body is read
+ * in place, so it must lie in the first segment.  A PFC frame whose
+ * first segment ends inside its 20-byte body is mac_control_malformed
+ * (it was ip_truncated, a reason for IPv4); one whose body is whole
+ * there is obeyed, and so is an 802.3x pause whose 4 bytes are, though
+ * its first segment ends before an IPv4 header would (it was dropped).
+ */
+START_TEST(test_pfc_chained)
+{
+	struct sw_config *c = t_cfg_line();
+	uint8_t buf[OFAN_PFC_FRAME_SIZE], mac[6];
+	struct sw_totals t;
+	struct t_switch s;
+	struct rte_mbuf *m;
+	uint64_t now = 10 * T_US;
+
+	c->ports[1].queue.pfc = true;
+	t_start(&s, c);
+	t_peer_mac(1, mac);
+	ck_assert_int_eq(ofan_build_pfc(buf, sizeof(buf), mac, 1u << 3, 1000),
+			 OFAN_PFC_FRAME_SIZE);
+	m = t_chain(buf, sizeof(buf), OFAN_ETH_HDR_SIZE + 10);
+	sw_worker_input(s.w, 1, &m, 1, now);
+	sw_engine_totals(s.eng, &t);
+	ck_assert_uint_eq(t.drops[OFAN_DROP_MAC_CTRL_MALFORMED], 1);
+	ck_assert_uint_eq(t.drops[OFAN_DROP_IP_TRUNCATED], 0);
+	ck_assert_uint_eq(t.port[1].pfc_pauses_received, 0);
+	ck_assert_uint_eq(sw_worker_paused_until(s.w, 1), 0);
+	/* The body whole in the first segment: obeyed. */
+	m = t_chain(buf, sizeof(buf), OFAN_ETH_HDR_SIZE + OFAN_PFC_BODY_SIZE);
+	sw_worker_input(s.w, 1, &m, 1, now);
+	ck_assert_uint_eq(sw_worker_paused_until(s.w, 1), now + 5120);
+	/* 802.3x: 4 bytes of body; 0 quanta resumes. */
+	buf[OFAN_ETH_HDR_SIZE] = 0;
+	buf[OFAN_ETH_HDR_SIZE + 1] = 1;
+	buf[OFAN_ETH_HDR_SIZE + 2] = 0;
+	buf[OFAN_ETH_HDR_SIZE + 3] = 0;
+	m = t_chain(buf, sizeof(buf), OFAN_ETH_HDR_SIZE + OFAN_PAUSE_BODY_SIZE);
+	sw_worker_input(s.w, 1, &m, 1, now + 100);
+	ck_assert_uint_eq(sw_worker_paused_until(s.w, 1), now + 100);
+	m = t_chain(buf, sizeof(buf), OFAN_ETH_HDR_SIZE + 3);
+	sw_worker_input(s.w, 1, &m, 1, now + 200);
+	sw_engine_totals(s.eng, &t);
+	ck_assert_uint_eq(t.port[1].pfc_pauses_received, 2);
+	ck_assert_uint_eq(t.drops[OFAN_DROP_MAC_CTRL_MALFORMED], 2);
+	ck_assert_uint_eq(t_drops_sum(&t), 2);
+	t_stop(&s);
+}
+END_TEST
+
+/*
  * A lossy egress port ([drop.NAME], common/ofan_loss.h): random loses
  * its share (1,000 frames at 0.5: within 4 sigma of 500), the same for
  * the same seed; bursts as htsim's flaky link, timed from the schedule's
@@ -1090,5 +1141,6 @@ t_engine_queue_tests(struct t_engine_tcases *t)
 	tcase_add_test(t->failures, test_stall_port);
 	tcase_add_test(t->failures, test_pfc_hysteresis);
 	tcase_add_test(t->failures, test_pfc_pause_rx);
+	tcase_add_test(t->failures, test_pfc_chained);
 	tcase_add_test(t->failures, test_drop_port);
 }
