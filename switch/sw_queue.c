@@ -380,10 +380,11 @@ sw_queue_enqueue_ctl(struct sw_queue *q, struct rte_mbuf *m, uint8_t kind,
 		vkind = ofan_frame_kind(rte_pktmbuf_mtod(victim,
 							 const uint8_t *),
 					rte_pktmbuf_data_len(victim));
+		/* It was queued and stays counted so (enqueues and their
+		 * histogram never decrease); it leaves as trimmed or
+		 * dropped. */
 		q->tail--;
 		q->bytes -= vsize;
-		q->st.enq_pkts--;
-		q->st.enq_bytes -= vsize;
 		sw_queue_put(q, m, size, len - 1, l3_offset, ecn_capable, rng);
 	}
 	if (vkind != OFAN_KIND_DATA || !sw_trim(q, victim, &bth)) {

@@ -360,7 +360,8 @@ START_TEST(test_trim_victim_ack)
 	struct rte_mbuf *ret, *m;
 	struct sw_queue_config qc;
 	struct ofan_pkt_spec sp;
-	unsigned int seen = 0, seed, i;
+	unsigned int seen = 0, seed, i, want;
+	uint64_t hist;
 	struct sw_queue q;
 	struct ofan_rng rng;
 	enum sw_enq_result r;
@@ -403,6 +404,21 @@ START_TEST(test_trim_victim_ack)
 						 &ret);
 		}
 		ck_assert_uint_eq(sw_queue_data_len(&q), 4);
+		/*
+		 * Every frame that was queued counts, a victim too, once
+		 * in the histogram each (fuzz_switch: the victim's enqueue
+		 * was taken back, so queue_enqueued_bytes fell when a
+		 * smaller frame took its place).
+		 */
+		want = ack_arrives == (r == SW_ENQ_QUEUED) ? 5 : 4;
+		ck_assert_uint_eq(q.st.enq_pkts, want);
+		ck_assert_uint_eq(q.st.enq_bytes, want == 5 ?
+				  4 * full + OFAN_ACK_FRAME_SIZE :
+				  ack_arrives ? 4 * full :
+				  3 * full + OFAN_ACK_FRAME_SIZE);
+		for (i = 0, hist = 0; i < SW_QUEUE_HIST_BINS; i++)
+			hist += q.st.hist[i];
+		ck_assert_uint_eq(hist, q.st.enq_pkts);
 		if (r == SW_ENQ_QUEUED) {
 			/* Data: the arriving frame trimmed; ACK: the newest
 			 * data frame trimmed, the ACK in its place. */
