@@ -95,7 +95,8 @@ struct sw_direct {
 	  "drops at this egress port: of packets routed to it, of its replies") \
 	X(rx_dropped_at_egress, "rx_dropped_at_egress", \
 	  "of the egress drops (drop), those that arrivals from here caused") \
-	X(arp_replies, "arp_replies", "ARP replies sent from this port") \
+	X(arp_replies, "arp_replies", \
+	  "ARP replies made for this port's address (one its queue had no room for is also a drop here)") \
 	X(icmp_sent, "icmp_time_exceeded", \
 	  "ICMP time-exceeded replies sent from this port (TTL expired here)") \
 	X(icmp_limited, "icmp_limited", \

@@ -206,12 +206,12 @@ sw_worker_arp(struct sw_worker *w, uint16_t in_port, struct rte_mbuf *m,
 	arp->tpa = rte_cpu_to_be_32(info->arp_spa);
 	memcpy(arp->sha, ps->mac, 6);
 	arp->spa = rte_cpu_to_be_32(my_ip);
-	if (!sw_worker_out(w, in_port, m, info->l3_offset, now_ns)) {
+	/* Made, whether the port's queue takes it or drops it (an egress
+	 * drop there): routed to the port either way. */
+	w->port_st[in_port].arp_replies++;
+	if (!sw_worker_out(w, in_port, m, info->l3_offset, now_ns))
 		sw_worker_drop_egress(w, in_port, in_port, m,
 				      OFAN_DROP_QUEUE_FULL);
-		return;
-	}
-	w->port_st[in_port].arp_replies++;
 }
 
 /*
