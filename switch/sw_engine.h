@@ -103,6 +103,8 @@ struct sw_direct {
 	  "TTL-expired packets not answered: rate limit, no address, no mbuf") \
 	X(headers_returned, "headers_returned", \
 	  "trimmed headers sent back from this port to their senders (rts)") \
+	X(headers_turned, "headers_turned_back", \
+	  "trimmed headers of frames routed here handed back for their senders (rts; headers_returned at the port each leaves by, or a drop)") \
 	X(pfc_pauses_sent, "pfc_pauses_sent", \
 	  "PFC pauses sent upstream from this lossless port (xoff, and refreshes)") \
 	X(pfc_resumes_sent, "pfc_resumes_sent", \

@@ -576,6 +576,9 @@ sw_worker_forward_ctl(struct sw_worker *w, const struct sw_engine *eng,
 	case SW_ENQ_QUEUED:
 		return;
 	case SW_ENQ_RETURN:
+		/* It leaves this port's books here: picked for it, neither
+		 * sent, dropped nor queued by it. */
+		w->port_st[port].headers_turned++;
 		sw_worker_return(w, eng, in_port, other, levels_needed, now_ns);
 		return;
 	default:

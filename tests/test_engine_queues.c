@@ -451,6 +451,66 @@ START_TEST(test_trim_victim_ack)
 END_TEST
 
 /*
+ * Return to sender in a switch's books: port 1 trims (header) and returns
+ * every trimmed header (rts = always).  Of three frames from host 0 the
+ * first is queued, the next two are trimmed and handed back: one toward
+ * host 0, whose route leaves by port 0 (headers_returned there), one
+ * whose sender has no route (no_route, at the input).  Each port's
+ * books balance: routed to it (picks, ARP, ICMP, headers returned by it)
+ * = sent + dropped + queued + headers turned back (headers_turned_back),
+ * which fuzz_switch found one short per return without that counter.
+ */
+START_TEST(test_rts_books)
+{
+	struct sw_config *c = t_cfg_line();
+	struct rte_mbuf *pkts[3];
+	struct ofan_pkt_spec sp;
+	struct ofan_pkt_info info;
+	struct sw_totals t;
+	struct t_switch s;
+	uint16_t p;
+
+	c->ports[T_LINE_OUT].queue.capacity_pkts = 1;
+	c->ports[T_LINE_OUT].queue.trim = SW_TRIM_HEADER;
+	c->ports[T_LINE_OUT].queue.rts = SW_RTS_ALWAYS;
+	c->ports[T_LINE_OUT].queue.trim_either = false;	/* the arriving one */
+	t_start(&s, c);
+	pkts[0] = t_sized(T_LEAF_NET(1) | 1, 0, 0, 1000);
+	pkts[1] = t_sized(T_LEAF_NET(1) | 1, 1, 0, 1000);
+	t_spec(&sp, 0, T_IP(192, 168, 0, 1), T_LEAF_NET(1) | 1, 4000, 2);
+	sp.payload_size = 500;
+	pkts[2] = t_pkt(&sp, LB_KIND_DATA);
+	sw_worker_input(s.w, 0, pkts, 3, T_US);
+	sw_engine_totals(s.eng, &t);
+	ck_assert_uint_eq(t.picks[T_LINE_OUT], 3);
+	ck_assert_uint_eq(t.queue_len[T_LINE_OUT], 1);
+	ck_assert_uint_eq(t.queue[T_LINE_OUT].trimmed_pkts, 2);
+	ck_assert_uint_eq(t.port[T_LINE_OUT].headers_turned, 2);
+	ck_assert_uint_eq(t.port[0].headers_returned, 1);
+	ck_assert_uint_eq(t.queue_len[0], 1);
+	ck_assert_uint_eq(t.drops[OFAN_DROP_NO_ROUTE], 1);
+	ck_assert_uint_eq(t.port[0].drops, 1);
+	for (p = 0; p < 2; p++)
+		ck_assert_uint_eq(t.picks[p] + t.port[p].arp_replies +
+				  t.port[p].icmp_sent +
+				  t.port[p].headers_returned,
+				  t.port[p].tx_pkts + t.port[p].egress_drops +
+				  t.queue_len[p] + t.port[p].headers_turned);
+	/* The header back at host 0: addresses swapped, marked. */
+	ck_assert_uint_eq(sw_worker_tx_peek(s.w, 0, T_US, pkts, 1), 1);
+	sw_worker_tx_commit(s.w, 0, T_US, pkts, 1, 1);
+	t_parse(pkts[0], &info);
+	ck_assert_uint_eq(info.dst_ip, T_HOST_IP(0));
+	ck_assert_uint_eq(info.psn, 1);
+	ck_assert_uint_eq(info.bth_mark, OFAN_BTH_MARK_TRIMMED |
+			  OFAN_BTH_MARK_RETURNED);
+	ck_assert_uint_eq(info.payload_size, 0);
+	rte_pktmbuf_free(pkts[0]);
+	t_stop(&s);
+}
+END_TEST
+
+/*
  * The frame model of a queue (ofan_frame.h): under explicit sizes (full
  * 1514-byte data frames count 1460 bytes, 78-byte ACKs 82) a queue
  * counts, caps, marks and shapes each frame at its model size: a data
@@ -1150,6 +1210,7 @@ t_engine_queue_tests(struct t_engine_tcases *t)
 	tcase_add_test(t->queue, test_queue_frame_model);
 	tcase_add_test(t->queue, test_queue_hist_bin);
 	tcase_add_test(t->queue, test_trim_victim_ack);
+	tcase_add_test(t->queue, test_rts_books);
 	tcase_add_test(t->queue, test_queue_ecn_probability);
 	tcase_add_test(t->shaping, test_shape_fine_polls);
 	tcase_add_test(t->shaping, test_shape_coarse_polls);
