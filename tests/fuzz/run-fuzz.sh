@@ -14,7 +14,9 @@
 # exercises, the programs' own) and each runs for SECONDS (default 5) on
 # the corpus OUTDIR/corpus/NAME, which keeps growing across runs.  Seeds:
 #   fuzz_parse   the frames of "ofan-pcapgen seeds" (every parser drop
-#                reason plus good frames), from the same build;
+#                reason, good frames, and the PFC, pause, trimmed,
+#                returned, NACK and CNP frames peers send), from the same
+#                build;
 #   fuzz_experiment  the experiments of SRCDIR/configs/experiments (and
 #                paper/) and SRCDIR/tests/data/fabric;
 #   fuzz_*config* the *.ini files of SRCDIR/configs and SRCDIR/tests/data/*;
@@ -26,6 +28,10 @@
 #                training/*.ini, configs/host-job-b2b.ini);
 #   fuzz_host    only its own below (it links the host engine and
 #                DPDK, and starts EAL);
+#   fuzz_switch  each frame of "ofan-pcapgen seeds" packed as a program
+#                (fuzz_switch.c's header, for a plain and a lossless,
+#                trimming switch; the frame as raw bytes into a port;
+#                every port drained);
 #   any harness  the files in SRCDIR/tests/fuzz/seeds/NAME/, if present.
 # An input that takes longer than 30 s is a finding (libFuzzer's timeout).
 # Prints one line per harness with the number of executions, the corpus
@@ -209,6 +215,28 @@ for n, (prefix, files) in enumerate(sorted(sets.items())):
         g.write(packed + b"".join(ranks))
 PY
 		rm -f "$dir"/.pair.*.et
+		;;
+	fuzz_switch)
+		mkdir -p "$dir/.frames"
+		"$build/tools/ofan-pcapgen" seeds --out-dir "$dir/.frames"
+		/usr/bin/python3 - "$dir" <<'PY'
+import glob, os, sys
+out = sys.argv[1]
+# fuzz_switch.c's 72-byte header: zeros (ecmp, 2 ports), and ofan on 4
+# ports: 0-1 lossless, 2 trimming headers (rts overflow), 3 whole (always).
+hdrs = [bytes(72), bytes.fromhex(
+    "050210000102030401030c00000f00014403ff000000000000001d03e80500001d"
+    "03e805080520000000501a" + "00" * 28)]
+for f in sorted(glob.glob(os.path.join(out, ".frames", "*.bin"))):
+    b = open(f, "rb").read()
+    for v, h in enumerate(hdrs):
+        # RAW (op 4) flags+length, FLUSH (5) into port 2v, DRAIN (7) all.
+        prog = h + bytes([4, len(b) >> 8 & 7, len(b) & 0xff]) + b + \
+            bytes([5, 2 * v, 7, 0x60])
+        with open(os.path.join(out, f"{v}-{os.path.basename(f)}"), "wb") as g:
+            g.write(prog)
+PY
+		rm -rf "$dir/.frames"
 		;;
 	fuzz_jobs)
 		# Every config with [job.*] sections.
