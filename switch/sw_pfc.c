@@ -9,7 +9,8 @@
  * ingress port beside it: sw_queue_track_ingress).  Above pfc_xoff it
  * sends its upstream a PFC frame with pfc_quanta for pfc_priority, again
  * every half of that time while it stays above pfc_xon, and a frame of
- * zero quanta once it falls below pfc_xon.  What arrives beyond
+ * zero quanta once it falls below pfc_xon or holds nothing (so that
+ * pfc_xon = 0, which the loader accepts, resumes an empty port).  What arrives beyond
  * pfc_xoff + headroom is dropped (pfc_headroom): the headroom, by
  * default the link's round trip at its rate and a frame either side, is
  * what the upstream can still send before the pause reaches it.
@@ -224,7 +225,9 @@ sw_pfc_left(struct sw_worker *w, uint8_t in_port, uint32_t len)
 	struct sw_pfc_port *pp = &w->pfc[in_port];
 
 	pp->in_bytes -= len;
-	if (pp->xoff && pp->in_bytes < w->eng->pfc[in_port].xon) {
+	/* Below xon, or holding nothing: pfc_xon = 0 resumes when empty. */
+	if (pp->xoff && (pp->in_bytes < w->eng->pfc[in_port].xon ||
+			 pp->in_bytes == 0)) {
 		pp->xoff = false;
 		sw_pfc_want(w, in_port, 0);
 	}

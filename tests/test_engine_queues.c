@@ -1081,6 +1081,35 @@ START_TEST(test_pfc_pause_rx)
 END_TEST
 
 /*
+ * pfc_xon = 0 (the loader accepts it): the port resumes its upstream
+ * once it holds nothing.  fuzz_switch found it never did -- the bytes
+ * never fall below 0 -- so the upstream stayed paused for the whole
+ * quanta with the switch empty.
+ */
+START_TEST(test_pfc_xon_zero)
+{
+	struct sw_config *c = t_cfg_line();
+	struct t_switch s;
+	uint64_t now = T_US;
+	unsigned int i;
+
+	for (i = 0; i < 2; i++) {
+		c->ports[i].queue.pfc = true;
+		c->ports[i].queue.pfc_xoff_bytes = 300;
+		c->ports[i].queue.pfc_xon_bytes = 0;
+	}
+	t_start(&s, c);
+	t_send_sized(&s, 2, 200, 0, now);	/* 400: xoff */
+	ck_assert_int_eq(t_pfc_take(&s, 0, now), 0xffff);
+	ck_assert_uint_eq(t_drain_max(s.w, 1, now, 1, NULL, NULL), 1);
+	ck_assert_int_eq(t_pfc_take(&s, 0, now), -1);	/* 200 left */
+	ck_assert_uint_eq(t_drain(s.w, 1, now, NULL, NULL), 1);
+	ck_assert_int_eq(t_pfc_take(&s, 0, now), 0);	/* empty */
+	t_stop(&s);
+}
+END_TEST
+
+/*
  * A pause in a chain of mbufs (fuzz_switch found it): its body is read
  * in place, so it must lie in the first segment.  A PFC frame whose
  * first segment ends inside its 20-byte body is mac_control_malformed
@@ -1219,5 +1248,6 @@ t_engine_queue_tests(struct t_engine_tcases *t)
 	tcase_add_test(t->failures, test_pfc_hysteresis);
 	tcase_add_test(t->failures, test_pfc_pause_rx);
 	tcase_add_test(t->failures, test_pfc_chained);
+	tcase_add_test(t->failures, test_pfc_xon_zero);
 	tcase_add_test(t->failures, test_drop_port);
 }

@@ -393,6 +393,10 @@ struct fz_world {
 	uint64_t out_pkts[FZ_MAX_PORTS], out_bytes[FZ_MAX_PORTS];
 	uint64_t out_pauses[FZ_MAX_PORTS], out_resumes[FZ_MAX_PORTS];
 	int64_t paused_so_far[FZ_MAX_PORTS];
+	/* The last PFC frame each worker sent from a port: 0 none, 1 a
+	 * resume, 2 a pause; 3 once the port's link failed after it. */
+	uint8_t last_pfc[FZ_MAX_WORKERS][FZ_MAX_PORTS];
+	uint16_t out_worker;	/* whose frames fz_out() sees */
 	struct sw_totals prev, cur;
 	uint32_t nb_rec;
 	struct fz_rec rec[FZ_MAX_RECS];
@@ -646,6 +650,7 @@ fz_check_pfc_out(struct fz_world *w, uint16_t p, const uint8_t *f,
 		w->out_resumes[p]++;
 	else
 		w->out_pauses[p]++;
+	w->last_pfc[w->out_worker][p] = quanta == 0 ? 1 : 2;
 	fz_stats.pfc_out++;
 }
 
@@ -1352,6 +1357,31 @@ fz_check_burst(struct fz_world *w, uint16_t in, const struct fz_expect *e,
 	}
 }
 
+/*
+ * A lossless port drops for headroom only past its limit: the bytes it
+ * brought in that the worker holds are at most all the worker's queues
+ * hold, and the frame dropped at most FZ_FRAME_MAX.
+ */
+FZ_NO_COV static void
+fz_check_headroom(struct fz_world *w, uint16_t wi, uint16_t in,
+		  const struct sw_totals *a, const struct sw_totals *b)
+{
+	uint64_t xoff, xon, room, held = 0;
+	uint16_t p;
+
+	if (b->drops[OFAN_DROP_PFC_HEADROOM] == a->drops[OFAN_DROP_PFC_HEADROOM])
+		return;
+	if (!w->pfc_sw[in])
+		fz_fail("pfc_headroom drops from port %u, which is not lossless",
+			in);
+	sw_engine_pfc_limits(w->eng, in, &xoff, &xon, &room);
+	for (p = 0; p < w->nb_ports; p++)
+		held += sw_worker_port_bytes(w->w[wi], p);
+	if (held + FZ_FRAME_MAX <= xoff + room)
+		fz_fail("port %u: pfc_headroom drops with %" PRIu64 " bytes queued, its limit %" PRIu64,
+			in, held, xoff + room);
+}
+
 /* The collected burst into in_port of worker wi. */
 static void
 fz_flush(struct fz_world *w, uint16_t in_port, uint16_t wi, bool scalar)
@@ -1378,6 +1408,7 @@ fz_flush(struct fz_world *w, uint16_t in_port, uint16_t wi, bool scalar)
 	w->frames_in += n;
 	fz_stats.frames_in += n;
 	fz_stats.pauses_obeyed += e.pause_ok;
+	w->out_worker = wi;
 	if (scalar)
 		sw_worker_input_scalar(w->w[wi], in_port, w->pend, n, w->now);
 	else
@@ -1393,6 +1424,7 @@ fz_flush(struct fz_world *w, uint16_t in_port, uint16_t wi, bool scalar)
 		return;
 	}
 	fz_check_burst(w, in_port, &e, &before, &w->cur, n);
+	fz_check_headroom(w, wi, in_port, &before, &w->cur);
 }
 
 /* ---- transmit ---- */
@@ -1433,6 +1465,7 @@ fz_finish(struct fz_world *w, uint16_t wi, uint16_t p)
 	if (held == NULL)
 		return;
 	w->held[wi][p] = NULL;
+	w->out_worker = wi;
 	n = sw_worker_tx_peek(w->w[wi], p, w->now, &m, 1);
 	if (n == 0) {
 		/* Lost with a failed link, or waiting out a stall. */
@@ -1463,6 +1496,7 @@ fz_drain(struct fz_world *w, uint16_t wi, uint16_t p, uint16_t max,
 	uint16_t n, i;
 
 	fz_finish(w, wi, p);
+	w->out_worker = wi;
 	until = sw_worker_paused_until(w->w[wi], p);
 	n = sw_worker_tx_peek(w->w[wi], p, w->now, pkts, max);
 	if (n > max)
@@ -1495,6 +1529,29 @@ fz_start(struct fz_world *w, uint16_t wi, uint16_t p)
 	}
 }
 
+/*
+ * A worker with nothing left to send holds nothing a lossless port
+ * brought in: each such port whose link works has resumed its upstream
+ * (its last PFC frame, if any, was a resume).
+ */
+FZ_NO_COV static void
+fz_check_resumed(struct fz_world *w, uint16_t wi)
+{
+	uint8_t link;
+	uint16_t p;
+
+	for (p = 0; p < w->nb_ports; p++)
+		if (!sw_worker_tx_idle(w->w[wi], p))
+			return;
+	for (p = 0; p < w->nb_ports; p++) {
+		link = sw_engine_port(w->eng, p)->link;
+		if (w->last_pfc[wi][p] == 2 &&
+		    (link == SW_LINK_UP || link == SW_LINK_DEGRADED))
+			fz_fail("port %u (worker %u): paused its upstream and never resumed it, with nothing queued",
+				p, wi);
+	}
+}
+
 /* Every port of every worker until nothing more leaves now. */
 static void
 fz_drain_all(struct fz_world *w)
@@ -1506,6 +1563,8 @@ fz_drain_all(struct fz_world *w)
 			for (round = 0; round < 64; round++)
 				if (fz_drain(w, wi, p, 64, UINT16_MAX) == 0)
 					break;
+	for (wi = 0; wi < w->nb_workers; wi++)
+		fz_check_resumed(w, wi);
 }
 
 /* ---- after every operation ---- */
@@ -1703,7 +1762,7 @@ static void
 fz_op_link(struct fz_world *w, struct fz_in *in)
 {
 	uint8_t a = fz_u8(in), b = fz_u8(in);
-	uint16_t p = (uint16_t)(a % w->nb_ports);
+	uint16_t p = (uint16_t)(a % w->nb_ports), wi;
 	uint8_t mode = fz_sw_modes_link(b & 7);
 
 	if (sw_engine_set_link(w->eng, p, mode, fz_rates[b >> 3 & 7],
@@ -1711,6 +1770,10 @@ fz_op_link(struct fz_world *w, struct fz_in *in)
 		fz_fail("sw_engine_set_link(%u, %s) refused", p,
 			sw_link_state_names[mode]);
 	sw_engine_control(w->eng, w->now);
+	/* A failed link drops the PFC frame a port had to send. */
+	if (mode == SW_LINK_DOWN || mode == SW_LINK_BLACKHOLE)
+		for (wi = 0; wi < w->nb_workers; wi++)
+			w->last_pfc[wi][p] = 3;
 	fz_log("  port %u %s\n", p, sw_link_state_names[mode]);
 }
 
