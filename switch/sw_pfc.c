@@ -306,7 +306,7 @@ sw_pfc_commit(struct sw_worker *w, uint16_t port, uint16_t nb_sent)
 {
 	struct sw_pfc_port *pp = &w->pfc[port];
 	struct sw_queue *q = &w->queue[port];
-	uint16_t i;
+	uint16_t i, d;
 
 	pp->latch = false;
 	if (w->pfc_peeked >> port & 1) {
@@ -328,9 +328,17 @@ sw_pfc_commit(struct sw_worker *w, uint16_t port, uint16_t nb_sent)
 	}
 	if (q->in_ring == NULL)
 		return false;
-	for (i = 0; i < nb_sent; i++) {
-		uint8_t in = sw_queue_head_in(q, i);
+	/*
+	 * The data frames sent are the first of the data queue, in order;
+	 * a trimming queue's control frames (peek_ctrl) came in by no
+	 * lossless port and have no slot there.
+	 */
+	for (i = 0, d = 0; i < nb_sent; i++) {
+		uint8_t in;
 
+		if (sw_queue_trims(q) && (q->peek_ctrl >> i & 1))
+			continue;
+		in = sw_queue_head_in(q, d++);
 		if (in != SW_QUEUE_IN_NONE)
 			sw_pfc_left(w, in, w->peek_len[i]);
 	}

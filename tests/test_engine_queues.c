@@ -1110,6 +1110,59 @@ START_TEST(test_pfc_xon_zero)
 END_TEST
 
 /*
+ * A lossless port (0) beside a trimming one (1, ACKs on its control
+ * queue): frames leaving the control queue came in by no lossless port,
+ * and must credit none.  Port 0 brings two frames into port 2's queue
+ * (400 bytes held), ACKs from port 2 leave by port 1, then port 2's
+ * frames leave: port 0 holds nothing, so its next frame is queued (no
+ * pfc_headroom drop) and no pause goes out.
+ */
+START_TEST(test_pfc_beside_trim)
+{
+	struct sw_config *c = t_cfg_new("ecmp");
+	struct rte_mbuf *pkts[4];
+	struct ofan_pkt_spec sp;
+	struct sw_totals t;
+	struct t_switch s;
+	uint64_t now = T_US;
+	uint16_t p, g;
+	unsigned int i;
+
+	for (p = 0; p < 3; p++) {
+		t_sw_cfg_port(c, T_SWITCH_IP(p));
+		g = t_cfg_group(c, p == 1 ? "one" : p == 2 ? "two" : "zero",
+				&p, 1);
+		t_cfg_route(c, T_LEAF_NET(p), 24, g, p);
+	}
+	c->ports[0].queue.pfc = true;
+	c->ports[0].queue.pfc_xoff_bytes = 1000;
+	c->ports[0].queue.pfc_xon_bytes = 500;
+	c->ports[0].queue.pfc_headroom_bytes = 100;
+	c->ports[1].queue.trim = SW_TRIM_HEADER;
+	c->ports[1].queue.ctrl_acks = true;
+	t_start(&s, c);
+	for (i = 0; i < 2; i++)
+		pkts[i] = t_sized(T_LEAF_NET(2) | 1, i, 0, 200);
+	sw_worker_input(s.w, 0, pkts, 2, now);
+	for (i = 0; i < 4; i++) {
+		t_spec(&sp, 2, T_LEAF_NET(2) | 1, T_LEAF_NET(1) | 1, 7, i);
+		pkts[i] = t_pkt(&sp, LB_KIND_ACK);
+	}
+	sw_worker_input(s.w, 2, pkts, 4, now);
+	ck_assert_uint_eq(t_drain(s.w, 1, now, NULL, NULL), 4);
+	ck_assert_uint_eq(t_drain(s.w, 2, now, NULL, NULL), 2);
+	pkts[0] = t_sized(T_LEAF_NET(2) | 1, 9, 0, 200);
+	sw_worker_input(s.w, 0, pkts, 1, now);
+	sw_engine_totals(s.eng, &t);
+	ck_assert_uint_eq(t.drops[OFAN_DROP_PFC_HEADROOM], 0);
+	ck_assert_uint_eq(t.queue_len[2], 1);
+	ck_assert_int_eq(t_pfc_take(&s, 0, now), -1);
+	ck_assert_uint_eq(t_drain(s.w, 2, now, NULL, NULL), 1);
+	t_stop(&s);
+}
+END_TEST
+
+/*
  * A pause in a chain of mbufs (fuzz_switch found it): its body is read
  * in place, so it must lie in the first segment.  A PFC frame whose
  * first segment ends inside its 20-byte body is mac_control_malformed
@@ -1249,5 +1302,6 @@ t_engine_queue_tests(struct t_engine_tcases *t)
 	tcase_add_test(t->failures, test_pfc_pause_rx);
 	tcase_add_test(t->failures, test_pfc_chained);
 	tcase_add_test(t->failures, test_pfc_xon_zero);
+	tcase_add_test(t->failures, test_pfc_beside_trim);
 	tcase_add_test(t->failures, test_drop_port);
 }

@@ -1360,11 +1360,12 @@ fz_check_burst(struct fz_world *w, uint16_t in, const struct fz_expect *e,
 /*
  * A lossless port drops for headroom only past its limit: the bytes it
  * brought in that the worker holds are at most all the worker's queues
- * hold, and the frame dropped at most FZ_FRAME_MAX.
+ * hold, and the frame dropped at most the burst's longest.
  */
 FZ_NO_COV static void
 fz_check_headroom(struct fz_world *w, uint16_t wi, uint16_t in,
-		  const struct sw_totals *a, const struct sw_totals *b)
+		  const struct sw_totals *a, const struct sw_totals *b,
+		  uint32_t longest)
 {
 	uint64_t xoff, xon, room, held = 0;
 	uint16_t p;
@@ -1377,7 +1378,7 @@ fz_check_headroom(struct fz_world *w, uint16_t wi, uint16_t in,
 	sw_engine_pfc_limits(w->eng, in, &xoff, &xon, &room);
 	for (p = 0; p < w->nb_ports; p++)
 		held += sw_worker_port_bytes(w->w[wi], p);
-	if (held + FZ_FRAME_MAX <= xoff + room)
+	if (held + longest <= xoff + room)
 		fz_fail("port %u: pfc_headroom drops with %" PRIu64 " bytes queued, its limit %" PRIu64,
 			in, held, xoff + room);
 }
@@ -1390,6 +1391,7 @@ fz_flush(struct fz_world *w, uint16_t in_port, uint16_t wi, bool scalar)
 	struct fz_expect e;
 	uint8_t link = sw_engine_port(w->eng, in_port)->link;
 	uint16_t i, n = w->nb_pend;
+	uint32_t longest = 0;
 
 	if (n == 0)
 		return;
@@ -1400,6 +1402,8 @@ fz_flush(struct fz_world *w, uint16_t in_port, uint16_t wi, bool scalar)
 	else
 		for (i = 0; i < n; i++)
 			fz_expect_frame(w, in_port, w->pend[i], &e);
+	for (i = 0; i < n; i++)
+		longest = RTE_MAX(longest, w->pend[i]->pkt_len);
 	sw_engine_totals(w->eng, &before);
 	fz_log("  burst of %u into port %u (worker %u, %s)\n", n, in_port, wi,
 	       scalar ? "scalar" : "burst");
@@ -1424,7 +1428,7 @@ fz_flush(struct fz_world *w, uint16_t in_port, uint16_t wi, bool scalar)
 		return;
 	}
 	fz_check_burst(w, in_port, &e, &before, &w->cur, n);
-	fz_check_headroom(w, wi, in_port, &before, &w->cur);
+	fz_check_headroom(w, wi, in_port, &before, &w->cur, longest);
 }
 
 /* ---- transmit ---- */
