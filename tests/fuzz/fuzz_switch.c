@@ -75,6 +75,10 @@
  *     finishes); a started frame is the one its finish finds first;
  *   - pause accounting: the time paused so far (pfc_paused_ns less what
  *     a pause still has to run) never decreases nor exceeds the time;
+ *   - a lossless port drops for headroom only when its worker holds
+ *     near the port's limit (xoff + headroom, less the burst's longest
+ *     frame), and a worker with nothing left to send has resumed every
+ *     lossless port whose link works (its last PFC frame a resume);
  *   - no counter decreases; queues stay within their capacity;
  *   - mbufs: the pool holds what the queues hold (and at most a PFC
  *     frame per port and worker), and every mbuf is back in the pool at
