@@ -24,7 +24,9 @@
  *      the control queue's size, PFC (its mode, priority, quanta, xoff,
  *      xon, headroom) and the link rate its pauses count in.  Only what
  *      the loader accepts: trim and PFC need the queue and exclude each
- *      other, rts needs trim, xon < xoff.
+ *      other, rts needs trim, xon < xoff.  A scheduled failure and a
+ *      reroute, and where the schedule starts (now, later, earlier,
+ *      held), may come with it.
  *   2. The rest is operations (FZ_OP_*): frames into a burst -- RoCEv2
  *      data and ACKs built from fuzzed fields (addresses from the routes'
  *      prefixes, the switch's own, unrouted; EV, PSN, size, TOS, TTL,
@@ -37,7 +39,8 @@
  *      (peek and commit as ofan-switch does, with a device that takes
  *      part of a burst, or a frame at a time as ofan-fabric's serialiser
  *      does, started and finished later); a port's link down, black
- *      hole, degraded, stalled or up; how much a direct port's device
+ *      hole, degraded, stalled or up, at once or as a telemetry request
+ *      the next control tick applies; how much a direct port's device
  *      takes; a member's weight.
  *
  * Every frame the harness builds carries its index in its IPv4 ID (top
@@ -70,6 +73,8 @@
  *     port trims or returns; each frame leaves once;
  *   - a PFC frame the switch sends comes from a lossless port, for its
  *     priority alone, with its quanta or 0;
+ *   - the engine's log lines (link changes, routing, reroutes) are one
+ *     line each, at the time of the tick that made them;
  *   - nothing but the switch's own PFC frame leaves a port whose egress
  *     is paused, until the pause ends (a frame a serialiser had started
  *     finishes); a started frame is the one its finish finds first;
@@ -128,7 +133,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 #define FZ_PORT_HDR 6
 #define FZ_HDR_SIZE (FZ_GLOBAL_HDR + FZ_MAX_PORTS * FZ_PORT_HDR)
 #define FZ_MAX_OPS 256
-#define FZ_BURST 32
+#define FZ_BURST 96		/* past SW_DIRECT_BURST: a direct port flushes mid-burst */
 #define FZ_SEG_MAX 2048		/* the pool's data room */
 #define FZ_FRAME_MAX (2 * FZ_SEG_MAX)
 #define FZ_MAX_RECS 4096	/* frames tracked per input */
@@ -413,10 +418,26 @@ static struct fz_world fz_w;
 static uint16_t fz_tx(void *arg, uint16_t port, struct rte_mbuf **pkts,
 		      uint16_t n);
 
+/* The engine's report of a link change: one line, of a port it has. */
+FZ_NO_COV static void
+fz_engine_log(void *arg, uint64_t now_ns, const char *msg)
+{
+	const struct fz_world *w = arg;
+
+	if (msg == NULL || msg[0] == '\0' || strchr(msg, '\n') != NULL ||
+	    now_ns != w->now)
+		fz_fail("the engine logged '%s' at %" PRIu64 " (now %" PRIu64 ")",
+			msg != NULL ? msg : "(null)", now_ns, w->now);
+	fz_log("  log: %s\n", msg);
+}
+
 /* ---- the switch from the header ---- */
 
-/* Queue capacities, packets: zeros in the header give 64. */
-static const uint32_t fz_caps[8] = { 64, 1, 2, 3, 4, 6, 8, 16 };
+/*
+ * Queue capacities, packets: zeros in the header give 64; 300 outgrows
+ * the first ring (SW_QUEUE_FIRST_RING).
+ */
+static const uint32_t fz_caps[8] = { 64, 1, 2, 3, 4, 8, 16, 300 };
 static const uint64_t fz_rates[8] = {
 	1000000000ull, 10000000000ull, 25000000000ull, 40000000000ull,
 	FZ_RATE_100G, 200000000000ull, 400000000000ull, 1600000000000ull,
@@ -566,6 +587,31 @@ fz_build_switch(struct fz_world *w, const uint8_t *h)
 		d->loss.mode = OFAN_LOSS_RANDOM;
 		d->loss.rate = (h[20] >> 3 & 7) / 8.0 + 0.125;
 	}
+	/* A scheduled failure and a reroute ([failure.*], [reroute.*]). */
+	if (h[21] & 0x80) {
+		struct sw_failure_config *f = &c->failures[c->nb_failures++];
+
+		snprintf(f->name, sizeof(f->name), "failure.fuzz");
+		f->port = (uint16_t)(h[21] % w->nb_ports);
+		f->mode = fz_sw_modes_link(h[21] >> 3 & 7);
+		if (f->mode == SW_LINK_UP)
+			f->mode = SW_LINK_DOWN;
+		f->rate_bps = fz_rates[h[22] & 7];
+		f->at_ns = (uint64_t)(h[22] >> 3 & 3) * 10000;
+		f->duration_ns = (uint64_t)(h[22] >> 5) * 20000;
+	}
+	if (h[23] & 0x80) {
+		struct sw_reroute_config *rr = &c->reroutes[c->nb_reroutes++];
+		const struct sw_group_config *gc;
+
+		snprintf(rr->name, sizeof(rr->name), "reroute.fuzz");
+		rr->group = (uint16_t)(h[23] % c->nb_groups);
+		rr->at_ns = (uint64_t)(h[23] >> 4 & 3) * 10000;
+		gc = &c->groups[rr->group];
+		for (j = 0; j < gc->nb_members; j++)
+			rr->weight[j] = (uint16_t)(h[13] >> (j % 8) & 1 ?
+						   j % 3 : 1);
+	}
 	for (p = 0; p < SW_MAX_PORTS; p++) {
 		memset(macs[p], 0, 6);
 		macs[p][0] = 0x02;
@@ -586,6 +632,12 @@ fz_build_switch(struct fz_world *w, const uint8_t *h)
 		sw_engine_set_pfc_link(w->eng, p, w->pfc_rate[p],
 				       ph[4] & 1 ? 1000 : 0, 9216);
 	}
+	sw_engine_set_log(w->eng, fz_engine_log, w);
+	/* The schedule from the engine's start, later, or held. */
+	if (h[23] & 0x40)
+		sw_engine_set_schedule_start(w->eng, h[23] & 0x08 ?
+					     SW_SCHEDULE_HELD :
+					     (h[23] & 4 ? -20000 : 20000));
 	for (j = 0; j < w->nb_workers; j++) {
 		w->w[j] = sw_engine_worker(w->eng, j);
 		if (w->direct)
@@ -1462,6 +1514,20 @@ fz_check_paused(struct fz_world *w, uint16_t wi, uint16_t p,
 			p, wi, until, n, w->now);
 }
 
+/*
+ * Port p is about to be peeked: on a failed link the peek drops the PFC
+ * frame the port had to send (sw_worker_tx_peek), so its last one sent
+ * no longer says whether it resumed.
+ */
+static void
+fz_note_peek(struct fz_world *w, uint16_t wi, uint16_t p)
+{
+	uint8_t link = sw_engine_port(w->eng, p)->link;
+
+	if (link == SW_LINK_DOWN || link == SW_LINK_BLACKHOLE)
+		w->last_pfc[wi][p] = 3;
+}
+
 /* Finish port p's started frame: it must still come first. */
 static void
 fz_finish(struct fz_world *w, uint16_t wi, uint16_t p)
@@ -1474,6 +1540,7 @@ fz_finish(struct fz_world *w, uint16_t wi, uint16_t p)
 		return;
 	w->held[wi][p] = NULL;
 	w->out_worker = wi;
+	fz_note_peek(w, wi, p);
 	n = sw_worker_tx_peek(w->w[wi], p, w->now, &m, 1);
 	if (n == 0) {
 		/* Lost with a failed link, or waiting out a stall. */
@@ -1506,6 +1573,7 @@ fz_drain(struct fz_world *w, uint16_t wi, uint16_t p, uint16_t max,
 	fz_finish(w, wi, p);
 	w->out_worker = wi;
 	until = sw_worker_paused_until(w->w[wi], p);
+	fz_note_peek(w, wi, p);
 	n = sw_worker_tx_peek(w->w[wi], p, w->now, pkts, max);
 	if (n > max)
 		fz_fail("port %u: peeked %u of at most %u", p, n, max);
@@ -1530,6 +1598,7 @@ fz_start(struct fz_world *w, uint16_t wi, uint16_t p)
 		return;
 	}
 	until = sw_worker_paused_until(w->w[wi], p);
+	fz_note_peek(w, wi, p);
 	if (sw_worker_tx_peek(w->w[wi], p, w->now, &m, 1) == 1) {
 		fz_check_paused(w, wi, p, until, &m, 1);
 		w->held[wi][p] = m;
@@ -1770,18 +1839,24 @@ static void
 fz_op_link(struct fz_world *w, struct fz_in *in)
 {
 	uint8_t a = fz_u8(in), b = fz_u8(in);
-	uint16_t p = (uint16_t)(a % w->nb_ports), wi;
+	uint16_t p = (uint16_t)(a % w->nb_ports);
 	uint8_t mode = fz_sw_modes_link(b & 7);
 
-	if (sw_engine_set_link(w->eng, p, mode, fz_rates[b >> 3 & 7],
-			       w->now) != 0)
+	if (a & 0x80) {
+		/* As telemetry does: a request the next tick applies. */
+		int rc = sw_engine_request(w->eng, p, mode,
+					   fz_rates[b >> 3 & 7]);
+
+		if (rc != 0 && (rc != -EBUSY ||
+				!sw_engine_request_pending(w->eng)))
+			fz_fail("sw_engine_request(%u, %s): %d", p,
+				sw_link_state_names[mode], rc);
+	} else if (sw_engine_set_link(w->eng, p, mode, fz_rates[b >> 3 & 7],
+				      w->now) != 0) {
 		fz_fail("sw_engine_set_link(%u, %s) refused", p,
 			sw_link_state_names[mode]);
+	}
 	sw_engine_control(w->eng, w->now);
-	/* A failed link drops the PFC frame a port had to send. */
-	if (mode == SW_LINK_DOWN || mode == SW_LINK_BLACKHOLE)
-		for (wi = 0; wi < w->nb_workers; wi++)
-			w->last_pfc[wi][p] = 3;
 	fz_log("  port %u %s\n", p, sw_link_state_names[mode]);
 }
 
