@@ -15,6 +15,7 @@
 #define OFAN_FUZZ_SWITCH_MODES_H
 
 #include <stdint.h>
+#include <stdio.h>
 
 #include "lb.h"
 #include "sw_config.h"
@@ -29,5 +30,12 @@ uint8_t fz_sw_modes_rts(uint8_t b);
 uint8_t fz_sw_modes_pfc_mode(uint8_t b);
 /* enum sw_link_state, one of sw_link_state_names. */
 uint8_t fz_sw_modes_link(uint8_t b);
+
+/*
+ * The modes the functions above reach over every byte value, in registry
+ * or name order, one a line: "policy NAME", "trim off|NAME", "rts NAME",
+ * "pfc NAME", "link NAME" (tests/fuzz/fuzz-switch-modes, for the docs).
+ */
+void fz_sw_modes_print(FILE *f);
 
 #endif /* OFAN_FUZZ_SWITCH_MODES_H */
