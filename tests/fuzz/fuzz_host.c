@@ -98,8 +98,9 @@
  *     crafted frame may have forged feedback (an ACK may acknowledge
  *     what its receiver never had; the transport trusts ACKs).  Feedback
  *     shaped as the receiver's (NACKs, duplicate and stale ACKs but
- *     those far ahead), trimmed and returned headers and pauses forge
- *     nothing: flows must still end;
+ *     those far ahead, and flow 0's sent for an unknown pick on a QP
+ *     that names another flow of its sender), trimmed and returned
+ *     headers and pauses forge nothing: flows must still end;
  *   - every mbuf is back in the pool once hosts and wires are freed.
  *
  * EAL starts once (LLVMFuzzerInitialize) with --no-huge, a small memory,
@@ -2187,6 +2188,17 @@ fz_op_feedback(struct fz_world *w, struct fz_in *in, bool burst)
 	}
 	/* A counting model's receivers send no NACKs: one may say anything. */
 	if (nack && w->counts)
+		w->forged = true;
+	/*
+	 * An unknown pick may still name a real flow's QP (QPs 0-3, or a
+	 * random one): the host finds the flow by QP alone, so flow 0's
+	 * feedback acknowledges another flow of its sender, packets of it
+	 * that its receiver may never have had.
+	 */
+	if (f == w->traffic.nb_flows && qp >= FZ_QP_OFFSET &&
+	    qp - FZ_QP_OFFSET < w->traffic.nb_flows &&
+	    qp != FZ_QP_OFFSET &&
+	    w->traffic.flows[qp - FZ_QP_OFFSET].src == spec->src)
 		w->forged = true;
 	if (b & 0x80)
 		ext.flags |= OFAN_ACK_F_CE;
