@@ -78,8 +78,9 @@
  *   - nothing but the switch's own PFC frame leaves a port whose egress
  *     is paused, until the pause ends (a frame a serialiser had started
  *     finishes); a started frame is the one its finish finds first;
- *   - pause accounting: the time paused so far (pfc_paused_ns less what
- *     a pause still has to run) never decreases nor exceeds the time;
+ *   - pause accounting: the time paused so far (pfc_paused_ns, which
+ *     counts pauses as they run, plus what the one in force has run)
+ *     never decreases nor exceeds the time;
  *   - a lossless port drops for headroom only when its worker holds
  *     near the port's limit (xoff + headroom, less the burst's longest
  *     frame), and a worker with nothing left to send has resumed every
@@ -1737,7 +1738,16 @@ fz_check(struct fz_world *w)
 			const struct sw_port_state *ps = sw_engine_port(w->eng, p);
 			uint64_t rem = ps->pause_until > w->now ?
 				ps->pause_until - w->now : 0;
-			int64_t so_far = (int64_t)(pb->pfc_paused_ns - rem);
+			/*
+			 * pfc_paused_ns holds the pauses that ran (up to a
+			 * reload, or to their end once the worker saw it);
+			 * the one in force has run since pause_from.
+			 */
+			int64_t so_far = (int64_t)(pb->pfc_paused_ns +
+				(ps->pause_until != 0 ?
+				 ofan_pfc_pause_ran(ps->pause_from,
+						    ps->pause_until, w->now) :
+				 0));
 
 			if (so_far < w->paused_so_far[p] || so_far < 0 ||
 			    (uint64_t)so_far > w->now ||

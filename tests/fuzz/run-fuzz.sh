@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
 #
-# Build and run every libFuzzer harness in SRCDIR/tests/fuzz/fuzz_*.c for a
-# short time each.
+# Build and run every libFuzzer harness in SRCDIR/tests/fuzz/fuzz_*.c (each
+# file there that defines LLVMFuzzerTestOneInput) for a short time each.
 #
 #   run-fuzz.sh SRCDIR OUTDIR [SECONDS | --seconds SECONDS] [--only NAME,...]
 #                [--mutant PATCH]
@@ -258,9 +258,10 @@ PY
 	fi
 }
 
-shopt -s nullglob
-harnesses=("$srcdir"/tests/fuzz/fuzz_*.c)
-shopt -u nullglob
+# A harness is a fuzz_*.c that defines LLVMFuzzerTestOneInput (the
+# others, such as fuzz_host_modes.c, are the harnesses' shared sources).
+mapfile -t harnesses < <(grep -l '^LLVMFuzzerTestOneInput(' \
+	"$srcdir"/tests/fuzz/fuzz_*.c 2>/dev/null || true)
 if [[ ${#harnesses[@]} -eq 0 ]]; then
 	echo "fuzz: no harness in $srcdir/tests/fuzz"
 	exit 77
