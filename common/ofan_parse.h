@@ -62,7 +62,7 @@ const char *ofan_drop_help(enum ofan_drop reason);
 /* What a frame is, once parsed. */
 enum ofan_pkt_kind {
 	/* RoCEv2 data: any BTH opcode but the RC ACK, a CNP (0x81) too --
-	 * ofan has no DCQCN yet (issue 50), so to the switch a CNP is data
+	 * ofan has no DCQCN yet, so to the switch a CNP is data
 	 * (trimmed, rotated with data); tests/fuzz/fuzz_parse.c holds the
 	 * fast paths to the same. */
 	OFAN_KIND_DATA = 0,

@@ -31,8 +31,8 @@
  *     contents (a NAK syndrome, CE or COUNT flags, SACK) are the host's
  *     to read, never a reason to drop.  A RoCEv2 CNP (opcode 0x81) is
  *     data to ofan today, on both fast paths and the full parser alike:
- *     ofan has no DCQCN (issue 50 adds it, and whatever classifies CNPs
- *     then must keep this agreement).
+ *     ofan has no DCQCN yet (whatever classifies CNPs once it has one
+ *     must keep this agreement).
  */
 #include <stdbool.h>
 #include <stdint.h>

@@ -499,7 +499,7 @@ make_ack_count(uint8_t *f)
 
 /*
  * A RoCEv2 CNP (BTH opcode 0x81, 16 reserved bytes): congestion
- * notification to a DCQCN sender.  ofan does not act on CNPs (issue 50);
+ * notification to a DCQCN sender.  ofan does not act on CNPs (no DCQCN yet);
  * its parser reads one as data.
  */
 #define BTH_OP_CNP 0x81
