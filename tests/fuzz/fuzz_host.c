@@ -134,6 +134,7 @@
 #include "hs_traffic.h"
 #include "hs_transport.h"
 #include "ofan_fs.h"
+#include "fuzz_eal.h"
 #include "ofan_parse.h"
 #include "ofan_wire.h"
 
@@ -168,50 +169,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
  */
 #define FZ_NO_COV __attribute__((no_sanitize("coverage")))
 
-/* ---- the input as a stream of bytes (0 once used up) ---- */
-
-struct fz_in {
-	const uint8_t *p;
-	size_t left;
-};
-
-static uint8_t
-fz_u8(struct fz_in *in)
-{
-	if (in->left == 0)
-		return 0;
-	in->left--;
-	return *in->p++;
-}
-
-static uint16_t
-fz_u16(struct fz_in *in)
-{
-	uint16_t v = fz_u8(in);
-
-	return (uint16_t)(v << 8 | fz_u8(in));
-}
-
-static uint32_t
-fz_u32(struct fz_in *in)
-{
-	uint32_t v = fz_u16(in);
-
-	return v << 16 | fz_u16(in);
-}
-
-static uint64_t
-fz_u64(struct fz_in *in)
-{
-	uint64_t v = fz_u32(in);
-
-	return v << 32 | fz_u32(in);
-}
-
 /* ---- process-wide state (EAL, pool, loaded configurations) ---- */
 
 static struct rte_mempool *fz_pool;
-static char fz_runtime_dir[512];
 static struct hs_config fz_base[FZ_NB_VARIANTS];
 static bool fz_trace;
 
@@ -260,21 +220,13 @@ fz_log(const char *fmt, ...)
 	} while (0)
 
 static void
-fz_remove_runtime_dir(void)
-{
-	if (fz_runtime_dir[0] != '\0')
-		(void)ofan_remove_tree(fz_runtime_dir);
-}
-
-static void
 fz_atexit(void)
 {
 	if (fz_pool != NULL) {
 		rte_mempool_free(fz_pool);
 		fz_pool = NULL;
 	}
-	rte_eal_cleanup();
-	fz_remove_runtime_dir();
+	fz_eal_stop();
 }
 
 static int
@@ -307,14 +259,6 @@ fz_load_config(unsigned int variant, struct hs_config *c)
 int
 LLVMFuzzerInitialize(int *argc, char ***argv)
 {
-	char prefix[64], lcores[32];
-	char *eal_argv[] = {
-		(char *)"fuzz_host", (char *)"--no-huge", (char *)"-m",
-		(char *)"128", (char *)"--no-pci", (char *)"--no-shconf",
-		(char *)"--no-telemetry", (char *)"--file-prefix", prefix,
-		(char *)"--lcores", lcores,
-		(char *)"--log-level=error", NULL,
-	};
 	unsigned int v;
 
 	(void)argc;
@@ -325,20 +269,8 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 		exit(fflush(stdout) == 0 ? 0 : 1);
 	}
 	fz_trace = getenv("FUZZ_HOST_TRACE") != NULL;
-	snprintf(prefix, sizeof(prefix), "fuzz-host-%d", (int)getpid());
-	/* The main lcore may run on any CPU: EAL would pin it to the first. */
-	snprintf(lcores, sizeof(lcores), "0@(0-%ld)",
-		 RTE_MAX(sysconf(_SC_NPROCESSORS_ONLN), 1L) - 1);
-	if (rte_eal_init((int)RTE_DIM(eal_argv) - 1, eal_argv) < 0) {
-		fprintf(stderr, "fuzz_host: rte_eal_init: %s\n",
-			rte_strerror(rte_errno));
-		exit(1);
-	}
-	snprintf(fz_runtime_dir, sizeof(fz_runtime_dir), "%s",
-		 rte_eal_get_runtime_dir());
+	fz_eal_start("fuzz_host", "128");
 	atexit(fz_atexit);
-	/* Nothing in it is needed any more (no secondaries, no telemetry). */
-	fz_remove_runtime_dir();
 	fz_pool = rte_pktmbuf_pool_create("fz_pool", FZ_NB_MBUFS, 0, 0,
 					  RTE_MBUF_DEFAULT_BUF_SIZE,
 					  SOCKET_ID_ANY);

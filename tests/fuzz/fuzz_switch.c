@@ -118,6 +118,7 @@
 #include "fuzz_switch_modes.h"
 #include "lb.h"
 #include "ofan_fs.h"
+#include "fuzz_eal.h"
 #include "ofan_parse.h"
 #include "ofan_wire.h"
 #include "sw_config.h"
@@ -172,44 +173,11 @@ static const struct {
 };
 #define FZ_NB_ROUTES (sizeof(fz_routes) / sizeof(fz_routes[0]))
 
-/* ---- the input as a stream of bytes (0 once used up) ---- */
-
-struct fz_in {
-	const uint8_t *p;
-	size_t left;
-};
-
-static uint8_t
-fz_u8(struct fz_in *in)
-{
-	if (in->left == 0)
-		return 0;
-	in->left--;
-	return *in->p++;
-}
-
-static uint16_t
-fz_u16(struct fz_in *in)
-{
-	uint16_t v = fz_u8(in);
-
-	return (uint16_t)(v << 8 | fz_u8(in));
-}
-
-static uint32_t
-fz_u32(struct fz_in *in)
-{
-	uint32_t v = fz_u16(in);
-
-	return v << 16 | fz_u16(in);
-}
-
 /* ---- process-wide state ---- */
 
 static struct rte_mempool *fz_pool;
 static struct rte_lpm *fz_fib[2];	/* without, with the default route */
 static struct sw_config *fz_cfg;
-static char fz_runtime_dir[512];
 static bool fz_trace;
 
 /*
@@ -250,13 +218,6 @@ fz_fail(const char *fmt, ...)
 }
 
 static void
-fz_remove_runtime_dir(void)
-{
-	if (fz_runtime_dir[0] != '\0')
-		(void)ofan_remove_tree(fz_runtime_dir);
-}
-
-static void
 fz_atexit(void)
 {
 	unsigned int i;
@@ -277,8 +238,7 @@ fz_atexit(void)
 	if (fz_pool != NULL)
 		rte_mempool_free(fz_pool);
 	free(fz_cfg);
-	rte_eal_cleanup();
-	fz_remove_runtime_dir();
+	fz_eal_stop();
 }
 
 /* The routes of FIB variant v, and every port's address, into c. */
@@ -297,34 +257,15 @@ fz_cfg_routes(struct sw_config *c, unsigned int v)
 int
 LLVMFuzzerInitialize(int *argc, char ***argv)
 {
-	char prefix[64], lcores[32], err[256] = "";
-	char *eal_argv[] = {
-		(char *)"fuzz_switch", (char *)"--no-huge", (char *)"-m",
-		(char *)"256", (char *)"--no-pci", (char *)"--no-shconf",
-		(char *)"--no-telemetry", (char *)"--file-prefix", prefix,
-		(char *)"--lcores", lcores,
-		(char *)"--log-level=error", NULL,
-	};
+	char err[256] = "";
 	unsigned int v, p;
 
 	(void)argc;
 	(void)argv;
 	fz_trace = getenv("FUZZ_SWITCH_TRACE") != NULL;
 	fz_stats_on = getenv("FUZZ_SWITCH_STATS") != NULL;
-	snprintf(prefix, sizeof(prefix), "fuzz-switch-%d", (int)getpid());
-	/* The main lcore may run on any CPU: EAL would pin it to the first. */
-	snprintf(lcores, sizeof(lcores), "0@(0-%ld)",
-		 RTE_MAX(sysconf(_SC_NPROCESSORS_ONLN), 1L) - 1);
-	if (rte_eal_init((int)RTE_DIM(eal_argv) - 1, eal_argv) < 0) {
-		fprintf(stderr, "fuzz_switch: rte_eal_init: %s\n",
-			rte_strerror(rte_errno));
-		exit(1);
-	}
-	snprintf(fz_runtime_dir, sizeof(fz_runtime_dir), "%s",
-		 rte_eal_get_runtime_dir());
+	fz_eal_start("fuzz_switch", "256");
 	atexit(fz_atexit);
-	/* Nothing in it is needed any more (no secondaries, no telemetry). */
-	fz_remove_runtime_dir();
 	fz_pool = rte_pktmbuf_pool_create("fz_pool", FZ_NB_MBUFS, 0, 0,
 					  RTE_MBUF_DEFAULT_BUF_SIZE,
 					  SOCKET_ID_ANY);
