@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The fast path in front of ofan_parse(), for the host (the switch has
- * its own, switch/sw_parse_fast.h, for the same frame and fewer fields).
+ * its own, switch/engine/sw_parse_fast.h, for the same frame and fewer fields).
  * Header only and free of EAL so that the unit tests and the parser
  * fuzzer check the one property that matters: whatever it accepts,
  * ofan_parse() accepts with the same values.

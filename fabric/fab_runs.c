@@ -15,7 +15,7 @@
 #include <rte_mempool.h>
 
 #include "fab.h"
-#include "fab_job.h"
+#include "fab_mpi.h"
 #include "fab_runs.h"
 
 /* The runs of x in the order they are written: combination, scheme, seed. */
@@ -202,7 +202,7 @@ fab_blob_read(const struct fab_xbuf *x, struct fab_blob_hdr *h,
 
 /* Rank 0: write the results that are back, in run order, from *next. */
 static int
-fab_spread_write(struct fab_job *j, const struct fab_experiment *x,
+fab_spread_write(struct fab_mpi *j, const struct fab_experiment *x,
 		 struct fab_out *out, const char *outdir, uint32_t *next,
 		 bool all_back, int status)
 {
@@ -219,7 +219,7 @@ fab_spread_write(struct fab_job *j, const struct fab_experiment *x,
 		if (!j->have[i])
 			continue;	/* interrupted before it ran */
 		fab_blob_read(&j->results[i], &h, &r);
-		status = fab_job_worst(status, h.status);
+		status = fab_mpi_worst(status, h.status);
 		if (h.ran) {
 			fab_run_of(x, i, &c, &s, &k);
 			p = &x->combos[c];
@@ -252,7 +252,7 @@ fab_stop_asked(const struct fab_run_opts *o)
 
 /* What rank 0 needs between windows: the job, and whether to stop. */
 struct fab_serve_arg {
-	struct fab_job *j;
+	struct fab_mpi *j;
 	const struct fab_run_opts *ropts;
 };
 
@@ -263,8 +263,8 @@ fab_serve_between(void *arg)
 	const struct fab_serve_arg *a = arg;
 
 	if (fab_stop_asked(a->ropts))
-		fab_job_queue_close(a->j);
-	fab_job_serve(a->j);
+		fab_mpi_queue_close(a->j);
+	fab_mpi_serve(a->j);
 }
 
 /*
@@ -272,7 +272,7 @@ fab_serve_between(void *arg)
  * left; rank 0 writes the results in run order.  Returns the status.
  */
 int
-fab_spread_runs(struct fab_job *j, const struct fab_experiment *x,
+fab_spread_runs(struct fab_mpi *j, const struct fab_experiment *x,
 		struct rte_mempool *pool, struct fab_run_opts *ropts,
 		struct fab_out *out, const char *outdir)
 {
@@ -282,13 +282,13 @@ fab_spread_runs(struct fab_job *j, const struct fab_experiment *x,
 	int status = 0;
 	uint16_t s;
 
-	if (fab_job_queue_open(j, fab_nb_runs(x)) != 0)
+	if (fab_mpi_queue_open(j, fab_nb_runs(x)) != 0)
 		return 4;
 	if (j->rank == 0) {
 		ropts->between = fab_serve_between;
 		ropts->between_arg = &serve;
 	}
-	while (status != 4 && fab_job_next_run(j, &run)) {
+	while (status != 4 && fab_mpi_next_run(j, &run)) {
 		struct fab_topo t;
 		struct fab_run r;
 		bool ran;
@@ -297,7 +297,7 @@ fab_spread_runs(struct fab_job *j, const struct fab_experiment *x,
 		fab_run_of(x, run, &c, &s, &k);
 		/* Hand out runs before building this one (that takes a while
 		 * for a big fabric; the others would wait). */
-		fab_job_serve(j);
+		fab_mpi_serve(j);
 		st = fab_one_run(&x->combos[c], c, s, k, pool, ropts, &t, &r,
 				 &ran, 0);
 		if (fab_blob_make(run, st, ran, &r, &blob) != 0)
@@ -306,28 +306,28 @@ fab_spread_runs(struct fab_job *j, const struct fab_experiment *x,
 			fab_run_free(&r);
 			fab_topo_free(&t);
 		}
-		status = fab_job_worst(status, st);
+		status = fab_mpi_worst(status, st);
 		if (j->rank == 0) {
-			fab_job_keep_result(j, run, &blob);
-			fab_job_serve(j);
+			fab_mpi_keep_result(j, run, &blob);
+			fab_mpi_serve(j);
 			status = fab_spread_write(j, x, out, outdir, &next,
 						  false, status);
 		} else {
-			fab_job_send_result(j, run, blob.b, blob.len);
+			fab_mpi_send_result(j, run, blob.b, blob.len);
 		}
 		if (fab_stop_asked(ropts)) {
-			fab_job_queue_close(j);
+			fab_mpi_queue_close(j);
 			if (j->rank != 0)
 				break;
 		}
 	}
 	if (j->rank == 0) {
-		fab_job_queue_drain(j);
+		fab_mpi_queue_drain(j);
 		status = fab_spread_write(j, x, out, outdir, &next, true,
 					  status);
 	}
 	fab_xbuf_free(&blob);
-	fab_job_queue_free(j);
+	fab_mpi_queue_free(j);
 	return status;
 }
 

@@ -12,7 +12,7 @@
 #include <rte_mempool.h>
 
 #include "fab.h"
-#include "fab_job.h"
+#include "fab_mpi.h"
 
 /* The runs of x: combinations x schemes x seeds. */
 uint32_t fab_nb_runs(const struct fab_experiment *x);
@@ -34,7 +34,7 @@ int fab_sequential_runs(const struct fab_experiment *x,
  * left, and rank 0 writes the results in run order.  Returns the status
  * as fab_sequential_runs() does.
  */
-int fab_spread_runs(struct fab_job *j, const struct fab_experiment *x,
+int fab_spread_runs(struct fab_mpi *j, const struct fab_experiment *x,
 		    struct rte_mempool *pool, struct fab_run_opts *ropts,
 		    struct fab_out *out, const char *outdir);
 

@@ -30,7 +30,7 @@
 #include "fab_runs.h"
 #include "ofan_clock.h"
 #include "ofan_config.h"
-#include "fab_job.h"
+#include "fab_mpi.h"
 #include "fab_pool.h"
 #include "ofan_fs.h"
 #include "ofan_phase.h"
@@ -313,7 +313,7 @@ fab_eal_rundir_remove(const char *dir)
  * do not all pile onto CPU 0.
  */
 static void
-fab_lcores(const struct fab_job *j, uint16_t threads, char *buf, size_t size)
+fab_lcores(const struct fab_mpi *j, uint16_t threads, char *buf, size_t size)
 {
 	cpu_set_t set;
 	int cpus[CPU_SETSIZE], nb = 0, i, n, off = 0;
@@ -352,7 +352,7 @@ main(int argc, char **argv)
 	struct ofan_phase phase;
 	struct fab_out *out = NULL;
 	struct fab_run_id run_id;
-	struct fab_job job;
+	struct fab_mpi job;
 	char err[1024] = "", outdir[512], prefix[64], mem[32], lcores[256];
 	char rundir[512] = "", prog[32];
 	char *eal_argv[16];
@@ -376,7 +376,7 @@ main(int argc, char **argv)
 		}
 		return 0;
 	}
-	if (fab_job_init(&job, &argc, &argv, err, sizeof(err)) != 0) {
+	if (fab_mpi_init(&job, &argc, &argv, err, sizeof(err)) != 0) {
 		fprintf(stderr, "ofan-fabric: %s\n", err);
 		return 2;
 	}
@@ -430,14 +430,14 @@ main(int argc, char **argv)
 		close(saved[1]);
 	}
 	if (status != 0) {
-		fab_job_fini(&job);
+		fab_mpi_fini(&job);
 		free(cmd_argv);
 		return status;
 	}
 	if (o.list_links) {
 		status = job.rank == 0 ? fab_list_links(&x.combos[0]) : 0;
 		fab_experiment_free(&x);
-		fab_job_fini(&job);
+		fab_mpi_fini(&job);
 		free(cmd_argv);
 		return status;
 	}
@@ -467,12 +467,12 @@ main(int argc, char **argv)
 				     sizeof(err)) != 0)
 			status = 2;
 	}
-	status = fab_job_agree(&job, status, err, sizeof(err));
+	status = fab_mpi_agree(&job, status, err, sizeof(err));
 	if (status != 0) {
 		if (job.rank == 0)
 			fprintf(stderr, "ofan-fabric: %s\n", err);
 		fab_experiment_free(&x);
-		fab_job_fini(&job);
+		fab_mpi_fini(&job);
 		free(cmd_argv);
 		return status;
 	}
@@ -532,7 +532,7 @@ main(int argc, char **argv)
 	}
 	/* Every rank ready, or all stop with the first failing rank's error;
 	 * then rank 0 opens the outputs, and again. */
-	status = fab_job_agree(&job, status, err, sizeof(err));
+	status = fab_mpi_agree(&job, status, err, sizeof(err));
 	if (status == 0) {
 		/* Every rank agrees again, whatever rank 0's outputs say. */
 		if (job.rank == 0) {
@@ -543,7 +543,7 @@ main(int argc, char **argv)
 					      &run_id, err, sizeof(err)) != 0))
 				status = 2;
 		}
-		status = fab_job_agree(&job, status, err, sizeof(err));
+		status = fab_mpi_agree(&job, status, err, sizeof(err));
 	}
 	if (status != 0) {
 		if (job.rank == 0)
@@ -576,7 +576,7 @@ main(int argc, char **argv)
 				status = 2;
 		}
 	}
-	status = fab_job_agree(&job, status, NULL, 0);
+	status = fab_mpi_agree(&job, status, NULL, 0);
 	wrote = true;
 pool_out:
 	/* Every run checked that its mbufs came back (fab_run's mbuf_leak). */
@@ -590,7 +590,7 @@ pool_out:
 	if (o.eal_argc == 0)
 		fab_eal_rundir_remove(rundir);
 	fab_experiment_free(&x);
-	fab_job_fini(&job);
+	fab_mpi_fini(&job);
 	if (o.plot && wrote && job.rank == 0)
 		fab_plot(outdir, o.quiet);
 	free(cmd_argv);

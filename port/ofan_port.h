@@ -38,7 +38,7 @@ int ofan_port_resolve(const char *dev, uint16_t *port_id, char *err,
 		      unsigned int err_size);
 
 /*
- * RSS as a host rank's shards need it (host/hs_shard.h): the hash types
+ * RSS as a host rank's shards need it (host/engine/hs_shard.h): the hash types
  * hf with this key, and a redirection table filled round robin (entry i
  * -> queue i % nb_rxq).  A device that cannot hash on all of hf, or has
  * no table, is refused -- or, when optional, gets one RX queue instead.

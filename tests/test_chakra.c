@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Chakra execution traces (host/hs_chakra.c): a job built from a few
+ * Chakra execution traces (workload/hs_chakra.c): a job built from a few
  * numbers, written by ofan's writer and read back, is the same DAG and
  * expands into the same flows; ASTRA-sim's example traces read unchanged
  * and run; what is not mapped is reported, not dropped; broken traces

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The cumulative-ACK transports alone (host/hs_cumack.h): tcp's fast
+ * The cumulative-ACK transports alone (host/transport/hs_cumack.h): tcp's fast
  * retransmit after duplicate ACKs and its RTO, trim's NACKs and returned
  * headers, gbn's rewind to exactly the lost PSN, with exact counts.
  */

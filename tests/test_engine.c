@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Tests of the switch engine (switch/sw_engine.c, sw_queue.c and the loader
+ * Tests of the switch engine (switch/engine/sw_engine.c, sw_queue.c and the loader
  * in sw_config.c), in-process on EAL with --no-huge and no ports at all.
  *
  * The tests play the driver: they build frames into mbufs, hand bursts to

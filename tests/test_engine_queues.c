@@ -877,7 +877,7 @@ START_TEST(test_stall_port)
 }
 END_TEST
 
-/* ==== PFC (switch/sw_pfc.c) ==== */
+/* ==== PFC (switch/engine/sw_pfc.c) ==== */
 
 /* Take port's pending PFC frame: its quanta for priority 3, -1: none. */
 static int

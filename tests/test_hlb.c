@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Unit tests of the host load-balancing policies (host/hlb_*.c): no EAL,
+ * Unit tests of the host load-balancing policies (host/transport/hlb_*.c): no EAL,
  * no packets, only what a policy sees (the EV range, time, the echoed EV
  * and CE bit of each ACK, RTT samples and timeouts).
  *

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Tests of the host engine (host/hs_host.c with its transport, its
+ * Tests of the host engine (host/engine/hs_host.c with its transport, its
  * load-balancing policies and hs_results.c), in-process on EAL with
  * --no-huge and no ports at all, through the switch engine where a fabric
  * is needed.

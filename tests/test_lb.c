@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Unit tests of the switch load-balancing policies (switch/lb_*.c), in the
+ * Unit tests of the switch load-balancing policies (switch/policy/lb_*.c), in the
  * style of Open vSwitch's tests/test-multipath.c: no EAL, no packets, only
  * the metadata a policy sees.  Every policy first runs the contract any
  * policy keeps (tests/lib/lb_conformance.h: a seeded run is reproducible, a

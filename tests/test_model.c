@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * ofan-fabric's model alone (fabric/fab_model.h, libofan_fabric_model):
+ * ofan-fabric's model alone (fabric/model/fab_model.h, libofan_fabric_model):
  * this test links it and Check, no DPDK, which is what shows the model
  * builds without DPDK.  An experiment loads with its overrides and seeds,
  * its topology has the links of a fat tree, its config as run loads again

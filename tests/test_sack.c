@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Unit tests of the SACK transport (host/hs_sack.c): sender and receiver
+ * Unit tests of the SACK transport (host/transport/hs_sack.c): sender and receiver
  * state machines without EAL.
  *
  * Hand-made sequences pin down exact values: packet sizes, which PSN is

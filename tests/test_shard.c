@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * One rank on several lcores (host/hs_shard.h, struct hs_host_shard):
+ * One rank on several lcores (host/engine/hs_shard.h, struct hs_host_shard):
  * the placement hash and the sharded host engine, in virtual time on EAL
  * with --no-huge and no ports.
  *

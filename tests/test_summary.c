@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The flow summary (host/hs_summary.c) that ofan-host and ofan-fabric
+ * The flow summary (host/transport/hs_summary.c) that ofan-host and ofan-fabric
  * both report: the nearest-rank percentile on small vectors, and the
  * slowdowns, mean FCT and collective times of a few flows.
  */

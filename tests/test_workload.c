@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The workload engine (host/hs_workload*.c) on the ideal network, where
+ * The workload engine (workload/hs_workload*.c) on the ideal network, where
  * every flow arrives a fixed time after its release and is acknowledged a
  * little later, so every node's start and end can be worked out by hand:
  * a compute node delays its dependants by its duration, a rank computes

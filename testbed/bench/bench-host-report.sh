@@ -90,7 +90,7 @@ report() {
 		done
 	fi
 	[[ " ${size_list[*]} " != *" small "* ]] || [ "$frame_small" = 64 ] ||
-		echo "note: ofan-host's smallest data frame is $frame_small B ([host] mtu >= 128 in host/hs_config.c), not 64 B; its rows compare with testpmd at $frame_small B"
+		echo "note: ofan-host's smallest data frame is $frame_small B ([host] mtu >= 128 in host/transport/hs_config.c), not 64 B; its rows compare with testpmd at $frame_small B"
 	[[ " ${size_list[*]} " != *" large "* ]] || [ "$with_testpmd" = 0 ] ||
 		echo "note: testpmd txonly writes only the headers of each frame; ofan-host also writes every payload byte (its verifiable pattern), which dominates at $((14 + mtu_large)) B"
 	echo

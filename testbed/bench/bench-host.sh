@@ -30,7 +30,7 @@
 # reference when the small frame is not 64 B.
 #
 # Why not one huge flow: a flow has at most 2^24 packets (HS_MAX_PKTS in
-# host/hs_sack.h; a larger [traffic] size makes the flow fail at start), and
+# host/transport/hs_sack.h; a larger [traffic] size makes the flow fail at start), and
 # at small frames one flow lasts about a second.  The tx-only rows use an
 # all-to-all from rank 0 over enough ranks that the flows (2^24 packets
 # each, sent round robin) outlast the run even at 40 Mpps; the +ACKs rows

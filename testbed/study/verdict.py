@@ -36,7 +36,7 @@ Standard library only; imported by report.py and by its test.
 import math
 
 # Student's t quantile 0.975 for 1 .. 30 degrees of freedom, as
-# fabric/fab_out.c's fab_t975() (the half-widths in summary.json).
+# fabric/emulator/fab_out.c's fab_t975() (the half-widths in summary.json).
 _T975 = [0, 12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306,
          2.262, 2.228, 2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110,
          2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056,

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * libFuzzer harness for the Chakra trace reader (hs_chakra_read_mem(),
- * host/hs_chakra.c) and the workload engine a trace feeds (hs_wl_build(),
- * hs_wl_ideal(), hs_wl_results(); host/hs_workload*.c), from memory.
+ * workload/hs_chakra.c) and the workload engine a trace feeds (hs_wl_build(),
+ * hs_wl_ideal(), hs_wl_results(); workload/hs_workload*.c), from memory.
  *
  * The input is a job's trace: byte 0 gives its ranks (1 + byte % 16);
  * then, for each rank but the last, two bytes (little endian) give the

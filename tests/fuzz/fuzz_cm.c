@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * libFuzzer harness for the htsim connection-matrix reader
- * (hs_traffic_parse_cm(), host/hs_cm.c and host/hs_cm_file.c), from memory.
+ * (hs_traffic_parse_cm(), workload/hs_cm.c and workload/hs_cm_file.c), from memory.
  *
  * A rejected input must say where: its message starts with the name and a
  * line ("fuzz.cm:N: ") or is about the whole file ("fuzz.cm: "), and

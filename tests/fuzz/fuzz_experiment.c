@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * libFuzzer harness for ofan-fabric's experiment loader
- * (fab_experiment_load_mem(): fabric/fab_experiment.c,
+ * (fab_experiment_load_mem(): fabric/model/fab_experiment.c,
  * fab_config.c, fab_topo.c and the switch's and the host's readers of
  * their sections), from memory: each input is the text of an experiment
  * called DIR/fuzz.ini, sweeps, failures, drops and .cm files included.

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * libFuzzer harness for the host engine's input path (host/hs_host_rx.c
+ * libFuzzer harness for the host engine's input path (host/engine/hs_host_rx.c
  * with the transports behind it, hs_sack.c, hs_erasure.c and
  * hs_cumack.c, and the host policies' feedback), on EAL with one mempool.
  *
@@ -1037,7 +1037,7 @@ fz_seen_out(struct fz_world *w, uint16_t h, struct rte_mbuf *m,
 
 /*
  * Trim data frame m (parsed as pi) as a trimming switch does
- * (switch/sw_queue.c, sw_trim(); sw_worker.c, sw_worker_return()): cut
+ * (switch/engine/sw_queue.c, sw_trim(); sw_worker.c, sw_worker_return()): cut
  * to its headers unless full, IPv4 and UDP lengths and the IPv4 checksum
  * after the cut, marked trimmed; with rts, addresses swapped and marked
  * returned too.  *to becomes the rank it now goes to.  False if it is no

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * libFuzzer harness for the training-job loader: [job.NAME] sections
- * (hs_job_from_cfg(), host/hs_job.c), their placement and shapes
+ * (hs_job_from_cfg(), workload/hs_job.c), their placement and shapes
  * (hs_job_workload()) and the workload engine that runs them
- * (hs_wl_build(); host/hs_workload*.c), from memory.  Each input is the
+ * (hs_wl_build(); workload/hs_workload*.c), from memory.  Each input is the
  * text of a config called DIR/fuzz.ini, placed on 16 hosts of 4 a ToR.
  * DIR is a folder the harness makes once (/tmp/ofan-fuzz-jobs-*, removed
  * at exit; a crash leaves it) and fills with a 4-rank Chakra trace,

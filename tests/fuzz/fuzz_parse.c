@@ -41,7 +41,7 @@
 
 #include "ofan_parse.h"
 #include "ofan_wire.h"
-#include "../../switch/sw_parse_fast.h"
+#include "../../switch/engine/sw_parse_fast.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * libFuzzer harness for the switch engine (switch/sw_engine.h): the
+ * libFuzzer harness for the switch engine (switch/engine/sw_engine.h): the
  * worker's input pipeline (the burst path and the scalar reference),
  * egress queues with ECN, trimming and return to sender, PFC on lossless
  * ports, direct output, link failures and the control plane, on EAL with

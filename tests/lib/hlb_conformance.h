@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The host-policy contract (host/hlb.h) as a Check test case that any
+ * The host-policy contract (host/transport/hlb.h) as a Check test case that any
  * policy runs: tests/test_hlb.c runs it for every built-in policy, and a
  * policy's own test (tests/test_host_policy_plugin.c) for its policy.  It
  * needs no EAL and no registration: the policy sees what a connection of

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The switch-policy contract (switch/lb.h) as a Check test case that any
+ * The switch-policy contract (switch/policy/lb.h) as a Check test case that any
  * policy runs: tests/test_lb.c runs it for every built-in policy, and a
  * policy's own test (tests/test_policy_plugin.c) for its policy.  It
  * needs no EAL and no registration: the policy sees what the engine

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * MLCommons Chakra execution traces (ET) in and out of a workload
- * (hs_workload.h), with protobuf-c (host/chakra/chakra_et.proto: Chakra's
+ * (hs_workload.h), with protobuf-c (workload/chakra/chakra_et.proto: Chakra's
  * message, field and enum numbers).
  *
  * A job's trace is one file per rank, PREFIX.RANK.et: a GlobalMetadata,

@@ -80,7 +80,7 @@ fab_run(const struct fab_params *p, uint16_t scheme, struct fab_topo *t,
 	if (s->job != NULL) {
 		uint64_t fewest = UINT16_MAX - s->nb_thr;
 
-		fab_job_reduce(s->job, NULL, 0, &fewest, 1);
+		fab_mpi_reduce(s->job, NULL, 0, &fewest, 1);
 		s->nb_thr = (uint16_t)(UINT16_MAX - fewest);
 		s->thr_per_rank = s->nb_thr;
 		if (t->kind == FAB_TOPO_B2B || p->delay_ns == 0) {
@@ -122,7 +122,7 @@ fab_run(const struct fab_params *p, uint16_t scheme, struct fab_topo *t,
 		/* Every rank built its share, or none runs. */
 		uint64_t failed = rc != 0;
 
-		fab_job_reduce(s->job, NULL, 0, &failed, 1);
+		fab_mpi_reduce(s->job, NULL, 0, &failed, 1);
 		if (failed && rc == 0) {
 			snprintf(err, err_size, "another rank could not build its part");
 			rc = -ENOMEM;
@@ -162,7 +162,7 @@ out:
 				    (uint64_t)(r->pool_mb * 10),
 				    (uint64_t)(r->heap_mb * 10) };
 
-		fab_job_reduce(s->job, sum, 2, max, 3);
+		fab_mpi_reduce(s->job, sum, 2, max, 3);
 		r->queued_end = sum[0];
 		r->mbuf_leak = (int64_t)sum[1];
 		r->peak_rss_mb = (double)max[0] / 10;

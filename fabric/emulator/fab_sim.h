@@ -20,7 +20,7 @@
 
 #include "fab.h"
 #include "fab_evq.h"
-#include "fab_job.h"
+#include "fab_mpi.h"
 #include "hs_host.h"
 #include "hs_workload.h"
 #include "sw_engine.h"
@@ -225,7 +225,7 @@ struct fab_sim {
 	/* Parts over MPI ranks (--spread parts): this rank runs parts
 	 * part0 .. part0 + nb_thr - 1 of nb_parts; a job of one has
 	 * part0 = 0, nb_parts = nb_thr. */
-	const struct fab_job *job;
+	const struct fab_mpi *job;
 	uint16_t part0, nb_parts, thr_per_rank;
 	bool progress_due;	/* rank 0 asked for a progress line */
 	struct fab_xbuf *xout, *xin;	/* per rank: frames to hand over */

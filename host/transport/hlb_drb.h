@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The drb host policy's settings ([host.drb] section): the fabric's paths
- * as the switches' sr policy reads them from the EV (switch/lb_sr.h),
+ * as the switches' sr policy reads them from the EV (switch/policy/lb_sr.h),
  * radix members per tier over tiers tiers, radix^tiers paths.
  */
 #ifndef OFAN_HLB_DRB_H

@@ -181,7 +181,7 @@ fab_run_merge(struct fab_run *r, const struct fab_run *o)
 static int
 fab_collect_merge(struct fab_sim *s, struct hs_flow_result *res)
 {
-	const struct fab_job *j = s->job;
+	const struct fab_mpi *j = s->job;
 	struct fab_run *r = s->r;
 	uint32_t n = s->traffic.nb_flows, f, nq;
 	struct fab_xbuf mine = { 0 }, *all;
@@ -194,7 +194,7 @@ fab_collect_merge(struct fab_sim *s, struct hs_flow_result *res)
 	    fab_xbuf_put(&mine, res, n * sizeof(*res)) != 0 ||
 	    fab_xbuf_put(&mine, r->qwin, r->nb_qwin * sizeof(*r->qwin)) != 0)
 		rc = -ENOMEM;	/* still take part: the others wait */
-	fab_job_gather(j, mine.b, mine.len, all);
+	fab_mpi_gather(j, mine.b, mine.len, all);
 	for (k = 1; j->rank == 0 && k < j->size; k++) {
 		const uint8_t *b = all[k].b;
 		struct fab_run o;

@@ -159,7 +159,7 @@ struct fab_run {
 };
 
 struct rte_mempool;
-struct fab_job;
+struct fab_mpi;
 struct fab_pool;
 
 /* How a run reports and stops. */
@@ -195,7 +195,7 @@ struct fab_run_opts {
 	int rank;			/* this process's rank (timing.csv) */
 	/* --spread parts: the job whose ranks share every run (NULL or a
 	 * job of one: this process runs it all). */
-	const struct fab_job *job;
+	const struct fab_mpi *job;
 	/* A pool that grows between windows (fab_pool.h); NULL: the pool
 	 * passed to fab_run is what there is. */
 	struct fab_pool *pool;

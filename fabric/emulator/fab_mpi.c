@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The job (fab_job.h): MPI when built with it and started by mpirun, a
+ * The job (fab_mpi.h): MPI when built with it and started by mpirun, a
  * job of one otherwise.  Waits poll with short sleeps instead of MPI's
  * busy wait, so that ranks sharing cores (mpirun --oversubscribe) leave
  * them to the ranks that compute.
@@ -15,7 +15,7 @@
 #include <mpi.h>
 #endif
 
-#include "fab_job.h"
+#include "fab_mpi.h"
 
 int
 fab_xbuf_put(struct fab_xbuf *x, const void *p, size_t n)
@@ -47,7 +47,7 @@ fab_xbuf_free(struct fab_xbuf *x)
 }
 
 bool
-fab_job_launched(void)
+fab_mpi_launched(void)
 {
 	return getenv("OMPI_COMM_WORLD_SIZE") != NULL ||
 		getenv("PMIX_RANK") != NULL || getenv("PMI_RANK") != NULL;
@@ -68,7 +68,7 @@ fab_severity(int status)
 }
 
 int
-fab_job_worst(int a, int b)
+fab_mpi_worst(int a, int b)
 {
 	return fab_severity(b) > fab_severity(a) ? b : a;
 }
@@ -106,7 +106,7 @@ enum { FAB_TAG_REQ = 1, FAB_TAG_RUN, FAB_TAG_RESULT, FAB_TAG_X };
 
 /* Wait for r without spinning a core: test, sleep 20 us, test... */
 static void
-fab_job_wait(MPI_Request *r)
+fab_mpi_wait(MPI_Request *r)
 {
 	const struct timespec nap = { .tv_sec = 0, .tv_nsec = 20000 };
 	int done = 0;
@@ -120,21 +120,21 @@ fab_job_wait(MPI_Request *r)
 }
 
 static void
-fab_job_waitall(int n, MPI_Request *r)
+fab_mpi_waitall(int n, MPI_Request *r)
 {
 	int i;
 
 	for (i = 0; i < n; i++)
-		fab_job_wait(&r[i]);
+		fab_mpi_wait(&r[i]);
 }
 
 int
-fab_job_init(struct fab_job *j, int *argc, char ***argv, char *err,
+fab_mpi_init(struct fab_mpi *j, int *argc, char ***argv, char *err,
 	     size_t err_size)
 {
 	memset(j, 0, sizeof(*j));
 	j->size = 1;
-	if (!fab_job_launched())
+	if (!fab_mpi_launched())
 		return 0;
 	if (MPI_Init(argc, argv) != MPI_SUCCESS) {
 		snprintf(err, err_size, "MPI_Init failed");
@@ -154,7 +154,7 @@ fab_job_init(struct fab_job *j, int *argc, char ***argv, char *err,
 }
 
 void
-fab_job_fini(struct fab_job *j)
+fab_mpi_fini(struct fab_mpi *j)
 {
 	if (j->mpi)
 		MPI_Finalize();
@@ -167,7 +167,7 @@ fab_job_fini(struct fab_job *j)
 }
 
 int
-fab_job_agree(const struct fab_job *j, int status, char *msg, size_t size)
+fab_mpi_agree(const struct fab_mpi *j, int status, char *msg, size_t size)
 {
 	int sev = fab_severity(status), worst, first, me;
 
@@ -195,7 +195,7 @@ fab_job_agree(const struct fab_job *j, int status, char *msg, size_t size)
 }
 
 void
-fab_job_reduce(const struct fab_job *j, uint64_t *sum, int nb_sum,
+fab_mpi_reduce(const struct fab_mpi *j, uint64_t *sum, int nb_sum,
 	       uint64_t *max, int nb_max)
 {
 	if (j->size == 1)
@@ -209,7 +209,7 @@ fab_job_reduce(const struct fab_job *j, uint64_t *sum, int nb_sum,
 }
 
 int
-fab_job_exchange(const struct fab_job *j, struct fab_xbuf *out,
+fab_mpi_exchange(const struct fab_mpi *j, struct fab_xbuf *out,
 		 struct fab_xbuf *in)
 {
 	uint64_t *len_out = j->x_len_out, *len_in = j->x_len_in;
@@ -239,7 +239,7 @@ fab_job_exchange(const struct fab_job *j, struct fab_xbuf *out,
 }
 
 int
-fab_job_gather(const struct fab_job *j, const void *buf, size_t len,
+fab_mpi_gather(const struct fab_mpi *j, const void *buf, size_t len,
 	       struct fab_xbuf *all)
 {
 	uint64_t mine = len, *lens = NULL;
@@ -266,7 +266,7 @@ fab_job_gather(const struct fab_job *j, const void *buf, size_t len,
 
 		MPI_Isend(buf, (int)len, MPI_BYTE, 0, FAB_TAG_X,
 			  MPI_COMM_WORLD, &s);
-		fab_job_wait(&s);
+		fab_mpi_wait(&s);
 		return 0;
 	}
 	for (r = 1; r < j->size; r++) {
@@ -275,14 +275,14 @@ fab_job_gather(const struct fab_job *j, const void *buf, size_t len,
 		MPI_Irecv(all[r].b, (int)lens[r], MPI_BYTE, r, FAB_TAG_X,
 			  MPI_COMM_WORLD, &req[n++]);
 	}
-	fab_job_waitall(n, req);
+	fab_mpi_waitall(n, req);
 	free(lens);
 	free(req);
 	return 0;
 }
 
 int
-fab_job_bcast(const struct fab_job *j, struct fab_xbuf *x)
+fab_mpi_bcast(const struct fab_mpi *j, struct fab_xbuf *x)
 {
 	uint64_t len = x->len;
 
@@ -298,7 +298,7 @@ fab_job_bcast(const struct fab_job *j, struct fab_xbuf *x)
 /* ---- --spread runs ---- */
 
 int
-fab_job_queue_open(struct fab_job *j, uint32_t nb_runs)
+fab_mpi_queue_open(struct fab_mpi *j, uint32_t nb_runs)
 {
 	j->nb_runs = nb_runs;
 	j->next_run = 0;
@@ -314,7 +314,7 @@ fab_job_queue_open(struct fab_job *j, uint32_t nb_runs)
 
 /* Rank 0: the next run of the queue, or -1. */
 static int32_t
-fab_job_take(struct fab_job *j)
+fab_mpi_take(struct fab_mpi *j)
 {
 	if (j->closed || j->next_run >= j->nb_runs)
 		return -1;
@@ -322,20 +322,20 @@ fab_job_take(struct fab_job *j)
 }
 
 bool
-fab_job_next_run(struct fab_job *j, uint32_t *run)
+fab_mpi_next_run(struct fab_mpi *j, uint32_t *run)
 {
 	MPI_Request r;
 	int32_t got;
 	char nothing = 0;
 
 	if (j->rank == 0) {
-		got = fab_job_take(j);
+		got = fab_mpi_take(j);
 	} else {
 		MPI_Send(&nothing, 1, MPI_CHAR, 0, FAB_TAG_REQ,
 			 MPI_COMM_WORLD);
 		MPI_Irecv(&got, 1, MPI_INT32_T, 0, FAB_TAG_RUN,
 			  MPI_COMM_WORLD, &r);
-		fab_job_wait(&r);
+		fab_mpi_wait(&r);
 	}
 	if (got < 0)
 		return false;
@@ -344,7 +344,7 @@ fab_job_next_run(struct fab_job *j, uint32_t *run)
 }
 
 int
-fab_job_send_result(struct fab_job *j, uint32_t run, const void *blob,
+fab_mpi_send_result(struct fab_mpi *j, uint32_t run, const void *blob,
 		    size_t len)
 {
 	MPI_Request r;
@@ -352,13 +352,13 @@ fab_job_send_result(struct fab_job *j, uint32_t run, const void *blob,
 	(void)run;	/* the blob's first 4 bytes say which run it is */
 	MPI_Isend(blob, (int)len, MPI_BYTE, 0, FAB_TAG_RESULT,
 		  MPI_COMM_WORLD, &r);
-	fab_job_wait(&r);
+	fab_mpi_wait(&r);
 	return 0;
 }
 
 /* One pending message answered; false if there was none. */
 static bool
-fab_job_serve_one(struct fab_job *j)
+fab_mpi_serve_one(struct fab_mpi *j)
 {
 	MPI_Status st;
 	int flag = 0, count;
@@ -375,7 +375,7 @@ fab_job_serve_one(struct fab_job *j)
 
 		MPI_Recv(&nothing, 1, MPI_CHAR, st.MPI_SOURCE, FAB_TAG_REQ,
 			 MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-		run = fab_job_take(j);
+		run = fab_mpi_take(j);
 		if (run >= 0)
 			j->outstanding++;
 		else
@@ -393,77 +393,77 @@ fab_job_serve_one(struct fab_job *j)
 			 MPI_COMM_WORLD, MPI_STATUS_IGNORE);
 		j->outstanding--;
 		memcpy(&run, x.b, sizeof(run));
-		fab_job_keep_result(j, run, &x);
+		fab_mpi_keep_result(j, run, &x);
 		fab_xbuf_free(&x);
 	}
 	return true;
 }
 
 void
-fab_job_serve(struct fab_job *j)
+fab_mpi_serve(struct fab_mpi *j)
 {
 	if (j->rank != 0 || j->size == 1 || j->results == NULL)
 		return;
-	while (fab_job_serve_one(j))
+	while (fab_mpi_serve_one(j))
 		;
 }
 
 void
-fab_job_queue_close(struct fab_job *j)
+fab_mpi_queue_close(struct fab_mpi *j)
 {
 	j->closed = true;
 }
 
 void
-fab_job_queue_drain(struct fab_job *j)
+fab_mpi_queue_drain(struct fab_mpi *j)
 {
 	const struct timespec nap = { .tv_sec = 0, .tv_nsec = 200000 };
 
 	if (j->rank != 0 || j->size == 1)
 		return;
 	while (j->workers_left > 0 || j->outstanding > 0)
-		if (!fab_job_serve_one(j))
+		if (!fab_mpi_serve_one(j))
 			nanosleep(&nap, NULL);
 }
 
 #else /* !OFAN_HAVE_MPI: a job of one */
 
 int
-fab_job_init(struct fab_job *j, int *argc, char ***argv, char *err,
+fab_mpi_init(struct fab_mpi *j, int *argc, char ***argv, char *err,
 	     size_t err_size)
 {
 	memset(j, 0, sizeof(*j));
 	j->size = 1;
-	if (fab_job_launched()) {
+	if (fab_mpi_launched()) {
 		snprintf(err, err_size, "started by mpirun, but this ofan-fabric was built without MPI. Hint: install libopenmpi-dev (scripts/install-deps.sh) and rebuild");
 		return -1;
 	}
 	return 0;
 }
 
-void fab_job_fini(struct fab_job *j) { (void)j; }
+void fab_mpi_fini(struct fab_mpi *j) { (void)j; }
 
 int
-fab_job_agree(const struct fab_job *j, int status, char *msg, size_t size)
+fab_mpi_agree(const struct fab_mpi *j, int status, char *msg, size_t size)
 {
 	return status;
 }
 
 void
-fab_job_reduce(const struct fab_job *j, uint64_t *sum, int nb_sum,
+fab_mpi_reduce(const struct fab_mpi *j, uint64_t *sum, int nb_sum,
 	       uint64_t *max, int nb_max)
 {
 }
 
 int
-fab_job_exchange(const struct fab_job *j, struct fab_xbuf *out,
+fab_mpi_exchange(const struct fab_mpi *j, struct fab_xbuf *out,
 		 struct fab_xbuf *in)
 {
 	return 0;
 }
 
 int
-fab_job_gather(const struct fab_job *j, const void *buf, size_t len,
+fab_mpi_gather(const struct fab_mpi *j, const void *buf, size_t len,
 	       struct fab_xbuf *all)
 {
 	all[0].len = 0;
@@ -471,13 +471,13 @@ fab_job_gather(const struct fab_job *j, const void *buf, size_t len,
 }
 
 int
-fab_job_bcast(const struct fab_job *j, struct fab_xbuf *x)
+fab_mpi_bcast(const struct fab_mpi *j, struct fab_xbuf *x)
 {
 	return 0;
 }
 
 int
-fab_job_queue_open(struct fab_job *j, uint32_t nb_runs)
+fab_mpi_queue_open(struct fab_mpi *j, uint32_t nb_runs)
 {
 	j->nb_runs = nb_runs;
 	j->next_run = 0;
@@ -487,7 +487,7 @@ fab_job_queue_open(struct fab_job *j, uint32_t nb_runs)
 }
 
 bool
-fab_job_next_run(struct fab_job *j, uint32_t *run)
+fab_mpi_next_run(struct fab_mpi *j, uint32_t *run)
 {
 	if (j->closed || j->next_run >= j->nb_runs)
 		return false;
@@ -496,20 +496,20 @@ fab_job_next_run(struct fab_job *j, uint32_t *run)
 }
 
 int
-fab_job_send_result(struct fab_job *j, uint32_t run, const void *blob,
+fab_mpi_send_result(struct fab_mpi *j, uint32_t run, const void *blob,
 		    size_t len)
 {
 	return -ENOTSUP;
 }
 
-void fab_job_serve(struct fab_job *j) { (void)j; }
-void fab_job_queue_close(struct fab_job *j) { j->closed = true; }
-void fab_job_queue_drain(struct fab_job *j) { (void)j; }
+void fab_mpi_serve(struct fab_mpi *j) { (void)j; }
+void fab_mpi_queue_close(struct fab_mpi *j) { j->closed = true; }
+void fab_mpi_queue_drain(struct fab_mpi *j) { (void)j; }
 
 #endif /* OFAN_HAVE_MPI */
 
 void
-fab_job_keep_result(struct fab_job *j, uint32_t run, struct fab_xbuf *blob)
+fab_mpi_keep_result(struct fab_mpi *j, uint32_t run, struct fab_xbuf *blob)
 {
 	if (run >= j->nb_runs)
 		return;
@@ -520,7 +520,7 @@ fab_job_keep_result(struct fab_job *j, uint32_t run, struct fab_xbuf *blob)
 }
 
 void
-fab_job_queue_free(struct fab_job *j)
+fab_mpi_queue_free(struct fab_mpi *j)
 {
 	uint32_t i;
 

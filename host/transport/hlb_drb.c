@@ -5,7 +5,7 @@
  * one step per packet (a retransmission or an extra coded packet
  * included), from a random start: path p = (start + count) % P, written
  * into the EV as ev_min + p for the switches' source-routing policy (sr,
- * switch/lb_sr.h) to follow digit by digit.  With radix k/2 and two
+ * switch/policy/lb_sr.h) to follow digit by digit.  With radix k/2 and two
  * tiers, P = (k/2)^2 is every core of a k-ary fat tree; towards a
  * destination in the same pod the ToR's digit alone matters, and it
  * cycles over the pod's aggregation switches evenly too.

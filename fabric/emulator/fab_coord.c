@@ -117,7 +117,7 @@ struct fab_xrec {
 static void
 fab_exchange(struct fab_sim *s, uint32_t parity)
 {
-	const struct fab_job *j = s->job;
+	const struct fab_mpi *j = s->job;
 	uint32_t d;
 	int r;
 
@@ -143,7 +143,7 @@ fab_exchange(struct fab_sim *s, uint32_t parity)
 			rte_pktmbuf_free(e.m);
 		}
 	}
-	if (fab_job_exchange(j, s->xout, s->xin) != 0)
+	if (fab_mpi_exchange(j, s->xout, s->xin) != 0)
 		s->thr[0].failed = true;
 	for (r = 0; r < j->size; r++) {
 		const uint8_t *b = s->xin[r].b, *end = b + s->xin[r].len;
@@ -226,7 +226,7 @@ fab_coordinate(struct fab_sim *s)
 	max[3] = s->progress_due;
 	max[4] = fab_progress_wanted(s);
 	if (s->job != NULL)
-		fab_job_reduce(s->job, sum, 4, max, 5);
+		fab_mpi_reduce(s->job, sum, 4, max, 5);
 	if (max[3])
 		fab_progress_print(s, w_start, sum[2], sum[3], false);
 	s->progress_due = max[4] != 0;
@@ -389,7 +389,7 @@ fab_sim_go(struct fab_sim *s, char *err, unsigned int err_size)
 	if (s->job != NULL) {
 		uint64_t intr = r->interrupted;
 
-		fab_job_reduce(s->job, NULL, 0, &intr, 1);
+		fab_mpi_reduce(s->job, NULL, 0, &intr, 1);
 		r->interrupted = !r->completed && intr != 0;
 	}
 	r->sim_ns = (s->done_ns ? s->done_ns : end) - s->t0;
@@ -398,7 +398,7 @@ fab_sim_go(struct fab_sim *s, char *err, unsigned int err_size)
 
 		fab_progress_sums(s, &sums[0], &sums[1]);
 		if (s->job != NULL)
-			fab_job_reduce(s->job, sums, 2, NULL, 0);
+			fab_mpi_reduce(s->job, sums, 2, NULL, 0);
 		fab_progress_print(s, s->done_ns ? s->done_ns : end, sums[0],
 				   sums[1], true);
 	}
