@@ -8,9 +8,9 @@
 # Per (experiment, scheme): the run's wall time and simulated packet-hops
 # (every frame crossing a link: data, ACKs and retransmissions) from
 # ofan-fabric's timing.csv (the run alone, without EAL start-up), and the
-# whole process's wall time.  Targets on the reference 2-core machine
-# (issue 21): permutation-k8 at most 0.15 s per scheme, alltoall-k8 at
-# most 15 s per scheme, with the configs' 2 threads.
+# whole process's wall time.  Targets on the reference 2-core machine:
+# permutation-k8 at most 0.15 s per scheme, alltoall-k8 at most 15 s per
+# scheme, with the configs' 2 threads.
 #
 # Anchor: dpdk-testpmd io-forwarding between two net_null ports on one
 # forwarding lcore (the machine's DPDK packet rate right now).  The ratio
