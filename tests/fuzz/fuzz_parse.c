@@ -30,7 +30,7 @@
  *     An ACK needs its AETH and feedback extension whole; their
  *     contents (a NAK syndrome, CE or COUNT flags, SACK) are the host's
  *     to read, never a reason to drop.  A RoCEv2 CNP (opcode 0x81) is
- *     data to ofan today, on both fast paths and the full parser alike:
+ *     data to ofan, on both fast paths and the full parser alike:
  *     ofan has no DCQCN yet (whatever classifies CNPs once it has one
  *     must keep this agreement).
  */
