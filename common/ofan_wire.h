@@ -281,7 +281,7 @@ ofan_pfc_pause_ran(uint64_t from, uint64_t until, uint64_t now)
  * Arithmetic rather than a hash per word so that a 4 KiB payload is filled
  * and checked with one add per word (vectorised): the hash per word cost
  * about 8 instructions per word, most of ofan-fabric's time on 4 KiB
- * frames (docs/benchmarks.md).
+ * frames.
  */
 #define OFAN_PAYLOAD_STEP 0xbf58476d1ce4e5b9ull
 
