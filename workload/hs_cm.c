@@ -43,7 +43,7 @@
  *  - send_done_trigger Y, recv_done_trigger Z   activate Y when the sender
  *                  saw the whole flow acknowledged, Z when the receiver
  *                  has it all (htsim never checks that Y and Z exist);
- *  - prio P        a signed integer, kept but not used (as in the study's
+ *  - prio P        a signed integer, checked and not used (as in the study's
  *                  simulator).
  * Trigger ids are 1 .. 2^31-1 and must be defined by a trigger line.
  *
@@ -414,9 +414,10 @@ cm_flow(struct cm_parser *p)
 		.dep = HS_NO_DEP, .trigger = HS_NO_TRIGGER,
 		.send_done_trigger = HS_NO_TRIGGER,
 		.recv_done_trigger = HS_NO_TRIGGER,
-		.prio = 2000000,	/* htsim's default */
 	};
 	struct cm_flow_extra x = { .line = p->line };
+	uint32_t id = 0;
+	int32_t prio;
 	bool seen[K_NB] = { false };
 	const struct cm_slot *prior;
 	unsigned int i;
@@ -460,7 +461,7 @@ cm_flow(struct cm_parser *p)
 				return cm_fail(p, what, p->tok[i + 1],
 					       "a unique id");
 			}
-			f.cm_id = v;
+			id = v;
 			break;
 		case K_START:
 			if (cm_start(p->tok[i + 1], &f.start_ns) < 0)
@@ -474,7 +475,7 @@ cm_flow(struct cm_parser *p)
 			f.size = v;
 			break;
 		case K_PRIO:
-			if (cm_prio(p->tok[i + 1], &f.prio) < 0)
+			if (cm_prio(p->tok[i + 1], &prio) < 0)
 				return cm_fail(p, "bad prio", p->tok[i + 1],
 					       "an integer from -2147483648 to 2147483647");
 			break;
@@ -508,7 +509,7 @@ cm_flow(struct cm_parser *p)
 		    sizeof(*p->extra)) < 0)
 		return -ENOMEM;
 	f.id = p->nb_flows;
-	if (f.cm_id != 0 && cm_map_add(&p->flow_ids, f.cm_id, f.id,
+	if (id != 0 && cm_map_add(&p->flow_ids, id, f.id,
 				       p->line) < 0)
 		return -ENOMEM;
 	p->flows[p->nb_flows] = f;

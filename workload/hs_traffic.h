@@ -95,8 +95,6 @@ struct hs_flow_spec {
 	uint32_t recv_done_trigger;	/* activated when fully received */
 	uint32_t iteration;	/* 0-based */
 	uint32_t step;		/* ring step within the iteration, else 0 */
-	uint32_t cm_id;		/* the .cm file's id, 0: none */
-	int32_t prio;		/* the .cm file's prio (read, not used) */
 	/*
 	 * 0, or 1 + the workload operation it belongs to (hs_workload.h):
 	 * an external flow, held by its host until hs_host_release() and
