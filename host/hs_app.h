@@ -94,6 +94,9 @@ struct hs_app {
 	bool check_only;
 	struct hs_config *cfg;
 	struct hs_traffic traffic;
+	/* Training jobs: the workload the traffic's flows belong to, or NULL
+	 * (this program owns it; hs_app_free_traffic). */
+	struct hs_workload *workload;
 	struct rte_mempool *pool;
 	uint16_t port_id[HS_MAX_PORTS];
 	bool port_started[HS_MAX_PORTS];
@@ -151,6 +154,9 @@ void hs_app_free_rings(struct hs_app *app);
  */
 int hs_app_wl_init(struct hs_app *app);
 void hs_app_wl_fini(struct hs_app *app);
+
+/* Free the traffic and the workload its flows belong to. */
+void hs_app_free_traffic(struct hs_app *app);
 
 /*
  * The jobs' results of this process's ranks: PREFIX-jobs.csv (each

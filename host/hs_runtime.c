@@ -125,11 +125,11 @@ hs_app_wl_init(struct hs_app *app)
 	};
 	uint32_t r;
 
-	if (app->traffic.wl == NULL)
+	if (app->workload == NULL)
 		return 0;
 	app->wl_timer = malloc(sizeof(uint64_t) * app->traffic.nb_ranks);
 	if (app->wl_timer == NULL ||
-	    hs_wl_run_init(&app->wl, app->traffic.wl, &drv) != 0) {
+	    hs_wl_run_init(&app->wl, app->workload, &drv) != 0) {
 		free(app->wl_timer);
 		app->wl_timer = NULL;
 		return -ENOMEM;
@@ -138,6 +138,17 @@ hs_app_wl_init(struct hs_app *app)
 		app->wl_timer[r] = UINT64_MAX;
 	app->has_wl = true;
 	return 0;
+}
+
+void
+hs_app_free_traffic(struct hs_app *app)
+{
+	hs_traffic_free(&app->traffic);
+	if (app->workload != NULL) {
+		hs_wl_free(app->workload);
+		free(app->workload);
+		app->workload = NULL;
+	}
 }
 
 void
@@ -185,7 +196,7 @@ hs_app_wl_poll(struct hs_app *app, uint64_t now, uint64_t *wake)
 int
 hs_app_wl_results(struct hs_app *app, const char *prefix, int len)
 {
-	const struct hs_workload *w = app->traffic.wl;
+	const struct hs_workload *w = app->workload;
 	struct hs_wl_results res;
 	char path[2][1100];
 	FILE *f[2];

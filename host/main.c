@@ -21,6 +21,7 @@
 #include <rte_mbuf.h>
 
 #include "hs_app.h"
+#include "hs_cm.h"
 #include "hs_pattern.h"
 #include "hs_results.h"
 #include "ofan_config.h"
@@ -38,7 +39,8 @@ static int
 hs_check_triggers(struct hs_app *app, char *err, size_t size)
 {
 	const struct hs_traffic *t = &app->traffic;
-	const char *cm = app->cfg->cm_path;
+	const char *cm = hs_cm_path_of(app->cfg->traffic.pattern,
+				       &app->cfg->pattern_set);
 	uint16_t *part;		/* 0: a rank of this process, 1: not */
 	uint32_t r, split;
 	int rc;
@@ -264,11 +266,11 @@ main(int argc, char **argv)
 		free(app.cfg);
 		return OFAN_EXIT_CONFIG;
 	}
-	if (hs_traffic_build(&app.cfg->traffic, &app.traffic, err,
-			     sizeof(err)) != 0) {
+	if (hs_pattern_build(&app.cfg->traffic, &app.traffic, &app.workload,
+			     err, sizeof(err)) != 0) {
 		fprintf(stderr, "ofan-host: %s:traffic:%s %s\n",
 			app.config_path,
-			app.cfg->traffic.pattern->reads_cm_file ?
+			app.cfg->traffic.pattern->reads_file ?
 			"cm_file:" : "", err);
 		free(app.cfg);
 		return OFAN_EXIT_CONFIG;
@@ -277,7 +279,7 @@ main(int argc, char **argv)
 	if (app.host_of_rank == NULL ||
 	    hs_trigger_state_init(&app.trig, &app.traffic) != 0) {
 		fprintf(stderr, "ofan-host: out of memory\n");
-		hs_traffic_free(&app.traffic);
+		hs_app_free_traffic(&app);
 		free(app.cfg);
 		return OFAN_EXIT_FAILED;
 	}
@@ -400,7 +402,7 @@ early_out:
 	hs_app_wl_fini(&app);
 	hs_trigger_state_fini(&app.trig);
 	free(app.host_of_rank);
-	hs_traffic_free(&app.traffic);
+	hs_app_free_traffic(&app);
 	free(app.cfg);
 	return exit_code;
 }

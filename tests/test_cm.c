@@ -23,6 +23,7 @@
 
 #include <check.h>
 
+#include "hs_cm.h"
 #include "hs_pattern.h"
 #include "hs_traffic.h"
 #include "unit_suite.h"
@@ -183,17 +184,19 @@ START_TEST(test_cm_build)
 	struct hs_traffic_params p = {
 		.nb_ranks = 4, .iterations = 1, .start_ns = 5000,
 	};
-	char path[PATH_MAX], err[ERR_SIZE] = "";
+	static struct hs_cm_settings set;
+	char err[ERR_SIZE] = "";
 	struct hs_traffic t;
 
 	p.pattern = hs_pattern_find("cm");
-	p.cm_path = data_path("good.cm", path, sizeof(path));
-	ck_assert_int_eq(hs_traffic_build(&p, &t, err, sizeof(err)), 0);
+	data_path("good.cm", set.path, sizeof(set.path));
+	p.settings = &set;
+	ck_assert_int_eq(hs_pattern_build(&p, &t, NULL, err, sizeof(err)), 0);
 	ck_assert_uint_eq(t.flows[1].start_ns, 6500);
 	ck_assert_uint_eq(t.flows[6].start_ns, 128457);
 	hs_traffic_free(&t);
 	p.nb_ranks = 6;
-	ck_assert_int_eq(hs_traffic_build(&p, &t, err, sizeof(err)), -EINVAL);
+	ck_assert_int_eq(hs_pattern_build(&p, &t, NULL, err, sizeof(err)), -EINVAL);
 	ck_assert_ptr_null(t.flows);
 	/* good.cm's Nodes line is line 7. */
 	ck_assert_msg(strstr(err, "good.cm:7: node count does not match the "
@@ -201,7 +204,7 @@ START_TEST(test_cm_build)
 			     "host of the testbed") != NULL, "%s", err);
 	p.nb_ranks = 4;
 	p.iterations = 2;
-	ck_assert_int_eq(hs_traffic_build(&p, &t, err, sizeof(err)), -EINVAL);
+	ck_assert_int_eq(hs_pattern_build(&p, &t, NULL, err, sizeof(err)), -EINVAL);
 	ck_assert_str_eq(err, "traffic:iterations: '2' with a .cm file, which "
 			 "is replayed once; expected 1");
 }

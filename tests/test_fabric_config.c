@@ -104,7 +104,7 @@ static const struct t_bad_case t_bad_cases[] = {
 	{ "4", "ecmp, ofan", "", "", "host.colour=1", "host:colour",
 	  "allowed keys in [host]: seed, rate_coef, ack_every," },
 	{ "4", "ecmp, ofan", "", "", "traffic.colour=1", "traffic:colour",
-	  "allowed keys in [traffic]: pattern, size, iterations, seed, incast_degree, start, cm_file" },
+	  "allowed keys in [traffic]: pattern, size, iterations, seed, start, incast_degree, cm_file" },
 	/* Each combination's links are its own topology's (k = 6 has no
 	 * agg5-core3, k = 4 does). */
 	{ "4", "ecmp, ofan", "",

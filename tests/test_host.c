@@ -247,9 +247,9 @@ t_net_new(const char *policy, const char *traffic)
 	unlink(net->cfg_path);
 	ck_assert_msg(rc == 0, "hs_config_load: %s", err);
 	ck_assert_str_eq(net->cfg.policy->name, policy);
-	rc = hs_traffic_build(&net->cfg.traffic, &net->traffic, err,
+	rc = hs_pattern_build(&net->cfg.traffic, &net->traffic, NULL, err,
 			      sizeof(err));
-	ck_assert_msg(rc == 0, "hs_traffic_build: %s", err);
+	ck_assert_msg(rc == 0, "hs_pattern_build: %s", err);
 	return net;
 }
 

@@ -1,12 +1,16 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * A traffic pattern defined only in this file, as docs/architecture.md
- * ("Adding a pattern") shows: "pairs" makes ranks 2i and 2i + 1 send to
- * each other, and needs an even rank count.  It registers with
- * hs_pattern_register() before any configuration is read; the config
- * loader then accepts [traffic] pattern = pairs, reports its rule by the
- * [traffic] key at fault, and ofan-fabric runs it on a k = 4 fat tree.
- * Nothing outside this file knows it.
+ * ("A traffic pattern") shows: "pairs" makes each rank send to the rank
+ * pair_stride away inside blocks of 2 x pair_stride ranks (stride 1:
+ * ranks 2i and 2i + 1 send to each other), and needs an even rank count.
+ * Its setting, [traffic] pair_stride, is its own: its settings block,
+ * defaults and parse.  It registers with hs_pattern_register() before
+ * any configuration is read; the config loader then accepts [traffic]
+ * pattern = pairs and pair_stride, reports its rules by the [traffic] key
+ * at fault, the pattern contract holds for it
+ * (tests/lib/pattern_conformance.h), and ofan-fabric runs it on a k = 4
+ * fat tree.  Nothing outside this file knows it.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -22,6 +26,8 @@
 #include "fab.h"
 #include "hs_pattern.h"
 #include "hs_traffic.h"
+#include "ofan_config.h"
+#include "pattern_conformance.h"
 #include "ofan_wire.h"
 
 #include "plugin_suite.h"
@@ -29,17 +35,52 @@
 
 /* ---- the pattern ---- */
 
+struct pairs_settings {
+	uint32_t stride;	/* [traffic] pair_stride */
+};
+
+static void
+pairs_defaults(void *settings)
+{
+	((struct pairs_settings *)settings)->stride = 1;
+}
+
+static int
+pairs_parse(struct ofan_cfg *cfg, const struct hs_pattern_cfg *ctx,
+	    void *settings)
+{
+	RTE_SET_USED(ctx);
+	return ofan_cfg_get_u32(cfg, "traffic", "pair_stride", 0, 1, 1u << 19,
+				&((struct pairs_settings *)settings)->stride);
+}
+
+static uint32_t
+pairs_stride(const struct hs_traffic_params *p)
+{
+	return ((const struct pairs_settings *)p->settings)->stride;
+}
+
 static int
 pairs_check(const struct hs_traffic_params *p, const char **key, char *msg,
 	    unsigned int msg_size)
 {
-	if (p->nb_ranks % 2 == 0)
-		return 0;
-	*key = "pattern";
-	snprintf(msg, msg_size,
-		 "'pairs' over %" PRIu32 " ranks; expected an even number of ranks",
-		 p->nb_ranks);
-	return -EINVAL;
+	uint32_t s = pairs_stride(p);
+
+	if (p->nb_ranks % 2 != 0) {
+		*key = "pattern";
+		snprintf(msg, msg_size,
+			 "'pairs' over %" PRIu32 " ranks; expected an even number of ranks",
+			 p->nb_ranks);
+		return -EINVAL;
+	}
+	if (p->nb_ranks % (2 * s) != 0) {
+		*key = "pair_stride";
+		snprintf(msg, msg_size,
+			 "'%" PRIu32 "' with %" PRIu32 " ranks; expected a stride whose double divides the ranks",
+			 s, p->nb_ranks);
+		return -EINVAL;
+	}
+	return 0;
 }
 
 static uint64_t
@@ -51,18 +92,21 @@ pairs_nb_flows(const struct hs_traffic_params *p)
 static void
 pairs_fill(const struct hs_traffic_params *p, struct hs_flow_spec *f)
 {
-	uint32_t i;
+	uint32_t i, s = pairs_stride(p), b = 2 * s;
 
 	for (i = 0; i < p->nb_ranks; i++) {
 		f[i].src = i;
-		f[i].dst = i ^ 1;
+		f[i].dst = i / b * b + (i % b + s) % b;
 		f[i].size = p->size;
 	}
 }
 
 static const struct hs_pattern_ops pairs_ops = {
 	.name = "pairs",
-	.summary = "ranks 2i and 2i + 1 send to each other",
+	.summary = "each rank to the rank pair_stride away, in blocks of 2 x pair_stride",
+	.settings_size = sizeof(struct pairs_settings),
+	.defaults = pairs_defaults,
+	.parse = pairs_parse,
 	.check = pairs_check,
 	.nb_flows = pairs_nb_flows,
 	.fill = pairs_fill,
@@ -73,10 +117,11 @@ static const struct hs_pattern_ops pairs_ops = {
 /* A build() for the case that has both ways of making flows. */
 static int
 t_build_unused(const struct hs_traffic_params *p, struct hs_traffic *t,
-	       char *err, unsigned int err_size)
+	       struct hs_workload **wl, char *err, unsigned int err_size)
 {
 	RTE_SET_USED(p);
 	RTE_SET_USED(t);
+	RTE_SET_USED(wl);
 	RTE_SET_USED(err);
 	RTE_SET_USED(err_size);
 	return -ENOTSUP;
@@ -114,15 +159,16 @@ END_TEST
 /* The driver numbers its flows and chains its iterations. */
 START_TEST(test_builds)
 {
+	static const struct pairs_settings one = { .stride = 1 };
 	struct hs_traffic_params p = {
-		.pattern = &pairs_ops, .nb_ranks = 6, .size = 1000,
-		.iterations = 3, .start_ns = 50,
+		.pattern = &pairs_ops, .settings = &one, .nb_ranks = 6,
+		.size = 1000, .iterations = 3, .start_ns = 50,
 	};
 	struct hs_traffic t;
 	char err[256] = "";
 	uint32_t i;
 
-	ck_assert_msg(hs_traffic_build(&p, &t, err, sizeof(err)) == 0, "%s",
+	ck_assert_msg(hs_pattern_build(&p, &t, NULL, err, sizeof(err)) == 0, "%s",
 		      err);
 	ck_assert_uint_eq(t.nb_flows, 18);
 	for (i = 0; i < t.nb_flows; i++) {
@@ -143,7 +189,7 @@ START_TEST(test_builds)
 	}
 	hs_traffic_free(&t);
 	p.nb_ranks = 7;
-	ck_assert_int_eq(hs_traffic_build(&p, &t, err, sizeof(err)), -EINVAL);
+	ck_assert_int_eq(hs_pattern_build(&p, &t, NULL, err, sizeof(err)), -EINVAL);
 	ck_assert_str_eq(err, "traffic:pattern: 'pairs' over 7 ranks; "
 			 "expected an even number of ranks");
 	ck_assert_ptr_null(t.flows);
@@ -157,6 +203,12 @@ START_TEST(test_config)
 			      "fabric.topology=leafspine", "fabric.leaves=3",
 			      "fabric.spines=2", "fabric.hosts_per_leaf=5" };
 	const char *unknown[] = { "traffic.pattern=triples" };
+	const char *stride2[] = { "traffic.pattern=pairs",
+				  "traffic.pair_stride=2" };
+	const char *stride3[] = { "traffic.pattern=pairs",
+				  "traffic.pair_stride=3" };
+	const char *stride0[] = { "traffic.pattern=pairs",
+				  "traffic.pair_stride=0" };
 	struct fab_experiment x;
 	char err[1024];
 
@@ -167,6 +219,20 @@ START_TEST(test_config)
 	ck_assert_msg(strstr(err, "traffic.pattern=pairs: 'pairs' over 15 "
 			     "ranks; expected an even number of ranks") != NULL,
 		      "%s", err);
+	/* Its own setting: read into its block, its rule by its key. */
+	ck_assert_msg(t_load(&x, stride2, RTE_DIM(stride2), err,
+			     sizeof(err)) == 0, "%s", err);
+	ck_assert_uint_eq(((const struct pairs_settings *)
+			   x.combos[0].host.pattern_set.b)->stride, 2);
+	fab_experiment_free(&x);
+	ck_assert_int_ne(t_load(&x, stride3, RTE_DIM(stride3), err,
+				sizeof(err)), 0);
+	ck_assert_msg(strstr(err, "traffic.pair_stride=3: '3' with 16 ranks; "
+			     "expected a stride whose double divides the "
+			     "ranks") != NULL, "%s", err);
+	ck_assert_int_ne(t_load(&x, stride0, RTE_DIM(stride0), err,
+				sizeof(err)), 0);
+	ck_assert_msg(strstr(err, "pair_stride") != NULL, "%s", err);
 	ck_assert_int_ne(t_load(&x, unknown, 1, err, sizeof(err)), 0);
 	ck_assert_msg(strstr(err, "'triples' is unknown; expected one of "
 			     "permutation, ") != NULL &&
@@ -176,7 +242,8 @@ END_TEST
 
 /*
  * It runs: on a k = 4 fat tree hosts 2i and 2i + 1 share a ToR, so every
- * flow completes at its ideal time and no frame climbs above the ToRs.
+ * flow completes at its ideal time and no frame climbs above the ToRs;
+ * with pair_stride = 2 every flow leaves its ToR for the pod's other.
  */
 START_TEST(test_runs_in_fabric)
 {
@@ -202,6 +269,20 @@ START_TEST(test_runs_in_fabric)
 		fab_run_free(&r);
 		fab_experiment_free(&x);
 	}
+	{
+		const char *ov2[] = { "traffic.pattern=pairs",
+				      "traffic.pair_stride=2",
+				      "fabric.schemes=ofan" };
+		struct fab_run r;
+
+		t_run_scheme(ov2, RTE_DIM(ov2), 0, &x, &r);
+		ck_assert(r.completed);
+		ck_assert_uint_eq(r.nb_completed, 16);
+		ck_assert_uint_gt(r.max_queue[FAB_L_TOR_UP], 0);
+		ck_assert_uint_eq(r.max_queue[FAB_L_AGG_UP], 0);
+		fab_run_free(&r);
+		fab_experiment_free(&x);
+	}
 }
 END_TEST
 
@@ -213,7 +294,12 @@ plugin_suite(void)
 		test_runs_in_fabric, NULL
 	};
 
-	return t_plugin_suite("pattern_plugin", "pairs", tests);
+	static const struct pairs_settings two = { .stride = 2 };
+	Suite *s = t_plugin_suite("pattern_plugin", "pairs", tests);
+
+	suite_add_tcase(s, pattern_conformance_tcase(&pairs_ops, NULL));
+	suite_add_tcase(s, pattern_conformance_tcase(&pairs_ops, &two));
+	return s;
 }
 
 int

@@ -250,9 +250,9 @@ t_hub_new(const char *traffic, uint16_t nb_shards)
 	rc = hs_config_load(path, &hub->cfg, err, sizeof(err));
 	unlink(path);
 	ck_assert_msg(rc == 0, "hs_config_load: %s", err);
-	rc = hs_traffic_build(&hub->cfg.traffic, &hub->traffic, err,
+	rc = hs_pattern_build(&hub->cfg.traffic, &hub->traffic, NULL, err,
 			      sizeof(err));
-	ck_assert_msg(rc == 0, "hs_traffic_build: %s", err);
+	ck_assert_msg(rc == 0, "hs_pattern_build: %s", err);
 	hub->nb_shards = nb_shards;
 	hub->now = 10 * T_US;
 	for (i = 0; i < nb_shards + T_RANKS - 1; i++) {

@@ -22,13 +22,34 @@
 
 #include <check.h>
 
+#include "hs_cm.h"
 #include "hs_pattern.h"
 #include "hs_traffic.h"
+#include "pattern_conformance.h"
 #include "registry_check.h"
 #include "unit_suite.h"
 
 #define ERR_SIZE 1024
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* The settings of the patterns the tests build: their defaults. */
+static struct hs_pattern_settings t_set;
+
+static const void *
+t_settings(const struct hs_pattern_ops *ops)
+{
+	memset(&t_set, 0, sizeof(t_set));
+	if (ops != NULL && ops->defaults != NULL)
+		ops->defaults(t_set.b);
+	return ops != NULL && ops->settings_size > 0 ? t_set.b : NULL;
+}
+
+static void
+t_set_degree(struct hs_traffic_params *p, uint32_t degree)
+{
+	((struct hs_incast_settings *)t_set.b)->degree = degree;
+	p->settings = t_set.b;
+}
 
 static struct hs_traffic_params
 params_of(const char *pattern, uint32_t nb_ranks, uint64_t size)
@@ -39,10 +60,10 @@ params_of(const char *pattern, uint32_t nb_ranks, uint64_t size)
 		.size = size,
 		.iterations = 1,
 		.seed = 1,
-		.incast_degree = 1,
 		.start_ns = 777,
-		.cm_path = NULL,
 	};
+
+	p.settings = t_settings(p.pattern);
 
 	return p;
 }
@@ -53,7 +74,7 @@ build_ok(const struct hs_traffic_params *p, struct hs_traffic *t)
 	char err[ERR_SIZE] = "";
 	int rc;
 
-	rc = hs_traffic_build(p, t, err, sizeof(err));
+	rc = hs_pattern_build(p, t, NULL, err, sizeof(err));
 	ck_assert_msg(rc == 0, "%s over %u ranks: rc %d: %s",
 		      p->pattern->name, p->nb_ranks, rc, err);
 	ck_assert_uint_eq(t->nb_ranks, p->nb_ranks);
@@ -145,7 +166,7 @@ START_TEST(test_pattern_names)
 		/* The ToR and pod sizes are asked for exactly by these. */
 		ck_assert_int_eq(hs_pattern_registry[i]->needs_topology,
 				 i >= 8);
-		ck_assert_int_eq(hs_pattern_registry[i]->reads_cm_file, i == 7);
+		ck_assert_int_eq(hs_pattern_registry[i]->reads_file, i == 7);
 	}
 	ck_assert_ptr_eq(hs_pattern_find("PodRing"), hs_pattern_find("podring"));
 	ck_assert_ptr_null(hs_pattern_find("spiral"));
@@ -368,7 +389,7 @@ START_TEST(test_incast)
 
 	for (k = 0; k < ARRAY_SIZE(degrees); k++) {
 		p = params_of("incast", 8, 9000);
-		p.incast_degree = degrees[k];
+		t_set_degree(&p, degrees[k]);
 		build_ok(&p, &t);
 		check_well_formed(&t);
 		ck_assert_uint_eq(t.nb_flows, degrees[k]);
@@ -446,7 +467,7 @@ START_TEST(test_iterations)
 	struct hs_traffic t;
 
 	p.iterations = 4;
-	p.incast_degree = 3;
+	t_set_degree(&p, 3);
 	p.seed = 99;
 	build_ok(&p, &t);
 	check_well_formed(&t);
@@ -508,67 +529,68 @@ struct bad_params_case {
 	const char *pattern;	/* its name; NULL: none */
 	struct hs_traffic_params p;
 	const char *message;
+	uint32_t degree;	/* incast's setting */
+	const char *cm;		/* cm's setting */
 };
 
 static const struct bad_params_case bad_params_cases[] = {
 	{ "permutation", { .nb_ranks = 1, .size = 1,
 	    .iterations = 1 },
-	  "traffic: nb_ranks is 1; expected at least 2 ranks" },
+	  "traffic: nb_ranks is 1; expected at least 2 ranks", 0, NULL },
 	{ "alltoall", { .nb_ranks = 0, .size = 1,
 	    .iterations = 1 },
-	  "traffic: nb_ranks is 0; expected at least 2 ranks" },
+	  "traffic: nb_ranks is 0; expected at least 2 ranks", 0, NULL },
 	{ "tornado", { .nb_ranks = 4, .size = 0,
 	    .iterations = 1 },
-	  "traffic: size is 0; expected at least 1 byte" },
+	  "traffic: size is 0; expected at least 1 byte", 0, NULL },
 	{ "ring_allreduce", { .nb_ranks = 4, .size = 10,
 	    .iterations = 0 },
-	  "traffic: iterations is 0; expected at least 1" },
+	  "traffic: iterations is 0; expected at least 1", 0, NULL },
 	{ "incast", { .nb_ranks = 8, .size = 10,
-	    .iterations = 1, .incast_degree = 0 },
+	    .iterations = 1 },
 	  "traffic:incast_degree: '0' senders with 8 ranks; expected 1 to 7 "
-	  "(fewer than the ranks)" },
+	  "(fewer than the ranks)", 0, NULL },
 	{ "incast", { .nb_ranks = 8, .size = 10,
-	    .iterations = 1, .incast_degree = 8 },
+	    .iterations = 1 },
 	  "traffic:incast_degree: '8' senders with 8 ranks; expected 1 to 7 "
-	  "(fewer than the ranks)" },
+	  "(fewer than the ranks)", 8, NULL },
 	{ NULL, { .nb_ranks = 8, .size = 10,
 	    .iterations = 1 },
 	  "traffic: no pattern; expected one of permutation, "
 	  "alltoall, ring_allreduce, allgather, reduce_scatter, incast, "
-	  "tornado, cm, ring, podring, podring_ol, torring, jobs" },
+	  "tornado, cm, ring, podring, podring_ol, torring, jobs", 0, NULL },
 	{ "podring", { .nb_ranks = 16, .size = 1,
 	    .iterations = 1, .tor_size = 2, .pod_size = 6 },
 	  "traffic:pod_size: '6' with tor_size 2 and 16 ranks; expected "
 	  "tor_size dividing pod_size and pod_size dividing the rank count "
-	  "(pattern = podring)" },
+	  "(pattern = podring)", 0, NULL },
 	{ "podring", { .nb_ranks = 16, .size = 1,
 	    .iterations = 1, .tor_size = 2 },
 	  "traffic:pod_size: missing; expected the hosts per pod for "
-	  "pattern = podring" },
+	  "pattern = podring", 0, NULL },
 	{ "ring", { .nb_ranks = 16, .size = 1,
 	    .iterations = 1, .tor_size = 1, .pod_size = 4 },
 	  "traffic:tor_size: '1'; expected at least 2 hosts per ToR for "
-	  "pattern = ring" },
+	  "pattern = ring", 0, NULL },
 	{ "torring", { .nb_ranks = 16, .size = 1,
 	    .iterations = 1, .tor_size = 3, .pod_size = 4 },
 	  "traffic:pod_size: '4' with tor_size 3 and 16 ranks; expected "
 	  "tor_size dividing pod_size and pod_size dividing the rank count "
-	  "(pattern = torring)" },
+	  "(pattern = torring)", 0, NULL },
 	{ "cm", { .nb_ranks = 4, .iterations = 1 },
 	  "traffic:cm_file: missing; expected the path of an htsim "
-	  "connection-matrix file for pattern = cm" },
-	{ "cm", { .nb_ranks = 4, .iterations = 2,
-	    .cm_path = "x.cm" },
+	  "connection-matrix file for pattern = cm", 0, NULL },
+	{ "cm", { .nb_ranks = 4, .iterations = 2 },
 	  "traffic:iterations: '2' with a .cm file, which is replayed once; "
-	  "expected 1" },
+	  "expected 1", 0, "x.cm" },
 	{ "alltoall", { .nb_ranks = 70000, .size = 1,
 	    .iterations = 1 },
 	  "traffic: alltoall over 70000 ranks x 1 iterations makes more "
-	  "than 4294967294 flows; expected fewer ranks or iterations" },
+	  "than 4294967294 flows; expected fewer ranks or iterations", 0, NULL },
 	{ "ring_allreduce", { .nb_ranks = 1000,
 	    .size = 1, .iterations = 3000 },
 	  "traffic: ring_allreduce over 1000 ranks x 3000 iterations makes "
-	  "more than 4294967294 flows; expected fewer ranks or iterations" },
+	  "more than 4294967294 flows; expected fewer ranks or iterations", 0, NULL },
 };
 
 START_TEST(test_bad_params)
@@ -581,7 +603,14 @@ START_TEST(test_bad_params)
 				.flows = &junk };
 
 	p.pattern = c->pattern != NULL ? hs_pattern_find(c->pattern) : NULL;
-	ck_assert_int_eq(hs_traffic_build(&p, &t, err, sizeof(err)),
+	p.settings = t_settings(p.pattern);
+	if (p.pattern == hs_pattern_find("incast"))
+		t_set_degree(&p, c->degree);
+	if (c->cm != NULL)
+		snprintf(((struct hs_cm_settings *)t_set.b)->path,
+			 sizeof(((struct hs_cm_settings *)t_set.b)->path),
+			 "%s", c->cm);
+	ck_assert_int_eq(hs_pattern_build(&p, &t, NULL, err, sizeof(err)),
 			 -EINVAL);
 	ck_assert_str_eq(err, c->message);
 	/* Left empty, so that freeing it is harmless. */
@@ -718,6 +747,10 @@ traffic_suite(void)
 	tcase_add_test(tp, test_concurrency);
 	tcase_add_test(tp, test_ideal_begin);
 	suite_add_tcase(s, tp);
+	/* The pattern contract, every registered pattern. */
+	for (unsigned int i = 0; hs_pattern_registry[i] != NULL; i++)
+		suite_add_tcase(s, pattern_conformance_tcase(
+					   hs_pattern_registry[i], NULL));
 
 	return s;
 }

@@ -3,8 +3,8 @@
  * The .cm reader's whole-file side (hs_cm.c reads the lines; the rules
  * are in its header comment): the header's counts, flow and trigger ids
  * resolved, every trigger's activators and targets checked, trigger
- * cycles refused, and the entry points hs_traffic_parse_cm() and
- * hs_traffic_load_cm().
+ * cycles refused, the entry points hs_traffic_parse_cm() and
+ * hs_traffic_load_cm(), and the pattern that replays a file (hs_cm.h).
  */
 #include "hs_cm_priv.h"
 
@@ -349,3 +349,98 @@ hs_traffic_load_cm(const char *path, uint32_t nb_ranks_expected,
 	free(text);
 	return rc;
 }
+
+/* ---- cm: an htsim connection-matrix file ---- */
+
+static const char *
+cm_path(const struct hs_traffic_params *p)
+{
+	return ((const struct hs_cm_settings *)p->settings)->path;
+}
+
+const char *
+hs_cm_path_of(const struct hs_pattern_ops *pattern,
+	      const struct hs_pattern_settings *block)
+{
+	return pattern == &hs_pattern_cm ?
+		((const struct hs_cm_settings *)block->b)->path : NULL;
+}
+
+static int
+cm_parse(struct ofan_cfg *cfg, const struct hs_pattern_cfg *ctx,
+	 void *settings)
+{
+	struct hs_cm_settings *s = settings;
+	const char *cm = NULL;
+
+	(void)ctx;
+	if (ofan_cfg_get_str(cfg, "traffic", "cm_file", 0, &cm) != 0)
+		return -EINVAL;
+	if (cm == NULL)
+		return 0;
+	if (strlen(cm) >= sizeof(s->path))
+		return ofan_cfg_fail(cfg, "traffic", "cm_file",
+			"is too long; expected at most %zu characters",
+			sizeof(s->path) - 1);
+	return ofan_cfg_path_of(cfg, "traffic", "cm_file", cm, s->path,
+				sizeof(s->path)) != 0 ? -EINVAL : 0;
+}
+
+static int
+check_cm(const struct hs_traffic_params *p, const char **key, char *msg,
+	 unsigned int msg_size)
+{
+	if (cm_path(p)[0] == '\0') {
+		*key = "cm_file";
+		snprintf(msg, msg_size, "missing; expected the path of an htsim connection-matrix file for pattern = cm");
+		return -EINVAL;
+	}
+	if (p->iterations != 1) {
+		*key = "iterations";
+		snprintf(msg, msg_size,
+			 "'%" PRIu32 "' with a .cm file, which is replayed once; expected 1",
+			 p->iterations);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int
+build_cm(const struct hs_traffic_params *p, struct hs_traffic *t,
+	 struct hs_workload **wl, char *err, unsigned int err_size)
+{
+	uint32_t i;
+	int rc;
+
+	(void)wl;
+	rc = hs_traffic_load_cm(cm_path(p), p->nb_ranks, t, err, err_size);
+	if (rc < 0)
+		return rc;
+	for (i = 0; i < t->nb_flows; i++) {
+		if (t->flows[i].start_ns > UINT64_MAX - p->start_ns) {
+			hs_traffic_free(t);
+			snprintf(err, err_size, "%s: start times overflow once shifted by %" PRIu64 " ns; expected earlier start times",
+				 cm_path(p), p->start_ns);
+			return -EINVAL;
+		}
+		t->flows[i].start_ns += p->start_ns;
+	}
+	if (hs_traffic_derive(t) != 0) {
+		hs_traffic_free(t);
+		snprintf(err, err_size, "%s: out of memory", cm_path(p));
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+const struct hs_pattern_ops hs_pattern_cm = {
+	.name = "cm",
+	.summary = "an htsim connection-matrix file (cm_file), replayed once",
+	.reads_file = true,
+	.settings_size = sizeof(struct hs_cm_settings),
+	.parse = cm_parse,
+	.example = "cm_file = /dev/null\n",
+	.origin = "the [traffic] cm_file",
+	.check = check_cm,
+	.build = build_cm,
+};

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hs_traffic.h"
+#include "hs_cm.h"
 #include "ofan_config.h"
 #include "ofan_rng.h"
 

@@ -1130,11 +1130,47 @@ hs_job_workload(const struct hs_job_params *jobs, uint32_t nb_jobs,
 
 /* ---- [traffic] pattern = jobs ---- */
 
+_Static_assert(sizeof(struct hs_jobs_settings) <= HS_PATTERN_SETTINGS_MAX,
+	       "the jobs' settings fit a pattern's block");
+
+static const struct hs_jobs_settings *
+jobs_of(const struct hs_traffic_params *p)
+{
+	return p->settings;
+}
+
+const struct hs_jobs_settings *
+hs_jobs_of(const struct hs_pattern_ops *pattern,
+	   const struct hs_pattern_settings *block)
+{
+	return pattern == &hs_pattern_jobs ?
+		(const struct hs_jobs_settings *)block->b : NULL;
+}
+
+static int
+parse_jobs(struct ofan_cfg *cfg, const struct hs_pattern_cfg *ctx,
+	   void *settings)
+{
+	struct hs_jobs_settings *s = settings;
+	const char *first;
+	int n;
+
+	/* None: check_jobs() says so, by [traffic] pattern. */
+	if (ofan_cfg_sections(cfg, "job.", &first, 1) == 0)
+		return 0;
+	n = hs_job_from_cfg_keys(cfg, ctx->nb_ranks, ctx->ranks_from,
+				 ctx->nb_ranks_from, s->jobs);
+	if (n < 0)
+		return -EINVAL;
+	s->nb = (uint32_t)n;
+	return 0;
+}
+
 static int
 check_jobs(const struct hs_traffic_params *p, const char **key, char *msg,
 	   unsigned int msg_size)
 {
-	if (p->nb_jobs == 0) {
+	if (jobs_of(p)->nb == 0) {
 		*key = "pattern";
 		snprintf(msg, msg_size, "'jobs' without a [job.NAME] section; expected at least one job");
 		return -EINVAL;
@@ -1144,14 +1180,20 @@ check_jobs(const struct hs_traffic_params *p, const char **key, char *msg,
 
 static int
 build_jobs(const struct hs_traffic_params *p, struct hs_traffic *t,
-	   char *err, unsigned int err_size)
+	   struct hs_workload **wl, char *err, unsigned int err_size)
 {
-	struct hs_workload *w = calloc(1, sizeof(*w));
+	const struct hs_jobs_settings *s = jobs_of(p);
+	struct hs_workload *w;
 	int rc;
 
+	if (wl == NULL) {
+		snprintf(err, err_size, "traffic: pattern jobs makes a workload, which this program does not run");
+		return -EINVAL;
+	}
+	w = calloc(1, sizeof(*w));
 	if (w == NULL)
 		return -ENOMEM;
-	rc = hs_job_workload(p->jobs, p->nb_jobs, p->nb_ranks, p->tor_size,
+	rc = hs_job_workload(s->jobs, s->nb, p->nb_ranks, p->tor_size,
 			     p->seed, w, err, err_size);
 	if (rc == 0)
 		rc = hs_wl_build(w, t, err, err_size);
@@ -1160,13 +1202,18 @@ build_jobs(const struct hs_traffic_params *p, struct hs_traffic *t,
 		free(w);
 		return rc;
 	}
-	t->wl = w;
+	*wl = w;
 	return 0;
 }
 
 const struct hs_pattern_ops hs_pattern_jobs = {
 	.name = "jobs",
 	.summary = "training jobs ([job.NAME]): compute, collectives, dependencies",
+	.settings_size = sizeof(struct hs_jobs_settings),
+	.parse = parse_jobs,
+	.sections = "job.",
+	.example = "[job.NAME]\nmodel = dense\n",
+	.origin = "the [job.NAME] sections",
 	.check = check_jobs,
 	.build = build_jobs,
 };

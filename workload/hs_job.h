@@ -128,7 +128,15 @@ int hs_job_workload(const struct hs_job_params *jobs, uint32_t nb_jobs,
 		    uint32_t nb_hosts, uint32_t tor_size, uint64_t seed,
 		    struct hs_workload *w, char *err, size_t err_size);
 
-/* [traffic] pattern = jobs (hs_pattern.c's registry). */
-extern const struct hs_pattern_ops hs_pattern_jobs;
+/* [traffic] pattern = jobs (hs_pattern.c's registry): its settings. */
+struct hs_jobs_settings {
+	uint32_t nb;
+	struct hs_job_params jobs[HS_MAX_JOBS];
+};
+
+/* The jobs in block when pattern is jobs (block its settings), else NULL. */
+const struct hs_jobs_settings *
+hs_jobs_of(const struct hs_pattern_ops *pattern,
+	   const struct hs_pattern_settings *block);
 
 #endif /* OFAN_HS_JOB_H */

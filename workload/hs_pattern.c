@@ -3,7 +3,7 @@
  * The built-in traffic patterns and their registry (hs_pattern.h).
  *
  * Flow order and shapes, per iteration (ids are list indexes; the driver,
- * hs_traffic_build(), repeats an iteration and chains the iterations):
+ * hs_pattern_build(), repeats an iteration and chains the iterations):
  *  - permutation: flow i is rank i -> d(i), where d is a derangement drawn
  *    uniformly (Fisher-Yates, redrawn while it has a fixed point; about
  *    e = 2.7 draws on average) from an RNG seeded with params->seed.  The
@@ -44,11 +44,11 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "hs_job.h"
 #include "hs_pattern.h"
 #include "hs_traffic.h"
 #include "ofan_registry.h"
@@ -205,38 +205,68 @@ static const struct hs_pattern_ops pattern_reduce_scatter = {
 
 /* ---- incast ---- */
 
+static void
+incast_defaults(void *settings)
+{
+	struct hs_incast_settings *s = settings;
+
+	s->degree = 1;
+}
+
+static int
+incast_parse(struct ofan_cfg *cfg, const struct hs_pattern_cfg *ctx,
+	     void *settings)
+{
+	struct hs_incast_settings *s = settings;
+
+	(void)ctx;
+	return ofan_cfg_get_u32(cfg, "traffic", "incast_degree", 0, 1,
+				1u << 20, &s->degree);
+}
+
+static uint32_t
+incast_degree(const struct hs_traffic_params *p)
+{
+	return ((const struct hs_incast_settings *)p->settings)->degree;
+}
+
 static int
 check_incast(const struct hs_traffic_params *p, const char **key, char *msg,
 	     unsigned int msg_size)
 {
-	if (p->incast_degree >= 1 && p->incast_degree < p->nb_ranks)
+	uint32_t degree = incast_degree(p);
+
+	if (degree >= 1 && degree < p->nb_ranks)
 		return 0;
 	*key = "incast_degree";
 	snprintf(msg, msg_size,
 		 "'%" PRIu32 "' senders with %" PRIu32
 		 " ranks; expected 1 to %" PRIu32 " (fewer than the ranks)",
-		 p->incast_degree, p->nb_ranks, p->nb_ranks - 1);
+		 degree, p->nb_ranks, p->nb_ranks - 1);
 	return -EINVAL;
 }
 
 static uint64_t
 nb_incast(const struct hs_traffic_params *p)
 {
-	return p->incast_degree;
+	return incast_degree(p);
 }
 
 static void
 fill_incast(const struct hs_traffic_params *p, struct hs_flow_spec *f)
 {
-	uint32_t j;
+	uint32_t j, degree = incast_degree(p);
 
-	for (j = 0; j < p->incast_degree; j++)
+	for (j = 0; j < degree; j++)
 		set_flow(&f[j], j + 1, 0, p->size);
 }
 
 static const struct hs_pattern_ops pattern_incast = {
 	.name = "incast",
 	.summary = "incast_degree ranks to rank 0",
+	.settings_size = sizeof(struct hs_incast_settings),
+	.defaults = incast_defaults,
+	.parse = incast_parse,
 	.check = check_incast,
 	.nb_flows = nb_incast,
 	.fill = fill_incast,
@@ -258,62 +288,6 @@ static const struct hs_pattern_ops pattern_tornado = {
 	.summary = "rank i to i + N/2",
 	.nb_flows = one_per_rank,
 	.fill = fill_tornado,
-};
-
-/* ---- cm: an htsim connection-matrix file ---- */
-
-static int
-check_cm(const struct hs_traffic_params *p, const char **key, char *msg,
-	 unsigned int msg_size)
-{
-	if (p->cm_path == NULL || p->cm_path[0] == '\0') {
-		*key = "cm_file";
-		snprintf(msg, msg_size, "missing; expected the path of an htsim connection-matrix file for pattern = cm");
-		return -EINVAL;
-	}
-	if (p->iterations != 1) {
-		*key = "iterations";
-		snprintf(msg, msg_size,
-			 "'%" PRIu32 "' with a .cm file, which is replayed once; expected 1",
-			 p->iterations);
-		return -EINVAL;
-	}
-	return 0;
-}
-
-static int
-build_cm(const struct hs_traffic_params *p, struct hs_traffic *t, char *err,
-	 unsigned int err_size)
-{
-	uint32_t i;
-	int rc;
-
-	rc = hs_traffic_load_cm(p->cm_path, p->nb_ranks, t, err, err_size);
-	if (rc < 0)
-		return rc;
-	for (i = 0; i < t->nb_flows; i++) {
-		if (t->flows[i].start_ns > UINT64_MAX - p->start_ns) {
-			hs_traffic_free(t);
-			snprintf(err, err_size, "%s: start times overflow once shifted by %" PRIu64 " ns; expected earlier start times",
-				 p->cm_path, p->start_ns);
-			return -EINVAL;
-		}
-		t->flows[i].start_ns += p->start_ns;
-	}
-	if (hs_traffic_derive(t) != 0) {
-		hs_traffic_free(t);
-		snprintf(err, err_size, "%s: out of memory", p->cm_path);
-		return -ENOMEM;
-	}
-	return 0;
-}
-
-static const struct hs_pattern_ops pattern_cm = {
-	.name = "cm",
-	.summary = "an htsim connection-matrix file (cm_file), replayed once",
-	.reads_cm_file = true,
-	.check = check_cm,
-	.build = build_cm,
 };
 
 /* ---- the study's structured permutations (see the top) ---- */
@@ -392,6 +366,156 @@ HS_STRUCTURED(podring, "to the same position in the next pod");
 HS_STRUCTURED(podring_ol, "pod ring, one intra-ToR flow per pod");
 HS_STRUCTURED(torring, "pod ring, one intra-ToR flow per ToR");
 
+/* Ids are uint32 and HS_NO_DEP is reserved. */
+
+static int
+hs_fail(char *err, unsigned int err_size, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int
+hs_fail(char *err, unsigned int err_size, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err != NULL && err_size > 0) {
+		va_start(ap, fmt);
+		vsnprintf(err, err_size, fmt, ap);
+		va_end(ap);
+	}
+	return -EINVAL;
+}
+
+
+/*
+ * Copy iteration 0 (flows [0, n)) into iterations 1 .. iterations-1.  A
+ * flow without a dependency inside its iteration waits for the flow its
+ * source received last (in list order) in the previous iteration, or for
+ * nothing if its source receives nothing.
+ */
+static int
+hs_chain_iterations(const struct hs_traffic_params *p, struct hs_flow_spec *f,
+		    uint32_t n, char *err, unsigned int err_size)
+{
+	uint32_t *last_recv, k, j;
+	struct hs_flow_spec *x;
+	uint64_t base;
+
+	for (j = 0; j < n; j++) {
+		f[j].id = j;
+		f[j].iteration = 0;
+		f[j].start_ns = p->start_ns;
+	}
+	if (p->iterations == 1)
+		return 0;
+	last_recv = malloc(sizeof(*last_recv) * p->nb_ranks);
+	if (last_recv == NULL) {
+		hs_fail(err, err_size, "traffic: cannot allocate %" PRIu32
+			" ranks", p->nb_ranks);
+		return -ENOMEM;
+	}
+	for (j = 0; j < p->nb_ranks; j++)
+		last_recv[j] = HS_NO_DEP;
+	for (j = 0; j < n; j++)
+		last_recv[f[j].dst] = j;
+	for (k = 1; k < p->iterations; k++) {
+		base = (uint64_t)k * n;
+		for (j = 0; j < n; j++) {
+			x = &f[base + j];
+			*x = f[j];
+			x->id = (uint32_t)(base + j);
+			x->iteration = k;
+			if (f[j].dep != HS_NO_DEP)
+				x->dep = (uint32_t)(base + f[j].dep);
+			else if (last_recv[f[j].src] != HS_NO_DEP)
+				x->dep = (uint32_t)(base - n +
+						    last_recv[f[j].src]);
+		}
+	}
+	free(last_recv);
+	return 0;
+}
+
+int
+hs_pattern_build(const struct hs_traffic_params *p, struct hs_traffic *t,
+		 struct hs_workload **wl, char *err, unsigned int err_size)
+{
+	const struct hs_pattern_ops *ops = p->pattern;
+	uint64_t per_iter, total, i;
+	struct hs_flow_spec *f;
+	const char *key = "";
+	char msg[256];
+	int rc;
+
+	memset(t, 0, sizeof(*t));
+	if (wl != NULL)
+		*wl = NULL;
+	if (ops == NULL || hs_pattern_index(ops) < 0) {
+		char list[512];
+
+		hs_pattern_list(list, sizeof(list));
+		return hs_fail(err, err_size,
+			       "traffic: %s pattern; expected one of %s",
+			       ops == NULL ? "no" : "an unregistered", list);
+	}
+	if (p->nb_ranks < 2)
+		return hs_fail(err, err_size,
+			       "traffic: nb_ranks is %" PRIu32
+			       "; expected at least 2 ranks",
+			       p->nb_ranks);
+	if (p->iterations < 1)
+		return hs_fail(err, err_size,
+			       "traffic: iterations is 0; expected at least 1");
+	if (ops->build == NULL && p->size < 1)
+		return hs_fail(err, err_size,
+			       "traffic: size is 0; expected at least 1 byte");
+	if (hs_pattern_check(p, &key, msg, sizeof(msg)) != 0)
+		return hs_fail(err, err_size, "traffic:%s: %s", key, msg);
+	if (ops->settings_size > 0 && p->settings == NULL)
+		return hs_fail(err, err_size,
+			       "traffic: pattern %s without its settings",
+			       ops->name);
+	if (ops->build != NULL)
+		return ops->build(p, t, wl, err, err_size);
+
+	per_iter = ops->nb_flows(p);
+	total = hs_mul_sat(per_iter, p->iterations);
+	if (total > HS_MAX_FLOWS)
+		return hs_fail(err, err_size,
+			       "traffic: %s over %" PRIu32 " ranks x %" PRIu32
+			       " iterations makes more than %" PRIu32
+			       " flows; expected fewer ranks or iterations",
+			       ops->name, p->nb_ranks,
+			       p->iterations, (uint32_t)HS_MAX_FLOWS);
+	f = calloc(total, sizeof(*f));
+	if (f == NULL) {
+		hs_fail(err, err_size,
+			"traffic: cannot allocate %" PRIu64 " flows", total);
+		return -ENOMEM;
+	}
+	/* What fill() does not write: no dependency, no triggers. */
+	for (i = 0; i < per_iter; i++) {
+		f[i].dep = HS_NO_DEP;
+		f[i].trigger = HS_NO_TRIGGER;
+		f[i].send_done_trigger = HS_NO_TRIGGER;
+		f[i].recv_done_trigger = HS_NO_TRIGGER;
+	}
+	ops->fill(p, f);
+	rc = hs_chain_iterations(p, f, (uint32_t)per_iter, err, err_size);
+	if (rc < 0) {
+		free(f);
+		return rc;
+	}
+	t->nb_ranks = p->nb_ranks;
+	t->nb_flows = (uint32_t)total;
+	t->flows = f;
+	if (hs_traffic_derive(t) != 0) {
+		hs_traffic_free(t);
+		hs_fail(err, err_size, "traffic: out of memory");
+		return -ENOMEM;
+	}
+	return 0;
+}
+
 /* ---- the registry ---- */
 
 const struct hs_pattern_ops *hs_pattern_registry[HS_MAX_PATTERNS + 1] = {
@@ -402,7 +526,7 @@ const struct hs_pattern_ops *hs_pattern_registry[HS_MAX_PATTERNS + 1] = {
 	&pattern_reduce_scatter,
 	&pattern_incast,
 	&pattern_tornado,
-	&pattern_cm,
+	&hs_pattern_cm,
 	&pattern_ring,
 	&pattern_podring,
 	&pattern_podring_ol,
@@ -425,7 +549,9 @@ hs_pattern_register(const struct hs_pattern_ops *ops)
 {
 	bool generated, whole;
 
-	if (!hs_pattern_reg_named(ops))
+	if (!hs_pattern_reg_named(ops) ||
+	    ops->settings_size > HS_PATTERN_SETTINGS_MAX ||
+	    (ops->settings_size > 0 && ops->parse == NULL))
 		return -EINVAL;
 	generated = ops->nb_flows != NULL && ops->fill != NULL;
 	whole = ops->build != NULL;
@@ -483,4 +609,81 @@ hs_pattern_check(const struct hs_traffic_params *p, const char **key,
 	    check_topology(p, key, msg, msg_size) != 0)
 		return -EINVAL;
 	return ops->check != NULL ? ops->check(p, key, msg, msg_size) : 0;
+}
+
+/*
+ * Another pattern's sections: refused.  A section only overrides made is
+ * theirs (ofan_config.h): the file's keys come first, so its first key
+ * tells.
+ */
+static int
+refuse_sections(struct ofan_cfg *cfg, const char *section,
+		const struct hs_pattern_ops *ops)
+{
+	const char *first, *first_key = NULL;
+	unsigned int i;
+
+	for (i = 0; hs_pattern_registry[i] != NULL; i++) {
+		const struct hs_pattern_ops *o = hs_pattern_registry[i];
+
+		if (o == ops || o->sections == NULL ||
+		    ofan_cfg_sections(cfg, o->sections, &first, 1) <= 0)
+			continue;
+		if (ofan_cfg_keys(cfg, first, &first_key, 1) > 0 &&
+		    ofan_cfg_overridden(cfg, first, first_key) &&
+		    !ofan_cfg_overridden(cfg, section, "pattern"))
+			return ofan_cfg_fail(cfg, first, first_key,
+				"[%s] is for pattern = %s, but pattern = %s; expected pattern = %s, or no [%s*] sections",
+				first, o->name, ops->name, o->name, o->sections);
+		return ofan_cfg_fail(cfg, section, "pattern",
+			"'%s' with a [%s] section; expected pattern = %s to use it",
+			ops->name, first, o->name);
+	}
+	return 0;
+}
+
+static int
+parse_one(struct ofan_cfg *cfg, const struct hs_pattern_ops *o,
+	  const struct hs_pattern_cfg *ctx, void *block)
+{
+	memset(block, 0, o->settings_size);
+	if (o->defaults != NULL)
+		o->defaults(block);
+	return o->parse != NULL ? o->parse(cfg, ctx, block) : 0;
+}
+
+int
+hs_pattern_settings_from_cfg(struct ofan_cfg *cfg, const char *section,
+			     const struct hs_pattern_ops *ops,
+			     const struct hs_pattern_cfg *ctx,
+			     struct hs_pattern_settings *block)
+{
+	struct hs_pattern_settings *scratch = NULL;
+	unsigned int i;
+	int rc = refuse_sections(cfg, section, ops);
+
+	/*
+	 * Every pattern's [traffic] keys are read, in registry order, so
+	 * that a bad value is an error whatever the pattern (a sweep over
+	 * patterns keeps them) and the keys are listed alike; only ops's go
+	 * to block.  A pattern with sections of its own is read only when
+	 * chosen (its sections are refused otherwise).
+	 */
+	for (i = 0; rc == 0 && hs_pattern_registry[i] != NULL; i++) {
+		const struct hs_pattern_ops *o = hs_pattern_registry[i];
+
+		if (o == ops) {
+			rc = parse_one(cfg, o, ctx, block->b);
+			continue;
+		}
+		if (o->sections != NULL || o->parse == NULL)
+			continue;
+		if (scratch == NULL &&
+		    (scratch = malloc(sizeof(*scratch))) == NULL)
+			return ofan_cfg_fail(cfg, section, "pattern",
+				"out of memory; expected to read the patterns' settings");
+		rc = parse_one(cfg, o, ctx, scratch->b);
+	}
+	free(scratch);
+	return rc != 0 ? -EINVAL : 0;
 }

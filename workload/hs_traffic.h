@@ -2,8 +2,9 @@
 /*
  * Traffic: which rank sends how many bytes to which, when, and after what.
  *
- * A traffic pattern (hs_pattern.h: a module each) expands to a flat list
- * of flows over N ranks.  A flow
+ * The traffic is a flat list of flows over N ranks, which its producers
+ * make: a traffic pattern, an htsim matrix or training jobs (hs_pattern.h:
+ * a module each, each with its own settings).  A flow
  * starts at a time, or once something it waits for has happened:
  *   - dep: its source has *received* another flow completely (the ring
  *     collectives: step i+1 of a rank starts after it has received step
@@ -20,8 +21,7 @@
  * completed at every rank involved.  The list is the same for every host
  * (same seed, same list); each host runs the flows whose source it is.
  *
- * Pure C, no EAL: patterns and the .cm parser (hs_cm.c) are unit tested
- * alone.
+ * Pure C, no EAL.
  */
 #ifndef OFAN_HS_TRAFFIC_H
 #define OFAN_HS_TRAFFIC_H
@@ -32,10 +32,6 @@
 
 #define HS_NO_DEP UINT32_MAX
 #define HS_NO_TRIGGER UINT32_MAX
-
-struct hs_pattern_ops;
-struct hs_job_params;
-struct hs_workload;
 
 /* a * b, or UINT64_MAX if that does not fit (flow counts). */
 static inline uint64_t
@@ -127,23 +123,6 @@ hs_flow_end_reported(const struct hs_flow_spec *f, bool received)
 /* The most ranks a traffic has ([ranks] count, a .cm file's Nodes). */
 #define HS_MAX_RANKS (1u << 20)
 
-struct hs_traffic_params {
-	const struct hs_pattern_ops *pattern;	/* hs_pattern.h */
-	uint32_t nb_ranks;
-	uint64_t size;		/* bytes: per flow, or per rank's buffer for ring collectives */
-	uint32_t iterations;	/* >= 1 */
-	uint64_t seed;		/* permutation choice */
-	uint32_t incast_degree;	/* senders for incast, < nb_ranks */
-	uint64_t start_ns;	/* start of the first iteration */
-	const char *cm_path;	/* patterns that read a .cm file */
-	/* The structured permutations: hosts per ToR and per pod. */
-	uint32_t tor_size;
-	uint32_t pod_size;
-	/* pattern jobs: the [job.NAME] sections (hs_job.h), not owned. */
-	const struct hs_job_params *jobs;
-	uint32_t nb_jobs;
-};
-
 struct hs_traffic {
 	uint32_t nb_ranks;
 	uint32_t nb_flows;
@@ -172,48 +151,10 @@ struct hs_traffic {
 	uint32_t *sent_first, *sent, *recv_first, *recv;
 	uint32_t *src_pos, *dst_pos;
 	uint32_t *child_first, *child_next;
-	/* Training jobs (pattern jobs): the workload its flows belong to,
-	 * owned (hs_traffic_free frees it); NULL otherwise. */
-	struct hs_workload *wl;
 };
 
-/*
- * Expand params into t (t->flows allocated; free with hs_traffic_free).
- * For ring collectives the per-step size is size / nb_ranks rounded up.
- * Returns 0, or -EINVAL with a message in err (for .cm files:
- * "FILE:LINE: <what is wrong>; expected <what>"); -ENOMEM, or -errno
- * when the .cm file cannot be read.  On failure t is left empty.
- */
-int hs_traffic_build(const struct hs_traffic_params *params,
-		     struct hs_traffic *t, char *err, unsigned int err_size);
+/* Free what t holds (t may be empty, or half built). */
 void hs_traffic_free(struct hs_traffic *t);
-
-/*
- * Read an htsim connection-matrix file as htsim's ConnectionMatrix::load()
- * reads it, but stricter where htsim is sloppy (hs_cm.c lists every rule):
- *
- *	Nodes N
- *	Connections C
- *	Triggers T			(optional, 0 when absent)
- *	Failures F			(optional, 0 when absent)
- *	SRC->DST [id I] [start T] [size B] [trigger X]
- *		 [send_done_trigger Y] [recv_done_trigger Z] [prio P]
- *	trigger id N oneshot|multishot|barrier [count K]
- *	failure switch_type TOR|AGG|CORE switch_id S link_id L
- *
- * Start times are picoseconds (an explicit unit, "5us", is an extension).
- * nb_ranks_expected, when not 0, must equal N.  Returns 0, -EINVAL with
- * "FILE:LINE: what 'text'; expected what" in err, -errno if the file
- * cannot be read, -ENOMEM.  On failure t is left empty (safe to free).
- */
-int hs_traffic_load_cm(const char *path, uint32_t nb_ranks_expected,
-		       struct hs_traffic *t, char *err,
-		       unsigned int err_size);
-
-/* The same from memory (name is used in messages); text need not end in NUL. */
-int hs_traffic_parse_cm(const char *name, const char *text, size_t len,
-			uint32_t nb_ranks_expected, struct hs_traffic *t,
-			char *err, unsigned int err_size);
 
 /* Compute t->concurrency (the parsers and builders do); 0 or -ENOMEM. */
 int hs_traffic_derive(struct hs_traffic *t);

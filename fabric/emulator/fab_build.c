@@ -147,6 +147,11 @@ fab_sim_free(struct fab_sim *s)
 	if (s->has_wl)
 		hs_wl_run_fini(&s->wl);
 	hs_traffic_free(&s->traffic);
+	if (s->workload != NULL) {
+		hs_wl_free(s->workload);
+		free(s->workload);
+		s->workload = NULL;
+	}
 	hs_trigger_state_fini(&s->trig);
 	for (k = 0; s->job != NULL && k < (uint32_t)s->job->size; k++) {
 		if (s->xout != NULL)
@@ -269,12 +274,10 @@ fab_sim_build(struct fab_sim *s, uint16_t scheme, char *err,
 			fab_ack_back_ns(p, hops_max);
 	hs_config_derive(&s->hcfg);
 	/* The copies carry no pointer (fab_experiment.c): point at this one's. */
-	if (s->hcfg.cm_path[0] != '\0')
-		s->hcfg.traffic.cm_path = s->hcfg.cm_path;
-	if (s->hcfg.nb_jobs > 0)
-		s->hcfg.traffic.jobs = s->hcfg.jobs;
-	if (hs_traffic_build(&s->hcfg.traffic, &s->traffic, err,
-			     err_size) != 0 ||
+	if (s->hcfg.traffic.pattern->settings_size > 0)
+		s->hcfg.traffic.settings = &s->hcfg.pattern_set;
+	if (hs_pattern_build(&s->hcfg.traffic, &s->traffic, &s->workload,
+			     err, err_size) != 0 ||
 	    hs_trigger_state_init(&s->trig, &s->traffic) != 0)
 		return -EINVAL;
 
@@ -295,7 +298,7 @@ fab_sim_build(struct fab_sim *s, uint16_t scheme, char *err,
 	fab_partition(s);
 	if (s->nb_parts > 1 &&
 	    ((s->traffic.nb_triggers > 0 && !fab_triggers_local(s)) ||
-	     s->traffic.wl != NULL)) {
+	     s->workload != NULL)) {
 		/* One part, on rank 0 (the other ranks hold nothing). */
 		s->one_part = true;
 		s->nb_parts = 1;
@@ -306,13 +309,13 @@ fab_sim_build(struct fab_sim *s, uint16_t scheme, char *err,
 		fab_partition(s);
 	}
 	/* Training jobs: the workload runs where the one part is. */
-	if (s->traffic.wl != NULL && fab_part_local(s, 0)) {
+	if (s->workload != NULL && fab_part_local(s, 0)) {
 		const struct hs_wl_driver drv = {
 			.release = fab_wl_release, .timer = fab_wl_timer,
 			.arg = s,
 		};
 
-		if (hs_wl_run_init(&s->wl, s->traffic.wl, &drv) != 0) {
+		if (hs_wl_run_init(&s->wl, s->workload, &drv) != 0) {
 			snprintf(err, err_size, "out of memory for the jobs");
 			return -ENOMEM;
 		}

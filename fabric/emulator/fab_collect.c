@@ -284,7 +284,7 @@ static int
 fab_collect_jobs(struct fab_sim *s, const uint64_t *send_ns,
 		 const uint64_t *recv_ns, uint64_t *begin)
 {
-	const struct hs_workload *w = s->traffic.wl;
+	const struct hs_workload *w = s->workload;
 	uint64_t *start = malloc(sizeof(uint64_t) * (w->nb_nodes + 1));
 	uint64_t *end = malloc(sizeof(uint64_t) * (w->nb_nodes + 1));
 	int rc = start == NULL || end == NULL ? -ENOMEM : 0;

@@ -31,6 +31,8 @@
 
 #include "fab.h"
 #include "fab_out_jobs.h"
+#include "hs_cm.h"
+#include "hs_job.h"
 #include "hs_pattern.h"
 #include "ofan_json.h"
 #include "ofan_vcs.h"
@@ -592,9 +594,11 @@ fab_out_summary(const struct fab_out *o, const struct fab_agg *g,
 	ofan_json_double(&j, "queue_window_us",
 			 (double)p0->queue_window_ns / 1e3);
 	ofan_json_str(&j, "pattern", p0->host.traffic.pattern->name);
-	if (p0->host.traffic.pattern->reads_cm_file)
-		ofan_json_str(&j, "cm_file", p0->host.cm_path);
-	if (p0->host.nb_jobs == 0)
+	if (hs_cm_path_of(p0->host.traffic.pattern, &p0->host.pattern_set) != NULL)
+		ofan_json_str(&j, "cm_file",
+			      hs_cm_path_of(p0->host.traffic.pattern,
+					    &p0->host.pattern_set));
+	if (hs_jobs_of(p0->host.traffic.pattern, &p0->host.pattern_set) == NULL)
 		ofan_json_u64(&j, "size", p0->host.traffic.size);
 	fab_jobs_out_params(&j, p0);
 	ofan_json_double(&j, "rate_coef", p0->host.rate_coef);

@@ -11,6 +11,24 @@
 #include "hs_workload.h"
 
 /* A time in us, or empty for "never" (UINT64_MAX). */
+/* Job k of p's [job.NAME] sections (p runs training jobs). */
+static const struct hs_job_params *
+fab_job_of(const struct fab_params *p, uint32_t k)
+{
+	return &hs_jobs_of(p->host.traffic.pattern,
+			   &p->host.pattern_set)->jobs[k];
+}
+
+/* How many [job.NAME] sections p has (0: p runs no training jobs). */
+static uint32_t
+fab_nb_jobs(const struct fab_params *p)
+{
+	const struct hs_jobs_settings *js =
+		hs_jobs_of(p->host.traffic.pattern, &p->host.pattern_set);
+
+	return js == NULL ? 0 : js->nb;
+}
+
 static void
 fab_us(FILE *f, uint64_t ns)
 {
@@ -89,8 +107,8 @@ fab_jobs_out_run(struct fab_jobs_out *jo, const char *dir, uint32_t run,
 		const bool ended = it->iter_ns != 0;
 
 		FAB_JOBS_ROW(jo->jobs);
-		fprintf(jo->jobs, "%s,%u,%" PRIu64 ",", p->host.jobs[it->job].name,
-			it->iteration, hs_job_ranks(&p->host.jobs[it->job]));
+		fprintf(jo->jobs, "%s,%u,%" PRIu64 ",", fab_job_of(p, it->job)->name,
+			it->iteration, hs_job_ranks(fab_job_of(p, it->job)));
 		if (ended)
 			fprintf(jo->jobs, "%.3f,%.3f,%.4f,%.3f,%.3f,%.3f,%.3f\n",
 				(double)it->iter_ns / 1e3,
@@ -111,7 +129,7 @@ fab_jobs_out_run(struct fab_jobs_out *jo, const char *dir, uint32_t run,
 		const bool ended = q->end_ns != 0 || q->start_ns != 0;
 
 		FAB_JOBS_ROW(jo->ops);
-		fprintf(jo->ops, "%s,%u,%u,", p->host.jobs[q->job].name,
+		fprintf(jo->ops, "%s,%u,%u,", fab_job_of(p, q->job)->name,
 			q->iteration, q->op);
 		hs_wl_csv_name(jo->ops, q->name);
 		fprintf(jo->ops, ",%s,%u,%" PRIu64 ",",
@@ -133,7 +151,7 @@ fab_jobs_out_run(struct fab_jobs_out *jo, const char *dir, uint32_t run,
 		const struct hs_wl_rank_result *q = &res->ranks[i];
 
 		FAB_JOBS_ROW(jo->ranks);
-		fprintf(jo->ranks, "%s,%u,%u,%u,", p->host.jobs[q->job].name,
+		fprintf(jo->ranks, "%s,%u,%u,%u,", fab_job_of(p, q->job)->name,
 			q->rank, q->host, q->iteration);
 		if (q->end_ns != 0)
 			fprintf(jo->ranks, "%.3f,%.3f,%.3f,%.3f\n",
@@ -149,7 +167,7 @@ fab_jobs_out_run(struct fab_jobs_out *jo, const char *dir, uint32_t run,
 		const struct hs_wl_node_result *q = &res->nodes[i];
 
 		FAB_JOBS_ROW(jo->nodes);
-		fprintf(jo->nodes, "%s,%u,%u,%u,", p->host.jobs[q->job].name,
+		fprintf(jo->nodes, "%s,%u,%u,%u,", fab_job_of(p, q->job)->name,
 			q->rank, q->host, q->iteration);
 		hs_wl_csv_name(jo->nodes, q->name);
 		fprintf(jo->nodes, ",%s,", fab_jobs_kind(q->kind, q->coll));
@@ -182,11 +200,11 @@ fab_jobs_out_params(struct ofan_json *j, const struct fab_params *p)
 {
 	uint32_t k;
 
-	if (p->host.nb_jobs == 0)
+	if (fab_nb_jobs(p) == 0)
 		return;
 	ofan_json_arr_begin(j, "jobs");
-	for (k = 0; k < p->host.nb_jobs; k++) {
-		const struct hs_job_params *jb = &p->host.jobs[k];
+	for (k = 0; k < fab_nb_jobs(p); k++) {
+		const struct hs_job_params *jb = fab_job_of(p, k);
 
 		ofan_json_obj_begin(j, NULL);
 		ofan_json_str(j, "name", jb->name);
@@ -230,8 +248,8 @@ fab_jobs_out_json(struct ofan_json *j, const struct fab_params *p,
 		const struct fab_job_sum *js = &r->job_sum[k];
 
 		ofan_json_obj_begin(j, NULL);
-		ofan_json_str(j, "name", p->host.jobs[k].name);
-		ofan_json_u64(j, "ranks", hs_job_ranks(&p->host.jobs[k]));
+		ofan_json_str(j, "name", fab_job_of(p, k)->name);
+		ofan_json_u64(j, "ranks", hs_job_ranks(fab_job_of(p, k)));
 		ofan_json_u64(j, "iterations", js->iterations);
 		ofan_json_u64(j, "iterations_ended", js->ended);
 		ofan_json_double(j, "iter_us", js->iter_us);
@@ -281,11 +299,11 @@ fab_jobs_out_table(FILE *t, const struct fab_run *const *runs,
 				it += js->iter_us;
 				wt += js->wait_max_us;
 			}
-			fprintf(t, "%-12.12s %-10s", p->host.jobs[jb].name,
+			fprintf(t, "%-12.12s %-10s", fab_job_of(p, jb)->name,
 				p->schemes[r0->scheme].name);
 			for (d = 0; d < p->nb_sweep; d++)
 				fprintf(t, " %10.10s", p->sweep_value[d]);
-			fprintf(t, " %6" PRIu64, hs_job_ranks(&p->host.jobs[jb]));
+			fprintf(t, " %6" PRIu64, hs_job_ranks(fab_job_of(p, jb)));
 			id /= n[g];
 			if (ended != n[g] || iters == 0)
 				fprintf(t, " %14s %12.1f %9s %14s\n", "–", id,

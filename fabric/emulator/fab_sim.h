@@ -187,6 +187,9 @@ struct fab_sim {
 	struct fab_run *r;
 	struct hs_config hcfg;
 	struct hs_traffic traffic;
+	/* Training jobs: the workload the traffic's flows belong to, or NULL
+	 * (owned). */
+	struct hs_workload *workload;
 	struct hs_trigger_state trig;
 	/* Training jobs: the workload's run, here when has_wl (the rank
 	 * with the one part: a workload always runs as one). */

@@ -14,9 +14,10 @@
 
 #include "fab_model.h"
 #include "fab_config_priv.h"
-#include "hs_job.h"
+#include "hs_cm.h"
 #include "hs_pattern.h"
 #include "hs_traffic.h"
+#include "hs_workload.h"
 #include "ofan_config.h"
 
 /* What shapes a topology's links and their names. */
@@ -428,60 +429,26 @@ fab_loader_topo(struct fab_loader *l, const struct fab_params *p, char *err,
 }
 
 /*
- * Training jobs: place them and build their workload now (traces read,
- * collectives matched, no dependency cycle), so that every mistake is
- * reported before EAL starts.
+ * A .cm file's failure lines: each a link gone from the start, added to
+ * p's failures (every mistake reported before EAL starts,
+ * "FILE:LINE: ...").
  */
 static int
-fab_check_jobs(struct ofan_cfg *cfg, struct fab_params *p, char *err,
-	       unsigned int err_size)
+fab_add_traffic_failures(struct fab_loader *l, struct ofan_cfg *cfg,
+			 struct fab_params *p, const struct hs_traffic *tr,
+			 char *err, unsigned int err_size)
 {
-	struct hs_traffic tr;
-	char msg[512];
-
-	if (p->host.traffic.pattern != &hs_pattern_jobs)
-		return 0;
-	p->host.traffic.jobs = p->host.jobs;
-	if (hs_traffic_build(&p->host.traffic, &tr, msg, sizeof(msg)) != 0) {
-		snprintf(err, err_size, "%s (the [job.NAME] sections of %s)",
-			 msg, ofan_cfg_path(cfg));
-		return -EINVAL;
-	}
-	hs_traffic_free(&tr);
-	return 0;
-}
-
-/*
- * A .cm file: read it now (every mistake is reported before EAL starts,
- * "FILE:LINE: ..."), its Nodes against the fabric's hosts, and its
- * failure lines added to p's failures as links gone from the start.
- */
-static int
-fab_check_cm(struct fab_loader *l, struct ofan_cfg *cfg, struct fab_params *p,
-	     char *err, unsigned int err_size)
-{
+	const char *file = hs_cm_path_of(p->host.traffic.pattern,
+					  &p->host.pattern_set);
 	const struct fab_topo *t = NULL;
-	struct hs_traffic tr;
 	char msg[512];
-	int rc = 0;
 	uint32_t i, j;
 
-	/* The pattern's own rules (iterations = 1) were checked with it. */
-	if (!p->host.traffic.pattern->reads_cm_file)
-		return 0;
-	if (hs_traffic_load_cm(p->host.cm_path, p->host.traffic.nb_ranks, &tr,
-			       msg, sizeof(msg)) != 0) {
-		snprintf(err, err_size, "%s (the [traffic] cm_file of %s)", msg,
-			 ofan_cfg_path(cfg));
-		return -EINVAL;
-	}
-	if (tr.nb_failures > 0 &&
-	    (t = fab_loader_topo(l, p, msg, sizeof(msg))) == NULL) {
-		hs_traffic_free(&tr);
+	if (tr->nb_failures > 0 &&
+	    (t = fab_loader_topo(l, p, msg, sizeof(msg))) == NULL)
 		return ofan_cfg_fail(cfg, FAB_SEC, "topology", "%s", msg);
-	}
-	for (i = 0; i < tr.nb_failures && rc == 0; i++) {
-		const struct hs_cm_failure *cf = &tr.failures[i];
+	for (i = 0; i < tr->nb_failures; i++) {
+		const struct hs_cm_failure *cf = &tr->failures[i];
 		struct fab_failure *f;
 		uint32_t link = FAB_NONE;
 
@@ -499,12 +466,12 @@ fab_check_cm(struct fab_loader *l, struct ofan_cfg *cfg, struct fab_params *p,
 				link = FAB_NONE;
 			}
 		if (link == FAB_NONE) {
-			snprintf(err, err_size, "%s:%llu: %s (the [traffic] cm_file of %s)",
-				 p->host.cm_path,
+			snprintf(err, err_size, "%s:%llu: %s (%s of %s)",
+				 file != NULL ? file : "traffic",
 				 (unsigned long long)cf->line, msg,
+				 p->host.traffic.pattern->origin,
 				 ofan_cfg_path(cfg));
-			rc = -EINVAL;
-			break;
+			return -EINVAL;
 		}
 		f = &p->failures[p->nb_failures++];
 		memset(f, 0, sizeof(*f));
@@ -515,7 +482,43 @@ fab_check_cm(struct fab_loader *l, struct ofan_cfg *cfg, struct fab_params *p,
 		snprintf(f->sec, sizeof(f->sec), "cm:%llu",
 			 (unsigned long long)cf->line);
 	}
+	return 0;
+}
+
+/*
+ * A whole-traffic pattern (a .cm file, training jobs): build it now --
+ * the file read, its Nodes against the fabric's hosts; the jobs placed,
+ * their traces read, collectives matched, no dependency cycle -- so that
+ * every mistake is reported before EAL starts, and the traffic's failure
+ * lines become p's failures.
+ */
+static int
+fab_check_traffic(struct fab_loader *l, struct ofan_cfg *cfg,
+		  struct fab_params *p, char *err, unsigned int err_size)
+{
+	const struct hs_pattern_ops *ops = p->host.traffic.pattern;
+	struct hs_workload *wl = NULL;
+	struct hs_traffic tr;
+	char msg[512];
+	int rc;
+
+	/* The pattern's own rules were checked with it. */
+	if (ops->build == NULL)
+		return 0;
+	p->host.traffic.settings = &p->host.pattern_set;
+	rc = hs_pattern_build(&p->host.traffic, &tr, &wl, msg, sizeof(msg));
+	p->host.traffic.settings = NULL;	/* fab_sim_build() sets it */
+	if (rc != 0) {
+		snprintf(err, err_size, "%s (%s of %s)", msg, ops->origin,
+			 ofan_cfg_path(cfg));
+		return -EINVAL;
+	}
+	rc = fab_add_traffic_failures(l, cfg, p, &tr, err, err_size);
 	hs_traffic_free(&tr);
+	if (wl != NULL) {
+		hs_wl_free(wl);
+		free(wl);
+	}
 	return rc;
 }
 
@@ -704,8 +707,7 @@ fab_load_combo(struct fab_loader *l, const int *vidx, struct fab_params *p,
 	/* A cm error is its own file's, FILE:LINE (err is set); likewise a
 	 * job's or its trace's. */
 	err[0] = '\0';
-	if (fab_check_cm(l, cfg, p, err, err_size) != 0 ||
-	    fab_check_jobs(cfg, p, err, err_size) != 0) {
+	if (fab_check_traffic(l, cfg, p, err, err_size) != 0) {
 		rc = -EINVAL;
 		if (err[0] == '\0')
 			goto fail;
@@ -730,8 +732,7 @@ fab_params_for_seed(const struct fab_params *p, uint32_t i,
 		out->host.seed = out->seed;
 	if (!p->traffic_seed_set)
 		out->host.traffic.seed = out->matrix_seed;
-	out->host.traffic.cm_path = NULL;	/* fab_sim_build() sets it */
-	out->host.traffic.jobs = NULL;		/* likewise */
+	out->host.traffic.settings = NULL;	/* fab_sim_build() sets it */
 }
 
 static int
@@ -786,8 +787,7 @@ fab_experiment_load_checked(struct fab_loader *l, struct fab_experiment *x,
 			fab_experiment_free(x);
 			return rc;
 		}
-		x->combos[c].host.traffic.cm_path = NULL;
-		x->combos[c].host.traffic.jobs = NULL;
+		x->combos[c].host.traffic.settings = NULL;
 	}
 	return 0;
 }

@@ -14,7 +14,6 @@
 #include "fab_model.h"
 #include "hlb.h"
 #include "hs_cc.h"
-#include "hs_job.h"
 #include "hs_pattern.h"
 #include "hs_transport.h"
 #include "lb.h"
@@ -30,6 +29,46 @@ static const char fab_ref_text[] =
 	"pattern = permutation\n";
 
 /* Load the reference experiment with n overrides; 0 or -EINVAL. */
+/* The most settings a pattern's example makes. */
+#define FAB_REF_MAX_OV 4
+
+/*
+ * A pattern's example (INI text, its keys in [traffic] until a section
+ * line) as overrides, "section.key=value", into ov; returns how many.
+ */
+static int
+fab_ref_overrides(const char *example, char ov[][128])
+{
+	char sec[64] = "traffic";
+	const char *l = example;
+	int n = 0;
+
+	while (l != NULL && *l != '\0' && n < FAB_REF_MAX_OV) {
+		size_t len = strcspn(l, "\n");
+		char line[128];
+		char *eq;
+
+		snprintf(line, sizeof(line), "%.*s", (int)len, l);
+		l += len + (l[len] == '\n');
+		eq = strchr(line, '=');
+		if (line[0] == '[') {
+			snprintf(sec, sizeof(sec), "%.*s",
+				 (int)strcspn(line + 1, "]"), line + 1);
+		} else if (eq != NULL) {
+			char *k = line, *v = eq + 1, *e = eq;
+
+			while (e > k && e[-1] == ' ')
+				e--;
+			*e = '\0';
+			while (*v == ' ')
+				v++;
+			if (snprintf(ov[n], 128, "%s.%s=%s", sec, k, v) < 128)
+				n++;
+		}
+	}
+	return n;
+}
+
 static int
 fab_ref_load(char *const *ov, int n, char *err, unsigned int err_size)
 {
@@ -102,21 +141,21 @@ fab_config_reference(FILE *f, char *err, unsigned int err_size)
 	for (i = 0; rc == 0 && hs_cc_registry[i] != NULL; i++)
 		rc = fab_ref_one("host.cc", hs_cc_registry[i]->name, err,
 				 err_size);
-	/* cm reads a file: /dev/null holds no matrix, so that load fails
-	 * after its keys are noted, and only its own error is forgiven. */
+	/* A pattern that reads a file at load finds no traffic in its
+	 * example's /dev/null: that load fails after its keys are noted,
+	 * and only that error is forgiven. */
 	for (i = 0; rc == 0 && hs_pattern_registry[i] != NULL; i++) {
-		const char *name = hs_pattern_registry[i]->name;
-		char cm[] = "traffic.cm_file=/dev/null";
-		char job[] = "job.NAME.model=dense";
-		char *pov[2] = { schemes, cm };
-		bool file = strcmp(name, "cm") == 0;
-		bool jobs = hs_pattern_registry[i] == &hs_pattern_jobs;
+		const struct hs_pattern_ops *ops = hs_pattern_registry[i];
+		char ex[FAB_REF_MAX_OV][128];
+		char *pov[1 + FAB_REF_MAX_OV] = { schemes };
+		int n = fab_ref_overrides(ops->example, ex);
 
-		if (jobs)
-			pov[1] = job;
-		snprintf(schemes, sizeof(schemes), "traffic.pattern=%s", name);
-		if (fab_ref_load(pov, file || jobs ? 2 : 1, err, err_size) != 0 &&
-		    !(file && strstr(err, "/dev/null") != NULL))
+		for (int k = 0; k < n; k++)
+			pov[1 + k] = ex[k];
+		snprintf(schemes, sizeof(schemes), "traffic.pattern=%s",
+			 ops->name);
+		if (fab_ref_load(pov, 1 + n, err, err_size) != 0 &&
+		    !(ops->reads_file && strstr(err, "/dev/null") != NULL))
 			rc = -EINVAL;
 	}
 	/* The other form of a sweep, which the loads above cannot show. */

@@ -86,7 +86,6 @@ hs_config_defaults(struct hs_config *c)
 	c->traffic.size = 1u << 20;
 	c->traffic.iterations = 1;
 	c->traffic.seed = 1;
-	c->traffic.incast_degree = 1;
 	hs_config_derive(c);
 }
 
@@ -319,7 +318,8 @@ hs_config_traffic_from_cfg(struct ofan_cfg *cfg, struct hs_config *c,
 	static const char *const sec = "traffic";
 	struct hs_traffic_params *t = &c->traffic;
 	const char *names[HS_MAX_PATTERNS + 1];
-	const char *cm = NULL, *key = "";
+	const char *key = "";
+	struct hs_pattern_cfg ctx;
 	char msg[256];
 	int pattern;
 
@@ -338,11 +338,8 @@ hs_config_traffic_from_cfg(struct ofan_cfg *cfg, struct hs_config *c,
 	    ofan_cfg_get_u32(cfg, sec, "iterations", 0, 1, 1000000,
 			     &t->iterations) ||
 	    ofan_cfg_get_u64(cfg, sec, "seed", 0, 0, UINT64_MAX, &t->seed) ||
-	    ofan_cfg_get_u32(cfg, sec, "incast_degree", 0, 1, 1u << 20,
-			     &t->incast_degree) ||
 	    ofan_cfg_get_time(cfg, sec, "start", 0, 0, 3600ull * 1000000000ull,
 			      &t->start_ns) ||
-	    ofan_cfg_get_str(cfg, sec, "cm_file", 0, &cm) ||
 	    (!caller_sets &&
 	     (ofan_cfg_get_u32(cfg, sec, "tor_size", 0, 2, 1u << 20,
 			       &t->tor_size) ||
@@ -376,47 +373,17 @@ hs_config_traffic_from_cfg(struct ofan_cfg *cfg, struct hs_config *c,
 		}
 	}
 	t->pattern = hs_pattern_registry[pattern];
-	if (cm != NULL) {
-		if (strlen(cm) >= sizeof(c->cm_path))
-			return ofan_cfg_fail(cfg, sec, "cm_file",
-				"is too long; expected at most %zu characters",
-				sizeof(c->cm_path) - 1);
-		if (ofan_cfg_path_of(cfg, sec, "cm_file", cm, c->cm_path,
-				     sizeof(c->cm_path)) != 0)
-			return -EINVAL;
-		t->cm_path = c->cm_path;
-	}
-	/* Training jobs: the [job.NAME] sections, for this pattern only. */
-	t->jobs = NULL;
-	t->nb_jobs = c->nb_jobs = 0;
-	if (t->pattern == &hs_pattern_jobs) {
-		int n = hs_job_from_cfg_keys(cfg, t->nb_ranks,
-					      c->ranks_from.keys,
-					      c->ranks_from.nb, c->jobs);
-
-		if (n < 0)
-			return -EINVAL;
-		c->nb_jobs = (uint32_t)n;
-		t->jobs = c->jobs;
-		t->nb_jobs = c->nb_jobs;
-	} else {
-		const char *first, *first_key = NULL;
-
-		/* A [job.*] only overrides made is theirs (ofan_config.h):
-		 * the file's keys come first, so its first key tells. */
-		if (ofan_cfg_sections(cfg, "job.", &first, 1) > 0 &&
-		    ofan_cfg_keys(cfg, first, &first_key, 1) > 0 &&
-		    ofan_cfg_overridden(cfg, first, first_key) &&
-		    !ofan_cfg_overridden(cfg, sec, "pattern"))
-			return ofan_cfg_fail(cfg, first, first_key,
-				"[%s] is a job, but pattern = %s; expected pattern = jobs to run training jobs, or no [job.*] sections",
-				first, t->pattern->name);
-		if (ofan_cfg_sections(cfg, "job.", &first, 1) > 0)
-			return ofan_cfg_fail(cfg, "traffic", "pattern",
-				"'%s' with a [%s] section; expected pattern = jobs to run training jobs",
-				t->pattern->name, first);
-	}
-	/* The pattern's own rules, as hs_traffic_build() checks them. */
+	/* The pattern's own settings, and no other pattern's. */
+	ctx = (struct hs_pattern_cfg){
+		.nb_ranks = t->nb_ranks,
+		.ranks_from = c->ranks_from.keys,
+		.nb_ranks_from = c->ranks_from.nb,
+	};
+	if (hs_pattern_settings_from_cfg(cfg, sec, t->pattern, &ctx,
+					 &c->pattern_set) != 0)
+		return -EINVAL;
+	t->settings = t->pattern->settings_size > 0 ? &c->pattern_set : NULL;
+	/* The pattern's own rules, as hs_pattern_build() checks them. */
 	if (hs_pattern_check(t, &key, msg, sizeof(msg)) != 0)
 		return hs_config_pattern_fail(cfg, c, key, msg);
 	return 0;
@@ -573,10 +540,8 @@ hs_config_load(const char *path, struct hs_config *c, char *err,
 
 	/* Strings must outlive the loader's cfg: point at our copies. */
 	c->path = path;
-	if (c->traffic.cm_path != NULL)
-		c->traffic.cm_path = c->cm_path;
-	if (c->traffic.jobs != NULL)
-		c->traffic.jobs = c->jobs;
+	if (c->traffic.settings != NULL)
+		c->traffic.settings = &c->pattern_set;
 	return rc;
 }
 
@@ -643,27 +608,26 @@ hs_config_reference(FILE *f, char *err, unsigned int err_size)
 		rc = hs_ref_load(c, text, err, err_size);
 	}
 	/*
-	 * A pattern may need the ToR and pod sizes (the ring patterns); cm
-	 * reads a file: /dev/null holds no matrix, so that load fails after
-	 * its keys are noted, and only its own error is forgiven.
+	 * A pattern may need the ToR and pod sizes (the ring patterns) or
+	 * text of its own (its example).  A pattern that reads a file at
+	 * load finds no traffic in its example's /dev/null: that load fails
+	 * after its keys are noted, and only that error is forgiven.
 	 */
 	for (i = 0; rc == 0 && hs_pattern_registry[i] != NULL; i++) {
 		static const char *const extras[] = {
 			"", "tor_size = 2\npod_size = 2\n",
 		};
-		const char *name = hs_pattern_registry[i]->name;
-		bool file = strcmp(name, "cm") == 0;
-		bool jobs = hs_pattern_registry[i] == &hs_pattern_jobs;
+		const struct hs_pattern_ops *ops = hs_pattern_registry[i];
 		unsigned int e;
 
 		for (e = 0; e < 2; e++) {
 			snprintf(text, sizeof(text), hs_ref_text, "fixed",
-				 "sack", "rate", name,
-				 file ? "cm_file = /dev/null\n" :
-				 jobs ? "[job.NAME]\nmodel = dense\n" :
+				 "sack", "rate", ops->name,
+				 ops->example != NULL ? ops->example :
 				 extras[e]);
 			if (hs_ref_load(c, text, err, err_size) == 0 ||
-			    (file && strstr(err, "/dev/null") != NULL))
+			    (ops->reads_file &&
+			     strstr(err, "/dev/null") != NULL))
 				break;
 		}
 		if (e == 2)

@@ -16,7 +16,7 @@
 
 #include "hlb.h"
 #include "hs_cc.h"
-#include "hs_job.h"
+#include "hs_pattern.h"
 #include "hs_traffic.h"
 #include "hs_transport.h"
 #include "ofan_config.h"
@@ -151,11 +151,9 @@ struct hs_config {
 	 * mtu).  Static strings.
 	 */
 	struct hs_cfg_from ranks_from, tor_from, pod_from, mtu_from;
-	char cm_path[HS_PATH_SIZE];
-	/* [traffic] pattern = jobs: the [job.NAME] sections (traffic.jobs
-	 * points here; a copy of the config points it at its own). */
-	struct hs_job_params jobs[HS_MAX_JOBS];
-	uint32_t nb_jobs;
+	/* The pattern's own settings (hs_pattern.h; traffic.settings
+	 * points here, and a copy of the config points it at its own). */
+	struct hs_pattern_settings pattern_set;
 
 	uint16_t nb_ports;
 	struct hs_port_config ports[HS_MAX_PORTS];

@@ -34,6 +34,7 @@
 
 #include "fab_model.h"
 #include "gen_sched.h"
+#include "hs_cm.h"
 #include "hs_job.h"
 #include "hs_pattern.h"
 #include "hs_traffic.h"
@@ -161,7 +162,9 @@ static bool
 gen_job_trace(FILE *out, const char *sec, const char *line, const void *arg)
 {
 	const struct hs_config *h = arg;
-	char dir[sizeof(h->jobs[0].trace)];
+	const struct hs_jobs_settings *js = hs_jobs_of(h->traffic.pattern,
+						       &h->pattern_set);
+	char dir[sizeof(js->jobs[0].trace)];
 	const char *base;
 	size_t n = strcspn(line, " \t=");
 	char *abs;
@@ -170,8 +173,8 @@ gen_job_trace(FILE *out, const char *sec, const char *line, const void *arg)
 	if (strncmp(sec, "job.", 4) != 0 || n != 5 ||
 	    strncmp(line, "trace", 5) != 0)
 		return false;
-	for (i = 0; i < h->nb_jobs; i++) {
-		const struct hs_job_params *j = &h->jobs[i];
+	for (i = 0; js != NULL && i < js->nb; i++) {
+		const struct hs_job_params *j = &js->jobs[i];
 
 		if (strcmp(j->name, sec + 4) != 0 || j->model != HS_JOB_CHAKRA)
 			continue;
@@ -349,6 +352,8 @@ gen_hosts(struct gen *g, const char *name, const char *machine,
 				       const char *), const char *key)
 {
 	const struct fab_topo *t = &g->t;
+	const char *cm = hs_cm_path_of(g->p->host.traffic.pattern,
+				       &g->p->host.pattern_set);
 	char path[600], dev[300], ns[96];
 	uint16_t nb = 0;
 	uint32_t r;
@@ -378,15 +383,15 @@ gen_hosts(struct gen *g, const char *name, const char *machine,
 	/* What ofan-fabric derives from the topology, ofan-host is told
 	 * (jobs place their ranks ToR by ToR). */
 	if (g->p->host.traffic.pattern->needs_topology ||
-	    g->p->host.nb_jobs > 0)
+	    hs_jobs_of(g->p->host.traffic.pattern,
+		       &g->p->host.pattern_set) != NULL)
 		fprintf(f, "[traffic]\ntor_size = %u\npod_size = %u\n",
 			g->p->host.traffic.tor_size,
 			g->p->host.traffic.pod_size);
-	if (g->p->host.traffic.pattern->reads_cm_file) {
-		char *abs = realpath(g->p->host.cm_path, NULL);
+	if (cm != NULL) {
+		char *abs = realpath(cm, NULL);
 
-		fprintf(f, "[traffic]\ncm_file = %s\n",
-			abs != NULL ? abs : g->p->host.cm_path);
+		fprintf(f, "[traffic]\ncm_file = %s\n", abs != NULL ? abs : cm);
 		free(abs);
 	}
 	for (r = 0; r < t->nb_hosts; r++) {

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "gen_sched.h"
+#include "hs_cm.h"
 #include "sw_config.h"
 
 /* When routing changes because of failure `failure`. */
@@ -271,7 +272,8 @@ gen_sched_build(const struct fab_params *p, struct fab_topo *t, char *err,
 	for (i = 0; i < p->nb_failures; i++)
 		if (p->failures[i].at_start) {
 			snprintf(err, err_size, "traffic:cm_file: '%s' has failure lines, which remove links before the traffic starts; expected [failure.NAME] sections in a multi-process testbed (ofan-fabric runs the .cm failures)",
-				 p->host.cm_path);
+				 hs_cm_path_of(p->host.traffic.pattern,
+					       &p->host.pattern_set));
 			return NULL;
 		}
 	g = calloc(1, sizeof(*g));

@@ -187,7 +187,7 @@ fuzz_check_params(const struct fab_params *p, uint16_t nb_dims)
 		   p->threads <= parts);
 	FUZZ_CHECK(p->seeds >= 1 && p->seeds <= FAB_MAX_SEEDS);
 	FUZZ_CHECK(p->queue.enabled && p->queue.rate_bps == 0);
-	FUZZ_CHECK(p->host.traffic.cm_path == NULL);
+	FUZZ_CHECK(p->host.traffic.settings == NULL);
 	FUZZ_CHECK(p->nb_schemes >= 1 && p->nb_schemes <= FAB_MAX_SCHEMES);
 	for (i = 0; i < p->nb_schemes; i++) {
 		FUZZ_CHECK(p->schemes[i].sw_policy != NULL &&

@@ -264,7 +264,7 @@ cg_structured(const struct cg_opts *o, const struct hs_pattern_ops *pat,
 	char err[512];
 	uint32_t i;
 
-	if (hs_traffic_build(&p, &t, err, sizeof(err)) != 0) {
+	if (hs_pattern_build(&p, &t, NULL, err, sizeof(err)) != 0) {
 		fprintf(stderr, "ofan-cmgen: %s\n", err);
 		return -EINVAL;
 	}
