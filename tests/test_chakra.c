@@ -20,6 +20,7 @@
 #include "hs_job.h"
 #include "hs_traffic.h"
 #include "hs_workload.h"
+#include "job_shape_conformance.h"
 #include "unit_suite.h"
 
 /* A small job of every kind of node: dp 2, tp 2, pp 2, 2 micro-batches. */
@@ -526,11 +527,34 @@ START_TEST(test_described_groups)
 }
 END_TEST
 
+/* The conformance case's traces: the small dense job's 8 ranks. */
+static void
+t_conf_traces_up(void)
+{
+	struct hs_job_params j;
+	struct hs_workload w;
+	char err[512] = "";
+
+	t_small_job(&j, HS_JOB_DENSE);
+	if (hs_job_workload(&j, 1, 8, 0, 1, &w, err, sizeof(err)) != 0 ||
+	    hs_chakra_write(&w, 0, "conformance-trace", err,
+			    sizeof(err)) != 0)
+		fprintf(stderr, "test_chakra: conformance traces: %s\n", err);
+	hs_wl_free(&w);
+}
+
+static void
+t_conf_traces_down(void)
+{
+	t_remove("conformance-trace", 8);
+}
+
 static Suite *
 chakra_suite(void)
 {
 	Suite *s = suite_create("chakra");
 	TCase *tc = tcase_create("chakra");
+	TCase *conf;
 
 	tcase_add_test(tc, test_roundtrip_dense);
 	tcase_add_test(tc, test_roundtrip_moe);
@@ -541,6 +565,12 @@ chakra_suite(void)
 	tcase_add_test(tc, test_rank_count);
 	tcase_add_test(tc, test_described_groups);
 	suite_add_tcase(s, tc);
+	/* The job-shape contract on chakra: traces of the small dense job. */
+	conf = job_shape_conformance_tcase(hs_job_shape_find("chakra"),
+					   "ranks = 8\ntrace = conformance-trace\n");
+	tcase_add_unchecked_fixture(conf, t_conf_traces_up,
+				    t_conf_traces_down);
+	suite_add_tcase(s, conf);
 	return s;
 }
 

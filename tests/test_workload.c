@@ -17,6 +17,7 @@
 
 #include "hs_traffic.h"
 #include "hs_workload.h"
+#include "job_shape_conformance.h"
 #include "unit_suite.h"
 
 /* The ideal network of these tests: arrival and acknowledgement. */
@@ -580,6 +581,16 @@ workload_suite(void)
 	tcase_add_test(tc, test_busbw_factors);
 	tcase_add_test(tc, test_bad_jobs);
 	suite_add_tcase(s, tc);
+	/* The job-shape contract, the built-in shapes (chakra's in
+	 * test_chakra.c, on traces it writes). */
+	suite_add_tcase(s, job_shape_conformance_tcase(
+			   hs_job_shape_find("dense"),
+			   "dp = 2\ntp = 2\npp = 2\nlayers = 2\nhidden = 64\n"
+			   "seq_len = 32\nmicro_batches = 2\n"));
+	suite_add_tcase(s, job_shape_conformance_tcase(
+			   hs_job_shape_find("moe"),
+			   "dp = 2\ntp = 1\npp = 2\nep = 2\nexperts = 4\n"
+			   "layers = 2\nhidden = 64\nseq_len = 32\n"));
 	return s;
 }
 

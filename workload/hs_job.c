@@ -16,6 +16,7 @@
 #include "hs_traffic.h"
 #include "hs_workload.h"
 #include "ofan_config.h"
+#include "ofan_registry.h"
 #include "ofan_rng.h"
 
 const char *const hs_job_model_names[] = { "dense", "moe", "chakra", NULL };
@@ -63,6 +64,7 @@ hs_job_defaults(struct hs_job_params *j)
 {
 	memset(j, 0, sizeof(*j));
 	j->model = HS_JOB_DENSE;
+	j->shape = hs_job_shape_registry[HS_JOB_DENSE];
 	j->dp = j->tp = j->pp = j->ep = 1;
 	j->layers = 4;
 	j->hidden = 1024;
@@ -227,7 +229,7 @@ hs_job_chakra(const struct hs_job_keys *k, struct hs_job_params *j)
 				ofan_cfg_value(cfg, sec, model), key, key);
 		return ofan_cfg_fail(cfg, sec, key,
 			"is given with model = %s; expected model = chakra",
-			hs_job_model_names[j->model]);
+			j->shape->name);
 	}
 	for (i = 0; hs_job_shape_keys[i] != NULL; i++) {
 		const char *key = hs_job_shape_keys[i];
@@ -258,6 +260,39 @@ hs_job_chakra(const struct hs_job_keys *k, struct hs_job_params *j)
 			     sizeof(j->trace)) != 0)
 		return -EINVAL;
 	return hs_job_trace_files(cfg, sec, j);
+}
+
+/*
+ * A registered shape: the built-in shapes' keys mean nothing to it, its
+ * own settings are its parse()'s.
+ */
+static int
+hs_job_registered(const struct hs_job_keys *k, struct hs_job_params *j)
+{
+	const struct hs_job_shape_ops *ops = j->shape;
+	struct ofan_cfg *cfg = k->cfg;
+	const char *sec = k->sec;
+	int i;
+
+	if (j->model != HS_JOB_SHAPE)
+		return 0;
+	for (i = 0; hs_job_shape_keys[i] != NULL; i++) {
+		const char *key = hs_job_shape_keys[i];
+
+		if (!ofan_cfg_has_key(cfg, sec, key))
+			continue;
+		if (ofan_cfg_blame2(cfg, sec, key, "model") == 1)
+			return ofan_cfg_fail(cfg, sec, "model",
+				"'%s' with %s set; expected no %s, or a built-in model",
+				ops->name, key, key);
+		return ofan_cfg_fail(cfg, sec, key,
+			"is given with model = %s, whose settings are its own; expected no %s",
+			ops->name, key);
+	}
+	memset(j->shape_set, 0, ops->settings_size);
+	if (ops->defaults != NULL)
+		ops->defaults(j->shape_set);
+	return ops->parse != NULL ? ops->parse(cfg, sec, j->shape_set) : 0;
 }
 
 /* The most bytes one message of a built-in shape may have. */
@@ -346,6 +381,89 @@ hs_job_too_big(const struct hs_job_keys *k, const struct hs_job_params *j)
 			     "'%s' makes %s; expected %s", text, what, expect);
 }
 
+/* MoE's rules: ep dividing dp and the experts, top_k at most the experts. */
+static int
+hs_job_moe_rules(const struct hs_job_keys *k, const struct hs_job_params *j)
+{
+	static const char *const dp_keys[] = { "ep", "dp" };
+	static const char *const ex_keys[] = { "ep", "experts" };
+	static const char *const top_keys[] = { "top_k", "experts" };
+	bool by_preset = strcmp(hs_job_src(k, "experts"), "preset") == 0;
+	struct ofan_cfg *cfg = k->cfg;
+	const char *sec = k->sec;
+	int b;
+
+	if (j->dp % j->ep != 0 && hs_job_blame(k, dp_keys, 2, NULL,
+						0) == 1)
+		return ofan_cfg_fail(cfg, sec, "dp",
+			"'%u' is not a multiple of ep = %u; expected a multiple of ep (expert parallelism runs over the data-parallel ranks)",
+			j->dp, j->ep);
+	if (j->dp % j->ep != 0)
+		return ofan_cfg_fail(cfg, sec, "ep",
+			"'%u' does not divide dp = %u; expected a divisor of dp (expert parallelism runs over the data-parallel ranks)",
+			j->ep, j->dp);
+	b = hs_job_blame(k, ex_keys, 2, NULL, 0);
+	if (j->experts % j->ep != 0 && b == 1 && by_preset)
+		return ofan_cfg_fail(cfg, sec, "preset",
+			"'%s' has %u experts, which ep = %u does not divide; expected ep dividing the experts, or experts = a multiple of ep",
+			ofan_cfg_value(cfg, sec, "preset"), j->experts,
+			j->ep);
+	if (j->experts % j->ep != 0 && b == 1)
+		return ofan_cfg_fail(cfg, sec, "experts",
+			"'%u' is not a multiple of ep = %u; expected a multiple of ep (a rank holds experts / ep of them)",
+			j->experts, j->ep);
+	if (j->experts % j->ep != 0)
+		return ofan_cfg_fail(cfg, sec, "ep",
+			"'%u' does not divide experts = %u; expected a divisor of the experts",
+			j->ep, j->experts);
+	b = hs_job_blame(k, top_keys, 2, NULL, 0);
+	if (j->top_k > j->experts && b == 1 && by_preset)
+		return ofan_cfg_fail(cfg, sec, "preset",
+			"'%s' has %u experts, fewer than top_k = %u; expected top_k at most the experts",
+			ofan_cfg_value(cfg, sec, "preset"), j->experts,
+			j->top_k);
+	if (j->top_k > j->experts && b == 1)
+		return ofan_cfg_fail(cfg, sec, "experts",
+			"'%u' is fewer than top_k = %u; expected at least top_k experts",
+			j->experts, j->top_k);
+	if (j->top_k > j->experts &&
+	    strcmp(hs_job_src(k, "top_k"), "top_k") != 0)
+		return ofan_cfg_fail(cfg, sec, "preset",
+			"'%s' makes top_k = %u, more than experts = %u; expected top_k at most the experts",
+			ofan_cfg_value(cfg, sec, "preset"), j->top_k,
+			j->experts);
+	if (j->top_k > j->experts)
+		return ofan_cfg_fail(cfg, sec, "top_k",
+			"'%u' is more than experts = %u; expected at most the experts",
+			j->top_k, j->experts);
+	return 0;
+}
+
+/* ep other than 1 with a model that is not moe. */
+static int
+hs_job_ep_rules(const struct hs_job_keys *k, const struct hs_job_params *j)
+{
+	const char *model = hs_job_src(k, "model");
+	struct ofan_cfg *cfg = k->cfg;
+	const char *sec = k->sec;
+
+	if (!ofan_cfg_has_key(cfg, sec, "ep") || j->ep == 1)
+		return 0;
+	if (ofan_cfg_blame2(cfg, sec, "ep", model) == 1 &&
+	    strcmp(model, "model") == 0)
+		return ofan_cfg_fail(cfg, sec, model,
+			"'%s' with ep = %u; expected model = moe, or ep = 1",
+			ofan_cfg_value(cfg, sec, model), j->ep);
+	if (ofan_cfg_blame2(cfg, sec, "ep", model) == 1)
+		return ofan_cfg_fail(cfg, sec, model,
+			"'%s' makes model = %s, with ep = %u; expected model = moe, or ep = 1",
+			ofan_cfg_value(cfg, sec, model),
+			j->shape->name, j->ep);
+	return ofan_cfg_fail(cfg, sec, "ep",
+		"'%u' with model = %s; expected 1, or model = moe",
+		j->ep, j->shape->name);
+}
+
 /*
  * The rules between a job's keys, each key's own range checked before:
  * first those of two keys (a model's keys, pp dividing layers, ep, the
@@ -380,73 +498,9 @@ hs_job_rules(const struct hs_job_keys *k, const struct hs_job_params *j,
 			"'%u' does not divide layers = %u; expected a divisor of the layers (a stage is layers / pp of them)",
 			j->pp, j->layers);
 	}
-	if (j->model == HS_JOB_MOE) {
-		static const char *const dp_keys[] = { "ep", "dp" };
-		static const char *const ex_keys[] = { "ep", "experts" };
-		static const char *const top_keys[] = { "top_k", "experts" };
-		bool by_preset = strcmp(hs_job_src(k, "experts"),
-					"preset") == 0;
-
-		if (j->dp % j->ep != 0 && hs_job_blame(k, dp_keys, 2, NULL,
-							0) == 1)
-			return ofan_cfg_fail(cfg, sec, "dp",
-				"'%u' is not a multiple of ep = %u; expected a multiple of ep (expert parallelism runs over the data-parallel ranks)",
-				j->dp, j->ep);
-		if (j->dp % j->ep != 0)
-			return ofan_cfg_fail(cfg, sec, "ep",
-				"'%u' does not divide dp = %u; expected a divisor of dp (expert parallelism runs over the data-parallel ranks)",
-				j->ep, j->dp);
-		b = hs_job_blame(k, ex_keys, 2, NULL, 0);
-		if (j->experts % j->ep != 0 && b == 1 && by_preset)
-			return ofan_cfg_fail(cfg, sec, "preset",
-				"'%s' has %u experts, which ep = %u does not divide; expected ep dividing the experts, or experts = a multiple of ep",
-				ofan_cfg_value(cfg, sec, "preset"), j->experts,
-				j->ep);
-		if (j->experts % j->ep != 0 && b == 1)
-			return ofan_cfg_fail(cfg, sec, "experts",
-				"'%u' is not a multiple of ep = %u; expected a multiple of ep (a rank holds experts / ep of them)",
-				j->experts, j->ep);
-		if (j->experts % j->ep != 0)
-			return ofan_cfg_fail(cfg, sec, "ep",
-				"'%u' does not divide experts = %u; expected a divisor of the experts",
-				j->ep, j->experts);
-		b = hs_job_blame(k, top_keys, 2, NULL, 0);
-		if (j->top_k > j->experts && b == 1 && by_preset)
-			return ofan_cfg_fail(cfg, sec, "preset",
-				"'%s' has %u experts, fewer than top_k = %u; expected top_k at most the experts",
-				ofan_cfg_value(cfg, sec, "preset"), j->experts,
-				j->top_k);
-		if (j->top_k > j->experts && b == 1)
-			return ofan_cfg_fail(cfg, sec, "experts",
-				"'%u' is fewer than top_k = %u; expected at least top_k experts",
-				j->experts, j->top_k);
-		if (j->top_k > j->experts &&
-		    strcmp(hs_job_src(k, "top_k"), "top_k") != 0)
-			return ofan_cfg_fail(cfg, sec, "preset",
-				"'%s' makes top_k = %u, more than experts = %u; expected top_k at most the experts",
-				ofan_cfg_value(cfg, sec, "preset"), j->top_k,
-				j->experts);
-		if (j->top_k > j->experts)
-			return ofan_cfg_fail(cfg, sec, "top_k",
-				"'%u' is more than experts = %u; expected at most the experts",
-				j->top_k, j->experts);
-	} else if (ofan_cfg_has_key(cfg, sec, "ep") && j->ep != 1) {
-		const char *model = hs_job_src(k, "model");
-
-		if (ofan_cfg_blame2(cfg, sec, "ep", model) == 1 &&
-		    strcmp(model, "model") == 0)
-			return ofan_cfg_fail(cfg, sec, model,
-				"'%s' with ep = %u; expected model = moe, or ep = 1",
-				ofan_cfg_value(cfg, sec, model), j->ep);
-		if (ofan_cfg_blame2(cfg, sec, "ep", model) == 1)
-			return ofan_cfg_fail(cfg, sec, model,
-				"'%s' makes model = %s, with ep = %u; expected model = moe, or ep = 1",
-				ofan_cfg_value(cfg, sec, model),
-				hs_job_model_names[j->model], j->ep);
-		return ofan_cfg_fail(cfg, sec, "ep",
-			"'%u' with model = %s; expected 1, or model = moe",
-			j->ep, hs_job_model_names[j->model]);
-	}
+	if (j->model == HS_JOB_MOE ? hs_job_moe_rules(k, j) != 0 :
+	    hs_job_ep_rules(k, j) != 0)
+		return -EINVAL;
 	if (j->placement != HS_PLACE_LIST && j->nb_hosts != 0) {
 		if (ofan_cfg_blame2(cfg, sec, "hosts", "placement") == 1)
 			return ofan_cfg_fail(cfg, sec, "placement",
@@ -470,6 +524,10 @@ hs_job_rules(const struct hs_job_keys *k, const struct hs_job_params *j,
 			return ofan_cfg_fail(cfg, sec, "ranks",
 				"'%u' ranks; expected at most the %u hosts",
 				j->ranks, nb_hosts);
+		if (j->model == HS_JOB_SHAPE)
+			return ofan_cfg_fail(cfg, sec, "model",
+				"'%s' makes %" PRIu64 " ranks; expected at most the %u hosts",
+				j->shape->name, ranks, nb_hosts);
 		if (b == 3)	/* all of dp, tp and pp left out */
 			b = 0;
 		return ofan_cfg_fail(cfg, sec, rank_keys[b],
@@ -497,7 +555,7 @@ hs_job_rules(const struct hs_job_keys *k, const struct hs_job_params *j,
 			"lists %u hosts for %" PRIu64 " ranks; expected one host a rank with placement = list",
 			j->nb_hosts, ranks);
 	}
-	if (j->model != HS_JOB_CHAKRA)
+	if (j->model == HS_JOB_DENSE || j->model == HS_JOB_MOE)
 		return hs_job_too_big(k, j);
 	return 0;
 }
@@ -509,6 +567,7 @@ hs_job_one(struct ofan_cfg *cfg, const char *sec, uint32_t nb_hosts,
 {
 	int model = HS_JOB_DENSE, place = HS_PLACE_PACKED, preset = 0;
 	const char *name = sec + strlen("job.");
+	const char *shapes[HS_MAX_JOB_SHAPES + 1];
 	struct hs_job_keys k = { .cfg = cfg, .sec = sec };
 	double tflops;
 
@@ -536,8 +595,8 @@ hs_job_one(struct ofan_cfg *cfg, const char *sec, uint32_t nb_hosts,
 	}
 	model = j->model;
 	tflops = (double)j->flops / 1e12;
-	if (ofan_cfg_get_enum(cfg, sec, "model", 0, hs_job_model_names,
-			      &model) ||
+	hs_job_shape_name_list(shapes);
+	if (ofan_cfg_get_enum(cfg, sec, "model", 0, shapes, &model) ||
 	    ofan_cfg_get_u32(cfg, sec, "dp", 0, 1, 1u << 20, &j->dp) ||
 	    ofan_cfg_get_u32(cfg, sec, "tp", 0, 1, 1u << 20, &j->tp) ||
 	    ofan_cfg_get_u32(cfg, sec, "pp", 0, 1, 1u << 20, &j->pp) ||
@@ -571,9 +630,11 @@ hs_job_one(struct ofan_cfg *cfg, const char *sec, uint32_t nb_hosts,
 	    ofan_cfg_get_u32_list(cfg, sec, "hosts", 0, 0, UINT32_MAX - 1,
 				  j->hosts, HS_JOB_MAX_LIST, &j->nb_hosts))
 		return -EINVAL;
-	j->model = (uint8_t)model;
+	j->model = (uint8_t)(model < HS_JOB_SHAPE ? model : HS_JOB_SHAPE);
+	j->shape = hs_job_shape_registry[model];
 	j->placement = (uint8_t)place;
-	if (hs_job_chakra(&k, j) != 0)
+	if ((j->model != HS_JOB_SHAPE && hs_job_chakra(&k, j) != 0) ||
+	    hs_job_registered(&k, j) != 0)
 		return -EINVAL;
 	j->flops = (uint64_t)llround(tflops * 1e12);
 	j->seed_set = ofan_cfg_has_key(cfg, sec, "seed");
@@ -1116,16 +1177,86 @@ hs_job_workload(const struct hs_job_params *jobs, uint32_t nb_jobs,
 					   err_size);
 			rc = rc < 0 ? rc : 0;
 		}
-		if (rc == 0 && j->model == HS_JOB_CHAKRA)
-			rc = hs_chakra_read(w, j->trace, err, err_size);
-		else if (rc == 0)
-			rc = hs_shape_job(w, j);
+		if (rc == 0)
+			rc = j->shape->build(w, j, err, err_size);
 	}
 	if (rc == -ENOMEM)
 		snprintf(err, err_size, "jobs: out of memory");
 	free(taken);
 	free(host);
 	return rc;
+}
+
+/* ---- the shapes and their registry ---- */
+
+static uint64_t
+hs_builtin_ranks(const struct hs_job_params *j)
+{
+	return (uint64_t)j->dp * j->tp * j->pp;
+}
+
+static uint64_t
+hs_chakra_ranks(const struct hs_job_params *j)
+{
+	return j->ranks;
+}
+
+static int
+hs_builtin_build(struct hs_workload *w, const struct hs_job_params *j,
+		 char *err, size_t err_size)
+{
+	(void)err;
+	(void)err_size;
+	return hs_shape_job(w, j);
+}
+
+static int
+hs_chakra_build(struct hs_workload *w, const struct hs_job_params *j,
+		char *err, size_t err_size)
+{
+	return hs_chakra_read(w, j->trace, err, err_size);
+}
+
+static const struct hs_job_shape_ops hs_shape_dense = {
+	.name = "dense",
+	.summary = "a dense transformer: data, tensor and pipeline parallel (the keys above)",
+	.ranks = hs_builtin_ranks,
+	.build = hs_builtin_build,
+};
+
+static const struct hs_job_shape_ops hs_shape_moe = {
+	.name = "moe",
+	.summary = "a mixture-of-experts transformer: dense's keys, ep, experts, top_k",
+	.ranks = hs_builtin_ranks,
+	.build = hs_builtin_build,
+};
+
+static const struct hs_job_shape_ops hs_shape_chakra = {
+	.name = "chakra",
+	.summary = "Chakra execution traces, one file a rank (ranks, trace)",
+	.ranks = hs_chakra_ranks,
+	.build = hs_chakra_build,
+};
+
+const struct hs_job_shape_ops *hs_job_shape_registry[HS_MAX_JOB_SHAPES + 1] = {
+	&hs_shape_dense,	/* in enum hs_job_model's order */
+	&hs_shape_moe,
+	&hs_shape_chakra,
+	NULL,
+};
+
+OFAN_REGISTRY_API(hs_job_shape, struct hs_job_shape_ops,
+		  hs_job_shape_registry, HS_MAX_JOB_SHAPES)
+
+int
+hs_job_shape_register(const struct hs_job_shape_ops *ops)
+{
+	if (!hs_job_shape_reg_named(ops) || ops->ranks == NULL ||
+	    ops->build == NULL ||
+	    ops->settings_size > HS_JOB_SHAPE_SETTINGS_MAX ||
+	    (ops->settings_size > 0 && ops->parse == NULL))
+		return -EINVAL;
+	return hs_job_shape_reg_add(ops);
 }
 
 /* ---- [traffic] pattern = jobs ---- */

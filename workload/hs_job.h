@@ -35,6 +35,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "hs_pattern.h"
 #include "ofan_config.h"
@@ -51,7 +52,7 @@ struct hs_workload;
  * execution traces (hs_chakra.h), one file per rank.
  */
 enum hs_job_model { HS_JOB_DENSE = 0, HS_JOB_MOE, HS_JOB_CHAKRA,
-		    HS_JOB_MODEL_NB };
+		    HS_JOB_SHAPE, HS_JOB_MODEL_NB };
 extern const char *const hs_job_model_names[];
 
 /*
@@ -63,9 +64,75 @@ enum hs_job_place { HS_PLACE_PACKED = 0, HS_PLACE_SPREAD, HS_PLACE_RANDOM,
 		    HS_PLACE_LIST, HS_PLACE_NB };
 extern const char *const hs_job_place_names[];
 
+/* A registered shape's settings: at most this many bytes. */
+#define HS_JOB_SHAPE_SETTINGS_MAX 1024
+
+struct hs_job_params;
+
+/*
+ * A job shape: what [job.NAME] model = <name> builds.  The built-in
+ * shapes (dense, moe, chakra) read their keys with the job's (their
+ * cross-key rules mix the shape's and the placement's); a registered
+ * shape owns its settings block (settings_size bytes of the job's
+ * shape_set), its defaults() and a parse() of its own keys in the job's
+ * section, which the job loader calls after the job's own keys
+ * (iterations, start, placement, seed, hosts) and before the rules of
+ * the ranks against the hosts and the placement.  Required: name,
+ * summary, ranks() and build(); parse() when settings_size > 0.
+ */
+struct hs_job_shape_ops {
+	const char *name;	/* [job.NAME] model = <name> */
+	const char *summary;	/* one line for the docs and messages */
+	size_t settings_size;	/* <= HS_JOB_SHAPE_SETTINGS_MAX; 0: none */
+	void (*defaults)(void *settings);
+	/* Its keys of section sec: 0, or -EINVAL with the message in cfg
+	 * ("FILE:SECTION:KEY: ..."). */
+	int (*parse)(struct ofan_cfg *cfg, const char *sec, void *settings);
+	/* The job's ranks (at least 1). */
+	uint64_t (*ranks)(const struct hs_job_params *j);
+	/*
+	 * The job's nodes into w, whose last job (hs_wl_add_job) is this
+	 * one, its ranks 0 .. ranks() - 1 (hs_wl_add_comm, hs_wl_add_node):
+	 * 0, or -EINVAL with "job NAME: ..." in err, or -ENOMEM.
+	 */
+	int (*build)(struct hs_workload *w, const struct hs_job_params *j,
+		     char *err, size_t err_size);
+};
+
+/* Built-in shapes plus room for registered ones. */
+#define HS_MAX_JOB_SHAPES 16
+
+/* NULL-terminated: dense, moe, chakra, then any registered. */
+extern const struct hs_job_shape_ops
+	*hs_job_shape_registry[HS_MAX_JOB_SHAPES + 1];
+
+/*
+ * Add a shape before any configuration is read: 0, -EEXIST (the name is
+ * taken, in any case), -ENOSPC, or -EINVAL (a required member missing,
+ * settings over the block or without a parse()).
+ */
+int hs_job_shape_register(const struct hs_job_shape_ops *ops);
+
+/* By name (any case); NULL if unknown. */
+const struct hs_job_shape_ops *hs_job_shape_find(const char *name);
+
+/* The registered names, NULL-terminated, into names (HS_MAX_JOB_SHAPES +
+ * 1 entries); returns how many. */
+unsigned int hs_job_shape_name_list(const char **names);
+
+/* Index of ops in the registry, -1 if it is not there. */
+int hs_job_shape_index(const struct hs_job_shape_ops *ops);
+
+/* "  name  summary" per shape (--help). */
+void hs_job_shape_describe(FILE *f);
+
 struct hs_job_params {
 	char name[HS_JOB_NAME_SIZE];
 	uint8_t model;		/* enum hs_job_model */
+	/* Its shape: the built-in one of model, or a registered one
+	 * (model HS_JOB_SHAPE), whose settings shape_set holds. */
+	const struct hs_job_shape_ops *shape;
+	_Alignas(16) unsigned char shape_set[HS_JOB_SHAPE_SETTINGS_MAX];
 	uint32_t dp, tp, pp, ep;
 	uint32_t layers;
 	uint64_t hidden, ffn, seq_len;
@@ -88,13 +155,11 @@ struct hs_job_params {
 	char trace[512];
 };
 
-/* The ranks of a job: dp x tp x pp, or its trace's. */
+/* The ranks of a job: its shape's (dp x tp x pp, its trace's, ...). */
 static inline uint64_t
 hs_job_ranks(const struct hs_job_params *j)
 {
-	if (j->model == HS_JOB_CHAKRA)
-		return j->ranks;
-	return (uint64_t)j->dp * j->tp * j->pp;
+	return j->shape->ranks(j);
 }
 
 void hs_job_defaults(struct hs_job_params *j);

@@ -45,7 +45,7 @@ struct hs_pattern_ops;
  * hook gets it back in hs_traffic_params.settings.  The largest built-in
  * block is the training jobs' (hs_job.h).
  */
-#define HS_PATTERN_SETTINGS_MAX (80u * 1024u)
+#define HS_PATTERN_SETTINGS_MAX (96u * 1024u)
 struct hs_pattern_settings {
 	_Alignas(16) unsigned char b[HS_PATTERN_SETTINGS_MAX];
 };

@@ -208,11 +208,12 @@ fab_jobs_out_params(struct ofan_json *j, const struct fab_params *p)
 
 		ofan_json_obj_begin(j, NULL);
 		ofan_json_str(j, "name", jb->name);
-		ofan_json_str(j, "model", hs_job_model_names[jb->model]);
+		ofan_json_str(j, "model", jb->shape->name);
 		ofan_json_u64(j, "ranks", hs_job_ranks(jb));
+		/* A registered shape's settings are its own: not shown. */
 		if (jb->model == HS_JOB_CHAKRA) {
 			ofan_json_str(j, "trace", jb->trace);
-		} else {
+		} else if (jb->model != HS_JOB_SHAPE) {
 			ofan_json_u64(j, "dp", jb->dp);
 			ofan_json_u64(j, "tp", jb->tp);
 			ofan_json_u64(j, "pp", jb->pp);
