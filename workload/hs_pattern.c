@@ -261,8 +261,11 @@ fill_incast(const struct hs_traffic_params *p, struct hs_flow_spec *f)
 		set_flow(&f[j], j + 1, 0, p->size);
 }
 
+static const char *const incast_ranks_keys[] = { "incast_degree", NULL };
+
 static const struct hs_pattern_ops pattern_incast = {
 	.name = "incast",
+	.ranks_keys = incast_ranks_keys,
 	.summary = "incast_degree ranks to rank 0",
 	.settings_size = sizeof(struct hs_incast_settings),
 	.defaults = incast_defaults,
@@ -686,4 +689,15 @@ hs_pattern_settings_from_cfg(struct ofan_cfg *cfg, const char *section,
 	}
 	free(scratch);
 	return rc != 0 ? -EINVAL : 0;
+}
+
+bool
+hs_pattern_ranks_key(const struct hs_pattern_ops *ops, const char *key)
+{
+	unsigned int i;
+
+	for (i = 0; ops->ranks_keys != NULL && ops->ranks_keys[i] != NULL; i++)
+		if (strcmp(ops->ranks_keys[i], key) == 0)
+			return true;
+	return false;
 }

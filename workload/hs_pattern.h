@@ -107,6 +107,10 @@ struct hs_pattern_ops {
 	/* The prefix of the sections only it reads ("job."), or NULL: such
 	 * a section with another pattern is refused. */
 	const char *sections;
+	/* Its [traffic] keys whose rules compare them with the rank count,
+	 * NULL-terminated (NULL: none): an override of the rank count is
+	 * blamed for them (ofan_cfg_blame()). */
+	const char *const *ranks_keys;
 	/* Config text that makes a use of it, for --config-reference
 	 * (e.g. its sections); NULL: none needed. */
 	const char *example;
@@ -210,6 +214,9 @@ int hs_pattern_settings_from_cfg(struct ofan_cfg *cfg, const char *section,
  */
 int hs_pattern_build(const struct hs_traffic_params *p, struct hs_traffic *t,
 		     struct hs_workload **wl, char *err, unsigned int err_size);
+
+/* Whether key is one of ops's ranks_keys. */
+bool hs_pattern_ranks_key(const struct hs_pattern_ops *ops, const char *key);
 
 /*
  * Check p's pattern-specific parameters (the topology's sizes when the

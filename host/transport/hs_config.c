@@ -276,8 +276,9 @@ hs_keys_add(struct ofan_cfg_key *keys, int n, int max,
 
 /*
  * A pattern's check failed on [traffic] key: blame it, or the key of a
- * value its rule involves (ofan_cfg_fail_keys()): the rank count for
- * incast_degree, the ToR and pod sizes for tor_size and pod_size, then
+ * value its rule involves (ofan_cfg_fail_keys()): the rank count for the
+ * pattern's ranks_keys (incast_degree) and pod_size, the ToR and pod
+ * sizes for tor_size and pod_size, then
  * the pattern itself.  A key the check finds missing is named so
  * unless an override set one of the others.
  */
@@ -290,7 +291,7 @@ hs_config_pattern_fail(struct ofan_cfg *cfg, const struct hs_config *c,
 	};
 	int n = 1;
 
-	if (strcmp(key, "incast_degree") == 0 ||
+	if (hs_pattern_ranks_key(c->traffic.pattern, key) ||
 	    strcmp(key, "pod_size") == 0)
 		n = hs_keys_add(keys, n, (int)RTE_DIM_HS(keys), &c->ranks_from);
 	if (strcmp(key, "tor_size") == 0 || strcmp(key, "pod_size") == 0)
