@@ -8,7 +8,8 @@
  * critical path of ideal flow times through the dependencies, and with
  * one pacer per host no less than a host's pacer needs for its flows).
  * Only flows touching the local hosts are reported; a flow's completion
- * is when its sender saw the last acknowledgement.
+ * is when its sender saw the last acknowledgement.  The results are
+ * computed once into a struct hs_results; the writers only format it.
  */
 #ifndef OFAN_HS_RESULTS_H
 #define OFAN_HS_RESULTS_H
@@ -34,11 +35,72 @@ struct hs_summary {
 	uint64_t ideal_rtt_ns;		/* the path RTT in the ideals */
 };
 
+/* One local host (a rank, or one shard of it) as the JSON reports it. */
+struct hs_results_host {
+	uint32_t rank;
+	uint16_t shard, nb_shards;	/* nb_shards 1: the whole rank */
+	struct hs_host_stats stats;
+};
+
 /*
- * Compute the summary and, when the paths are not NULL, write the JSON
- * summary and the per-flow CSV.  dev (may be NULL): cfg's ports' device
- * counters, written as "ports" (each port's rank, ethdev and "device").
- * Returns 0 or -errno.
+ * A run's results, computed (hs_results_compute) apart from written
+ * (hs_results_write_csv, hs_results_write_json): the writers only format
+ * what this holds.  The arrays are the compute's; hs_results_free()
+ * releases them.
+ */
+struct hs_results {
+	uint32_t nb_flows;		/* every flow of the traffic */
+	/* Per flow: the local hosts' sides merged (neither sent_here nor
+	 * received_here when no local host has it), its ideal completion,
+	 * and for a flow sent here its slowdown (0 otherwise). */
+	struct hs_flow_result *flow;
+	uint64_t *ideal_ns;
+	double *slowdown;
+	/* Per local host, in the order given; their policy counters summed
+	 * by key in that order. */
+	uint16_t nb_hosts;
+	struct hs_results_host *host;
+	struct hs_kv_table policy;
+	struct hs_summary sum;
+};
+
+/*
+ * Fill res from the local hosts after a run of traffic t under cfg: each
+ * flow's merged result, ideal and slowdown, the hosts' counters and the
+ * summary.  Returns 0 or -ENOMEM (res then holds nothing to free but
+ * what hs_results_free() frees).
+ */
+int hs_results_compute(struct hs_host *const *hosts, uint16_t nb_hosts,
+		       const struct hs_config *cfg,
+		       const struct hs_traffic *t, struct hs_results *res);
+
+/* The per-flow CSV of res to path: a row per flow a local host has. */
+int hs_results_write_csv(const struct hs_results *res,
+			 const struct hs_traffic *t, const char *path);
+
+/*
+ * What a run cost and what the devices saw, beside its results in the
+ * JSON.  dev (may be NULL): cfg's ports' device counters, written as
+ * "ports" (each port's rank, ethdev and "device").
+ */
+struct hs_results_run {
+	double wall_s;
+	int64_t mempool_in_use_start, mempool_in_use_end;
+	const struct ofan_dev_stats *dev;
+};
+
+/* The summary JSON of res to path. */
+int hs_results_write_json(const struct hs_results *res,
+			  const struct hs_config *cfg,
+			  const struct hs_traffic *t,
+			  const struct hs_results_run *run, const char *path);
+
+void hs_results_free(struct hs_results *res);
+
+/*
+ * Compute the results and, when the paths are not NULL, write the per-flow
+ * CSV and the JSON summary; *sum gets the summary.  dev as in struct
+ * hs_results_run.  Returns 0 or -errno.
  */
 int hs_results(struct hs_host *const *hosts, uint16_t nb_hosts,
 	       const struct hs_config *cfg, const struct hs_traffic *t,
