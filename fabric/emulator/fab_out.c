@@ -222,35 +222,72 @@ fab_full(const struct fab_run *r, uint64_t bytes)
 	return r->full_frame ? (double)bytes / r->full_frame : 0.0;
 }
 
-static void
-fab_out_qtime(struct fab_out *o, uint32_t run, const struct fab_params *p,
-	      const struct fab_topo *t, const struct fab_run *r)
-{
-	const char *scheme = p->schemes[r->scheme].name;
-	uint32_t nw = r->nb_windows, i, w;
-	size_t cells = (size_t)nw * (FAB_L_NB + 1);
-	uint32_t *lmax = calloc(cells, sizeof(*lmax));
-	uint64_t *bmax = calloc(cells, sizeof(*bmax));
-	int l;
+/*
+ * Each window's largest queue per layer and over every layer ("all",
+ * index FAB_L_NB), in frames and bytes: cells of FAB_L_NB + 1 per window
+ * of r's nb_windows.
+ */
+struct fab_qtime {
+	uint32_t nb_windows;
+	uint32_t *max_pkts;
+	uint64_t *max_bytes;
+};
 
-	if (lmax == NULL || bmax == NULL) {
-		free(lmax);
-		free(bmax);
-		return;
+static void
+fab_qtime_free(struct fab_qtime *qt)
+{
+	free(qt->max_pkts);
+	free(qt->max_bytes);
+}
+
+/* r's queue windows folded into qt, by layer; 0 or -ENOMEM. */
+static int
+fab_qtime_compute(const struct fab_topo *t, const struct fab_run *r,
+		  struct fab_qtime *qt)
+{
+	size_t cells = (size_t)r->nb_windows * (FAB_L_NB + 1);
+	uint32_t i;
+
+	qt->nb_windows = r->nb_windows;
+	qt->max_pkts = calloc(cells, sizeof(*qt->max_pkts));
+	qt->max_bytes = calloc(cells, sizeof(*qt->max_bytes));
+	if (qt->max_pkts == NULL || qt->max_bytes == NULL) {
+		fab_qtime_free(qt);
+		return -ENOMEM;
 	}
 	for (i = 0; i < r->nb_qwin; i++) {
 		const struct fab_qwin *q = &r->qwin[i];
 		const struct fab_link_desc *k = &t->links[q->link];
 		size_t row = (size_t)q->window * (FAB_L_NB + 1);
 		uint8_t lay = k->layer[q->end];
+		uint32_t *lmax = &qt->max_pkts[row];
+		uint64_t *bmax = &qt->max_bytes[row];
 
-		if (q->window >= nw)
+		if (q->window >= qt->nb_windows)
 			continue;
-		lmax[row + lay] = RTE_MAX(lmax[row + lay], q->max_pkts);
-		lmax[row + FAB_L_NB] = RTE_MAX(lmax[row + FAB_L_NB], q->max_pkts);
-		bmax[row + lay] = RTE_MAX(bmax[row + lay], q->max_bytes);
-		bmax[row + FAB_L_NB] = RTE_MAX(bmax[row + FAB_L_NB],
-					       q->max_bytes);
+		lmax[lay] = RTE_MAX(lmax[lay], q->max_pkts);
+		lmax[FAB_L_NB] = RTE_MAX(lmax[FAB_L_NB], q->max_pkts);
+		bmax[lay] = RTE_MAX(bmax[lay], q->max_bytes);
+		bmax[FAB_L_NB] = RTE_MAX(bmax[FAB_L_NB], q->max_bytes);
+	}
+	return 0;
+}
+
+/* queues.csv: a row per switch port and window where it held a frame. */
+static void
+fab_out_queues(struct fab_out *o, uint32_t run, const struct fab_params *p,
+	       const struct fab_topo *t, const struct fab_run *r)
+{
+	const char *scheme = p->schemes[r->scheme].name;
+	uint32_t i;
+
+	for (i = 0; i < r->nb_qwin; i++) {
+		const struct fab_qwin *q = &r->qwin[i];
+		const struct fab_link_desc *k = &t->links[q->link];
+		uint8_t lay = k->layer[q->end];
+
+		if (q->window >= r->nb_windows)
+			continue;
 		fprintf(o->queues, "%u,%u,%s,%" PRIu64 ",%.3f,%s,%s,%u,%s,%u,%" PRIu64 ",%.3f\n",
 			run, r->combo, scheme, r->seed,
 			(double)q->window * p->queue_window_ns / 1e3, k->name,
@@ -258,7 +295,19 @@ fab_out_qtime(struct fab_out *o, uint32_t run, const struct fab_params *p,
 			fab_layer_name(t->kind, lay), q->max_pkts,
 			q->max_bytes, fab_full(r, q->max_bytes));
 	}
-	for (w = 0; w < nw; w++) {
+}
+
+/* queue-time.csv: a row per window and switch layer, and "all". */
+static void
+fab_out_qtime(struct fab_out *o, uint32_t run, const struct fab_params *p,
+	      const struct fab_topo *t, const struct fab_run *r,
+	      const struct fab_qtime *qt)
+{
+	const char *scheme = p->schemes[r->scheme].name;
+	uint32_t w;
+	int l;
+
+	for (w = 0; w < qt->nb_windows; w++) {
 		size_t row = (size_t)w * (FAB_L_NB + 1);
 		double t_us = (double)w * p->queue_window_ns / 1e3;
 
@@ -270,12 +319,10 @@ fab_out_qtime(struct fab_out *o, uint32_t run, const struct fab_params *p,
 				continue;
 			fprintf(o->qtime, "%u,%u,%s,%" PRIu64 ",%.3f,%s,%u,%" PRIu64 ",%.3f\n",
 				run, r->combo, scheme, r->seed, t_us, name,
-				lmax[row + l], bmax[row + l],
-				fab_full(r, bmax[row + l]));
+				qt->max_pkts[row + l], qt->max_bytes[row + l],
+				fab_full(r, qt->max_bytes[row + l]));
 		}
 	}
-	free(lmax);
-	free(bmax);
 }
 
 int
@@ -284,6 +331,7 @@ fab_out_run(struct fab_out *o, const struct fab_params *p,
 {
 	const char *scheme = p->schemes[r->scheme].name;
 	uint32_t run = o->nb_runs, f;
+	struct fab_qtime qt;
 
 	if (o->nb_runs == o->cap_runs) {
 		uint32_t cap = o->cap_runs ? 2 * o->cap_runs : 16;
@@ -310,7 +358,12 @@ fab_out_run(struct fab_out *o, const struct fab_params *p,
 		hs_flow_result_csv_row(o->flows, &fr->m);
 		fprintf(o->flows, "\n");
 	}
-	fab_out_qtime(o, run, p, t, r);
+	/* Without memory for the maxima the run has no queue rows. */
+	if (fab_qtime_compute(t, r, &qt) == 0) {
+		fab_out_queues(o, run, p, t, r);
+		fab_out_qtime(o, run, p, t, r, &qt);
+		fab_qtime_free(&qt);
+	}
 	{
 		char err[512];
 
@@ -334,6 +387,12 @@ struct fab_agg {
 	uint32_t first, n;
 	/* Mean and half-width of the 95 % confidence interval of the mean. */
 	double max_sd[2], p99_sd[2], fct_us[2], coll_x[2];
+	/* Means of the collective's time and of the counts, the total wall
+	 * time, and per layer the largest queue of any seed (bytes). */
+	double coll_us, drops, ecn_marks, data_retx, wall_s;
+	uint64_t max_queue_bytes[FAB_L_NB];
+	bool completed;		/* every seed's run */
+	bool interrupted;	/* any seed's run */
 };
 
 /* Student's t quantile 0.975 for df degrees of freedom. */
@@ -377,6 +436,34 @@ fab_coll_x(const struct fab_run *r)
 		(double)r->collective_ideal_ns : 0.0;
 }
 
+/* The table's means, totals and maxima of x's runs. */
+static void
+fab_agg_table(const struct fab_out *o, struct fab_agg *x)
+{
+	uint32_t k;
+	int l;
+
+	x->completed = true;
+	for (k = 0; k < x->n; k++) {
+		const struct fab_run *r = &o->runs[x->first + k].r;
+
+		x->coll_us += (double)r->collective_ns / 1e3;
+		x->drops += (double)r->drops_total;
+		x->ecn_marks += (double)r->ecn_marks;
+		x->data_retx += (double)r->hosts.data_retx;
+		x->wall_s += r->wall_s;
+		x->completed = x->completed && r->completed;
+		x->interrupted = x->interrupted || r->interrupted;
+		for (l = 0; l < FAB_L_NB; l++)
+			x->max_queue_bytes[l] = RTE_MAX(x->max_queue_bytes[l],
+							r->max_queue_bytes[l]);
+	}
+	x->coll_us /= x->n;
+	x->drops /= x->n;
+	x->ecn_marks /= x->n;
+	x->data_retx /= x->n;
+}
+
 /* Group the runs by (combo, scheme); returns the groups (free them). */
 static struct fab_agg *
 fab_out_aggregate(const struct fab_out *o, uint32_t *nb)
@@ -412,6 +499,7 @@ fab_out_aggregate(const struct fab_out *o, uint32_t *nb)
 		FAB_AGG(fct_us, r->mean_fct_ns / 1e3);
 		FAB_AGG(coll_x, fab_coll_x(r));
 #undef FAB_AGG
+		fab_agg_table(o, x);
 	}
 	free(v);
 	*nb = n;
@@ -789,6 +877,48 @@ fab_out_col_width(const char *name, int min)
 	return len > min ? len : min;
 }
 
+/* The table's row of group a (column width w for the statistics). */
+static void
+fab_out_table_row(const struct fab_out *o, const struct fab_agg *a, int w,
+		  FILE *t)
+{
+	const struct fab_params *p0 = &o->x->combos[0];
+	const struct fab_run *r0 = &o->runs[a->first].r;
+	const struct fab_params *p = o->runs[a->first].p;
+	char b1[32], b2[32], b3[32];
+	int l, d;
+
+	fprintf(t, "%-10s", p->schemes[r0->scheme].name);
+	for (d = 0; d < p->nb_sweep; d++) {
+		int sw = fab_out_col_width(p0->sweep_name[d], 10);
+
+		fprintf(t, " %*.*s", sw, sw, p->sweep_value[d]);
+	}
+	if (!a->completed) {
+		/* Not every flow ended: their times are unknown, not 0
+		 * ("–" is 3 bytes, 1 column). */
+		fprintf(t, " %*s %*s %*s %*s %*s", w + 2, "–", w + 2, "–",
+			w + 4, "–", 9 + 2, "–", 6 + 2, "–");
+	} else {
+		fprintf(t, " %*s %*s %*s %9.1f %6.2f", w,
+			fab_stat_text(a->max_sd, a->n, "%.2f", b1, sizeof(b1)),
+			w, fab_stat_text(a->p99_sd, a->n, "%.2f", b2,
+					 sizeof(b2)),
+			w + 2, fab_stat_text(a->fct_us, a->n, "%.1f", b3,
+					     sizeof(b3)),
+			a->coll_us, a->coll_x[0]);
+	}
+	for (l = 0; l < FAB_L_NB; l++)
+		if (fab_layer_name(p0->topo, l) != NULL && l != FAB_L_HOST)
+			fprintf(t, " %*.1f", fab_out_col_width(
+				fab_layer_name(p0->topo, l), 9),
+				fab_full(r0, a->max_queue_bytes[l]));
+	fprintf(t, " %8.0f %9.0f %9.0f %7.2f%s\n", a->drops, a->ecn_marks,
+		a->data_retx, a->wall_s, a->completed ? "" :
+		a->interrupted ? "  INTERRUPTED" :
+		"  INCOMPLETE (time_limit)");
+}
+
 /*
  * The comparison table, to out (the terminal) and to table.txt: a row
  * per scheme and combination; over several seeds the slowdowns and FCT
@@ -801,9 +931,9 @@ fab_out_table(const struct fab_out *o, const struct fab_agg *g,
 {
 	const struct fab_params *p0 = &o->x->combos[0];
 	int w = p0->seeds > 1 ? 12 : 8;
-	char path[640], b1[32], b2[32], b3[32];
+	char path[640];
 	FILE *f[2];
-	uint32_t i, k;
+	uint32_t i;
 	int l, d, fi;
 
 	snprintf(path, sizeof(path), "%s/table.txt", o->dir);
@@ -829,65 +959,8 @@ fab_out_table(const struct fab_out *o, const struct fab_agg *g,
 					fab_layer_name(p0->topo, l));
 		fprintf(t, " %8s %9s %9s %7s\n", "drops", "ecn_marks",
 			"data_retx", "wall_s");
-		for (i = 0; i < nb_agg; i++) {
-			const struct fab_agg *a = &g[i];
-			const struct fab_run *r0 = &o->runs[a->first].r;
-			const struct fab_params *p = o->runs[a->first].p;
-			double coll = 0, drops = 0, ecn = 0, retx = 0, wall = 0;
-			uint64_t qb[FAB_L_NB] = { 0 };
-			bool done = true, intr = false;
-
-			for (k = 0; k < a->n; k++) {
-				const struct fab_run *r = &o->runs[a->first + k].r;
-
-				coll += (double)r->collective_ns / 1e3;
-				drops += (double)r->drops_total;
-				ecn += (double)r->ecn_marks;
-				retx += (double)r->hosts.data_retx;
-				wall += r->wall_s;
-				done = done && r->completed;
-				intr = intr || r->interrupted;
-				for (l = 0; l < FAB_L_NB; l++)
-					qb[l] = RTE_MAX(qb[l],
-							r->max_queue_bytes[l]);
-			}
-			fprintf(t, "%-10s", p->schemes[r0->scheme].name);
-			for (d = 0; d < p->nb_sweep; d++) {
-				int sw = fab_out_col_width(p0->sweep_name[d],
-							   10);
-
-				fprintf(t, " %*.*s", sw, sw,
-					p->sweep_value[d]);
-			}
-			if (!done) {
-				/* Not every flow ended: their times are
-				 * unknown, not 0 ("–" is 3 bytes, 1 column). */
-				fprintf(t, " %*s %*s %*s %*s %*s", w + 2, "–",
-					w + 2, "–", w + 4, "–", 9 + 2, "–",
-					6 + 2, "–");
-			} else {
-				fprintf(t, " %*s %*s %*s %9.1f %6.2f", w,
-					fab_stat_text(a->max_sd, a->n, "%.2f",
-						      b1, sizeof(b1)),
-					w, fab_stat_text(a->p99_sd, a->n,
-							 "%.2f", b2,
-							 sizeof(b2)),
-					w + 2, fab_stat_text(a->fct_us, a->n,
-							     "%.1f", b3,
-							     sizeof(b3)),
-					coll / a->n, a->coll_x[0]);
-			}
-			for (l = 0; l < FAB_L_NB; l++)
-				if (fab_layer_name(p0->topo, l) != NULL &&
-				    l != FAB_L_HOST)
-					fprintf(t, " %*.1f", fab_out_col_width(
-						fab_layer_name(p0->topo, l), 9),
-						fab_full(r0, qb[l]));
-			fprintf(t, " %8.0f %9.0f %9.0f %7.2f%s\n",
-				drops / a->n, ecn / a->n, retx / a->n, wall,
-				done ? "" : intr ? "  INTERRUPTED" :
-				"  INCOMPLETE (time_limit)");
-		}
+		for (i = 0; i < nb_agg; i++)
+			fab_out_table_row(o, &g[i], w, t);
 		fprintf(t, "max_sd/p99_sd: flow completion time / ideal (a lower bound: frames at the paced rate, the last one's RTT); fct_us: mean FCT;\n"
 			   "coll_us: first start to last completion; coll_x: that / its ideal (critical path of ideal flows);\n"
 			   "layer columns: max egress queue in full %u-byte frames' worth of bytes, the frame being sent included;\n"
