@@ -262,6 +262,45 @@ fab_jobs_out_json(struct ofan_json *j, const struct fab_params *p,
 	ofan_json_arr_end(j);
 }
 
+/*
+ * One job in one group of runs (a scheme and combination over its seeds):
+ * the mean ideal iteration time over the seeds and, when every seed's
+ * iterations all ended, the means of the iteration time and of the longest
+ * wait.
+ */
+struct fab_jobs_mean {
+	bool ended;
+	double iter_us, ideal_us, wait_max_us;
+};
+
+static struct fab_jobs_mean
+fab_jobs_group_mean(const struct fab_run *const *runs, uint32_t first,
+		    uint32_t n, uint32_t jb)
+{
+	struct fab_jobs_mean m = { .ended = false };
+	double it = 0, id = 0, wt = 0;
+	uint32_t ended = 0, iters = 0, k;
+
+	for (k = 0; k < n; k++) {
+		const struct fab_job_sum *js = &runs[first + k]->job_sum[jb];
+
+		iters += js->iterations;
+		id += js->ideal_us;
+		if (js->ended != js->iterations)
+			continue;
+		ended++;
+		it += js->iter_us;
+		wt += js->wait_max_us;
+	}
+	m.ideal_us = id / n;
+	if (ended != n || iters == 0)
+		return m;
+	m.ended = true;
+	m.iter_us = it / ended;
+	m.wait_max_us = wt / ended;
+	return m;
+}
+
 void
 fab_jobs_out_table(FILE *t, const struct fab_run *const *runs,
 		   const struct fab_params *const *params,
@@ -269,7 +308,7 @@ fab_jobs_out_table(FILE *t, const struct fab_run *const *runs,
 		   uint32_t nb_groups)
 {
 	const struct fab_params *p0;
-	uint32_t g, k, jb, nb_jobs;
+	uint32_t g, jb, nb_jobs;
 	int d;
 
 	if (nb_groups == 0 || runs[first[0]]->nb_jobs == 0)
@@ -285,34 +324,23 @@ fab_jobs_out_table(FILE *t, const struct fab_run *const *runs,
 		for (g = 0; g < nb_groups; g++) {
 			const struct fab_run *r0 = runs[first[g]];
 			const struct fab_params *p = params[first[g]];
-			double it = 0, id = 0, wt = 0;
-			uint32_t ended = 0, iters = 0;
+			struct fab_jobs_mean m =
+				fab_jobs_group_mean(runs, first[g], n[g], jb);
 
-			for (k = 0; k < n[g]; k++) {
-				const struct fab_job_sum *js =
-					&runs[first[g] + k]->job_sum[jb];
-
-				iters += js->iterations;
-				id += js->ideal_us;
-				if (js->ended != js->iterations)
-					continue;
-				ended++;
-				it += js->iter_us;
-				wt += js->wait_max_us;
-			}
 			fprintf(t, "%-12.12s %-10s", fab_job_of(p, jb)->name,
 				p->schemes[r0->scheme].name);
 			for (d = 0; d < p->nb_sweep; d++)
 				fprintf(t, " %10.10s", p->sweep_value[d]);
 			fprintf(t, " %6" PRIu64, hs_job_ranks(fab_job_of(p, jb)));
-			id /= n[g];
-			if (ended != n[g] || iters == 0)
-				fprintf(t, " %14s %12.1f %9s %14s\n", "–", id,
-					"–", "–");
+			if (!m.ended)
+				fprintf(t, " %14s %12.1f %9s %14s\n", "–",
+					m.ideal_us, "–", "–");
 			else
 				fprintf(t, " %12.1f %12.1f %7.3f %12.1f\n",
-					it / ended, id, id > 0 ?
-					it / ended / id : 0.0, wt / ended);
+					m.iter_us, m.ideal_us,
+					m.ideal_us > 0 ?
+					m.iter_us / m.ideal_us : 0.0,
+					m.wait_max_us);
 		}
 	fprintf(t, "iter_us: mean iteration time (the last rank's end of an iteration to the next's); ideal_us: the same job\n"
 		   "with every flow in its ideal time (a non-blocking fabric); iter_x: their ratio; wait_max_us: the longest time a\n"
