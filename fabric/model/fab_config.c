@@ -641,21 +641,23 @@ fab_from(struct hs_cfg_from *f, const char *a, const char *b)
 	f->keys[f->nb++] = (struct ofan_cfg_key){ FAB_SEC, "topology" };
 }
 
-/* Everything but the sweeps: one combination's params from cfg. */
-int
-fab_parse(struct ofan_cfg *cfg, struct fab_params *p)
+/*
+ * [fabric]'s own keys, the schemes' included: the topology, links, seeds,
+ * limits and the frame model's sizes.  mtu and threads are checked later
+ * against other keys.
+ */
+static int
+fab_parse_fabric(struct ofan_cfg *cfg, struct fab_params *p, uint32_t *mtu,
+		 uint32_t *threads)
 {
-	static const char *const host_owned[] = { "policy", "rate", "mtu" };
 	const char *name = NULL;
-	uint32_t mtu = 4096, threads = p->threads, parts;
 	int tseed = p->traffic_seed;
-	unsigned int i;
 
 	if (ofan_cfg_get_str(cfg, FAB_SEC, "name", 0, &name) ||
 	    fab_parse_topology(cfg, p) ||
 	    ofan_cfg_get_time(cfg, FAB_SEC, "delay", 0, 0,
 			      1000000000ull, &p->delay_ns) ||
-	    ofan_cfg_get_u32(cfg, FAB_SEC, "mtu", 0, 256, 9000, &mtu) ||
+	    ofan_cfg_get_u32(cfg, FAB_SEC, "mtu", 0, 256, 9000, mtu) ||
 	    ofan_cfg_get_u64(cfg, FAB_SEC, "seed", 0, 0, UINT64_MAX, &p->seed) ||
 	    ofan_cfg_get_time(cfg, FAB_SEC, "detect_delay", 0, 0,
 			      3600ull * 1000000000ull, &p->detect_delay_ns) ||
@@ -667,7 +669,7 @@ fab_parse(struct ofan_cfg *cfg, struct fab_params *p)
 	    ofan_cfg_get_time(cfg, FAB_SEC, "queue_window", 0, 10,
 			      3600ull * 1000000000ull, &p->queue_window_ns) ||
 	    ofan_cfg_get_u32(cfg, FAB_SEC, "threads", 0, 1, FAB_MAX_THREADS,
-			     &threads) ||
+			     threads) ||
 	    ofan_cfg_get_u32(cfg, FAB_SEC, "seeds", 0, 1, FAB_MAX_SEEDS,
 			     &p->seeds) ||
 	    ofan_cfg_get_enum(cfg, FAB_SEC, "traffic_seed", 0,
@@ -686,6 +688,13 @@ fab_parse(struct ofan_cfg *cfg, struct fab_params *p)
 		snprintf(p->name, sizeof(p->name), "%s", name);
 	p->traffic_seed = (enum fab_traffic_seed)tseed;
 	p->matrix_seed = p->seed;
+	return 0;
+}
+
+/* At most FAB_MAX_WINDOWS queue windows in the time limit. */
+static int
+fab_check_windows(struct ofan_cfg *cfg, const struct fab_params *p)
+{
 	if (p->time_limit_ns / p->queue_window_ns > FAB_MAX_WINDOWS &&
 	    ofan_cfg_blame2(cfg, FAB_SEC, "queue_window", "time_limit") == 1)
 		return ofan_cfg_fail(cfg, FAB_SEC, "time_limit",
@@ -702,10 +711,18 @@ fab_parse(struct ofan_cfg *cfg, struct fab_params *p)
 			(unsigned long long)(p->time_limit_ns /
 					     p->queue_window_ns),
 			FAB_MAX_WINDOWS);
-	/* Threads own whole pods (fat tree) or leaves (leaf-spine). */
-	parts = p->topo == FAB_TOPO_FATTREE ? p->k :
+	return 0;
+}
+
+/* Threads own whole pods (fat tree) or leaves (leaf-spine). */
+static int
+fab_check_threads(struct ofan_cfg *cfg, const struct fab_params *p,
+		  uint32_t threads)
+{
+	uint32_t parts = p->topo == FAB_TOPO_FATTREE ? p->k :
 		p->topo == FAB_TOPO_LEAFSPINE ?
 		(p->leaves < p->spines ? p->leaves : p->spines) : 1u;
+
 	if (threads > parts) {
 		/* The key that sets the parts: k, or the fewer of leaves
 		 * and spines. */
@@ -726,9 +743,14 @@ fab_parse(struct ofan_cfg *cfg, struct fab_params *p)
 			"'%u' is more than this %s can be cut into; expected at most %u",
 			threads, fab_topology_names[p->topo], parts);
 	}
-	p->threads = (uint16_t)threads;
+	return 0;
+}
 
-	/* Switch side: the switch's own [queue] and policy sections. */
+/* Switch side: the switch's own [queue] and policy sections. */
+static int
+fab_parse_switch_side(struct ofan_cfg *cfg, struct fab_params *p,
+		      uint32_t mtu)
+{
 	if (sw_config_queue_from_cfg(cfg, "queue", &p->queue) ||
 	    fab_parse_frame_model(cfg, p, mtu) ||
 	    lb_levels_from_cfg(cfg, "queue", &p->levels) ||
@@ -738,28 +760,16 @@ fab_parse(struct ofan_cfg *cfg, struct fab_params *p)
 				OFAN_ETH_HDR_SIZE + mtu) ||
 	    fab_parse_queue_layers(cfg, p, OFAN_ETH_HDR_SIZE + mtu))
 		return -EINVAL;
+	return 0;
+}
 
-	/* Host side: the host agent's [host], [host.*] and [traffic]. */
-	for (i = 0; i < sizeof(host_owned) / sizeof(host_owned[0]); i++) {
-		const char *v = "";
-
-		if (!ofan_cfg_has_key(cfg, "host", host_owned[i]))
-			continue;
-		ofan_cfg_get_str(cfg, "host", host_owned[i], 0, &v);
-		return ofan_cfg_fail(cfg, "host", host_owned[i],
-			"'%s' is set by the fabric; expected no %s here (set [fabric] %s)",
-			v, host_owned[i], i == 0 ? "schemes" : host_owned[i]);
-	}
-	p->base_rtt_set = ofan_cfg_has_key(cfg, "host", "base_rtt");
-	p->host_seed_set = ofan_cfg_has_key(cfg, "host", "seed");
-	p->traffic_seed_set = ofan_cfg_has_key(cfg, "traffic", "seed");
-	if (hs_config_host_from_cfg(cfg, &p->host, HS_CFG_CALLER_SETS))
-		return -EINVAL;
-	p->host.rate_bps = p->rate_bps;
-	p->host.mtu = (uint16_t)mtu;
-	if (!ofan_cfg_has_key(cfg, "host", "seed"))
-		p->host.seed = p->seed;
-	/* The structured permutations' ToRs and pods are the topology's. */
+/*
+ * The hosts' ranks, subnets, ToRs and pods are the topology's, and so are
+ * the keys they come from.
+ */
+static void
+fab_host_topology(struct fab_params *p)
+{
 	switch (p->topo) {
 	case FAB_TOPO_FATTREE:
 		p->host.traffic.nb_ranks = p->k * p->k * p->k / 4;
@@ -787,11 +797,52 @@ fab_parse(struct ofan_cfg *cfg, struct fab_params *p)
 		break;
 	}
 	p->host.pod_from = p->host.tor_from;
+}
+
+/*
+ * Host side: the host agent's [host] and [host.*], but the keys the
+ * fabric sets (policy, rate, mtu), then what the topology decides.
+ */
+static int
+fab_parse_host_side(struct ofan_cfg *cfg, struct fab_params *p, uint32_t mtu)
+{
+	static const char *const host_owned[] = { "policy", "rate", "mtu" };
+	unsigned int i;
+
+	for (i = 0; i < sizeof(host_owned) / sizeof(host_owned[0]); i++) {
+		const char *v = "";
+
+		if (!ofan_cfg_has_key(cfg, "host", host_owned[i]))
+			continue;
+		ofan_cfg_get_str(cfg, "host", host_owned[i], 0, &v);
+		return ofan_cfg_fail(cfg, "host", host_owned[i],
+			"'%s' is set by the fabric; expected no %s here (set [fabric] %s)",
+			v, host_owned[i], i == 0 ? "schemes" : host_owned[i]);
+	}
+	p->base_rtt_set = ofan_cfg_has_key(cfg, "host", "base_rtt");
+	p->host_seed_set = ofan_cfg_has_key(cfg, "host", "seed");
+	p->traffic_seed_set = ofan_cfg_has_key(cfg, "traffic", "seed");
+	if (hs_config_host_from_cfg(cfg, &p->host, HS_CFG_CALLER_SETS))
+		return -EINVAL;
+	p->host.rate_bps = p->rate_bps;
+	p->host.mtu = (uint16_t)mtu;
+	if (!ofan_cfg_has_key(cfg, "host", "seed"))
+		p->host.seed = p->seed;
+	fab_host_topology(p);
 	p->host.mtu_from.keys[0] = (struct ofan_cfg_key){ FAB_SEC, "mtu" };
 	p->host.mtu_from.nb = 1;
 	fab_source_routes(p);
+	return 0;
+}
+
+/* [traffic], but the ToR and pod sizes, which are the topology's. */
+static int
+fab_parse_traffic_side(struct ofan_cfg *cfg, struct fab_params *p)
+{
+	static const char *const sizes[2] = { "tor_size", "pod_size" };
+	unsigned int i;
+
 	for (i = 0; i < 2; i++) {
-		static const char *const sizes[2] = { "tor_size", "pod_size" };
 		const char *v = "";
 
 		if (!ofan_cfg_has_key(cfg, "traffic", sizes[i]))
@@ -805,8 +856,13 @@ fab_parse(struct ofan_cfg *cfg, struct fab_params *p)
 	p->host.traffic.seed = p->matrix_seed;
 	if (hs_config_traffic_from_cfg(cfg, &p->host, HS_CFG_CALLER_SETS))
 		return -EINVAL;
-	if (fab_parse_failures(cfg, p) || fab_parse_drops(cfg, p))
-		return -EINVAL;
+	return 0;
+}
+
+/* Failures need switch links: none in a back-to-back topology. */
+static int
+fab_check_b2b_failures(struct ofan_cfg *cfg, const struct fab_params *p)
+{
 	if (p->topo == FAB_TOPO_B2B && p->nb_failures > 0) {
 		const struct ofan_cfg_key keys[] = {
 			{ p->failures[0].sec, "link" }, { FAB_SEC, "topology" },
@@ -821,6 +877,25 @@ fab_parse(struct ofan_cfg *cfg, struct fab_params *p)
 			"'%s' is a host-to-host link; expected failures only with topology = fattree or leafspine",
 			p->failures[0].link);
 	}
+	return 0;
+}
+
+/* Everything but the sweeps: one combination's params from cfg. */
+int
+fab_parse(struct ofan_cfg *cfg, struct fab_params *p)
+{
+	uint32_t mtu = 4096, threads = p->threads;
+
+	if (fab_parse_fabric(cfg, p, &mtu, &threads) ||
+	    fab_check_windows(cfg, p) || fab_check_threads(cfg, p, threads))
+		return -EINVAL;
+	p->threads = (uint16_t)threads;
+	if (fab_parse_switch_side(cfg, p, mtu) ||
+	    fab_parse_host_side(cfg, p, mtu) ||
+	    fab_parse_traffic_side(cfg, p) ||
+	    fab_parse_failures(cfg, p) || fab_parse_drops(cfg, p) ||
+	    fab_check_b2b_failures(cfg, p))
+		return -EINVAL;
 	return 0;
 }
 
