@@ -126,22 +126,22 @@ fab_sim_free(struct fab_sim *s)
 {
 	uint32_t i, k;
 
-	for (i = 0; i < s->t->nb_hosts && s->hosts != NULL; i++)
-		s->r->queued_end += fab_nic_free(&s->hosts[i].nic);
-	for (i = 0; i < s->nb_dirs && s->dirs != NULL; i++) {
+	for (i = 0; i < s->t->nb_hosts && s->net.hosts != NULL; i++)
+		s->r->queued_end += fab_nic_free(&s->net.hosts[i].nic);
+	for (i = 0; i < s->net.nb_dirs && s->net.dirs != NULL; i++) {
 		for (k = 0; k < 2; k++)
-			s->r->queued_end += fab_fifo_free(&s->dirs[i].out[k]);
+			s->r->queued_end += fab_fifo_free(&s->net.dirs[i].out[k]);
 	}
-	for (i = 0; i < s->nb_dirs && s->rx != NULL; i++)
-		s->r->queued_end += fab_fifo_free(&s->rx[i].wire);
-	for (i = 0; i < s->t->nb_switches && s->sw != NULL; i++) {
-		if (s->sw[i].eng == NULL)
+	for (i = 0; i < s->net.nb_dirs && s->net.rx != NULL; i++)
+		s->r->queued_end += fab_fifo_free(&s->net.rx[i].wire);
+	for (i = 0; i < s->t->nb_switches && s->net.sw != NULL; i++) {
+		if (s->net.sw[i].eng == NULL)
 			continue;
-		s->r->queued_end += sw_engine_free_queues(s->sw[i].eng);
-		sw_engine_free(s->sw[i].eng);
+		s->r->queued_end += sw_engine_free_queues(s->net.sw[i].eng);
+		sw_engine_free(s->net.sw[i].eng);
 	}
-	for (i = 0; i < s->t->nb_hosts && s->hosts != NULL; i++)
-		hs_host_free(s->hosts[i].h);
+	for (i = 0; i < s->t->nb_hosts && s->net.hosts != NULL; i++)
+		hs_host_free(s->net.hosts[i].h);
 	if (s->fib != NULL && s->fib_cache == NULL)
 		sw_fib_free(s->fib);
 	if (s->has_wl)
@@ -170,10 +170,10 @@ fab_sim_free(struct fab_sim *s)
 		free(th->qwin);
 		free(th->in_dirs);
 	}
-	rte_free(s->dirs);
-	rte_free(s->rx);
-	free(s->hosts);
-	free(s->sw);
+	rte_free(s->net.dirs);
+	rte_free(s->net.rx);
+	free(s->net.hosts);
+	free(s->net.sw);
 	free(s->sw_owner);
 	free(s->host_owner);
 }
@@ -259,7 +259,7 @@ fab_sim_build(struct fab_sim *s, uint16_t scheme, char *err,
 	uint16_t tx_part, rx_part;
 	uint8_t macs[SW_MAX_PORTS][6];
 
-	s->frame_kinds = p->data_wire_bytes != 0 || p->ack_wire_bytes != 0;
+	s->net.frame_kinds = p->data_wire_bytes != 0 || p->ack_wire_bytes != 0;
 	/* The hosts' configuration: the scheme's policy, the fabric's RTT. */
 	s->hcfg = p->host;
 	s->hcfg.path = "ofan-fabric";
@@ -281,17 +281,17 @@ fab_sim_build(struct fab_sim *s, uint16_t scheme, char *err,
 	    hs_trigger_state_init(&s->trig, &s->traffic) != 0)
 		return -EINVAL;
 
-	s->nb_dirs = 2 * t->nb_links;
-	s->dirs = rte_zmalloc_socket("fab_dirs", s->nb_dirs * sizeof(*s->dirs),
+	s->net.nb_dirs = 2 * t->nb_links;
+	s->net.dirs = rte_zmalloc_socket("fab_dirs", s->net.nb_dirs * sizeof(*s->net.dirs),
 				     RTE_CACHE_LINE_SIZE, SOCKET_ID_ANY);
-	s->rx = rte_zmalloc_socket("fab_rx", s->nb_dirs * sizeof(*s->rx),
+	s->net.rx = rte_zmalloc_socket("fab_rx", s->net.nb_dirs * sizeof(*s->net.rx),
 				   RTE_CACHE_LINE_SIZE, SOCKET_ID_ANY);
-	s->hosts = calloc(t->nb_hosts, sizeof(*s->hosts));
-	s->sw = calloc(t->nb_switches + 1, sizeof(*s->sw));
+	s->net.hosts = calloc(t->nb_hosts, sizeof(*s->net.hosts));
+	s->net.sw = calloc(t->nb_switches + 1, sizeof(*s->net.sw));
 	s->sw_owner = calloc(t->nb_switches + 1, sizeof(*s->sw_owner));
 	s->host_owner = calloc(t->nb_hosts, sizeof(*s->host_owner));
-	if (s->dirs == NULL || s->rx == NULL || s->hosts == NULL ||
-	    s->sw == NULL || s->sw_owner == NULL || s->host_owner == NULL) {
+	if (s->net.dirs == NULL || s->net.rx == NULL || s->net.hosts == NULL ||
+	    s->net.sw == NULL || s->sw_owner == NULL || s->host_owner == NULL) {
 		snprintf(err, err_size, "out of memory for the fabric");
 		return -ENOMEM;
 	}
@@ -335,7 +335,7 @@ fab_sim_build(struct fab_sim *s, uint16_t scheme, char *err,
 		th->s = s;
 		th->id = (uint16_t)i;
 		th->q = malloc(sizeof(*th->q));
-		th->in_dirs = calloc(s->nb_dirs, sizeof(*th->in_dirs));
+		th->in_dirs = calloc(s->net.nb_dirs, sizeof(*th->in_dirs));
 		if (th->q == NULL || th->in_dirs == NULL) {
 			snprintf(err, err_size, "out of memory for the event queues");
 			return -ENOMEM;
@@ -348,8 +348,8 @@ fab_sim_build(struct fab_sim *s, uint16_t scheme, char *err,
 
 		for (e = 0; e < 2; e++) {
 			uint32_t id = 2 * l + e;
-			struct fab_dir *d = &s->dirs[id];
-			struct fab_rx *rx = &s->rx[id];
+			struct fab_dir *d = &s->net.dirs[id];
+			struct fab_rx *rx = &s->net.rx[id];
 
 			d->rate_bps = k->rate_bps;
 			d->delay_ns = p->delay_ns;
@@ -377,17 +377,17 @@ fab_sim_build(struct fab_sim *s, uint16_t scheme, char *err,
 				th->in_dirs[th->nb_in++] = id;
 			}
 			if (d->from_host)
-				s->hosts[d->from].dir = id;
+				s->net.hosts[d->from].dir = id;
 			else
-				s->sw[d->from].dir[d->from_port] = id;
+				s->net.sw[d->from].dir[d->from_port] = id;
 		}
 	}
 
 	for (i = 0; i < p->nb_drops; i++) {
 		const struct fab_drop *dr = &p->drops[i];
 		uint32_t id = fab_topo_find_dir(t, dr->link);
-		struct fab_dir *d = &s->dirs[id];
-		struct ofan_loss *l = &s->loss[i];
+		struct fab_dir *d = &s->net.dirs[id];
+		struct ofan_loss *l = &s->net.loss[i];
 
 		if (dr->mode == FAB_DROP_FRAMES) {
 			d->drop_first = dr->frame;
@@ -408,23 +408,23 @@ fab_sim_build(struct fab_sim *s, uint16_t scheme, char *err,
 		const struct sw_config *c = &t->cfg[i];
 		uint16_t port;
 
-		s->sw[i].nb_ports = c->nb_ports;
+		s->net.sw[i].nb_ports = c->nb_ports;
 		if (!fab_part_local(s, s->sw_owner[i]))
 			continue;	/* another rank's */
 		for (port = 0; port < c->nb_ports; port++)
 			memcpy(macs[port], c->ports[port].mac, 6);
-		s->sw[i].eng = sw_engine_create_shared(c, 1,
+		s->net.sw[i].eng = sw_engine_create_shared(c, 1,
 			(const uint8_t (*)[6])macs, SOCKET_ID_ANY, s->fib,
 			err, err_size);
-		if (s->sw[i].eng == NULL)
+		if (s->net.sw[i].eng == NULL)
 			return -ENOMEM;
-		s->sw[i].w = sw_engine_worker(s->sw[i].eng, 0);
-		s->sw[i].nb_ports = c->nb_ports;
+		s->net.sw[i].w = sw_engine_worker(s->net.sw[i].eng, 0);
+		s->net.sw[i].nb_ports = c->nb_ports;
 		/* PFC: quanta at the link's rate, headroom from its BDP. */
 		for (port = 0; port < c->nb_ports; port++) {
-			const struct fab_dir *d = &s->dirs[s->sw[i].dir[port]];
+			const struct fab_dir *d = &s->net.dirs[s->net.sw[i].dir[port]];
 
-			sw_engine_set_pfc_link(s->sw[i].eng, port, d->rate_bps,
+			sw_engine_set_pfc_link(s->net.sw[i].eng, port, d->rate_bps,
 					       d->delay_ns,
 					       fab_full_frame_queue_bytes(p));
 		}
@@ -442,10 +442,10 @@ fab_sim_build(struct fab_sim *s, uint16_t scheme, char *err,
 			.on_flow_end = fab_sim_flow_end,
 			.on_flow_end_arg = s,
 			.nic_full = fab_nic_full,
-			.nic_arg = &s->hosts[i].nic,
+			.nic_arg = &s->net.hosts[i].nic,
 		};
 
-		s->hosts[i].wake_at = UINT64_MAX;
+		s->net.hosts[i].wake_at = UINT64_MAX;
 		if (!fab_part_local(s, s->host_owner[i]))
 			continue;	/* another rank's */
 
@@ -461,16 +461,16 @@ fab_sim_build(struct fab_sim *s, uint16_t scheme, char *err,
 			memcpy(hp.dst_mac, t->cfg[k->node[1]].ports[k->port[1]].mac,
 			       6);
 		}
-		s->hosts[i].h = hs_host_create(&hp, err, err_size);
-		if (s->hosts[i].h == NULL)
+		s->net.hosts[i].h = hs_host_create(&hp, err, err_size);
+		if (s->net.hosts[i].h == NULL)
 			return -ENOMEM;
-		if (fab_nic_init(&s->hosts[i].nic,
-				 hs_host_nic_slots(s->hosts[i].h)) != 0) {
+		if (fab_nic_init(&s->net.hosts[i].nic,
+				 hs_host_nic_slots(s->net.hosts[i].h)) != 0) {
 			snprintf(err, err_size, "out of memory for the NICs");
 			return -ENOMEM;
 		}
-		s->hosts[i].nic.limit = p->nic_queue;
-		s->hosts[i].wake_at = UINT64_MAX;
+		s->net.hosts[i].nic.limit = p->nic_queue;
+		s->net.hosts[i].wake_at = UINT64_MAX;
 	}
 	return 0;
 }

@@ -92,22 +92,22 @@ fab_collect_counters(struct fab_sim *s)
 	for (i = 0; i < s->t->nb_hosts; i++) {
 		const struct hs_host_stats *st;
 
-		if (s->hosts[i].h == NULL)
+		if (s->net.hosts[i].h == NULL)
 			continue;	/* another rank's */
-		st = hs_host_stats(s->hosts[i].h);
+		st = hs_host_stats(s->net.hosts[i].h);
 #define FAB_HOST_SUM(field, what) r->hosts.field += st->field;
 		HS_HOST_COUNTERS(FAB_HOST_SUM)
 #undef FAB_HOST_SUM
-		hs_host_policy_dump(s->hosts[i].h, fab_policy_add, r);
+		hs_host_policy_dump(s->net.hosts[i].h, fab_policy_add, r);
 	}
 	for (i = 0; i < s->t->nb_switches; i++) {
-		if (s->sw[i].eng == NULL)
+		if (s->net.sw[i].eng == NULL)
 			continue;
-		sw_engine_totals(s->sw[i].eng, tot);
+		sw_engine_totals(s->net.sw[i].eng, tot);
 		for (f = 0; f < OFAN_DROP_MAX; f++)
 			r->drops[f] += tot->drops[f];
-		for (port = 0; port < s->sw[i].nb_ports; port++) {
-			const struct fab_dir *d = &s->dirs[s->sw[i].dir[port]];
+		for (port = 0; port < s->net.sw[i].nb_ports; port++) {
+			const struct fab_dir *d = &s->net.dirs[s->net.sw[i].dir[port]];
 			const struct sw_queue_stats *q = &tot->queue[port];
 
 			r->ecn_marks += q->ecn_marked;
@@ -410,8 +410,8 @@ fab_sim_collect(struct fab_sim *s)
 		uint32_t end[2] = { sp->src, sp->dst };
 
 		for (i = 0; i < 2; i++)
-			if (s->hosts[end[i]].h != NULL)
-				hs_host_flow_result(s->hosts[end[i]].h, f,
+			if (s->net.hosts[end[i]].h != NULL)
+				hs_host_flow_result(s->net.hosts[end[i]].h, f,
 						    &res[f]);
 	}
 	fab_collect_qwin(s);

@@ -47,15 +47,15 @@ fab_set_weight(void *arg, uint32_t sw, uint16_t group, uint16_t port,
 {
 	struct fab_sim *s = arg;
 
-	if (s->sw[sw].eng != NULL)	/* else another rank's */
-		sw_engine_set_weight(s->sw[sw].eng, group, port, weight);
+	if (s->net.sw[sw].eng != NULL)	/* else another rank's */
+		sw_engine_set_weight(s->net.sw[sw].eng, group, port, weight);
 }
 
 /* Run a switch's control plane and let its worker adopt the result. */
 static void
 fab_sw_control(struct fab_sim *s, uint32_t sw, uint64_t now)
 {
-	struct fab_snode *n = &s->sw[sw];
+	struct fab_snode *n = &s->net.sw[sw];
 
 	if (n->eng == NULL)
 		return;	/* another rank's: it runs the same event there */
@@ -97,7 +97,7 @@ fab_control(struct fab_sim *s, uint32_t idx, uint64_t now, uint32_t drain[2])
 	case FAB_CTL_FAIL:
 	case FAB_CTL_RESTORE:
 		for (e = 0; e < 2; e++) {
-			struct fab_dir *dir = &s->dirs[link * 2 + e];
+			struct fab_dir *dir = &s->net.dirs[link * 2 + e];
 
 			if (f->one_way && link * 2 + e != first)
 				continue;	/* the other way works */
@@ -121,9 +121,9 @@ fab_control(struct fab_sim *s, uint32_t idx, uint64_t now, uint32_t drain[2])
 				dir->hole = phase == FAB_CTL_FAIL;
 				continue;
 			}
-			if (k->is_host[e] || s->sw[k->node[e]].eng == NULL)
+			if (k->is_host[e] || s->net.sw[k->node[e]].eng == NULL)
 				continue;	/* a host, or another rank's */
-			sw_engine_set_link(s->sw[k->node[e]].eng, k->port[e],
+			sw_engine_set_link(s->net.sw[k->node[e]].eng, k->port[e],
 				phase == FAB_CTL_FAIL ? f->mode : SW_LINK_UP,
 				0, now);
 			fab_sw_control(s, k->node[e], now);
@@ -192,8 +192,8 @@ fab_fail_at_start(struct fab_sim *s)
 		link = fab_topo_find_link(s->t, f->link);
 		k = &s->t->links[link];
 		for (e = 0; e < 2; e++)
-			if (!k->is_host[e] && s->sw[k->node[e]].eng != NULL)
-				sw_engine_set_link(s->sw[k->node[e]].eng,
+			if (!k->is_host[e] && s->net.sw[k->node[e]].eng != NULL)
+				sw_engine_set_link(s->net.sw[k->node[e]].eng,
 						   k->port[e], SW_LINK_DOWN, 0,
 						   s->t0);
 		s->t->alive[link] = false;

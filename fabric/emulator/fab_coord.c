@@ -71,9 +71,9 @@ fab_progress_sums(const struct fab_sim *s, uint64_t *acked, uint64_t *total)
 
 	*acked = *total = 0;
 	for (i = 0; i < s->t->nb_hosts; i++) {
-		if (s->hosts[i].h == NULL)
+		if (s->net.hosts[i].h == NULL)
 			continue;	/* another rank's */
-		hs_host_progress(s->hosts[i].h, &a, &b);
+		hs_host_progress(s->net.hosts[i].h, &a, &b);
 		*acked += a;
 		*total += b;
 	}
@@ -123,8 +123,8 @@ fab_exchange(struct fab_sim *s, uint32_t parity)
 
 	for (r = 0; r < j->size; r++)
 		s->xout[r].len = 0;
-	for (d = 0; d < s->nb_dirs; d++) {
-		struct fab_dir *dir = &s->dirs[d];
+	for (d = 0; d < s->net.nb_dirs; d++) {
+		struct fab_dir *dir = &s->net.dirs[d];
 		struct fab_fifo *out = &dir->out[parity];
 
 		if (!dir->cross || !dir->tx_local || dir->rx_local)
@@ -158,7 +158,7 @@ fab_exchange(struct fab_sim *s, uint32_t parity)
 			b += sizeof(x);
 			m = rte_pktmbuf_alloc(s->pool);
 			if (m == NULL || rte_pktmbuf_append(m, x.len) == NULL ||
-			    fab_fifo_push(&s->dirs[x.dir].out[parity], m,
+			    fab_fifo_push(&s->net.dirs[x.dir].out[parity], m,
 					  x.t) != 0) {
 				rte_pktmbuf_free(m);
 				s->thr[0].lost++;
@@ -199,8 +199,8 @@ fab_coordinate(struct fab_sim *s)
 			s->thr[i].now = w_start;
 		n = fab_control(s, ctl.idx, w_start, drain);
 		for (d = 0; d < n; d++)
-			if (s->dirs[drain[d]].tx_local)
-				fab_dir_tx(&s->thr[s->dirs[drain[d]].tx_owner],
+			if (s->net.dirs[drain[d]].tx_local)
+				fab_dir_tx(&s->thr[s->net.dirs[drain[d]].tx_owner],
 					   drain[d]);
 	}
 	for (i = 0; i < s->nb_thr; i++) {
@@ -211,9 +211,9 @@ fab_coordinate(struct fab_sim *s)
 	}
 	/* Frames still to hand over count as in the network (each on the
 	 * rank that sent it: they move after this). */
-	for (i = 0; i < s->nb_dirs; i++)
-		if (s->dirs[i].cross && s->dirs[i].tx_local)
-			net += fab_fifo_len(&s->dirs[i].out[s->w_index & 1]);
+	for (i = 0; i < s->net.nb_dirs; i++)
+		if (s->net.dirs[i].cross && s->net.dirs[i].tx_local)
+			net += fab_fifo_len(&s->net.dirs[i].out[s->w_index & 1]);
 	/* The job decides as one: sums and maxima over its ranks. */
 	sum[0] = done;
 	sum[1] = net;
@@ -308,10 +308,10 @@ fab_sim_start(struct fab_sim *s)
 					 / frame + 2), first = 0, hosts = 0;
 
 		for (i = 0; i < t->nb_hosts; i++) {
-			if (s->hosts[i].h == NULL)
+			if (s->net.hosts[i].h == NULL)
 				continue;
 			hosts++;
-			first += (uint64_t)s->hosts[i].nic.nb_slots *
+			first += (uint64_t)s->net.hosts[i].nic.nb_slots *
 				RTE_MAX(p->nic_queue, 1u);
 		}
 		s->pool_need = (uint32_t)RTE_MIN(FAB_POOL_RESERVE +
@@ -321,14 +321,14 @@ fab_sim_start(struct fab_sim *s)
 						(uint64_t)UINT32_MAX / 2));
 	}
 	for (i = 0; i < t->nb_hosts; i++)
-		if (s->hosts[i].h != NULL)
-			hs_host_start(s->hosts[i].h, s->t0);
+		if (s->net.hosts[i].h != NULL)
+			hs_host_start(s->net.hosts[i].h, s->t0);
 	if (s->has_wl)
 		hs_wl_run_start(&s->wl, s->t0);
 	for (i = 0; i < t->nb_hosts; i++) {
 		struct fab_thr *th;
 
-		if (s->hosts[i].h == NULL)
+		if (s->net.hosts[i].h == NULL)
 			continue;	/* another rank's */
 		th = &s->thr[fab_part_thr(s, s->host_owner[i])];
 		fab_host_kick(th, i);
@@ -402,9 +402,9 @@ fab_sim_go(struct fab_sim *s, char *err, unsigned int err_size)
 		fab_progress_print(s, s->done_ns ? s->done_ns : end, sums[0],
 				   sums[1], true);
 	}
-	for (i = 0; i < s->nb_dirs; i++)
-		if (!s->dirs[i].from_host && s->dirs[i].tx_local)
-			fab_qwin_flush(&s->thr[s->dirs[i].tx_owner], i);
+	for (i = 0; i < s->net.nb_dirs; i++)
+		if (!s->net.dirs[i].from_host && s->net.dirs[i].tx_local)
+			fab_qwin_flush(&s->thr[s->net.dirs[i].tx_owner], i);
 	r->nb_windows = (uint32_t)((end - s->t0) / p->queue_window_ns) + 1;
 	return rc;
 }

@@ -100,7 +100,7 @@ fab_pop(struct fab_thr *th)
 void
 fab_qwin_flush(struct fab_thr *th, uint32_t d)
 {
-	struct fab_dir *dir = &th->s->dirs[d];
+	struct fab_dir *dir = &th->s->net.dirs[d];
 
 	if (dir->win_max == 0)
 		return;
@@ -125,7 +125,7 @@ static inline void
 fab_qwin_note(struct fab_thr *th, uint32_t d, uint32_t len, uint64_t bytes)
 {
 	struct fab_sim *s = th->s;
-	struct fab_dir *dir = &s->dirs[d];
+	struct fab_dir *dir = &s->net.dirs[d];
 	uint32_t w;
 
 	if (unlikely(th->now >= th->win_end)) {
@@ -152,7 +152,7 @@ static void
 fab_wire_put(struct fab_thr *th, uint32_t d, struct rte_mbuf *m, uint64_t due)
 {
 	struct fab_sim *s = th->s;
-	struct fab_dir *dir = &s->dirs[d];
+	struct fab_dir *dir = &s->net.dirs[d];
 	struct fab_rx *rx;
 
 	dir->nb_frames++;
@@ -178,7 +178,7 @@ fab_wire_put(struct fab_thr *th, uint32_t d, struct rte_mbuf *m, uint64_t due)
 		}
 		return;
 	}
-	rx = &s->rx[d];
+	rx = &s->net.rx[d];
 	if (fab_fifo_push(&rx->wire, m, due) != 0) {
 		rte_pktmbuf_free(m);	/* out of memory: counted lost */
 		th->lost++;
@@ -217,7 +217,7 @@ fab_ser_ns(const struct fab_sim *s, struct fab_dir *dir,
 	const struct ofan_frame_model *fm = &s->p->queue.frame;
 	uint8_t kind = OFAN_KIND_OTHER;
 
-	if (s->frame_kinds)
+	if (s->net.frame_kinds)
 		kind = ofan_frame_kind(rte_pktmbuf_mtod(m, const uint8_t *),
 				       rte_pktmbuf_data_len(m));
 	return fab_ser_wire_ns(dir, ofan_frame_wire_bytes(fm, kind,
@@ -228,7 +228,7 @@ fab_ser_ns(const struct fab_sim *s, struct fab_dir *dir,
 static void
 fab_wire_send(struct fab_thr *th, uint32_t d, struct rte_mbuf *m)
 {
-	struct fab_dir *dir = &th->s->dirs[d];
+	struct fab_dir *dir = &th->s->net.dirs[d];
 	uint64_t ser = fab_ser_ns(th->s, dir, m);
 
 	dir->busy_until = th->now + ser;
@@ -238,8 +238,8 @@ fab_wire_send(struct fab_thr *th, uint32_t d, struct rte_mbuf *m)
 static inline void
 fab_sw_note(struct fab_thr *th, uint32_t d)
 {
-	const struct fab_dir *dir = &th->s->dirs[d];
-	const struct sw_worker *w = th->s->sw[dir->from].w;
+	const struct fab_dir *dir = &th->s->net.dirs[d];
+	const struct sw_worker *w = th->s->net.sw[dir->from].w;
 
 	fab_qwin_note(th, d, sw_worker_queue_len(w, dir->from_port),
 		      sw_worker_port_bytes(w, dir->from_port));
@@ -254,7 +254,7 @@ static void fab_sw_tx_kicked(struct fab_thr *th, uint32_t d);
 static void
 fab_sw_kick(struct fab_thr *th, uint32_t sw, uint32_t kicks)
 {
-	const struct fab_snode *n = &th->s->sw[sw];
+	const struct fab_snode *n = &th->s->net.sw[sw];
 
 	while (kicks != 0) {
 		uint16_t p = (uint16_t)rte_bsf32(kicks);
@@ -277,8 +277,8 @@ fab_sw_kick(struct fab_thr *th, uint32_t sw, uint32_t kicks)
 void
 fab_sw_tx(struct fab_thr *th, uint32_t d)
 {
-	struct fab_dir *dir = &th->s->dirs[d];
-	struct sw_worker *w = th->s->sw[dir->from].w;
+	struct fab_dir *dir = &th->s->net.dirs[d];
+	struct sw_worker *w = th->s->net.sw[dir->from].w;
 	struct rte_mbuf *m;
 
 	if (dir->tx_pending)
@@ -328,7 +328,7 @@ fab_sw_tx(struct fab_thr *th, uint32_t d)
 static void
 fab_sw_tx_kicked(struct fab_thr *th, uint32_t d)
 {
-	if (!th->s->dirs[d].tx_pending)
+	if (!th->s->net.dirs[d].tx_pending)
 		fab_sw_tx(th, d);
 }
 
@@ -336,8 +336,8 @@ fab_sw_tx_kicked(struct fab_thr *th, uint32_t d)
 static void
 fab_host_tx(struct fab_thr *th, uint32_t d)
 {
-	struct fab_dir *dir = &th->s->dirs[d];
-	struct fab_hnode *hn = &th->s->hosts[dir->from];
+	struct fab_dir *dir = &th->s->net.dirs[d];
+	struct fab_hnode *hn = &th->s->net.hosts[dir->from];
 	struct fab_nic *nic = &hn->nic;
 	uint32_t slot;
 
@@ -371,7 +371,7 @@ fab_host_tx(struct fab_thr *th, uint32_t d)
 void
 fab_dir_tx(struct fab_thr *th, uint32_t d)
 {
-	if (th->s->dirs[d].from_host)
+	if (th->s->net.dirs[d].from_host)
 		fab_host_tx(th, d);
 	else
 		fab_sw_tx(th, d);
@@ -381,8 +381,8 @@ fab_dir_tx(struct fab_thr *th, uint32_t d)
 void
 fab_host_kick(struct fab_thr *th, uint32_t rank)
 {
-	struct fab_hnode *hn = &th->s->hosts[rank];
-	struct fab_dir *dir = &th->s->dirs[hn->dir];
+	struct fab_hnode *hn = &th->s->net.hosts[rank];
+	struct fab_dir *dir = &th->s->net.dirs[hn->dir];
 	struct rte_mbuf *pkts[FAB_BURST];
 	uint64_t next;
 	uint16_t n, i;
@@ -416,7 +416,7 @@ fab_wl_release(void *arg, uint32_t flow, uint64_t now)
 {
 	struct fab_sim *s = arg;
 	uint32_t src = s->traffic.flows[flow].src;
-	struct fab_hnode *hn = &s->hosts[src];
+	struct fab_hnode *hn = &s->net.hosts[src];
 
 	if (!hs_host_release(hn->h, flow, now) || hn->wake_at <= now)
 		return;
@@ -460,7 +460,7 @@ fab_sim_flow_end(void *arg, uint32_t flow, bool received, uint64_t now)
 void
 fab_host_check_done(struct fab_thr *th, uint32_t rank)
 {
-	struct fab_hnode *hn = &th->s->hosts[rank];
+	struct fab_hnode *hn = &th->s->net.hosts[rank];
 
 	if (!hn->done && hs_host_tx_done(hn->h) && hs_host_rx_done(hn->h) &&
 	    (!th->s->has_wl || hs_wl_run_host_done(&th->s->wl, rank))) {
@@ -475,7 +475,7 @@ static void
 fab_arrive(struct fab_thr *th, uint32_t d)
 {
 	struct fab_sim *s = th->s;
-	struct fab_rx *rx = &s->rx[d];
+	struct fab_rx *rx = &s->net.rx[d];
 	struct fab_fifo *wire = &rx->wire;
 	struct rte_mbuf *pkts[FAB_BURST];
 	uint16_t n = 0, p;
@@ -491,13 +491,13 @@ fab_arrive(struct fab_thr *th, uint32_t d)
 	}
 	if (rx->to_host) {
 		th->delivered += n;
-		hs_host_input(s->hosts[rx->to].h, pkts, n, th->now);
+		hs_host_input(s->net.hosts[rx->to].h, pkts, n, th->now);
 		fab_host_kick(th, rx->to);
 		fab_host_check_done(th, rx->to);
 		return;
 	}
 	{
-		struct fab_snode *sw = &s->sw[rx->to];
+		struct fab_snode *sw = &s->net.sw[rx->to];
 		uint32_t touched;
 
 		sw_worker_input(sw->w, rx->to_port, pkts, n, th->now);
@@ -508,7 +508,7 @@ fab_arrive(struct fab_thr *th, uint32_t d)
 			if (!(touched & (UINT32_C(1) << p)))
 				continue;
 			fab_sw_note(th, sw->dir[p]);
-			if (!s->dirs[sw->dir[p]].tx_pending)
+			if (!s->net.dirs[sw->dir[p]].tx_pending)
 				fab_sw_tx(th, sw->dir[p]);
 		}
 	}
@@ -523,8 +523,8 @@ fab_drain(struct fab_thr *th, uint32_t parity)
 
 	for (i = 0; i < th->nb_in; i++) {
 		uint32_t d = th->in_dirs[i];
-		struct fab_fifo *out = &s->dirs[d].out[parity];
-		struct fab_rx *rx = &s->rx[d];
+		struct fab_fifo *out = &s->net.dirs[d].out[parity];
+		struct fab_rx *rx = &s->net.rx[d];
 
 		if (out->head == out->tail)
 			continue;
@@ -562,7 +562,7 @@ fab_prefetch_far(const struct fab_sim *s, const struct fab_ev *ev)
 
 	if (FAB_EV_KIND(ev->what) != FAB_EV_ARRIVE)
 		return;
-	w = &s->rx[idx].wire;
+	w = &s->net.rx[idx].wire;
 	rte_prefetch0(&w->e[w->head & w->mask]);
 }
 
@@ -576,7 +576,7 @@ fab_prefetch_near(const struct fab_sim *s, const struct fab_ev *ev)
 
 	switch (FAB_EV_KIND(ev->what)) {
 	case FAB_EV_ARRIVE:
-		w = &s->rx[idx].wire;
+		w = &s->net.rx[idx].wire;
 		m = (const uint8_t *)w->e[w->head & w->mask].m;
 		rte_prefetch0(m);
 		rte_prefetch0(m + sizeof(struct rte_mbuf) +
@@ -585,9 +585,9 @@ fab_prefetch_near(const struct fab_sim *s, const struct fab_ev *ev)
 	case FAB_EV_TX:
 		/* A switch port's serialiser reads its queue, not the frame
 		 * (the queue keeps lengths: sw_worker_peeked_len). */
-		d = &s->dirs[idx];
+		d = &s->net.dirs[idx];
 		if (!d->from_host)
-			sw_worker_prefetch_tx(s->sw[d->from].w, d->from_port);
+			sw_worker_prefetch_tx(s->net.sw[d->from].w, d->from_port);
 		break;
 	default:
 		break;
@@ -625,24 +625,24 @@ fab_thr_window(struct fab_thr *th, uint64_t w_end)
 			fab_arrive(th, idx);
 			break;
 		case FAB_EV_TX:
-			s->dirs[idx].tx_pending = 0;
-			if (s->dirs[idx].from_host)
+			s->net.dirs[idx].tx_pending = 0;
+			if (s->net.dirs[idx].from_host)
 				fab_host_tx(th, idx);
 			else
 				fab_sw_tx(th, idx);
 			break;
 		case FAB_EV_HOST:
-			if (ev.t != s->hosts[idx].wake_at)
+			if (ev.t != s->net.hosts[idx].wake_at)
 				break;	/* superseded by an earlier one */
-			s->hosts[idx].wake_at = UINT64_MAX;
+			s->net.hosts[idx].wake_at = UINT64_MAX;
 			fab_host_kick(th, idx);
 			fab_host_check_done(th, idx);
 			break;
 		case FAB_EV_UNPAUSE:
-			if (ev.t != s->dirs[idx].unpause_at)
+			if (ev.t != s->net.dirs[idx].unpause_at)
 				break;	/* superseded */
-			s->dirs[idx].unpause_at = 0;
-			if (!s->dirs[idx].tx_pending)
+			s->net.dirs[idx].unpause_at = 0;
+			if (!s->net.dirs[idx].tx_pending)
 				fab_sw_tx(th, idx);
 			break;
 		case FAB_EV_WORK:

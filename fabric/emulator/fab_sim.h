@@ -148,6 +148,28 @@ struct fab_snode {
 
 struct fab_sim;
 
+/*
+ * The fabric a run drives: each link direction's sender side (dirs[d]) and
+ * receiver side (rx[d]), directions 2 x link + end; the hosts by rank and
+ * the switches by index, with their engines (NULL where another MPI rank
+ * runs them).  fab_build.c builds and frees it, fab_sim.c's events drive
+ * it, fab_control.c's failures change its links.  The per-frame code
+ * indexes these arrays straight from struct fab_sim (no pointer to this).
+ */
+struct fab_net {
+	uint32_t nb_dirs;
+	struct fab_dir *dirs;
+	struct fab_rx *rx;
+	struct fab_hnode *hosts;
+	struct fab_snode *sw;
+	/* The frame model costs data and ACKs apart (not Ethernet): a
+	 * host's frames are told apart on their way to the wire. */
+	bool frame_kinds;
+	/* The lossy directions' ([drop.*]): each its own stream of the
+	 * run's seed, so what is lost is the same for any thread count. */
+	struct ofan_loss loss[FAB_MAX_DROPS];
+};
+
 /* One thread's part of the run. */
 struct fab_thr {
 	struct fab_sim *s;
@@ -185,6 +207,7 @@ struct fab_sim {
 	const struct fab_params *p;
 	struct fab_topo *t;
 	struct fab_run *r;
+	struct fab_net net;
 	struct hs_config hcfg;
 	struct hs_traffic traffic;
 	/* Training jobs: the workload the traffic's flows belong to, or NULL
@@ -196,9 +219,6 @@ struct fab_sim {
 	struct hs_wl_run wl;
 	bool has_wl;
 	bool one_part;		/* triggers cross parts: one thread */
-	/* The frame model costs data and ACKs apart (not Ethernet): a
-	 * host's frames are told apart on their way to the wire. */
-	bool frame_kinds;
 	struct rte_mempool *pool;
 	struct rte_lpm *fib;
 	struct fab_fib_cache *fib_cache; /* NULL: fib is this run's own */
@@ -213,15 +233,6 @@ struct fab_sim {
 	uint64_t done_ns;
 	uint16_t nb_ctl;
 	struct fab_ctl ctl[FAB_MAX_CTL];
-	/* Nodes. */
-	uint32_t nb_dirs;
-	struct fab_dir *dirs;
-	/* The lossy directions' ([drop.*]): each its own stream of the
-	 * run's seed, so what is lost is the same for any thread count. */
-	struct ofan_loss loss[FAB_MAX_DROPS];
-	struct fab_rx *rx;
-	struct fab_hnode *hosts;
-	struct fab_snode *sw;
 	uint16_t *sw_owner;	/* parts (global: rank x threads + thread) */
 	uint16_t *host_owner;
 	uint16_t nb_thr;	/* threads of this rank */
