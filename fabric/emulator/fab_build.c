@@ -116,7 +116,7 @@ fab_triggers_local(const struct fab_sim *s)
 	uint32_t split;
 
 	/* Out of memory: one part, which is always exact. */
-	return hs_traffic_trigger_split(&s->traffic, s->host_owner,
+	return hs_traffic_trigger_split(&s->load.traffic, s->host_owner,
 					&split) == 0 &&
 		split == HS_NO_TRIGGER;
 }
@@ -144,15 +144,15 @@ fab_sim_free(struct fab_sim *s)
 		hs_host_free(s->net.hosts[i].h);
 	if (s->fib != NULL && s->fib_cache == NULL)
 		sw_fib_free(s->fib);
-	if (s->has_wl)
-		hs_wl_run_fini(&s->wl);
-	hs_traffic_free(&s->traffic);
-	if (s->workload != NULL) {
-		hs_wl_free(s->workload);
-		free(s->workload);
-		s->workload = NULL;
+	if (s->load.has_wl)
+		hs_wl_run_fini(&s->load.wl);
+	hs_traffic_free(&s->load.traffic);
+	if (s->load.workload != NULL) {
+		hs_wl_free(s->load.workload);
+		free(s->load.workload);
+		s->load.workload = NULL;
 	}
-	hs_trigger_state_fini(&s->trig);
+	hs_trigger_state_fini(&s->load.trig);
 	for (k = 0; s->job != NULL && k < (uint32_t)s->job->size; k++) {
 		if (s->xout != NULL)
 			fab_xbuf_free(&s->xout[k]);
@@ -261,24 +261,24 @@ fab_sim_build(struct fab_sim *s, uint16_t scheme, char *err,
 
 	s->net.frame_kinds = p->data_wire_bytes != 0 || p->ack_wire_bytes != 0;
 	/* The hosts' configuration: the scheme's policy, the fabric's RTT. */
-	s->hcfg = p->host;
-	s->hcfg.path = "ofan-fabric";
-	s->hcfg.policy = p->schemes[scheme].host_policy;
-	s->hcfg.stats_interval_ns = 0;
+	s->load.hcfg = p->host;
+	s->load.hcfg.path = "ofan-fabric";
+	s->load.hcfg.policy = p->schemes[scheme].host_policy;
+	s->load.hcfg.stats_interval_ns = 0;
 	for (i = 0; i < (uint32_t)t->nb_hosts * t->nb_hosts; i++)
 		hops_max = RTE_MAX(hops_max, (uint32_t)t->hops[i]);
 	if (!p->base_rtt_set)
-		s->hcfg.base_rtt_ns = fab_oneway_ns(p, hops_max) +
+		s->load.hcfg.base_rtt_ns = fab_oneway_ns(p, hops_max) +
 			ofan_tx_time_ns(fab_full_frame_queue_bytes(p) +
 					p->queue.frame.overhead, p->rate_bps) +
 			fab_ack_back_ns(p, hops_max);
-	hs_config_derive(&s->hcfg);
+	hs_config_derive(&s->load.hcfg);
 	/* The copies carry no pointer (fab_experiment.c): point at this one's. */
-	if (s->hcfg.traffic.pattern->settings_size > 0)
-		s->hcfg.traffic.settings = &s->hcfg.pattern_set;
-	if (hs_pattern_build(&s->hcfg.traffic, &s->traffic, &s->workload,
-			     err, err_size) != 0 ||
-	    hs_trigger_state_init(&s->trig, &s->traffic) != 0)
+	if (s->load.hcfg.traffic.pattern->settings_size > 0)
+		s->load.hcfg.traffic.settings = &s->load.hcfg.pattern_set;
+	if (hs_pattern_build(&s->load.hcfg.traffic, &s->load.traffic,
+			     &s->load.workload, err, err_size) != 0 ||
+	    hs_trigger_state_init(&s->load.trig, &s->load.traffic) != 0)
 		return -EINVAL;
 
 	s->net.nb_dirs = 2 * t->nb_links;
@@ -297,8 +297,8 @@ fab_sim_build(struct fab_sim *s, uint16_t scheme, char *err,
 	}
 	fab_partition(s);
 	if (s->nb_parts > 1 &&
-	    ((s->traffic.nb_triggers > 0 && !fab_triggers_local(s)) ||
-	     s->workload != NULL)) {
+	    ((s->load.traffic.nb_triggers > 0 && !fab_triggers_local(s)) ||
+	     s->load.workload != NULL)) {
 		/* One part, on rank 0 (the other ranks hold nothing). */
 		s->one_part = true;
 		s->nb_parts = 1;
@@ -309,17 +309,17 @@ fab_sim_build(struct fab_sim *s, uint16_t scheme, char *err,
 		fab_partition(s);
 	}
 	/* Training jobs: the workload runs where the one part is. */
-	if (s->workload != NULL && fab_part_local(s, 0)) {
+	if (s->load.workload != NULL && fab_part_local(s, 0)) {
 		const struct hs_wl_driver drv = {
 			.release = fab_wl_release, .timer = fab_wl_timer,
 			.arg = s,
 		};
 
-		if (hs_wl_run_init(&s->wl, s->workload, &drv) != 0) {
+		if (hs_wl_run_init(&s->load.wl, s->load.workload, &drv) != 0) {
 			snprintf(err, err_size, "out of memory for the jobs");
 			return -ENOMEM;
 		}
-		s->has_wl = true;
+		s->load.has_wl = true;
 	}
 	if (s->job != NULL) {
 		s->xout = calloc((size_t)s->job->size, sizeof(*s->xout));
@@ -434,8 +434,8 @@ fab_sim_build(struct fab_sim *s, uint16_t scheme, char *err,
 	for (i = 0; i < t->nb_hosts; i++) {
 		const struct fab_link_desc *k = &t->links[t->host_link[i]];
 		struct hs_host_params hp = {
-			.cfg = &s->hcfg,
-			.traffic = &s->traffic,
+			.cfg = &s->load.hcfg,
+			.traffic = &s->load.traffic,
 			.rank = i,
 			.pool = s->pool,
 			.no_announce = true,

@@ -183,7 +183,7 @@ fab_collect_merge(struct fab_sim *s, struct hs_flow_result *res)
 {
 	const struct fab_mpi *j = s->job;
 	struct fab_run *r = s->r;
-	uint32_t n = s->traffic.nb_flows, f, nq;
+	uint32_t n = s->load.traffic.nb_flows, f, nq;
 	struct fab_xbuf mine = { 0 }, *all;
 	int k, rc = 0;
 
@@ -284,7 +284,7 @@ static int
 fab_collect_jobs(struct fab_sim *s, const uint64_t *send_ns,
 		 const uint64_t *recv_ns, uint64_t *begin)
 {
-	const struct hs_workload *w = s->workload;
+	const struct hs_workload *w = s->load.workload;
 	uint64_t *start = malloc(sizeof(uint64_t) * (w->nb_nodes + 1));
 	uint64_t *end = malloc(sizeof(uint64_t) * (w->nb_nodes + 1));
 	int rc = start == NULL || end == NULL ? -ENOMEM : 0;
@@ -292,7 +292,7 @@ fab_collect_jobs(struct fab_sim *s, const uint64_t *send_ns,
 	if (rc == 0)
 		rc = hs_wl_ideal(w, send_ns, recv_ns, start, end, begin);
 	if (rc == 0)
-		rc = hs_wl_results(w, s->wl.start_ns, s->wl.end_ns, start, end,
+		rc = hs_wl_results(w, s->load.wl.start_ns, s->load.wl.end_ns, start, end,
 				   &s->r->jobs);
 	if (rc == 0)
 		fab_job_sums(w, &s->r->jobs, s->r);
@@ -306,7 +306,7 @@ static int
 fab_collect_flows(struct fab_sim *s, const struct hs_flow_result *res_all)
 {
 	const struct fab_params *p = s->p;
-	const struct hs_traffic *tr = &s->traffic;
+	const struct hs_traffic *tr = &s->load.traffic;
 	struct fab_run *r = s->r;
 	uint32_t n = tr->nb_flows;
 	uint64_t *send_ns = calloc(n + 1, sizeof(*send_ns));
@@ -340,14 +340,14 @@ fab_collect_flows(struct fab_sim *s, const struct hs_flow_result *res_all)
 		const struct hs_flow_spec *sp = &tr->flows[f];
 		uint32_t hops = s->t->hops[sp->src * s->t->nb_hosts + sp->dst];
 
-		lead_ns[f] = hs_flow_lead_ns(&s->hcfg, tr, f, tr->concurrency);
+		lead_ns[f] = hs_flow_lead_ns(&s->load.hcfg, tr, f, tr->concurrency);
 		recv_ns[f] = lead_ns[f] + fab_frame_path_ns(p, hops,
-			hs_flow_last_frame_size(&s->hcfg, sp->size));
+			hs_flow_last_frame_size(&s->load.hcfg, sp->size));
 		send_ns[f] = recv_ns[f] + fab_ack_back_ns(p, hops);
 	}
 	rc = hs_traffic_ideal_begin(tr, send_ns, recv_ns,
-		hs_first_slot_late_ns(&s->hcfg, tr, tr->concurrency), begin);
-	if (rc == 0 && s->has_wl)
+		hs_first_slot_late_ns(&s->load.hcfg, tr, tr->concurrency), begin);
+	if (rc == 0 && s->load.has_wl)
 		rc = fab_collect_jobs(s, send_ns, recv_ns, begin);
 	if (rc != 0)
 		goto out;
@@ -366,7 +366,7 @@ fab_collect_flows(struct fab_sim *s, const struct hs_flow_result *res_all)
 		times[f].ideal_ns = send_ns[f];
 		times[f].ideal_begin_ns = begin[f];
 		times[f].src = sp->src;
-		if (s->hcfg.pacing == HS_PACING_HOST)
+		if (s->load.hcfg.pacing == HS_PACING_HOST)
 			times[f].pacer_ns = lead_ns[f];
 		if (times[f].done_ns != 0)
 			fr->fct_ns = res->done_ns - res->start_ns;
@@ -400,13 +400,13 @@ out:
 int
 fab_sim_collect(struct fab_sim *s)
 {
-	uint32_t n = s->traffic.nb_flows, f, i;
+	uint32_t n = s->load.traffic.nb_flows, f, i;
 	struct hs_flow_result *res = calloc(n + 1, sizeof(*res));
 	int rc = res == NULL ? -ENOMEM : 0;
 
 	/* What this rank's hosts saw of each flow (both ends, if here). */
 	for (f = 0; res != NULL && f < n; f++) {
-		const struct hs_flow_spec *sp = &s->traffic.flows[f];
+		const struct hs_flow_spec *sp = &s->load.traffic.flows[f];
 		uint32_t end[2] = { sp->src, sp->dst };
 
 		for (i = 0; i < 2; i++)

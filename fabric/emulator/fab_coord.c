@@ -323,8 +323,8 @@ fab_sim_start(struct fab_sim *s)
 	for (i = 0; i < t->nb_hosts; i++)
 		if (s->net.hosts[i].h != NULL)
 			hs_host_start(s->net.hosts[i].h, s->t0);
-	if (s->has_wl)
-		hs_wl_run_start(&s->wl, s->t0);
+	if (s->load.has_wl)
+		hs_wl_run_start(&s->load.wl, s->t0);
 	for (i = 0; i < t->nb_hosts; i++) {
 		struct fab_thr *th;
 

@@ -415,7 +415,7 @@ void
 fab_wl_release(void *arg, uint32_t flow, uint64_t now)
 {
 	struct fab_sim *s = arg;
-	uint32_t src = s->traffic.flows[flow].src;
+	uint32_t src = s->load.traffic.flows[flow].src;
 	struct fab_hnode *hn = &s->net.hosts[src];
 
 	if (!hs_host_release(hn->h, flow, now) || hn->wake_at <= now)
@@ -448,11 +448,11 @@ fab_sim_flow_end(void *arg, uint32_t flow, bool received, uint64_t now)
 	const uint32_t *go;
 	uint32_t n, i;
 
-	if (s->has_wl) {
-		hs_wl_run_flow_end(&s->wl, flow, received, now);
+	if (s->load.has_wl) {
+		hs_wl_run_flow_end(&s->load.wl, flow, received, now);
 		return;
 	}
-	n = hs_trigger_flow_end(&s->traffic, &s->trig, flow, received, &go);
+	n = hs_trigger_flow_end(&s->load.traffic, &s->load.trig, flow, received, &go);
 	for (i = 0; i < n; i++)
 		fab_wl_release(s, go[i], now);
 }
@@ -463,7 +463,7 @@ fab_host_check_done(struct fab_thr *th, uint32_t rank)
 	struct fab_hnode *hn = &th->s->net.hosts[rank];
 
 	if (!hn->done && hs_host_tx_done(hn->h) && hs_host_rx_done(hn->h) &&
-	    (!th->s->has_wl || hs_wl_run_host_done(&th->s->wl, rank))) {
+	    (!th->s->load.has_wl || hs_wl_run_host_done(&th->s->load.wl, rank))) {
 		hn->done = true;
 		th->nb_hosts_done++;
 		th->last_done_ns = RTE_MAX(th->last_done_ns, th->now);
@@ -646,7 +646,7 @@ fab_thr_window(struct fab_thr *th, uint64_t w_end)
 				fab_sw_tx(th, idx);
 			break;
 		case FAB_EV_WORK:
-			hs_wl_run_timer(&s->wl, idx, ev.t);
+			hs_wl_run_timer(&s->load.wl, idx, ev.t);
 			fab_host_check_done(th, idx);
 			break;
 		default:

@@ -170,6 +170,26 @@ struct fab_net {
 	struct ofan_loss loss[FAB_MAX_DROPS];
 };
 
+/*
+ * What the hosts send: their configuration (the scheme's policy, the
+ * fabric's RTT), the traffic and its triggers, and a training job's run.
+ * fab_build.c sets it up and frees it, fab_sim.c's flow ends drive the
+ * triggers and the workload (fab_sim_flow_end, fab_wl_release,
+ * fab_wl_timer), fab_collect.c reads the flows' ideals from it.
+ */
+struct fab_load {
+	struct hs_config hcfg;
+	struct hs_traffic traffic;
+	/* Training jobs: the workload the traffic's flows belong to, or NULL
+	 * (owned). */
+	struct hs_workload *workload;
+	struct hs_trigger_state trig;
+	/* Training jobs: the workload's run, here when has_wl (the rank
+	 * with the one part: a workload always runs as one). */
+	struct hs_wl_run wl;
+	bool has_wl;
+};
+
 /* One thread's part of the run. */
 struct fab_thr {
 	struct fab_sim *s;
@@ -208,16 +228,7 @@ struct fab_sim {
 	struct fab_topo *t;
 	struct fab_run *r;
 	struct fab_net net;
-	struct hs_config hcfg;
-	struct hs_traffic traffic;
-	/* Training jobs: the workload the traffic's flows belong to, or NULL
-	 * (owned). */
-	struct hs_workload *workload;
-	struct hs_trigger_state trig;
-	/* Training jobs: the workload's run, here when has_wl (the rank
-	 * with the one part: a workload always runs as one). */
-	struct hs_wl_run wl;
-	bool has_wl;
+	struct fab_load load;
 	bool one_part;		/* triggers cross parts: one thread */
 	struct rte_mempool *pool;
 	struct rte_lpm *fib;
