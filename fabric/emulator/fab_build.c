@@ -81,10 +81,9 @@ fab_pool_size(const struct fab_params *p)
  * Parts are numbered over the whole job (rank x threads + thread).
  */
 static void
-fab_partition(struct fab_sim *s)
+fab_partition(struct fab_parts *pt, const struct fab_topo *t)
 {
-	const struct fab_topo *t = s->t;
-	uint32_t n = s->nb_parts, i, nb_top = 0, nb_low = 0;
+	uint32_t n = pt->nb_parts, i, nb_top = 0, nb_low = 0;
 
 	for (i = 0; i < t->nb_switches; i++) {
 		if (t->sw[i].role == FAB_ROLE_CORE)
@@ -95,13 +94,13 @@ fab_partition(struct fab_sim *s)
 	for (i = 0; i < t->nb_switches; i++) {
 		const struct fab_switch_desc *d = &t->sw[i];
 
-		s->sw_owner[i] = (uint16_t)(d->role == FAB_ROLE_CORE ?
+		pt->sw_owner[i] = (uint16_t)(d->role == FAB_ROLE_CORE ?
 			d->index * n / RTE_MAX(nb_top, 1u) :
 			d->pod * n / RTE_MAX(nb_low, 1u));
 	}
 	for (i = 0; i < t->nb_hosts; i++)
-		s->host_owner[i] = t->host_tor[i] == FAB_NONE ? 0 :
-			s->sw_owner[t->host_tor[i]];
+		pt->host_owner[i] = t->host_tor[i] == FAB_NONE ? 0 :
+			pt->sw_owner[t->host_tor[i]];
 }
 
 /*
@@ -116,7 +115,7 @@ fab_triggers_local(const struct fab_sim *s)
 	uint32_t split;
 
 	/* Out of memory: one part, which is always exact. */
-	return hs_traffic_trigger_split(&s->load.traffic, s->host_owner,
+	return hs_traffic_trigger_split(&s->load.traffic, s->parts.host_owner,
 					&split) == 0 &&
 		split == HS_NO_TRIGGER;
 }
@@ -161,7 +160,7 @@ fab_sim_free(struct fab_sim *s)
 	}
 	free(s->xout);
 	free(s->xin);
-	for (k = 0; k < s->nb_thr; k++) {
+	for (k = 0; k < s->parts.nb_thr; k++) {
 		struct fab_thr *th = &s->thr[k];
 
 		if (th->q != NULL)
@@ -174,8 +173,8 @@ fab_sim_free(struct fab_sim *s)
 	rte_free(s->net.rx);
 	free(s->net.hosts);
 	free(s->net.sw);
-	free(s->sw_owner);
-	free(s->host_owner);
+	free(s->parts.sw_owner);
+	free(s->parts.host_owner);
 }
 
 /*
@@ -288,28 +287,29 @@ fab_sim_build(struct fab_sim *s, uint16_t scheme, char *err,
 				   RTE_CACHE_LINE_SIZE, SOCKET_ID_ANY);
 	s->net.hosts = calloc(t->nb_hosts, sizeof(*s->net.hosts));
 	s->net.sw = calloc(t->nb_switches + 1, sizeof(*s->net.sw));
-	s->sw_owner = calloc(t->nb_switches + 1, sizeof(*s->sw_owner));
-	s->host_owner = calloc(t->nb_hosts, sizeof(*s->host_owner));
+	s->parts.sw_owner = calloc(t->nb_switches + 1, sizeof(*s->parts.sw_owner));
+	s->parts.host_owner = calloc(t->nb_hosts, sizeof(*s->parts.host_owner));
 	if (s->net.dirs == NULL || s->net.rx == NULL || s->net.hosts == NULL ||
-	    s->net.sw == NULL || s->sw_owner == NULL || s->host_owner == NULL) {
+	    s->net.sw == NULL || s->parts.sw_owner == NULL ||
+	    s->parts.host_owner == NULL) {
 		snprintf(err, err_size, "out of memory for the fabric");
 		return -ENOMEM;
 	}
-	fab_partition(s);
-	if (s->nb_parts > 1 &&
+	fab_partition(&s->parts, s->t);
+	if (s->parts.nb_parts > 1 &&
 	    ((s->load.traffic.nb_triggers > 0 && !fab_triggers_local(s)) ||
 	     s->load.workload != NULL)) {
 		/* One part, on rank 0 (the other ranks hold nothing). */
-		s->one_part = true;
-		s->nb_parts = 1;
-		s->nb_thr = 1;
-		s->thr_per_rank = 1;
-		s->part0 = (uint16_t)(s->job != NULL ? s->job->rank : 0);
+		s->parts.one_part = true;
+		s->parts.nb_parts = 1;
+		s->parts.nb_thr = 1;
+		s->parts.thr_per_rank = 1;
+		s->parts.part0 = (uint16_t)(s->job != NULL ? s->job->rank : 0);
 		s->bar.n = 1;
-		fab_partition(s);
+		fab_partition(&s->parts, s->t);
 	}
 	/* Training jobs: the workload runs where the one part is. */
-	if (s->load.workload != NULL && fab_part_local(s, 0)) {
+	if (s->load.workload != NULL && fab_part_local(&s->parts, 0)) {
 		const struct hs_wl_driver drv = {
 			.release = fab_wl_release, .timer = fab_wl_timer,
 			.arg = s,
@@ -329,7 +329,7 @@ fab_sim_build(struct fab_sim *s, uint16_t scheme, char *err,
 			return -ENOMEM;
 		}
 	}
-	for (i = 0; i < s->nb_thr; i++) {
+	for (i = 0; i < s->parts.nb_thr; i++) {
 		struct fab_thr *th = &s->thr[i];
 
 		th->s = s;
@@ -361,15 +361,15 @@ fab_sim_build(struct fab_sim *s, uint16_t scheme, char *err,
 			rx->to = k->node[1 - e];
 			rx->to_port = k->port[1 - e];
 			rx->to_host = k->is_host[1 - e];
-			tx_part = d->from_host ? s->host_owner[d->from] :
-				s->sw_owner[d->from];
-			rx_part = rx->to_host ? s->host_owner[rx->to] :
-				s->sw_owner[rx->to];
-			d->tx_local = fab_part_local(s, tx_part);
-			d->rx_local = fab_part_local(s, rx_part);
-			d->tx_owner = d->tx_local ? fab_part_thr(s, tx_part) : 0;
-			d->rx_owner = d->rx_local ? fab_part_thr(s, rx_part) : 0;
-			d->rx_rank = (uint16_t)(rx_part / s->thr_per_rank);
+			tx_part = d->from_host ? s->parts.host_owner[d->from] :
+				s->parts.sw_owner[d->from];
+			rx_part = rx->to_host ? s->parts.host_owner[rx->to] :
+				s->parts.sw_owner[rx->to];
+			d->tx_local = fab_part_local(&s->parts, tx_part);
+			d->rx_local = fab_part_local(&s->parts, rx_part);
+			d->tx_owner = d->tx_local ? fab_part_thr(&s->parts, tx_part) : 0;
+			d->rx_owner = d->rx_local ? fab_part_thr(&s->parts, rx_part) : 0;
+			d->rx_rank = (uint16_t)(rx_part / s->parts.thr_per_rank);
 			d->cross = tx_part != rx_part;
 			if (d->cross && d->rx_local) {
 				struct fab_thr *th = &s->thr[d->rx_owner];
@@ -409,7 +409,7 @@ fab_sim_build(struct fab_sim *s, uint16_t scheme, char *err,
 		uint16_t port;
 
 		s->net.sw[i].nb_ports = c->nb_ports;
-		if (!fab_part_local(s, s->sw_owner[i]))
+		if (!fab_part_local(&s->parts, s->parts.sw_owner[i]))
 			continue;	/* another rank's */
 		for (port = 0; port < c->nb_ports; port++)
 			memcpy(macs[port], c->ports[port].mac, 6);
@@ -446,7 +446,7 @@ fab_sim_build(struct fab_sim *s, uint16_t scheme, char *err,
 		};
 
 		s->net.hosts[i].wake_at = UINT64_MAX;
-		if (!fab_part_local(s, s->host_owner[i]))
+		if (!fab_part_local(&s->parts, s->parts.host_owner[i]))
 			continue;	/* another rank's */
 
 		hp.mac[0] = 0x02;

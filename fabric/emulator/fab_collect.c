@@ -42,12 +42,12 @@ fab_collect_qwin(struct fab_sim *s)
 	struct fab_run *r = s->r;
 	uint32_t n = 0, i;
 
-	for (i = 0; i < s->nb_thr; i++)
+	for (i = 0; i < s->parts.nb_thr; i++)
 		n += s->thr[i].nb_qwin;
 	r->qwin = malloc((n + 1) * sizeof(*r->qwin));
 	if (r->qwin == NULL)
 		return;
-	for (i = 0; i < s->nb_thr; i++) {
+	for (i = 0; i < s->parts.nb_thr; i++) {
 		/* A thread that saw no queue has no array (memcpy from NULL
 		 * is undefined even for 0 bytes). */
 		if (s->thr[i].nb_qwin == 0)
@@ -133,7 +133,7 @@ fab_collect_counters(struct fab_sim *s)
 				r->max_queue_bytes_all, q->max_bytes);
 		}
 	}
-	for (i = 0; i < s->nb_thr; i++) {
+	for (i = 0; i < s->parts.nb_thr; i++) {
 		r->drops[OFAN_DROP_SHUTDOWN] += s->thr[i].lost;
 		r->drops[OFAN_DROP_INJECTED] += s->thr[i].dropped_on_purpose;
 		r->drops[OFAN_DROP_BLACKHOLE] += s->thr[i].blackholed;
@@ -386,7 +386,7 @@ fab_collect_flows(struct fab_sim *s, const struct hs_flow_result *res_all)
 	for (f = 0; f < OFAN_DROP_MAX; f++)
 		r->drops_total += r->drops[f];
 	r->dropped = r->drops_total;
-	r->one_part = s->one_part;
+	r->one_part = s->parts.one_part;
 out:
 	free(send_ns);
 	free(recv_ns);

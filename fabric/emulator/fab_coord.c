@@ -195,7 +195,7 @@ fab_coordinate(struct fab_sim *s)
 		uint32_t drain[2], n, d;
 
 		s->ctl[c] = s->ctl[--s->nb_ctl];
-		for (i = 0; i < s->nb_thr; i++)
+		for (i = 0; i < s->parts.nb_thr; i++)
 			s->thr[i].now = w_start;
 		n = fab_control(s, ctl.idx, w_start, drain);
 		for (d = 0; d < n; d++)
@@ -203,7 +203,7 @@ fab_coordinate(struct fab_sim *s)
 				fab_dir_tx(&s->thr[s->net.dirs[drain[d]].tx_owner],
 					   drain[d]);
 	}
-	for (i = 0; i < s->nb_thr; i++) {
+	for (i = 0; i < s->parts.nb_thr; i++) {
 		done += s->thr[i].nb_hosts_done;
 		net += s->thr[i].nb_net_ev;
 		failed = failed || s->thr[i].failed;
@@ -315,7 +315,7 @@ fab_sim_start(struct fab_sim *s)
 				RTE_MAX(p->nic_queue, 1u);
 		}
 		s->pool_need = (uint32_t)RTE_MIN(FAB_POOL_RESERVE +
-			(uint64_t)s->nb_thr * RTE_MEMPOOL_CACHE_MAX_SIZE * 3 / 2 +
+			(uint64_t)s->parts.nb_thr * RTE_MEMPOOL_CACHE_MAX_SIZE * 3 / 2 +
 			hosts * per_host, (uint64_t)UINT32_MAX / 2);
 		fab_pool_reserve(s->grow, (uint32_t)RTE_MIN(s->pool_need + first,
 						(uint64_t)UINT32_MAX / 2));
@@ -330,7 +330,7 @@ fab_sim_start(struct fab_sim *s)
 
 		if (s->net.hosts[i].h == NULL)
 			continue;	/* another rank's */
-		th = &s->thr[fab_part_thr(s, s->host_owner[i])];
+		th = fab_host_thr(s, i);
 		fab_host_kick(th, i);
 		fab_host_check_done(th, i);
 	}
@@ -350,7 +350,7 @@ fab_sim_go(struct fab_sim *s, char *err, unsigned int err_size)
 	uint64_t end;
 	int rc = 0;
 
-	for (i = 1; i < s->nb_thr; i++) {
+	for (i = 1; i < s->parts.nb_thr; i++) {
 		lcore = rte_get_next_lcore(lcore, 1, 0);
 		s->thr[i].lcore = lcore;
 		if (rte_eal_remote_launch(fab_thr_main, &s->thr[i],
@@ -372,7 +372,7 @@ fab_sim_go(struct fab_sim *s, char *err, unsigned int err_size)
 	if (rc != 0)
 		return rc;	/* a thread did not start: nothing ran */
 
-	for (i = 0; i < s->nb_thr; i++) {
+	for (i = 0; i < s->parts.nb_thr; i++) {
 		if (s->thr[i].failed) {
 			snprintf(err, err_size, "out of memory for events");
 			rc = -ENOMEM;

@@ -68,29 +68,29 @@ fab_run(const struct fab_params *p, uint16_t scheme, struct fab_topo *t,
 	/* Results do not depend on the thread count: fewer lcores than
 	 * threads only makes the run slower.  Links without delay give no
 	 * lookahead to run parts apart. */
-	s->nb_thr = t->kind == FAB_TOPO_B2B || p->delay_ns == 0 ? 1 :
+	s->parts.nb_thr = t->kind == FAB_TOPO_B2B || p->delay_ns == 0 ? 1 :
 		(uint16_t)RTE_MIN((unsigned int)p->threads, rte_lcore_count());
 	/* Parts over ranks: as many threads on every rank (the fewest any
 	 * has), or one part on rank 0 when links give no lookahead. */
 	s->job = opts != NULL && opts->job != NULL && opts->job->size > 1 ?
 		opts->job : NULL;
-	s->part0 = 0;
-	s->nb_parts = s->nb_thr;
-	s->thr_per_rank = s->nb_thr;
+	s->parts.part0 = 0;
+	s->parts.nb_parts = s->parts.nb_thr;
+	s->parts.thr_per_rank = s->parts.nb_thr;
 	if (s->job != NULL) {
-		uint64_t fewest = UINT16_MAX - s->nb_thr;
+		uint64_t fewest = UINT16_MAX - s->parts.nb_thr;
 
 		fab_mpi_reduce(s->job, NULL, 0, &fewest, 1);
-		s->nb_thr = (uint16_t)(UINT16_MAX - fewest);
-		s->thr_per_rank = s->nb_thr;
+		s->parts.nb_thr = (uint16_t)(UINT16_MAX - fewest);
+		s->parts.thr_per_rank = s->parts.nb_thr;
 		if (t->kind == FAB_TOPO_B2B || p->delay_ns == 0) {
-			s->nb_parts = 1;
-			s->nb_thr = 1;
-			s->thr_per_rank = 1;
+			s->parts.nb_parts = 1;
+			s->parts.nb_thr = 1;
+			s->parts.thr_per_rank = 1;
 		} else {
-			s->nb_parts = (uint16_t)(s->nb_thr * s->job->size);
+			s->parts.nb_parts = (uint16_t)(s->parts.nb_thr * s->job->size);
 		}
-		s->part0 = (uint16_t)(s->job->rank * s->thr_per_rank);
+		s->parts.part0 = (uint16_t)(s->job->rank * s->parts.thr_per_rank);
 	}
 	s->t0 = FAB_T0_NS;
 	s->limit = s->t0 + p->time_limit_ns + 1;	/* the limit itself runs */
@@ -99,7 +99,7 @@ fab_run(const struct fab_params *p, uint16_t scheme, struct fab_topo *t,
 	 * delay before it arrives.  Windows are the same for any thread
 	 * count. */
 	s->lookahead = p->delay_ns > 0 ? p->delay_ns : 1;
-	s->bar.n = s->nb_thr;
+	s->bar.n = s->parts.nb_thr;
 	clock_gettime(CLOCK_MONOTONIC, &s->wall0);
 	s->wall_last = s->wall0;
 	/* Deep queues and many hosts take their time to allocate and free;

@@ -421,8 +421,7 @@ fab_wl_release(void *arg, uint32_t flow, uint64_t now)
 	if (!hs_host_release(hn->h, flow, now) || hn->wake_at <= now)
 		return;
 	hn->wake_at = now;
-	fab_push(&s->thr[fab_part_thr(s, s->host_owner[src])], now,
-		 FAB_EV_HOST, src);
+	fab_push(fab_host_thr(s, src), now, FAB_EV_HOST, src);
 }
 
 /* The workload's timer for host: a WORK event at at. */
@@ -431,8 +430,7 @@ fab_wl_timer(void *arg, uint32_t host, uint64_t at)
 {
 	struct fab_sim *s = arg;
 
-	fab_push(&s->thr[fab_part_thr(s, s->host_owner[host])], at,
-		 FAB_EV_WORK, host);
+	fab_push(fab_host_thr(s, host), at, FAB_EV_WORK, host);
 }
 
 /*

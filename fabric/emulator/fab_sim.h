@@ -190,6 +190,25 @@ struct fab_load {
 	bool has_wl;
 };
 
+/*
+ * The parts the fabric is cut into (pods, or groups of leaves and spines
+ * with their hosts), one per thread, numbered over the MPI job: rank x
+ * threads + thread.  fab_run.c sizes them (threads per rank), fab_build.c
+ * gives every node its part (fab_partition) and falls back to one part
+ * when triggers or a workload cross parts; fab_part_local() and
+ * fab_part_thr() answer whether a part is this rank's and whose thread.
+ */
+struct fab_parts {
+	uint16_t *sw_owner;	/* per switch, its part */
+	uint16_t *host_owner;	/* per host, its part */
+	uint16_t nb_thr;	/* threads of this rank */
+	/* This rank runs parts part0 .. part0 + nb_thr - 1 of nb_parts
+	 * (--spread parts); a job of one has part0 = 0, nb_parts =
+	 * nb_thr. */
+	uint16_t part0, nb_parts, thr_per_rank;
+	bool one_part;		/* triggers cross parts: one thread */
+};
+
 /* One thread's part of the run. */
 struct fab_thr {
 	struct fab_sim *s;
@@ -229,7 +248,7 @@ struct fab_sim {
 	struct fab_run *r;
 	struct fab_net net;
 	struct fab_load load;
-	bool one_part;		/* triggers cross parts: one thread */
+	struct fab_parts parts;
 	struct rte_mempool *pool;
 	struct rte_lpm *fib;
 	struct fab_fib_cache *fib_cache; /* NULL: fib is this run's own */
@@ -244,14 +263,7 @@ struct fab_sim {
 	uint64_t done_ns;
 	uint16_t nb_ctl;
 	struct fab_ctl ctl[FAB_MAX_CTL];
-	uint16_t *sw_owner;	/* parts (global: rank x threads + thread) */
-	uint16_t *host_owner;
-	uint16_t nb_thr;	/* threads of this rank */
-	/* Parts over MPI ranks (--spread parts): this rank runs parts
-	 * part0 .. part0 + nb_thr - 1 of nb_parts; a job of one has
-	 * part0 = 0, nb_parts = nb_thr. */
 	const struct fab_mpi *job;
-	uint16_t part0, nb_parts, thr_per_rank;
 	bool progress_due;	/* rank 0 asked for a progress line */
 	struct fab_xbuf *xout, *xin;	/* per rank: frames to hand over */
 	struct fab_thr thr[FAB_MAX_THREADS];
@@ -290,15 +302,22 @@ uint32_t fab_nic_free(struct fab_nic *n);
 
 /* Is part (global) one of this rank's?  Its thread, when it is. */
 static inline bool
-fab_part_local(const struct fab_sim *s, uint16_t part)
+fab_part_local(const struct fab_parts *pt, uint16_t part)
 {
-	return part >= s->part0 && part < s->part0 + s->nb_thr;
+	return part >= pt->part0 && part < pt->part0 + pt->nb_thr;
 }
 
 static inline uint8_t
-fab_part_thr(const struct fab_sim *s, uint16_t part)
+fab_part_thr(const struct fab_parts *pt, uint16_t part)
 {
-	return (uint8_t)(part - s->part0);
+	return (uint8_t)(part - pt->part0);
+}
+
+/* The thread of this rank that runs host rank (a host of this rank's). */
+static inline struct fab_thr *
+fab_host_thr(struct fab_sim *s, uint32_t rank)
+{
+	return &s->thr[fab_part_thr(&s->parts, s->parts.host_owner[rank])];
 }
 
 /* ---- one thread's events in a window (fab_sim.c) ---- */
