@@ -305,7 +305,7 @@ fab_sim_build(struct fab_sim *s, uint16_t scheme, char *err,
 		s->parts.nb_thr = 1;
 		s->parts.thr_per_rank = 1;
 		s->parts.part0 = (uint16_t)(s->job != NULL ? s->job->rank : 0);
-		s->bar.n = 1;
+		s->loop.bar.n = 1;
 		fab_partition(&s->parts, s->t);
 	}
 	/* Training jobs: the workload runs where the one part is. */
@@ -340,8 +340,8 @@ fab_sim_build(struct fab_sim *s, uint16_t scheme, char *err,
 			snprintf(err, err_size, "out of memory for the event queues");
 			return -ENOMEM;
 		}
-		fab_evq_init(th->q, s->t0);
-		th->now = s->t0;
+		fab_evq_init(th->q, s->loop.t0);
+		th->now = s->loop.t0;
 	}
 	for (l = 0; l < t->nb_links; l++) {
 		const struct fab_link_desc *k = &t->links[l];
@@ -396,7 +396,7 @@ fab_sim_build(struct fab_sim *s, uint16_t scheme, char *err,
 		}
 		/* The run's seed and the direction: any thread count. */
 		ofan_loss_start(l, &dr->loss, p->seed, 0x6c6f7373ull << 32 | id,
-				s->t0);
+				s->loop.t0);
 		d->loss = l;
 	}
 

@@ -161,7 +161,7 @@ fab_control(struct fab_sim *s, uint32_t idx, uint64_t now, uint32_t drain[2])
 		break;
 	case FAB_CTL_ROUTE:
 		if (f->duration_ns != 0 &&
-		    now >= s->t0 + f->at_ns + f->duration_ns)
+		    now >= s->loop.t0 + f->at_ns + f->duration_ns)
 			break;	/* restored before routing converged */
 		s->t->alive[link] = false;
 		fab_topo_weights(s->t, fab_set_weight, s);
@@ -195,7 +195,7 @@ fab_fail_at_start(struct fab_sim *s)
 			if (!k->is_host[e] && s->net.sw[k->node[e]].eng != NULL)
 				sw_engine_set_link(s->net.sw[k->node[e]].eng,
 						   k->port[e], SW_LINK_DOWN, 0,
-						   s->t0);
+						   s->loop.t0);
 		s->t->alive[link] = false;
 		any++;
 	}
@@ -203,6 +203,6 @@ fab_fail_at_start(struct fab_sim *s)
 		return;
 	fab_topo_weights(s->t, fab_set_weight, s);
 	for (i = 0; i < s->t->nb_switches; i++)
-		fab_sw_control(s, i, s->t0);
+		fab_sw_control(s, i, s->loop.t0);
 }
 

@@ -88,7 +88,7 @@ fab_progress_print(struct fab_sim *s, uint64_t now, uint64_t acked,
 		return;
 	clock_gettime(CLOCK_MONOTONIC, &s->wall_last);
 	fprintf(stderr, "%s: %-10s %10.1f us simulated, %5.1f%% of bytes acknowledged, %6.1f s wall%s\n",
-		s->prog, s->scheme, (double)(now - s->t0) / 1e3,
+		s->prog, s->scheme, (double)(now - s->loop.t0) / 1e3,
 		total ? 100.0 * (double)acked / (double)total : 100.0,
 		fab_sim_wall_since(&s->wall0), last ? " (done)" : "");
 }
@@ -178,7 +178,7 @@ fab_exchange(struct fab_sim *s, uint32_t parity)
 static void
 fab_coordinate(struct fab_sim *s)
 {
-	uint64_t w_start = s->w_end, w_end, net = 0, last_done = 0;
+	uint64_t w_start = s->loop.w_end, w_end, net = 0, last_done = 0;
 	uint64_t sum[4], max[5];
 	uint32_t done = 0, i;
 	bool failed = false;
@@ -190,7 +190,7 @@ fab_coordinate(struct fab_sim *s)
 	 * nanosecond that runs).
 	 */
 	while ((c = fab_ctl_next(s)) >= 0 && s->ctl[c].t <= w_start &&
-	       s->ctl[c].t < s->limit) {
+	       s->ctl[c].t < s->loop.limit) {
 		struct fab_ctl ctl = s->ctl[c];
 		uint32_t drain[2], n, d;
 
@@ -213,7 +213,7 @@ fab_coordinate(struct fab_sim *s)
 	 * rank that sent it: they move after this). */
 	for (i = 0; i < s->net.nb_dirs; i++)
 		if (s->net.dirs[i].cross && s->net.dirs[i].tx_local)
-			net += fab_fifo_len(&s->net.dirs[i].out[s->w_index & 1]);
+			net += fab_fifo_len(&s->net.dirs[i].out[s->loop.w_index & 1]);
 	/* The job decides as one: sums and maxima over its ranks. */
 	sum[0] = done;
 	sum[1] = net;
@@ -221,7 +221,7 @@ fab_coordinate(struct fab_sim *s)
 	if (s->progress_due)
 		fab_progress_sums(s, &sum[2], &sum[3]);
 	max[0] = failed;
-	max[1] = s->interrupt != NULL && *s->interrupt;
+	max[1] = s->loop.interrupt != NULL && *s->loop.interrupt;
 	max[2] = last_done;
 	max[3] = s->progress_due;
 	max[4] = fab_progress_wanted(s);
@@ -230,23 +230,23 @@ fab_coordinate(struct fab_sim *s)
 	if (max[3])
 		fab_progress_print(s, w_start, sum[2], sum[3], false);
 	s->progress_due = max[4] != 0;
-	if (sum[0] == s->t->nb_hosts && s->done_ns == 0)
-		s->done_ns = max[2];
-	if ((s->done_ns != 0 && sum[1] == 0) || w_start >= s->limit ||
+	if (sum[0] == s->t->nb_hosts && s->loop.done_ns == 0)
+		s->loop.done_ns = max[2];
+	if ((s->loop.done_ns != 0 && sum[1] == 0) || w_start >= s->loop.limit ||
 	    max[0] || max[1]) {
-		s->stop = true;
+		s->loop.stop = true;
 		return;
 	}
-	if (s->between != NULL)
-		s->between(s->between_arg);
-	w_end = RTE_MIN(w_start + s->lookahead, s->limit);
+	if (s->loop.between != NULL)
+		s->loop.between(s->loop.between_arg);
+	w_end = RTE_MIN(w_start + s->loop.lookahead, s->loop.limit);
 	c = fab_ctl_next(s);
 	if (c >= 0 && s->ctl[c].t < w_end)
 		w_end = s->ctl[c].t;
-	s->w_index++;
-	s->w_end = w_end;
+	s->loop.w_index++;
+	s->loop.w_end = w_end;
 	if (s->job != NULL)
-		fab_exchange(s, (s->w_index - 1) & 1);
+		fab_exchange(s, (s->loop.w_index - 1) & 1);
 	if (s->grow != NULL)
 		fab_pool_reserve(s->grow, s->pool_need);
 }
@@ -259,12 +259,12 @@ fab_thr_main(void *arg)
 	struct fab_sim *s = th->s;
 
 	for (;;) {
-		fab_barrier_wait(&s->bar);	/* thread 0 set the window */
-		if (s->stop)
+		fab_barrier_wait(&s->loop.bar);	/* thread 0 set the window */
+		if (s->loop.stop)
 			break;
-		fab_drain(th, (s->w_index - 1) & 1);
-		fab_thr_window(th, s->w_end);
-		fab_barrier_wait(&s->bar);	/* everyone finished it */
+		fab_drain(th, (s->loop.w_index - 1) & 1);
+		fab_thr_window(th, s->loop.w_end);
+		fab_barrier_wait(&s->loop.bar);	/* everyone finished it */
 		if (th->id == 0)
 			fab_coordinate(s);
 	}
@@ -282,10 +282,10 @@ fab_sim_start(struct fab_sim *s)
 	for (i = 0; i < p->nb_failures; i++) {
 		if (p->failures[i].at_start)
 			continue;
-		fab_ctl_push(s, s->t0 + p->failures[i].at_ns,
+		fab_ctl_push(s, s->loop.t0 + p->failures[i].at_ns,
 			     i * FAB_CTL_PHASES + FAB_CTL_FAIL);
 		if (p->failures[i].duration_ns != 0)
-			fab_ctl_push(s, s->t0 + p->failures[i].at_ns +
+			fab_ctl_push(s, s->loop.t0 + p->failures[i].at_ns +
 				     p->failures[i].duration_ns,
 				     i * FAB_CTL_PHASES + FAB_CTL_RESTORE);
 	}
@@ -304,7 +304,7 @@ fab_sim_start(struct fab_sim *s)
 	 */
 	if (s->grow != NULL) {
 		uint64_t frame = RTE_MIN(1000u, (uint32_t)p->host.mtu + 38u);
-		uint64_t per_host = 2 * (p->rate_bps * s->lookahead / 8000000000ull
+		uint64_t per_host = 2 * (p->rate_bps * s->loop.lookahead / 8000000000ull
 					 / frame + 2), first = 0, hosts = 0;
 
 		for (i = 0; i < t->nb_hosts; i++) {
@@ -322,9 +322,9 @@ fab_sim_start(struct fab_sim *s)
 	}
 	for (i = 0; i < t->nb_hosts; i++)
 		if (s->net.hosts[i].h != NULL)
-			hs_host_start(s->net.hosts[i].h, s->t0);
+			hs_host_start(s->net.hosts[i].h, s->loop.t0);
 	if (s->load.has_wl)
-		hs_wl_run_start(&s->load.wl, s->t0);
+		hs_wl_run_start(&s->load.wl, s->loop.t0);
 	for (i = 0; i < t->nb_hosts; i++) {
 		struct fab_thr *th;
 
@@ -335,8 +335,8 @@ fab_sim_start(struct fab_sim *s)
 		fab_host_check_done(th, i);
 	}
 	/* The first window, after control events due at the start. */
-	s->w_end = s->t0;
-	s->w_index = 0;
+	s->loop.w_end = s->loop.t0;
+	s->loop.w_index = 0;
 	fab_coordinate(s);
 }
 
@@ -360,8 +360,8 @@ fab_sim_go(struct fab_sim *s, char *err, unsigned int err_size)
 			snprintf(err, err_size, "cannot start a thread on lcore %u",
 				 lcore);
 			rc = -EBUSY;
-			s->stop = true;
-			__atomic_store_n(&s->bar.n, i, __ATOMIC_RELEASE);
+			s->loop.stop = true;
+			__atomic_store_n(&s->loop.bar.n, i, __ATOMIC_RELEASE);
 			break;
 		}
 	}
@@ -382,29 +382,29 @@ fab_sim_go(struct fab_sim *s, char *err, unsigned int err_size)
 		r->injected += s->thr[i].injected;
 		r->delivered += s->thr[i].delivered;
 	}
-	end = RTE_MIN(s->w_end, s->t0 + p->time_limit_ns);
-	r->completed = s->done_ns != 0;
-	r->interrupted = !r->completed && s->interrupt != NULL &&
-		*s->interrupt;
+	end = RTE_MIN(s->loop.w_end, s->loop.t0 + p->time_limit_ns);
+	r->completed = s->loop.done_ns != 0;
+	r->interrupted = !r->completed && s->loop.interrupt != NULL &&
+		*s->loop.interrupt;
 	if (s->job != NULL) {
 		uint64_t intr = r->interrupted;
 
 		fab_mpi_reduce(s->job, NULL, 0, &intr, 1);
 		r->interrupted = !r->completed && intr != 0;
 	}
-	r->sim_ns = (s->done_ns ? s->done_ns : end) - s->t0;
+	r->sim_ns = (s->loop.done_ns ? s->loop.done_ns : end) - s->loop.t0;
 	{
 		uint64_t sums[2];
 
 		fab_progress_sums(s, &sums[0], &sums[1]);
 		if (s->job != NULL)
 			fab_mpi_reduce(s->job, sums, 2, NULL, 0);
-		fab_progress_print(s, s->done_ns ? s->done_ns : end, sums[0],
+		fab_progress_print(s, s->loop.done_ns ? s->loop.done_ns : end, sums[0],
 				   sums[1], true);
 	}
 	for (i = 0; i < s->net.nb_dirs; i++)
 		if (!s->net.dirs[i].from_host && s->net.dirs[i].tx_local)
 			fab_qwin_flush(&s->thr[s->net.dirs[i].tx_owner], i);
-	r->nb_windows = (uint32_t)((end - s->t0) / p->queue_window_ns) + 1;
+	r->nb_windows = (uint32_t)((end - s->loop.t0) / p->queue_window_ns) + 1;
 	return rc;
 }

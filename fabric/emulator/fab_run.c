@@ -57,11 +57,11 @@ fab_run(const struct fab_params *p, uint16_t scheme, struct fab_topo *t,
 	s->r = r;
 	s->pool = pool;
 	s->quiet = opts == NULL || opts->quiet;
-	s->interrupt = opts != NULL ? opts->interrupt : NULL;
+	s->loop.interrupt = opts != NULL ? opts->interrupt : NULL;
 	s->prog = opts != NULL && opts->prog != NULL ? opts->prog :
 		"ofan-fabric";
-	s->between = opts != NULL ? opts->between : NULL;
-	s->between_arg = opts != NULL ? opts->between_arg : NULL;
+	s->loop.between = opts != NULL ? opts->between : NULL;
+	s->loop.between_arg = opts != NULL ? opts->between_arg : NULL;
 	s->grow = opts != NULL ? opts->pool : NULL;
 	s->fib_cache = opts != NULL ? opts->fib : NULL;
 	s->scheme = p->schemes[scheme].name;
@@ -92,14 +92,14 @@ fab_run(const struct fab_params *p, uint16_t scheme, struct fab_topo *t,
 		}
 		s->parts.part0 = (uint16_t)(s->job->rank * s->parts.thr_per_rank);
 	}
-	s->t0 = FAB_T0_NS;
-	s->limit = s->t0 + p->time_limit_ns + 1;	/* the limit itself runs */
+	s->loop.t0 = FAB_T0_NS;
+	s->loop.limit = s->loop.t0 + p->time_limit_ns + 1;	/* the limit itself runs */
 	/* A frame sent between threads arrives a window later at the soonest:
 	 * a switch port hands it to the wire at the end of its service, one
 	 * delay before it arrives.  Windows are the same for any thread
 	 * count. */
-	s->lookahead = p->delay_ns > 0 ? p->delay_ns : 1;
-	s->bar.n = s->parts.nb_thr;
+	s->loop.lookahead = p->delay_ns > 0 ? p->delay_ns : 1;
+	s->loop.bar.n = s->parts.nb_thr;
 	clock_gettime(CLOCK_MONOTONIC, &s->wall0);
 	s->wall_last = s->wall0;
 	/* Deep queues and many hosts take their time to allocate and free;

@@ -129,9 +129,9 @@ fab_qwin_note(struct fab_thr *th, uint32_t d, uint32_t len, uint64_t bytes)
 	uint32_t w;
 
 	if (unlikely(th->now >= th->win_end)) {
-		th->win = (uint32_t)((th->now - s->t0) /
+		th->win = (uint32_t)((th->now - s->loop.t0) /
 				     s->p->queue_window_ns);
-		th->win_end = s->t0 + (uint64_t)(th->win + 1) *
+		th->win_end = s->loop.t0 + (uint64_t)(th->win + 1) *
 			s->p->queue_window_ns;
 	}
 	w = th->win;
@@ -172,7 +172,7 @@ fab_wire_put(struct fab_thr *th, uint32_t d, struct rte_mbuf *m, uint64_t due)
 	th->hops++;
 	if (dir->cross) {
 		/* Another thread's: handed over at the next window. */
-		if (fab_fifo_push(&dir->out[s->w_index & 1], m, due) != 0) {
+		if (fab_fifo_push(&dir->out[s->loop.w_index & 1], m, due) != 0) {
 			rte_pktmbuf_free(m);
 			th->lost++;
 		}

@@ -236,6 +236,31 @@ struct fab_barrier {
 	volatile uint32_t gen;
 };
 
+/*
+ * The event loop's clock and windows.  Time starts at t0 and runs to
+ * limit; the threads run windows no longer than lookahead (a link's
+ * delay) apart and meet at bar between them, where thread 0 alone
+ * (fab_coord.c's fab_coordinate) runs the control events, decides to
+ * stop and sets the next window.  fab_run.c sets the clock and the
+ * caller's hooks (fab_run_opts: interrupt, between).
+ */
+struct fab_loop {
+	uint64_t t0;
+	uint64_t limit;		/* events before this run: time_limit + 1 */
+	uint64_t lookahead;
+	/* Windows, set by thread 0 between barriers. */
+	struct fab_barrier bar;
+	uint64_t w_end;
+	uint32_t w_index;
+	bool stop;
+	uint64_t done_ns;	/* the last host done, 0: not all yet */
+	/* When *interrupt becomes non-zero the run stops at its next
+	 * window; between(between_arg) runs between windows (NULL: not). */
+	const volatile int *interrupt;
+	void (*between)(void *arg);
+	void *between_arg;
+};
+
 /* A control event (failure phases), run at a window's end. */
 struct fab_ctl {
 	uint64_t t;
@@ -249,18 +274,10 @@ struct fab_sim {
 	struct fab_net net;
 	struct fab_load load;
 	struct fab_parts parts;
+	struct fab_loop loop;
 	struct rte_mempool *pool;
 	struct rte_lpm *fib;
 	struct fab_fib_cache *fib_cache; /* NULL: fib is this run's own */
-	uint64_t t0;
-	uint64_t limit;		/* events before this run: time_limit + 1 */
-	uint64_t lookahead;
-	/* Windows, set by thread 0 between barriers. */
-	struct fab_barrier bar;
-	uint64_t w_end;
-	uint32_t w_index;
-	bool stop;
-	uint64_t done_ns;
 	uint16_t nb_ctl;
 	struct fab_ctl ctl[FAB_MAX_CTL];
 	const struct fab_mpi *job;
@@ -268,12 +285,9 @@ struct fab_sim {
 	struct fab_xbuf *xout, *xin;	/* per rank: frames to hand over */
 	struct fab_thr thr[FAB_MAX_THREADS];
 	bool quiet;
-	const volatile int *interrupt;
 	const char *prog;	/* progress lines' "PROG:" */
 	struct fab_pool *grow;	/* fab_run_opts.pool */
 	uint32_t pool_need;	/* mbufs to have free before each window */
-	void (*between)(void *arg);	/* fab_run_opts.between */
-	void *between_arg;
 	const char *scheme;
 	struct timespec wall0, wall_last;
 };
