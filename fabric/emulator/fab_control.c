@@ -19,24 +19,34 @@
 
 /* A control event at t (thread 0, between windows). */
 void
-fab_ctl_push(struct fab_sim *s, uint64_t t, uint32_t idx)
+fab_ctl_push(struct fab_ctl_queue *q, uint64_t t, uint32_t idx)
 {
-	if (s->nb_ctl < FAB_MAX_CTL)
-		s->ctl[s->nb_ctl++] = (struct fab_ctl){ .t = t, .idx = idx };
+	if (q->nb < FAB_MAX_CTL)
+		q->ev[q->nb++] = (struct fab_ctl){ .t = t, .idx = idx };
 }
 
 /* The earliest control event by (time, index); -1 if none. */
 int
-fab_ctl_next(const struct fab_sim *s)
+fab_ctl_next(const struct fab_ctl_queue *q)
 {
 	int i, best = -1;
 
-	for (i = 0; i < s->nb_ctl; i++)
-		if (best < 0 || s->ctl[i].t < s->ctl[best].t ||
-		    (s->ctl[i].t == s->ctl[best].t &&
-		     s->ctl[i].idx < s->ctl[best].idx))
+	for (i = 0; i < q->nb; i++)
+		if (best < 0 || q->ev[i].t < q->ev[best].t ||
+		    (q->ev[i].t == q->ev[best].t &&
+		     q->ev[i].idx < q->ev[best].idx))
 			best = i;
 	return best;
+}
+
+/* Take control event c (fab_ctl_next's) off the queue. */
+struct fab_ctl
+fab_ctl_take(struct fab_ctl_queue *q, int c)
+{
+	struct fab_ctl ev = q->ev[c];
+
+	q->ev[c] = q->ev[--q->nb];
+	return ev;
 }
 
 /* ---- failures and routing ---- */
@@ -134,20 +144,20 @@ fab_control(struct fab_sim *s, uint32_t idx, uint64_t now, uint32_t drain[2])
 		if (f->mode == SW_LINK_DEGRADED)
 			break;
 		if (phase == FAB_CTL_FAIL) {
-			fab_ctl_push(s, now + s->p->detect_delay_ns,
+			fab_ctl_push(&s->ctl, now + s->p->detect_delay_ns,
 				     idx / FAB_CTL_PHASES * FAB_CTL_PHASES + FAB_CTL_TICK);
 			if (f->reroute)
-				fab_ctl_push(s, now + s->p->reconverge_delay_ns,
+				fab_ctl_push(&s->ctl, now + s->p->reconverge_delay_ns,
 					     idx / FAB_CTL_PHASES * FAB_CTL_PHASES +
 					     FAB_CTL_ROUTE);
 		} else {
 			if (f->route_back_ns != 0)
-				fab_ctl_push(s, now + f->route_back_ns,
+				fab_ctl_push(&s->ctl, now + f->route_back_ns,
 					     idx / FAB_CTL_PHASES * FAB_CTL_PHASES +
 					     FAB_CTL_ROUTE_BACK);
 			else
 				fab_route_back(s, link, now);
-			fab_ctl_push(s, now + s->p->detect_delay_ns,
+			fab_ctl_push(&s->ctl, now + s->p->detect_delay_ns,
 				     idx / FAB_CTL_PHASES * FAB_CTL_PHASES + FAB_CTL_TICK);
 		}
 		break;

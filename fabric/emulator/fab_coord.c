@@ -189,12 +189,11 @@ fab_coordinate(struct fab_sim *s)
 	 * not those past the time limit (the limit is one past the last
 	 * nanosecond that runs).
 	 */
-	while ((c = fab_ctl_next(s)) >= 0 && s->ctl[c].t <= w_start &&
-	       s->ctl[c].t < s->loop.limit) {
-		struct fab_ctl ctl = s->ctl[c];
+	while ((c = fab_ctl_next(&s->ctl)) >= 0 &&
+	       s->ctl.ev[c].t <= w_start && s->ctl.ev[c].t < s->loop.limit) {
+		struct fab_ctl ctl = fab_ctl_take(&s->ctl, c);
 		uint32_t drain[2], n, d;
 
-		s->ctl[c] = s->ctl[--s->nb_ctl];
 		for (i = 0; i < s->parts.nb_thr; i++)
 			s->thr[i].now = w_start;
 		n = fab_control(s, ctl.idx, w_start, drain);
@@ -240,9 +239,9 @@ fab_coordinate(struct fab_sim *s)
 	if (s->loop.between != NULL)
 		s->loop.between(s->loop.between_arg);
 	w_end = RTE_MIN(w_start + s->loop.lookahead, s->loop.limit);
-	c = fab_ctl_next(s);
-	if (c >= 0 && s->ctl[c].t < w_end)
-		w_end = s->ctl[c].t;
+	c = fab_ctl_next(&s->ctl);
+	if (c >= 0 && s->ctl.ev[c].t < w_end)
+		w_end = s->ctl.ev[c].t;
 	s->loop.w_index++;
 	s->loop.w_end = w_end;
 	if (s->job != NULL)
@@ -282,10 +281,10 @@ fab_sim_start(struct fab_sim *s)
 	for (i = 0; i < p->nb_failures; i++) {
 		if (p->failures[i].at_start)
 			continue;
-		fab_ctl_push(s, s->loop.t0 + p->failures[i].at_ns,
+		fab_ctl_push(&s->ctl, s->loop.t0 + p->failures[i].at_ns,
 			     i * FAB_CTL_PHASES + FAB_CTL_FAIL);
 		if (p->failures[i].duration_ns != 0)
-			fab_ctl_push(s, s->loop.t0 + p->failures[i].at_ns +
+			fab_ctl_push(&s->ctl, s->loop.t0 + p->failures[i].at_ns +
 				     p->failures[i].duration_ns,
 				     i * FAB_CTL_PHASES + FAB_CTL_RESTORE);
 	}

@@ -267,6 +267,17 @@ struct fab_ctl {
 	uint32_t idx;
 };
 
+/*
+ * The control events due (failure phases), unordered: fab_ctl_next()
+ * finds the earliest.  fab_control.c owns it: fab_coord.c's
+ * fab_sim_start() books the failures, fab_coordinate() takes what is due
+ * at a window's end, and fab_control() books each phase's next.
+ */
+struct fab_ctl_queue {
+	uint16_t nb;
+	struct fab_ctl ev[FAB_MAX_CTL];
+};
+
 struct fab_sim {
 	const struct fab_params *p;
 	struct fab_topo *t;
@@ -275,11 +286,10 @@ struct fab_sim {
 	struct fab_load load;
 	struct fab_parts parts;
 	struct fab_loop loop;
+	struct fab_ctl_queue ctl;
 	struct rte_mempool *pool;
 	struct rte_lpm *fib;
 	struct fab_fib_cache *fib_cache; /* NULL: fib is this run's own */
-	uint16_t nb_ctl;
-	struct fab_ctl ctl[FAB_MAX_CTL];
 	const struct fab_mpi *job;
 	bool progress_due;	/* rank 0 asked for a progress line */
 	struct fab_xbuf *xout, *xin;	/* per rank: frames to hand over */
@@ -373,9 +383,11 @@ double fab_sim_wall_since(const struct timespec *a);
 /* ---- the control plane (fab_control.c) ---- */
 
 /* A control event at t (thread 0, between windows). */
-void fab_ctl_push(struct fab_sim *s, uint64_t t, uint32_t idx);
+void fab_ctl_push(struct fab_ctl_queue *q, uint64_t t, uint32_t idx);
 /* The earliest control event by (time, index); -1 if none. */
-int fab_ctl_next(const struct fab_sim *s);
+int fab_ctl_next(const struct fab_ctl_queue *q);
+/* Take control event c (fab_ctl_next's) off the queue. */
+struct fab_ctl fab_ctl_take(struct fab_ctl_queue *q, int c);
 /*
  * Run control event idx (failure * FAB_CTL_PHASES + phase) at now.  Fills
  * drain[] with the directions whose link changed state, for the caller to
