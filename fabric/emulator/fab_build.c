@@ -152,14 +152,14 @@ fab_sim_free(struct fab_sim *s)
 		s->load.workload = NULL;
 	}
 	hs_trigger_state_fini(&s->load.trig);
-	for (k = 0; s->job != NULL && k < (uint32_t)s->job->size; k++) {
-		if (s->xout != NULL)
-			fab_xbuf_free(&s->xout[k]);
-		if (s->xin != NULL)
-			fab_xbuf_free(&s->xin[k]);
+	for (k = 0; s->mpi.job != NULL && k < (uint32_t)s->mpi.job->size; k++) {
+		if (s->mpi.out != NULL)
+			fab_xbuf_free(&s->mpi.out[k]);
+		if (s->mpi.in != NULL)
+			fab_xbuf_free(&s->mpi.in[k]);
 	}
-	free(s->xout);
-	free(s->xin);
+	free(s->mpi.out);
+	free(s->mpi.in);
 	for (k = 0; k < s->parts.nb_thr; k++) {
 		struct fab_thr *th = &s->thr[k];
 
@@ -304,7 +304,8 @@ fab_sim_build(struct fab_sim *s, uint16_t scheme, char *err,
 		s->parts.nb_parts = 1;
 		s->parts.nb_thr = 1;
 		s->parts.thr_per_rank = 1;
-		s->parts.part0 = (uint16_t)(s->job != NULL ? s->job->rank : 0);
+		s->parts.part0 = (uint16_t)(s->mpi.job != NULL ?
+					    s->mpi.job->rank : 0);
 		s->loop.bar.n = 1;
 		fab_partition(&s->parts, s->t);
 	}
@@ -321,10 +322,12 @@ fab_sim_build(struct fab_sim *s, uint16_t scheme, char *err,
 		}
 		s->load.has_wl = true;
 	}
-	if (s->job != NULL) {
-		s->xout = calloc((size_t)s->job->size, sizeof(*s->xout));
-		s->xin = calloc((size_t)s->job->size, sizeof(*s->xin));
-		if (s->xout == NULL || s->xin == NULL) {
+	if (s->mpi.job != NULL) {
+		size_t n = (size_t)s->mpi.job->size;
+
+		s->mpi.out = calloc(n, sizeof(*s->mpi.out));
+		s->mpi.in = calloc(n, sizeof(*s->mpi.in));
+		if (s->mpi.out == NULL || s->mpi.in == NULL) {
 			snprintf(err, err_size, "out of memory for the fabric");
 			return -ENOMEM;
 		}

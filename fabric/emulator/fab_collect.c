@@ -181,7 +181,7 @@ fab_run_merge(struct fab_run *r, const struct fab_run *o)
 static int
 fab_collect_merge(struct fab_sim *s, struct hs_flow_result *res)
 {
-	const struct fab_mpi *j = s->job;
+	const struct fab_mpi *j = s->mpi.job;
 	struct fab_run *r = s->r;
 	uint32_t n = s->load.traffic.nb_flows, f, nq;
 	struct fab_xbuf mine = { 0 }, *all;
@@ -417,9 +417,9 @@ fab_sim_collect(struct fab_sim *s)
 	fab_collect_qwin(s);
 	if (rc == 0)
 		rc = fab_collect_counters(s);
-	if (s->job != NULL && fab_collect_merge(s, res) != 0)
+	if (s->mpi.job != NULL && fab_collect_merge(s, res) != 0)
 		rc = -ENOMEM;
-	if (rc == 0 && (s->job == NULL || s->job->rank == 0))
+	if (rc == 0 && (s->mpi.job == NULL || s->mpi.job->rank == 0))
 		rc = fab_collect_flows(s, res);
 	free(res);
 	return rc;

@@ -84,7 +84,7 @@ static void
 fab_progress_print(struct fab_sim *s, uint64_t now, uint64_t acked,
 		   uint64_t total, bool last)
 {
-	if (s->quiet || (s->job != NULL && s->job->rank != 0))
+	if (s->quiet || (s->mpi.job != NULL && s->mpi.job->rank != 0))
 		return;
 	clock_gettime(CLOCK_MONOTONIC, &s->wall_last);
 	fprintf(stderr, "%s: %-10s %10.1f us simulated, %5.1f%% of bytes acknowledged, %6.1f s wall%s\n",
@@ -97,7 +97,7 @@ fab_progress_print(struct fab_sim *s, uint64_t now, uint64_t acked,
 static bool
 fab_progress_wanted(const struct fab_sim *s)
 {
-	if (s->quiet || (s->job != NULL && s->job->rank != 0))
+	if (s->quiet || (s->mpi.job != NULL && s->mpi.job->rank != 0))
 		return false;
 	return fab_sim_wall_since(&s->wall_last) >= 1.0;
 }
@@ -117,12 +117,12 @@ struct fab_xrec {
 static void
 fab_exchange(struct fab_sim *s, uint32_t parity)
 {
-	const struct fab_mpi *j = s->job;
+	const struct fab_mpi *j = s->mpi.job;
 	uint32_t d;
 	int r;
 
 	for (r = 0; r < j->size; r++)
-		s->xout[r].len = 0;
+		s->mpi.out[r].len = 0;
 	for (d = 0; d < s->net.nb_dirs; d++) {
 		struct fab_dir *dir = &s->net.dirs[d];
 		struct fab_fifo *out = &dir->out[parity];
@@ -134,7 +134,7 @@ fab_exchange(struct fab_sim *s, uint32_t parity)
 			struct fab_xrec x = {
 				.dir = d, .len = e.m->pkt_len, .t = e.t,
 			};
-			struct fab_xbuf *b = &s->xout[dir->rx_rank];
+			struct fab_xbuf *b = &s->mpi.out[dir->rx_rank];
 
 			if (fab_xbuf_put(b, &x, sizeof(x)) != 0 ||
 			    fab_xbuf_put(b, rte_pktmbuf_mtod(e.m, void *),
@@ -143,10 +143,10 @@ fab_exchange(struct fab_sim *s, uint32_t parity)
 			rte_pktmbuf_free(e.m);
 		}
 	}
-	if (fab_mpi_exchange(j, s->xout, s->xin) != 0)
+	if (fab_mpi_exchange(j, s->mpi.out, s->mpi.in) != 0)
 		s->thr[0].failed = true;
 	for (r = 0; r < j->size; r++) {
-		const uint8_t *b = s->xin[r].b, *end = b + s->xin[r].len;
+		const uint8_t *b = s->mpi.in[r].b, *end = b + s->mpi.in[r].len;
 
 		if (r == j->rank)
 			continue;
@@ -224,8 +224,8 @@ fab_coordinate(struct fab_sim *s)
 	max[2] = last_done;
 	max[3] = s->progress_due;
 	max[4] = fab_progress_wanted(s);
-	if (s->job != NULL)
-		fab_mpi_reduce(s->job, sum, 4, max, 5);
+	if (s->mpi.job != NULL)
+		fab_mpi_reduce(s->mpi.job, sum, 4, max, 5);
 	if (max[3])
 		fab_progress_print(s, w_start, sum[2], sum[3], false);
 	s->progress_due = max[4] != 0;
@@ -244,7 +244,7 @@ fab_coordinate(struct fab_sim *s)
 		w_end = s->ctl.ev[c].t;
 	s->loop.w_index++;
 	s->loop.w_end = w_end;
-	if (s->job != NULL)
+	if (s->mpi.job != NULL)
 		fab_exchange(s, (s->loop.w_index - 1) & 1);
 	if (s->grow != NULL)
 		fab_pool_reserve(s->grow, s->pool_need);
@@ -385,10 +385,10 @@ fab_sim_go(struct fab_sim *s, char *err, unsigned int err_size)
 	r->completed = s->loop.done_ns != 0;
 	r->interrupted = !r->completed && s->loop.interrupt != NULL &&
 		*s->loop.interrupt;
-	if (s->job != NULL) {
+	if (s->mpi.job != NULL) {
 		uint64_t intr = r->interrupted;
 
-		fab_mpi_reduce(s->job, NULL, 0, &intr, 1);
+		fab_mpi_reduce(s->mpi.job, NULL, 0, &intr, 1);
 		r->interrupted = !r->completed && intr != 0;
 	}
 	r->sim_ns = (s->loop.done_ns ? s->loop.done_ns : end) - s->loop.t0;
@@ -396,8 +396,8 @@ fab_sim_go(struct fab_sim *s, char *err, unsigned int err_size)
 		uint64_t sums[2];
 
 		fab_progress_sums(s, &sums[0], &sums[1]);
-		if (s->job != NULL)
-			fab_mpi_reduce(s->job, sums, 2, NULL, 0);
+		if (s->mpi.job != NULL)
+			fab_mpi_reduce(s->mpi.job, sums, 2, NULL, 0);
 		fab_progress_print(s, s->loop.done_ns ? s->loop.done_ns : end, sums[0],
 				   sums[1], true);
 	}

@@ -72,15 +72,15 @@ fab_run(const struct fab_params *p, uint16_t scheme, struct fab_topo *t,
 		(uint16_t)RTE_MIN((unsigned int)p->threads, rte_lcore_count());
 	/* Parts over ranks: as many threads on every rank (the fewest any
 	 * has), or one part on rank 0 when links give no lookahead. */
-	s->job = opts != NULL && opts->job != NULL && opts->job->size > 1 ?
+	s->mpi.job = opts != NULL && opts->job != NULL && opts->job->size > 1 ?
 		opts->job : NULL;
 	s->parts.part0 = 0;
 	s->parts.nb_parts = s->parts.nb_thr;
 	s->parts.thr_per_rank = s->parts.nb_thr;
-	if (s->job != NULL) {
+	if (s->mpi.job != NULL) {
 		uint64_t fewest = UINT16_MAX - s->parts.nb_thr;
 
-		fab_mpi_reduce(s->job, NULL, 0, &fewest, 1);
+		fab_mpi_reduce(s->mpi.job, NULL, 0, &fewest, 1);
 		s->parts.nb_thr = (uint16_t)(UINT16_MAX - fewest);
 		s->parts.thr_per_rank = s->parts.nb_thr;
 		if (t->kind == FAB_TOPO_B2B || p->delay_ns == 0) {
@@ -88,9 +88,11 @@ fab_run(const struct fab_params *p, uint16_t scheme, struct fab_topo *t,
 			s->parts.nb_thr = 1;
 			s->parts.thr_per_rank = 1;
 		} else {
-			s->parts.nb_parts = (uint16_t)(s->parts.nb_thr * s->job->size);
+			s->parts.nb_parts = (uint16_t)(s->parts.nb_thr *
+						       s->mpi.job->size);
 		}
-		s->parts.part0 = (uint16_t)(s->job->rank * s->parts.thr_per_rank);
+		s->parts.part0 = (uint16_t)(s->mpi.job->rank *
+					    s->parts.thr_per_rank);
 	}
 	s->loop.t0 = FAB_T0_NS;
 	s->loop.limit = s->loop.t0 + p->time_limit_ns + 1;	/* the limit itself runs */
@@ -118,11 +120,11 @@ fab_run(const struct fab_params *p, uint16_t scheme, struct fab_topo *t,
 				heap_mb += (double)st.heap_allocsz_bytes /
 					(1024.0 * 1024.0);
 	}
-	if (s->job != NULL) {
+	if (s->mpi.job != NULL) {
 		/* Every rank built its share, or none runs. */
 		uint64_t failed = rc != 0;
 
-		fab_mpi_reduce(s->job, NULL, 0, &failed, 1);
+		fab_mpi_reduce(s->mpi.job, NULL, 0, &failed, 1);
 		if (failed && rc == 0) {
 			snprintf(err, err_size, "another rank could not build its part");
 			rc = -ENOMEM;
@@ -154,7 +156,7 @@ out:
 	r->heap_mb = heap_mb;
 	r->pool_mb = opts != NULL && opts->pool != NULL ?
 		fab_pool_mb(opts->pool) : 0;
-	if (s->job != NULL) {
+	if (s->mpi.job != NULL) {
 		/* What each rank left and leaked, summed; its peak and
 		 * memory, the largest (in 0.1 MB). */
 		uint64_t sum[2] = { r->queued_end, (uint64_t)r->mbuf_leak };
@@ -162,13 +164,13 @@ out:
 				    (uint64_t)(r->pool_mb * 10),
 				    (uint64_t)(r->heap_mb * 10) };
 
-		fab_mpi_reduce(s->job, sum, 2, max, 3);
+		fab_mpi_reduce(s->mpi.job, sum, 2, max, 3);
 		r->queued_end = sum[0];
 		r->mbuf_leak = (int64_t)sum[1];
 		r->peak_rss_mb = (double)max[0] / 10;
 		r->pool_mb = (double)max[1] / 10;
 		r->heap_mb = (double)max[2] / 10;
-		r->nb_ranks = (uint32_t)s->job->size;
+		r->nb_ranks = (uint32_t)s->mpi.job->size;
 		r->rank = -1;
 	}
 	rte_free(s);

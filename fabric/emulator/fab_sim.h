@@ -209,6 +209,20 @@ struct fab_parts {
 	bool one_part;		/* triggers cross parts: one thread */
 };
 
+/*
+ * The MPI job a run's parts are split over (--spread parts; job NULL when
+ * this process runs them all) and, per rank, the frames to hand over at a
+ * window's end and those handed over.  fab_run.c joins the job,
+ * fab_build.c sizes the buffers and fab_sim_free() frees them,
+ * fab_coord.c's fab_exchange() moves the frames and its fab_coordinate()
+ * reduces the window's decision over the job, and fab_collect.c merges
+ * every rank's results on rank 0.
+ */
+struct fab_split {
+	const struct fab_mpi *job;
+	struct fab_xbuf *out, *in;	/* per rank */
+};
+
 /* One thread's part of the run. */
 struct fab_thr {
 	struct fab_sim *s;
@@ -287,12 +301,11 @@ struct fab_sim {
 	struct fab_parts parts;
 	struct fab_loop loop;
 	struct fab_ctl_queue ctl;
+	struct fab_split mpi;
 	struct rte_mempool *pool;
 	struct rte_lpm *fib;
 	struct fab_fib_cache *fib_cache; /* NULL: fib is this run's own */
-	const struct fab_mpi *job;
 	bool progress_due;	/* rank 0 asked for a progress line */
-	struct fab_xbuf *xout, *xin;	/* per rank: frames to hand over */
 	struct fab_thr thr[FAB_MAX_THREADS];
 	bool quiet;
 	const char *prog;	/* progress lines' "PROG:" */
