@@ -141,8 +141,8 @@ fab_sim_free(struct fab_sim *s)
 	}
 	for (i = 0; i < s->t->nb_hosts && s->net.hosts != NULL; i++)
 		hs_host_free(s->net.hosts[i].h);
-	if (s->fib != NULL && s->fib_cache == NULL)
-		sw_fib_free(s->fib);
+	if (s->mem.fib != NULL && s->mem.fib_cache == NULL)
+		sw_fib_free(s->mem.fib);
 	if (s->load.has_wl)
 		hs_wl_run_fini(&s->load.wl);
 	hs_traffic_free(&s->load.traffic);
@@ -202,16 +202,16 @@ fab_fib_sig(const struct sw_config *c, uint32_t *n)
 
 /* The run's FIB: the cache's when it holds the same routes, else new. */
 static int
-fab_fib_get(struct fab_sim *s, const struct sw_config *c, char *err,
+fab_fib_get(struct fab_mem *mem, const struct sw_config *c, char *err,
 	    unsigned int err_size)
 {
-	struct fab_fib_cache *fc = s->fib_cache;
+	struct fab_fib_cache *fc = mem->fib_cache;
 	uint64_t *sig;
 	uint32_t n;
 
 	if (fc == NULL) {
-		s->fib = sw_fib_create(c, SOCKET_ID_ANY, err, err_size);
-		return s->fib == NULL ? -ENOMEM : 0;
+		mem->fib = sw_fib_create(c, SOCKET_ID_ANY, err, err_size);
+		return mem->fib == NULL ? -ENOMEM : 0;
 	}
 	sig = fab_fib_sig(c, &n);
 	if (sig == NULL) {
@@ -221,16 +221,16 @@ fab_fib_get(struct fab_sim *s, const struct sw_config *c, char *err,
 	if (fc->fib != NULL && fc->nb_sig == n &&
 	    memcmp(fc->sig, sig, n * sizeof(*sig)) == 0) {
 		free(sig);
-		s->fib = fc->fib;
+		mem->fib = fc->fib;
 		return 0;
 	}
 	fab_fib_cache_free(fc);
-	s->fib = sw_fib_create(c, SOCKET_ID_ANY, err, err_size);
-	if (s->fib == NULL) {
+	mem->fib = sw_fib_create(c, SOCKET_ID_ANY, err, err_size);
+	if (mem->fib == NULL) {
 		free(sig);
 		return -ENOMEM;
 	}
-	fc->fib = s->fib;
+	fc->fib = mem->fib;
 	fc->sig = sig;
 	fc->nb_sig = n;
 	fc->nb_built++;
@@ -405,7 +405,7 @@ fab_sim_build(struct fab_sim *s, uint16_t scheme, char *err,
 
 	/* Switches: one shared FIB, one worker each. */
 	if (t->nb_switches > 0 &&
-	    fab_fib_get(s, &t->cfg[0], err, err_size) != 0)
+	    fab_fib_get(&s->mem, &t->cfg[0], err, err_size) != 0)
 		return -ENOMEM;
 	for (i = 0; i < t->nb_switches; i++) {
 		const struct sw_config *c = &t->cfg[i];
@@ -417,7 +417,7 @@ fab_sim_build(struct fab_sim *s, uint16_t scheme, char *err,
 		for (port = 0; port < c->nb_ports; port++)
 			memcpy(macs[port], c->ports[port].mac, 6);
 		s->net.sw[i].eng = sw_engine_create_shared(c, 1,
-			(const uint8_t (*)[6])macs, SOCKET_ID_ANY, s->fib,
+			(const uint8_t (*)[6])macs, SOCKET_ID_ANY, s->mem.fib,
 			err, err_size);
 		if (s->net.sw[i].eng == NULL)
 			return -ENOMEM;
@@ -440,7 +440,7 @@ fab_sim_build(struct fab_sim *s, uint16_t scheme, char *err,
 			.cfg = &s->load.hcfg,
 			.traffic = &s->load.traffic,
 			.rank = i,
-			.pool = s->pool,
+			.pool = s->mem.pool,
 			.no_announce = true,
 			.on_flow_end = fab_sim_flow_end,
 			.on_flow_end_arg = s,

@@ -156,7 +156,7 @@ fab_exchange(struct fab_sim *s, uint32_t parity)
 
 			memcpy(&x, b, sizeof(x));
 			b += sizeof(x);
-			m = rte_pktmbuf_alloc(s->pool);
+			m = rte_pktmbuf_alloc(s->mem.pool);
 			if (m == NULL || rte_pktmbuf_append(m, x.len) == NULL ||
 			    fab_fifo_push(&s->net.dirs[x.dir].out[parity], m,
 					  x.t) != 0) {
@@ -246,8 +246,8 @@ fab_coordinate(struct fab_sim *s)
 	s->loop.w_end = w_end;
 	if (s->mpi.job != NULL)
 		fab_exchange(s, (s->loop.w_index - 1) & 1);
-	if (s->grow != NULL)
-		fab_pool_reserve(s->grow, s->pool_need);
+	if (s->mem.grow != NULL)
+		fab_pool_reserve(s->mem.grow, s->mem.pool_need);
 }
 
 /* A thread's life: windows until thread 0 says stop. */
@@ -270,6 +270,43 @@ fab_thr_main(void *arg)
 	return 0;
 }
 
+/*
+ * A growing pool (fab_pool.h) has, before each window, more free mbufs
+ * than the window can take: each local host sends at most its link's
+ * worth of frames (counted as 1000 bytes each, or a full frame's wire
+ * bytes when the MTU makes that less) and as many ACKs (one mbuf at a
+ * time: fabric hosts keep no stash); free mbufs may sit in the threads'
+ * mempool caches (up to 1.5 x the cache size each), where another thread
+ * cannot take them; and a reserve.  Before the start, also the NICs'
+ * first fill (nic_queue frames per slot).  The reserve was 65,536 mbufs
+ * (290 MB of 4 KiB frames), which a permutation never comes near, and
+ * populating it (the kernel clearing its pages) took most of a k = 8
+ * permutation's run.  Sets s->mem.pool_need and reserves the first fill.
+ */
+static void
+fab_pool_plan(struct fab_sim *s)
+{
+	const struct fab_params *p = s->p;
+	uint64_t frame = RTE_MIN(1000u, (uint32_t)p->host.mtu + 38u);
+	uint64_t per_host = 2 * (p->rate_bps * s->loop.lookahead /
+				 8000000000ull / frame + 2);
+	uint64_t first = 0, hosts = 0;
+	uint32_t i;
+
+	for (i = 0; i < s->t->nb_hosts; i++) {
+		if (s->net.hosts[i].h == NULL)
+			continue;
+		hosts++;
+		first += (uint64_t)s->net.hosts[i].nic.nb_slots *
+			RTE_MAX(p->nic_queue, 1u);
+	}
+	s->mem.pool_need = (uint32_t)RTE_MIN(FAB_POOL_RESERVE +
+		(uint64_t)s->parts.nb_thr * RTE_MEMPOOL_CACHE_MAX_SIZE * 3 / 2 +
+		hosts * per_host, (uint64_t)UINT32_MAX / 2);
+	fab_pool_reserve(s->mem.grow, (uint32_t)RTE_MIN(
+		s->mem.pool_need + first, (uint64_t)UINT32_MAX / 2));
+}
+
 void
 fab_sim_start(struct fab_sim *s)
 {
@@ -288,37 +325,8 @@ fab_sim_start(struct fab_sim *s)
 				     p->failures[i].duration_ns,
 				     i * FAB_CTL_PHASES + FAB_CTL_RESTORE);
 	}
-	/*
-	 * A growing pool (fab_pool.h) has, before each window, more free
-	 * mbufs than the window can take: each local host sends at most its
-	 * link's worth of frames (counted as 1000 bytes each, or a full
-	 * frame's wire bytes when the MTU makes that less) and as many ACKs
-	 * (one mbuf at a time: fabric hosts keep no stash); free mbufs may sit
-	 * in the threads' mempool caches (up to 1.5 x the cache size each),
-	 * where another thread cannot take them; and a reserve.  Before the
-	 * start, also the NICs' first fill (nic_queue frames per slot).  The
-	 * reserve was 65,536 mbufs (290 MB of 4 KiB frames), which a
-	 * permutation never comes near, and populating it (the kernel
-	 * clearing its pages) took most of a k = 8 permutation's run.
-	 */
-	if (s->grow != NULL) {
-		uint64_t frame = RTE_MIN(1000u, (uint32_t)p->host.mtu + 38u);
-		uint64_t per_host = 2 * (p->rate_bps * s->loop.lookahead / 8000000000ull
-					 / frame + 2), first = 0, hosts = 0;
-
-		for (i = 0; i < t->nb_hosts; i++) {
-			if (s->net.hosts[i].h == NULL)
-				continue;
-			hosts++;
-			first += (uint64_t)s->net.hosts[i].nic.nb_slots *
-				RTE_MAX(p->nic_queue, 1u);
-		}
-		s->pool_need = (uint32_t)RTE_MIN(FAB_POOL_RESERVE +
-			(uint64_t)s->parts.nb_thr * RTE_MEMPOOL_CACHE_MAX_SIZE * 3 / 2 +
-			hosts * per_host, (uint64_t)UINT32_MAX / 2);
-		fab_pool_reserve(s->grow, (uint32_t)RTE_MIN(s->pool_need + first,
-						(uint64_t)UINT32_MAX / 2));
-	}
+	if (s->mem.grow != NULL)
+		fab_pool_plan(s);
 	for (i = 0; i < t->nb_hosts; i++)
 		if (s->net.hosts[i].h != NULL)
 			hs_host_start(s->net.hosts[i].h, s->loop.t0);

@@ -55,15 +55,15 @@ fab_run(const struct fab_params *p, uint16_t scheme, struct fab_topo *t,
 	s->p = p;
 	s->t = t;
 	s->r = r;
-	s->pool = pool;
+	s->mem.pool = pool;
 	s->quiet = opts == NULL || opts->quiet;
 	s->loop.interrupt = opts != NULL ? opts->interrupt : NULL;
 	s->prog = opts != NULL && opts->prog != NULL ? opts->prog :
 		"ofan-fabric";
 	s->loop.between = opts != NULL ? opts->between : NULL;
 	s->loop.between_arg = opts != NULL ? opts->between_arg : NULL;
-	s->grow = opts != NULL ? opts->pool : NULL;
-	s->fib_cache = opts != NULL ? opts->fib : NULL;
+	s->mem.grow = opts != NULL ? opts->pool : NULL;
+	s->mem.fib_cache = opts != NULL ? opts->fib : NULL;
 	s->scheme = p->schemes[scheme].name;
 	/* Results do not depend on the thread count: fewer lcores than
 	 * threads only makes the run slower.  Links without delay give no

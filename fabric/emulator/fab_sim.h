@@ -223,6 +223,22 @@ struct fab_split {
 	struct fab_xbuf *out, *in;	/* per rank */
 };
 
+/*
+ * Where frames and routes live: the mbuf pool (growing between windows
+ * when grow is set: fab_pool.h) and the switches' shared FIB (kept from
+ * run to run in fib_cache when set).  fab_run.c takes them from its
+ * caller, fab_build.c's fab_fib_get() picks or builds the FIB and
+ * fab_sim_free() frees a FIB of the run's own, fab_coord.c sizes the
+ * pool's need (fab_sim_start) and tops it up before each window.
+ */
+struct fab_mem {
+	struct rte_mempool *pool;
+	struct fab_pool *grow;	/* fab_run_opts.pool, NULL: pool is all */
+	uint32_t pool_need;	/* mbufs to have free before each window */
+	struct rte_lpm *fib;
+	struct fab_fib_cache *fib_cache; /* NULL: fib is this run's own */
+};
+
 /* One thread's part of the run. */
 struct fab_thr {
 	struct fab_sim *s;
@@ -302,15 +318,11 @@ struct fab_sim {
 	struct fab_loop loop;
 	struct fab_ctl_queue ctl;
 	struct fab_split mpi;
-	struct rte_mempool *pool;
-	struct rte_lpm *fib;
-	struct fab_fib_cache *fib_cache; /* NULL: fib is this run's own */
+	struct fab_mem mem;
 	bool progress_due;	/* rank 0 asked for a progress line */
 	struct fab_thr thr[FAB_MAX_THREADS];
 	bool quiet;
 	const char *prog;	/* progress lines' "PROG:" */
-	struct fab_pool *grow;	/* fab_run_opts.pool */
-	uint32_t pool_need;	/* mbufs to have free before each window */
 	const char *scheme;
 	struct timespec wall0, wall_last;
 };
