@@ -84,22 +84,26 @@ static void
 fab_progress_print(struct fab_sim *s, uint64_t now, uint64_t acked,
 		   uint64_t total, bool last)
 {
-	if (s->quiet || (s->mpi.job != NULL && s->mpi.job->rank != 0))
+	struct fab_progress *pg = &s->progress;
+
+	if (pg->quiet || (s->mpi.job != NULL && s->mpi.job->rank != 0))
 		return;
-	clock_gettime(CLOCK_MONOTONIC, &s->wall_last);
+	clock_gettime(CLOCK_MONOTONIC, &pg->wall_last);
 	fprintf(stderr, "%s: %-10s %10.1f us simulated, %5.1f%% of bytes acknowledged, %6.1f s wall%s\n",
-		s->prog, s->scheme, (double)(now - s->loop.t0) / 1e3,
+		pg->prog, pg->scheme, (double)(now - s->loop.t0) / 1e3,
 		total ? 100.0 * (double)acked / (double)total : 100.0,
-		fab_sim_wall_since(&s->wall0), last ? " (done)" : "");
+		fab_sim_wall_since(&pg->wall0), last ? " (done)" : "");
 }
 
 /* Is a progress line due (rank 0's wall clock; the others never ask)? */
 static bool
 fab_progress_wanted(const struct fab_sim *s)
 {
-	if (s->quiet || (s->mpi.job != NULL && s->mpi.job->rank != 0))
+	const struct fab_progress *pg = &s->progress;
+
+	if (pg->quiet || (s->mpi.job != NULL && s->mpi.job->rank != 0))
 		return false;
-	return fab_sim_wall_since(&s->wall_last) >= 1.0;
+	return fab_sim_wall_since(&pg->wall_last) >= 1.0;
 }
 
 /*
@@ -217,18 +221,18 @@ fab_coordinate(struct fab_sim *s)
 	sum[0] = done;
 	sum[1] = net;
 	sum[2] = sum[3] = 0;
-	if (s->progress_due)
+	if (s->progress.due)
 		fab_progress_sums(s, &sum[2], &sum[3]);
 	max[0] = failed;
 	max[1] = s->loop.interrupt != NULL && *s->loop.interrupt;
 	max[2] = last_done;
-	max[3] = s->progress_due;
+	max[3] = s->progress.due;
 	max[4] = fab_progress_wanted(s);
 	if (s->mpi.job != NULL)
 		fab_mpi_reduce(s->mpi.job, sum, 4, max, 5);
 	if (max[3])
 		fab_progress_print(s, w_start, sum[2], sum[3], false);
-	s->progress_due = max[4] != 0;
+	s->progress.due = max[4] != 0;
 	if (sum[0] == s->t->nb_hosts && s->loop.done_ns == 0)
 		s->loop.done_ns = max[2];
 	if ((s->loop.done_ns != 0 && sum[1] == 0) || w_start >= s->loop.limit ||

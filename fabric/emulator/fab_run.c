@@ -56,15 +56,15 @@ fab_run(const struct fab_params *p, uint16_t scheme, struct fab_topo *t,
 	s->t = t;
 	s->r = r;
 	s->mem.pool = pool;
-	s->quiet = opts == NULL || opts->quiet;
+	s->progress.quiet = opts == NULL || opts->quiet;
 	s->loop.interrupt = opts != NULL ? opts->interrupt : NULL;
-	s->prog = opts != NULL && opts->prog != NULL ? opts->prog :
+	s->progress.prog = opts != NULL && opts->prog != NULL ? opts->prog :
 		"ofan-fabric";
 	s->loop.between = opts != NULL ? opts->between : NULL;
 	s->loop.between_arg = opts != NULL ? opts->between_arg : NULL;
 	s->mem.grow = opts != NULL ? opts->pool : NULL;
 	s->mem.fib_cache = opts != NULL ? opts->fib : NULL;
-	s->scheme = p->schemes[scheme].name;
+	s->progress.scheme = p->schemes[scheme].name;
 	/* Results do not depend on the thread count: fewer lcores than
 	 * threads only makes the run slower.  Links without delay give no
 	 * lookahead to run parts apart. */
@@ -102,13 +102,13 @@ fab_run(const struct fab_params *p, uint16_t scheme, struct fab_topo *t,
 	 * count. */
 	s->loop.lookahead = p->delay_ns > 0 ? p->delay_ns : 1;
 	s->loop.bar.n = s->parts.nb_thr;
-	clock_gettime(CLOCK_MONOTONIC, &s->wall0);
-	s->wall_last = s->wall0;
+	clock_gettime(CLOCK_MONOTONIC, &s->progress.wall0);
+	s->progress.wall_last = s->progress.wall0;
 	/* Deep queues and many hosts take their time to allocate and free;
 	 * the run loop itself reports each second (fab_progress). */
-	ofan_phase_begin(&phase, s->quiet ? NULL : stderr, s->prog,
-			 "%-15s building %u switches and %u hosts", s->scheme,
-			 t->nb_switches, t->nb_hosts);
+	ofan_phase_begin(&phase, s->progress.quiet ? NULL : stderr,
+			 s->progress.prog, "%-15s building %u switches and %u hosts",
+			 s->progress.scheme, t->nb_switches, t->nb_hosts);
 	rc = fab_sim_build(s, scheme, err, err_size);
 	ofan_phase_end(&phase);
 	{
@@ -134,9 +134,10 @@ fab_run(const struct fab_params *p, uint16_t scheme, struct fab_topo *t,
 		goto out;
 	fab_sim_start(s);
 	rc = fab_sim_go(s, err, err_size);
-	ofan_phase_begin(&phase, s->quiet ? NULL : stderr, s->prog,
+	ofan_phase_begin(&phase, s->progress.quiet ? NULL : stderr,
+			 s->progress.prog,
 			 "%-15s collecting the results and freeing the fabric",
-			 s->scheme);
+			 s->progress.scheme);
 	if (rc == -EBUSY)
 		goto out;
 	if (fab_sim_collect(s) != 0) {
@@ -149,7 +150,7 @@ out:
 	ofan_phase_end(&phase);
 	r->mbuf_leak = (int64_t)fab_pool_in_use(pool) -
 		(int64_t)in_use0;
-	r->wall_s = fab_sim_wall_since(&s->wall0);
+	r->wall_s = fab_sim_wall_since(&s->progress.wall0);
 	r->nb_ranks = 1;
 	r->rank = opts != NULL ? opts->rank : 0;
 	r->peak_rss_mb = fab_peak_rss_mb();

@@ -239,6 +239,21 @@ struct fab_mem {
 	struct fab_fib_cache *fib_cache; /* NULL: fib is this run's own */
 };
 
+/*
+ * The progress lines rank 0 prints about every second of wall time
+ * ("PROG: scheme ... us simulated, ...% of bytes acknowledged"), and the
+ * wall clock the run's time is measured on.  fab_run.c sets it from
+ * fab_run_opts, fab_coord.c's fab_progress_*() print them.
+ */
+struct fab_progress {
+	bool quiet;		/* no lines */
+	const char *prog;	/* the lines' "PROG:" */
+	const char *scheme;
+	struct timespec wall0;	/* the run's start */
+	struct timespec wall_last;	/* the last line */
+	bool due;		/* rank 0 asked for a line this window */
+};
+
 /* One thread's part of the run. */
 struct fab_thr {
 	struct fab_sim *s;
@@ -319,12 +334,8 @@ struct fab_sim {
 	struct fab_ctl_queue ctl;
 	struct fab_split mpi;
 	struct fab_mem mem;
-	bool progress_due;	/* rank 0 asked for a progress line */
+	struct fab_progress progress;
 	struct fab_thr thr[FAB_MAX_THREADS];
-	bool quiet;
-	const char *prog;	/* progress lines' "PROG:" */
-	const char *scheme;
-	struct timespec wall0, wall_last;
 };
 
 /* ---- FIFOs and NIC slots (fab_fifo.c) ---- */
