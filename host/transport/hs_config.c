@@ -12,7 +12,6 @@
 #include "ofan_config.h"
 #include "ofan_wire.h"
 #include "hs_config.h"
-#include "hs_sack.h"
 #include "hs_pattern.h"
 #include "hlb.h"
 #include "hs_cc.h"

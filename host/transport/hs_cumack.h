@@ -41,6 +41,7 @@
 #include <stdint.h>
 
 #include "hs_sack.h"
+#include "hs_transport.h"
 
 enum hs_ca_mode {
 	HS_CA_TCP = 0,

@@ -40,7 +40,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "hs_sack.h"
+#include "hs_transport.h"
 
 struct hs_etx_evt {
 	uint32_t key;		/* EV + 1; 0: a free slot */

@@ -9,6 +9,13 @@
 #include "hs_transport.h"
 #include "ofan_registry.h"
 
+/* The built-in models, each defined next to its state machine. */
+extern const struct hs_recovery_ops hs_recovery_sack;		/* hs_sack.c */
+extern const struct hs_recovery_ops hs_recovery_erasure;	/* hs_erasure.c */
+extern const struct hs_recovery_ops hs_recovery_tcp;		/* hs_cumack.c */
+extern const struct hs_recovery_ops hs_recovery_trim;
+extern const struct hs_recovery_ops hs_recovery_gbn;
+
 /* ---- the registry ---- */
 
 const struct hs_recovery_ops *hs_recovery_registry[HS_MAX_RECOVERY + 1] = {
@@ -50,3 +57,8 @@ hs_recovery_register(const struct hs_recovery_ops *ops)
 	return hs_recovery_reg_add(ops);
 }
 
+uint32_t
+hs_recovery_nb_pkts(const struct hs_transport_params *p, uint64_t size)
+{
+	return p->mss == 0 ? 0 : (uint32_t)((size + p->mss - 1) / p->mss);
+}

@@ -696,12 +696,6 @@ _Static_assert(sizeof(struct hs_rx) <= HS_RECOVERY_RX_STATE,
 
 /* ---- sack as a loss-recovery model (hs_transport.h) ---- */
 
-uint32_t
-hs_recovery_nb_pkts(const struct hs_transport_params *p, uint64_t size)
-{
-	return p->mss == 0 ? 0 : (uint32_t)((size + p->mss - 1) / p->mss);
-}
-
 static int
 sack_tx_init(void *tx, const struct hs_transport_params *p, uint64_t size,
 	     uint64_t now)

@@ -32,9 +32,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define HS_PSN_NONE UINT32_MAX
-/* The BTH carries 24-bit PSNs, so a flow has at most 2^24 packets. */
-#define HS_MAX_PKTS (1u << 24)
+#include "hs_transport.h"
 
 /*
  * What the sender keeps per PSN, in one place so that a send writes one
@@ -247,5 +245,15 @@ hs_rx_done(const struct hs_rx *rx)
 {
 	return rx->nb_received == rx->nb_pkts;
 }
+
+/*
+ * The sack model's receiver members that tcp and trim reuse on their
+ * hs_rx (rx points at one): the NACK of a trimmed header's PSN, and the
+ * receiver's counters.
+ */
+bool hs_sack_rx_on_trimmed(void *rx, uint32_t psn,
+			   struct hs_ack_content *nack);
+void hs_sack_rx_counters(const void *rx, uint32_t *max_reorder,
+			 uint64_t *dups, uint64_t *ce);
 
 #endif /* OFAN_HS_SACK_H */

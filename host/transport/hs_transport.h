@@ -36,9 +36,10 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "hs_cumack.h"
-#include "hs_erasure.h"
-#include "hs_sack.h"
+/* No packet: what tx_next() gives when there is nothing to send now. */
+#define HS_PSN_NONE UINT32_MAX
+/* The BTH carries 24-bit PSNs, so a flow has at most 2^24 packets. */
+#define HS_MAX_PKTS (1u << 24)
 
 #define HS_MAX_RECOVERY 8
 #define HS_RECOVERY_TX_STATE 256	/* bytes of a sender's state, at most */
@@ -178,21 +179,9 @@ struct hs_recovery_ops {
 			    uint64_t *dups, uint64_t *ce);
 };
 
-/* The built-in models, each defined next to its state machine. */
-extern const struct hs_recovery_ops hs_recovery_sack;		/* hs_sack.c */
-extern const struct hs_recovery_ops hs_recovery_erasure;	/* hs_erasure.c */
-extern const struct hs_recovery_ops hs_recovery_tcp;		/* hs_cumack.c */
-extern const struct hs_recovery_ops hs_recovery_trim;
-extern const struct hs_recovery_ops hs_recovery_gbn;
-
-/* Shared by the models: ceil(size / mss) packets; sack's NACK of a
- * trimmed PSN and its receiver's counters (tcp and trim reuse them). */
+/* For a model's nb_pkts: ceil(size / mss) packets (hs_recovery.c). */
 uint32_t hs_recovery_nb_pkts(const struct hs_transport_params *p,
 			     uint64_t size);
-bool hs_sack_rx_on_trimmed(void *rx, uint32_t psn,
-			   struct hs_ack_content *nack);
-void hs_sack_rx_counters(const void *rx, uint32_t *max_reorder,
-			 uint64_t *dups, uint64_t *ce);
 
 /* NULL-terminated: sack (the default), erasure, then registered ones. */
 extern const struct hs_recovery_ops *hs_recovery_registry[HS_MAX_RECOVERY + 1];
