@@ -420,6 +420,8 @@ main(int argc, char **argv)
 					     sizeof(err)) != 0) {
 		fprintf(stderr, "ofan-fabric: %s\n", err);
 		status = 2;
+	} else {
+		hs_config_moved_warn(x.moved, "ofan-fabric", stderr);
 	}
 	if (job.rank != 0) {
 		fflush(stdout);

@@ -266,6 +266,7 @@ main(int argc, char **argv)
 		free(app.cfg);
 		return OFAN_EXIT_CONFIG;
 	}
+	hs_config_moved_warn(app.cfg->moved, "ofan-host", stderr);
 	if (hs_pattern_build(&app.cfg->traffic, &app.traffic, &app.workload,
 			     err, sizeof(err)) != 0) {
 		fprintf(stderr, "ofan-host: %s:traffic:%s %s\n",

@@ -211,10 +211,21 @@ static const struct t_case t_host_cases[] = {
 	{ "[ranks]\ncount = 4\nip_base = 10.0.0.255\n"
 	  "[traffic]\npattern = alltoall\n", { NULL },
 	  "t.ini:ranks:ip_base: '10.0.0.255' leaves room for 0 ranks a subnet before .254, fewer than per_subnet = 1; expected ip_base's last byte + per_subnet <= 255" },
-	/* A key of one model or pacing, and the command line's choice. */
+	/*
+	 * A key that moved from [host] to a model's section, set in both
+	 * places: the command line's, or else the old place, is named.
+	 */
 	{ "[host]\nrecovery = tcp\ndupacks = 3\n[ranks]\ncount = 4\n"
-	  "[traffic]\npattern = alltoall\n", { "host.recovery=sack" },
-	  "command line: host.recovery=sack: 'sack' with dupacks set; expected recovery = tcp, or no dupacks" },
+	  "[traffic]\npattern = alltoall\n", { "recovery.tcp.dupacks=2" },
+	  "command line: recovery.tcp.dupacks=2: '2' is set as [host] dupacks too, its place before it moved here; expected it here only" },
+	{ "[host]\nrecovery = tcp\n[recovery.tcp]\ndupacks = 3\n"
+	  "[ranks]\ncount = 4\n[traffic]\npattern = alltoall\n",
+	  { "host.dupacks=2" },
+	  "command line: host.dupacks=2: '2' moved to [recovery.tcp] dupacks, which is set too; expected it there only" },
+	{ "[host]\ninitial_rto = 2ms\n[recovery.gbn]\ninitial_rto = 3ms\n"
+	  "[ranks]\ncount = 4\n[traffic]\npattern = alltoall\n", { NULL },
+	  "t.ini:host:initial_rto: '2ms' moved to [recovery.tcp], [recovery.trim] and [recovery.gbn] initial_rto, and [recovery.gbn] sets it too; expected it in the new places only" },
+	/* Pacing, and the command line's choice. */
 	{ "[host]\npacing = flow\npacing_jitter = 0.1\n[ranks]\ncount = 4\n"
 	  "[traffic]\npattern = alltoall\n", { "host.pacing=host" },
 	  "command line: host.pacing=host: 'host' with pacing_jitter = 0.1; expected pacing = flow (per-flow pacers), or no jitter" },

@@ -57,6 +57,7 @@
 #include "hlb.h"
 #include "hlb_mp.h"
 #include "hs_config.h"
+#include "hs_erasure.h"
 #include "hs_frames.h"
 #include "hs_host.h"
 #include "hs_results.h"
@@ -1221,7 +1222,8 @@ START_TEST(test_erasure_makeup_next_event)
 	/* 4 full packets of 1460 bytes; no extra packets. */
 	net = t_net_new("fixed", "pattern = permutation\nsize = 5840");
 	net->cfg.recovery = hs_recovery_find("erasure");
-	net->cfg.erasure_k = 0;
+	((struct hs_erasure_settings *)hs_recovery_settings_of(
+		&net->cfg.recovery_set, net->cfg.recovery))->k = 0;
 	t_net_hosts(net);
 	h = net->host[0];
 	now = net->now;

@@ -4,8 +4,10 @@
  * this test links it and Check, no DPDK, which is what shows the model
  * builds without DPDK.  An experiment loads with its overrides and seeds,
  * its topology has the links of a fat tree, its config as run loads again
- * to the same params, a run's folder is its own, and the config reference
- * names every section.
+ * to the same params, a run's folder is its own, the config reference
+ * names every section, and the recovery models' sections are set by the
+ * file, overrides, sweeps and variants (a key that moved there from
+ * [host] too, reported once).
  */
 #include <check.h>
 #include <errno.h>
@@ -16,6 +18,8 @@
 #include <unistd.h>
 
 #include "fab_model.h"
+#include "hs_cumack.h"
+#include "hs_erasure.h"
 #include "unit_suite.h"
 
 /* configs/experiments/NAME.ini of the source tree. */
@@ -187,7 +191,8 @@ START_TEST(test_reference)
 	static const char *const sections[] = {
 		"### [fabric]", "### [queue]", "### [queue.tor_up]", "### [traffic]",
 		"### [host]", "### [host.reps]", "### [ofan]", "### [failure.NAME]",
-		"### [drop.NAME]", "### [sweep.NAME]",
+		"### [drop.NAME]", "### [sweep.NAME]", "### [recovery.tcp]",
+		"### [recovery.erasure]",
 	};
 	char *text = NULL, err[1024];
 	size_t len = 0;
@@ -206,6 +211,123 @@ START_TEST(test_reference)
 }
 END_TEST
 
+/* A small experiment, its sweeps and variants after it. */
+#define T_SMALL "[fabric]\nk = 4\nschemes = ecmp\n" \
+	"[traffic]\npattern = permutation\nsize = 64KiB\n"
+
+/* Load text with overrides ov (NULL-terminated); 0 or -EINVAL. */
+static int
+t_load_text(const char *text, const char *const *ov,
+	    struct fab_experiment *x, char *err, size_t err_size)
+{
+	int n = 0;
+
+	while (ov != NULL && ov[n] != NULL)
+		n++;
+	err[0] = '\0';
+	return fab_experiment_load_mem("/tmp/settings.ini", text, strlen(text),
+				       (char *const *)ov, n, false, 0, 0, true,
+				       x, err, (unsigned int)err_size);
+}
+
+/* Model name's settings block in combination c of x. */
+static const void *
+t_rec(const struct fab_experiment *x, uint32_t c, const char *name)
+{
+	return hs_recovery_settings_of(&x->combos[c].host.recovery_set,
+				       hs_recovery_find(name));
+}
+
+#define T_TCP(x, c) ((const struct hs_ca_settings *)t_rec(x, c, "tcp"))
+#define T_TRIM(x, c) ((const struct hs_ca_settings *)t_rec(x, c, "trim"))
+#define T_ERA(x, c) ((const struct hs_erasure_settings *)t_rec(x, c, "erasure"))
+
+/*
+ * [recovery.<name>] keys from the file, an override, a sweep and a
+ * variant; the [host] keys they were read from there too, each place
+ * reported once however many combinations read it; both places refused.
+ */
+START_TEST(test_recovery_settings)
+{
+	static const char sweeps[] = T_SMALL
+		"[recovery.tcp]\ndupacks = 5\n"
+		"[sweep.d]\nkeys = recovery.tcp.dupacks\nvalues = 2, 4\n"
+		"[sweep.stack]\nvariants = a, b\n"
+		"[variant.a]\nhost.recovery = trim\n"
+		"recovery.trim.initial_rto = 2ms\n"
+		"[variant.b]\nhost.recovery = erasure\nrecovery.erasure.k = 7\n";
+	static const char old[] = T_SMALL
+		"[host]\nerasure_k = 1\ninitial_rto = 3ms\n"
+		"[sweep.d]\nkeys = host.dupacks\nvalues = 2, 4\n"
+		"[sweep.stack]\nvariants = a\n"
+		"[variant.a]\nhost.sack_limit = 9\n";
+	static const char *const ov_new[] = { "recovery.tcp.dupacks=6", NULL };
+	static const char *const ov_old[] = { "host.dupacks=6", NULL };
+	static const char *const ov_both[] = {
+		"recovery.tcp.dupacks=6", "host.dupacks=7", NULL,
+	};
+	struct fab_experiment x;
+	char err[1024];
+
+	/* The defaults, then the file's and an override's. */
+	ck_assert_msg(t_load_text(T_SMALL, NULL, &x, err, sizeof(err)) == 0,
+		      "%s", err);
+	ck_assert_uint_eq(T_TCP(&x, 0)->dupacks, 3);
+	ck_assert_uint_eq(T_ERA(&x, 0)->k, 3);
+	ck_assert_str_eq(x.moved, "");
+	fab_experiment_free(&x);
+	ck_assert_msg(t_load_text(T_SMALL, ov_new, &x, err, sizeof(err)) == 0,
+		      "%s", err);
+	ck_assert_uint_eq(T_TCP(&x, 0)->dupacks, 6);
+	ck_assert_str_eq(x.moved, "");
+	fab_experiment_free(&x);
+
+	/* A sweep of the new key, variants of two models' keys. */
+	ck_assert_msg(t_load_text(sweeps, NULL, &x, err, sizeof(err)) == 0,
+		      "%s", err);
+	ck_assert_uint_eq(x.nb_combos, 4);
+	ck_assert_uint_eq(T_TCP(&x, 0)->dupacks, 2);
+	ck_assert_uint_eq(T_TCP(&x, 2)->dupacks, 4);
+	ck_assert_str_eq(x.combos[0].host.recovery->name, "trim");
+	ck_assert_uint_eq(T_TRIM(&x, 0)->initial_rto_ns, 2000000);
+	ck_assert_uint_eq(T_ERA(&x, 0)->k, 3);
+	ck_assert_str_eq(x.combos[1].host.recovery->name, "erasure");
+	ck_assert_uint_eq(T_ERA(&x, 1)->k, 7);
+	ck_assert_uint_eq(T_TRIM(&x, 1)->initial_rto_ns, 1000000);
+	ck_assert_str_eq(x.moved, "");
+	fab_experiment_free(&x);
+
+	/* The old [host] keys, as an override, a sweep, a variant. */
+	ck_assert_msg(t_load_text(T_SMALL, ov_old, &x, err, sizeof(err)) == 0,
+		      "%s", err);
+	ck_assert_uint_eq(T_TCP(&x, 0)->dupacks, 6);
+	ck_assert_str_eq(x.moved,
+		"command line: host.dupacks=6: moved to [recovery.tcp] dupacks; read from [host] for this release only\n");
+	fab_experiment_free(&x);
+	ck_assert_msg(t_load_text(old, NULL, &x, err, sizeof(err)) == 0,
+		      "%s", err);
+	ck_assert_uint_eq(x.nb_combos, 2);
+	ck_assert_uint_eq(T_TCP(&x, 0)->dupacks, 2);
+	ck_assert_uint_eq(T_TCP(&x, 1)->dupacks, 4);
+	ck_assert_uint_eq(T_TCP(&x, 1)->sack_limit, 9);
+	ck_assert_uint_eq(T_TCP(&x, 1)->initial_rto_ns, 3000000);
+	ck_assert_uint_eq(T_TRIM(&x, 1)->initial_rto_ns, 3000000);
+	ck_assert_uint_eq(T_ERA(&x, 1)->k, 1);
+	ck_assert_str_eq(x.moved,
+		"/tmp/settings.ini:host:initial_rto: moved to [recovery.tcp], [recovery.trim] and [recovery.gbn] initial_rto; read from [host] for this release only\n"
+		"/tmp/settings.ini:host:erasure_k: moved to [recovery.erasure] k; read from [host] for this release only\n"
+		"/tmp/settings.ini:sweep.d:values: host.dupacks=2: moved to [recovery.tcp] dupacks; read from [host] for this release only\n"
+		"/tmp/settings.ini:variant.a:host.sack_limit: host.sack_limit=9: moved to [recovery.tcp] sack_limit; read from [host] for this release only\n"
+		"/tmp/settings.ini:sweep.d:values: host.dupacks=4: moved to [recovery.tcp] dupacks; read from [host] for this release only\n");
+	fab_experiment_free(&x);
+
+	/* Both places: refused, on the [host] one. */
+	ck_assert_int_eq(t_load_text(T_SMALL, ov_both, &x, err, sizeof(err)),
+			 -EINVAL);
+	ck_assert_str_eq(err, "command line: host.dupacks=7: '7' moved to [recovery.tcp] dupacks, which is set too; expected it there only");
+}
+END_TEST
+
 int
 main(void)
 {
@@ -216,6 +338,7 @@ main(void)
 	tcase_add_test(tc, test_resolved_config);
 	tcase_add_test(tc, test_outdir);
 	tcase_add_test(tc, test_reference);
+	tcase_add_test(tc, test_recovery_settings);
 	suite_add_tcase(s, tc);
 	return t_unit_run_suite("model", s);
 }

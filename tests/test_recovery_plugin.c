@@ -161,10 +161,12 @@ once_tx_counters(const void *tx, uint64_t *sent, uint64_t *retx,
 }
 
 static int
-once_rx_init(void *rx, uint32_t nb_pkts, uint16_t ack_every)
+once_rx_init(void *rx, const struct hs_transport_params *p, uint32_t nb_pkts,
+	     uint16_t ack_every)
 {
 	struct once_rx *r = rx;
 
+	RTE_SET_USED(p);
 	RTE_SET_USED(ack_every);	/* every arrival is acknowledged */
 	memset(r, 0, sizeof(*r));
 	r->nb_pkts = nb_pkts;

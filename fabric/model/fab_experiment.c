@@ -735,6 +735,27 @@ fab_params_for_seed(const struct fab_params *p, uint32_t i,
 	out->host.traffic.settings = NULL;	/* fab_sim_build() sets it */
 }
 
+/* The lines of moved not yet in x->moved, appended while they fit. */
+static void
+fab_moved_merge(struct fab_experiment *x, const char *moved)
+{
+	const char *line, *nl, *seen;
+	size_t len, n;
+
+	for (line = moved; (nl = strchr(line, '\n')) != NULL; line = nl + 1) {
+		n = (size_t)(nl - line) + 1;	/* with its newline */
+		for (seen = x->moved; *seen != '\0';
+		     seen = strchr(seen, '\n') + 1)
+			if (strncmp(seen, line, n) == 0)
+				break;
+		len = strlen(x->moved);
+		if (*seen == '\0' && len + n < sizeof(x->moved)) {
+			memcpy(x->moved + len, line, n);
+			x->moved[len + n] = '\0';
+		}
+	}
+}
+
 static int
 fab_experiment_load_checked(struct fab_loader *l, struct fab_experiment *x,
 			    char *err, unsigned int err_size)
@@ -753,6 +774,8 @@ fab_experiment_load_checked(struct fab_loader *l, struct fab_experiment *x,
 	/* A first pass finds the sweeps (and checks the file as written). */
 	rc = fab_load_combo(l, NULL, first, sweeps, &nb_sweeps, err,
 			    err_size);
+	if (rc == 0)
+		fab_moved_merge(x, first->host.moved);
 	free(first);
 	if (rc != 0)
 		return rc;
@@ -788,6 +811,7 @@ fab_experiment_load_checked(struct fab_loader *l, struct fab_experiment *x,
 			return rc;
 		}
 		x->combos[c].host.traffic.settings = NULL;
+		fab_moved_merge(x, x->combos[c].host.moved);
 	}
 	return 0;
 }

@@ -222,6 +222,12 @@ struct fab_experiment {
 	const char *path;
 	uint32_t nb_combos;
 	struct fab_params *combos;
+	/*
+	 * The [host] keys read from their old place in any combination
+	 * (struct hs_config's moved), each line once: for the program to
+	 * warn of (hs_config_moved_warn()).
+	 */
+	char moved[HS_MOVED_SIZE];
 };
 
 /*

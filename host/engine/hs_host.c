@@ -167,16 +167,13 @@ hs_host_create(const struct hs_host_params *p, char *err,
 	h->tp = (struct hs_transport_params){
 		.recovery = c->recovery,
 		.mss = c->mss,
-		.erasure_k = c->erasure_k,
 		.reorder_window_ns = c->reorder_window_ns,
 		.rto_ns = RTE_MAX(c->min_rto_ns, 2 * c->base_rtt_ns),
 		.min_rto_ns = c->min_rto_ns,
 		.base_rtt_ns = c->base_rtt_ns,
 		.windowed = c->cc->windowed,
-		.dupacks = c->dupacks,
-		.fast_retransmit = c->fast_retransmit,
-		.sack_limit = c->sack_limit,
-		.initial_rto_ns = c->initial_rto_ns,
+		.settings = hs_recovery_settings_of(&c->recovery_set,
+						    c->recovery),
 	};
 	h->path_timers = c->recovery->tx_path_sent != NULL &&
 		c->policy->on_path_timeout != NULL;

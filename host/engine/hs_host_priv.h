@@ -86,6 +86,7 @@ struct hs_host {
 	/* cfg's path facts with its policy's settings (cfg->hlb_set). */
 	struct hlb_params hlb;
 	const struct hs_traffic *traffic;
+	/* The recovery model's facts and settings (cfg->recovery_set). */
 	struct hs_transport_params tp;
 	uint32_t rank;
 	uint32_t ip;

@@ -69,11 +69,7 @@ hs_config_defaults(struct hs_config *c)
 	c->cc = hs_cc_registry[0];	/* rate */
 	c->window_pkts = 64;
 	c->recovery = hs_recovery_registry[0];	/* sack */
-	c->erasure_k = 3;		/* the study's simulator's default */
-	c->dupacks = 3;			/* htsim's constant_cca */
-	c->fast_retransmit = true;
-	c->sack_limit = 0;
-	c->initial_rto_ns = 1000000;		/* 1 ms, as htsim */
+	hs_recovery_settings_defaults(&c->recovery_set);
 	c->pacing = HS_PACING_HOST;
 	c->pacing_jitter = 0.0;
 	c->ecn = OFAN_ECN_ECT0;
@@ -99,6 +95,145 @@ hs_get_u16(struct ofan_cfg *cfg, const char *sec, const char *key,
 		return -EINVAL;
 	*out = (uint16_t)v;
 	return 0;
+}
+
+/*
+ * [host] keys that moved to a model's own section, and where to: read
+ * from [host] for this release (the value is copied to each of its new
+ * places, so it is checked there, and each is reported as moved: c->moved),
+ * refused when a new place holds the key too.  ofan-fabric's overrides
+ * and sweeps of host.KEY go the same way.
+ */
+struct hs_moved_key {
+	const char *key;		/* its [host] name */
+	const char *to_key;		/* its name in its new sections */
+	const char *to[4];		/* its new sections, NULL-terminated */
+};
+
+static const struct hs_moved_key hs_moved_keys[] = {
+	{ "dupacks", "dupacks", { "recovery.tcp" } },
+	{ "fast_retransmit", "fast_retransmit", { "recovery.tcp" } },
+	{ "sack_limit", "sack_limit", { "recovery.tcp" } },
+	{ "initial_rto", "initial_rto",
+	  { "recovery.tcp", "recovery.trim", "recovery.gbn" } },
+	{ "erasure_k", "k", { "recovery.erasure" } },
+};
+
+/* "[a] key", "[a] and [b] key", "[a], [b] and [c] key" into out. */
+static void
+hs_moved_where(const struct hs_moved_key *m, char *out, size_t size)
+{
+	size_t len = 0;
+	int j, n = 0;
+
+	while (m->to[n] != NULL)
+		n++;
+	out[0] = '\0';
+	for (j = 0; j < n && len < size; j++) {
+		snprintf(out + len, size - len, "%s[%s]",
+			 j == 0 ? "" : j == n - 1 ? " and " : ", ", m->to[j]);
+		len = strlen(out);
+	}
+	if (len < size)
+		snprintf(out + len, size - len, " %s", m->to_key);
+}
+
+/* One moved key: copied to its new places, or refused. */
+static int
+hs_config_move(struct ofan_cfg *cfg, struct hs_config *c,
+	       const struct hs_moved_key *m)
+{
+	static const char *const host = "host";
+	char origin[256], where[128];
+	const char *value, *o;
+	size_t len;
+	int j;
+
+	hs_moved_where(m, where, sizeof(where));
+	if (!ofan_cfg_has_key(cfg, host, m->key)) {
+		char expect[192];
+
+		/* --config-reference lists it with its new place. */
+		snprintf(expect, sizeof(expect),
+			 "moved to %s; read from here for this release", where);
+		ofan_cfg_ref_note(host, m->key, 0, expect, NULL);
+		return 0;
+	}
+	value = ofan_cfg_value(cfg, host, m->key);
+	o = ofan_cfg_origin(cfg, host, m->key);
+	if (o != NULL)
+		snprintf(origin, sizeof(origin), "%s", o);
+	else
+		snprintf(origin, sizeof(origin), "%s:%s:%s", ofan_cfg_path(cfg),
+			 host, m->key);
+	for (j = 0; m->to[j] != NULL; j++) {
+		const struct ofan_cfg_key keys[] = {
+			{ host, m->key }, { m->to[j], m->to_key },
+		};
+		const char *there = ofan_cfg_origin(cfg, m->to[j], m->to_key);
+
+		if (!ofan_cfg_has_key(cfg, m->to[j], m->to_key))
+			continue;
+		/* Moved already (the loader ran on this cfg before). */
+		if (there != NULL && strcmp(there, origin) == 0)
+			return 0;
+		if (ofan_cfg_blame(cfg, keys, 2) == 1)
+			return ofan_cfg_fail(cfg, m->to[j], m->to_key,
+				"'%s' is set as [host] %s too, its place before it moved here; expected it here only",
+				ofan_cfg_value(cfg, m->to[j], m->to_key),
+				m->key);
+		if (m->to[1] == NULL)
+			return ofan_cfg_fail(cfg, host, m->key,
+				"'%s' moved to %s, which is set too; expected it there only",
+				value, where);
+		return ofan_cfg_fail(cfg, host, m->key,
+			"'%s' moved to %s, and [%s] sets it too; expected it in the new places only",
+			value, where, m->to[j]);
+	}
+	for (j = 0; m->to[j] != NULL; j++)
+		if (ofan_cfg_set_from(cfg, m->to[j], m->to_key, value,
+				      origin) != 0)
+			return ofan_cfg_fail(cfg, host, m->key,
+				"'%s' cannot be moved to [%s]", value,
+				m->to[j]);
+	/* Read: no unknown key. */
+	(void)ofan_cfg_get_str(cfg, host, m->key, 0, &value);
+	/* A line each, whole or not at all. */
+	len = strlen(c->moved);
+	if (snprintf(c->moved + len, sizeof(c->moved) - len,
+		     "%s: moved to %s; read from [host] for this release only\n",
+		     origin, where) >= (int)(sizeof(c->moved) - len))
+		c->moved[len] = '\0';
+	return 0;
+}
+
+/*
+ * The recovery models' settings, each from its own section, after the
+ * keys that moved there from [host].
+ */
+static int
+hs_config_models(struct ofan_cfg *cfg, struct hs_config *c)
+{
+	size_t i;
+
+	for (i = 0; i < RTE_DIM_HS(hs_moved_keys); i++)
+		if (hs_config_move(cfg, c, &hs_moved_keys[i]) != 0)
+			return -EINVAL;
+	return hs_recovery_settings_from_cfg(cfg, &c->recovery_set);
+}
+
+void
+hs_config_moved_warn(const char *moved, const char *prog, FILE *f)
+{
+	const char *line = moved, *nl;
+
+	for (; *line != '\0'; line = nl + 1) {
+		nl = strchr(line, '\n');
+		if (nl == NULL)
+			nl = line + strlen(line) - 1;
+		fprintf(f, "%s: warning: %.*s\n", prog, (int)(nl - line),
+			line);
+	}
 }
 
 static int
@@ -151,16 +286,6 @@ hs_config_host(struct ofan_cfg *cfg, struct hs_config *c,
 	    ofan_cfg_get_enum(cfg, sec, "ce_echo", 0, hs_ce_echo_names,
 			      &ce_echo) ||
 	    ofan_cfg_get_enum(cfg, sec, "recovery", 0, rec_names, &rec) ||
-	    ofan_cfg_get_u32(cfg, sec, "erasure_k", 0, 0, 1u << 20,
-			     &c->erasure_k) ||
-	    ofan_cfg_get_u32(cfg, sec, "dupacks", 0, 1, 1u << 16,
-			     &c->dupacks) ||
-	    ofan_cfg_get_bool(cfg, sec, "fast_retransmit", 0,
-			      &c->fast_retransmit) ||
-	    ofan_cfg_get_u32(cfg, sec, "sack_limit", 0, 0, 63,
-			     &c->sack_limit) ||
-	    ofan_cfg_get_time(cfg, sec, "initial_rto", 0, 1000,
-			      60ull * 1000000000ull, &c->initial_rto_ns) ||
 	    ofan_cfg_get_enum(cfg, sec, "resend_path", 0,
 			      hs_resend_path_names, &resend_path) ||
 	    ofan_cfg_get_enum(cfg, sec, "pacing", 0, hs_pacing_names,
@@ -181,28 +306,6 @@ hs_config_host(struct ofan_cfg *cfg, struct hs_config *c,
 	c->recovery = hs_recovery_registry[rec];
 	c->pacing = (enum hs_pacing)pacing;
 	c->resend_path = (enum hs_resend_path)resend_path;
-	{
-		/* tcp's keys mean nothing to another model: say so. */
-		static const char *const tcp_only[] = {
-			"dupacks", "fast_retransmit", "sack_limit", NULL
-		};
-		unsigned int k;
-
-		for (k = 0; tcp_only[k] != NULL; k++) {
-			if (!ofan_cfg_has_key(cfg, sec, tcp_only[k]) ||
-			    strcmp(c->recovery->name, "tcp") == 0)
-				continue;
-			if (ofan_cfg_blame2(cfg, sec, tcp_only[k],
-					    "recovery") == 1)
-				return ofan_cfg_fail(cfg, sec, "recovery",
-					"'%s' with %s set; expected recovery = tcp, or no %s",
-					c->recovery->name, tcp_only[k],
-					tcp_only[k]);
-			return ofan_cfg_fail(cfg, sec, tcp_only[k],
-				"set with recovery = %s; expected recovery = tcp, or no %s",
-				c->recovery->name, tcp_only[k]);
-		}
-	}
 	c->ce_echo = (enum hs_ce_echo)ce_echo;
 	if (c->pacing_jitter > 0 && c->pacing != HS_PACING_FLOW &&
 	    ofan_cfg_blame2(cfg, sec, "pacing_jitter", "pacing") == 1)
@@ -227,7 +330,7 @@ hs_config_host(struct ofan_cfg *cfg, struct hs_config *c,
 			"'%u' is below ev_min (%u); expected ev_min <= ev_max",
 			c->hlb.ev_max, c->hlb.ev_min);
 	hs_config_derive(c);
-	return 0;
+	return hs_config_models(cfg, c);
 }
 
 static int
@@ -349,16 +452,25 @@ hs_config_traffic_from_cfg(struct ofan_cfg *cfg, struct hs_config *c,
 	{
 		/*
 		 * A flow's senders keep state per packet: at most
-		 * HS_MAX_PKTS of them (with erasure_k extra), so a size
-		 * beyond that is refused here, not found out of memory.
+		 * HS_MAX_PKTS of them (with the recovery model's extra
+		 * packets, erasure's k), so a size beyond that is refused
+		 * here, not found out of memory.
 		 */
 		uint32_t mss = (uint32_t)c->mtu - OFAN_IPV4_HDR_SIZE -
 			OFAN_UDP_HDR_SIZE - OFAN_BTH_SIZE;
-		uint64_t max_pkts = HS_MAX_PKTS - 1 - (uint64_t)c->erasure_k;
+		const struct hs_transport_params tp = {
+			.recovery = c->recovery, .mss = (uint16_t)mss,
+			.settings = hs_recovery_settings_of(&c->recovery_set,
+							    c->recovery),
+		};
+		uint32_t one = hs_transport_nb_pkts(&tp, mss);
+		uint64_t extra = one > 1 ? one - 1 : 0;
+		uint64_t max_pkts = extra < HS_MAX_PKTS - 1 ?
+			HS_MAX_PKTS - 1 - extra : 0;
 		const char *text = "";
-		/* A rule of size, erasure_k and mtu (ofan_config.h). */
+		/* A rule of size, the model (its extra packets) and mtu. */
 		struct ofan_cfg_key keys[2 + HS_CFG_MAX_FROM] = {
-			{ sec, "size" }, { "host", "erasure_k" },
+			{ sec, "size" }, { "host", "recovery" },
 		};
 
 		if (t->size > max_pkts * mss) {

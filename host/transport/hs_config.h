@@ -5,8 +5,9 @@
  * file:section:key, nothing touches EAL or a port before it passed).
  *
  * Sections: [host] transport and pacing, [host.<policy>] policy knobs,
- * [ranks] rank addressing, [traffic] the collective, [port.N] one host
- * instance (rank) per ethdev port.
+ * [recovery.<model>] the recovery models' settings, [ranks] rank
+ * addressing, [traffic] the collective, [port.N] one host instance
+ * (rank) per ethdev port.
  */
 #ifndef OFAN_HS_CONFIG_H
 #define OFAN_HS_CONFIG_H
@@ -27,6 +28,7 @@
 /* Lcore ids a port may name: DPDK's RTE_MAX_LCORE (checked in hs_host.c). */
 #define HS_MAX_LCORE 128
 #define HS_PATH_SIZE 512
+#define HS_MOVED_SIZE 1024
 
 
 /*
@@ -118,12 +120,14 @@ struct hs_config {
 	const struct hs_cc_ops *cc;	/* [host] cc (hs_cc.h) */
 	uint32_t window_pkts;	/* ECN_WINDOW: initial and maximum window */
 	const struct hs_recovery_ops *recovery;	/* hs_transport.h */
-	uint32_t erasure_k;	/* erasure: packets beyond the data's */
-	/* tcp, trim, gbn (hs_cumack.h) */
-	uint32_t dupacks;	/* tcp: duplicate ACKs to a fast retransmit */
-	bool fast_retransmit;	/* tcp: no is htsim's -nofr */
-	uint32_t sack_limit;	/* tcp: 0 off, N: htsim's -sack N */
-	uint64_t initial_rto_ns;	/* before the first RTT sample */
+	/* Every recovery model's own settings ([recovery.<name>]). */
+	struct hs_recovery_settings_table recovery_set;
+	/*
+	 * The [host] keys the loader read from their old place, which moved
+	 * to a model's section: a line each, "WHERE: moved to [SEC] KEY; ...",
+	 * for the program to warn of ("" when none).  hs_config_moved_warn().
+	 */
+	char moved[HS_MOVED_SIZE];
 	enum hs_resend_path resend_path;
 	enum hs_pacing pacing;
 	double pacing_jitter;	/* pacing = flow: extra gap, fraction */
@@ -188,18 +192,23 @@ void hs_config_defaults(struct hs_config *c);
 void hs_config_derive(struct hs_config *c);
 
 /*
- * Load and validate path into c; returns 0 or -EINVAL with a
- * "file:section:key: ..." message in err.
- */
-/*
  * Every key of a host config, what it accepts and its default, as
  * Markdown tables into f (ofan-host --config-reference).  0, or -errno
  * with the message in err.
  */
 int hs_config_reference(FILE *f, char *err, unsigned int err_size);
 
+/*
+ * Load and validate path into c; returns 0 or -EINVAL with a
+ * "file:section:key: ..." message in err.
+ */
 int hs_config_load(const char *path, struct hs_config *c, char *err,
 		   unsigned int err_size);
+/*
+ * Each line of moved (a struct hs_config's: the keys the loader read from
+ * their old place) to f as "PROG: warning: LINE"; nothing when it is "".
+ */
+void hs_config_moved_warn(const char *moved, const char *prog, FILE *f);
 int hs_config_from_cfg(struct ofan_cfg *cfg, struct hs_config *c);
 
 /*
@@ -211,11 +220,12 @@ int hs_config_from_cfg(struct ofan_cfg *cfg, struct hs_config *c);
 
 /*
  * Pieces of the loader that ofan-fabric reuses (c holds the defaults):
- * [host] and every [host.<policy>] section (flags: OFAN_CFG_REQUIRED
- * requires the policy key, 0 makes it optional, HS_CFG_CALLER_SETS leaves
- * it and rate and mtu out), and [traffic] (set c->traffic.nb_ranks first;
- * HS_CFG_CALLER_SETS leaves tor_size and pod_size out).  Return 0 or
- * -EINVAL (message in the cfg).
+ * [host] and every [host.<policy>] and [recovery.<model>] section
+ * (flags: OFAN_CFG_REQUIRED requires the policy key, 0 makes it
+ * optional, HS_CFG_CALLER_SETS leaves it and rate and mtu out), and
+ * [traffic] (set c->traffic.nb_ranks first; HS_CFG_CALLER_SETS leaves
+ * tor_size and pod_size out).  Return 0 or -EINVAL (message in the
+ * cfg).
  */
 int hs_config_host_from_cfg(struct ofan_cfg *cfg, struct hs_config *c,
 			    unsigned int flags);

@@ -8,6 +8,7 @@
 
 #include "hs_cumack.h"
 #include "hs_transport.h"
+#include "ofan_config.h"
 
 static inline bool
 ca_bit(const uint64_t *b, uint32_t i)
@@ -357,17 +358,55 @@ _Static_assert(sizeof(struct hs_ca_rx) <= HS_RECOVERY_RX_STATE,
 
 /* ---- tcp, trim and gbn as loss-recovery models (hs_transport.h) ---- */
 
+static void
+ca_defaults(void *settings)
+{
+	struct hs_ca_settings *s = settings;
+
+	s->initial_rto_ns = 1000000;	/* 1 ms, as htsim */
+	s->dupacks = 3;			/* htsim's constant_cca */
+	s->sack_limit = 0;
+	s->fast_retransmit = true;
+}
+
+/* trim and gbn: the RTO before the first RTT sample. */
+static int
+ca_parse(struct ofan_cfg *cfg, const char *sec, void *settings)
+{
+	struct hs_ca_settings *s = settings;
+
+	return ofan_cfg_get_time(cfg, sec, "initial_rto", 0, 1000,
+				 60ull * 1000000000ull, &s->initial_rto_ns);
+}
+
+/* tcp: that and its fast retransmit. */
+static int
+tcp_parse(struct ofan_cfg *cfg, const char *sec, void *settings)
+{
+	struct hs_ca_settings *s = settings;
+
+	if (ca_parse(cfg, sec, settings) ||
+	    ofan_cfg_get_u32(cfg, sec, "dupacks", 0, 1, 1u << 16,
+			     &s->dupacks) ||
+	    ofan_cfg_get_bool(cfg, sec, "fast_retransmit", 0,
+			      &s->fast_retransmit) ||
+	    ofan_cfg_get_u32(cfg, sec, "sack_limit", 0, 0, 63, &s->sack_limit))
+		return -EINVAL;
+	return 0;
+}
+
 static int
 ca_tx_init(void *tx, const struct hs_transport_params *p, uint64_t size,
 	   enum hs_ca_mode mode)
 {
+	const struct hs_ca_settings *s = p->settings;
 	const struct hs_ca_params cp = {
 		.mode = mode,
 		.mss = p->mss,
-		.dupacks = p->dupacks,
-		.fast_retransmit = p->fast_retransmit,
-		.sack_limit = p->sack_limit,
-		.initial_rto_ns = p->initial_rto_ns,
+		.dupacks = s->dupacks,
+		.fast_retransmit = s->fast_retransmit,
+		.sack_limit = s->sack_limit,
+		.initial_rto_ns = s->initial_rto_ns,
 		.min_rto_ns = p->min_rto_ns,
 	};
 
@@ -487,14 +526,18 @@ ca_tx_counters(const void *tx, uint64_t *sent, uint64_t *retx,
 }
 
 static int
-ca_rx_init(void *rx, uint32_t nb_pkts, uint16_t ack_every)
+ca_rx_init(void *rx, const struct hs_transport_params *p, uint32_t nb_pkts,
+	   uint16_t ack_every)
 {
+	(void)p;
 	return hs_ca_rx_init(rx, false, nb_pkts, ack_every);
 }
 
 static int
-gbn_rx_init(void *rx, uint32_t nb_pkts, uint16_t ack_every)
+gbn_rx_init(void *rx, const struct hs_transport_params *p, uint32_t nb_pkts,
+	    uint16_t ack_every)
 {
+	(void)p;
 	return hs_ca_rx_init(rx, true, nb_pkts, ack_every);
 }
 
@@ -583,11 +626,13 @@ ca_rx_counters(const void *rx, uint32_t *max_reorder, uint64_t *dups,
 	hs_sack_rx_counters(&r->rx, max_reorder, dups, ce);
 }
 
-#define HS_CA_OPS(name_, summary_, tx_init_, rx_init_)			\
+#define HS_CA_OPS(name_, summary_, parse_, tx_init_, rx_init_)		\
 	{								\
 		.name = name_, .summary = summary_,			\
 		.tx_size = sizeof(struct hs_ca_tx),			\
 		.rx_size = sizeof(struct hs_ca_rx),			\
+		.settings_size = sizeof(struct hs_ca_settings),		\
+		.defaults = ca_defaults, .parse = parse_,		\
 		.nb_pkts = hs_recovery_nb_pkts, .tx_init = tx_init_,		\
 		.tx_fini = ca_tx_fini, .tx_next = ca_tx_next,		\
 		.tx_sent = ca_tx_sent, .tx_payload = ca_tx_payload,	\
@@ -607,10 +652,10 @@ ca_rx_counters(const void *rx, uint32_t *max_reorder, uint64_t *dups,
 
 const struct hs_recovery_ops hs_recovery_tcp = HS_CA_OPS("tcp",
 	"cumulative ACKs, fast retransmit after duplicate ACKs, an RTO (htsim's constant_cca)",
-	tcp_tx_init, ca_rx_init);
+	tcp_parse, tcp_tx_init, ca_rx_init);
 const struct hs_recovery_ops hs_recovery_trim = HS_CA_OPS("trim",
 	"NACKs of trimmed headers resent at once, an RTO, no fast retransmit (constant_cca -trim -nofr)",
-	trim_tx_init, ca_rx_init);
+	ca_parse, trim_tx_init, ca_rx_init);
 const struct hs_recovery_ops hs_recovery_gbn = HS_CA_OPS("gbn",
 	"RoCE go-back-N: the receiver takes packets in order only, a NACK rewinds the sender",
-	gbn_tx_init, gbn_rx_init);
+	ca_parse, gbn_tx_init, gbn_rx_init);

@@ -32,7 +32,11 @@
  * later is discarded and NACKed with the expected PSN, anything earlier
  * ACKed again.
  *
- * No EAL, no mbufs: unit tested alone (tests/test_sack.c, case cumack).
+ * Settings: [recovery.tcp] dupacks, fast_retransmit, sack_limit and
+ * initial_rto; [recovery.trim] and [recovery.gbn] initial_rto
+ * (struct hs_ca_settings; docs/recovery.md).
+ *
+ * No EAL, no mbufs: unit tested alone (tests/test_cumack.c).
  */
 #ifndef OFAN_HS_CUMACK_H
 #define OFAN_HS_CUMACK_H
@@ -49,7 +53,19 @@ enum hs_ca_mode {
 	HS_CA_GBN,
 };
 
-/* The sender's settings ([host] keys; docs/recovery.md). */
+/*
+ * The three models' settings block (hs_transport_params.settings): tcp
+ * reads every key from [recovery.tcp], trim and gbn initial_rto alone
+ * from theirs, and keep the defaults of the rest.
+ */
+struct hs_ca_settings {
+	uint64_t initial_rto_ns;	/* the RTO before the first sample (1ms) */
+	uint32_t dupacks;	/* tcp: duplicate ACKs to a fast retransmit (3) */
+	uint32_t sack_limit;	/* tcp: 0 off, N: htsim's -sack N (0) */
+	bool fast_retransmit;	/* tcp: no is htsim's -nofr (yes) */
+};
+
+/* What a sender is set up with: its settings and the host's facts. */
 struct hs_ca_params {
 	enum hs_ca_mode mode;
 	uint16_t mss;

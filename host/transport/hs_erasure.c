@@ -24,6 +24,7 @@
 
 #include "hs_erasure.h"
 #include "hs_transport.h"
+#include "ofan_config.h"
 
 uint16_t
 hs_erasure_symbol(uint64_t size, uint16_t mss)
@@ -476,19 +477,36 @@ _Static_assert(sizeof(struct hs_erx) <= HS_RECOVERY_RX_STATE,
 
 /* ---- erasure as a loss-recovery model (hs_transport.h) ---- */
 
+static void
+era_defaults(void *settings)
+{
+	/* The study's simulator's default. */
+	((struct hs_erasure_settings *)settings)->k = 3;
+}
+
+static int
+era_parse(struct ofan_cfg *cfg, const char *sec, void *settings)
+{
+	struct hs_erasure_settings *s = settings;
+
+	return ofan_cfg_get_u32(cfg, sec, "k", 0, 0, 1u << 20, &s->k);
+}
+
 static uint32_t
 era_nb_pkts(const struct hs_transport_params *p, uint64_t size)
 {
+	const struct hs_erasure_settings *s = p->settings;
 	uint32_t n = hs_erasure_data_pkts(size, p->mss);
 
-	return n == 0 ? 0 : n + p->erasure_k;
+	return n == 0 ? 0 : n + s->k;
 }
 
 static int
 era_tx_init(void *tx, const struct hs_transport_params *p, uint64_t size,
 	    uint64_t now)
 {
-	int rc = hs_etx_init(tx, size, p->mss, p->erasure_k, p->base_rtt_ns,
+	const struct hs_erasure_settings *s = p->settings;
+	int rc = hs_etx_init(tx, size, p->mss, s->k, p->base_rtt_ns,
 			     p->min_rto_ns, now);
 
 	hs_etx_set_windowed(tx, p->windowed);
@@ -598,8 +616,10 @@ era_tx_path_expired(void *tx, uint16_t ev, uint64_t now)
 }
 
 static int
-era_rx_init(void *rx, uint32_t nb_pkts, uint16_t ack_every)
+era_rx_init(void *rx, const struct hs_transport_params *p, uint32_t nb_pkts,
+	    uint16_t ack_every)
 {
+	(void)p;
 	return hs_erx_init(rx, nb_pkts, ack_every);
 }
 
@@ -662,6 +682,9 @@ const struct hs_recovery_ops hs_recovery_erasure = {
 	.counts = true,
 	.tx_size = sizeof(struct hs_etx),
 	.rx_size = sizeof(struct hs_erx),
+	.settings_size = sizeof(struct hs_erasure_settings),
+	.defaults = era_defaults,
+	.parse = era_parse,
 	.nb_pkts = era_nb_pkts,
 	.tx_init = era_tx_init,
 	.tx_fini = era_tx_fini,

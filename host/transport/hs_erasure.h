@@ -31,6 +31,8 @@
  * smoothed RTT is the configured base RTT (htsim's is 0, so a flow shorter
  * than one RTT would resend from its second-to-last slot on).
  *
+ * Settings: [recovery.erasure] k (struct hs_erasure_settings).
+ *
  * Rate is not here: the host's pacer asks hs_etx_next() at each slot.
  * No EAL, no mbufs: unit tested alone.
  */
@@ -41,6 +43,11 @@
 #include <stdint.h>
 
 #include "hs_transport.h"
+
+/* The model's settings block (hs_transport_params.settings). */
+struct hs_erasure_settings {
+	uint32_t k;		/* packets beyond ceil(size / symbol) (3) */
+};
 
 struct hs_etx_evt {
 	uint32_t key;		/* EV + 1; 0: a free slot */

@@ -799,8 +799,10 @@ sack_tx_counters(const void *tx, uint64_t *sent, uint64_t *retx,
 }
 
 static int
-sack_rx_init(void *rx, uint32_t nb_pkts, uint16_t ack_every)
+sack_rx_init(void *rx, const struct hs_transport_params *p, uint32_t nb_pkts,
+	     uint16_t ack_every)
 {
+	(void)p;
 	return hs_rx_init(rx, nb_pkts, ack_every);
 }
 

@@ -14,19 +14,24 @@
  * A model is an hs_recovery_ops: its sender's and its receiver's state
  * machines as members, state kept in the flow (at most
  * HS_RECOVERY_TX_STATE / HS_RECOVERY_RX_STATE bytes; a model with more
- * keeps it behind a pointer, as sack keeps its per-PSN chunks).  The
- * engine calls them through the inline hs_sender_* and hs_receiver_*
- * below; congestion control (hs_cc.h) sits on top and pacing above that.
- * What an ACK carries on the wire (ofan_wire.h): a cumulative PSN and a
- * 64-bit SACK bitmap, or, for a model that `counts`, the count of
- * distinct packets received in the same field, flagged OFAN_ACK_F_COUNT.
+ * keeps it behind a pointer, as sack keeps its per-PSN chunks), and its
+ * settings, a block only it reads, parsed from its own [recovery.<name>]
+ * section.  The engine calls them through the inline hs_sender_* and
+ * hs_receiver_* below; congestion control (hs_cc.h) sits on top and
+ * pacing above that.  What an ACK carries on the wire (ofan_wire.h): a
+ * cumulative PSN and a 64-bit SACK bitmap, or, for a model that
+ * `counts`, the count of distinct packets received in the same field,
+ * flagged OFAN_ACK_F_COUNT.
+ *
+ * This header includes no model's: each model's header includes it.
  *
  * Adding a model: an hs_recovery_ops (defined with the model's state
  * machine, as hs_sack.c, hs_erasure.c and hs_cumack.c do), a line in
- * hs_recovery.c's registry
- * or an hs_recovery_register() call before any configuration is read,
- * and a test (docs/architecture.md, "A recovery model";
- * tests/test_recovery_plugin.c defines one only it knows).
+ * hs_recovery.c's registry or an hs_recovery_register() call before any
+ * configuration is read, its [recovery.<name>] section, and a test that
+ * runs tests/lib/recovery_conformance.h on it (docs/architecture.md, "A
+ * recovery model"; tests/test_recovery_plugin.c defines one only it
+ * knows).
  */
 #ifndef OFAN_HS_TRANSPORT_H
 #define OFAN_HS_TRANSPORT_H
@@ -45,23 +50,58 @@
 #define HS_RECOVERY_TX_STATE 256	/* bytes of a sender's state, at most */
 #define HS_RECOVERY_RX_STATE 128	/* bytes of a receiver's state */
 
+struct ofan_cfg;
 struct hs_recovery_ops;
 
-/* What the sender of a flow is set up with. */
+/*
+ * A model's settings live in a block of its own, settings_size bytes of
+ * an hs_recovery_settings, that only the model reads: its defaults() and
+ * parse() fill it, and the model gets it back in
+ * hs_transport_params.settings.
+ */
+#define HS_RECOVERY_SETTINGS_MAX 64
+/* The section prefix of a model's settings: [recovery.<name>]. */
+#define HS_RECOVERY_SECTION "recovery."
+/* The longest name a model may have (its section's name is longer). */
+#define HS_RECOVERY_NAME_MAX 48
+
+struct hs_recovery_settings {
+	_Alignas(8) unsigned char bytes[HS_RECOVERY_SETTINGS_MAX];
+};
+
+/* The settings of every registered model, by registry position. */
+struct hs_recovery_settings_table {
+	struct hs_recovery_settings of[HS_MAX_RECOVERY];
+};
+
+/* Each registered model's defaults() into its block (zeroed first). */
+void hs_recovery_settings_defaults(struct hs_recovery_settings_table *t);
+
+/*
+ * Every registered model's parse() over its own [recovery.<name>]
+ * section, selected or not.  Returns 0 or -EINVAL with the message
+ * recorded in cfg.
+ */
+int hs_recovery_settings_from_cfg(struct ofan_cfg *cfg,
+				  struct hs_recovery_settings_table *t);
+
+/* The block of ops in t; NULL when ops has none or is not registered. */
+const void *hs_recovery_settings_of(const struct hs_recovery_settings_table *t,
+				    const struct hs_recovery_ops *ops);
+
+/*
+ * What the two ends of a flow are set up with: the host's facts every
+ * model may use, and the chosen model's settings.
+ */
 struct hs_transport_params {
 	const struct hs_recovery_ops *recovery;
 	uint16_t mss;
-	uint32_t erasure_k;
-	uint64_t reorder_window_ns;
-	uint64_t rto_ns;	/* sack: the fixed RTO */
-	uint64_t min_rto_ns;	/* erasure: floor of the computed RTO */
-	uint64_t base_rtt_ns;	/* erasure: srtt before the first sample */
+	uint64_t reorder_window_ns;	/* [host] reorder_window */
+	uint64_t rto_ns;	/* max([host] min_rto, 2 base RTTs) */
+	uint64_t min_rto_ns;	/* [host] min_rto: floor of a computed RTO */
+	uint64_t base_rtt_ns;	/* [host] base_rtt: RTT before a sample */
 	bool windowed;		/* a window limits the sender (hs_cc.h) */
-	/* tcp, trim, gbn (hs_cumack.h) */
-	uint32_t dupacks;
-	bool fast_retransmit;
-	uint32_t sack_limit;
-	uint64_t initial_rto_ns;
+	const void *settings;	/* the model's block, or NULL (none) */
 };
 
 /* An ACK's content in any model (host byte order). */
@@ -98,10 +138,12 @@ struct hs_tx_acked {
 };
 
 /*
- * A loss-recovery model.  Every member is required but the path timers;
- * tx is the sender's state (tx_size bytes, zeroed before tx_init), rx the
- * receiver's.  The per-packet members are on the data path: keep them
- * small.
+ * A loss-recovery model.  Every member is required but the settings'
+ * (settings_size, defaults, parse), tx_on_returned, rx_on_trimmed and the
+ * path timers; tx is the sender's state (tx_size bytes, zeroed before
+ * tx_init), rx the receiver's.  The per-packet members are on the data
+ * path: keep them small.  A model's own test runs
+ * tests/lib/recovery_conformance.h's checks of this contract on it.
  */
 struct hs_recovery_ops {
 	const char *name;	/* [host] recovery = <name> (required) */
@@ -109,6 +151,23 @@ struct hs_recovery_ops {
 	/* Its ACKs carry a count of packets received (OFAN_ACK_F_COUNT). */
 	bool counts;
 	size_t tx_size, rx_size;
+	/*
+	 * Bytes of the model's settings block (<= HS_RECOVERY_SETTINGS_MAX);
+	 * 0: none (hs_transport_params.settings is then NULL).
+	 */
+	size_t settings_size;
+	/* Fill the block, zeroed, with the defaults.  May be NULL (zeros). */
+	void (*defaults)(void *settings);
+	/*
+	 * Read and validate the model's keys in [section] (the loader gives
+	 * recovery.<name>; it may be absent) into its block, and no other
+	 * section's.  Called for every registered model at start-up,
+	 * selected or not, so a bad value is reported either way.  May be
+	 * NULL (no keys).  Returns 0 or -EINVAL with the message recorded in
+	 * cfg (ofan_config.h's getters record "FILE:SECTION:KEY: ...").
+	 */
+	int (*parse)(struct ofan_cfg *cfg, const char *section,
+		     void *settings);
 	/* Packets the receiver needs for a flow of size bytes. */
 	uint32_t (*nb_pkts)(const struct hs_transport_params *p,
 			    uint64_t size);
@@ -156,8 +215,12 @@ struct hs_recovery_ops {
 	void (*tx_path_sent)(void *tx, uint16_t ev, uint64_t now);
 	void (*tx_path_acked)(void *tx, uint16_t ev);
 	bool (*tx_path_expired)(void *tx, uint16_t ev, uint64_t now);
-	/* The receiver of nb_pkts packets (nb_pkts() of the flow). */
-	int (*rx_init)(void *rx, uint32_t nb_pkts, uint16_t ack_every);
+	/*
+	 * The receiver of nb_pkts packets (nb_pkts() of the flow), acknowledging
+	 * every ack_every of them at least; p as the sender's.
+	 */
+	int (*rx_init)(void *rx, const struct hs_transport_params *p,
+		       uint32_t nb_pkts, uint16_t ack_every);
 	void (*rx_fini)(void *rx);
 	/* Data packet psn: true if new; fills *ack when one is due. */
 	bool (*rx_on_data)(void *rx, uint32_t psn, bool ce, bool *send_ack,
@@ -189,7 +252,9 @@ extern const struct hs_recovery_ops *hs_recovery_registry[HS_MAX_RECOVERY + 1];
 /*
  * Add a model before any configuration is read.  0, -EINVAL (a required
  * member missing, only some of the path timers, state larger than
- * HS_RECOVERY_TX_STATE or HS_RECOVERY_RX_STATE), -EEXIST, -ENOSPC.
+ * HS_RECOVERY_TX_STATE or HS_RECOVERY_RX_STATE, settings larger than
+ * HS_RECOVERY_SETTINGS_MAX, a name longer than HS_RECOVERY_NAME_MAX),
+ * -EEXIST, -ENOSPC.
  */
 int hs_recovery_register(const struct hs_recovery_ops *ops);
 /* By name, case-insensitive; NULL if unknown. */
@@ -321,7 +386,7 @@ hs_receiver_init(struct hs_receiver *r, const struct hs_transport_params *p,
 		 uint64_t size, uint16_t ack_every)
 {
 	r->ops = p->recovery;
-	return r->ops->rx_init(r->state, hs_transport_nb_pkts(p, size),
+	return r->ops->rx_init(r->state, p, hs_transport_nb_pkts(p, size),
 			       ack_every);
 }
 

@@ -269,7 +269,7 @@ null_dev=net_null0,no-rx=1
 mbufs=16384
 
 # Packets of one tx-only flow: half of what ofan-host takes (16,777,215
-# less [host] erasure_k, 3 by default; the config check refuses more).
+# less erasure's [recovery.erasure] k, 3 by default; the config check refuses more).
 # A flow's length does not change the rate, as long as the flows outlast
 # the run: nb_tx_flows below makes enough of them.
 max_pkts=8388608

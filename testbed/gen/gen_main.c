@@ -14,12 +14,12 @@
  *                       netns NS | veth IF_A NS_A IF_B NS_B |
  *                       switch NAME NS LCORE CONFIG |
  *                       hosts NAME NS LCORE CONFIG | machine NAME SSH DIR
- * Sections [host], [host.*], [traffic], [job.*], the switch policies'
- * sections and [queue] are copied from the experiment file as they are
- * (a job's Chakra traces named by their absolute path), so every
- * key means what it means to ofan-host and ofan-switch (with the values
- * of the run's sweep combination, --run N, written after them); links
- * become switch-shaped rates ([queue] rate).  [failure.NAME] sections
+ * Sections [host], [host.*], [recovery.*], [traffic], [job.*], the switch
+ * policies' sections and [queue] are copied from the experiment
+ * file as they are (a job's Chakra traces named by their absolute path),
+ * so every key means what it means to ofan-host and ofan-switch (with the
+ * values of the run's sweep combination, --run N, written after them);
+ * links become switch-shaped rates ([queue] rate).  [failure.NAME] sections
  * become the switches' own failure and reroute schedules (gen_sched.h).
  * A frame model ([fabric] data_wire_bytes, ack_wire_bytes) is refused:
  * real links cost what Ethernet costs; so are [queue.LAYER] sections.
@@ -148,6 +148,7 @@ static bool
 gen_want_host(const char *sec)
 {
 	return strcmp(sec, "host") == 0 || strncmp(sec, "host.", 5) == 0 ||
+		strncmp(sec, "recovery.", 9) == 0 ||
 		strcmp(sec, "traffic") == 0 || strncmp(sec, "job.", 4) == 0;
 }
 
@@ -714,6 +715,7 @@ main(int argc, char **argv)
 		fprintf(stderr, "ofan-testbed-gen: %s\n", err);
 		return 2;
 	}
+	hs_config_moved_warn(x.moved, "ofan-testbed-gen", stderr);
 	if (g.o.list_runs) {
 		gen_list_runs(&x);
 		fab_experiment_free(&x);

@@ -126,7 +126,7 @@ bad_config unknown_policy \
 write_config unknown_key "policy = reps
 colour = blue"
 bad_config unknown_key \
-	"ofan-host: $TMP/unknown_key.ini:host:colour: unknown key; allowed keys in [host]: policy, seed, rate, rate_coef, mtu, ack_every, min_rto, reorder_window, base_rtt, cc, window, ecn, ce_echo, recovery, erasure_k, dupacks, fast_retransmit, sack_limit, initial_rto, resend_path, pacing, pacing_jitter, pace_bytes, verify_payload, stats_interval, ev_min, ev_max"
+	"ofan-host: $TMP/unknown_key.ini:host:colour: unknown key; allowed keys in [host]: policy, seed, rate, rate_coef, mtu, ack_every, min_rto, reorder_window, base_rtt, cc, window, ecn, ce_echo, recovery, resend_path, pacing, pacing_jitter, pace_bytes, verify_payload, stats_interval, ev_min, ev_max"
 
 write_config bad_resend_path "policy = reps
 resend_path = same"
@@ -144,11 +144,39 @@ sed -i '/^\[port.2\]/,$ s/^rank = 0$/rank = 2/' "$TMP/same_device.ini"
 bad_config same_device \
 	"ofan-host: $TMP/same_device.ini:port.2:dev: 'net_pcap0' is the same device as [port.0]; expected each port on its own device"
 
-write_config tcp_key_elsewhere "policy = reps
-recovery = sack
-dupacks = 3"
-bad_config tcp_key_elsewhere \
-	"ofan-host: $TMP/tcp_key_elsewhere.ini:host:dupacks: set with recovery = sack; expected recovery = tcp, or no dupacks"
+# A key that moved from [host] to its model's section is read from
+# [host] for a release, with a warning; refused when both places hold
+# it; its bad value named where it is written.
+write_config moved "policy = reps
+recovery = tcp
+dupacks = 2"
+echo "-- moved key"
+hs_run moved -- --config "$TMP/moved.ini" --check-config
+expect_rc "moved key --check-config" moved 0
+expect_eq "moved key --check-config stderr" "$(cat "$TMP/moved.err")" \
+	"ofan-host: warning: $TMP/moved.ini:host:dupacks: moved to [recovery.tcp] dupacks; read from [host] for this release only"
+nothing_touched moved
+
+write_config moved_twice "policy = reps
+dupacks = 3" "pattern = alltoall" "rank = 1
+[recovery.tcp]
+dupacks = 2"
+bad_config moved_twice \
+	"ofan-host: $TMP/moved_twice.ini:host:dupacks: '3' moved to [recovery.tcp] dupacks, which is set too; expected it there only"
+
+write_config moved_bad "policy = reps
+erasure_k = 3x"
+bad_config moved_bad \
+	"ofan-host: $TMP/moved_bad.ini:host:erasure_k: '3x' is not an integer; expected an integer in [0, 1048576]"
+
+# A model's key in another model's section is read there, and checked,
+# whichever model runs (as a policy's [host.<name>]).
+write_config other_model "policy = reps
+recovery = sack" "pattern = alltoall" "rank = 1
+[recovery.tcp]
+dupacks = 0"
+bad_config other_model \
+	"ofan-host: $TMP/other_model.ini:recovery.tcp:dupacks: '0' is out of range; expected an integer in [1, 65536]"
 
 # A rule of two keys names the one written, not the default it breaks
 # against (here per_subnet's 1).

@@ -130,6 +130,8 @@
 #include "fuzz_host_modes.h"
 #include "hlb.h"
 #include "hs_config.h"
+#include "hs_cumack.h"
+#include "hs_erasure.h"
 #include "hs_host.h"
 #include "hs_traffic.h"
 #include "hs_transport.h"
@@ -1405,10 +1407,22 @@ static const uint64_t fz_initial_rto_us[8] = {
  */
 #define FZ_HDR_SIZE 21
 
+/* The cumulative-ACK models, whose settings blocks fz_setup() fills. */
+static const char *const fz_cumack[] = { "tcp", "trim", "gbn" };
+
+/* The settings block of built-in recovery model name in c. */
+static void *
+fz_recovery_set(struct hs_config *c, const char *name)
+{
+	return (void *)hs_recovery_settings_of(&c->recovery_set,
+					       hs_recovery_find(name));
+}
+
 static int
 fz_setup(struct fz_world *w, struct fz_in *in)
 {
 	struct hs_config *c = &w->cfg;
+	const struct hs_ca_settings *tcp = fz_recovery_set(c, "tcp");
 	uint8_t hdr[FZ_HDR_SIZE];
 	uint32_t nb_flows, f, i, trig_from = UINT32_MAX, nb_targets = 0;
 	uint32_t wait_trig[FZ_MAX_FLOWS];
@@ -1425,10 +1439,15 @@ fz_setup(struct fz_world *w, struct fz_in *in)
 							hdr[1] & 7 :
 							(hdr[1] & 7) - 5)));
 	c->recovery = fz_modes_recovery((uint8_t)(hdr[16] + (hdr[0] & 1)));
-	c->dupacks = fz_dupacks[hdr[19] & 7];
-	c->fast_retransmit = !(hdr[19] & 8);
-	c->sack_limit = fz_sack_limit[(hdr[19] >> 4) & 7];
-	c->initial_rto_ns = fz_initial_rto_us[hdr[20] & 7] * FZ_US;
+	/* tcp's keys, and initial_rto for trim and gbn too. */
+	for (i = 0; i < RTE_DIM(fz_cumack); i++) {
+		struct hs_ca_settings *ca = fz_recovery_set(c, fz_cumack[i]);
+
+		ca->dupacks = fz_dupacks[hdr[19] & 7];
+		ca->fast_retransmit = !(hdr[19] & 8);
+		ca->sack_limit = fz_sack_limit[(hdr[19] >> 4) & 7];
+		ca->initial_rto_ns = fz_initial_rto_us[hdr[20] & 7] * FZ_US;
+	}
 	c->resend_path = hdr[1] & 0x80 ? HS_RESEND_NEXT : HS_RESEND_OWN;
 	c->pacing = hdr[0] & 2 ? HS_PACING_FLOW : HS_PACING_HOST;
 	c->pacing_jitter = c->pacing == HS_PACING_FLOW && (hdr[0] & 0x80) ?
@@ -1440,7 +1459,8 @@ fz_setup(struct fz_world *w, struct fz_in *in)
 	c->ecn = (hdr[0] & 0x30) == 0x10 ? OFAN_ECN_NOT_ECT : OFAN_ECN_ECT0;
 	c->ack_every = (uint16_t)(1 + (hdr[14] >> 6));
 	c->mtu = fz_mtus[hdr[2] & 7];
-	c->erasure_k = (hdr[3] >> 3) & 3;
+	((struct hs_erasure_settings *)fz_recovery_set(c, "erasure"))->k =
+		(hdr[3] >> 3) & 3;
 	c->min_rto_ns = fz_rto_us[hdr[5] & 7] * FZ_US;
 	c->reorder_window_ns = (uint64_t)((hdr[6] >> 3) & 7) * FZ_US;
 	c->hlb.ev_min = (uint16_t)(49152 + (hdr[14] & 0x3f));
@@ -1544,8 +1564,11 @@ fz_setup(struct fz_world *w, struct fz_in *in)
 	if (hs_trigger_state_init(&w->trig, t) != 0)
 		return -ENOMEM;
 
-	tp = (struct hs_transport_params){ .recovery = c->recovery, .mss = c->mss,
-					   .erasure_k = c->erasure_k };
+	tp = (struct hs_transport_params){
+		.recovery = c->recovery, .mss = c->mss,
+		.settings = hs_recovery_settings_of(&c->recovery_set,
+						    c->recovery),
+	};
 	for (f = 0; f < nb_flows; f++) {
 		w->flow[f].nb_pkts = hs_transport_nb_pkts(&tp,
 							  t->flows[f].size);
@@ -1574,11 +1597,13 @@ fz_setup(struct fz_world *w, struct fz_in *in)
 	       " hosts %u flows %u verify %d t0 %" PRIu64 "\n",
 	       c->recovery->name, c->policy->name,
 	       hs_pacing_names[c->pacing], c->cc->name, c->mtu, c->mss,
-	       c->ack_every, c->erasure_k, c->min_rto_ns, w->delay_ns,
+	       c->ack_every,
+	       ((const struct hs_erasure_settings *)
+		fz_recovery_set(c, "erasure"))->k, c->min_rto_ns, w->delay_ns,
 	       c->base_rtt_ns, w->nb_hosts, nb_flows, w->verify, w->t0);
 	fz_log("  dupacks %u fast_retransmit %d sack_limit %u initial_rto %"
-	       PRIu64 " trim %s%s\n", c->dupacks, c->fast_retransmit,
-	       c->sack_limit, c->initial_rto_ns,
+	       PRIu64 " trim %s%s\n", tcp->dupacks, tcp->fast_retransmit,
+	       tcp->sack_limit, tcp->initial_rto_ns,
 	       (const char *const[]){ "off", "rx", "rts", "both" }[w->trim],
 	       w->trim_full ? " full" : "");
 	for (f = 0; f < nb_flows; f++)

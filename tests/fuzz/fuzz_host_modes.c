@@ -41,13 +41,14 @@ fz_modes_policy(uint8_t b)
 bool
 fz_modes_in_order(const struct hs_recovery_ops *ops)
 {
-	const struct hs_transport_params p = {
-		.recovery = ops, .mss = 1000, .erasure_k = 1,
-	};
+	struct hs_recovery_settings_table set;
+	struct hs_transport_params p = { .recovery = ops, .mss = 1000 };
 	struct hs_ack_content ack;
 	struct hs_receiver r;
 	bool send_ack, taken;
 
+	hs_recovery_settings_defaults(&set);
+	p.settings = hs_recovery_settings_of(&set, ops);
 	/* Asked, not named: does it refuse the second packet first? */
 	if (hs_receiver_init(&r, &p, 2 * p.mss, 1) != 0)
 		return false;
