@@ -5,9 +5,9 @@
  * builds without DPDK.  An experiment loads with its overrides and seeds,
  * its topology has the links of a fat tree, its config as run loads again
  * to the same params, a run's folder is its own, the config reference
- * names every section, and the recovery models' sections are set by the
- * file, overrides, sweeps and variants (a key that moved there from
- * [host] too, reported once).
+ * names every section, and the recovery models' and congestion
+ * controllers' sections are set by the file, overrides, sweeps and
+ * variants (a key that moved there from [host] too, reported once).
  */
 #include <check.h>
 #include <errno.h>
@@ -18,7 +18,9 @@
 #include <unistd.h>
 
 #include "fab_model.h"
+#include "hs_cc.h"
 #include "hs_cumack.h"
+#include "hs_ecn_window.h"
 #include "hs_erasure.h"
 #include "unit_suite.h"
 
@@ -192,7 +194,7 @@ START_TEST(test_reference)
 		"### [fabric]", "### [queue]", "### [queue.tor_up]", "### [traffic]",
 		"### [host]", "### [host.reps]", "### [ofan]", "### [failure.NAME]",
 		"### [drop.NAME]", "### [sweep.NAME]", "### [recovery.tcp]",
-		"### [recovery.erasure]",
+		"### [recovery.erasure]", "### [cc.ecn_window]",
 	};
 	char *text = NULL, err[1024];
 	size_t len = 0;
@@ -241,11 +243,14 @@ t_rec(const struct fab_experiment *x, uint32_t c, const char *name)
 #define T_TCP(x, c) ((const struct hs_ca_settings *)t_rec(x, c, "tcp"))
 #define T_TRIM(x, c) ((const struct hs_ca_settings *)t_rec(x, c, "trim"))
 #define T_ERA(x, c) ((const struct hs_erasure_settings *)t_rec(x, c, "erasure"))
+#define T_WIN(x, c) ((const struct hs_ecn_window_settings *)		\
+	hs_cc_settings_of(&(x)->combos[c].host.cc_set, hs_cc_find("ecn_window")))
 
 /*
  * [recovery.<name>] keys from the file, an override, a sweep and a
  * variant; the [host] keys they were read from there too, each place
  * reported once however many combinations read it; both places refused.
+ * [cc.<name>] as well.
  */
 START_TEST(test_recovery_settings)
 {
@@ -263,6 +268,7 @@ START_TEST(test_recovery_settings)
 		"[variant.a]\nhost.sack_limit = 9\n";
 	static const char *const ov_new[] = { "recovery.tcp.dupacks=6", NULL };
 	static const char *const ov_old[] = { "host.dupacks=6", NULL };
+	static const char *const ov_window[] = { "host.window=11", NULL };
 	static const char *const ov_both[] = {
 		"recovery.tcp.dupacks=6", "host.dupacks=7", NULL,
 	};
@@ -319,6 +325,18 @@ START_TEST(test_recovery_settings)
 		"/tmp/settings.ini:sweep.d:values: host.dupacks=2: moved to [recovery.tcp] dupacks; read from [host] for this release only\n"
 		"/tmp/settings.ini:variant.a:host.sack_limit: host.sack_limit=9: moved to [recovery.tcp] sack_limit; read from [host] for this release only\n"
 		"/tmp/settings.ini:sweep.d:values: host.dupacks=4: moved to [recovery.tcp] dupacks; read from [host] for this release only\n");
+	fab_experiment_free(&x);
+
+	/* A controller's section likewise, and [host] window. */
+	ck_assert_msg(t_load_text(T_SMALL "[cc.ecn_window]\nwindow = 9\n",
+				  NULL, &x, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_uint_eq(T_WIN(&x, 0)->window_pkts, 9);
+	fab_experiment_free(&x);
+	ck_assert_msg(t_load_text(T_SMALL, ov_window, &x, err,
+				  sizeof(err)) == 0, "%s", err);
+	ck_assert_uint_eq(T_WIN(&x, 0)->window_pkts, 11);
+	ck_assert_str_eq(x.moved,
+		"command line: host.window=11: moved to [cc.ecn_window] window; read from [host] for this release only\n");
 	fab_experiment_free(&x);
 
 	/* Both places: refused, on the [host] one. */

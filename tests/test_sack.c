@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "hs_cc.h"
+#include "hs_ecn_window.h"
 #include "hs_sack.h"
 #include "ofan_rng.h"
 #include "registry_check.h"
@@ -1551,46 +1552,56 @@ START_TEST(test_cc_rate)
 END_TEST
 
 /*
- * ecn_window: [host] window at the start; half a packet off per CE echo
- * down to 1, 1 / window on per clean ACK up to [host] window, 1 after a
- * timeout; a new packet leaves only while fewer than the window are out.
+ * ecn_window: [cc.ecn_window] window at the start; half a packet off per
+ * CE echo down to 1, 1 / window on per clean ACK up to that window, 1
+ * after a timeout; a new packet leaves only while fewer than the window
+ * are out.
  */
 START_TEST(test_cc_ecn_window)
 {
 	const struct hs_cc_ops *cc = hs_cc_find("ECN_Window");
+	const struct hs_ecn_window_settings w8 = { .window_pkts = 8 };
+	const struct hs_ecn_window_settings w4 = { .window_pkts = 4 };
+	struct hs_cc_settings_table set;
 	struct hs_cc_state st = { 0 };
 	unsigned int i;
 
 	ck_assert_ptr_nonnull(cc);
 	ck_assert(cc->windowed);
-	cc->start(&st, 8);
+	ck_assert_uint_eq(cc->settings_size, sizeof(w8));
+	hs_cc_settings_defaults(&set);
+	ck_assert_uint_eq(((const struct hs_ecn_window_settings *)
+			   hs_cc_settings_of(&set, cc))->window_pkts, 64);
+	cc->start(&st, &w8);
 	ck_assert(st.cwnd == 8.0);
-	ck_assert(cc->may_send(&st, 7));
-	ck_assert(!cc->may_send(&st, 8));
-	cc->on_ack(&st, false, 8);	/* at the cap already */
+	ck_assert(cc->may_send(&st, &w8, 7));
+	ck_assert(!cc->may_send(&st, &w8, 8));
+	cc->on_ack(&st, &w8, false);	/* at the cap already */
 	ck_assert(st.cwnd == 8.0);
-	cc->on_ack(&st, true, 8);
+	cc->on_ack(&st, &w8, true);
 	ck_assert(st.cwnd == 7.5);
-	ck_assert(!cc->may_send(&st, 7));	/* 7.5 packets: 7 */
-	cc->on_ack(&st, false, 8);
+	ck_assert(!cc->may_send(&st, &w8, 7));	/* 7.5 packets: 7 */
+	cc->on_ack(&st, &w8, false);
 	ck_assert(st.cwnd == 7.5 + 1.0 / 7.5);
 	for (i = 0; i < 40; i++)
-		cc->on_ack(&st, true, 8);
+		cc->on_ack(&st, &w8, true);
 	ck_assert(st.cwnd == 1.0);
-	ck_assert(cc->may_send(&st, 0));
-	ck_assert(!cc->may_send(&st, 1));
-	cc->start(&st, 4);
-	cc->on_timeout(&st);
+	ck_assert(cc->may_send(&st, &w8, 0));
+	ck_assert(!cc->may_send(&st, &w8, 1));
+	cc->start(&st, &w4);
+	cc->on_timeout(&st, &w4);
 	ck_assert(st.cwnd == 1.0);
-	cc->on_ack(&st, false, 4);
+	cc->on_ack(&st, &w4, false);
 	ck_assert(st.cwnd == 2.0);
 }
 END_TEST
 
 static bool
-t_cc_always(const struct hs_cc_state *st, uint32_t in_flight)
+t_cc_always(const struct hs_cc_state *st, const void *settings,
+	    uint32_t in_flight)
 {
 	(void)st;
+	(void)settings;
 	(void)in_flight;
 	return true;
 }
@@ -1615,6 +1626,9 @@ START_TEST(test_cc_register)
 	ck_assert_int_eq(hs_cc_register(&bad), -EINVAL);
 	bad = ok;
 	bad.may_send = NULL;	/* windowed without a window test */
+	ck_assert_int_eq(hs_cc_register(&bad), -EINVAL);
+	bad = ok;
+	bad.settings_size = HS_CC_SETTINGS_MAX + 1;
 	ck_assert_int_eq(hs_cc_register(&bad), -EINVAL);
 	bad = ok;
 	bad.name = "Rate";

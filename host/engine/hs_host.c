@@ -175,6 +175,7 @@ hs_host_create(const struct hs_host_params *p, char *err,
 		.settings = hs_recovery_settings_of(&c->recovery_set,
 						    c->recovery),
 	};
+	h->cc_settings = hs_cc_settings_of(&c->cc_set, c->cc);
 	h->path_timers = c->recovery->tx_path_sent != NULL &&
 		c->policy->on_path_timeout != NULL;
 	ofan_rng_seed(&h->rng, c->seed, 0x40570000ull + p->rank);
@@ -253,7 +254,7 @@ hs_flow_activate(struct hs_host *h, uint32_t si, uint64_t now)
 	s->ev_kept = false;
 	hs_frame_template(&h->fx, &s->tmpl, s->spec, s->nic_slot);
 	if (c->cc->start != NULL)
-		c->cc->start(&s->cc, c->window_pkts);
+		c->cc->start(&s->cc, h->cc_settings);
 	s->state = HS_ACTIVE;
 	s->start_ns = now;
 	h->active[h->nb_active++] = si;

@@ -88,6 +88,7 @@ struct hs_host {
 	const struct hs_traffic *traffic;
 	/* The recovery model's facts and settings (cfg->recovery_set). */
 	struct hs_transport_params tp;
+	const void *cc_settings;	/* cfg->cc's block (cfg->cc_set) */
 	uint32_t rank;
 	uint32_t ip;
 	struct hs_frame_ctx fx;

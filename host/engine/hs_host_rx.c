@@ -253,7 +253,7 @@ hs_input_ack(struct hs_host *h, const uint8_t *frame,
 	}
 	c->policy->on_ack(s->lb, &h->hlb, &h->rng, ev, a.ce, rtt, now);
 	if (c->cc->on_ack != NULL)
-		c->cc->on_ack(&s->cc, a.ce, c->window_pkts);
+		c->cc->on_ack(&s->cc, h->cc_settings, a.ce);
 	if (r.done)
 		hs_flow_done(h, si, now);
 }

@@ -32,7 +32,7 @@ hs_host_timers(struct hs_host *h, uint64_t now)
 				c->policy->on_timeout(s->lb, &h->hlb, &h->rng,
 						      now);
 			if (c->cc->on_timeout != NULL)
-				c->cc->on_timeout(&s->cc);
+				c->cc->on_timeout(&s->cc, h->cc_settings);
 		}
 		if (due)
 			hs_wake(h, si, now);
@@ -107,7 +107,8 @@ hs_flow_packet(struct hs_host *h, uint32_t si, uint64_t now, uint32_t *wire)
 		return NULL;
 	}
 	if (c->cc->may_send != NULL && pkt.grows &&
-	    !c->cc->may_send(&s->cc, hs_sender_in_flight(&s->tx)))
+	    !c->cc->may_send(&s->cc, h->cc_settings,
+			     hs_sender_in_flight(&s->tx)))
 		return NULL;
 	m = hs_data_mbuf(h);
 	if (m == NULL) {

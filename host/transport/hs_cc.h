@@ -7,11 +7,15 @@
  * only says whether a flow may put one more new packet in flight, and
  * learns from each ACK and each timeout.  A flow's state is one window,
  * in packets; a model that needs none leaves its members NULL and costs
- * nothing per packet.
+ * nothing per packet.  A model's settings are a block only it reads,
+ * parsed from its own [cc.<name>] section.
  *
  * Adding a model: a `const struct hs_cc_ops` with its name and summary, a
  * line in hs_cc.c's registry or an hs_cc_register() call before any
- * configuration is read, and a test (tests/test_sack.c, case "cc").
+ * configuration is read, its [cc.<name>] section, and a test that runs
+ * tests/lib/cc_conformance.h on it (docs/architecture.md, "A
+ * congestion-control model"; tests/test_cc_plugin.c defines one only it
+ * knows).
  *
  * Pure C, no EAL.
  */
@@ -19,16 +23,61 @@
 #define OFAN_HS_CC_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
 #define HS_MAX_CC 8
+
+struct ofan_cfg;
+struct hs_cc_ops;
+
+/*
+ * A model's settings live in a block of its own, settings_size bytes of
+ * an hs_cc_settings, that only the model reads: its defaults() and
+ * parse() fill it, and every member gets it back.
+ */
+#define HS_CC_SETTINGS_MAX 64
+/* The section prefix of a model's settings: [cc.<name>]. */
+#define HS_CC_SECTION "cc."
+/* The longest name a model may have (its section's name is longer). */
+#define HS_CC_NAME_MAX 48
+
+struct hs_cc_settings {
+	_Alignas(8) unsigned char bytes[HS_CC_SETTINGS_MAX];
+};
+
+/* The settings of every registered model, by registry position. */
+struct hs_cc_settings_table {
+	struct hs_cc_settings of[HS_MAX_CC];
+};
+
+/* Each registered model's defaults() into its block (zeroed first). */
+void hs_cc_settings_defaults(struct hs_cc_settings_table *t);
+
+/*
+ * Every registered model's parse() over its own [cc.<name>] section,
+ * selected or not.  Returns 0 or -EINVAL with the message recorded in
+ * cfg.
+ */
+int hs_cc_settings_from_cfg(struct ofan_cfg *cfg,
+			    struct hs_cc_settings_table *t);
+
+/* The block of ops in t; NULL when ops has none or is not registered. */
+const void *hs_cc_settings_of(const struct hs_cc_settings_table *t,
+			      const struct hs_cc_ops *ops);
 
 /* A flow's congestion-control state. */
 struct hs_cc_state {
 	double cwnd;		/* window in packets (a windowed model's) */
 };
 
+/*
+ * A congestion-control model.  name and summary are required; every
+ * other member may be 0 or NULL, and the host then skips it.  settings
+ * is the model's block (NULL when settings_size is 0).  A model's own
+ * test runs tests/lib/cc_conformance.h's checks of this contract on it.
+ */
 struct hs_cc_ops {
 	const char *name;	/* [host] cc = <name> (required) */
 	const char *summary;	/* one line for the docs (required) */
@@ -38,17 +87,32 @@ struct hs_cc_ops {
 	 * out of flight (hs_etx_set_windowed()).
 	 */
 	bool windowed;
-	/* A flow starts; window_pkts is [host] window.  NULL: nothing. */
-	void (*start)(struct hs_cc_state *st, uint32_t window_pkts);
+	/* Bytes of the model's settings block (<= HS_CC_SETTINGS_MAX); 0: none. */
+	size_t settings_size;
+	/* Fill the block, zeroed, with the defaults.  May be NULL (zeros). */
+	void (*defaults)(void *settings);
+	/*
+	 * Read and validate the model's keys in [section] (the loader gives
+	 * cc.<name>; it may be absent) into its block, and no other
+	 * section's.  Called for every registered model at start-up,
+	 * selected or not.  May be NULL (no keys).  Returns 0 or -EINVAL
+	 * with the message recorded in cfg.
+	 */
+	int (*parse)(struct ofan_cfg *cfg, const char *section,
+		     void *settings);
+	/* A flow starts: set up st (zeroed).  NULL: nothing. */
+	void (*start)(struct hs_cc_state *st, const void *settings);
 	/*
 	 * May a new packet leave with in_flight packets out?  Resends are
-	 * never held back.  NULL: always.
+	 * never held back.  A windowed model says yes only while in_flight
+	 * is below st->cwnd, and keeps cwnd at 1 or more.  NULL: always.
 	 */
-	bool (*may_send)(const struct hs_cc_state *st, uint32_t in_flight);
+	bool (*may_send)(const struct hs_cc_state *st, const void *settings,
+			 uint32_t in_flight);
 	/* An ACK came back, ce: it echoed a congestion mark.  NULL: ignore. */
-	void (*on_ack)(struct hs_cc_state *st, bool ce, uint32_t window_pkts);
+	void (*on_ack)(struct hs_cc_state *st, const void *settings, bool ce);
 	/* The retransmission timer fired.  NULL: ignore. */
-	void (*on_timeout)(struct hs_cc_state *st);
+	void (*on_timeout)(struct hs_cc_state *st, const void *settings);
 };
 
 /* NULL-terminated: the built-ins (rate first, the default), then any
@@ -57,8 +121,9 @@ extern const struct hs_cc_ops *hs_cc_registry[HS_MAX_CC + 1];
 
 /*
  * Add a model before any configuration is read.  0, -EINVAL (no name or
- * summary; windowed without may_send() or may_send() without windowed),
- * -EEXIST (the name is taken), -ENOSPC.
+ * summary; windowed without may_send() or may_send() without windowed;
+ * settings larger than HS_CC_SETTINGS_MAX; a name longer than
+ * HS_CC_NAME_MAX), -EEXIST (the name is taken), -ENOSPC.
  */
 int hs_cc_register(const struct hs_cc_ops *ops);
 

@@ -67,7 +67,7 @@ hs_config_defaults(struct hs_config *c)
 	c->reorder_window_ns = 100000;		/* 100 us */
 	c->base_rtt_ns = 20000;			/* 20 us */
 	c->cc = hs_cc_registry[0];	/* rate */
-	c->window_pkts = 64;
+	hs_cc_settings_defaults(&c->cc_set);
 	c->recovery = hs_recovery_registry[0];	/* sack */
 	hs_recovery_settings_defaults(&c->recovery_set);
 	c->pacing = HS_PACING_HOST;
@@ -117,6 +117,7 @@ static const struct hs_moved_key hs_moved_keys[] = {
 	{ "initial_rto", "initial_rto",
 	  { "recovery.tcp", "recovery.trim", "recovery.gbn" } },
 	{ "erasure_k", "k", { "recovery.erasure" } },
+	{ "window", "window", { "cc.ecn_window" } },
 };
 
 /* "[a] key", "[a] and [b] key", "[a], [b] and [c] key" into out. */
@@ -208,8 +209,8 @@ hs_config_move(struct ofan_cfg *cfg, struct hs_config *c,
 }
 
 /*
- * The recovery models' settings, each from its own section, after the
- * keys that moved there from [host].
+ * The recovery models' and the congestion controllers' settings, each
+ * from its own section, after the keys that moved there from [host].
  */
 static int
 hs_config_models(struct ofan_cfg *cfg, struct hs_config *c)
@@ -219,7 +220,10 @@ hs_config_models(struct ofan_cfg *cfg, struct hs_config *c)
 	for (i = 0; i < RTE_DIM_HS(hs_moved_keys); i++)
 		if (hs_config_move(cfg, c, &hs_moved_keys[i]) != 0)
 			return -EINVAL;
-	return hs_recovery_settings_from_cfg(cfg, &c->recovery_set);
+	if (hs_recovery_settings_from_cfg(cfg, &c->recovery_set) != 0 ||
+	    hs_cc_settings_from_cfg(cfg, &c->cc_set) != 0)
+		return -EINVAL;
+	return 0;
 }
 
 void
@@ -280,8 +284,6 @@ hs_config_host(struct ofan_cfg *cfg, struct hs_config *c,
 	    ofan_cfg_get_time(cfg, sec, "base_rtt", 0, 1, 60ull * 1000000000ull,
 			      &c->base_rtt_ns) ||
 	    ofan_cfg_get_enum(cfg, sec, "cc", 0, cc_names, &cc) ||
-	    ofan_cfg_get_u32(cfg, sec, "window", 0, 1, 1u << 20,
-			     &c->window_pkts) ||
 	    ofan_cfg_get_enum(cfg, sec, "ecn", 0, hs_ecn_names, &ecn) ||
 	    ofan_cfg_get_enum(cfg, sec, "ce_echo", 0, hs_ce_echo_names,
 			      &ce_echo) ||

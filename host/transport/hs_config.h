@@ -5,9 +5,9 @@
  * file:section:key, nothing touches EAL or a port before it passed).
  *
  * Sections: [host] transport and pacing, [host.<policy>] policy knobs,
- * [recovery.<model>] the recovery models' settings, [ranks] rank
- * addressing, [traffic] the collective, [port.N] one host instance
- * (rank) per ethdev port.
+ * [recovery.<model>] and [cc.<model>] the recovery models' and the
+ * congestion controllers' settings, [ranks] rank addressing, [traffic]
+ * the collective, [port.N] one host instance (rank) per ethdev port.
  */
 #ifndef OFAN_HS_CONFIG_H
 #define OFAN_HS_CONFIG_H
@@ -118,7 +118,7 @@ struct hs_config {
 	uint64_t reorder_window_ns;
 	uint64_t base_rtt_ns;
 	const struct hs_cc_ops *cc;	/* [host] cc (hs_cc.h) */
-	uint32_t window_pkts;	/* ECN_WINDOW: initial and maximum window */
+	struct hs_cc_settings_table cc_set;	/* every controller's own */
 	const struct hs_recovery_ops *recovery;	/* hs_transport.h */
 	/* Every recovery model's own settings ([recovery.<name>]). */
 	struct hs_recovery_settings_table recovery_set;
@@ -220,8 +220,8 @@ int hs_config_from_cfg(struct ofan_cfg *cfg, struct hs_config *c);
 
 /*
  * Pieces of the loader that ofan-fabric reuses (c holds the defaults):
- * [host] and every [host.<policy>] and [recovery.<model>] section
- * (flags: OFAN_CFG_REQUIRED requires the policy key, 0 makes it
+ * [host] and every [host.<policy>], [recovery.<model>] and [cc.<model>]
+ * section (flags: OFAN_CFG_REQUIRED requires the policy key, 0 makes it
  * optional, HS_CFG_CALLER_SETS leaves it and rate and mtu out), and
  * [traffic] (set c->traffic.nb_ranks first; HS_CFG_CALLER_SETS leaves
  * tor_size and pod_size out).  Return 0 or -EINVAL (message in the

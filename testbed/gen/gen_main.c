@@ -14,8 +14,8 @@
  *                       netns NS | veth IF_A NS_A IF_B NS_B |
  *                       switch NAME NS LCORE CONFIG |
  *                       hosts NAME NS LCORE CONFIG | machine NAME SSH DIR
- * Sections [host], [host.*], [recovery.*], [traffic], [job.*], the switch
- * policies' sections and [queue] are copied from the experiment
+ * Sections [host], [host.*], [recovery.*], [cc.*], [traffic], [job.*], the
+ * switch policies' sections and [queue] are copied from the experiment
  * file as they are (a job's Chakra traces named by their absolute path),
  * so every key means what it means to ofan-host and ofan-switch (with the
  * values of the run's sweep combination, --run N, written after them);
@@ -149,6 +149,7 @@ gen_want_host(const char *sec)
 {
 	return strcmp(sec, "host") == 0 || strncmp(sec, "host.", 5) == 0 ||
 		strncmp(sec, "recovery.", 9) == 0 ||
+		strncmp(sec, "cc.", 3) == 0 ||
 		strcmp(sec, "traffic") == 0 || strncmp(sec, "job.", 4) == 0;
 }
 

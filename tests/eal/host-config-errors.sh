@@ -126,7 +126,7 @@ bad_config unknown_policy \
 write_config unknown_key "policy = reps
 colour = blue"
 bad_config unknown_key \
-	"ofan-host: $TMP/unknown_key.ini:host:colour: unknown key; allowed keys in [host]: policy, seed, rate, rate_coef, mtu, ack_every, min_rto, reorder_window, base_rtt, cc, window, ecn, ce_echo, recovery, resend_path, pacing, pacing_jitter, pace_bytes, verify_payload, stats_interval, ev_min, ev_max"
+	"ofan-host: $TMP/unknown_key.ini:host:colour: unknown key; allowed keys in [host]: policy, seed, rate, rate_coef, mtu, ack_every, min_rto, reorder_window, base_rtt, cc, ecn, ce_echo, recovery, resend_path, pacing, pacing_jitter, pace_bytes, verify_payload, stats_interval, ev_min, ev_max"
 
 write_config bad_resend_path "policy = reps
 resend_path = same"
@@ -163,6 +163,14 @@ dupacks = 3" "pattern = alltoall" "rank = 1
 dupacks = 2"
 bad_config moved_twice \
 	"ofan-host: $TMP/moved_twice.ini:host:dupacks: '3' moved to [recovery.tcp] dupacks, which is set too; expected it there only"
+
+write_config moved_cc "policy = reps
+cc = ecn_window
+window = 8" "pattern = alltoall" "rank = 1
+[cc.ecn_window]
+window = 16"
+bad_config moved_cc \
+	"ofan-host: $TMP/moved_cc.ini:host:window: '8' moved to [cc.ecn_window] window, which is set too; expected it there only"
 
 write_config moved_bad "policy = reps
 erasure_k = 3x"

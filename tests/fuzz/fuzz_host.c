@@ -129,8 +129,10 @@
 
 #include "fuzz_host_modes.h"
 #include "hlb.h"
+#include "hs_cc.h"
 #include "hs_config.h"
 #include "hs_cumack.h"
+#include "hs_ecn_window.h"
 #include "hs_erasure.h"
 #include "hs_host.h"
 #include "hs_traffic.h"
@@ -1453,7 +1455,8 @@ fz_setup(struct fz_world *w, struct fz_in *in)
 	c->pacing_jitter = c->pacing == HS_PACING_FLOW && (hdr[0] & 0x80) ?
 		0.25 : 0.0;
 	c->cc = fz_modes_cc((uint8_t)(hdr[17] + ((hdr[0] >> 2) & 1)));
-	c->window_pkts = 1 + (hdr[5] >> 5);
+	((struct hs_ecn_window_settings *)hs_cc_settings_of(&c->cc_set,
+		hs_cc_find("ecn_window")))->window_pkts = 1 + (hdr[5] >> 5);
 	c->ce_echo = hdr[0] & 8 ? HS_CE_ECHO_ACK : HS_CE_ECHO_DATA;
 	c->verify_payload = (hdr[0] & 0x30) != 0x30;
 	c->ecn = (hdr[0] & 0x30) == 0x10 ? OFAN_ECN_NOT_ECT : OFAN_ECN_ECT0;

@@ -1,0 +1,16 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The ecn_window congestion controller's settings ([cc.ecn_window]
+ * section; hs_cc.c), for its tests and for anyone filling a settings
+ * table by hand; the host never reads them.
+ */
+#ifndef OFAN_HS_ECN_WINDOW_H
+#define OFAN_HS_ECN_WINDOW_H
+
+#include <stdint.h>
+
+struct hs_ecn_window_settings {
+	uint32_t window_pkts;	/* initial and largest window, packets (64) */
+};
+
+#endif /* OFAN_HS_ECN_WINDOW_H */
