@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * What the plugin tests share (test_policy_plugin.c,
- * test_host_policy_plugin.c, test_recovery_plugin.c,
+ * test_host_policy_plugin.c, test_recovery_plugin.c, test_cc_plugin.c,
  * test_pattern_plugin.c): each defines a module only it knows, registers it
  * before any configuration is read, and runs it in ofan-fabric on the k = 4
  * fat tree of tests/data/fabric/permutation-k4.ini, with a pool of its own.

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The settings half of the conformance suites (lb_conformance.c,
- * hlb_conformance.c, recovery_conformance.c): a
+ * hlb_conformance.c, recovery_conformance.c, cc_conformance.c): a
  * module's settings are an opaque block of size bytes in a slot of max
  * bytes; its defaults() and parse() must stay in it, and parse() (when it
  * has one) over a configuration without the module's section must change
  * nothing, neither the defaults nor settings it was given.  A parse()
- * told its section (a recovery model's) also refuses a
+ * told its section (a recovery model's, a controller's) also refuses a
  * bad value of each of its keys naming FILE:SECTION:KEY, and reads no
  * other section.
  */
@@ -84,7 +84,7 @@ t_settings_conform(const char *name, void (*defaults)(void *settings),
 			       max);
 }
 
-/* The same for a parse() told its section (recovery models). */
+/* The same for a parse() told its section (recovery models, controllers). */
 static inline void
 t_settings_conform_section(const char *name,
 			   void (*defaults)(void *settings),
@@ -164,7 +164,7 @@ t_settings_keys(int (*parse)(struct ofan_cfg *cfg, const char *section,
 }
 
 /*
- * What a model's parse() (a recovery model's) does
+ * What a model's parse() (recovery model, congestion controller) does
  * with its keys, each found by t_settings_keys(): a value no getter reads
  * ('~bad~': not a number, a duration, a yes/no or a name) is refused with
  * a message that names FILE:SECTION:KEY and the value; the same keys

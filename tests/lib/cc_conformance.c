@@ -1,0 +1,314 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The congestion-control contract as a Check test case (cc_conformance.h).
+ *
+ * A flow's controller serves one sender here, as in the host: its state
+ * is a zeroed struct hs_cc_state between two guard areas that must stay
+ * untouched, every member gets the controller's settings block, a NULL
+ * member is skipped, and what happens to the flow comes from a script of
+ * its own (an ofan_rng): new packets the sender would send, ACKs of the
+ * packets in flight (a quarter marked), timeouts that leave nothing in
+ * flight (as SACK's RTO judges every packet out lost).  The script depends
+ * on the controller only through what may_send() allows, so the same seed
+ * replays a run exactly.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <check.h>
+
+#include "cc_conformance.h"
+#include "hs_cc.h"
+#include "ofan_config.h"
+#include "ofan_rng.h"
+#include "settings_conformance.h"
+
+#define CCC_MAX_CASES 32
+#define CCC_GUARD 64
+#define CCC_GUARD_BYTE 0xa5
+#define CCC_STEPS 20000
+#define CCC_SEED 0xcc5eedull
+#define CCC_CAP 256		/* packets in flight the tests fill at most */
+#define CCC_MAX_ACKS 1000000	/* clean ACKs a window may take to recover */
+
+/* What cc_conformance_tcase() was given, for the tests to find by _i. */
+struct ccc_case {
+	const struct hs_cc_ops *ops;
+	struct hs_cc_settings settings;
+	char section[sizeof(HS_CC_SECTION) + HS_CC_NAME_MAX];
+	char name[128];
+};
+
+static struct ccc_case ccc_cases[CCC_MAX_CASES];
+static unsigned int ccc_nb_cases;
+
+/* One flow: its controller's state and what is in flight. */
+struct ccc_flow {
+	const struct ccc_case *c;
+	struct hs_cc_settings settings;
+	const void *set;		/* settings.bytes, or NULL: none */
+	unsigned char *block;		/* guard, state, guard */
+	struct hs_cc_state *st;
+	uint32_t in_flight;
+	uint64_t trace;			/* FNV-1a of every decision */
+};
+
+static void
+ccc_check_guard(const struct ccc_flow *f, const char *member)
+{
+	const unsigned char *after = f->block + CCC_GUARD + sizeof(*f->st);
+	unsigned int i;
+
+	for (i = 0; i < CCC_GUARD; i++)
+		if (f->block[i] != CCC_GUARD_BYTE ||
+		    after[i] != CCC_GUARD_BYTE)
+			ck_abort_msg("%s: %s() wrote outside the flow's struct hs_cc_state",
+				     f->c->ops->name, member);
+}
+
+static void
+ccc_trace(struct ccc_flow *f, uint64_t v)
+{
+	unsigned int i;
+
+	for (i = 0; i < 8; i++) {
+		f->trace ^= (v >> (8 * i)) & 0xff;
+		f->trace *= 0x100000001b3ull;
+	}
+}
+
+/* A flow starts (its state zeroed, then start()). */
+static void
+ccc_start(struct ccc_flow *f, const struct ccc_case *c)
+{
+	size_t len = 2 * CCC_GUARD + sizeof(*f->st);
+
+	memset(f, 0, sizeof(*f));
+	f->c = c;
+	f->settings = c->settings;
+	f->set = c->ops->settings_size > 0 ? f->settings.bytes : NULL;
+	f->block = aligned_alloc(16, (len + 15) & ~(size_t)15);
+	ck_assert_ptr_nonnull(f->block);
+	memset(f->block, CCC_GUARD_BYTE, len);
+	f->st = (struct hs_cc_state *)(void *)(f->block + CCC_GUARD);
+	memset(f->st, 0, sizeof(*f->st));
+	f->trace = 0xcbf29ce484222325ull;
+	if (c->ops->start != NULL) {
+		c->ops->start(f->st, f->set);
+		ccc_check_guard(f, "start");
+	}
+}
+
+static void
+ccc_stop(struct ccc_flow *f)
+{
+	free(f->block);
+	f->block = NULL;
+}
+
+/*
+ * May a new packet leave now?  Held to the window: a windowed controller
+ * says yes only below cwnd, and always with nothing in flight.
+ */
+static bool
+ccc_may_send(struct ccc_flow *f)
+{
+	const struct hs_cc_ops *ops = f->c->ops;
+	bool yes = true;
+
+	if (ops->may_send != NULL) {
+		yes = ops->may_send(f->st, f->set, f->in_flight);
+		ccc_check_guard(f, "may_send");
+	}
+	if (ops->windowed) {
+		ck_assert_msg(isfinite(f->st->cwnd) && f->st->cwnd >= 1.0,
+			      "%s: a window of %g packets", ops->name,
+			      f->st->cwnd);
+		ck_assert_msg(!yes || (double)f->in_flight < f->st->cwnd,
+			      "%s: a packet let out with %u in flight, window %g",
+			      ops->name, f->in_flight, f->st->cwnd);
+	}
+	ck_assert_msg(yes || f->in_flight > 0,
+		      "%s: no packet may leave with none in flight: the flow stalls",
+		      ops->name);
+	ccc_trace(f, (uint64_t)f->in_flight << 1 | yes);
+	return yes;
+}
+
+/* An ACK of one packet in flight. */
+static void
+ccc_ack(struct ccc_flow *f, bool ce)
+{
+	const struct hs_cc_ops *ops = f->c->ops;
+
+	if (f->in_flight > 0)
+		f->in_flight--;
+	if (ops->on_ack != NULL) {
+		ops->on_ack(f->st, f->set, ce);
+		ccc_check_guard(f, "on_ack");
+	}
+	ccc_trace(f, ce);
+}
+
+/* The retransmission timer fired: nothing is in flight any more. */
+static void
+ccc_timeout(struct ccc_flow *f)
+{
+	const struct hs_cc_ops *ops = f->c->ops;
+
+	f->in_flight = 0;
+	if (ops->on_timeout != NULL) {
+		ops->on_timeout(f->st, f->set);
+		ccc_check_guard(f, "on_timeout");
+	}
+	ccc_trace(f, 0x7100);
+}
+
+/* Send new packets while allowed, up to CCC_CAP in flight; how many out. */
+static uint32_t
+ccc_fill(struct ccc_flow *f)
+{
+	while (f->in_flight < CCC_CAP && ccc_may_send(f))
+		f->in_flight++;
+	return f->in_flight;
+}
+
+/* A flow's life from seed: sends, ACKs, marks, timeouts, in any order. */
+static void
+ccc_script(struct ccc_flow *f, uint64_t seed)
+{
+	struct ofan_rng rng;
+	unsigned int i;
+
+	ofan_rng_seed(&rng, seed, 5);
+	for (i = 0; i < CCC_STEPS; i++) {
+		uint32_t what = ofan_rng_below(&rng, 100);
+
+		if (what < 50) {
+			if (f->in_flight < CCC_CAP && ccc_may_send(f))
+				f->in_flight++;
+		} else if (what < 95) {
+			if (f->in_flight > 0)
+				ccc_ack(f, ofan_rng_below(&rng, 4) == 0);
+		} else if (what < 97) {
+			ccc_timeout(f);
+		} else {
+			(void)ccc_fill(f);
+		}
+	}
+}
+
+START_TEST(ccc_test_settings)
+{
+	const struct ccc_case *c = &ccc_cases[_i];
+	const struct hs_cc_ops *ops = c->ops;
+
+	t_settings_conform_section(ops->name, ops->defaults, ops->parse,
+				   c->section, c->settings.bytes,
+				   ops->settings_size, HS_CC_SETTINGS_MAX);
+	if (ops->parse != NULL)
+		t_settings_keys_conform(ops->name, ops->parse, c->section,
+					c->settings.bytes, HS_CC_SETTINGS_MAX);
+}
+END_TEST
+
+/* Whatever happens, never more in flight than the window lets out. */
+START_TEST(ccc_test_window)
+{
+	const struct ccc_case *c = &ccc_cases[_i];
+	struct ccc_flow f;
+	unsigned int s;
+
+	for (s = 0; s < 4; s++) {
+		ccc_start(&f, c);
+		ccc_script(&f, CCC_SEED + s);
+		ccc_stop(&f);
+	}
+}
+END_TEST
+
+/*
+ * After a timeout and a run of marked ACKs, clean ACKs bring the window
+ * back to what the flow started with (CCC_CAP at most): the sender keeps
+ * it full, and each ACK frees a packet.
+ */
+START_TEST(ccc_test_recovers)
+{
+	const struct ccc_case *c = &ccc_cases[_i];
+	uint32_t start, acks, i, out = 0;
+	struct ccc_flow f;
+
+	ccc_start(&f, c);
+	start = ccc_fill(&f);
+	ck_assert_uint_ge(start, 1);
+	ccc_timeout(&f);
+	(void)ccc_fill(&f);
+	for (i = 0; i < 64; i++) {
+		ccc_ack(&f, true);
+		(void)ccc_fill(&f);
+	}
+	for (acks = 0; acks < CCC_MAX_ACKS; acks++) {
+		out = ccc_fill(&f);
+		if (out >= start)
+			break;
+		ccc_ack(&f, false);
+	}
+	ck_assert_msg(acks < CCC_MAX_ACKS,
+		      "%s: started with %u packets in flight; %u clean ACKs after a loss signal give back only %u",
+		      c->ops->name, start, CCC_MAX_ACKS, out);
+	ccc_stop(&f);
+}
+END_TEST
+
+/* The same script twice: the same decisions, the same state. */
+START_TEST(ccc_test_deterministic)
+{
+	const struct ccc_case *c = &ccc_cases[_i];
+	struct hs_cc_state end[2];
+	uint64_t trace[2];
+	struct ccc_flow f;
+	unsigned int k;
+
+	for (k = 0; k < 2; k++) {
+		ccc_start(&f, c);
+		ccc_script(&f, CCC_SEED);
+		trace[k] = f.trace;
+		end[k] = *f.st;
+		ccc_stop(&f);
+	}
+	ck_assert_msg(trace[0] == trace[1] &&
+		      memcmp(&end[0], &end[1], sizeof(end[0])) == 0,
+		      "%s: the same script twice went two ways", c->ops->name);
+}
+END_TEST
+
+TCase *
+cc_conformance_tcase(const struct hs_cc_ops *ops, const void *settings)
+{
+	struct ccc_case *c;
+	TCase *tc;
+	int k;
+
+	if (ops == NULL || ccc_nb_cases == CCC_MAX_CASES ||
+	    ops->settings_size > HS_CC_SETTINGS_MAX) {
+		fprintf(stderr, "cc_conformance: no controller, too many cases, or settings too large\n");
+		abort();
+	}
+	k = (int)ccc_nb_cases++;
+	c = &ccc_cases[k];
+	c->ops = ops;
+	snprintf(c->section, sizeof(c->section), HS_CC_SECTION "%s",
+		 ops->name);
+	t_lower(c->section);	/* as the loader names the section */
+	tc = t_conformance_tcase(ops->name, c->name, sizeof(c->name),
+				 c->settings.bytes, sizeof(c->settings.bytes),
+				 ops->defaults, settings, ops->settings_size);
+	tcase_add_loop_test(tc, ccc_test_settings, k, k + 1);
+	tcase_add_loop_test(tc, ccc_test_window, k, k + 1);
+	tcase_add_loop_test(tc, ccc_test_recovers, k, k + 1);
+	tcase_add_loop_test(tc, ccc_test_deterministic, k, k + 1);
+	return tc;
+}
