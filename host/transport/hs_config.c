@@ -233,8 +233,10 @@ hs_config_moved_warn(const char *moved, const char *prog, FILE *f)
 
 	for (; *line != '\0'; line = nl + 1) {
 		nl = strchr(line, '\n');
-		if (nl == NULL)
-			nl = line + strlen(line) - 1;
+		if (nl == NULL) {
+			fprintf(f, "%s: warning: %s\n", prog, line);
+			break;
+		}
 		fprintf(f, "%s: warning: %.*s\n", prog, (int)(nl - line),
 			line);
 	}
