@@ -408,19 +408,18 @@ hs_chakra_find(const struct hs_chakra_id *ids, uint32_t n, uint64_t id)
 	return lo < n && ids[lo].id == id ? ids[lo].at : UINT32_MAX;
 }
 
-/* One rank's nodes into the job. */
+/*
+ * f's node ids sorted, each with its place in the file, into *out (the
+ * caller frees); -EINVAL with a message when two nodes share an id.
+ */
 static int
-hs_chakra_rank(struct hs_workload *w, const struct hs_chakra_file *f,
-	       uint32_t rank, const struct hs_chakra_pg *pgs, uint32_t nb_pgs,
-	       struct hs_chakra_unmapped *u, char *err, size_t err_size)
+hs_chakra_ids(const struct hs_chakra_file *f, struct hs_chakra_id **out,
+	      char *err, size_t err_size)
 {
-	const struct hs_wl_job *j = &w->jobs[w->nb_jobs - 1];
-	uint32_t base = j->nb_nodes, *deps = NULL, cap = 0, nb, i, k, d;
-	uint32_t nn = (uint32_t)f->nb_nodes;
+	uint32_t nn = (uint32_t)f->nb_nodes, i;
 	struct hs_chakra_id *ids = malloc(sizeof(*ids) * (nn + 1));
-	char name[64];
-	int rc = 0;
 
+	*out = NULL;
 	if (ids == NULL)
 		return -ENOMEM;
 	for (i = 0; i < nn; i++)
@@ -435,134 +434,224 @@ hs_chakra_rank(struct hs_workload *w, const struct hs_chakra_file *f,
 			free(ids);
 			return -EINVAL;
 		}
+	*out = ids;
+	return 0;
+}
+
+/* A buffer of dependencies, reused from node to node. */
+struct hs_chakra_deps {
+	uint32_t *at;
+	uint32_t nb, cap;
+};
+
+/*
+ * x's control and data dependencies (ids of earlier or later nodes of
+ * f) as the job's node indexes (base plus the place in f), each once,
+ * into d; -EINVAL with a message when one names no node of f.
+ */
+static int
+hs_chakra_deps(const struct hs_chakra_file *f, const ChakraProtoMsg__Node *x,
+	       const struct hs_chakra_id *ids, uint32_t base,
+	       struct hs_chakra_deps *d, char *err, size_t err_size)
+{
+	size_t nb_deps = x->n_ctrl_deps + x->n_data_deps, k;
+	uint32_t at, v;
+
+	d->nb = 0;
+	if (nb_deps > d->cap) {
+		uint32_t *q = realloc(d->at, sizeof(*q) * (uint32_t)nb_deps);
+
+		if (q == NULL)
+			return -ENOMEM;
+		d->at = q;
+		d->cap = (uint32_t)nb_deps;
+	}
+	for (k = 0; k < nb_deps; k++) {
+		uint64_t id = k < x->n_ctrl_deps ? x->ctrl_deps[k] :
+			x->data_deps[k - x->n_ctrl_deps];
+
+		at = hs_chakra_find(ids, (uint32_t)f->nb_nodes, id);
+		if (at == UINT32_MAX) {
+			snprintf(err, err_size, HS_CHAKRA_AT "depends on node %" PRIu64 ", which the file lacks; expected ids of its own nodes",
+				 HS_CHAKRA_AT_ARGS(f, x), id);
+			return -EINVAL;
+		}
+		for (at += base, v = 0; v < d->nb; v++)
+			if (d->at[v] == at)
+				break;
+		if (v == d->nb)
+			d->at[d->nb++] = at;
+	}
+	return 0;
+}
+
+/* A COMP_NODE's duration into n: ofan_duration_ns, else its microseconds. */
+static int
+hs_chakra_comp(const struct hs_chakra_file *f, const ChakraProtoMsg__Node *x,
+	       struct hs_wl_node *n, char *err, size_t err_size)
+{
+	int64_t v;
+
+	n->dur_ns = x->duration_micros * 1000u;
+	if (hs_chakra_int(x, "ofan_duration_ns", &v) && v >= 0)
+		n->dur_ns = (uint64_t)v;
+	else if (x->duration_micros > HS_CHAKRA_MAX_US)
+		n->dur_ns = UINT64_MAX;
+	if (n->dur_ns > HS_CHAKRA_MAX_US * 1000u) {
+		snprintf(err, err_size, HS_CHAKRA_AT "a compute node of more than an hour; expected at most %llu us",
+			 HS_CHAKRA_AT_ARGS(f, x),
+			 (unsigned long long)HS_CHAKRA_MAX_US);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/*
+ * A COMM_COLL_NODE into n: its collective and the communicator its
+ * pg_name names in pgs.  A collective ofan has none for is counted in u
+ * and n stays a compute node of no time.
+ */
+static int
+hs_chakra_coll_node(const struct hs_chakra_file *f,
+		    const ChakraProtoMsg__Node *x,
+		    const struct hs_chakra_pg *pgs, uint32_t nb_pgs,
+		    struct hs_chakra_unmapped *u, struct hs_wl_node *n,
+		    char *err, size_t err_size)
+{
+	const char *pg = hs_chakra_pg(x);
+	int64_t v;
+	uint32_t k;
+	int coll;
+
+	if (!hs_chakra_int(x, "comm_type", &v)) {
+		snprintf(err, err_size, HS_CHAKRA_AT "a COMM_COLL_NODE without comm_type; expected an integer attribute comm_type",
+			 HS_CHAKRA_AT_ARGS(f, x));
+		return -EINVAL;
+	}
+	if (v < 0 || v >= HS_CHAKRA_NB_COLL) {
+		snprintf(err, err_size, HS_CHAKRA_AT "comm_type %" PRId64 " is no collective; expected 0 (ALL_REDUCE) to %d (BARRIER)",
+			 HS_CHAKRA_AT_ARGS(f, x), v, HS_CHAKRA_NB_COLL - 1);
+		return -EINVAL;
+	}
+	coll = hs_chakra_coll(v);
+	if (coll < 0) {
+		u->coll[v]++;
+		return 0;
+	}
+	n->kind = HS_WL_COLL;
+	n->coll = (uint8_t)coll;
+	/* hs_chakra_build made a communicator of every pg_name here. */
+	for (k = 0; k < nb_pgs; k++)
+		if ((pg == NULL && pgs[k].name == NULL) ||
+		    (pg != NULL && pgs[k].name != NULL &&
+		     strcmp(pg, pgs[k].name) == 0))
+			break;
+	n->comm = (uint32_t)pgs[k].comm;
+	return 0;
+}
+
+/* A COMM_SEND_NODE or COMM_RECV_NODE into n: its peer and tag. */
+static int
+hs_chakra_p2p(const struct hs_chakra_file *f, const ChakraProtoMsg__Node *x,
+	      struct hs_wl_node *n, char *err, size_t err_size)
+{
+	const bool send =
+		x->type == CHAKRA_PROTO_MSG__NODE_TYPE__COMM_SEND_NODE;
+	const char *peer = send ? "comm_dst" : "comm_src";
+	int64_t v;
+
+	if (!hs_chakra_int(x, peer, &v) || v < 0) {
+		snprintf(err, err_size, HS_CHAKRA_AT "a %s without %s; expected the peer's rank as an integer attribute",
+			 HS_CHAKRA_AT_ARGS(f, x),
+			 hs_chakra_type_names[x->type], peer);
+		return -EINVAL;
+	}
+	n->kind = send ? HS_WL_SEND : HS_WL_RECV;
+	n->peer = v > UINT32_MAX - 1 ? UINT32_MAX - 1 : (uint32_t)v;
+	if (hs_chakra_int(x, "comm_tag", &v))
+		n->tag = (uint32_t)v;
+	return 0;
+}
+
+/*
+ * x as a workload node of rank into n, all but its name and
+ * dependencies.  A node type ofan has no node for is counted in u and
+ * becomes a compute node of no time.
+ */
+static int
+hs_chakra_node(const struct hs_chakra_file *f, const ChakraProtoMsg__Node *x,
+	       uint32_t rank, const struct hs_chakra_pg *pgs, uint32_t nb_pgs,
+	       struct hs_chakra_unmapped *u, struct hs_wl_node *n, char *err,
+	       size_t err_size)
+{
+	int64_t v;
+	int rc = 0;
+
+	*n = (struct hs_wl_node){ .kind = HS_WL_COMP };
+	switch ((int)x->type) {
+	case CHAKRA_PROTO_MSG__NODE_TYPE__COMP_NODE:
+		rc = hs_chakra_comp(f, x, n, err, err_size);
+		break;
+	case CHAKRA_PROTO_MSG__NODE_TYPE__COMM_COLL_NODE:
+		rc = hs_chakra_coll_node(f, x, pgs, nb_pgs, u, n, err,
+					 err_size);
+		break;
+	case CHAKRA_PROTO_MSG__NODE_TYPE__COMM_SEND_NODE:
+	case CHAKRA_PROTO_MSG__NODE_TYPE__COMM_RECV_NODE:
+		rc = hs_chakra_p2p(f, x, n, err, err_size);
+		break;
+	default:
+		u->type[(unsigned int)x->type < 8 ? x->type : 0]++;
+		break;
+	}
+	if (rc != 0)
+		return rc;
+	if (n->kind != HS_WL_COMP) {
+		if (!hs_chakra_int(x, "comm_size", &v) || v <= 0) {
+			snprintf(err, err_size, HS_CHAKRA_AT "a %s without a comm_size of at least 1 byte; expected an integer attribute comm_size",
+				 HS_CHAKRA_AT_ARGS(f, x),
+				 hs_chakra_type_names[x->type]);
+			return -EINVAL;
+		}
+		n->size = (uint64_t)v;
+	}
+	n->rank = rank;
+	return 0;
+}
+
+/* One rank's nodes into the job. */
+static int
+hs_chakra_rank(struct hs_workload *w, const struct hs_chakra_file *f,
+	       uint32_t rank, const struct hs_chakra_pg *pgs, uint32_t nb_pgs,
+	       struct hs_chakra_unmapped *u, char *err, size_t err_size)
+{
+	const struct hs_wl_job *j = &w->jobs[w->nb_jobs - 1];
+	uint32_t base = j->nb_nodes;
+	struct hs_chakra_deps deps = { NULL, 0, 0 };
+	struct hs_chakra_id *ids;
+	char name[64];
+	size_t i;
+	int rc;
+
+	rc = hs_chakra_ids(f, &ids, err, err_size);
 	for (i = 0; rc == 0 && i < f->nb_nodes; i++) {
 		const ChakraProtoMsg__Node *x = f->nodes[i];
-		struct hs_wl_node n = { .kind = HS_WL_COMP };
-		int64_t v = 0;
-		int coll;
+		struct hs_wl_node n;
 
-		/* Dependencies: the ids of earlier or later nodes here. */
-		nb = 0;
-		if (x->n_ctrl_deps + x->n_data_deps > cap) {
-			uint32_t *q;
-
-			cap = (uint32_t)(x->n_ctrl_deps + x->n_data_deps);
-			q = realloc(deps, sizeof(*q) * cap);
-			if (q == NULL) {
-				rc = -ENOMEM;
-				break;
-			}
-			deps = q;
-		}
-		for (k = 0; k < x->n_ctrl_deps + x->n_data_deps; k++) {
-			uint64_t id = k < x->n_ctrl_deps ? x->ctrl_deps[k] :
-				x->data_deps[k - x->n_ctrl_deps];
-
-			d = hs_chakra_find(ids, nn, id);
-			if (d == UINT32_MAX) {
-				snprintf(err, err_size, HS_CHAKRA_AT "depends on node %" PRIu64 ", which the file lacks; expected ids of its own nodes",
-					 HS_CHAKRA_AT_ARGS(f, x), id);
-				rc = -EINVAL;
-				break;
-			}
-			for (d += base, v = 0; v < nb; v++)
-				if (deps[v] == d)
-					break;
-			if ((uint32_t)v == nb)
-				deps[nb++] = d;
-		}
+		rc = hs_chakra_deps(f, x, ids, base, &deps, err, err_size);
+		if (rc == 0)
+			rc = hs_chakra_node(f, x, rank, pgs, nb_pgs, u, &n, err,
+					    err_size);
 		if (rc != 0)
 			break;
-		switch ((int)x->type) {
-		case CHAKRA_PROTO_MSG__NODE_TYPE__COMP_NODE:
-			n.dur_ns = x->duration_micros * 1000u;
-			if (hs_chakra_int(x, "ofan_duration_ns", &v) && v >= 0)
-				n.dur_ns = (uint64_t)v;
-			else if (x->duration_micros > HS_CHAKRA_MAX_US)
-				n.dur_ns = UINT64_MAX;
-			if (n.dur_ns > HS_CHAKRA_MAX_US * 1000u) {
-				snprintf(err, err_size, HS_CHAKRA_AT "a compute node of more than an hour; expected at most %llu us",
-					 HS_CHAKRA_AT_ARGS(f, x),
-					 (unsigned long long)HS_CHAKRA_MAX_US);
-				rc = -EINVAL;
-			}
-			break;
-		case CHAKRA_PROTO_MSG__NODE_TYPE__COMM_COLL_NODE:
-			if (!hs_chakra_int(x, "comm_type", &v)) {
-				snprintf(err, err_size, HS_CHAKRA_AT "a COMM_COLL_NODE without comm_type; expected an integer attribute comm_type",
-					 HS_CHAKRA_AT_ARGS(f, x));
-				rc = -EINVAL;
-				break;
-			}
-			if (v < 0 || v >= HS_CHAKRA_NB_COLL) {
-				snprintf(err, err_size, HS_CHAKRA_AT "comm_type %" PRId64 " is no collective; expected 0 (ALL_REDUCE) to %d (BARRIER)",
-					 HS_CHAKRA_AT_ARGS(f, x), v,
-					 HS_CHAKRA_NB_COLL - 1);
-				rc = -EINVAL;
-				break;
-			}
-			coll = hs_chakra_coll(v);
-			if (coll < 0) {
-				u->coll[v]++;
-				break;
-			}
-			n.kind = HS_WL_COLL;
-			n.coll = (uint8_t)coll;
-			for (k = 0; k < nb_pgs; k++) {
-				const char *pg = hs_chakra_pg(x);
-
-				if ((pg == NULL && pgs[k].name == NULL) ||
-				    (pg != NULL && pgs[k].name != NULL &&
-				     strcmp(pg, pgs[k].name) == 0))
-					break;
-			}
-			n.comm = (uint32_t)pgs[k].comm;
-			break;
-		case CHAKRA_PROTO_MSG__NODE_TYPE__COMM_SEND_NODE:
-		case CHAKRA_PROTO_MSG__NODE_TYPE__COMM_RECV_NODE: {
-			const bool send = x->type ==
-				CHAKRA_PROTO_MSG__NODE_TYPE__COMM_SEND_NODE;
-			const char *peer = send ? "comm_dst" : "comm_src";
-
-			if (!hs_chakra_int(x, peer, &v) || v < 0) {
-				snprintf(err, err_size, HS_CHAKRA_AT "a %s without %s; expected the peer's rank as an integer attribute",
-					 HS_CHAKRA_AT_ARGS(f, x),
-					 hs_chakra_type_names[x->type], peer);
-				rc = -EINVAL;
-				break;
-			}
-			n.kind = send ? HS_WL_SEND : HS_WL_RECV;
-			n.peer = v > UINT32_MAX - 1 ? UINT32_MAX - 1 :
-				(uint32_t)v;
-			if (hs_chakra_int(x, "comm_tag", &v))
-				n.tag = (uint32_t)v;
-			break;
-		}
-		default:
-			u->type[(unsigned int)x->type < 8 ? x->type : 0]++;
-			break;
-		}
-		if (rc != 0)
-			break;
-		if (n.kind != HS_WL_COMP) {
-			if (!hs_chakra_int(x, "comm_size", &v) || v <= 0) {
-				snprintf(err, err_size, HS_CHAKRA_AT "a %s without a comm_size of at least 1 byte; expected an integer attribute comm_size",
-					 HS_CHAKRA_AT_ARGS(f, x),
-					 hs_chakra_type_names[x->type]);
-				rc = -EINVAL;
-				break;
-			}
-			n.size = (uint64_t)v;
-		}
-		n.rank = rank;
 		if (x->name == NULL || x->name[0] == '\0')
 			snprintf(name, sizeof(name), "node%" PRIu64, x->id);
 		if (hs_wl_add_node(w, &n, x->name != NULL &&
-				   x->name[0] != '\0' ? x->name : name, deps,
-				   nb) < 0)
+				   x->name[0] != '\0' ? x->name : name, deps.at,
+				   deps.nb) < 0)
 			rc = -ENOMEM;
 	}
-	free(deps);
+	free(deps.at);
 	free(ids);
 	return rc;
 }
