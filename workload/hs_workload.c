@@ -289,6 +289,179 @@ wl_heap_pop(uint32_t *h, uint32_t *nb)
 	return top;
 }
 
+/* Node i of job j: rank, kind, collective, peer and size in range. */
+static int
+wl_check_node(const struct hs_workload *w, const struct hs_wl_job *j,
+	      uint32_t i, char *err, size_t err_size)
+{
+	const struct hs_wl_node *x = &w->nodes[i];
+	uint32_t pos;
+
+	if (x->rank >= j->nb_ranks) {
+		wl_fail(err, err_size, WL_AT ": rank %u; expected a rank below %u",
+			WL_AT_ARGS(w, j, i), x->rank, j->nb_ranks);
+		return -EINVAL;
+	}
+	if (x->kind >= HS_WL_KIND_NB) {
+		wl_fail(err, err_size, WL_AT ": kind %u; expected compute, collective, send or recv",
+			WL_AT_ARGS(w, j, i), x->kind);
+		return -EINVAL;
+	}
+	if (x->kind == HS_WL_COLL &&
+	    (x->coll >= HS_COLL_NB || x->comm >= j->nb_comms ||
+	     !wl_in_comm(w, j, x->comm, x->rank, &pos))) {
+		wl_fail(err, err_size, x->coll >= HS_COLL_NB ?
+			WL_AT ": unknown collective %u; expected all_reduce, reduce_scatter, all_gather or all_to_all" :
+			WL_AT ": communicator %u does not hold this rank; expected one of the job's %u communicators with it",
+			WL_AT_ARGS(w, j, i), x->coll >= HS_COLL_NB ?
+			x->coll : x->comm, j->nb_comms);
+		return -EINVAL;
+	}
+	if ((x->kind == HS_WL_SEND || x->kind == HS_WL_RECV) &&
+	    (x->peer >= j->nb_ranks || x->peer == x->rank)) {
+		wl_fail(err, err_size, WL_AT ": peer %u; expected another rank below %u",
+			WL_AT_ARGS(w, j, i), x->peer, j->nb_ranks);
+		return -EINVAL;
+	}
+	if (x->kind != HS_WL_COMP && x->size == 0) {
+		wl_fail(err, err_size, WL_AT ": size 0; expected at least 1 byte",
+			WL_AT_ARGS(w, j, i));
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Node i of job j depends only on nodes of the job at its own rank. */
+static int
+wl_check_deps(const struct hs_workload *w, const struct hs_wl_job *j,
+	      uint32_t i, char *err, size_t err_size)
+{
+	const struct hs_wl_node *x = &w->nodes[i];
+	uint32_t b = j->node_first, k;
+
+	for (k = 0; k < x->nb_deps; k++) {
+		uint32_t d = w->deps[x->dep_first + k];
+
+		if (d >= j->nb_nodes) {
+			wl_fail(err, err_size, WL_AT ": depends on node %u; expected one of the job's %u nodes",
+				WL_AT_ARGS(w, j, i), d, j->nb_nodes);
+			return -EINVAL;
+		}
+		if (w->nodes[b + d].rank != x->rank) {
+			wl_fail(err, err_size, WL_AT ": depends on %s of rank %u; expected nodes of its own rank (ranks meet through communication)",
+				WL_AT_ARGS(w, j, i), hs_wl_name(w, b + d),
+				w->nodes[b + d].rank);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Who waits for each of job j's nodes: kids[kfirst[d] .. kfirst[d + 1])
+ * (kfirst zeroed, n + 2 of them; fill has room for n counts).
+ */
+static void
+wl_job_kids(const struct hs_workload *w, const struct hs_wl_job *j,
+	    uint32_t *kfirst, uint32_t *kids, uint32_t *fill)
+{
+	uint32_t b = j->node_first, n = j->nb_nodes, i, k;
+
+	for (i = 0; i < n; i++)
+		for (k = 0; k < w->nodes[b + i].nb_deps; k++)
+			kfirst[w->deps[w->nodes[b + i].dep_first + k] + 1]++;
+	for (i = 0; i < n; i++)
+		kfirst[i + 1] += kfirst[i];
+	for (i = 0; i < n; i++)
+		fill[i] = 0;
+	for (i = 0; i < n; i++) {
+		const struct hs_wl_node *x = &w->nodes[b + i];
+
+		for (k = 0; k < x->nb_deps; k++) {
+			uint32_t d = w->deps[x->dep_first + k];
+
+			kids[kfirst[d] + fill[d]++] = i;
+		}
+	}
+}
+
+/*
+ * A node of job j on a dependency cycle, given the in-degrees Kahn's
+ * algorithm left (those above 0 wait on the cycle): walk back through
+ * waiting dependencies until a node comes round again.
+ */
+static uint32_t
+wl_cycle_node(const struct hs_workload *w, const struct hs_wl_job *j,
+	      const uint32_t *indeg)
+{
+	uint32_t b = j->node_first, n = j->nb_nodes, i, k;
+	uint8_t *seen = calloc(n + 1, 1);
+
+	for (i = 0; i < n && indeg[i] == 0; i++)
+		;
+	while (seen != NULL && !seen[i]) {
+		const struct hs_wl_node *x = &w->nodes[b + i];
+
+		seen[i] = 1;
+		for (k = 0; k < x->nb_deps; k++)
+			if (indeg[w->deps[x->dep_first + k]] > 0)
+				break;
+		i = w->deps[x->dep_first + k];
+	}
+	free(seen);
+	return i;
+}
+
+/*
+ * j->order: job j's nodes in dependency order, by Kahn's algorithm with
+ * the lowest ready node first (the order operations are matched in; a
+ * node list already in dependency order keeps its order).  What is left
+ * over lies on a cycle: -EINVAL naming one of its nodes.
+ */
+static int
+wl_order(const struct hs_workload *w, struct hs_wl_job *j, char *err,
+	 size_t err_size)
+{
+	uint32_t n = j->nb_nodes, i, k, done = 0, top = 0;
+	uint32_t *indeg = calloc(n + 1, sizeof(*indeg));
+	uint32_t *heap = malloc(sizeof(*heap) * (n + 1));
+	uint32_t *kfirst = calloc(n + 2, sizeof(*kfirst));
+	uint32_t *kids = malloc(sizeof(*kids) * (w->nb_deps + 1));
+	int rc = 0;
+
+	if (indeg == NULL || heap == NULL || kfirst == NULL || kids == NULL) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	/* wl_job_kids() borrows heap[] to count the kids it fills in. */
+	wl_job_kids(w, j, kfirst, kids, heap);
+	for (i = 0; i < n; i++)
+		indeg[i] = w->nodes[j->node_first + i].nb_deps;
+	for (i = 0; i < n; i++)
+		if (indeg[i] == 0)
+			wl_heap_push(heap, &top, i);
+	while (top > 0) {
+		uint32_t x = wl_heap_pop(heap, &top);
+
+		j->order[done++] = x;
+		for (k = kfirst[x]; k < kfirst[x + 1]; k++)
+			if (--indeg[kids[k]] == 0)
+				wl_heap_push(heap, &top, kids[k]);
+	}
+	if (done != n) {
+		wl_fail(err, err_size, WL_AT ": lies on a dependency cycle; expected a DAG",
+			WL_AT_ARGS(w, j, j->node_first +
+				   wl_cycle_node(w, j, indeg)));
+		rc = -EINVAL;
+	}
+out:
+	free(indeg);
+	free(heap);
+	free(kfirst);
+	free(kids);
+	return rc;
+}
+
 /*
  * One job's first iteration: fields, dependencies, no cycle; j->order
  * filled with its nodes in dependency order.
@@ -297,10 +470,8 @@ static int
 wl_check_job(const struct hs_workload *w, struct hs_wl_job *j, char *err,
 	     size_t err_size)
 {
-	uint32_t b = j->node_first, n = j->nb_nodes, i, k, done = 0;
-	uint32_t *indeg, *stack, top = 0, pos;
-	uint32_t *kfirst, *kids;
-	int rc = 0;
+	uint32_t b = j->node_first, n = j->nb_nodes, i;
+	int rc;
 
 	if (n == 0) {
 		wl_fail(err, err_size, "%s: no nodes; expected at least one",
@@ -311,130 +482,14 @@ wl_check_job(const struct hs_workload *w, struct hs_wl_job *j, char *err,
 	j->order = malloc(sizeof(*j->order) * n);
 	if (j->order == NULL)
 		return -ENOMEM;
-
 	for (i = b; i < b + n; i++) {
-		const struct hs_wl_node *x = &w->nodes[i];
-
-		if (x->rank >= j->nb_ranks) {
-			wl_fail(err, err_size, WL_AT ": rank %u; expected a rank below %u",
-				WL_AT_ARGS(w, j, i), x->rank, j->nb_ranks);
-			return -EINVAL;
-		}
-		if (x->kind >= HS_WL_KIND_NB) {
-			wl_fail(err, err_size, WL_AT ": kind %u; expected compute, collective, send or recv",
-				WL_AT_ARGS(w, j, i), x->kind);
-			return -EINVAL;
-		}
-		if (x->kind == HS_WL_COLL &&
-		    (x->coll >= HS_COLL_NB || x->comm >= j->nb_comms ||
-		     !wl_in_comm(w, j, x->comm, x->rank, &pos))) {
-			wl_fail(err, err_size, x->coll >= HS_COLL_NB ?
-				WL_AT ": unknown collective %u; expected all_reduce, reduce_scatter, all_gather or all_to_all" :
-				WL_AT ": communicator %u does not hold this rank; expected one of the job's %u communicators with it",
-				WL_AT_ARGS(w, j, i), x->coll >= HS_COLL_NB ?
-				x->coll : x->comm, j->nb_comms);
-			return -EINVAL;
-		}
-		if ((x->kind == HS_WL_SEND || x->kind == HS_WL_RECV) &&
-		    (x->peer >= j->nb_ranks || x->peer == x->rank)) {
-			wl_fail(err, err_size, WL_AT ": peer %u; expected another rank below %u",
-				WL_AT_ARGS(w, j, i), x->peer, j->nb_ranks);
-			return -EINVAL;
-		}
-		if (x->kind != HS_WL_COMP && x->size == 0) {
-			wl_fail(err, err_size, WL_AT ": size 0; expected at least 1 byte",
-				WL_AT_ARGS(w, j, i));
-			return -EINVAL;
-		}
-		for (k = 0; k < x->nb_deps; k++) {
-			uint32_t d = w->deps[x->dep_first + k];
-
-			if (d >= n) {
-				wl_fail(err, err_size, WL_AT ": depends on node %u; expected one of the job's %u nodes",
-					WL_AT_ARGS(w, j, i), d, n);
-				return -EINVAL;
-			}
-			if (w->nodes[b + d].rank != x->rank) {
-				wl_fail(err, err_size, WL_AT ": depends on %s of rank %u; expected nodes of its own rank (ranks meet through communication)",
-					WL_AT_ARGS(w, j, i),
-					hs_wl_name(w, b + d),
-					w->nodes[b + d].rank);
-				return -EINVAL;
-			}
-		}
+		rc = wl_check_node(w, j, i, err, err_size);
+		if (rc == 0)
+			rc = wl_check_deps(w, j, i, err, err_size);
+		if (rc != 0)
+			return rc;
 	}
-	/* Kahn's algorithm: what is left over lies on a cycle. */
-	indeg = calloc(n + 1, sizeof(*indeg));
-	stack = malloc(sizeof(*stack) * (n + 1));
-	kfirst = calloc(n + 2, sizeof(*kfirst));
-	kids = malloc(sizeof(*kids) * (w->nb_deps + 1));
-	if (indeg == NULL || stack == NULL || kfirst == NULL || kids == NULL) {
-		rc = -ENOMEM;
-		goto out;
-	}
-	for (i = 0; i < n; i++)
-		for (k = 0; k < w->nodes[b + i].nb_deps; k++)
-			kfirst[w->deps[w->nodes[b + i].dep_first + k] + 1]++;
-	for (i = 0; i < n; i++)
-		kfirst[i + 1] += kfirst[i];
-	/* kids[kfirst[d] ..): who waits for d; stack[] counts the fill. */
-	for (i = 0; i < n; i++)
-		stack[i] = 0;
-	for (i = 0; i < n; i++) {
-		const struct hs_wl_node *x = &w->nodes[b + i];
-
-		indeg[i] = x->nb_deps;
-		for (k = 0; k < x->nb_deps; k++) {
-			uint32_t d = w->deps[x->dep_first + k];
-
-			kids[kfirst[d] + stack[d]++] = i;
-		}
-	}
-	/*
-	 * Kahn's algorithm, the lowest ready node first: j->order is the
-	 * order operations are matched in (a node list already in
-	 * dependency order keeps its order).  stack[] is a min-heap now.
-	 */
-	for (i = 0; i < n; i++)
-		if (indeg[i] == 0)
-			wl_heap_push(stack, &top, i);
-	while (top > 0) {
-		uint32_t x = wl_heap_pop(stack, &top);
-
-		j->order[done++] = x;
-		for (k = kfirst[x]; k < kfirst[x + 1]; k++)
-			if (--indeg[kids[k]] == 0)
-				wl_heap_push(stack, &top, kids[k]);
-	}
-	if (done != n) {
-		/*
-		 * What is left waits on a cycle: walk back through waiting
-		 * dependencies until a node comes round again.
-		 */
-		uint8_t *seen = calloc(n + 1, 1);
-
-		for (i = 0; i < n && indeg[i] == 0; i++)
-			;
-		while (seen != NULL && !seen[i]) {
-			const struct hs_wl_node *x = &w->nodes[b + i];
-
-			seen[i] = 1;
-			for (k = 0; k < x->nb_deps; k++)
-				if (indeg[w->deps[x->dep_first + k]] > 0)
-					break;
-			i = w->deps[x->dep_first + k];
-		}
-		free(seen);
-		wl_fail(err, err_size, WL_AT ": lies on a dependency cycle; expected a DAG",
-			WL_AT_ARGS(w, j, b + i));
-		rc = -EINVAL;
-	}
-out:
-	free(indeg);
-	free(stack);
-	free(kfirst);
-	free(kids);
-	return rc;
+	return wl_order(w, j, err, err_size);
 }
 
 /* ---- unrolling ---- */
