@@ -239,7 +239,7 @@ fab_eal_mb(const struct fab_experiment *x, int nb_ranks, uint32_t *pool_n,
 	for (c = 0; c < x->nb_combos; c++) {
 		const struct fab_params *p = &x->combos[c];
 		uint16_t r = (uint16_t)(RTE_PKTMBUF_HEADROOM + 14 +
-					p->host.mtu + 64);
+					p->host.set.mtu + 64);
 
 		*pool_n = RTE_MAX(*pool_n, fab_pool_size(p));
 		*room = RTE_MAX(*room, r);

@@ -20,6 +20,9 @@
 #include "ofan_shell.h"
 #include "ofan_wire.h"
 
+_Static_assert(HS_MAX_LCORE == RTE_MAX_LCORE,
+	       "hs_config.h's HS_MAX_LCORE is DPDK's RTE_MAX_LCORE");
+
 /*
  * Start flow on shard of the rank that sends it (any lcore may call
  * this): at once on one lcore, else through the shard's message ring.
@@ -82,7 +85,7 @@ hs_app_on_flow_end(void *arg, uint32_t flow, bool received, uint64_t now)
 			continue;
 		/* Its send side lives where its ACKs come from. */
 		pr = &app->port[app->host_of_rank[g->src]];
-		hs_hand_over(app, go[i], hs_shard_of_ip(hs_rank_ip(app->cfg,
+		hs_hand_over(app, go[i], hs_shard_of_ip(hs_rank_ip(&app->cfg->set,
 			g->dst), pr->nb_shards, pr->reta_size), 0, now);
 	}
 	rte_spinlock_unlock(&app->trig_lock);
@@ -101,7 +104,7 @@ hs_app_wl_release(void *arg, uint32_t flow, uint64_t now)
 	if (app->host_of_rank[g->src] < 0)
 		return;
 	pr = &app->port[app->host_of_rank[g->src]];
-	hs_hand_over(app, flow, hs_shard_of_ip(hs_rank_ip(app->cfg, g->dst),
+	hs_hand_over(app, flow, hs_shard_of_ip(hs_rank_ip(&app->cfg->set, g->dst),
 					       pr->nb_shards, pr->reta_size),
 		     0, now);
 }
@@ -426,7 +429,7 @@ hs_app_setup(struct hs_app *app)
 	app->pool = rte_pktmbuf_pool_create("ofan_host_pool", nb_mbufs, 256,
 		0, (uint16_t)(RTE_PKTMBUF_HEADROOM +
 			      RTE_MAX((unsigned int)RTE_MBUF_DEFAULT_DATAROOM,
-				      OFAN_ETH_HDR_SIZE + c->mtu + 64u)),
+				      OFAN_ETH_HDR_SIZE + c->set.mtu + 64u)),
 		rte_socket_id());
 	if (app->pool == NULL) {
 		fprintf(stderr, "ofan-host: cannot create a pool of %u mbufs: %s. Hint: with --no-huge give EAL more memory (-m 1024) or mount hugepages\n",
@@ -489,11 +492,11 @@ hs_app_setup(struct hs_app *app)
 		if (hs_setup_rings(app, p) != 0)
 			return -ENOMEM;
 		/* Virtual devices may not support it; NICs need it for jumbo. */
-		rte_eth_dev_set_mtu(pr->id, c->mtu);
+		rte_eth_dev_set_mtu(pr->id, c->set.mtu);
 		rte_eth_macaddr_get(pr->id, &a);
 		for (k = 0; k < pr->nb_shards; k++) {
 			struct hs_host_params hp = {
-				.cfg = c,
+				.set = &c->set,
 				.traffic = &app->traffic,
 				.rank = c->ports[p].rank,
 				.pool = app->pool,
@@ -827,7 +830,7 @@ hs_app_run(struct hs_app *app)
 	const struct hs_config *c = app->cfg;
 	struct hs_lcore *own = &app->lc[rte_get_main_lcore()];
 	uint64_t start = hs_app_now_ns(app), now, last_rx = start;
-	uint64_t next_stat = start + c->stats_interval_ns, last_stat = start;
+	uint64_t next_stat = start + c->set.stats_interval_ns, last_stat = start;
 	uint64_t end = app->timeout_s > 0 ?
 		start + (uint64_t)(app->timeout_s * 1e9) : UINT64_MAX;
 	uint64_t prev_bytes = 0, done_at = 0, wake;
@@ -859,11 +862,11 @@ hs_app_run(struct hs_app *app)
 		/* A job's rank is done once its last node ended. */
 		if (app->has_wl && !hs_app_wl_poll(app, now, &wake))
 			done = false;
-		if (c->stats_interval_ns > 0 && now >= next_stat) {
+		if (c->set.stats_interval_ns > 0 && now >= next_stat) {
 			hs_progress(app, (double)(now - start) / 1e9,
 				    &prev_bytes, (double)(now - last_stat) / 1e9);
 			last_stat = now;
-			next_stat += c->stats_interval_ns;
+			next_stat += c->set.stats_interval_ns;
 		}
 		if (done && done_at == 0)
 			done_at = now;
@@ -893,7 +896,7 @@ hs_app_run(struct hs_app *app)
 	for (p = 0; p < c->nb_ports; p++)
 		for (k = 0; k < app->port[p].nb_shards; k++)
 			hs_publish(&app->port[p].shard[k], now);
-	if (c->stats_interval_ns > 0)
+	if (c->set.stats_interval_ns > 0)
 		hs_progress(app, (double)(now - start) / 1e9, &prev_bytes, 0);
 	return done;
 }

@@ -220,13 +220,50 @@ hs_parse_args(struct hs_app *app, int argc, char **argv)
 	return 0;
 }
 
+/*
+ * The run's results: the JSON at --results and the per-flow CSV beside
+ * it (NAME-flows.csv), or only *sum without --results.  0 or -errno.
+ */
+static int
+hs_write_results(const struct hs_app *app, double wall_s, int64_t inuse_start,
+		 int64_t inuse_end, struct hs_summary *sum)
+{
+	struct hs_results_port ports[HS_MAX_PORTS];
+	struct hs_results_run run = {
+		.pattern = app->cfg->traffic.pattern->name,
+		.wall_s = wall_s,
+		.mempool_in_use_start = inuse_start,
+		.mempool_in_use_end = inuse_end,
+		.nb_ports = app->cfg->nb_ports,
+		.ports = ports,
+		.dev = app->dev_stats,
+	};
+	char csv[1024];
+	uint16_t p;
+
+	for (p = 0; p < app->cfg->nb_ports; p++) {
+		ports[p].rank = app->cfg->ports[p].rank;
+		ports[p].dev = app->cfg->ports[p].dev;
+	}
+	if (app->results != NULL) {
+		const char *dot = strrchr(app->results, '.');
+		int len = dot ? (int)(dot - app->results) :
+			(int)strlen(app->results);
+
+		snprintf(csv, sizeof(csv), "%.*s-flows.csv", len, app->results);
+	}
+	return hs_results(app->hosts, app->nb_hosts, &app->cfg->set,
+			  &app->traffic, &run, app->results,
+			  app->results != NULL ? csv : NULL, sum);
+}
+
 int
 main(int argc, char **argv)
 {
 	static struct hs_app app;	/* large: every lcore's and shard's */
 	struct ofan_shell sh = { 0 };
 	struct hs_summary sum;
-	char err[1024], csv[1024];
+	char err[1024];
 	int rc, exit_code = OFAN_EXIT_OK;
 	int64_t inuse_start = 0, inuse_end = 0;
 	uint64_t t0, tx_dropped = 0, steer_full = 0;
@@ -302,7 +339,7 @@ main(int argc, char **argv)
 		printf("%s: ok (%u ranks, %u flows, %u local ranks, policy %s)\n",
 		       app.config_path, app.traffic.nb_ranks,
 		       app.traffic.nb_flows, app.cfg->nb_ports,
-		       app.cfg->policy->name);
+		       app.cfg->set.policy->name);
 		goto early_out;
 	}
 	if (ofan_shell_eal_init(&sh, argv) != 0) {
@@ -352,18 +389,8 @@ main(int argc, char **argv)
 	if (steer_full > 0)
 		fprintf(stderr, "ofan-host: %llu frames dropped by the software dispatch: a shard's ring was full\n",
 			(unsigned long long)steer_full);
-	csv[0] = '\0';
-	if (app.results != NULL) {
-		const char *dot = strrchr(app.results, '.');
-		int len = dot ? (int)(dot - app.results) :
-			(int)strlen(app.results);
-
-		snprintf(csv, sizeof(csv), "%.*s-flows.csv", len, app.results);
-	}
-	rc = hs_results(app.hosts, app.nb_hosts, app.cfg, &app.traffic,
-			(double)(hs_app_now_ns(&app) - t0) / 1e9, inuse_start,
-			inuse_end, app.dev_stats, app.results,
-			app.results ? csv : NULL, &sum);
+	rc = hs_write_results(&app, (double)(hs_app_now_ns(&app) - t0) / 1e9,
+			      inuse_start, inuse_end, &sum);
 	if (rc != 0)
 		fprintf(stderr, "ofan-host: cannot write results to %s: %s\n",
 			app.results, strerror(-rc));
@@ -379,7 +406,7 @@ main(int argc, char **argv)
 				app.results, strerror(-rc));
 	}
 	printf("%s %s: %u/%u flows complete, max slowdown %.2f, p99 %.2f, mean FCT %.1f us, data_retx %llu, timeouts %llu, corrupt_pkts %llu, refused by the device %llu\n",
-	       app.cfg->policy->name, app.cfg->traffic.pattern->name,
+	       app.cfg->set.policy->name, app.cfg->traffic.pattern->name,
 	       sum.nb_completed, sum.nb_flows, sum.max_slowdown,
 	       sum.p99_slowdown, sum.mean_fct_ns / 1e3,
 	       (unsigned long long)sum.data_retx,

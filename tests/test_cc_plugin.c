@@ -132,7 +132,7 @@ END_TEST
 static const struct aimd_settings *
 t_aimd(const struct fab_experiment *x)
 {
-	return hs_cc_settings_of(&x->combos[0].host.cc_set, &aimd_ops);
+	return hs_cc_settings_of(&x->combos[0].host.set.cc_set, &aimd_ops);
 }
 
 /*
@@ -155,7 +155,7 @@ START_TEST(test_config)
 	char err[1024];
 
 	ck_assert_msg(t_load(&x, ok, 1, err, sizeof(err)) == 0, "%s", err);
-	ck_assert_ptr_eq(x.combos[0].host.cc, &aimd_ops);
+	ck_assert_ptr_eq(x.combos[0].host.set.cc, &aimd_ops);
 	ck_assert_uint_eq(t_aimd(&x)->max_window, 64);
 	ck_assert(t_aimd(&x)->beta == 0.5);
 	fab_experiment_free(&x);
@@ -166,7 +166,7 @@ START_TEST(test_config)
 	/* Another controller runs: the section is read all the same. */
 	ck_assert_msg(t_load(&x, ok + 1, 2, err, sizeof(err)) == 0, "%s",
 		      err);
-	ck_assert_ptr_eq(x.combos[0].host.cc, hs_cc_find("rate"));
+	ck_assert_ptr_eq(x.combos[0].host.set.cc, hs_cc_find("rate"));
 	ck_assert_uint_eq(t_aimd(&x)->max_window, 8);
 	fab_experiment_free(&x);
 	t_expect_refused("host.cc=rate", bad, RTE_DIM(bad));
@@ -198,11 +198,11 @@ START_TEST(test_runs_in_fabric)
 	for (w = 0; w < 2; w++) {
 		ov[3] = windows[w];
 		t_run_scheme(ov, RTE_DIM(ov), 0, &x, &r);
-		ck_assert_ptr_eq(x.combos[0].host.cc, &aimd_ops);
+		ck_assert_ptr_eq(x.combos[0].host.set.cc, &aimd_ops);
 		ck_assert(r.completed);
 		ck_assert_uint_eq(r.nb_completed, 16);
-		need = (256 * 1024 + x.combos[0].host.mss - 1) /
-			x.combos[0].host.mss;
+		need = (256 * 1024 + x.combos[0].host.set.mss - 1) /
+			x.combos[0].host.set.mss;
 		longest[w] = 0;
 		for (f = 0; f < r.nb_flows; f++) {
 			ck_assert_uint_eq(r.flows[f].m.data_received, need);

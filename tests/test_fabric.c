@@ -147,7 +147,7 @@ t_run_topo_opts(const struct fab_params *p, uint16_t s, struct fab_topo *t,
 	int rc;
 
 	ck_assert_ptr_nonnull(t_fab_pool);
-	ck_assert_uint_le(p->host.mtu, T_MAX_MTU);
+	ck_assert_uint_le(p->host.set.mtu, T_MAX_MTU);
 	ck_assert_uint_le(fab_pool_size(p), T_NB_MBUFS);
 	rc = fab_topo_build(p, p->schemes[s].sw_policy, t, err, sizeof(err));
 	ck_assert_msg(rc == 0, "fab_topo_build: %s", err);
@@ -723,7 +723,7 @@ t_link_load(struct t_exp *e, const struct t_link_case *c, uint64_t limit_ns)
 		 limit_ns);
 	t_load(e, "b2b.ini", ovp, limit_ns != 0 ? 4 : 3, false, 0);
 	ck_assert_uint_eq(e->x.combos[0].rate_bps, c->rate_bps);
-	ck_assert_uint_eq(e->x.combos[0].host.mtu, c->mtu);
+	ck_assert_uint_eq(e->x.combos[0].host.set.mtu, c->mtu);
 }
 
 START_TEST(test_link_model)

@@ -111,7 +111,7 @@ static const struct t_bad_case t_bad_cases[] = {
 	  "[failure.x]\nlink = agg5-core3\nat = 1us\n"
 	  "[sweep.k]\nkeys = fabric.k\nvalues = 4, 4, 6\n", NULL,
 	  "failure.x:link", "'agg5-core3' is not a link of this fattree" },
-	/* A sweep key must be one an override can set. */
+	/* A sweep key must be one an override can  */
 	{ "4", "ecmp, ofan", "",
 	  "[sweep.d]\nkeys = fabric.delay = 1us\nvalues = 2us\n", NULL,
 	  "sweep.d:keys", "'fabric.delay = 1us' is not section.key" },
@@ -406,8 +406,8 @@ START_TEST(test_variants)
 	ck_assert_str_eq(a->sweep_name[0], "stack");
 	ck_assert_str_eq(a->sweep_value[0], "trimces");
 	ck_assert_str_eq(b->sweep_value[0], "roce");
-	ck_assert_str_eq(a->host.recovery->name, "trim");
-	ck_assert_str_eq(b->host.recovery->name, "gbn");
+	ck_assert_str_eq(a->host.set.recovery->name, "trim");
+	ck_assert_str_eq(b->host.set.recovery->name, "gbn");
 	ck_assert_uint_eq(a->queue.trim, SW_TRIM_OFF);
 	ck_assert_uint_eq(a->queue_layer[FAB_L_TOR_DOWN].trim, SW_TRIM_HEADER);
 	ck_assert_uint_eq(a->queue_layer[FAB_L_TOR_UP].trim, SW_TRIM_OFF);
@@ -454,9 +454,9 @@ START_TEST(test_variant_overrides)
 					      0, true, &x, err,
 					      sizeof(err)) == 0, "%s", err);
 	ck_assert_uint_eq(x.nb_combos, 2);
-	ck_assert_str_eq(x.combos[0].host.recovery->name, "trim");
-	ck_assert(x.combos[0].host.rate_coef == 0.5);
-	ck_assert(x.combos[1].host.rate_coef == 0.25);
+	ck_assert_str_eq(x.combos[0].host.set.recovery->name, "trim");
+	ck_assert(x.combos[0].host.set.rate_coef == 0.5);
+	ck_assert(x.combos[1].host.set.rate_coef == 0.25);
 	ck_assert_uint_eq(x.combos[1].queue.capacity_pkts, 77);
 	fab_experiment_free(&x);
 

@@ -905,7 +905,7 @@ START_TEST(test_pacing_headroom)
 			t_load(&e, "permutation-k4.ini", ov, RTE_DIM(ov),
 			       false, 0);
 			p = &e.x.combos[0];
-			ck_assert_uint_eq(p->host.mtu, 4096);
+			ck_assert_uint_eq(p->host.set.mtu, 4096);
 			for (k = 0; k < 4; k++) {
 				struct fab_params qp;
 				struct fab_run r;
@@ -959,7 +959,7 @@ START_TEST(test_ops_vs_spray)
 
 		t_load(&e, "permutation-k4.ini", ov, RTE_DIM(ov), false, 0);
 		p = &e.x.combos[0];
-		ck_assert_uint_eq(p->host.min_rto_ns, 200 * T_US);
+		ck_assert_uint_eq(p->host.set.min_rto_ns, 200 * T_US);
 		for (k = 0; k < 2; k++) {
 			struct fab_run r;
 
@@ -1075,7 +1075,7 @@ START_TEST(test_traffic_seed_fixed)
 
 			fab_params_for_seed(p, k, &q);
 			ck_assert_uint_eq(q.seed, p->seed + k);
-			ck_assert_uint_eq(q.host.seed, q.seed);
+			ck_assert_uint_eq(q.host.set.seed, q.seed);
 			ck_assert_uint_eq(q.host.traffic.seed, mode == 0 ?
 					  p->seed : q.seed);
 			t_fabric_run(&q, 0, &r[k]);

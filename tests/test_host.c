@@ -247,7 +247,7 @@ t_net_new(const char *policy, const char *traffic)
 	rc = hs_config_load(net->cfg_path, &net->cfg, err, sizeof(err));
 	unlink(net->cfg_path);
 	ck_assert_msg(rc == 0, "hs_config_load: %s", err);
-	ck_assert_str_eq(net->cfg.policy->name, policy);
+	ck_assert_str_eq(net->cfg.set.policy->name, policy);
 	rc = hs_pattern_build(&net->cfg.traffic, &net->traffic, NULL, err,
 			      sizeof(err));
 	ck_assert_msg(rc == 0, "hs_pattern_build: %s", err);
@@ -265,7 +265,7 @@ t_net_hosts(struct t_net *net)
 	net->now = T_START_NS;
 	for (r = 0; r < T_MAX_HOSTS; r++) {
 		struct hs_host_params hp = {
-			.cfg = &net->cfg,
+			.set = &net->cfg.set,
 			.traffic = &net->traffic,
 			.rank = r,
 			.mac = { 0x02, 0, 0, 0, 0xaa, (uint8_t)r },
@@ -646,7 +646,7 @@ t_check_summary_shared(struct t_net *net, const struct hs_summary *sum)
 		ck_assert(hs_host_flow_result(net->host[spec->src], f, &r));
 		times[f].start_ns = r.start_ns;
 		times[f].done_ns = r.done_ns;
-		times[f].ideal_ns = hs_flow_ideal_ns(&net->cfg, &net->traffic,
+		times[f].ideal_ns = hs_flow_ideal_ns(&net->cfg.set, &net->traffic,
 						     f, net->traffic.concurrency,
 						     sum->ideal_rtt_ns);
 		times[f].ideal_begin_ns = UINT64_MAX;
@@ -705,12 +705,13 @@ t_check_delivered(struct t_net *net, uint64_t nb_corrupt,
 		/* The last ACK leaves after the last packet arrived. */
 		ck_assert_uint_le(r.rx_done_ns, s.done_ns);
 		ck_assert_uint_ge(s.data_sent,
-				  (spec->size + net->cfg.mss - 1) /
-				  net->cfg.mss);
+				  (spec->size + net->cfg.set.mss - 1) /
+				  net->cfg.set.mss);
 		ck_assert_uint_ge(s.distinct_evs, 1);
 	}
-	ck_assert_int_eq(hs_results(net->host, net->nb_hosts, &net->cfg,
-				    &net->traffic, 0, 0, 0, NULL, NULL, NULL, sum),
+	ck_assert_int_eq(hs_results(net->host, net->nb_hosts, &net->cfg.set,
+				    &net->traffic, &(const struct hs_results_run){ 0 },
+				    NULL, NULL, sum),
 			 0);
 	t_check_summary_shared(net, sum);
 	ck_assert_uint_eq(sum->nb_flows, net->traffic.nb_flows);
@@ -777,7 +778,7 @@ START_TEST(test_b2b)
 		memset(&r, 0, sizeof(r));
 		hs_host_flow_result(net->host[spec->src], f, &r);
 		sd = (double)(r.done_ns - r.start_ns) /
-			(double)hs_flow_ideal_ns(&net->cfg, &net->traffic, f,
+			(double)hs_flow_ideal_ns(&net->cfg.set, &net->traffic, f,
 						 net->traffic.concurrency,
 						 sum.ideal_rtt_ns);
 		ck_assert_msg(sd >= 0.999 && sd < 1.05,
@@ -804,7 +805,7 @@ START_TEST(test_b2b)
 		else if (strcmp(policy, "mp") == 0)
 			ck_assert_uint_eq(r.distinct_evs,
 					  ((const struct hlb_mp_settings *)
-					   hlb_settings_of(&net->cfg.hlb_set,
+					   hlb_settings_of(&net->cfg.set.hlb_set,
 							   hlb_find("mp")))->subflows);
 		else if (strcmp(policy, "ops") == 0)
 			ck_assert_uint_gt(r.distinct_evs, r.data_sent * 9 / 10);
@@ -937,7 +938,7 @@ t_leaf_counts(struct t_net *net, uint64_t *up0, uint64_t *up1,
 	ck_assert_uint_eq(sums[1], b->acks_sent);
 	ck_assert_uint_eq(a->acks_sent, 0);
 	ck_assert_uint_eq(b->data_sent, 0);
-	ck_assert_uint_ge(a->data_sent, T_FLOW_SIZE / net->cfg.mss);
+	ck_assert_uint_ge(a->data_sent, T_FLOW_SIZE / net->cfg.set.mss);
 }
 
 /* ECMP, host sprays (ops): one flow's packets use all four uplinks. */
@@ -1059,7 +1060,7 @@ t_blackhole_run(const char *host_policy, uint64_t reconverge,
 	l->data_sent = hs_host_stats(net->host[0])->data_sent;
 	hs_host_policy_dump(net->host[0], t_policy_value, l);
 	ck_assert_uint_eq(l->data_sent,
-			  (T_FLOW_SIZE + net->cfg.mss - 1) / net->cfg.mss +
+			  (T_FLOW_SIZE + net->cfg.set.mss - 1) / net->cfg.set.mss +
 			  l->retx);
 	printf("blackhole %s (reconverge %" PRIu64 " us): %" PRIu64
 	       " packets lost, %" PRIu64 " data sent, %" PRIu64
@@ -1128,7 +1129,7 @@ START_TEST(test_free_midway)
 	ck_assert(!t_all_done(net));
 	/* An ARP request for rank 1: the host keeps the reply until output. */
 	len = ofan_build_arp(frame, sizeof(frame), OFAN_ARP_OP_REQUEST, sha,
-			     T_IP(10, 0, 1, 99), NULL, hs_rank_ip(&net->cfg, 1));
+			     T_IP(10, 0, 1, 99), NULL, hs_rank_ip(&net->cfg.set, 1));
 	ck_assert_int_gt(len, 0);
 	m = rte_pktmbuf_alloc(t_pool);
 	ck_assert_ptr_nonnull(m);
@@ -1172,7 +1173,7 @@ START_TEST(test_erasure_wait_no_spin)
 	snprintf(traffic, sizeof(traffic), "pattern = cm\ncm_file = %s", cm);
 	net = t_net_new("fixed", traffic);
 	unlink(cm);
-	net->cfg.recovery = hs_recovery_find("erasure");
+	net->cfg.set.recovery = hs_recovery_find("erasure");
 	t_net_hosts(net);
 	h = net->host[0];
 	now = net->now;
@@ -1221,9 +1222,9 @@ START_TEST(test_erasure_makeup_next_event)
 
 	/* 4 full packets of 1460 bytes; no extra packets. */
 	net = t_net_new("fixed", "pattern = permutation\nsize = 5840");
-	net->cfg.recovery = hs_recovery_find("erasure");
+	net->cfg.set.recovery = hs_recovery_find("erasure");
 	((struct hs_erasure_settings *)hs_recovery_settings_of(
-		&net->cfg.recovery_set, net->cfg.recovery))->k = 0;
+		&net->cfg.set.recovery_set, net->cfg.set.recovery))->k = 0;
 	t_net_hosts(net);
 	h = net->host[0];
 	now = net->now;
@@ -1239,8 +1240,8 @@ START_TEST(test_erasure_makeup_next_event)
 	/* Before its wait ends (base RTT 5 us): the ACK. */
 	now = net->now + 5 * T_US;
 	memset(&sp, 0, sizeof(sp));
-	sp.src_ip = hs_rank_ip(&net->cfg, 1);
-	sp.dst_ip = hs_rank_ip(&net->cfg, 0);
+	sp.src_ip = hs_rank_ip(&net->cfg.set, 1);
+	sp.dst_ip = hs_rank_ip(&net->cfg.set, 0);
 	sp.dest_qp = 0 + HS_QP_OFFSET;
 	sp.psn = 3;
 	sp.ev = 49152;
@@ -1322,8 +1323,8 @@ START_TEST(test_resend_path)
 		int len;
 
 		net = t_net_new("ops", "pattern = permutation\nsize = 14600");
-		net->cfg.recovery = hs_recovery_find("trim");
-		net->cfg.resend_path = (enum hs_resend_path)mode;
+		net->cfg.set.recovery = hs_recovery_find("trim");
+		net->cfg.set.resend_path = (enum hs_resend_path)mode;
 		t_net_hosts(net);
 		h = net->host[0];
 		now = net->now;
@@ -1331,8 +1332,8 @@ START_TEST(test_resend_path)
 		/* The receiver got 0 and PSN 1's trimmed header: a NAK. */
 		memset(&sp, 0, sizeof(sp));
 		memset(&ext, 0, sizeof(ext));
-		sp.src_ip = hs_rank_ip(&net->cfg, 1);
-		sp.dst_ip = hs_rank_ip(&net->cfg, 0);
+		sp.src_ip = hs_rank_ip(&net->cfg.set, 1);
+		sp.dst_ip = hs_rank_ip(&net->cfg.set, 0);
 		sp.dest_qp = 0 + HS_QP_OFFSET;
 		sp.psn = 1;
 		sp.ev = ev[1];
@@ -1375,8 +1376,8 @@ t_inject(struct t_net *net, struct hs_host *h, bool ack, uint32_t psn,
 
 	memset(&sp, 0, sizeof(sp));
 	memset(&ext, 0, sizeof(ext));
-	sp.src_ip = hs_rank_ip(&net->cfg, ack ? 1 : 0);
-	sp.dst_ip = hs_rank_ip(&net->cfg, ack ? 0 : 1);
+	sp.src_ip = hs_rank_ip(&net->cfg.set, ack ? 1 : 0);
+	sp.dst_ip = hs_rank_ip(&net->cfg.set, ack ? 0 : 1);
 	sp.dest_qp = 0 + HS_QP_OFFSET;
 	sp.psn = psn;
 	sp.ev = 49152;
@@ -1384,7 +1385,7 @@ t_inject(struct t_net *net, struct hs_host *h, bool ack, uint32_t psn,
 	ext.echo_ev = 49152;
 	ext.echo_psn = psn;
 	ext.cum_psn = cum;
-	ext.flags = net->cfg.recovery->counts ?
+	ext.flags = net->cfg.set.recovery->counts ?
 		OFAN_ACK_F_COUNT : 0;
 	len = ack ? ofan_build_ack(frame, sizeof(frame), &sp, &ext) :
 		ofan_build_data(frame, sizeof(frame), &sp);
@@ -1426,13 +1427,13 @@ START_TEST(test_done_at_start)
 
 	/* Erasure, host 1 started at 0: 1 + 3 packets at 0, one more at 5. */
 	net = t_net_new("fixed", "pattern = permutation\nsize = 1460");
-	net->cfg.recovery = hs_recovery_find("erasure");
+	net->cfg.set.recovery = hs_recovery_find("erasure");
 	t_net_hosts(net);
 	hs_host_free(net->host[1]);
 	net->host[1] = NULL;
 	{
 		struct hs_host_params hp = {
-			.cfg = &net->cfg, .traffic = &net->traffic, .rank = 1,
+			.set = &net->cfg.set, .traffic = &net->traffic, .rank = 1,
 			.mac = { 0x02, 0, 0, 0, 0xaa, 1 }, .pool = t_pool,
 			.dst_mac = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff },
 		};
@@ -1523,7 +1524,7 @@ START_TEST(test_arp_counted)
 	net = t_net_new("fixed", "pattern = permutation\nsize = 100");
 	t_net_hosts(net);
 	h = net->host[1];
-	ip = hs_rank_ip(&net->cfg, 1);
+	ip = hs_rank_ip(&net->cfg.set, 1);
 	st = hs_host_stats(h);
 	for (i = 0; i < 19; i++) {
 		/* 17 requests for it, a request for another, a reply. */
@@ -1564,7 +1565,7 @@ START_TEST(test_psn_out_of_range)
 	for (verify = 0; verify < 2; verify++) {
 		/* SACK, 2 packets of 1460 bytes. */
 		net = t_net_new("fixed", "pattern = permutation\nsize = 2920");
-		net->cfg.verify_payload = verify;
+		net->cfg.set.verify_payload = verify;
 		t_net_hosts(net);
 		st = hs_host_stats(net->host[1]);
 		t_inject(net, net->host[1], false, 2, 0, 1460, net->now);
@@ -1605,8 +1606,8 @@ START_TEST(test_other_to_rocev2_port)
 		struct rte_mbuf *m;
 
 		memset(&sp, 0, sizeof(sp));
-		sp.src_ip = hs_rank_ip(&net->cfg, 0);
-		sp.dst_ip = hs_rank_ip(&net->cfg, 1);
+		sp.src_ip = hs_rank_ip(&net->cfg.set, 0);
+		sp.dst_ip = hs_rank_ip(&net->cfg.set, 1);
 		sp.dest_qp = HS_QP_OFFSET;
 		sp.ev = 49152;
 		sp.payload_size = 100;
@@ -1683,7 +1684,7 @@ START_TEST(test_pfc_shorter_pause)
 	t_host_frame(h, frame, ofan_build_arp(frame, sizeof(frame),
 					      OFAN_ARP_OP_REQUEST, sha,
 					      T_IP(10, 0, 1, 99), NULL,
-					      hs_rank_ip(&net->cfg, 1)),
+					      hs_rank_ip(&net->cfg.set, 1)),
 		     t0 + 200);
 	ck_assert_uint_eq(hs_host_output(h, t0 + 611, pkts, T_BURST), 0);
 	ck_assert_uint_eq(st->pfc_paused_ns, 100);
@@ -1704,7 +1705,7 @@ START_TEST(test_ack_template)
 {
 	struct t_net *net = t_net_new("reps", "pattern = alltoall\nsize = 64KiB");
 	struct hs_frame_ctx fx = {
-		.cfg = &net->cfg, .ip = hs_rank_ip(&net->cfg, 1),
+		.set = &net->cfg.set, .ip = hs_rank_ip(&net->cfg.set, 1),
 		.mac = { 0x02, 0, 0, 0, 0xaa, 1 },
 		.dst_mac = { 0x02, 0, 0, 0, 0xbb, 7 },
 	};

@@ -236,7 +236,7 @@ t_load_text(const char *text, const char *const *ov,
 static const void *
 t_rec(const struct fab_experiment *x, uint32_t c, const char *name)
 {
-	return hs_recovery_settings_of(&x->combos[c].host.recovery_set,
+	return hs_recovery_settings_of(&x->combos[c].host.set.recovery_set,
 				       hs_recovery_find(name));
 }
 
@@ -244,7 +244,7 @@ t_rec(const struct fab_experiment *x, uint32_t c, const char *name)
 #define T_TRIM(x, c) ((const struct hs_ca_settings *)t_rec(x, c, "trim"))
 #define T_ERA(x, c) ((const struct hs_erasure_settings *)t_rec(x, c, "erasure"))
 #define T_WIN(x, c) ((const struct hs_ecn_window_settings *)		\
-	hs_cc_settings_of(&(x)->combos[c].host.cc_set, hs_cc_find("ecn_window")))
+	hs_cc_settings_of(&(x)->combos[c].host.set.cc_set, hs_cc_find("ecn_window")))
 
 /*
  * [recovery.<name>] keys from the file, an override, a sweep and a
@@ -294,10 +294,10 @@ START_TEST(test_recovery_settings)
 	ck_assert_uint_eq(x.nb_combos, 4);
 	ck_assert_uint_eq(T_TCP(&x, 0)->dupacks, 2);
 	ck_assert_uint_eq(T_TCP(&x, 2)->dupacks, 4);
-	ck_assert_str_eq(x.combos[0].host.recovery->name, "trim");
+	ck_assert_str_eq(x.combos[0].host.set.recovery->name, "trim");
 	ck_assert_uint_eq(T_TRIM(&x, 0)->initial_rto_ns, 2000000);
 	ck_assert_uint_eq(T_ERA(&x, 0)->k, 3);
-	ck_assert_str_eq(x.combos[1].host.recovery->name, "erasure");
+	ck_assert_str_eq(x.combos[1].host.set.recovery->name, "erasure");
 	ck_assert_uint_eq(T_ERA(&x, 1)->k, 7);
 	ck_assert_uint_eq(T_TRIM(&x, 1)->initial_rto_ns, 1000000);
 	ck_assert_str_eq(x.moved, "");

@@ -346,7 +346,7 @@ END_TEST
 static const struct once_settings *
 t_once(const struct fab_experiment *x)
 {
-	return hs_recovery_settings_of(&x->combos[0].host.recovery_set,
+	return hs_recovery_settings_of(&x->combos[0].host.set.recovery_set,
 				       &once_ops);
 }
 
@@ -370,7 +370,7 @@ START_TEST(test_config)
 	char err[1024];
 
 	ck_assert_msg(t_load(&x, ok, 1, err, sizeof(err)) == 0, "%s", err);
-	ck_assert_ptr_eq(x.combos[0].host.recovery, &once_ops);
+	ck_assert_ptr_eq(x.combos[0].host.set.recovery, &once_ops);
 	ck_assert_uint_eq(t_once(&x)->window, 0);
 	fab_experiment_free(&x);
 	ck_assert_msg(t_load(&x, ok, 2, err, sizeof(err)) == 0, "%s", err);
@@ -379,7 +379,7 @@ START_TEST(test_config)
 	/* Another model runs: the section is read all the same. */
 	ck_assert_msg(t_load(&x, ok + 1, 1, err, sizeof(err)) == 0, "%s",
 		      err);
-	ck_assert_ptr_eq(x.combos[0].host.recovery, hs_recovery_find("sack"));
+	ck_assert_ptr_eq(x.combos[0].host.set.recovery, hs_recovery_find("sack"));
 	ck_assert_uint_eq(t_once(&x)->window, 4);
 	fab_experiment_free(&x);
 	t_expect_refused("host.recovery=sack", bad, RTE_DIM(bad));
@@ -413,8 +413,8 @@ START_TEST(test_runs_in_fabric)
 		ck_assert_uint_eq(r.nb_completed, 16);
 		ck_assert_uint_eq(r.drops_total, 0);
 		ck_assert_uint_eq(r.hosts.ack_mismatch, 0);
-		need = (256 * 1024 + x.combos[0].host.mss - 1) /
-			x.combos[0].host.mss;
+		need = (256 * 1024 + x.combos[0].host.set.mss - 1) /
+			x.combos[0].host.set.mss;
 		end[w] = 0;
 		for (f = 0; f < r.nb_flows; f++) {
 			ck_assert_uint_eq(r.flows[f].m.data_sent, need);

@@ -211,7 +211,7 @@ t_host_of(const struct t_hub *hub, const uint8_t *frame, uint32_t len)
 	    OFAN_PARSE_OK || pi.kind == OFAN_KIND_ARP)
 		return -1;
 	for (r = 0; r < T_RANKS; r++)
-		if (hs_rank_ip(&hub->cfg, r) == pi.dst_ip)
+		if (hs_rank_ip(&hub->cfg.set, r) == pi.dst_ip)
 			break;
 	ck_assert_uint_lt(r, T_RANKS);
 	if (r > 0)
@@ -257,7 +257,7 @@ t_hub_new(const char *traffic, uint16_t nb_shards)
 	hub->now = 10 * T_US;
 	for (i = 0; i < nb_shards + T_RANKS - 1; i++) {
 		struct hs_host_params hp = {
-			.cfg = &hub->cfg,
+			.set = &hub->cfg.set,
 			.traffic = &hub->traffic,
 			.rank = i < nb_shards ? 0 : (uint32_t)(i - nb_shards + 1),
 			.mac = { 0x02, 0, 0, 0, 0xaa, (uint8_t)i },
@@ -408,8 +408,9 @@ t_hub_check(struct t_hub *hub, const unsigned int *sides)
 		}
 	}
 	ck_assert_uint_eq(goodput, bytes);
-	ck_assert_int_eq(hs_results(hub->hosts, hub->nb_hosts, &hub->cfg,
-				    &hub->traffic, 0, 0, 0, NULL, NULL, NULL, &sum), 0);
+	ck_assert_int_eq(hs_results(hub->hosts, hub->nb_hosts, &hub->cfg.set,
+				    &hub->traffic, &(const struct hs_results_run){ 0 },
+				    NULL, NULL, &sum), 0);
 	ck_assert_uint_eq(sum.nb_flows, hub->traffic.nb_flows);
 	ck_assert_uint_eq(sum.nb_completed, hub->traffic.nb_flows);
 	ck_assert_uint_eq(sum.incomplete_rx, 0);
@@ -491,11 +492,11 @@ START_TEST(test_foreign_flows)
 			/* Data from its destination's side comes here. */
 			if (r.sent_here)
 				ck_assert_uint_eq(hs_shard_of_ip(hs_rank_ip(
-					&hub->cfg, hub->traffic.flows[f].dst),
+					&hub->cfg.set, hub->traffic.flows[f].dst),
 					T_SHARDS, HS_SOFT_RETA_SIZE), k);
 			if (r.received_here)
 				ck_assert_uint_eq(hs_shard_of_ip(hs_rank_ip(
-					&hub->cfg, hub->traffic.flows[f].src),
+					&hub->cfg.set, hub->traffic.flows[f].src),
 					T_SHARDS, HS_SOFT_RETA_SIZE), k);
 		}
 	}

@@ -262,12 +262,12 @@ fab_sim_build(struct fab_sim *s, uint16_t scheme, char *err,
 	/* The hosts' configuration: the scheme's policy, the fabric's RTT. */
 	s->load.hcfg = p->host;
 	s->load.hcfg.path = "ofan-fabric";
-	s->load.hcfg.policy = p->schemes[scheme].host_policy;
-	s->load.hcfg.stats_interval_ns = 0;
+	s->load.hcfg.set.policy = p->schemes[scheme].host_policy;
+	s->load.hcfg.set.stats_interval_ns = 0;
 	for (i = 0; i < (uint32_t)t->nb_hosts * t->nb_hosts; i++)
 		hops_max = RTE_MAX(hops_max, (uint32_t)t->hops[i]);
 	if (!p->base_rtt_set)
-		s->load.hcfg.base_rtt_ns = fab_oneway_ns(p, hops_max) +
+		s->load.hcfg.set.base_rtt_ns = fab_oneway_ns(p, hops_max) +
 			ofan_tx_time_ns(fab_full_frame_queue_bytes(p) +
 					p->queue.frame.overhead, p->rate_bps) +
 			fab_ack_back_ns(p, hops_max);
@@ -437,7 +437,7 @@ fab_sim_build(struct fab_sim *s, uint16_t scheme, char *err,
 	for (i = 0; i < t->nb_hosts; i++) {
 		const struct fab_link_desc *k = &t->links[t->host_link[i]];
 		struct hs_host_params hp = {
-			.cfg = &s->load.hcfg,
+			.set = &s->load.hcfg.set,
 			.traffic = &s->load.traffic,
 			.rank = i,
 			.pool = s->mem.pool,

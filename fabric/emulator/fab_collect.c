@@ -340,13 +340,13 @@ fab_collect_flows(struct fab_sim *s, const struct hs_flow_result *res_all)
 		const struct hs_flow_spec *sp = &tr->flows[f];
 		uint32_t hops = s->t->hops[sp->src * s->t->nb_hosts + sp->dst];
 
-		lead_ns[f] = hs_flow_lead_ns(&s->load.hcfg, tr, f, tr->concurrency);
+		lead_ns[f] = hs_flow_lead_ns(&s->load.hcfg.set, tr, f, tr->concurrency);
 		recv_ns[f] = lead_ns[f] + fab_frame_path_ns(p, hops,
-			hs_flow_last_frame_size(&s->load.hcfg, sp->size));
+			hs_flow_last_frame_size(&s->load.hcfg.set, sp->size));
 		send_ns[f] = recv_ns[f] + fab_ack_back_ns(p, hops);
 	}
 	rc = hs_traffic_ideal_begin(tr, send_ns, recv_ns,
-		hs_first_slot_late_ns(&s->load.hcfg, tr, tr->concurrency), begin);
+		hs_first_slot_late_ns(&s->load.hcfg.set, tr, tr->concurrency), begin);
 	if (rc == 0 && s->load.has_wl)
 		rc = fab_collect_jobs(s, send_ns, recv_ns, begin);
 	if (rc != 0)
@@ -366,7 +366,7 @@ fab_collect_flows(struct fab_sim *s, const struct hs_flow_result *res_all)
 		times[f].ideal_ns = send_ns[f];
 		times[f].ideal_begin_ns = begin[f];
 		times[f].src = sp->src;
-		if (s->load.hcfg.pacing == HS_PACING_HOST)
+		if (s->load.hcfg.set.pacing == HS_PACING_HOST)
 			times[f].pacer_ns = lead_ns[f];
 		if (times[f].done_ns != 0)
 			fr->fct_ns = res->done_ns - res->start_ns;

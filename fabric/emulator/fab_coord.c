@@ -291,7 +291,7 @@ static void
 fab_pool_plan(struct fab_sim *s)
 {
 	const struct fab_params *p = s->p;
-	uint64_t frame = RTE_MIN(1000u, (uint32_t)p->host.mtu + 38u);
+	uint64_t frame = RTE_MIN(1000u, (uint32_t)p->host.set.mtu + 38u);
 	uint64_t per_host = 2 * (p->rate_bps * s->loop.lookahead /
 				 8000000000ull / frame + 2);
 	uint64_t first = 0, hosts = 0;

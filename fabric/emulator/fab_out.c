@@ -672,11 +672,11 @@ fab_out_summary(const struct fab_out *o, const struct fab_agg *g,
 	ofan_json_u64(&j, "rate_bps", p0->rate_bps);
 	ofan_json_u64(&j, "uplink_rate_bps", p0->uplink_rate_bps);
 	ofan_json_u64(&j, "delay_ns", p0->delay_ns);
-	ofan_json_u64(&j, "mtu", p0->host.mtu);
+	ofan_json_u64(&j, "mtu", p0->host.set.mtu);
 	ofan_json_u64(&j, "full_frame_bytes", fab_full_frame_queue_bytes(p0));
 	ofan_json_u64(&j, "data_wire_bytes", p0->data_wire_bytes);
 	ofan_json_u64(&j, "ack_wire_bytes", p0->ack_wire_bytes);
-	ofan_json_u64(&j, "pace_bytes", p0->host.pace_bytes);
+	ofan_json_u64(&j, "pace_bytes", p0->host.set.pace_bytes);
 	ofan_json_u64(&j, "queue_pkts", p0->queue.capacity_pkts);
 	ofan_json_u64(&j, "queue_bytes", p0->queue.capacity_bytes);
 	ofan_json_double(&j, "queue_window_us",
@@ -689,9 +689,9 @@ fab_out_summary(const struct fab_out *o, const struct fab_agg *g,
 	if (hs_jobs_of(p0->host.traffic.pattern, &p0->host.pattern_set) == NULL)
 		ofan_json_u64(&j, "size", p0->host.traffic.size);
 	fab_jobs_out_params(&j, p0);
-	ofan_json_double(&j, "rate_coef", p0->host.rate_coef);
-	ofan_json_str(&j, "recovery", p0->host.recovery->name);
-	ofan_json_str(&j, "pacing", hs_pacing_names[p0->host.pacing]);
+	ofan_json_double(&j, "rate_coef", p0->host.set.rate_coef);
+	ofan_json_str(&j, "recovery", p0->host.set.recovery->name);
+	ofan_json_str(&j, "pacing", hs_pacing_names[p0->host.set.pacing]);
 	/* The failures of the first combination (a sweep may move them:
 	 * each run's own are in its combination's sweep values). */
 	ofan_json_arr_begin(&j, "failures");

@@ -76,7 +76,7 @@ fab_split(char *s, char **parts, int max)
  * the EV: radix members per tier and the tiers that choose, from the
  * topology unless [sr] radix / [host.drb] radix are set (a fat tree k/2
  * over two tiers, a leaf-spine its spines over one); sr's EV base is the
- * hosts' ev_min unless [sr] ev_base is set.
+ * hosts' ev_min unless [sr] ev_base is 
  */
 static void
 fab_source_routes(struct fab_params *p)
@@ -84,7 +84,7 @@ fab_source_routes(struct fab_params *p)
 	struct lb_sr_settings *sr =
 		(struct lb_sr_settings *)lb_settings_of(&p->lb, lb_find("sr"));
 	struct hlb_drb_settings *drb = (struct hlb_drb_settings *)
-		hlb_settings_of(&p->host.hlb_set, hlb_find("drb"));
+		hlb_settings_of(&p->host.set.hlb_set, hlb_find("drb"));
 	uint32_t radix = p->topo == FAB_TOPO_FATTREE ? p->k / 2 :
 		p->topo == FAB_TOPO_LEAFSPINE ? p->spines : 2;
 	uint32_t tiers = p->topo == FAB_TOPO_FATTREE ? 2 : 1;
@@ -92,7 +92,7 @@ fab_source_routes(struct fab_params *p)
 	if (sr != NULL && sr->radix == 0)
 		sr->radix = radix;
 	if (sr != NULL && !sr->ev_base_set)
-		sr->ev_base = p->host.hlb.ev_min;
+		sr->ev_base = p->host.set.hlb.ev_min;
 	if (drb != NULL && drb->radix == 0) {
 		drb->radix = radix;
 		drb->tiers = tiers;
@@ -773,7 +773,7 @@ fab_host_topology(struct fab_params *p)
 	switch (p->topo) {
 	case FAB_TOPO_FATTREE:
 		p->host.traffic.nb_ranks = p->k * p->k * p->k / 4;
-		p->host.per_subnet = p->k / 2;
+		p->host.set.per_subnet = p->k / 2;
 		p->host.traffic.tor_size = p->k / 2;
 		p->host.traffic.pod_size = p->k * p->k / 4;
 		fab_from(&p->host.ranks_from, "k", NULL);
@@ -781,7 +781,7 @@ fab_host_topology(struct fab_params *p)
 		break;
 	case FAB_TOPO_LEAFSPINE:
 		p->host.traffic.nb_ranks = p->leaves * p->hosts_per_leaf;
-		p->host.per_subnet = p->hosts_per_leaf;
+		p->host.set.per_subnet = p->hosts_per_leaf;
 		p->host.traffic.tor_size = p->hosts_per_leaf;
 		p->host.traffic.pod_size = p->hosts_per_leaf;
 		fab_from(&p->host.ranks_from, "leaves", "hosts_per_leaf");
@@ -789,7 +789,7 @@ fab_host_topology(struct fab_params *p)
 		break;
 	default:
 		p->host.traffic.nb_ranks = 2;
-		p->host.per_subnet = 2;
+		p->host.set.per_subnet = 2;
 		p->host.traffic.tor_size = 2;
 		p->host.traffic.pod_size = 2;
 		fab_from(&p->host.ranks_from, NULL, NULL);
@@ -824,10 +824,10 @@ fab_parse_host_side(struct ofan_cfg *cfg, struct fab_params *p, uint32_t mtu)
 	p->traffic_seed_set = ofan_cfg_has_key(cfg, "traffic", "seed");
 	if (hs_config_host_from_cfg(cfg, &p->host, HS_CFG_CALLER_SETS))
 		return -EINVAL;
-	p->host.rate_bps = p->rate_bps;
-	p->host.mtu = (uint16_t)mtu;
+	p->host.set.rate_bps = p->rate_bps;
+	p->host.set.mtu = (uint16_t)mtu;
 	if (!ofan_cfg_has_key(cfg, "host", "seed"))
-		p->host.seed = p->seed;
+		p->host.set.seed = p->seed;
 	fab_host_topology(p);
 	p->host.mtu_from.keys[0] = (struct ofan_cfg_key){ FAB_SEC, "mtu" };
 	p->host.mtu_from.nb = 1;
@@ -852,7 +852,7 @@ fab_parse_traffic_side(struct ofan_cfg *cfg, struct fab_params *p)
 			"'%s' is set by the fabric; expected no %s here (the topology's ToRs and pods)",
 			v, sizes[i]);
 	}
-	p->host.ip_base = (10u << 24) | 1;
+	p->host.set.ip_base = (10u << 24) | 1;
 	p->host.traffic.seed = p->matrix_seed;
 	if (hs_config_traffic_from_cfg(cfg, &p->host, HS_CFG_CALLER_SETS))
 		return -EINVAL;

@@ -729,7 +729,7 @@ fab_params_for_seed(const struct fab_params *p, uint32_t i,
 	out->matrix_seed = p->traffic_seed == FAB_TRAFFIC_FIXED ?
 		p->matrix_seed : out->seed;
 	if (!p->host_seed_set)
-		out->host.seed = out->seed;
+		out->host.set.seed = out->seed;
 	if (!p->traffic_seed_set)
 		out->host.traffic.seed = out->matrix_seed;
 	out->host.traffic.settings = NULL;	/* fab_sim_build() sets it */

@@ -235,7 +235,7 @@ fab_route(struct sw_config *c, uint32_t rank, const struct hs_config *h,
 {
 	struct sw_route_config *r = &c->routes[rank];
 
-	r->prefix = hs_rank_ip(h, rank);
+	r->prefix = hs_rank_ip(&h->set, rank);
 	r->depth = 32;
 	r->group = group;
 	r->dst_key = key;
@@ -726,13 +726,13 @@ uint32_t
 fab_full_frame_queue_bytes(const struct fab_params *p)
 {
 	return ofan_frame_queue_bytes(&p->queue.frame, OFAN_KIND_DATA,
-				      OFAN_ETH_HDR_SIZE + p->host.mtu);
+				      OFAN_ETH_HDR_SIZE + p->host.set.mtu);
 }
 
 uint64_t
 fab_oneway_ns(const struct fab_params *p, uint32_t hops)
 {
-	return fab_oneway_frame_ns(p, hops, OFAN_ETH_HDR_SIZE + p->host.mtu);
+	return fab_oneway_frame_ns(p, hops, OFAN_ETH_HDR_SIZE + p->host.set.mtu);
 }
 
 uint64_t

@@ -26,7 +26,7 @@ hs_fill_spec(const struct hs_frame_ctx *fx, struct ofan_pkt_spec *sp,
 	sp->ttl = 64;
 	sp->dest_qp = flow + HS_QP_OFFSET;
 	sp->psn = psn;
-	sp->tos = fx->cfg->ecn;
+	sp->tos = fx->set->ecn;
 }
 
 /* Pad to the Ethernet minimum and set the lengths; returns the length. */
@@ -48,7 +48,7 @@ void
 hs_frame_template(const struct hs_frame_ctx *fx, struct hs_frame_tmpl *t,
 		  const struct hs_flow_spec *f, uint32_t nic_slot)
 {
-	const struct hs_config *c = fx->cfg;
+	const struct hs_host_settings *c = fx->set;
 	struct ofan_pkt_spec sp;
 	uint8_t *buf = malloc(OFAN_DATA_HDRS_SIZE + c->mss);
 
@@ -79,7 +79,7 @@ hs_frame_data(const struct hs_frame_ctx *fx, const struct hs_frame_tmpl *t,
 {
 	const uint32_t udp = OFAN_ETH_HDR_SIZE + OFAN_IPV4_HDR_SIZE;
 	const uint32_t bth = udp + OFAN_UDP_HDR_SIZE;
-	uint16_t mss = fx->cfg->mss;
+	uint16_t mss = fx->set->mss;
 	uint8_t *p = rte_pktmbuf_mtod(m, uint8_t *);
 	struct ofan_pkt_spec sp;
 	int len;
@@ -113,7 +113,7 @@ hs_frame_ack_template(const struct hs_frame_ctx *fx, struct hs_ack_tmpl *t,
 	static const struct ofan_ack_ext zero;
 	struct ofan_pkt_spec sp;
 
-	hs_fill_spec(fx, &sp, hs_rank_ip(fx->cfg, f->src), 0, f->id, 0);
+	hs_fill_spec(fx, &sp, hs_rank_ip(fx->set, f->src), 0, f->id, 0);
 	t->ok = ofan_build_ack(t->hdr, sizeof(t->hdr), &sp, &zero) ==
 		(int)sizeof(t->hdr);
 }
@@ -162,7 +162,7 @@ hs_frame_ack(const struct hs_frame_ctx *fx, struct rte_mempool *pool,
 		return m;
 	}
 	/* The ACK's EV: the data packet's unless its policy says otherwise. */
-	hs_fill_spec(fx, &sp, hs_rank_ip(fx->cfg, a->src), a->ev, a->flow,
+	hs_fill_spec(fx, &sp, hs_rank_ip(fx->set, a->src), a->ev, a->flow,
 		     a->a.echo_psn);
 	len = ofan_build_ack(rte_pktmbuf_mtod(m, uint8_t *),
 			     rte_pktmbuf_tailroom(m), &sp, &ext);

@@ -14,7 +14,7 @@
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
 
-#include "hs_config.h"
+#include "hs_host_settings.h"
 #include "hs_traffic.h"
 #include "hs_transport.h"
 #include "ofan_parse.h"
@@ -25,7 +25,7 @@
 
 /* What every frame of one host shares. */
 struct hs_frame_ctx {
-	const struct hs_config *cfg;
+	const struct hs_host_settings *set;
 	uint32_t ip;
 	uint8_t mac[6];
 	uint8_t dst_mac[6];	/* destination MAC of every frame */

@@ -18,16 +18,13 @@
 #include "hs_host_priv.h"
 #include "hs_shard.h"
 
-_Static_assert(HS_MAX_LCORE == RTE_MAX_LCORE,
-	       "hs_config.h's HS_MAX_LCORE is DPDK's RTE_MAX_LCORE");
-
 /* ---- set-up ---- */
 
 /* Do packets from rank r reach this shard (always, for a whole rank)? */
 static bool
 hs_host_shard_owns(const struct hs_host *h, uint32_t r)
 {
-	return hs_shard_of_ip(hs_rank_ip(h->cfg, r), h->shard.count,
+	return hs_shard_of_ip(hs_rank_ip(h->set, r), h->shard.count,
 			      h->shard.reta_size) == h->shard.index;
 }
 
@@ -35,7 +32,7 @@ static int
 hs_host_alloc(struct hs_host *h, const struct hs_traffic *t, char *err,
 	      unsigned int err_size)
 {
-	const struct hs_config *c = h->cfg;
+	const struct hs_host_settings *c = h->set;
 	uint32_t ns, nr, slot = 0, a, b;
 	const uint32_t *sent, *recv;
 
@@ -115,7 +112,7 @@ struct hs_host *
 hs_host_create(const struct hs_host_params *p, char *err,
 	       unsigned int err_size)
 {
-	const struct hs_config *c = p->cfg;
+	const struct hs_host_settings *c = p->set;
 	struct hs_host *h;
 
 	if (p->traffic->nb_flows >= (1u << 24) - HS_QP_OFFSET) {
@@ -128,13 +125,13 @@ hs_host_create(const struct hs_host_params *p, char *err,
 		snprintf(err, err_size, "out of memory");
 		return NULL;
 	}
-	h->cfg = c;
+	h->set = c;
 	h->hlb = c->hlb;
 	h->hlb.settings = hlb_settings_of(&c->hlb_set, c->policy);
 	h->traffic = p->traffic;
 	h->rank = p->rank;
 	h->ip = hs_rank_ip(c, p->rank);
-	h->fx.cfg = c;
+	h->fx.set = c;
 	h->fx.ip = h->ip;
 	memcpy(h->fx.mac, p->mac, 6);
 	memcpy(h->fx.dst_mac, p->dst_mac, 6);
@@ -231,7 +228,7 @@ hs_host_free(struct hs_host *h)
 void
 hs_flow_activate(struct hs_host *h, uint32_t si, uint64_t now)
 {
-	const struct hs_config *c = h->cfg;
+	const struct hs_host_settings *c = h->set;
 	struct hs_sflow *s = &h->sflows[si];
 	uint64_t gap;
 
@@ -564,8 +561,8 @@ void
 hs_flow_release(struct hs_host *h, struct hs_sflow *s)
 {
 	hs_sender_fini(&s->tx);
-	if (s->lb != NULL && h->cfg->policy->dump != NULL)
-		h->cfg->policy->dump(s->lb, hs_kv_add, &h->done_kv);
+	if (s->lb != NULL && h->set->policy->dump != NULL)
+		h->set->policy->dump(s->lb, hs_kv_add, &h->done_kv);
 	free(s->lb);
 	free(s->evs_seen);
 	s->lb = NULL;
@@ -581,7 +578,7 @@ hs_host_policy_dump(const struct hs_host *h,
 	uint32_t i;
 	int k;
 
-	if (h->cfg->policy->dump == NULL || h->nb_sflows == h->nb_foreign_s)
+	if (h->set->policy->dump == NULL || h->nb_sflows == h->nb_foreign_s)
 		return;
 	/*
 	 * A fresh state first, which counts nothing: its keys come in the
@@ -590,14 +587,14 @@ hs_host_policy_dump(const struct hs_host *h,
 	 * sees the keys in the same order and the same sums as from a dump
 	 * of every flow's own state.
 	 */
-	zero = calloc(1, h->cfg->policy->state_size ?
-		      h->cfg->policy->state_size : 1);
+	zero = calloc(1, h->set->policy->state_size ?
+		      h->set->policy->state_size : 1);
 	if (zero != NULL)
-		h->cfg->policy->dump(zero, emit, arg);
+		h->set->policy->dump(zero, emit, arg);
 	free(zero);
 	for (k = 0; k < h->done_kv.n; k++)
 		emit(arg, h->done_kv.kv[k].key, h->done_kv.kv[k].value);
 	for (i = 0; i < h->nb_sflows; i++)
 		if (h->sflows[i].lb != NULL)
-			h->cfg->policy->dump(h->sflows[i].lb, emit, arg);
+			h->set->policy->dump(h->sflows[i].lb, emit, arg);
 }

@@ -40,7 +40,7 @@
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
 
-#include "hs_config.h"
+#include "hs_host_settings.h"
 #include "hs_traffic.h"
 #include "ofan_parse.h"
 
@@ -74,7 +74,7 @@ struct hs_host_shard {
 };
 
 struct hs_host_params {
-	const struct hs_config *cfg;
+	const struct hs_host_settings *set;
 	const struct hs_traffic *traffic;	/* shared, read only */
 	uint32_t rank;
 	uint8_t mac[6];

@@ -82,13 +82,13 @@ struct hs_rflow {
 };
 
 struct hs_host {
-	const struct hs_config *cfg;
-	/* cfg's path facts with its policy's settings (cfg->hlb_set). */
+	const struct hs_host_settings *set;
+	/* set's path facts with its policy's settings (set->hlb_set). */
 	struct hlb_params hlb;
 	const struct hs_traffic *traffic;
-	/* The recovery model's facts and settings (cfg->recovery_set). */
+	/* The recovery model's facts and settings (set->recovery_set). */
 	struct hs_transport_params tp;
-	const void *cc_settings;	/* cfg->cc's block (cfg->cc_set) */
+	const void *cc_settings;	/* set->cc's block (set->cc_set) */
 	uint32_t rank;
 	uint32_t ip;
 	struct hs_frame_ctx fx;
@@ -160,7 +160,7 @@ struct hs_host {
 };
 
 static inline uint16_t
-hs_ev_range(const struct hs_config *c)
+hs_ev_range(const struct hs_host_settings *c)
 {
 	return (uint16_t)(c->hlb.ev_max - c->hlb.ev_min);
 }
@@ -250,16 +250,16 @@ hs_flow_gap(const struct hs_host *h, const struct hs_sflow *s, uint32_t wire)
 	uint32_t conc = c != NULL ? c[s->spec->id] : 1;
 
 	return (uint64_t)(conc ? conc : 1) *
-		ofan_tx_time_ns(hs_pace_slot(h->cfg, wire), h->rate_bps);
+		ofan_tx_time_ns(hs_pace_slot(h->set, wire), h->rate_bps);
 }
 
 /* A random extra of 0 .. pacing_jitter of gap (htsim's: never negative). */
 static inline uint64_t
 hs_jitter(struct hs_host *h, uint64_t gap)
 {
-	if (h->cfg->pacing_jitter <= 0)
+	if (h->set->pacing_jitter <= 0)
 		return 0;
-	return (uint64_t)(ofan_rng_unit(&h->rng) * h->cfg->pacing_jitter *
+	return (uint64_t)(ofan_rng_unit(&h->rng) * h->set->pacing_jitter *
 			  (double)gap);
 }
 
@@ -287,7 +287,7 @@ hs_wake(struct hs_host *h, uint32_t si, uint64_t now)
 {
 	struct hs_sflow *s = &h->sflows[si];
 
-	if (h->cfg->pacing == HS_PACING_FLOW) {
+	if (h->set->pacing == HS_PACING_FLOW) {
 		if (s->state != HS_ACTIVE || !s->blocked)
 			return;
 		s->blocked = false;
@@ -334,7 +334,7 @@ hs_rflow_of(const struct hs_host *h, uint32_t flow)
 static inline uint64_t
 hs_shared_gap(const struct hs_host *h, uint32_t wire)
 {
-	uint64_t gap = ofan_tx_time_ns(hs_pace_slot(h->cfg, wire),
+	uint64_t gap = ofan_tx_time_ns(hs_pace_slot(h->set, wire),
 				       h->rate_bps);
 	uint32_t all;
 

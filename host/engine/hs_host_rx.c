@@ -32,7 +32,7 @@ hs_rflow_complete(struct hs_host *h, struct hs_rflow *r, uint64_t now)
 			hs_dep_release(h, (uint32_t)si, now);
 		else
 			h->shard.release(h->shard.release_arg,
-				hs_shard_of_ip(hs_rank_ip(h->cfg,
+				hs_shard_of_ip(hs_rank_ip(h->set,
 							  t->flows[c].dst),
 					       h->shard.count,
 					       h->shard.reta_size),
@@ -57,9 +57,9 @@ hs_queue_ack(struct hs_host *h, const struct hs_rflow *r, uint16_t ev,
 	q->nic_slot = r->nic_slot;
 	q->echo_ev = ev;
 	/* The policy may send ACKs on paths of their own (drb). */
-	q->ev = h->cfg->policy->ack_ev == NULL ? ev :
-		h->cfg->policy->ack_ev(&h->hlb,
-			ofan_hash_mix32(r->spec->id ^ (uint32_t)h->cfg->seed), ev);
+	q->ev = h->set->policy->ack_ev == NULL ? ev :
+		h->set->policy->ack_ev(&h->hlb,
+			ofan_hash_mix32(r->spec->id ^ (uint32_t)h->set->seed), ev);
 	q->count = h->tp.recovery->counts;
 	q->a = *a;
 	h->st.nacks_sent += a->nack;
@@ -145,9 +145,9 @@ hs_input_data(struct hs_host *h, const uint8_t *frame,
 	 * A PSN the flow does not have is corrupt too, payload checked or
 	 * not (no duplicate: nothing was received twice).
 	 */
-	expect = hs_receiver_expect(&r->rx, pi->psn, f->size, h->cfg->mss);
+	expect = hs_receiver_expect(&r->rx, pi->psn, f->size, h->set->mss);
 	if (expect == 0 ||
-	    (h->cfg->verify_payload &&
+	    (h->set->verify_payload &&
 	     (pi->payload_size != expect ||
 	      ofan_payload_check(frame + pi->payload_offset, pi->dest_qp,
 				 pi->psn, pi->payload_size) != 0))) {
@@ -198,7 +198,7 @@ static void
 hs_input_ack(struct hs_host *h, const uint8_t *frame,
 	     const struct ofan_pkt_info *pi, uint64_t now)
 {
-	const struct hs_config *c = h->cfg;
+	const struct hs_host_settings *c = h->set;
 	uint32_t flow = pi->dest_qp - HS_QP_OFFSET, si;
 	const struct ofan_ack_ext *ext;
 	struct hs_ack_content a;
@@ -274,7 +274,7 @@ hs_input_pause(struct hs_host *h, const uint8_t *frame,
 		h->st.drops[OFAN_DROP_PAUSE_IGNORED]++;
 		return;
 	}
-	dur = ofan_pfc_quanta_ns(quanta, h->cfg->rate_bps);
+	dur = ofan_pfc_quanta_ns(quanta, h->set->rate_bps);
 	/* The timer reloads: what the pause it replaces ran is counted. */
 	h->st.pfc_paused_ns += ofan_pfc_pause_ran(h->pause_from,
 						  h->pause_until, now_ns);

@@ -12,7 +12,7 @@
 static void
 hs_host_timers(struct hs_host *h, uint64_t now)
 {
-	const struct hs_config *c = h->cfg;
+	const struct hs_host_settings *c = h->set;
 	uint64_t next = UINT64_MAX;
 	uint32_t i;
 
@@ -73,7 +73,7 @@ hs_data_mbuf(struct hs_host *h)
 static uint16_t
 hs_flow_ev(struct hs_host *h, struct hs_sflow *s, uint64_t now)
 {
-	const struct hs_config *c = h->cfg;
+	const struct hs_host_settings *c = h->set;
 	uint16_t ev;
 
 	if (s->ev_kept)
@@ -89,7 +89,7 @@ hs_flow_ev(struct hs_host *h, struct hs_sflow *s, uint64_t now)
 static struct rte_mbuf *
 hs_flow_packet(struct hs_host *h, uint32_t si, uint64_t now, uint32_t *wire)
 {
-	const struct hs_config *c = h->cfg;
+	const struct hs_host_settings *c = h->set;
 	struct hs_sflow *s = &h->sflows[si];
 	struct hs_tx_pkt pkt;
 	struct rte_mbuf *m;
@@ -265,7 +265,7 @@ hs_host_output(struct hs_host *h, uint64_t now_ns, struct rte_mbuf **pkts,
 	}
 	hs_host_start_due(h, now_ns);
 	hs_host_timers(h, now_ns);
-	if (h->cfg->pacing == HS_PACING_FLOW)
+	if (h->set->pacing == HS_PACING_FLOW)
 		n = hs_output_flows(h, now_ns, pkts, n, max);
 	else
 		n = hs_output_shared(h, now_ns, pkts, n, max);
@@ -287,7 +287,7 @@ hs_host_next_event(const struct hs_host *h)
 		return h->pause_until;	/* paused: nothing to do before */
 	if (h->ack_head != h->ack_tail || h->nb_arp_reply > 0 || h->announce)
 		return 0;
-	if (h->cfg->pacing == HS_PACING_FLOW) {
+	if (h->set->pacing == HS_PACING_FLOW) {
 		if (h->nb_heap > 0)
 			t = RTE_MIN(t, h->sflows[h->heap[0]].pace_at);
 	} else if (h->nb_active > 0 && !h->pace_blocked) {

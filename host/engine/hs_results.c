@@ -4,7 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hs_pattern.h"
 #include "hs_results.h"
 #include "hs_summary.h"
 #include "ofan_clock.h"
@@ -76,7 +75,7 @@ hs_results_merge_flows(struct hs_host *const *hosts, uint16_t nb_hosts,
  * last ACK is back.  0 or -ENOMEM.
  */
 static int
-hs_results_ideals(const struct hs_config *cfg, const struct hs_traffic *t,
+hs_results_ideals(const struct hs_host_settings *set, const struct hs_traffic *t,
 		  struct hs_results *res, uint64_t *begin)
 {
 	const uint32_t *conc = t->concurrency;
@@ -88,11 +87,11 @@ hs_results_ideals(const struct hs_config *cfg, const struct hs_traffic *t,
 	if (ideal_rx == NULL)
 		return -ENOMEM;
 	for (i = 0; i < t->nb_flows; i++) {
-		res->ideal_ns[i] = hs_flow_ideal_ns(cfg, t, i, conc, rtt);
+		res->ideal_ns[i] = hs_flow_ideal_ns(set, t, i, conc, rtt);
 		ideal_rx[i] = res->ideal_ns[i] - rtt / 2;
 	}
 	rc = hs_traffic_ideal_begin(t, res->ideal_ns, ideal_rx,
-				    hs_first_slot_late_ns(cfg, t, conc), begin);
+				    hs_first_slot_late_ns(set, t, conc), begin);
 	free(ideal_rx);
 	return rc;
 }
@@ -102,7 +101,7 @@ hs_results_ideals(const struct hs_config *cfg, const struct hs_traffic *t,
  * their ideals: hs_flow_summarise) and each one's slowdown.  0 or -ENOMEM.
  */
 static int
-hs_results_summarise(const struct hs_config *cfg, const struct hs_traffic *t,
+hs_results_summarise(const struct hs_host_settings *set, const struct hs_traffic *t,
 		     const uint64_t *begin, struct hs_results *res)
 {
 	struct hs_flow_times *times = calloc(t->nb_flows + 1, sizeof(*times));
@@ -132,8 +131,8 @@ hs_results_summarise(const struct hs_config *cfg, const struct hs_traffic *t,
 		times[nb_here].ideal_ns = res->ideal_ns[i];
 		times[nb_here].ideal_begin_ns = begin[i];
 		times[nb_here].src = t->flows[i].src;
-		if (cfg->pacing == HS_PACING_HOST)
-			times[nb_here].pacer_ns = hs_flow_lead_ns(cfg, t, i,
+		if (set->pacing == HS_PACING_HOST)
+			times[nb_here].pacer_ns = hs_flow_lead_ns(set, t, i,
 							t->concurrency);
 		nb_here++;
 	}
@@ -173,7 +172,7 @@ hs_results_hosts(struct hs_host *const *hosts, struct hs_results *res)
 
 int
 hs_results_compute(struct hs_host *const *hosts, uint16_t nb_hosts,
-		   const struct hs_config *cfg, const struct hs_traffic *t,
+		   const struct hs_host_settings *set, const struct hs_traffic *t,
 		   struct hs_results *res)
 {
 	uint64_t *begin = NULL;
@@ -188,10 +187,10 @@ hs_results_compute(struct hs_host *const *hosts, uint16_t nb_hosts,
 	}
 	if (rc == 0) {
 		hs_results_merge_flows(hosts, nb_hosts, res);
-		rc = hs_results_ideals(cfg, t, res, begin);
+		rc = hs_results_ideals(set, t, res, begin);
 	}
 	if (rc == 0)
-		rc = hs_results_summarise(cfg, t, begin, res);
+		rc = hs_results_summarise(set, t, begin, res);
 	if (rc == 0)
 		hs_results_hosts(hosts, res);
 	free(begin);
@@ -259,19 +258,19 @@ hs_results_write_csv(const struct hs_results *res,
 
 /* "ports": each valid port's rank, device and device counters. */
 static void
-hs_results_json_ports(struct ofan_json *j, const struct hs_config *cfg,
-		      const struct ofan_dev_stats *dev)
+hs_results_json_ports(struct ofan_json *j, const struct hs_results_run *run)
 {
+	const struct ofan_dev_stats *dev = run->dev;
 	uint16_t k;
 
 	ofan_json_arr_begin(j, "ports");
-	for (k = 0; k < cfg->nb_ports; k++) {
+	for (k = 0; k < run->nb_ports; k++) {
 		if (!dev[k].valid)
 			continue;
 		ofan_json_obj_begin(j, NULL);
 		ofan_json_u64(j, "port", k);
-		ofan_json_u64(j, "rank", cfg->ports[k].rank);
-		ofan_json_str(j, "dev", cfg->ports[k].dev);
+		ofan_json_u64(j, "rank", run->ports[k].rank);
+		ofan_json_str(j, "dev", run->ports[k].dev);
 		ofan_json_u64(j, "ethdev", dev[k].ethdev);
 		ofan_json_obj_begin(j, "device");
 #define HS_DEV_JSON(field, what) ofan_json_u64(j, #field, dev[k].field);
@@ -317,7 +316,7 @@ hs_results_json_hosts(struct ofan_json *j, const struct hs_results *res)
 
 int
 hs_results_write_json(const struct hs_results *res,
-		      const struct hs_config *cfg, const struct hs_traffic *t,
+		      const struct hs_host_settings *set, const struct hs_traffic *t,
 		      const struct hs_results_run *run, const char *path)
 {
 	const struct hs_summary *sum = &res->sum;
@@ -329,10 +328,10 @@ hs_results_write_json(const struct hs_results *res,
 		return -errno;
 	ofan_json_init(&j, jf, true);
 	ofan_json_obj_begin(&j, NULL);
-	ofan_json_str(&j, "policy", cfg->policy->name);
-	ofan_json_str(&j, "pattern", cfg->traffic.pattern->name);
-	ofan_json_str(&j, "recovery", cfg->recovery->name);
-	ofan_json_str(&j, "pacing", hs_pacing_names[cfg->pacing]);
+	ofan_json_str(&j, "policy", set->policy->name);
+	ofan_json_str(&j, "pattern", run->pattern);
+	ofan_json_str(&j, "recovery", set->recovery->name);
+	ofan_json_str(&j, "pacing", hs_pacing_names[set->pacing]);
 	ofan_json_u64(&j, "ranks", t->nb_ranks);
 	ofan_json_u64(&j, "flows_total", t->nb_flows);
 	ofan_json_u64(&j, "flows_sent_here", sum->nb_flows);
@@ -356,7 +355,7 @@ hs_results_write_json(const struct hs_results *res,
 			      res->policy.kv[i].value);
 	ofan_json_obj_end(&j);
 	if (run->dev != NULL)
-		hs_results_json_ports(&j, cfg, run->dev);
+		hs_results_json_ports(&j, run);
 	hs_results_json_hosts(&j, res);
 	ofan_json_obj_end(&j);
 	rc = ofan_json_finish(&j);
@@ -367,26 +366,19 @@ hs_results_write_json(const struct hs_results *res,
 
 int
 hs_results(struct hs_host *const *hosts, uint16_t nb_hosts,
-	   const struct hs_config *cfg, const struct hs_traffic *t,
-	   double wall_s, int64_t inuse_start, int64_t inuse_end,
-	   const struct ofan_dev_stats *dev, const char *json_path,
+	   const struct hs_host_settings *set, const struct hs_traffic *t,
+	   const struct hs_results_run *run, const char *json_path,
 	   const char *csv_path, struct hs_summary *sum)
 {
-	const struct hs_results_run run = {
-		.wall_s = wall_s,
-		.mempool_in_use_start = inuse_start,
-		.mempool_in_use_end = inuse_end,
-		.dev = dev,
-	};
 	struct hs_results res;
 	int rc;
 
-	rc = hs_results_compute(hosts, nb_hosts, cfg, t, &res);
+	rc = hs_results_compute(hosts, nb_hosts, set, t, &res);
 	*sum = rc == 0 ? res.sum : (struct hs_summary){ 0 };
 	if (rc == 0 && csv_path != NULL)
 		rc = hs_results_write_csv(&res, t, csv_path);
 	if (rc == 0 && json_path != NULL)
-		rc = hs_results_write_json(&res, cfg, t, &run, json_path);
+		rc = hs_results_write_json(&res, set, t, run, json_path);
 	hs_results_free(&res);
 	return rc;
 }

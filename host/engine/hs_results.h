@@ -65,33 +65,44 @@ struct hs_results {
 };
 
 /*
- * Fill res from the local hosts after a run of traffic t under cfg: each
+ * Fill res from the local hosts after a run of traffic t under set: each
  * flow's merged result, ideal and slowdown, the hosts' counters and the
  * summary.  Returns 0 or -ENOMEM (res then holds nothing to free but
  * what hs_results_free() frees).
  */
 int hs_results_compute(struct hs_host *const *hosts, uint16_t nb_hosts,
-		       const struct hs_config *cfg,
+		       const struct hs_host_settings *set,
 		       const struct hs_traffic *t, struct hs_results *res);
 
 /* The per-flow CSV of res to path: a row per flow a local host has. */
 int hs_results_write_csv(const struct hs_results *res,
 			 const struct hs_traffic *t, const char *path);
 
+/* A port of the run: the rank it carries and its device's name. */
+struct hs_results_port {
+	uint32_t rank;
+	const char *dev;
+};
+
 /*
- * What a run cost and what the devices saw, beside its results in the
- * JSON.  dev (may be NULL): cfg's ports' device counters, written as
- * "ports" (each port's rank, ethdev and "device").
+ * What the run was, what it cost and what the devices saw, beside its
+ * results in the JSON: the traffic's pattern, the wall time and the
+ * mempool's in-use counts, and (dev not NULL) each of the nb_ports
+ * ports' device counters, written as "ports" (each port's rank, device
+ * and "device").
  */
 struct hs_results_run {
+	const char *pattern;
 	double wall_s;
 	int64_t mempool_in_use_start, mempool_in_use_end;
+	uint16_t nb_ports;
+	const struct hs_results_port *ports;
 	const struct ofan_dev_stats *dev;
 };
 
-/* The summary JSON of res to path. */
+/* The summary JSON of res, a run of traffic t under set, to path. */
 int hs_results_write_json(const struct hs_results *res,
-			  const struct hs_config *cfg,
+			  const struct hs_host_settings *set,
 			  const struct hs_traffic *t,
 			  const struct hs_results_run *run, const char *path);
 
@@ -99,14 +110,12 @@ void hs_results_free(struct hs_results *res);
 
 /*
  * Compute the results and, when the paths are not NULL, write the per-flow
- * CSV and the JSON summary; *sum gets the summary.  dev as in struct
- * hs_results_run.  Returns 0 or -errno.
+ * CSV and the JSON summary of run; *sum gets the summary.  Returns 0 or
+ * -errno.
  */
 int hs_results(struct hs_host *const *hosts, uint16_t nb_hosts,
-	       const struct hs_config *cfg, const struct hs_traffic *t,
-	       double wall_s, int64_t mempool_in_use_start,
-	       int64_t mempool_in_use_end, const struct ofan_dev_stats *dev,
-	       const char *json_path, const char *csv_path,
-	       struct hs_summary *sum);
+	       const struct hs_host_settings *set, const struct hs_traffic *t,
+	       const struct hs_results_run *run, const char *json_path,
+	       const char *csv_path, struct hs_summary *sum);
 
 #endif /* OFAN_HS_RESULTS_H */

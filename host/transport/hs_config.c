@@ -30,53 +30,56 @@ static const char *const hs_ecn_names[] = {
 void
 hs_config_derive(struct hs_config *c)
 {
+	struct hs_host_settings *s = &c->set;
 	double bdp;
 
-	c->mss = (uint16_t)(c->mtu - OFAN_IPV4_HDR_SIZE - OFAN_UDP_HDR_SIZE -
+	s->mss = (uint16_t)(s->mtu - OFAN_IPV4_HDR_SIZE - OFAN_UDP_HDR_SIZE -
 			    OFAN_BTH_SIZE);
-	c->pace_extra = c->pace_bytes == 0 ? 0 : (int32_t)c->pace_bytes -
-		(int32_t)(OFAN_ETH_HDR_SIZE + c->mtu + OFAN_WIRE_OVERHEAD);
+	s->pace_extra = s->pace_bytes == 0 ? 0 : (int32_t)s->pace_bytes -
+		(int32_t)(OFAN_ETH_HDR_SIZE + s->mtu + OFAN_WIRE_OVERHEAD);
 	/*
 	 * The path facts the policies read (hlb.h): REPS freezes against the
 	 * base RTT, flowlet's default gap is half of it, PLB and REPS count
 	 * in BDPs of full frames' pacing slots (with preamble, SFD, IFG and
 	 * FCS: 24 bytes, unless pace_bytes says otherwise).
 	 */
-	bdp = (double)c->rate_bps * c->rate_coef * (double)c->base_rtt_ns /
-		8e9 / (double)hs_pace_slot(c, OFAN_ETH_HDR_SIZE + c->mtu +
+	bdp = (double)s->rate_bps * s->rate_coef * (double)s->base_rtt_ns /
+		8e9 / (double)hs_pace_slot(s, OFAN_ETH_HDR_SIZE + s->mtu +
 					   OFAN_WIRE_OVERHEAD);
-	c->hlb.base_rtt_ns = c->base_rtt_ns;
-	c->hlb.bdp_pkts = bdp < 1.0 ? 1 : bdp > (double)(1u << 24) ?
+	s->hlb.base_rtt_ns = s->base_rtt_ns;
+	s->hlb.bdp_pkts = bdp < 1.0 ? 1 : bdp > (double)(1u << 24) ?
 		1u << 24 : (uint32_t)bdp + ((double)(uint32_t)bdp < bdp);
 }
 
 void
 hs_config_defaults(struct hs_config *c)
 {
+	struct hs_host_settings *s = &c->set;
+
 	memset(c, 0, sizeof(*c));
-	hlb_settings_defaults(&c->hlb_set);
-	c->hlb.ev_min = 49152;
-	c->hlb.ev_max = 65535;
-	c->policy = hlb_find("fixed");
-	c->seed = 1;
-	c->rate_bps = 10000000000ull;
-	c->rate_coef = 1.0;
-	c->mtu = 4096;
-	c->ack_every = 1;
-	c->min_rto_ns = 1000000;		/* 1 ms */
-	c->reorder_window_ns = 100000;		/* 100 us */
-	c->base_rtt_ns = 20000;			/* 20 us */
-	c->cc = hs_cc_registry[0];	/* rate */
-	hs_cc_settings_defaults(&c->cc_set);
-	c->recovery = hs_recovery_registry[0];	/* sack */
-	hs_recovery_settings_defaults(&c->recovery_set);
-	c->pacing = HS_PACING_HOST;
-	c->pacing_jitter = 0.0;
-	c->ecn = OFAN_ECN_ECT0;
-	c->verify_payload = true;
-	c->stats_interval_ns = 1000000000ull;
-	c->ip_base = 0x0a000001;		/* 10.0.0.1 */
-	c->per_subnet = 1;
+	hlb_settings_defaults(&s->hlb_set);
+	s->hlb.ev_min = 49152;
+	s->hlb.ev_max = 65535;
+	s->policy = hlb_find("fixed");
+	s->seed = 1;
+	s->rate_bps = 10000000000ull;
+	s->rate_coef = 1.0;
+	s->mtu = 4096;
+	s->ack_every = 1;
+	s->min_rto_ns = 1000000;		/* 1 ms */
+	s->reorder_window_ns = 100000;		/* 100 us */
+	s->base_rtt_ns = 20000;			/* 20 us */
+	s->cc = hs_cc_registry[0];	/* rate */
+	hs_cc_settings_defaults(&s->cc_set);
+	s->recovery = hs_recovery_registry[0];	/* sack */
+	hs_recovery_settings_defaults(&s->recovery_set);
+	s->pacing = HS_PACING_HOST;
+	s->pacing_jitter = 0.0;
+	s->ecn = OFAN_ECN_ECT0;
+	s->verify_payload = true;
+	s->stats_interval_ns = 1000000000ull;
+	s->ip_base = 0x0a000001;		/* 10.0.0.1 */
+	s->per_subnet = 1;
 	c->traffic.pattern = hs_pattern_default();
 	c->traffic.size = 1u << 20;
 	c->traffic.iterations = 1;
@@ -220,8 +223,8 @@ hs_config_models(struct ofan_cfg *cfg, struct hs_config *c)
 	for (i = 0; i < RTE_DIM_HS(hs_moved_keys); i++)
 		if (hs_config_move(cfg, c, &hs_moved_keys[i]) != 0)
 			return -EINVAL;
-	if (hs_recovery_settings_from_cfg(cfg, &c->recovery_set) != 0 ||
-	    hs_cc_settings_from_cfg(cfg, &c->cc_set) != 0)
+	if (hs_recovery_settings_from_cfg(cfg, &c->set.recovery_set) != 0 ||
+	    hs_cc_settings_from_cfg(cfg, &c->set.cc_set) != 0)
 		return -EINVAL;
 	return 0;
 }
@@ -252,10 +255,10 @@ hs_config_host(struct ofan_cfg *cfg, struct hs_config *c,
 	const char *names[HLB_MAX_POLICIES + 1];
 	const char *cc_names[HS_MAX_CC + 1];
 	const char *rec_names[HS_MAX_RECOVERY + 1];
-	int i, n, cc = hs_cc_index(c->cc), ecn = c->ecn;
-	int rec = hs_recovery_index(c->recovery);
-	int pacing = c->pacing, ce_echo = c->ce_echo;
-	int resend_path = c->resend_path;
+	int i, n, cc = hs_cc_index(c->set.cc), ecn = c->set.ecn;
+	int rec = hs_recovery_index(c->set.recovery);
+	int pacing = c->set.pacing, ce_echo = c->set.ce_echo;
+	int resend_path = c->set.resend_path;
 
 	for (n = 0; hlb_registry[n] != NULL && n < HLB_MAX_POLICIES; n++)
 		names[n] = hlb_registry[n]->name;
@@ -270,21 +273,21 @@ hs_config_host(struct ofan_cfg *cfg, struct hs_config *c,
 				   &i))
 		return -EINVAL;
 	if (i >= 0)
-		c->policy = hlb_find(names[i]);
-	if (ofan_cfg_get_u64(cfg, sec, "seed", 0, 0, UINT64_MAX, &c->seed) ||
+		c->set.policy = hlb_find(names[i]);
+	if (ofan_cfg_get_u64(cfg, sec, "seed", 0, 0, UINT64_MAX, &c->set.seed) ||
 	    (!caller_sets &&
 	     ofan_cfg_get_rate(cfg, sec, "rate", 0, 1000000,
-			       10000ull * 1000000000ull, &c->rate_bps)) ||
+			       10000ull * 1000000000ull, &c->set.rate_bps)) ||
 	    ofan_cfg_get_double(cfg, sec, "rate_coef", 0, 0.001, 1.0,
-				&c->rate_coef) ||
-	    (!caller_sets && hs_get_u16(cfg, sec, "mtu", 50, 9000, &c->mtu)) ||
-	    hs_get_u16(cfg, sec, "ack_every", 1, 64, &c->ack_every) ||
+				&c->set.rate_coef) ||
+	    (!caller_sets && hs_get_u16(cfg, sec, "mtu", 50, 9000, &c->set.mtu)) ||
+	    hs_get_u16(cfg, sec, "ack_every", 1, 64, &c->set.ack_every) ||
 	    ofan_cfg_get_time(cfg, sec, "min_rto", 0, 1000, 60ull * 1000000000ull,
-			      &c->min_rto_ns) ||
+			      &c->set.min_rto_ns) ||
 	    ofan_cfg_get_time(cfg, sec, "reorder_window", 0, 0,
-			      60ull * 1000000000ull, &c->reorder_window_ns) ||
+			      60ull * 1000000000ull, &c->set.reorder_window_ns) ||
 	    ofan_cfg_get_time(cfg, sec, "base_rtt", 0, 1, 60ull * 1000000000ull,
-			      &c->base_rtt_ns) ||
+			      &c->set.base_rtt_ns) ||
 	    ofan_cfg_get_enum(cfg, sec, "cc", 0, cc_names, &cc) ||
 	    ofan_cfg_get_enum(cfg, sec, "ecn", 0, hs_ecn_names, &ecn) ||
 	    ofan_cfg_get_enum(cfg, sec, "ce_echo", 0, hs_ce_echo_names,
@@ -295,44 +298,44 @@ hs_config_host(struct ofan_cfg *cfg, struct hs_config *c,
 	    ofan_cfg_get_enum(cfg, sec, "pacing", 0, hs_pacing_names,
 			      &pacing) ||
 	    ofan_cfg_get_double(cfg, sec, "pacing_jitter", 0, 0.0, 0.5,
-				&c->pacing_jitter) ||
+				&c->set.pacing_jitter) ||
 	    ofan_cfg_get_u32(cfg, sec, "pace_bytes", 0, 0, 65535,
-			     &c->pace_bytes) ||
+			     &c->set.pace_bytes) ||
 	    ofan_cfg_get_bool(cfg, sec, "verify_payload", 0,
-			      &c->verify_payload) ||
+			      &c->set.verify_payload) ||
 	    ofan_cfg_get_time(cfg, sec, "stats_interval", 0, 0,
-			      3600ull * 1000000000ull, &c->stats_interval_ns) ||
-	    hs_get_u16(cfg, sec, "ev_min", 1, 65535, &c->hlb.ev_min) ||
-	    hs_get_u16(cfg, sec, "ev_max", 1, 65535, &c->hlb.ev_max))
+			      3600ull * 1000000000ull, &c->set.stats_interval_ns) ||
+	    hs_get_u16(cfg, sec, "ev_min", 1, 65535, &c->set.hlb.ev_min) ||
+	    hs_get_u16(cfg, sec, "ev_max", 1, 65535, &c->set.hlb.ev_max))
 		return -EINVAL;
-	c->cc = hs_cc_registry[cc];
-	c->ecn = (uint8_t)ecn;
-	c->recovery = hs_recovery_registry[rec];
-	c->pacing = (enum hs_pacing)pacing;
-	c->resend_path = (enum hs_resend_path)resend_path;
-	c->ce_echo = (enum hs_ce_echo)ce_echo;
-	if (c->pacing_jitter > 0 && c->pacing != HS_PACING_FLOW &&
+	c->set.cc = hs_cc_registry[cc];
+	c->set.ecn = (uint8_t)ecn;
+	c->set.recovery = hs_recovery_registry[rec];
+	c->set.pacing = (enum hs_pacing)pacing;
+	c->set.resend_path = (enum hs_resend_path)resend_path;
+	c->set.ce_echo = (enum hs_ce_echo)ce_echo;
+	if (c->set.pacing_jitter > 0 && c->set.pacing != HS_PACING_FLOW &&
 	    ofan_cfg_blame2(cfg, sec, "pacing_jitter", "pacing") == 1)
 		return ofan_cfg_fail(cfg, sec, "pacing",
 			"'%s' with pacing_jitter = %g; expected pacing = flow (per-flow pacers), or no jitter",
-			hs_pacing_names[c->pacing], c->pacing_jitter);
-	if (c->pacing_jitter > 0 && c->pacing != HS_PACING_FLOW)
+			hs_pacing_names[c->set.pacing], c->set.pacing_jitter);
+	if (c->set.pacing_jitter > 0 && c->set.pacing != HS_PACING_FLOW)
 		return ofan_cfg_fail(cfg, sec, "pacing_jitter",
 			"'%g' needs per-flow pacers; expected pacing = flow, or no jitter",
-			c->pacing_jitter);
-	if (c->pace_bytes != 0 && c->pace_bytes < 64)
+			c->set.pacing_jitter);
+	if (c->set.pace_bytes != 0 && c->set.pace_bytes < 64)
 		return ofan_cfg_fail(cfg, sec, "pace_bytes",
 			"'%u' is less than a minimum frame; expected 0 (a frame's wire bytes) or 64 to 65535",
-			c->pace_bytes);
-	if (c->hlb.ev_max < c->hlb.ev_min &&
+			c->set.pace_bytes);
+	if (c->set.hlb.ev_max < c->set.hlb.ev_min &&
 	    ofan_cfg_blame2(cfg, sec, "ev_max", "ev_min") == 1)
 		return ofan_cfg_fail(cfg, sec, "ev_min",
 			"'%u' is above ev_max (%u); expected ev_min <= ev_max",
-			c->hlb.ev_min, c->hlb.ev_max);
-	if (c->hlb.ev_max < c->hlb.ev_min)
+			c->set.hlb.ev_min, c->set.hlb.ev_max);
+	if (c->set.hlb.ev_max < c->set.hlb.ev_min)
 		return ofan_cfg_fail(cfg, sec, "ev_max",
 			"'%u' is below ev_min (%u); expected ev_min <= ev_max",
-			c->hlb.ev_max, c->hlb.ev_min);
+			c->set.hlb.ev_max, c->set.hlb.ev_min);
 	hs_config_derive(c);
 	return hs_config_models(cfg, c);
 }
@@ -342,20 +345,20 @@ hs_config_ranks(struct ofan_cfg *cfg, struct hs_config *c)
 {
 	if (ofan_cfg_get_u32(cfg, "ranks", "count", OFAN_CFG_REQUIRED, 2,
 			     HS_MAX_RANKS, &c->traffic.nb_ranks) ||
-	    ofan_cfg_get_ipv4(cfg, "ranks", "ip_base", 0, &c->ip_base) ||
+	    ofan_cfg_get_ipv4(cfg, "ranks", "ip_base", 0, &c->set.ip_base) ||
 	    ofan_cfg_get_u32(cfg, "ranks", "per_subnet", 0, 1, 254,
-			     &c->per_subnet))
+			     &c->set.per_subnet))
 		return -EINVAL;
-	if ((c->ip_base & 0xff) + c->per_subnet > 255 &&
+	if ((c->set.ip_base & 0xff) + c->set.per_subnet > 255 &&
 	    ofan_cfg_blame2(cfg, "ranks", "per_subnet", "ip_base") == 1)
 		return ofan_cfg_fail(cfg, "ranks", "ip_base",
 			"'%s' leaves room for %u ranks a subnet before .254, fewer than per_subnet = %u; expected ip_base's last byte + per_subnet <= 255",
 			ofan_cfg_value(cfg, "ranks", "ip_base"),
-			255 - (c->ip_base & 0xff), c->per_subnet);
-	if ((c->ip_base & 0xff) + c->per_subnet > 255)
+			255 - (c->set.ip_base & 0xff), c->set.per_subnet);
+	if ((c->set.ip_base & 0xff) + c->set.per_subnet > 255)
 		return ofan_cfg_fail(cfg, "ranks", "per_subnet",
 			"'%u' ranks per subnet from host byte %u pass .254; expected ip_base's last byte + per_subnet <= 255",
-			c->per_subnet, c->ip_base & 0xff);
+			c->set.per_subnet, c->set.ip_base & 0xff);
 	return 0;
 }
 
@@ -460,12 +463,12 @@ hs_config_traffic_from_cfg(struct ofan_cfg *cfg, struct hs_config *c,
 		 * packets, erasure's k), so a size beyond that is refused
 		 * here, not found out of memory.
 		 */
-		uint32_t mss = (uint32_t)c->mtu - OFAN_IPV4_HDR_SIZE -
+		uint32_t mss = (uint32_t)c->set.mtu - OFAN_IPV4_HDR_SIZE -
 			OFAN_UDP_HDR_SIZE - OFAN_BTH_SIZE;
 		const struct hs_transport_params tp = {
-			.recovery = c->recovery, .mss = (uint16_t)mss,
-			.settings = hs_recovery_settings_of(&c->recovery_set,
-							    c->recovery),
+			.recovery = c->set.recovery, .mss = (uint16_t)mss,
+			.settings = hs_recovery_settings_of(&c->set.recovery_set,
+							    c->set.recovery),
 		};
 		uint32_t one = hs_transport_nb_pkts(&tp, mss);
 		uint64_t extra = one > 1 ? one - 1 : 0;
@@ -485,7 +488,7 @@ hs_config_traffic_from_cfg(struct ofan_cfg *cfg, struct hs_config *c,
 				"'%s' is %llu packets of %u bytes; expected at most %llu packets a flow, %llu bytes with mtu %u",
 				text, (unsigned long long)((t->size + mss - 1) / mss),
 				mss, (unsigned long long)max_pkts,
-				(unsigned long long)(max_pkts * mss), c->mtu);
+				(unsigned long long)(max_pkts * mss), c->set.mtu);
 		}
 	}
 	t->pattern = hs_pattern_registry[pattern];
@@ -617,7 +620,7 @@ hs_config_ports(struct ofan_cfg *cfg, struct hs_config *c)
 static int
 hs_config_policies(struct ofan_cfg *cfg, struct hs_config *c)
 {
-	return hlb_settings_from_cfg(cfg, &c->hlb_set);
+	return hlb_settings_from_cfg(cfg, &c->set.hlb_set);
 }
 
 int

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hs_config.h"
+#include "hs_host_settings.h"
 #include "hs_summary.h"
 #include "hs_traffic.h"
 #include "ofan_clock.h"
@@ -142,14 +142,14 @@ hs_flow_summarise(const struct hs_flow_times *flows, uint32_t n,
 
 /* The pacing slot of a data frame of frame bytes (hs_pace_slot()). */
 static uint64_t
-hs_frame_slot(const struct hs_config *c, uint64_t frame)
+hs_frame_slot(const struct hs_host_settings *c, uint64_t frame)
 {
 	return hs_pace_slot(c, (uint32_t)(frame < 60 ? 60 : frame) +
 			    OFAN_WIRE_OVERHEAD);
 }
 
 uint32_t
-hs_flow_last_frame_size(const struct hs_config *c, uint64_t size)
+hs_flow_last_frame_size(const struct hs_host_settings *c, uint64_t size)
 {
 	uint64_t last = size % c->mss;
 	uint64_t frame = last == 0 ? OFAN_ETH_HDR_SIZE + (uint64_t)c->mtu :
@@ -165,7 +165,7 @@ hs_flow_last_frame_size(const struct hs_config *c, uint64_t size)
  * the pacing slot pace_bytes gives it.
  */
 uint64_t
-hs_flow_wire_bytes(const struct hs_config *c, uint64_t size)
+hs_flow_wire_bytes(const struct hs_host_settings *c, uint64_t size)
 {
 	uint64_t nb_full = size / c->mss, last = size % c->mss;
 	uint64_t bytes = nb_full *
@@ -182,7 +182,7 @@ hs_flow_wire_bytes(const struct hs_config *c, uint64_t size)
  * one pacer per host (hs_summary.h).
  */
 static uint64_t
-hs_paced_ns(const struct hs_config *c, const uint32_t *concurrency,
+hs_paced_ns(const struct hs_host_settings *c, const uint32_t *concurrency,
 	    uint32_t f, uint64_t bytes)
 {
 	uint32_t share = c->pacing == HS_PACING_FLOW && concurrency != NULL ?
@@ -193,7 +193,7 @@ hs_paced_ns(const struct hs_config *c, const uint32_t *concurrency,
 }
 
 uint64_t
-hs_flow_lead_ns(const struct hs_config *c, const struct hs_traffic *t,
+hs_flow_lead_ns(const struct hs_host_settings *c, const struct hs_traffic *t,
 		uint32_t f, const uint32_t *concurrency)
 {
 	uint64_t size = t->flows[f].size;
@@ -206,7 +206,7 @@ hs_flow_lead_ns(const struct hs_config *c, const struct hs_traffic *t,
 }
 
 uint64_t
-hs_first_slot_late_ns(const struct hs_config *c, const struct hs_traffic *t,
+hs_first_slot_late_ns(const struct hs_host_settings *c, const struct hs_traffic *t,
 		      const uint32_t *concurrency)
 {
 	/* The pacer's rate and gap as hs_host.c and hs_flow_gap() have them. */
@@ -223,7 +223,7 @@ hs_first_slot_late_ns(const struct hs_config *c, const struct hs_traffic *t,
 }
 
 uint64_t
-hs_flow_ideal_ns(const struct hs_config *c, const struct hs_traffic *t,
+hs_flow_ideal_ns(const struct hs_host_settings *c, const struct hs_traffic *t,
 		 uint32_t f, const uint32_t *concurrency, uint64_t path_rtt_ns)
 {
 	return hs_flow_lead_ns(c, t, f, concurrency) + path_rtt_ns;

@@ -85,14 +85,14 @@ int hs_flow_summarise(const struct hs_flow_times *flows, uint32_t n,
  * The first frame's random offset within one gap (pacing = flow) is
  * before the flow's clock starts, so it is in neither.
  */
-struct hs_config;
+struct hs_host_settings;
 struct hs_traffic;
 
 /*
- * Ideal time of flow f under cfg on a path of round trip path_rtt_ns
+ * Ideal time of flow f under set on a path of round trip path_rtt_ns
  * measured from its last frame's release (see above), in ns.
  */
-uint64_t hs_flow_ideal_ns(const struct hs_config *cfg,
+uint64_t hs_flow_ideal_ns(const struct hs_host_settings *set,
 			  const struct hs_traffic *t, uint32_t f,
 			  const uint32_t *concurrency, uint64_t path_rtt_ns);
 /*
@@ -100,7 +100,7 @@ uint64_t hs_flow_ideal_ns(const struct hs_config *cfg,
  * fastest its pacer can send it (see above): the gaps after every frame
  * but the last.
  */
-uint64_t hs_flow_lead_ns(const struct hs_config *cfg,
+uint64_t hs_flow_lead_ns(const struct hs_host_settings *set,
 			 const struct hs_traffic *t, uint32_t f,
 			 const uint32_t *concurrency);
 /*
@@ -109,16 +109,16 @@ uint64_t hs_flow_lead_ns(const struct hs_config *cfg,
  * (under a full frame's gap at its share); 0 with one pacer per host.
  * The ideal schedule's late_ns (hs_traffic_ideal_begin).
  */
-uint64_t hs_first_slot_late_ns(const struct hs_config *cfg,
+uint64_t hs_first_slot_late_ns(const struct hs_host_settings *set,
 			       const struct hs_traffic *t,
 			       const uint32_t *concurrency);
 /* Bytes a flow of size bytes paces: its frames with their overhead on the
  * wire, or their pacing slots ([host] pace_bytes). */
-uint64_t hs_flow_wire_bytes(const struct hs_config *cfg, uint64_t size);
+uint64_t hs_flow_wire_bytes(const struct hs_host_settings *set, uint64_t size);
 /*
  * The Ethernet frame (header to payload, at least 60 bytes) carrying
  * the last packet of a flow of size bytes; 0 for an empty flow.
  */
-uint32_t hs_flow_last_frame_size(const struct hs_config *cfg, uint64_t size);
+uint32_t hs_flow_last_frame_size(const struct hs_host_settings *set, uint64_t size);
 
 #endif /* OFAN_HS_SUMMARY_H */

@@ -377,11 +377,11 @@ gen_hosts(struct gen *g, const char *name, const char *machine,
 		g->sc->name);
 	fprintf(f, "[host]\npolicy = %s\nrate = %llu\nmtu = %u\nseed = %llu\n",
 		g->sc->host_policy->name, (unsigned long long)g->p->rate_bps,
-		g->p->host.mtu, (unsigned long long)g->p->host.seed);
+		g->p->host.set.mtu, (unsigned long long)g->p->host.set.seed);
 	fprintf(f, "[traffic]\nseed = %llu\n",
 		(unsigned long long)g->p->host.traffic.seed);
 	fprintf(f, "[ranks]\ncount = %u\nip_base = 10.0.0.1\nper_subnet = %u\n",
-		t->nb_hosts, g->p->host.per_subnet);
+		t->nb_hosts, g->p->host.set.per_subnet);
 	/* What ofan-fabric derives from the topology, ofan-host is told
 	 * (jobs place their ranks ToR by ToR). */
 	if (g->p->host.traffic.pattern->needs_topology ||

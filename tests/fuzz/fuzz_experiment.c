@@ -175,8 +175,8 @@ fuzz_check_params(const struct fab_params *p, uint16_t nb_dims)
 	FUZZ_CHECK(p->host.traffic.nb_ranks == fuzz_hosts(p) &&
 		   p->host.traffic.nb_ranks <= SW_MAX_ROUTES);
 	FUZZ_CHECK(p->rate_bps >= 1000000 && p->uplink_rate_bps > 0 &&
-		   p->host.rate_bps == p->rate_bps);
-	FUZZ_CHECK(p->host.mtu >= 256 && p->host.mtu <= 9000);
+		   p->host.set.rate_bps == p->rate_bps);
+	FUZZ_CHECK(p->host.set.mtu >= 256 && p->host.set.mtu <= 9000);
 	FUZZ_CHECK(p->delay_ns <= 1000000000ull);
 	FUZZ_CHECK(p->time_limit_ns >= 1000 && p->queue_window_ns >= 10 &&
 		   p->time_limit_ns / p->queue_window_ns <= FAB_MAX_WINDOWS);

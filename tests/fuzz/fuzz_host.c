@@ -413,7 +413,7 @@ fz_rank_of_ip(const struct fz_world *w, uint32_t ip)
 	uint32_t r;
 
 	for (r = 0; r < w->nb_hosts; r++)
-		if (hs_rank_ip(&w->cfg, r) == ip)
+		if (hs_rank_ip(&w->cfg.set, r) == ip)
 			return r;
 	return UINT32_MAX;
 }
@@ -444,7 +444,7 @@ fz_mbuf_of(const uint8_t *frame, uint32_t len)
 static bool
 fz_erasure(const struct hs_config *c)
 {
-	return c->recovery == hs_recovery_find("erasure");
+	return c->set.recovery == hs_recovery_find("erasure");
 }
 
 FZ_NO_COV
@@ -507,7 +507,7 @@ fz_goodput_range(const struct fz_world *w, uint32_t f, uint32_t rx_pkts,
 		 uint64_t *lo, uint64_t *hi)
 {
 	const struct hs_flow_spec *spec = &w->traffic.flows[f];
-	uint64_t mss = w->cfg.mss, last;
+	uint64_t mss = w->cfg.set.mss, last;
 
 	if (fz_erasure(&w->cfg)) {
 		*lo = *hi = RTE_MIN(spec->size,
@@ -596,7 +596,7 @@ fz_check_all(struct fz_world *w)
 		gp_hi[spec->dst] += hi;
 		/* Progress: at most the distinct packets sent. */
 		unit = fz_erasure(&w->cfg) ? fl->payload :
-			w->cfg.mss;
+			w->cfg.set.mss;
 		acked_max[spec->src] += RTE_MIN(spec->size,
 						(uint64_t)fl->distinct_out * unit);
 		if (s.done_ns == 0)
@@ -719,7 +719,7 @@ static void
 fz_classify(struct fz_world *w, uint16_t h, struct rte_mbuf *m,
 	    struct fz_expect *e)
 {
-	const uint32_t ip = hs_rank_ip(&w->cfg, h);
+	const uint32_t ip = hs_rank_ip(&w->cfg.set, h);
 	struct ofan_pkt_info pi;
 	uint32_t f;
 	int v;
@@ -756,7 +756,7 @@ fz_classify(struct fz_world *w, uint16_t h, struct rte_mbuf *m,
 						    sn->pause_until, w->now);
 		sn->pause_from = w->now;
 		sn->pause_until = w->now +
-			ofan_pfc_quanta_ns(quanta, w->cfg.rate_bps);
+			ofan_pfc_quanta_ns(quanta, w->cfg.set.rate_bps);
 	} else if (pi.dst_ip != ip || pi.kind == OFAN_KIND_OTHER) {
 		/* Not RoCEv2, even on port 4791 (TCP, a fragment). */
 		e->drops[OFAN_DROP_NOT_FOR_US]++;
@@ -1416,7 +1416,7 @@ static const char *const fz_cumack[] = { "tcp", "trim", "gbn" };
 static void *
 fz_recovery_set(struct hs_config *c, const char *name)
 {
-	return (void *)hs_recovery_settings_of(&c->recovery_set,
+	return (void *)hs_recovery_settings_of(&c->set.recovery_set,
 					       hs_recovery_find(name));
 }
 
@@ -1437,10 +1437,10 @@ fz_setup(struct fz_world *w, struct fz_in *in)
 		hdr[i] = fz_u8(in);
 	*c = fz_base[(hdr[15] >> 2) % FZ_NB_VARIANTS];
 	/* 6 and 7 in byte 1: ops and reps again (reps has the most states). */
-	c->policy = fz_modes_policy((uint8_t)(hdr[18] + ((hdr[1] & 7) < 6 ?
+	c->set.policy = fz_modes_policy((uint8_t)(hdr[18] + ((hdr[1] & 7) < 6 ?
 							hdr[1] & 7 :
 							(hdr[1] & 7) - 5)));
-	c->recovery = fz_modes_recovery((uint8_t)(hdr[16] + (hdr[0] & 1)));
+	c->set.recovery = fz_modes_recovery((uint8_t)(hdr[16] + (hdr[0] & 1)));
 	/* tcp's keys, and initial_rto for trim and gbn too. */
 	for (i = 0; i < RTE_DIM(fz_cumack); i++) {
 		struct hs_ca_settings *ca = fz_recovery_set(c, fz_cumack[i]);
@@ -1450,41 +1450,41 @@ fz_setup(struct fz_world *w, struct fz_in *in)
 		ca->sack_limit = fz_sack_limit[(hdr[19] >> 4) & 7];
 		ca->initial_rto_ns = fz_initial_rto_us[hdr[20] & 7] * FZ_US;
 	}
-	c->resend_path = hdr[1] & 0x80 ? HS_RESEND_NEXT : HS_RESEND_OWN;
-	c->pacing = hdr[0] & 2 ? HS_PACING_FLOW : HS_PACING_HOST;
-	c->pacing_jitter = c->pacing == HS_PACING_FLOW && (hdr[0] & 0x80) ?
+	c->set.resend_path = hdr[1] & 0x80 ? HS_RESEND_NEXT : HS_RESEND_OWN;
+	c->set.pacing = hdr[0] & 2 ? HS_PACING_FLOW : HS_PACING_HOST;
+	c->set.pacing_jitter = c->set.pacing == HS_PACING_FLOW && (hdr[0] & 0x80) ?
 		0.25 : 0.0;
-	c->cc = fz_modes_cc((uint8_t)(hdr[17] + ((hdr[0] >> 2) & 1)));
-	((struct hs_ecn_window_settings *)hs_cc_settings_of(&c->cc_set,
+	c->set.cc = fz_modes_cc((uint8_t)(hdr[17] + ((hdr[0] >> 2) & 1)));
+	((struct hs_ecn_window_settings *)hs_cc_settings_of(&c->set.cc_set,
 		hs_cc_find("ecn_window")))->window_pkts = 1 + (hdr[5] >> 5);
-	c->ce_echo = hdr[0] & 8 ? HS_CE_ECHO_ACK : HS_CE_ECHO_DATA;
-	c->verify_payload = (hdr[0] & 0x30) != 0x30;
-	c->ecn = (hdr[0] & 0x30) == 0x10 ? OFAN_ECN_NOT_ECT : OFAN_ECN_ECT0;
-	c->ack_every = (uint16_t)(1 + (hdr[14] >> 6));
-	c->mtu = fz_mtus[hdr[2] & 7];
+	c->set.ce_echo = hdr[0] & 8 ? HS_CE_ECHO_ACK : HS_CE_ECHO_DATA;
+	c->set.verify_payload = (hdr[0] & 0x30) != 0x30;
+	c->set.ecn = (hdr[0] & 0x30) == 0x10 ? OFAN_ECN_NOT_ECT : OFAN_ECN_ECT0;
+	c->set.ack_every = (uint16_t)(1 + (hdr[14] >> 6));
+	c->set.mtu = fz_mtus[hdr[2] & 7];
 	((struct hs_erasure_settings *)fz_recovery_set(c, "erasure"))->k =
 		(hdr[3] >> 3) & 3;
-	c->min_rto_ns = fz_rto_us[hdr[5] & 7] * FZ_US;
-	c->reorder_window_ns = (uint64_t)((hdr[6] >> 3) & 7) * FZ_US;
-	c->hlb.ev_min = (uint16_t)(49152 + (hdr[14] & 0x3f));
+	c->set.min_rto_ns = fz_rto_us[hdr[5] & 7] * FZ_US;
+	c->set.reorder_window_ns = (uint64_t)((hdr[6] >> 3) & 7) * FZ_US;
+	c->set.hlb.ev_min = (uint16_t)(49152 + (hdr[14] & 0x3f));
 	/*
 	 * The widest range ends at 65535: an ev_max that wrapped below
 	 * ev_min is a configuration the loader refuses, and the host's debug
 	 * check stops at the first EV a policy draws from it.
 	 */
-	c->hlb.ev_max = (uint16_t)RTE_MIN(UINT16_MAX, (uint32_t)c->hlb.ev_min +
+	c->set.hlb.ev_max = (uint16_t)RTE_MIN(UINT16_MAX, (uint32_t)c->set.hlb.ev_min +
 					  fz_ev_width[hdr[6] & 7]);
 	w->delay_ns = (1 + (hdr[4] & 7)) * FZ_US / 2;
 	/* The real round trip, or a base RTT far below or above it. */
-	c->base_rtt_ns = 2 * w->delay_ns + FZ_US / 2;
+	c->set.base_rtt_ns = 2 * w->delay_ns + FZ_US / 2;
 	if ((hdr[4] >> 6) == 1)
-		c->base_rtt_ns /= 4;
+		c->set.base_rtt_ns /= 4;
 	else if ((hdr[4] >> 6) == 2)
-		c->base_rtt_ns *= 4;
+		c->set.base_rtt_ns *= 4;
 	hs_config_derive(c);
-	w->verify = c->verify_payload;
-	w->counts = c->recovery->counts;
-	w->in_order = fz_modes_in_order(c->recovery);
+	w->verify = c->set.verify_payload;
+	w->counts = c->set.recovery->counts;
+	w->in_order = fz_modes_in_order(c->set.recovery);
 	w->t0 = hdr[0] & 0x40 ? 0 : FZ_T0_NS;
 	w->now = w->t0;
 
@@ -1522,7 +1522,7 @@ fz_setup(struct fz_world *w, struct fz_in *in)
 		s->id = f;
 		s->src = a % w->nb_hosts;
 		s->dst = (s->src + 1 + b % (w->nb_hosts - 1)) % w->nb_hosts;
-		s->size = (pkts - 1) * c->mss + 1 + (uint64_t)rem * c->mss / 256;
+		s->size = (pkts - 1) * c->set.mss + 1 + (uint64_t)rem * c->set.mss / 256;
 		s->start_ns = (uint64_t)((b >> 2) & 3) * 3 * FZ_US;
 		s->dep = HS_NO_DEP;
 		s->trigger = HS_NO_TRIGGER;
@@ -1568,20 +1568,20 @@ fz_setup(struct fz_world *w, struct fz_in *in)
 		return -ENOMEM;
 
 	tp = (struct hs_transport_params){
-		.recovery = c->recovery, .mss = c->mss,
-		.settings = hs_recovery_settings_of(&c->recovery_set,
-						    c->recovery),
+		.recovery = c->set.recovery, .mss = c->set.mss,
+		.settings = hs_recovery_settings_of(&c->set.recovery_set,
+						    c->set.recovery),
 	};
 	for (f = 0; f < nb_flows; f++) {
 		w->flow[f].nb_pkts = hs_transport_nb_pkts(&tp,
 							  t->flows[f].size);
 		w->flow[f].payload = fz_erasure(c) ?
-			(uint16_t)RTE_MIN(t->flows[f].size, (uint64_t)c->mss) :
-			c->mss;
+			(uint16_t)RTE_MIN(t->flows[f].size, (uint64_t)c->set.mss) :
+			c->set.mss;
 	}
 	for (h = 0; h < w->nb_hosts; h++) {
 		struct hs_host_params hp = {
-			.cfg = c,
+			.set = &c->set,
 			.traffic = t,
 			.rank = h,
 			.mac = { 0x02, 0, 0, 0, 0xaa, (uint8_t)h },
@@ -1598,12 +1598,12 @@ fz_setup(struct fz_world *w, struct fz_in *in)
 	fz_log("setup: %s %s pacing %s cc %s mtu %u mss %u ack_every %u k %u"
 	       " rto %" PRIu64 " delay %" PRIu64 " base_rtt %" PRIu64
 	       " hosts %u flows %u verify %d t0 %" PRIu64 "\n",
-	       c->recovery->name, c->policy->name,
-	       hs_pacing_names[c->pacing], c->cc->name, c->mtu, c->mss,
-	       c->ack_every,
+	       c->set.recovery->name, c->set.policy->name,
+	       hs_pacing_names[c->set.pacing], c->set.cc->name, c->set.mtu, c->set.mss,
+	       c->set.ack_every,
 	       ((const struct hs_erasure_settings *)
-		fz_recovery_set(c, "erasure"))->k, c->min_rto_ns, w->delay_ns,
-	       c->base_rtt_ns, w->nb_hosts, nb_flows, w->verify, w->t0);
+		fz_recovery_set(c, "erasure"))->k, c->set.min_rto_ns, w->delay_ns,
+	       c->set.base_rtt_ns, w->nb_hosts, nb_flows, w->verify, w->t0);
 	fz_log("  dupacks %u fast_retransmit %d sack_limit %u initial_rto %"
 	       PRIu64 " trim %s%s\n", tcp->dupacks, tcp->fast_retransmit,
 	       tcp->sack_limit, tcp->initial_rto_ns,
@@ -1721,18 +1721,18 @@ static void
 fz_pick_addrs(const struct fz_world *w, struct ofan_pkt_spec *sp,
 	      uint32_t from, uint32_t to, uint8_t mode, uint32_t raw)
 {
-	sp->src_ip = hs_rank_ip(&w->cfg, from);
-	sp->dst_ip = hs_rank_ip(&w->cfg, to);
+	sp->src_ip = hs_rank_ip(&w->cfg.set, from);
+	sp->dst_ip = hs_rank_ip(&w->cfg.set, to);
 	switch (mode % 8) {
 	case 5:	/* another rank's source address */
-		sp->src_ip = hs_rank_ip(&w->cfg, (from + 1 + raw % 3) %
+		sp->src_ip = hs_rank_ip(&w->cfg.set, (from + 1 + raw % 3) %
 					w->nb_hosts);
 		break;
 	case 6:	/* an unknown source */
 		sp->src_ip = raw;
 		break;
 	case 7:	/* for another address */
-		sp->dst_ip = raw % 2 ? raw : hs_rank_ip(&w->cfg, (to + 1) %
+		sp->dst_ip = raw % 2 ? raw : hs_rank_ip(&w->cfg.set, (to + 1) %
 							w->nb_hosts);
 		break;
 	default:
@@ -1783,7 +1783,7 @@ fz_op_data(struct fz_world *w, struct fz_in *in, bool burst)
 {
 	uint8_t frame[FZ_FRAME_MAX];
 	struct ofan_pkt_spec sp;
-	uint32_t qp, f, psn, to, from, mss = w->cfg.mss;
+	uint32_t qp, f, psn, to, from, mss = w->cfg.set.mss;
 	const struct hs_flow_spec *spec;
 	uint8_t mode, pmode;
 	int len;
@@ -2025,7 +2025,7 @@ fz_op_arp(struct fz_world *w, struct fz_in *in, bool burst)
 
 	to %= w->nb_hosts;
 	sha[5] = b;
-	tpa = b & 1 ? fz_u32(in) : hs_rank_ip(&w->cfg, to);
+	tpa = b & 1 ? fz_u32(in) : hs_rank_ip(&w->cfg.set, to);
 	len = ofan_build_arp(frame, sizeof(frame),
 			     b & 2 ? OFAN_ARP_OP_REPLY : OFAN_ARP_OP_REQUEST,
 			     sha, 0x0a000063, NULL, tpa);
@@ -2089,7 +2089,7 @@ fz_op_feedback(struct fz_world *w, struct fz_in *in, bool burst)
 	ext.flags = w->counts ? OFAN_ACK_F_COUNT : 0;
 	ext.echo_ev = fl->nb_evs > 0 ?
 		fl->evs[k % RTE_MIN(fl->nb_evs, (uint8_t)8)] :
-		w->cfg.hlb.ev_min;
+		w->cfg.set.hlb.ev_min;
 	switch (b % 4) {
 	case 0:		/* a NACK */
 		nack = true;
@@ -2236,7 +2236,7 @@ fz_op_header(struct fz_world *w, struct fz_in *in, bool burst)
 	sp.tos = OFAN_ECN_ECT0;
 	/* Cut to the header, or (trim_size = full) only marked. */
 	sp.payload_size = b & 4 ? (uint16_t)RTE_MIN(spec->size,
-						    (uint64_t)w->cfg.mss) : 0;
+						    (uint64_t)w->cfg.set.mss) : 0;
 	len = ofan_build_data(frame, sizeof(frame), &sp);
 	if (len < 0)
 		return;
