@@ -248,18 +248,20 @@ fab_fib_cache_free(struct fab_fib_cache *c)
 	c->nb_sig = 0;
 }
 
-int
-fab_sim_build(struct fab_sim *s, uint16_t scheme, char *err,
-	      unsigned int err_size)
+/*
+ * The hosts' configuration (the scheme's policy, the fabric's RTT), the
+ * traffic the pattern builds from it, its workload if it has training
+ * jobs, and the triggers' state.  -EINVAL with err set.
+ */
+static int
+fab_build_load(struct fab_sim *s, uint16_t scheme, char *err,
+	       unsigned int err_size)
 {
 	const struct fab_params *p = s->p;
 	struct fab_topo *t = s->t;
-	uint32_t i, l, e, hops_max = 0;
-	uint16_t tx_part, rx_part;
-	uint8_t macs[SW_MAX_PORTS][6];
+	uint32_t i, hops_max = 0;
 
 	s->net.frame_kinds = p->data_wire_bytes != 0 || p->ack_wire_bytes != 0;
-	/* The hosts' configuration: the scheme's policy, the fabric's RTT. */
 	s->load.hcfg = p->host;
 	s->load.hcfg.path = "ofan-fabric";
 	s->load.hcfg.set.policy = p->schemes[scheme].host_policy;
@@ -279,6 +281,18 @@ fab_sim_build(struct fab_sim *s, uint16_t scheme, char *err,
 			     &s->load.workload, err, err_size) != 0 ||
 	    hs_trigger_state_init(&s->load.trig, &s->load.traffic) != 0)
 		return -EINVAL;
+	return 0;
+}
+
+/*
+ * The links' directions, the nodes' tables and the parts they fall in:
+ * several parts, unless triggers that cross parts or training jobs need
+ * them all in one, on rank 0.  -ENOMEM with err set.
+ */
+static int
+fab_build_parts(struct fab_sim *s, char *err, unsigned int err_size)
+{
+	struct fab_topo *t = s->t;
 
 	s->net.nb_dirs = 2 * t->nb_links;
 	s->net.dirs = rte_zmalloc_socket("fab_dirs", s->net.nb_dirs * sizeof(*s->net.dirs),
@@ -309,6 +323,16 @@ fab_sim_build(struct fab_sim *s, uint16_t scheme, char *err,
 		s->loop.bar.n = 1;
 		fab_partition(&s->parts, s->t);
 	}
+	return 0;
+}
+
+/*
+ * Where the one part is, the training jobs' run; over MPI, the buffers
+ * each window's frames are handed over in.  -ENOMEM with err set.
+ */
+static int
+fab_build_jobs(struct fab_sim *s, char *err, unsigned int err_size)
+{
 	/* Training jobs: the workload runs where the one part is. */
 	if (s->load.workload != NULL && fab_part_local(&s->parts, 0)) {
 		const struct hs_wl_driver drv = {
@@ -332,6 +356,15 @@ fab_sim_build(struct fab_sim *s, uint16_t scheme, char *err,
 			return -ENOMEM;
 		}
 	}
+	return 0;
+}
+
+/* Each local thread's event queue and inputs.  -ENOMEM with err set. */
+static int
+fab_build_threads(struct fab_sim *s, char *err, unsigned int err_size)
+{
+	uint32_t i;
+
 	for (i = 0; i < s->parts.nb_thr; i++) {
 		struct fab_thr *th = &s->thr[i];
 
@@ -346,6 +379,21 @@ fab_sim_build(struct fab_sim *s, uint16_t scheme, char *err,
 		fab_evq_init(th->q, s->loop.t0);
 		th->now = s->loop.t0;
 	}
+	return 0;
+}
+
+/*
+ * Each link direction's rate, delay and ends, which part sends and which
+ * receives on it, and each node's outgoing directions.
+ */
+static void
+fab_build_dirs(struct fab_sim *s)
+{
+	const struct fab_params *p = s->p;
+	struct fab_topo *t = s->t;
+	uint16_t tx_part, rx_part;
+	uint32_t l, e;
+
 	for (l = 0; l < t->nb_links; l++) {
 		const struct fab_link_desc *k = &t->links[l];
 
@@ -385,10 +433,18 @@ fab_sim_build(struct fab_sim *s, uint16_t scheme, char *err,
 				s->net.sw[d->from].dir[d->from_port] = id;
 		}
 	}
+}
+
+/* The configured drops: frame ranges, or a loss model on a direction. */
+static void
+fab_build_drops(struct fab_sim *s)
+{
+	const struct fab_params *p = s->p;
+	uint32_t i;
 
 	for (i = 0; i < p->nb_drops; i++) {
 		const struct fab_drop *dr = &p->drops[i];
-		uint32_t id = fab_topo_find_dir(t, dr->link);
+		uint32_t id = fab_topo_find_dir(s->t, dr->link);
 		struct fab_dir *d = &s->net.dirs[id];
 		struct ofan_loss *l = &s->net.loss[i];
 
@@ -402,8 +458,18 @@ fab_sim_build(struct fab_sim *s, uint16_t scheme, char *err,
 				s->loop.t0);
 		d->loss = l;
 	}
+}
 
-	/* Switches: one shared FIB, one worker each. */
+/* The local switches' engines and their PFC links.  -ENOMEM, err set. */
+static int
+fab_build_switches(struct fab_sim *s, char *err, unsigned int err_size)
+{
+	const struct fab_params *p = s->p;
+	struct fab_topo *t = s->t;
+	uint8_t macs[SW_MAX_PORTS][6];
+	uint32_t i;
+
+	/* One shared FIB, one worker each. */
 	if (t->nb_switches > 0 &&
 	    fab_fib_get(&s->mem, &t->cfg[0], err, err_size) != 0)
 		return -ENOMEM;
@@ -432,8 +498,17 @@ fab_sim_build(struct fab_sim *s, uint16_t scheme, char *err,
 					       fab_full_frame_queue_bytes(p));
 		}
 	}
+	return 0;
+}
 
-	/* Hosts. */
+/* The local hosts' engines and their NICs.  -ENOMEM with err set. */
+static int
+fab_build_hosts(struct fab_sim *s, char *err, unsigned int err_size)
+{
+	const struct fab_params *p = s->p;
+	struct fab_topo *t = s->t;
+	uint32_t i;
+
 	for (i = 0; i < t->nb_hosts; i++) {
 		const struct fab_link_desc *k = &t->links[t->host_link[i]];
 		struct hs_host_params hp = {
@@ -476,4 +551,27 @@ fab_sim_build(struct fab_sim *s, uint16_t scheme, char *err,
 		s->net.hosts[i].wake_at = UINT64_MAX;
 	}
 	return 0;
+}
+
+int
+fab_sim_build(struct fab_sim *s, uint16_t scheme, char *err,
+	      unsigned int err_size)
+{
+	int rc;
+
+	rc = fab_build_load(s, scheme, err, err_size);
+	if (rc == 0)
+		rc = fab_build_parts(s, err, err_size);
+	if (rc == 0)
+		rc = fab_build_jobs(s, err, err_size);
+	if (rc == 0)
+		rc = fab_build_threads(s, err, err_size);
+	if (rc != 0)
+		return rc;
+	fab_build_dirs(s);
+	fab_build_drops(s);
+	rc = fab_build_switches(s, err, err_size);
+	if (rc == 0)
+		rc = fab_build_hosts(s, err, err_size);
+	return rc;
 }
