@@ -34,24 +34,16 @@ fab_peak_rss_mb(void)
 	return (double)ru.ru_maxrss / 1024.0;	/* KB on Linux */
 }
 
-int
-fab_run(const struct fab_params *p, uint16_t scheme, struct fab_topo *t,
-	struct rte_mempool *pool, const struct fab_run_opts *opts,
-	struct fab_run *r, char *err, unsigned int err_size)
+/*
+ * s set up for a run of scheme on t from p and opts (which may be NULL):
+ * its inputs, its hooks, and its parts: threads (as many as p asks and
+ * lcores allow), over the MPI job's ranks if there is one.
+ */
+static void
+fab_run_setup(struct fab_sim *s, const struct fab_params *p, uint16_t scheme,
+	      struct fab_topo *t, struct rte_mempool *pool,
+	      const struct fab_run_opts *opts, struct fab_run *r)
 {
-	struct fab_sim *s = rte_zmalloc("fab_sim", sizeof(*s),
-					RTE_CACHE_LINE_SIZE);
-	unsigned int in_use0 = fab_pool_in_use(pool);
-	struct ofan_phase phase;
-	double heap_mb = 0;
-	int rc;
-
-	memset(r, 0, sizeof(*r));
-	r->scheme = scheme;
-	if (s == NULL) {
-		snprintf(err, err_size, "out of memory for the run");
-		return -ENOMEM;
-	}
 	s->p = p;
 	s->t = t;
 	s->r = r;
@@ -104,6 +96,66 @@ fab_run(const struct fab_params *p, uint16_t scheme, struct fab_topo *t,
 	s->loop.bar.n = s->parts.nb_thr;
 	clock_gettime(CLOCK_MONOTONIC, &s->progress.wall0);
 	s->progress.wall_last = s->progress.wall0;
+}
+
+/* The DPDK heap allocated on every socket, in MB. */
+static double
+fab_heap_mb(void)
+{
+	double heap_mb = 0;
+	struct rte_malloc_socket_stats st;
+	unsigned int sock;
+
+	for (sock = 0; sock < RTE_MAX_NUMA_NODES; sock++)
+		if (rte_malloc_get_socket_stats((int)sock, &st) == 0)
+			heap_mb += (double)st.heap_allocsz_bytes /
+				(1024.0 * 1024.0);
+	return heap_mb;
+}
+
+/*
+ * r's figures of what the run cost, when it ran over the MPI job's ranks:
+ * what each rank left and leaked, summed; its peak and memory, the
+ * largest.
+ */
+static void
+fab_run_reduce(struct fab_sim *s, struct fab_run *r)
+{
+	uint64_t sum[2] = { r->queued_end, (uint64_t)r->mbuf_leak };
+	/* The largest, in 0.1 MB. */
+	uint64_t max[3] = { (uint64_t)(r->peak_rss_mb * 10),
+			    (uint64_t)(r->pool_mb * 10),
+			    (uint64_t)(r->heap_mb * 10) };
+
+	fab_mpi_reduce(s->mpi.job, sum, 2, max, 3);
+	r->queued_end = sum[0];
+	r->mbuf_leak = (int64_t)sum[1];
+	r->peak_rss_mb = (double)max[0] / 10;
+	r->pool_mb = (double)max[1] / 10;
+	r->heap_mb = (double)max[2] / 10;
+	r->nb_ranks = (uint32_t)s->mpi.job->size;
+	r->rank = -1;
+}
+
+int
+fab_run(const struct fab_params *p, uint16_t scheme, struct fab_topo *t,
+	struct rte_mempool *pool, const struct fab_run_opts *opts,
+	struct fab_run *r, char *err, unsigned int err_size)
+{
+	struct fab_sim *s = rte_zmalloc("fab_sim", sizeof(*s),
+					RTE_CACHE_LINE_SIZE);
+	unsigned int in_use0 = fab_pool_in_use(pool);
+	struct ofan_phase phase;
+	double heap_mb;
+	int rc;
+
+	memset(r, 0, sizeof(*r));
+	r->scheme = scheme;
+	if (s == NULL) {
+		snprintf(err, err_size, "out of memory for the run");
+		return -ENOMEM;
+	}
+	fab_run_setup(s, p, scheme, t, pool, opts, r);
 	/* Deep queues and many hosts take their time to allocate and free;
 	 * the run loop itself reports each second (fab_progress). */
 	ofan_phase_begin(&phase, s->progress.quiet ? NULL : stderr,
@@ -111,15 +163,7 @@ fab_run(const struct fab_params *p, uint16_t scheme, struct fab_topo *t,
 			 s->progress.scheme, t->nb_switches, t->nb_hosts);
 	rc = fab_sim_build(s, scheme, err, err_size);
 	ofan_phase_end(&phase);
-	{
-		struct rte_malloc_socket_stats st;
-		unsigned int sock;
-
-		for (sock = 0; sock < RTE_MAX_NUMA_NODES; sock++)
-			if (rte_malloc_get_socket_stats((int)sock, &st) == 0)
-				heap_mb += (double)st.heap_allocsz_bytes /
-					(1024.0 * 1024.0);
-	}
+	heap_mb = fab_heap_mb();
 	if (s->mpi.job != NULL) {
 		/* Every rank built its share, or none runs. */
 		uint64_t failed = rc != 0;
@@ -157,23 +201,8 @@ out:
 	r->heap_mb = heap_mb;
 	r->pool_mb = opts != NULL && opts->pool != NULL ?
 		fab_pool_mb(opts->pool) : 0;
-	if (s->mpi.job != NULL) {
-		/* What each rank left and leaked, summed; its peak and
-		 * memory, the largest (in 0.1 MB). */
-		uint64_t sum[2] = { r->queued_end, (uint64_t)r->mbuf_leak };
-		uint64_t max[3] = { (uint64_t)(r->peak_rss_mb * 10),
-				    (uint64_t)(r->pool_mb * 10),
-				    (uint64_t)(r->heap_mb * 10) };
-
-		fab_mpi_reduce(s->mpi.job, sum, 2, max, 3);
-		r->queued_end = sum[0];
-		r->mbuf_leak = (int64_t)sum[1];
-		r->peak_rss_mb = (double)max[0] / 10;
-		r->pool_mb = (double)max[1] / 10;
-		r->heap_mb = (double)max[2] / 10;
-		r->nb_ranks = (uint32_t)s->mpi.job->size;
-		r->rank = -1;
-	}
+	if (s->mpi.job != NULL)
+		fab_run_reduce(s, r);
 	rte_free(s);
 	return rc;
 }
