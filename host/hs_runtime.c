@@ -407,17 +407,16 @@ hs_app_free_rings(struct hs_app *app)
 	}
 }
 
-int
-hs_app_setup(struct hs_app *app)
+/*
+ * app's mbuf pool: the ports' descriptors, the shards' rings and stashes,
+ * a full data frame in each mbuf.  -ENOMEM with a message on stderr.
+ */
+static int
+hs_app_create_pool(struct hs_app *app)
 {
 	const struct hs_config *c = app->cfg;
-	static const uint8_t bcast[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
-	char err[512];
 	unsigned int nb_mbufs = 8192 + c->nb_ports * 4096u;
-	struct ofan_port_conf pc[HS_MAX_PORTS];
-	struct ofan_port_rss rss[HS_MAX_PORTS];
-	uint16_t p, k, txq[HS_MAX_PORTS];
-	int rc;
+	uint16_t p;
 
 	/* The shards' rings hold frames too, and each shard's stash. */
 	for (p = 0; p < c->nb_ports; p++)
@@ -436,6 +435,70 @@ hs_app_setup(struct hs_app *app)
 			nb_mbufs, rte_strerror(rte_errno));
 		return -ENOMEM;
 	}
+	return 0;
+}
+
+/*
+ * Port p's hosts, one per shard, at its rank, with its MAC (mac unless
+ * the config sets one).  -ENOMEM with a message on stderr.
+ */
+static int
+hs_port_create_hosts(struct hs_app *app, uint16_t p,
+		     const struct rte_ether_addr *mac)
+{
+	static const uint8_t bcast[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
+	const struct hs_config *c = app->cfg;
+	struct hs_port_rt *pr = &app->port[p];
+	char err[512];
+	uint16_t k;
+
+	for (k = 0; k < pr->nb_shards; k++) {
+		struct hs_host_params hp = {
+			.set = &c->set,
+			.traffic = &app->traffic,
+			.rank = c->ports[p].rank,
+			.pool = app->pool,
+			.bulk_alloc = true,
+			.on_flow_end = hs_app_on_flow_end,
+			.on_flow_end_arg = app,
+			.shard = pr->nb_shards > 1 ? &pr->sh[k] : NULL,
+		};
+
+		pr->sh[k] = (struct hs_host_shard){
+			.index = k, .count = pr->nb_shards,
+			.reta_size = pr->reta_size,
+			.release = hs_on_dep_release,
+			.release_arg = app,
+			.rank_active = &pr->rank_active,
+		};
+		memcpy(hp.mac, c->ports[p].mac_set ? c->ports[p].mac :
+		       mac->addr_bytes, 6);
+		memcpy(hp.dst_mac, c->ports[p].gateway_mac_set ?
+		       c->ports[p].gateway_mac : bcast, 6);
+		pr->shard[k].h = hs_host_create(&hp, err, sizeof(err));
+		if (pr->shard[k].h == NULL) {
+			fprintf(stderr, "ofan-host: rank %u: %s\n",
+				hp.rank, err);
+			return -ENOMEM;
+		}
+		app->hosts[app->nb_hosts++] = pr->shard[k].h;
+	}
+	return 0;
+}
+
+int
+hs_app_setup(struct hs_app *app)
+{
+	const struct hs_config *c = app->cfg;
+	char err[512];
+	struct ofan_port_conf pc[HS_MAX_PORTS];
+	struct ofan_port_rss rss[HS_MAX_PORTS];
+	uint16_t p, k, txq[HS_MAX_PORTS];
+	int rc;
+
+	rc = hs_app_create_pool(app);
+	if (rc != 0)
+		return rc;
 	for (p = 0; p < c->nb_ports; p++) {
 		uint16_t l = app->port[p].nb_shards;
 		bool want_rss = l > 1 && c->ports[p].steer != HS_STEER_SOFTWARE;
@@ -494,37 +557,8 @@ hs_app_setup(struct hs_app *app)
 		/* Virtual devices may not support it; NICs need it for jumbo. */
 		rte_eth_dev_set_mtu(pr->id, c->set.mtu);
 		rte_eth_macaddr_get(pr->id, &a);
-		for (k = 0; k < pr->nb_shards; k++) {
-			struct hs_host_params hp = {
-				.set = &c->set,
-				.traffic = &app->traffic,
-				.rank = c->ports[p].rank,
-				.pool = app->pool,
-				.bulk_alloc = true,
-				.on_flow_end = hs_app_on_flow_end,
-				.on_flow_end_arg = app,
-				.shard = pr->nb_shards > 1 ? &pr->sh[k] : NULL,
-			};
-
-			pr->sh[k] = (struct hs_host_shard){
-				.index = k, .count = pr->nb_shards,
-				.reta_size = pr->reta_size,
-				.release = hs_on_dep_release,
-				.release_arg = app,
-				.rank_active = &pr->rank_active,
-			};
-			memcpy(hp.mac, c->ports[p].mac_set ? c->ports[p].mac :
-			       a.addr_bytes, 6);
-			memcpy(hp.dst_mac, c->ports[p].gateway_mac_set ?
-			       c->ports[p].gateway_mac : bcast, 6);
-			pr->shard[k].h = hs_host_create(&hp, err, sizeof(err));
-			if (pr->shard[k].h == NULL) {
-				fprintf(stderr, "ofan-host: rank %u: %s\n",
-					hp.rank, err);
-				return -ENOMEM;
-			}
-			app->hosts[app->nb_hosts++] = pr->shard[k].h;
-		}
+		if (hs_port_create_hosts(app, p, &a) != 0)
+			return -ENOMEM;
 		if (pr->nb_shards > 1)
 			printf("rank %u: %u lcores, steered by %s\n",
 			       c->ports[p].rank, pr->nb_shards,
