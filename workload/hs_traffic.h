@@ -17,6 +17,11 @@
  *     of its flows (in file order) on each activation, a barrier all of
  *     them once it has been activated `count` times.  Triggers may cross
  *     hosts: whoever drives the hosts keeps their state (hs_trigger_*).
+ *   - wl_op: the workload engine releases it (an operation of a training
+ *     job whose dependencies are done).
+ * These are how a flow may start, not fields of one producer: a
+ * pattern or a matrix may use dep and triggers, and a host follows all
+ * three alike (hs_flow_held()), so they stay on the flow.
  * Iterations repeat the collective, each one after the previous has
  * completed at every rank involved.  The list is the same for every host
  * (same seed, same list); each host runs the flows whose source it is.
