@@ -689,106 +689,133 @@ wl_new_op(struct hs_workload *w, struct wl_caps *cap, uint32_t nb_members)
 	return (int)w->nb_ops++;
 }
 
-/* Match one job iteration's collectives and point-to-point pairs. */
-static int
-wl_match(struct hs_workload *w, uint32_t jx, uint32_t it, struct wl_caps *cap,
-	 char *err, size_t err_size)
-{
-	const struct hs_wl_job *j = &w->jobs[jx];
-	uint32_t per = j->nb_nodes / j->iterations;
-	uint32_t b = j->node_first + it * per, i, k, c;
-	/* Per communicator and member: COLL nodes seen; per communicator
-	 * the ops made, in order. */
-	uint32_t *seen = NULL, *seen_first = NULL, **made = NULL;
-	uint32_t *nb_made = NULL, *cap_made = NULL;
-	struct wl_p2p *snd = NULL, *rcv = NULL;
-	uint32_t ns = 0, nr = 0;
-	int rc = 0;
+/*
+ * What wl_match() keeps while it matches one iteration (it) of job jx,
+ * its ops grown within cap.  Per communicator c of the job: how many
+ * COLL nodes each member has had so far (seen[seen_first[c] + pos], pos
+ * the member's place in c) and the collectives made, in order
+ * (made[c][0 .. nb_made[c]), room for cap_made[c]).  The sends and
+ * receives, to pair once every node was seen: snd[0 .. nb_snd) and
+ * rcv[0 .. nb_rcv), room for an iteration's nodes each.
+ */
+struct wl_match_state {
+	uint32_t jx, it;
+	struct wl_caps *cap;
+	uint32_t *seen, *seen_first;
+	uint32_t **made, *nb_made, *cap_made;
+	struct wl_p2p *snd, *rcv;
+	uint32_t nb_snd, nb_rcv;
+};
 
-	seen_first = calloc(j->nb_comms + 1, sizeof(*seen_first));
-	made = calloc(j->nb_comms + 1, sizeof(*made));
-	nb_made = calloc(j->nb_comms + 1, sizeof(*nb_made));
-	cap_made = calloc(j->nb_comms + 1, sizeof(*cap_made));
-	snd = malloc(sizeof(*snd) * (per + 1));
-	rcv = malloc(sizeof(*rcv) * (per + 1));
-	if (seen_first == NULL || made == NULL || nb_made == NULL ||
-	    cap_made == NULL || snd == NULL || rcv == NULL) {
-		rc = -ENOMEM;
-		goto out;
+/*
+ * COLL node i joins its collective: the seq-th COLL node of a
+ * communicator at a member is the communicator's seq-th collective, made
+ * here (every member in the communicator's ring order, none with a node
+ * yet) when i is the first member to reach it.  -EINVAL with err when
+ * the collective or the size differs from an earlier member's, -ENOMEM.
+ */
+static int
+wl_join_coll(struct hs_workload *w, struct wl_match_state *ms, uint32_t i,
+	     char *err, size_t err_size)
+{
+	const struct hs_wl_job *j = &w->jobs[ms->jx];
+	struct hs_wl_node *x = &w->nodes[i];
+	const struct hs_wl_comm *cm = &w->comms[j->comm_first + x->comm];
+	struct hs_wl_op *o;
+	uint32_t pos = 0, seq, m;
+	int op;
+
+	wl_in_comm(w, j, x->comm, x->rank, &pos);
+	seq = ms->seen[ms->seen_first[x->comm] + pos]++;
+	if (seq == ms->nb_made[x->comm]) {
+		op = wl_new_op(w, ms->cap, cm->nb);
+		if (op < 0 ||
+		    wl_grow((void **)&ms->made[x->comm],
+			    &ms->cap_made[x->comm], ms->nb_made[x->comm] + 1,
+			    sizeof(**ms->made)) != 0)
+			return -ENOMEM;
+		ms->made[x->comm][ms->nb_made[x->comm]++] = (uint32_t)op;
+		o = &w->ops[op];
+		o->job = ms->jx;
+		o->iteration = ms->it;
+		o->kind = HS_WL_COLL;
+		o->coll = x->coll;
+		o->size = x->size;
+		o->name = x->name;
+		for (m = 0; m < cm->nb; m++) {
+			w->members[o->member_first + m] =
+				w->comm_ranks[cm->first + m];
+			w->member_node[o->member_first + m] = HS_WL_NONE;
+		}
 	}
-	for (c = 0; c < j->nb_comms; c++)
-		seen_first[c + 1] = seen_first[c] +
-			w->comms[j->comm_first + c].nb;
-	seen = calloc(seen_first[j->nb_comms] + 1, sizeof(*seen));
-	if (seen == NULL) {
-		rc = -ENOMEM;
-		goto out;
+	op = (int)ms->made[x->comm][seq];
+	o = &w->ops[op];
+	if (o->coll != x->coll || o->size != x->size) {
+		wl_fail(err, err_size, WL_AT ": collective %u of communicator %u is %s of %" PRIu64 " bytes here but %s of %" PRIu64 " bytes at an earlier member; expected the same at every member",
+			WL_AT_ARGS(w, j, i), seq, x->comm,
+			hs_wl_coll_names[x->coll], x->size,
+			hs_wl_coll_names[o->coll], o->size);
+		return -EINVAL;
 	}
-	/* In dependency order: the k-th collective of a rank is the k-th
-	 * its own dependencies allow, whatever the list's order. */
+	w->member_node[o->member_first + pos] = i;
+	x->op = (uint32_t)op;
+	return 0;
+}
+
+/*
+ * The iteration's nodes in dependency order (j->order), so that the k-th
+ * collective of a rank is the k-th its own dependencies allow, whatever
+ * the node list's order: each COLL node joins its collective, each SEND
+ * and RECV is put aside in ms->snd / ms->rcv for wl_pair_p2p().  0, or
+ * the first error of wl_join_coll().
+ */
+static int
+wl_match_nodes(struct hs_workload *w, struct wl_match_state *ms, char *err,
+	       size_t err_size)
+{
+	const struct hs_wl_job *j = &w->jobs[ms->jx];
+	uint32_t per = j->nb_nodes / j->iterations;
+	uint32_t b = j->node_first + ms->it * per, i, k;
+	int rc;
+
 	for (k = 0; k < per; k++) {
-		struct hs_wl_node *x = &w->nodes[b + j->order[k]];
-		const struct hs_wl_comm *cm;
-		struct hs_wl_op *o;
-		uint32_t pos = 0, seq, m;
-		int op;
+		const struct hs_wl_node *x = &w->nodes[b + j->order[k]];
 
 		i = b + j->order[k];
 		if (x->kind == HS_WL_SEND) {
-			snd[ns++] = (struct wl_p2p){ x->rank, x->peer, x->tag,
-						     k, i };
+			ms->snd[ms->nb_snd++] = (struct wl_p2p){ x->rank,
+				x->peer, x->tag, k, i };
 			continue;
 		}
 		if (x->kind == HS_WL_RECV) {
-			rcv[nr++] = (struct wl_p2p){ x->peer, x->rank, x->tag,
-						     k, i };
+			ms->rcv[ms->nb_rcv++] = (struct wl_p2p){ x->peer,
+				x->rank, x->tag, k, i };
 			continue;
 		}
 		if (x->kind != HS_WL_COLL)
 			continue;
-		cm = &w->comms[j->comm_first + x->comm];
-		wl_in_comm(w, j, x->comm, x->rank, &pos);
-		seq = seen[seen_first[x->comm] + pos]++;
-		if (seq == nb_made[x->comm]) {
-			op = wl_new_op(w, cap, cm->nb);
-			if (op < 0 ||
-			    wl_grow((void **)&made[x->comm], &cap_made[x->comm],
-				    nb_made[x->comm] + 1, sizeof(**made)) != 0) {
-				rc = -ENOMEM;
-				goto out;
-			}
-			made[x->comm][nb_made[x->comm]++] = (uint32_t)op;
-			o = &w->ops[op];
-			o->job = jx;
-			o->iteration = it;
-			o->kind = HS_WL_COLL;
-			o->coll = x->coll;
-			o->size = x->size;
-			o->name = x->name;
-			for (m = 0; m < cm->nb; m++) {
-				w->members[o->member_first + m] =
-					w->comm_ranks[cm->first + m];
-				w->member_node[o->member_first + m] =
-					HS_WL_NONE;
-			}
-		}
-		op = (int)made[x->comm][seq];
-		o = &w->ops[op];
-		if (o->coll != x->coll || o->size != x->size) {
-			wl_fail(err, err_size, WL_AT ": collective %u of communicator %u is %s of %" PRIu64 " bytes here but %s of %" PRIu64 " bytes at an earlier member; expected the same at every member",
-				WL_AT_ARGS(w, j, i), seq, x->comm,
-				hs_wl_coll_names[x->coll], x->size,
-				hs_wl_coll_names[o->coll], o->size);
-			rc = -EINVAL;
-			goto out;
-		}
-		w->member_node[o->member_first + pos] = i;
-		x->op = (uint32_t)op;
+		rc = wl_join_coll(w, ms, i, err, err_size);
+		if (rc != 0)
+			return rc;
 	}
-	/* Every member must have joined every collective. */
+	return 0;
+}
+
+/*
+ * Every member must have joined every collective the iteration made:
+ * -EINVAL with err at the first member lacking a node (named by the
+ * collective's node at its first member that has one), else 0.
+ */
+static int
+wl_check_joined(const struct hs_workload *w, const struct wl_match_state *ms,
+		char *err, size_t err_size)
+{
+	const struct hs_wl_job *j = &w->jobs[ms->jx];
+	uint32_t c, k;
+
 	for (c = 0; c < j->nb_comms; c++)
-		for (k = 0; k < nb_made[c]; k++) {
-			const struct hs_wl_op *o = &w->ops[made[c][k]];
+		for (k = 0; k < ms->nb_made[c]; k++) {
+			const struct hs_wl_op *o = &w->ops[ms->made[c][k]];
 			uint32_t m;
 
 			for (m = 0; m < o->nb_members; m++) {
@@ -803,16 +830,59 @@ wl_match(struct hs_workload *w, uint32_t jx, uint32_t it, struct wl_caps *cap,
 				wl_fail(err, err_size, WL_AT ": collective %u of communicator %u has no node at its member rank %u; expected every member to join it",
 					WL_AT_ARGS(w, j, first), k, c,
 					w->members[o->member_first + m]);
-				rc = -EINVAL;
-				goto out;
+				return -EINVAL;
 			}
 		}
+	return 0;
+}
+
+/*
+ * The op of send s and the receive r it pairs with: s's size and name,
+ * its two members the sender then the receiver.  0 or -ENOMEM.
+ */
+static int
+wl_add_p2p_op(struct hs_workload *w, const struct wl_match_state *ms,
+	      const struct wl_p2p *s, const struct wl_p2p *r)
+{
+	struct hs_wl_op *o;
+	int op;
+
+	op = wl_new_op(w, ms->cap, 2);
+	if (op < 0)
+		return -ENOMEM;
+	o = &w->ops[op];
+	o->job = ms->jx;
+	o->iteration = ms->it;
+	o->kind = HS_WL_SEND;
+	o->size = w->nodes[s->node].size;
+	o->name = w->nodes[s->node].name;
+	w->members[o->member_first] = s->from;
+	w->members[o->member_first + 1] = s->to;
+	w->member_node[o->member_first] = s->node;
+	w->member_node[o->member_first + 1] = r->node;
+	w->nodes[s->node].op = (uint32_t)op;
+	w->nodes[r->node].op = (uint32_t)op;
+	return 0;
+}
+
+/*
+ * Pair the iteration's sends with its receives: sorted by (from, to,
+ * tag) then dependency order, the k-th send of a pair and tag goes with
+ * its k-th receive, an op each.  -EINVAL with err at the first send or
+ * receive left without a partner, or at a receive whose size is not its
+ * send's; -ENOMEM.  Sorts ms->snd and ms->rcv.
+ */
+static int
+wl_pair_p2p(struct hs_workload *w, struct wl_match_state *ms, char *err,
+	    size_t err_size)
+{
+	const struct hs_wl_job *j = &w->jobs[ms->jx];
+	struct wl_p2p *snd = ms->snd, *rcv = ms->rcv;
+	uint32_t ns = ms->nb_snd, nr = ms->nb_rcv, i, k;
+
 	qsort(snd, ns, sizeof(*snd), wl_cmp_p2p);
 	qsort(rcv, nr, sizeof(*rcv), wl_cmp_p2p);
 	for (i = 0, k = 0; i < ns || k < nr; i++, k++) {
-		struct hs_wl_op *o;
-		int op;
-
 		if (i >= ns || k >= nr ||
 		    snd[i].from != rcv[k].from || snd[i].to != rcv[k].to ||
 		    snd[i].tag != rcv[k].tag) {
@@ -829,8 +899,7 @@ wl_match(struct hs_workload *w, uint32_t jx, uint32_t it, struct wl_caps *cap,
 				w->nodes[at].kind == HS_WL_SEND ?
 				w->nodes[at].peer : w->nodes[at].rank,
 				w->nodes[at].tag);
-			rc = -EINVAL;
-			goto out;
+			return -EINVAL;
 		}
 		if (w->nodes[snd[i].node].size != w->nodes[rcv[k].node].size) {
 			wl_fail(err, err_size, WL_AT ": receives %" PRIu64 " bytes, its send (%s) %" PRIu64 "; expected the same size",
@@ -838,38 +907,67 @@ wl_match(struct hs_workload *w, uint32_t jx, uint32_t it, struct wl_caps *cap,
 				w->nodes[rcv[k].node].size,
 				hs_wl_name(w, snd[i].node),
 				w->nodes[snd[i].node].size);
-			rc = -EINVAL;
-			goto out;
+			return -EINVAL;
 		}
-		op = wl_new_op(w, cap, 2);
-		if (op < 0) {
-			rc = -ENOMEM;
-			goto out;
-		}
-		o = &w->ops[op];
-		o->job = jx;
-		o->iteration = it;
-		o->kind = HS_WL_SEND;
-		o->size = w->nodes[snd[i].node].size;
-		o->name = w->nodes[snd[i].node].name;
-		w->members[o->member_first] = snd[i].from;
-		w->members[o->member_first + 1] = snd[i].to;
-		w->member_node[o->member_first] = snd[i].node;
-		w->member_node[o->member_first + 1] = rcv[k].node;
-		w->nodes[snd[i].node].op = (uint32_t)op;
-		w->nodes[rcv[k].node].op = (uint32_t)op;
+		if (wl_add_p2p_op(w, ms, &snd[i], &rcv[k]) != 0)
+			return -ENOMEM;
 	}
+	return 0;
+}
+
+/*
+ * Match iteration it of job jx: its collectives (wl_match_nodes(), then
+ * wl_check_joined()) and its point-to-point pairs (wl_pair_p2p()), each
+ * an op, grown within cap.  0, -EINVAL with err, or -ENOMEM.
+ */
+static int
+wl_match(struct hs_workload *w, uint32_t jx, uint32_t it, struct wl_caps *cap,
+	 char *err, size_t err_size)
+{
+	const struct hs_wl_job *j = &w->jobs[jx];
+	uint32_t per = j->nb_nodes / j->iterations, c;
+	struct wl_match_state ms;
+	int rc;
+
+	memset(&ms, 0, sizeof(ms));
+	ms.jx = jx;
+	ms.it = it;
+	ms.cap = cap;
+	ms.seen_first = calloc(j->nb_comms + 1, sizeof(*ms.seen_first));
+	ms.made = calloc(j->nb_comms + 1, sizeof(*ms.made));
+	ms.nb_made = calloc(j->nb_comms + 1, sizeof(*ms.nb_made));
+	ms.cap_made = calloc(j->nb_comms + 1, sizeof(*ms.cap_made));
+	ms.snd = malloc(sizeof(*ms.snd) * (per + 1));
+	ms.rcv = malloc(sizeof(*ms.rcv) * (per + 1));
+	if (ms.seen_first == NULL || ms.made == NULL || ms.nb_made == NULL ||
+	    ms.cap_made == NULL || ms.snd == NULL || ms.rcv == NULL) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	for (c = 0; c < j->nb_comms; c++)
+		ms.seen_first[c + 1] = ms.seen_first[c] +
+			w->comms[j->comm_first + c].nb;
+	ms.seen = calloc(ms.seen_first[j->nb_comms] + 1, sizeof(*ms.seen));
+	if (ms.seen == NULL) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	rc = wl_match_nodes(w, &ms, err, err_size);
+	if (rc == 0)
+		rc = wl_check_joined(w, &ms, err, err_size);
+	if (rc == 0)
+		rc = wl_pair_p2p(w, &ms, err, err_size);
 out:
-	if (made != NULL)
+	if (ms.made != NULL)
 		for (c = 0; c < j->nb_comms; c++)
-			free(made[c]);
-	free(made);
-	free(nb_made);
-	free(cap_made);
-	free(seen);
-	free(seen_first);
-	free(snd);
-	free(rcv);
+			free(ms.made[c]);
+	free(ms.made);
+	free(ms.nb_made);
+	free(ms.cap_made);
+	free(ms.seen);
+	free(ms.seen_first);
+	free(ms.snd);
+	free(ms.rcv);
 	return rc;
 }
 
