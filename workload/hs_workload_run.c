@@ -481,14 +481,34 @@ wl_window_waits(const struct hs_workload *w, const struct hs_wl_job *jb,
 	return sum;
 }
 
-int
-hs_wl_results(const struct hs_workload *w, const uint64_t *start_ns,
-	      const uint64_t *end_ns, const uint64_t *ideal_start_ns,
-	      const uint64_t *ideal_end_ns, struct hs_wl_results *res)
+/*
+ * The scratch of hs_wl_results(), a value per rank and iteration of the
+ * largest job: the run's and the ideal run's last node ends and compute
+ * times (wl_rank_iters()), and the busy time wl_window_waits() sums.
+ */
+struct wl_cells {
+	uint64_t *rend, *comp, *iend, *icomp, *busy;
+};
+
+static void
+wl_cells_free(struct wl_cells *sc)
 {
-	uint32_t j, it, k, o, ni = 0, nr = 0, max_cells = 0;
-	uint64_t *rend = NULL, *comp = NULL, *iend = NULL, *icomp = NULL;
-	uint64_t *busy = NULL;
+	free(sc->rend);
+	free(sc->comp);
+	free(sc->iend);
+	free(sc->icomp);
+	free(sc->busy);
+}
+
+/*
+ * res zeroed, its counts set and its arrays allocated (zeroed), and sc's
+ * scratch allocated.  0, or -ENOMEM with res and sc freed.
+ */
+static int
+wl_results_alloc(const struct hs_workload *w, struct hs_wl_results *res,
+		 struct wl_cells *sc)
+{
+	uint32_t j, max_cells = 0;
 
 	memset(res, 0, sizeof(*res));
 	for (j = 0; j < w->nb_jobs; j++) {
@@ -505,94 +525,136 @@ hs_wl_results(const struct hs_workload *w, const uint64_t *start_ns,
 	res->iters = calloc(res->nb_iters + 1, sizeof(*res->iters));
 	res->ranks = calloc(res->nb_ranks + 1, sizeof(*res->ranks));
 	res->ops = calloc(res->nb_ops + 1, sizeof(*res->ops));
-	rend = malloc(sizeof(uint64_t) * (max_cells + 1));
-	comp = malloc(sizeof(uint64_t) * (max_cells + 1));
-	iend = malloc(sizeof(uint64_t) * (max_cells + 1));
-	icomp = malloc(sizeof(uint64_t) * (max_cells + 1));
-	busy = malloc(sizeof(uint64_t) * (max_cells + 1));
+	sc->rend = malloc(sizeof(uint64_t) * (max_cells + 1));
+	sc->comp = malloc(sizeof(uint64_t) * (max_cells + 1));
+	sc->iend = malloc(sizeof(uint64_t) * (max_cells + 1));
+	sc->icomp = malloc(sizeof(uint64_t) * (max_cells + 1));
+	sc->busy = malloc(sizeof(uint64_t) * (max_cells + 1));
 	if (res->nodes == NULL || res->iters == NULL || res->ranks == NULL ||
-	    res->ops == NULL || busy == NULL ||
-	    rend == NULL || comp == NULL || iend == NULL || icomp == NULL) {
-		free(rend);
-		free(comp);
-		free(iend);
-		free(icomp);
-		free(busy);
+	    res->ops == NULL || sc->busy == NULL || sc->rend == NULL ||
+	    sc->comp == NULL || sc->iend == NULL || sc->icomp == NULL) {
+		wl_cells_free(sc);
 		hs_wl_results_free(res);
 		return -ENOMEM;
 	}
-	for (j = 0; j < w->nb_jobs; j++) {
-		const struct hs_wl_job *jb = &w->jobs[j];
-		/* The previous iteration's end, UINT64_MAX once one is open. */
-		uint64_t prev = jb->start_ns, iprev = jb->start_ns;
+	return 0;
+}
 
-		wl_rank_iters(w, jb, end_ns, rend, comp);
-		wl_rank_iters(w, jb, ideal_end_ns, iend, icomp);
-		for (it = 0; it < jb->iterations; it++) {
-			struct hs_wl_iter_result *ir = &res->iters[ni++];
-			uint64_t end = 0, iend_max = 0, wait_sum = 0;
-			bool open = false, iopen = false;
+/* What the ranks of one iteration add up to (wl_iter_ranks()). */
+struct wl_iter_sum {
+	uint64_t end;		/* the last rank end */
+	uint64_t iend_max;	/* the last rank end of the ideal run */
+	uint64_t wait_sum;	/* the ranks' waits */
+	bool open, iopen;	/* a rank did not end (run, ideal run) */
+};
 
-			ir->job = j;
-			ir->iteration = it;
-			for (k = 0; k < jb->nb_ranks; k++) {
-				uint32_t c = it * jb->nb_ranks + k;
-				struct hs_wl_rank_result *rr = &res->ranks[nr++];
-				uint64_t begin = it == 0 ? jb->start_ns :
-					rend[c - jb->nb_ranks];
+/*
+ * Iteration it of job j (jb): each rank's result in rr[0 .. nb_ranks),
+ * its begin the end of its previous iteration (the job's start for the
+ * first), its wait what it did not compute of that; the most any rank
+ * computed and waited into ir; the rest summed in *sum.  A rank that did
+ * not end, or whose previous iteration did not, gets no times (the
+ * iteration is open).  A rank without nodes ends as it begins: its end
+ * in sc->rend is raised to its begin.
+ */
+static void
+wl_iter_ranks(const struct hs_wl_job *jb, uint32_t j, uint32_t it,
+	      struct wl_cells *sc, struct hs_wl_iter_result *ir,
+	      struct hs_wl_rank_result *rr, struct wl_iter_sum *sum)
+{
+	uint64_t *rend = sc->rend, *comp = sc->comp, *iend = sc->iend;
+	uint32_t k;
 
-				rr->job = j;
-				rr->rank = k;
-				rr->host = jb->host[k];
-				rr->iteration = it;
-				rr->compute_ns = comp[c];
-				if (ir->compute_ns < comp[c])
-					ir->compute_ns = comp[c];
-				if (iend[c] == UINT64_MAX)
-					iopen = true;
-				else if (iend[c] > iend_max)
-					iend_max = iend[c];
-				if (rend[c] == UINT64_MAX ||
-				    begin == UINT64_MAX) {
-					open = true;
-					continue;
-				}
-				/* A rank without nodes ends as it begins. */
-				if (rend[c] < begin)
-					rend[c] = begin;
-				rr->begin_ns = begin;
-				rr->end_ns = rend[c];
-				rr->wait_ns = rend[c] - begin > comp[c] ?
-					rend[c] - begin - comp[c] : 0;
-				if (rend[c] > end)
-					end = rend[c];
-				if (rr->wait_ns > ir->wait_max_ns)
-					ir->wait_max_ns = rr->wait_ns;
-				wait_sum += rr->wait_ns;
-			}
-			if (!open && prev != UINT64_MAX) {
-				ir->end_ns = end;
-				ir->iter_ns = end - prev;
-				/* Waits within the iteration: none exceeds it. */
-				wait_sum = wl_window_waits(w, jb, end_ns, prev,
-					end, &res->ranks[nr - jb->nb_ranks],
-					busy, &ir->wait_max_ns);
-				prev = end;
-			} else {
-				prev = UINT64_MAX;
-			}
-			ir->wait_mean_ns = wait_sum / jb->nb_ranks;
-			if (!iopen && iprev != UINT64_MAX) {
-				ir->ideal_ns = iend_max - iprev;
-				iprev = iend_max;
-			} else {
-				iprev = UINT64_MAX;
-			}
+	memset(sum, 0, sizeof(*sum));
+	for (k = 0; k < jb->nb_ranks; k++, rr++) {
+		uint32_t c = it * jb->nb_ranks + k;
+		uint64_t begin = it == 0 ? jb->start_ns :
+			rend[c - jb->nb_ranks];
+
+		rr->job = j;
+		rr->rank = k;
+		rr->host = jb->host[k];
+		rr->iteration = it;
+		rr->compute_ns = comp[c];
+		if (ir->compute_ns < comp[c])
+			ir->compute_ns = comp[c];
+		if (iend[c] == UINT64_MAX)
+			sum->iopen = true;
+		else if (iend[c] > sum->iend_max)
+			sum->iend_max = iend[c];
+		if (rend[c] == UINT64_MAX || begin == UINT64_MAX) {
+			sum->open = true;
+			continue;
+		}
+		if (rend[c] < begin)
+			rend[c] = begin;
+		rr->begin_ns = begin;
+		rr->end_ns = rend[c];
+		rr->wait_ns = rend[c] - begin > comp[c] ?
+			rend[c] - begin - comp[c] : 0;
+		if (rend[c] > sum->end)
+			sum->end = rend[c];
+		if (rr->wait_ns > ir->wait_max_ns)
+			ir->wait_max_ns = rr->wait_ns;
+		sum->wait_sum += rr->wait_ns;
+	}
+}
+
+/*
+ * Job j's iteration results in ir[0 .. iterations) and its rank results
+ * in rr[0 .. iterations x nb_ranks), iteration by iteration, from the
+ * run's and the ideal run's node ends.  An iteration's time runs from
+ * the previous one's end (the job's start for the first); once one is
+ * open, none after it has a time.
+ */
+static void
+wl_job_results(const struct hs_workload *w, uint32_t j,
+	       const uint64_t *end_ns, const uint64_t *ideal_end_ns,
+	       struct wl_cells *sc, struct hs_wl_iter_result *ir,
+	       struct hs_wl_rank_result *rr)
+{
+	const struct hs_wl_job *jb = &w->jobs[j];
+	/* The previous iteration's end, UINT64_MAX once one is open. */
+	uint64_t prev = jb->start_ns, iprev = jb->start_ns;
+	uint32_t it;
+
+	wl_rank_iters(w, jb, end_ns, sc->rend, sc->comp);
+	wl_rank_iters(w, jb, ideal_end_ns, sc->iend, sc->icomp);
+	for (it = 0; it < jb->iterations; it++, ir++, rr += jb->nb_ranks) {
+		struct wl_iter_sum sum;
+
+		ir->job = j;
+		ir->iteration = it;
+		wl_iter_ranks(jb, j, it, sc, ir, rr, &sum);
+		if (!sum.open && prev != UINT64_MAX) {
+			ir->end_ns = sum.end;
+			ir->iter_ns = sum.end - prev;
+			/* Waits within the iteration: none exceeds it. */
+			sum.wait_sum = wl_window_waits(w, jb, end_ns, prev,
+				sum.end, rr, sc->busy, &ir->wait_max_ns);
+			prev = sum.end;
+		} else {
+			prev = UINT64_MAX;
+		}
+		ir->wait_mean_ns = sum.wait_sum / jb->nb_ranks;
+		if (!sum.iopen && iprev != UINT64_MAX) {
+			ir->ideal_ns = sum.iend_max - iprev;
+			iprev = sum.iend_max;
+		} else {
+			iprev = UINT64_MAX;
 		}
 	}
-	for (k = 0; k < w->nb_nodes; k++) {
+}
+
+/* Each node's result in q[]: where it ran and its start and end. */
+static void
+wl_node_results(const struct hs_workload *w, const uint64_t *start_ns,
+		const uint64_t *end_ns, struct hs_wl_node_result *q)
+{
+	uint32_t k;
+
+	for (k = 0; k < w->nb_nodes; k++, q++) {
 		const struct hs_wl_node *x = &w->nodes[k];
-		struct hs_wl_node_result *q = &res->nodes[k];
 
 		q->job = x->job;
 		q->rank = x->rank;
@@ -604,57 +666,85 @@ hs_wl_results(const struct hs_workload *w, const uint64_t *start_ns,
 		q->end_ns = end_ns[k];
 		snprintf(q->name, sizeof(q->name), "%s", hs_wl_name(w, k));
 	}
-	for (o = 0; o < w->nb_ops; o++) {
-		const struct hs_wl_op *op = &w->ops[o];
-		struct hs_wl_op_result *q = &res->ops[o];
-		uint64_t s = UINT64_MAX, e = 0, is = UINT64_MAX, ie = 0;
-		bool open = false, iopen = false;
+}
 
-		q->op = o;
-		q->job = op->job;
-		q->iteration = op->iteration;
-		q->kind = op->kind;
-		q->coll = op->coll;
-		q->nb_members = op->nb_members;
-		q->size = op->size;
-		snprintf(q->name, sizeof(q->name), "%s",
-			 w->names != NULL ? w->names + op->name : "");
-		for (k = 0; k < op->nb_members; k++) {
-			uint32_t n = w->member_node[op->member_first + k];
+/*
+ * Op o's result in q (zeroed): what it is, and over its members' nodes
+ * its first start, last end and bandwidths (nccl-tests' algbw and busbw;
+ * none unless every member's node ended, the bandwidths only if it took
+ * time), and its time on the ideal fabric unless a member's node did not
+ * end there.
+ */
+static void
+wl_op_result(const struct hs_workload *w, uint32_t o,
+	     const uint64_t *start_ns, const uint64_t *end_ns,
+	     const uint64_t *ideal_start_ns, const uint64_t *ideal_end_ns,
+	     struct hs_wl_op_result *q)
+{
+	const struct hs_wl_op *op = &w->ops[o];
+	uint64_t s = UINT64_MAX, e = 0, is = UINT64_MAX, ie = 0;
+	bool open = false, iopen = false;
+	uint32_t k;
 
-			if (end_ns[n] == UINT64_MAX)
-				open = true;
-			else {
-				s = start_ns[n] < s ? start_ns[n] : s;
-				e = end_ns[n] > e ? end_ns[n] : e;
-			}
-			if (ideal_end_ns[n] == UINT64_MAX)
-				iopen = true;
-			else {
-				is = ideal_start_ns[n] < is ?
-					ideal_start_ns[n] : is;
-				ie = ideal_end_ns[n] > ie ? ideal_end_ns[n] :
-					ie;
-			}
+	q->op = o;
+	q->job = op->job;
+	q->iteration = op->iteration;
+	q->kind = op->kind;
+	q->coll = op->coll;
+	q->nb_members = op->nb_members;
+	q->size = op->size;
+	snprintf(q->name, sizeof(q->name), "%s",
+		 w->names != NULL ? w->names + op->name : "");
+	for (k = 0; k < op->nb_members; k++) {
+		uint32_t n = w->member_node[op->member_first + k];
+
+		if (end_ns[n] == UINT64_MAX)
+			open = true;
+		else {
+			s = start_ns[n] < s ? start_ns[n] : s;
+			e = end_ns[n] > e ? end_ns[n] : e;
 		}
-		if (!open) {
-			q->start_ns = s;
-			q->end_ns = e;
-			if (e > s) {
-				q->algbw_gbps = (double)op->size /
-					(double)(e - s);
-				q->busbw_gbps = q->algbw_gbps *
-					hs_wl_busbw_factor(op->kind, op->coll,
-							   op->nb_members);
-			}
+		if (ideal_end_ns[n] == UINT64_MAX)
+			iopen = true;
+		else {
+			is = ideal_start_ns[n] < is ? ideal_start_ns[n] : is;
+			ie = ideal_end_ns[n] > ie ? ideal_end_ns[n] : ie;
 		}
-		if (!iopen)
-			q->ideal_ns = ie - is;
 	}
-	free(rend);
-	free(comp);
-	free(iend);
-	free(icomp);
-	free(busy);
+	if (!open) {
+		q->start_ns = s;
+		q->end_ns = e;
+		if (e > s) {
+			q->algbw_gbps = (double)op->size / (double)(e - s);
+			q->busbw_gbps = q->algbw_gbps *
+				hs_wl_busbw_factor(op->kind, op->coll,
+						   op->nb_members);
+		}
+	}
+	if (!iopen)
+		q->ideal_ns = ie - is;
+}
+
+int
+hs_wl_results(const struct hs_workload *w, const uint64_t *start_ns,
+	      const uint64_t *end_ns, const uint64_t *ideal_start_ns,
+	      const uint64_t *ideal_end_ns, struct hs_wl_results *res)
+{
+	struct wl_cells sc;
+	uint32_t j, o, ni = 0, nr = 0;
+
+	if (wl_results_alloc(w, res, &sc) != 0)
+		return -ENOMEM;
+	for (j = 0; j < w->nb_jobs; j++) {
+		wl_job_results(w, j, end_ns, ideal_end_ns, &sc,
+			       &res->iters[ni], &res->ranks[nr]);
+		ni += w->jobs[j].iterations;
+		nr += w->jobs[j].iterations * w->jobs[j].nb_ranks;
+	}
+	wl_node_results(w, start_ns, end_ns, res->nodes);
+	for (o = 0; o < w->nb_ops; o++)
+		wl_op_result(w, o, start_ns, end_ns, ideal_start_ns,
+			     ideal_end_ns, &res->ops[o]);
+	wl_cells_free(&sc);
 	return 0;
 }
