@@ -72,6 +72,11 @@ struct sw_app {
 	bool tx_shared[SW_MAX_PORTS];
 	rte_spinlock_t tx_lock[SW_MAX_PORTS][SW_MAX_WORKERS];
 	struct ofan_clock clock;
+	uint16_t nb_workers;	/* forwarding lcores (sw_open_pool) */
+	int64_t inuse_start;	/* the pool's mbufs in use before the ports */
+	uint64_t t0;		/* when forwarding started (sw_run), else 0 */
+	bool pdump_on;		/* rte_pdump_init() succeeded */
+	int hold_need;		/* --hold-exit: signals to wait for, 0: none */
 };
 
 /* What one forwarding lcore polls. */
@@ -689,120 +694,156 @@ sw_write_stats(struct sw_app *app, double elapsed, uint16_t nb_workers,
 	fclose(f);
 }
 
-int
-main(int argc, char **argv)
+/*
+ * --config-reference: every config key, its range and default, as
+ * Markdown on stdout.  Returns the exit status.
+ */
+static int
+sw_print_reference(void)
 {
-	static struct sw_fwd_ctx ctxs[SW_MAX_WORKERS];
-	struct ofan_shell sh = { 0 };
-	struct sw_app app;
-	uint8_t macs[SW_MAX_PORTS][6];
 	char err[1024];
-	int rc, exit_code = OFAN_EXIT_OK;
-	unsigned int lcore;
-	uint16_t nb_workers = 0, wid;
-	struct sw_fwd_ctx *main_ctx = NULL;
-	int64_t inuse_start = 0, inuse_end;
-	uint64_t t0 = 0;
-	bool pdump_on = false;
-	int hold_need = 0;	/* --hold-exit: signals to wait for */
 
-	if (ofan_version_asked(argc, argv))
-		return ofan_version_print("ofan-switch");
-	if (argc == 2 && strcmp(argv[1], "--config-reference") == 0) {
-		if (sw_config_reference(stdout, err, sizeof(err)) != 0) {
-			fprintf(stderr, "ofan-switch: --config-reference: %s\n",
-				err);
-			return OFAN_EXIT_FAILED;
-		}
-		return OFAN_EXIT_OK;
+	if (sw_config_reference(stdout, err, sizeof(err)) != 0) {
+		fprintf(stderr, "ofan-switch: --config-reference: %s\n", err);
+		return OFAN_EXIT_FAILED;
 	}
-	memset(&app, 0, sizeof(app));
+	return OFAN_EXIT_OK;
+}
+
+/* sw_configure(): the configuration is good, on to EAL. */
+#define SW_CONTINUE (-1)
+
+/*
+ * Everything before EAL: the arguments (split at "--" into sh) and the
+ * whole configuration, loaded into app->cfg and validated.  Returns
+ * SW_CONTINUE with app->cfg held for the caller to free, or the exit
+ * status when the process ends here (--help, a mistake, --check-config),
+ * with app->cfg already freed.
+ */
+static int
+sw_configure(struct sw_app *app, struct ofan_shell *sh, int argc,
+	     char **argv)
+{
+	char err[1024];
+	int rc;
+
 	/* Application arguments follow "--"; everything before is EAL's. */
-	rc = ofan_shell_args(&sh, "ofan-switch", argc, argv, sw_usage);
+	rc = ofan_shell_args(sh, "ofan-switch", argc, argv, sw_usage);
 	if (rc != 0)
 		return rc > 0 ? OFAN_EXIT_OK : OFAN_EXIT_CONFIG;
-	if (sw_parse_args(&app, argc - sh.eal_argc, argv + sh.eal_argc) != 0)
+	if (sw_parse_args(app, argc - sh->eal_argc, argv + sh->eal_argc) != 0)
 		return OFAN_EXIT_CONFIG;
 
 	/* The whole configuration is validated before EAL starts. */
-	app.cfg = malloc(sizeof(*app.cfg));
-	if (app.cfg == NULL)
+	app->cfg = malloc(sizeof(*app->cfg));
+	if (app->cfg == NULL)
 		return OFAN_EXIT_FAILED;
-	if (sw_config_load(app.config_path, app.cfg, err, sizeof(err)) != 0) {
+	if (sw_config_load(app->config_path, app->cfg, err, sizeof(err)) != 0) {
 		fprintf(stderr, "ofan-switch: %s\n", err);
-		free(app.cfg);
+		free(app->cfg);
 		return OFAN_EXIT_CONFIG;
 	}
-	if (app.check_only) {
+	if (app->check_only) {
 		printf("%s: ok (%u ports, %u groups, %u routes, policy %s)\n",
-		       app.config_path, app.cfg->nb_ports, app.cfg->nb_groups,
-		       app.cfg->nb_routes, app.cfg->policy->name);
-		free(app.cfg);
+		       app->config_path, app->cfg->nb_ports,
+		       app->cfg->nb_groups, app->cfg->nb_routes,
+		       app->cfg->policy->name);
+		free(app->cfg);
 		return OFAN_EXIT_OK;
 	}
+	return SW_CONTINUE;
+}
 
-	if (ofan_shell_eal_init(&sh, argv) != 0) {
-		free(app.cfg);
+/*
+ * The forwarding lcores (every worker lcore, or the main one alone) and
+ * the mbuf pool for them; app->nb_workers and app->inuse_start are set.
+ * Returns the exit status: OFAN_EXIT_OK, or an error with no pool made
+ * (nothing for sw_teardown() to do; EAL is the caller's).
+ */
+static int
+sw_open_pool(struct sw_app *app)
+{
+	unsigned int lcore;
+
+	app->nb_workers = 0;
+	RTE_LCORE_FOREACH_WORKER(lcore)
+		app->nb_workers++;
+	if (app->nb_workers == 0)
+		app->nb_workers = 1;	/* the main lcore forwards */
+	if (app->nb_workers > SW_MAX_WORKERS) {
+		fprintf(stderr, "ofan-switch: %u worker lcores; at most %d are supported\n",
+			app->nb_workers, SW_MAX_WORKERS);
+		return OFAN_EXIT_CONFIG;
+	}
+	if (sw_create_pool(app, app->nb_workers) != 0)
+		return OFAN_EXIT_FAILED;
+	app->inuse_start = rte_mempool_in_use_count(app->pool);
+	return OFAN_EXIT_OK;
+}
+
+/*
+ * Ports, engine, PFC, the schedule's start (--start-at), then telemetry
+ * and packet capture, which the switch runs without if it must.  Returns
+ * the exit status: OFAN_EXIT_OK, or an error with what is up so far (the
+ * open ports, app->eng if made) left for sw_teardown() to release.
+ */
+static int
+sw_bring_up(struct sw_app *app)
+{
+	uint8_t macs[SW_MAX_PORTS][6];
+	char err[1024];
+
+	if (sw_setup_ports(app, app->nb_workers, macs) != 0)
+		return OFAN_EXIT_CONFIG;
+	app->eng = sw_engine_create(app->cfg, app->nb_workers,
+				    (const uint8_t (*)[6])macs,
+				    rte_socket_id(), err, sizeof(err));
+	if (app->eng == NULL) {
+		fprintf(stderr, "ofan-switch: %s\n", err);
 		return OFAN_EXIT_FAILED;
 	}
-	ofan_clock_init_tsc(&app.clock, rte_get_tsc_hz(), rte_rdtsc());
-
-	RTE_LCORE_FOREACH_WORKER(lcore)
-		nb_workers++;
-	if (nb_workers == 0)
-		nb_workers = 1;	/* the main lcore forwards */
-	if (nb_workers > SW_MAX_WORKERS) {
-		fprintf(stderr, "ofan-switch: %u worker lcores; at most %d are supported\n",
-			nb_workers, SW_MAX_WORKERS);
-		exit_code = OFAN_EXIT_CONFIG;
-		goto out_eal;
-	}
-	if (sw_create_pool(&app, nb_workers) != 0) {
-		exit_code = OFAN_EXIT_FAILED;
-		goto out_eal;
-	}
-	inuse_start = rte_mempool_in_use_count(app.pool);
-	if (sw_setup_ports(&app, nb_workers, macs) != 0) {
-		exit_code = OFAN_EXIT_CONFIG;
-		goto out_ports;
-	}
-	app.eng = sw_engine_create(app.cfg, nb_workers,
-				   (const uint8_t (*)[6])macs, rte_socket_id(),
-				   err, sizeof(err));
-	if (app.eng == NULL) {
-		fprintf(stderr, "ofan-switch: %s\n", err);
-		exit_code = OFAN_EXIT_FAILED;
-		goto out_ports;
-	}
-	sw_engine_set_log(app.eng, sw_log_line, NULL);
-	if (sw_setup_pfc(&app) != 0) {
-		exit_code = OFAN_EXIT_CONFIG;
-		goto out_ports;
-	}
-	if (app.start_set && sw_poll_start(&app) < 0) {
-		exit_code = OFAN_EXIT_CONFIG;
-		goto out_ports;
-	}
-	if (sw_telemetry_register(app.eng, app.port_id) != 0)
+	sw_engine_set_log(app->eng, sw_log_line, NULL);
+	if (sw_setup_pfc(app) != 0)
+		return OFAN_EXIT_CONFIG;
+	if (app->start_set && sw_poll_start(app) < 0)
+		return OFAN_EXIT_CONFIG;
+	if (sw_telemetry_register(app->eng, app->port_id) != 0)
 		fprintf(stderr, "ofan-switch: telemetry commands unavailable\n");
 	/* dpdk-dumpcap attaches as a secondary; that needs hugepages. */
-	pdump_on = rte_pdump_init() == 0;
-	if (!pdump_on)
+	app->pdump_on = rte_pdump_init() == 0;
+	if (!app->pdump_on)
 		fprintf(stderr, "ofan-switch: packet capture (rte_pdump) unavailable: %s\n",
 			rte_strerror(rte_errno));
+	return OFAN_EXIT_OK;
+}
 
-	for (wid = 0; wid < nb_workers; wid++) {
-		ctxs[wid].app = &app;
-		ctxs[wid].w = sw_engine_worker(app.eng, wid);
+/*
+ * The run: a context per forwarding lcore, the workers launched (or the
+ * main lcore forwarding alone), the main loop until the end, then the
+ * wait for the workers, the drain of what is queued and the telemetry
+ * commands gone.  Sets app->t0 and app->hold_need.  Returns the exit
+ * status the main loop left (OFAN_EXIT_OK unless it failed).
+ */
+static int
+sw_run(struct sw_app *app)
+{
+	static struct sw_fwd_ctx ctxs[SW_MAX_WORKERS];
+	struct sw_fwd_ctx *main_ctx = NULL;
+	unsigned int lcore;
+	uint16_t wid;
+
+	for (wid = 0; wid < app->nb_workers; wid++) {
+		ctxs[wid].app = app;
+		ctxs[wid].w = sw_engine_worker(app->eng, wid);
 		sw_worker_set_direct_tx(ctxs[wid].w, sw_direct_tx, &ctxs[wid]);
 	}
-	sw_assign_queues(&app, ctxs, nb_workers);
+	sw_assign_queues(app, ctxs, app->nb_workers);
 	fprintf(stderr, "%s: policy %s, %u ports, %u forwarding lcore(s)\n",
-		app.cfg->name, app.cfg->policy->name, app.cfg->nb_ports,
-		nb_workers);
-	t0 = sw_now_ns(&app);
-	for (wid = 0; wid < nb_workers; wid++)
-		ctxs[wid].last_rx_ns = t0;
+		app->cfg->name, app->cfg->policy->name, app->cfg->nb_ports,
+		app->nb_workers);
+	app->t0 = sw_now_ns(app);
+	for (wid = 0; wid < app->nb_workers; wid++)
+		ctxs[wid].last_rx_ns = app->t0;
 	if (rte_lcore_count() == 1) {
 		main_ctx = &ctxs[0];
 		main_ctx->is_main = true;
@@ -811,50 +852,94 @@ main(int argc, char **argv)
 		RTE_LCORE_FOREACH_WORKER(lcore)
 			rte_eal_remote_launch(sw_fwd_loop, &ctxs[wid++], lcore);
 	}
-	sw_main_loop(&app, ctxs, nb_workers, main_ctx);
+	sw_main_loop(app, ctxs, app->nb_workers, main_ctx);
 	/* --hold-exit: a signal stopped it, so the next one lets go. */
-	hold_need = ofan_shell_signals > 0 ? 2 : 1;
+	app->hold_need = ofan_shell_signals > 0 ? 2 : 1;
 	rte_eal_mp_wait_lcore();
-	if (app.exit_code != 0)
-		exit_code = app.exit_code;
 
-	/* Teardown: drain, stop ports, count, report, free. */
-	for (wid = 0; wid < nb_workers; wid++)
-		sw_fwd_drain(&app, ctxs[wid].w);
+	/* What is still queued goes out before sw_teardown() closes ports. */
+	for (wid = 0; wid < app->nb_workers; wid++)
+		sw_fwd_drain(app, ctxs[wid].w);
 	sw_telemetry_unregister();
-out_ports:
-	if (app.eng != NULL)
-		sw_engine_free_queues(app.eng);
-	for (wid = 0; wid < app.cfg->nb_ports; wid++)
-		if (app.port_started[wid])
-			ofan_port_dev_stats(app.port_id[wid],
-					    &app.dev_stats[wid]);
-	if (app.hold_exit && hold_need > 0)
+	return app->exit_code != 0 ? app->exit_code : OFAN_EXIT_OK;
+}
+
+/*
+ * Undo sw_open_pool() and sw_bring_up(), however far they got: the
+ * engine's queues freed, the devices' counters read, the ports held
+ * (--hold-exit, after a run) and closed, capture stopped, the statistics
+ * written and summed up, the leak check, the engine and pool freed.
+ * Returns exit_code, or OFAN_EXIT_LEAK if mbufs leaked; EAL is left to
+ * the caller (sh->keep_eal says whether a port still needs it).
+ */
+static int
+sw_teardown(struct sw_app *app, struct ofan_shell *sh, int exit_code)
+{
+	int64_t inuse_end;
+	uint16_t p;
+
+	if (app->eng != NULL)
+		sw_engine_free_queues(app->eng);
+	for (p = 0; p < app->cfg->nb_ports; p++)
+		if (app->port_started[p])
+			ofan_port_dev_stats(app->port_id[p],
+					    &app->dev_stats[p]);
+	if (app->hold_exit && app->hold_need > 0)
 		ofan_ports_hold("ofan-switch", &ofan_shell_signals,
-				hold_need);
-	sh.keep_eal = ofan_ports_close(app.port_id, app.port_started,
-				       app.cfg->nb_ports);
+				app->hold_need);
+	sh->keep_eal = ofan_ports_close(app->port_id, app->port_started,
+					app->cfg->nb_ports);
 	/*
 	 * After the ports: closing polls them once more, which runs an
 	 * attached capture's callbacks; uninit frees what they use.
 	 */
-	if (pdump_on)
+	if (app->pdump_on)
 		rte_pdump_uninit();
-	if (app.pool != NULL) {
-		inuse_end = rte_mempool_in_use_count(app.pool);
-		if (app.eng != NULL) {
-			double el = (double)(sw_now_ns(&app) - t0) / 1e9;
+	if (app->pool != NULL) {
+		inuse_end = rte_mempool_in_use_count(app->pool);
+		if (app->eng != NULL) {
+			double el = (double)(sw_now_ns(app) - app->t0) / 1e9;
 
-			sw_write_stats(&app, el, nb_workers, inuse_start,
-				       inuse_end);
-			sw_print_summary(&app, el);
+			sw_write_stats(app, el, app->nb_workers,
+				       app->inuse_start, inuse_end);
+			sw_print_summary(app, el);
 		}
-		if (!ofan_shell_no_leak(&sh, inuse_start, inuse_end))
+		if (!ofan_shell_no_leak(sh, app->inuse_start, inuse_end))
 			exit_code = OFAN_EXIT_LEAK;
 	}
-	sw_engine_free(app.eng);
-	rte_mempool_free(app.pool);
-out_eal:
+	sw_engine_free(app->eng);
+	rte_mempool_free(app->pool);
+	return exit_code;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct ofan_shell sh = { 0 };
+	struct sw_app app;
+	int exit_code;
+
+	if (ofan_version_asked(argc, argv))
+		return ofan_version_print("ofan-switch");
+	if (argc == 2 && strcmp(argv[1], "--config-reference") == 0)
+		return sw_print_reference();
+	memset(&app, 0, sizeof(app));
+	exit_code = sw_configure(&app, &sh, argc, argv);
+	if (exit_code != SW_CONTINUE)
+		return exit_code;
+	if (ofan_shell_eal_init(&sh, argv) != 0) {
+		free(app.cfg);
+		return OFAN_EXIT_FAILED;
+	}
+	ofan_clock_init_tsc(&app.clock, rte_get_tsc_hz(), rte_rdtsc());
+
+	exit_code = sw_open_pool(&app);
+	if (exit_code == OFAN_EXIT_OK) {
+		exit_code = sw_bring_up(&app);
+		if (exit_code == OFAN_EXIT_OK)
+			exit_code = sw_run(&app);
+		exit_code = sw_teardown(&app, &sh, exit_code);
+	}
 	ofan_shell_exit(&sh);
 	free(app.cfg);
 	return exit_code;
