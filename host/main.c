@@ -257,156 +257,227 @@ hs_write_results(const struct hs_app *app, double wall_s, int64_t inuse_start,
 			  app->results != NULL ? csv : NULL, sum);
 }
 
-int
-main(int argc, char **argv)
+/*
+ * --config-reference: every config key, its range and default, as
+ * Markdown on stdout.  Returns the exit status.
+ */
+static int
+hs_print_reference(void)
 {
-	static struct hs_app app;	/* large: every lcore's and shard's */
-	struct ofan_shell sh = { 0 };
-	struct hs_summary sum;
+	char rerr[1024];
+
+	if (hs_config_reference(stdout, rerr, sizeof(rerr)) != 0) {
+		fprintf(stderr, "ofan-host: --config-reference: %s\n", rerr);
+		return 1;
+	}
+	return 0;
+}
+
+/* hs_configure() and hs_check(): all is well so far, go on. */
+#define HS_CONTINUE (-1)
+
+/*
+ * Everything before the checks: the arguments (split at "--" into sh),
+ * the configuration, the traffic its pattern builds and which local port
+ * runs each rank (app->host_of_rank).  Returns HS_CONTINUE, leaving all
+ * of it for hs_free_config(), or the exit status when the process ends
+ * here (--help, a mistake, no memory), app->cfg and the traffic freed.
+ */
+static int
+hs_configure(struct hs_app *app, struct ofan_shell *sh, int argc,
+	     char **argv)
+{
 	char err[1024];
-	int rc, exit_code = OFAN_EXIT_OK;
-	int64_t inuse_start = 0, inuse_end = 0;
-	uint64_t t0, tx_dropped = 0, steer_full = 0;
-	bool done;
-	int hold_need;	/* --hold-exit: signals to wait for */
 	uint32_t r;
-	uint16_t p, k;
+	uint16_t p;
+	int rc;
 
-	if (ofan_version_asked(argc, argv))
-		return ofan_version_print("ofan-host");
-	if (argc == 2 && strcmp(argv[1], "--config-reference") == 0) {
-		char rerr[1024];
-
-		if (hs_config_reference(stdout, rerr, sizeof(rerr)) != 0) {
-			fprintf(stderr, "ofan-host: --config-reference: %s\n",
-				rerr);
-			return 1;
-		}
-		return 0;
-	}
-	if (argc == 2 && strcmp(argv[1], "--list") == 0) {
-		hs_list(stdout);
-		return 0;
-	}
-	memset(&app, 0, sizeof(app));
-	rte_spinlock_init(&app.trig_lock);
-	rc = ofan_shell_args(&sh, "ofan-host", argc, argv, hs_usage);
+	rc = ofan_shell_args(sh, "ofan-host", argc, argv, hs_usage);
 	if (rc != 0)
 		return rc > 0 ? OFAN_EXIT_OK : OFAN_EXIT_CONFIG;
-	if (hs_parse_args(&app, argc - sh.eal_argc, argv + sh.eal_argc) != 0)
+	if (hs_parse_args(app, argc - sh->eal_argc, argv + sh->eal_argc) != 0)
 		return OFAN_EXIT_CONFIG;
-	app.cfg = malloc(sizeof(*app.cfg));
-	if (app.cfg == NULL)
+	app->cfg = malloc(sizeof(*app->cfg));
+	if (app->cfg == NULL)
 		return OFAN_EXIT_FAILED;
-	if (hs_config_load(app.config_path, app.cfg, err, sizeof(err)) != 0) {
+	if (hs_config_load(app->config_path, app->cfg, err, sizeof(err)) != 0) {
 		fprintf(stderr, "ofan-host: %s\n", err);
-		free(app.cfg);
+		free(app->cfg);
 		return OFAN_EXIT_CONFIG;
 	}
-	hs_config_moved_warn(app.cfg->moved, "ofan-host", stderr);
-	if (hs_pattern_build(&app.cfg->traffic, &app.traffic, &app.workload,
-			     err, sizeof(err)) != 0) {
+	hs_config_moved_warn(app->cfg->moved, "ofan-host", stderr);
+	if (hs_pattern_build(&app->cfg->traffic, &app->traffic,
+			     &app->workload, err, sizeof(err)) != 0) {
 		fprintf(stderr, "ofan-host: %s:traffic:%s %s\n",
-			app.config_path,
-			app.cfg->traffic.pattern->reads_file ?
+			app->config_path,
+			app->cfg->traffic.pattern->reads_file ?
 			"cm_file:" : "", err);
-		free(app.cfg);
+		free(app->cfg);
 		return OFAN_EXIT_CONFIG;
 	}
-	app.host_of_rank = malloc(sizeof(int32_t) * app.traffic.nb_ranks);
-	if (app.host_of_rank == NULL ||
-	    hs_trigger_state_init(&app.trig, &app.traffic) != 0) {
+	app->host_of_rank = malloc(sizeof(int32_t) * app->traffic.nb_ranks);
+	if (app->host_of_rank == NULL ||
+	    hs_trigger_state_init(&app->trig, &app->traffic) != 0) {
 		fprintf(stderr, "ofan-host: out of memory\n");
-		hs_app_free_traffic(&app);
-		free(app.cfg);
+		hs_app_free_traffic(app);
+		free(app->cfg);
 		return OFAN_EXIT_FAILED;
 	}
-	for (r = 0; r < app.traffic.nb_ranks; r++)
-		app.host_of_rank[r] = -1;
-	for (p = 0; p < app.cfg->nb_ports; p++)
-		app.host_of_rank[app.cfg->ports[p].rank] = p;
-	if (hs_app_wl_init(&app) != 0) {
-		fprintf(stderr, "ofan-host: out of memory\n");
-		exit_code = OFAN_EXIT_FAILED;
-		goto early_out;
-	}
-	if (hs_check_triggers(&app, err, sizeof(err)) != 0) {
-		fprintf(stderr, "ofan-host: %s\n", err);
-		exit_code = OFAN_EXIT_CONFIG;
-		goto early_out;
-	}
-	if (app.check_only) {
-		printf("%s: ok (%u ranks, %u flows, %u local ranks, policy %s)\n",
-		       app.config_path, app.traffic.nb_ranks,
-		       app.traffic.nb_flows, app.cfg->nb_ports,
-		       app.cfg->set.policy->name);
-		goto early_out;
-	}
-	if (ofan_shell_eal_init(&sh, argv) != 0) {
-		exit_code = OFAN_EXIT_FAILED;
-		goto early_out;
-	}
-	ofan_clock_init_tsc(&app.clock, rte_get_tsc_hz(), rte_rdtsc());
-	if (hs_app_plan_lcores(&app) != 0 || hs_app_setup(&app) != 0) {
-		exit_code = OFAN_EXIT_CONFIG;
-		goto out;
-	}
-	inuse_start = 0;	/* the pool was empty before ports started */
-	if (app.start_set && hs_app_wait_start(&app) != 0) {
-		exit_code = ofan_shell_quit ? OFAN_EXIT_FAILED :
-			OFAN_EXIT_CONFIG;
-		goto out;
-	}
-	t0 = hs_app_now_ns(&app);
-	done = hs_app_run(&app);
-	/* --hold-exit: a signal stopped it, so the next one lets go. */
-	hold_need = ofan_shell_signals > 0 ? 2 : 1;
-	for (p = 0; p < app.cfg->nb_ports; p++) {
-		const struct ofan_dev_stats *d = &app.dev_stats[p];
+	for (r = 0; r < app->traffic.nb_ranks; r++)
+		app->host_of_rank[r] = -1;
+	for (p = 0; p < app->cfg->nb_ports; p++)
+		app->host_of_rank[app->cfg->ports[p].rank] = p;
+	return HS_CONTINUE;
+}
 
-		ofan_port_dev_stats(app.port_id[p], &app.dev_stats[p]);
+/*
+ * The training jobs' engine and what this process can follow of the
+ * traffic (hs_check_triggers), then --check-config's answer.  Returns
+ * HS_CONTINUE, or the exit status when the process ends here; either
+ * way hs_free_config() frees what hs_configure() and this made.
+ */
+static int
+hs_check(struct hs_app *app)
+{
+	char err[1024];
+
+	if (hs_app_wl_init(app) != 0) {
+		fprintf(stderr, "ofan-host: out of memory\n");
+		return OFAN_EXIT_FAILED;
+	}
+	if (hs_check_triggers(app, err, sizeof(err)) != 0) {
+		fprintf(stderr, "ofan-host: %s\n", err);
+		return OFAN_EXIT_CONFIG;
+	}
+	if (app->check_only) {
+		printf("%s: ok (%u ranks, %u flows, %u local ranks, policy %s)\n",
+		       app->config_path, app->traffic.nb_ranks,
+		       app->traffic.nb_flows, app->cfg->nb_ports,
+		       app->cfg->set.policy->name);
+		return OFAN_EXIT_OK;
+	}
+	return HS_CONTINUE;
+}
+
+/*
+ * Once EAL is up: the clock, the lcores' plan, the pool, ports, rings
+ * and host engines, then the wait for --start-at.  Returns the exit
+ * status, OFAN_EXIT_OK to run; what was set up is hs_teardown()'s.
+ */
+static int
+hs_start(struct hs_app *app)
+{
+	ofan_clock_init_tsc(&app->clock, rte_get_tsc_hz(), rte_rdtsc());
+	if (hs_app_plan_lcores(app) != 0 || hs_app_setup(app) != 0)
+		return OFAN_EXIT_CONFIG;
+	if (app->start_set && hs_app_wait_start(app) != 0)
+		return ofan_shell_quit ? OFAN_EXIT_FAILED : OFAN_EXIT_CONFIG;
+	return OFAN_EXIT_OK;
+}
+
+/*
+ * After the run: each device's own counters (a line on stderr for one
+ * that lost frames), the ports held (--hold-exit: until hold_need
+ * signals) and closed, the rings between shards freed and every host's
+ * mbufs back in the pool, so that the pool's count can be checked.
+ */
+static void
+hs_close_ports(struct hs_app *app, struct ofan_shell *sh, int hold_need)
+{
+	uint16_t p, k;
+
+	for (p = 0; p < app->cfg->nb_ports; p++) {
+		const struct ofan_dev_stats *d = &app->dev_stats[p];
+
+		ofan_port_dev_stats(app->port_id[p], &app->dev_stats[p]);
 		if (d->valid && (ofan_dev_rx_lost(d) != 0 || d->oerrors != 0))
 			fprintf(stderr, "ofan-host: port %u (rank %u): the device lost frames: missed %llu, errors %llu, no mbuf %llu, tx errors %llu\n",
-				p, app.cfg->ports[p].rank,
+				p, app->cfg->ports[p].rank,
 				(unsigned long long)d->imissed,
 				(unsigned long long)d->ierrors,
 				(unsigned long long)d->rx_nombuf,
 				(unsigned long long)d->oerrors);
 	}
-	if (app.hold_exit)
+	if (app->hold_exit)
 		ofan_ports_hold("ofan-host", &ofan_shell_signals, hold_need);
-	sh.keep_eal = ofan_ports_close(app.port_id, app.port_started,
-				       app.cfg->nb_ports);
-	hs_app_free_rings(&app);
-	for (k = 0; k < app.nb_hosts; k++)
-		hs_host_return_mbufs(app.hosts[k]);
-	inuse_end = rte_mempool_in_use_count(app.pool);
-	for (p = 0; p < app.cfg->nb_ports; p++) {
-		for (k = 0; k < app.port[p].nb_shards; k++)
-			tx_dropped += app.port[p].shard[k].tx_dropped;
-		steer_full += app.port[p].steer_full;
+	sh->keep_eal = ofan_ports_close(app->port_id, app->port_started,
+					app->cfg->nb_ports);
+	hs_app_free_rings(app);
+	for (k = 0; k < app->nb_hosts; k++)
+		hs_host_return_mbufs(app->hosts[k]);
+}
+
+/*
+ * Frames lost on the way out, summed over every port's shards: those the
+ * device or a TX ring refused (returned), and those the software
+ * dispatch dropped on a full shard ring (said on stderr if any).
+ */
+static uint64_t
+hs_tx_dropped(const struct hs_app *app)
+{
+	uint64_t tx_dropped = 0, steer_full = 0;
+	uint16_t p, k;
+
+	for (p = 0; p < app->cfg->nb_ports; p++) {
+		for (k = 0; k < app->port[p].nb_shards; k++)
+			tx_dropped += app->port[p].shard[k].tx_dropped;
+		steer_full += app->port[p].steer_full;
 	}
 	if (steer_full > 0)
 		fprintf(stderr, "ofan-host: %llu frames dropped by the software dispatch: a shard's ring was full\n",
 			(unsigned long long)steer_full);
-	rc = hs_write_results(&app, (double)(hs_app_now_ns(&app) - t0) / 1e9,
+	return tx_dropped;
+}
+
+/*
+ * The training jobs' results (hs_app_wl_results), next to --results
+ * with its extension cut off; a failure is said on stderr only.
+ */
+static void
+hs_write_job_results(struct hs_app *app)
+{
+	const char *dot = app->results ? strrchr(app->results, '.') : NULL;
+	int len = app->results == NULL ? 0 : dot ?
+		(int)(dot - app->results) : (int)strlen(app->results);
+	int rc = hs_app_wl_results(app, app->results, len);
+
+	if (rc != 0)
+		fprintf(stderr, "ofan-host: cannot write the jobs' results next to %s: %s\n",
+			app->results, strerror(-rc));
+}
+
+/*
+ * The run, from t0, and its report once the ports are closed: the
+ * results files, the summary line on stdout and the mbuf-leak check.
+ * Returns the exit status: OFAN_EXIT_OK only when every local flow
+ * completed intact and no mbuf leaked.
+ */
+static int
+hs_run_and_report(struct hs_app *app, struct ofan_shell *sh)
+{
+	/* The pool was empty before ports started. */
+	const int64_t inuse_start = 0;
+	struct hs_summary sum;
+	int64_t inuse_end;
+	uint64_t t0, tx_dropped;
+	int rc, exit_code = OFAN_EXIT_OK;
+	bool done;
+
+	t0 = hs_app_now_ns(app);
+	done = hs_app_run(app);
+	/* --hold-exit: a signal stopped it, so the next one lets go. */
+	hs_close_ports(app, sh, ofan_shell_signals > 0 ? 2 : 1);
+	inuse_end = rte_mempool_in_use_count(app->pool);
+	tx_dropped = hs_tx_dropped(app);
+	rc = hs_write_results(app, (double)(hs_app_now_ns(app) - t0) / 1e9,
 			      inuse_start, inuse_end, &sum);
 	if (rc != 0)
 		fprintf(stderr, "ofan-host: cannot write results to %s: %s\n",
-			app.results, strerror(-rc));
-	if (app.has_wl) {
-		const char *dot = app.results ? strrchr(app.results, '.') :
-			NULL;
-		int len = app.results == NULL ? 0 : dot ?
-			(int)(dot - app.results) : (int)strlen(app.results);
-
-		rc = hs_app_wl_results(&app, app.results, len);
-		if (rc != 0)
-			fprintf(stderr, "ofan-host: cannot write the jobs' results next to %s: %s\n",
-				app.results, strerror(-rc));
-	}
+			app->results, strerror(-rc));
+	if (app->has_wl)
+		hs_write_job_results(app);
 	printf("%s %s: %u/%u flows complete, max slowdown %.2f, p99 %.2f, mean FCT %.1f us, data_retx %llu, timeouts %llu, corrupt_pkts %llu, refused by the device %llu\n",
-	       app.cfg->set.policy->name, app.cfg->traffic.pattern->name,
+	       app->cfg->set.policy->name, app->cfg->traffic.pattern->name,
 	       sum.nb_completed, sum.nb_flows, sum.max_slowdown,
 	       sum.p99_slowdown, sum.mean_fct_ns / 1e3,
 	       (unsigned long long)sum.data_retx,
@@ -416,21 +487,72 @@ main(int argc, char **argv)
 	if (!done || sum.corrupt_pkts != 0 || sum.incomplete_rx != 0 ||
 	    sum.nb_completed != sum.nb_flows)
 		exit_code = OFAN_EXIT_FAILED;
-	if (!ofan_shell_no_leak(&sh, inuse_start, inuse_end))
+	if (!ofan_shell_no_leak(sh, inuse_start, inuse_end))
 		exit_code = OFAN_EXIT_LEAK;
-out:
-	sh.keep_eal |= ofan_ports_close(app.port_id, app.port_started,
-					app.cfg->nb_ports);
-	hs_app_free_rings(&app);
-	for (k = 0; k < app.nb_hosts; k++)
-		hs_host_free(app.hosts[k]);
-	rte_mempool_free(app.pool);
-	ofan_shell_exit(&sh);
-early_out:
-	hs_app_wl_fini(&app);
-	hs_trigger_state_fini(&app.trig);
-	free(app.host_of_rank);
-	hs_app_free_traffic(&app);
-	free(app.cfg);
+	return exit_code;
+}
+
+/*
+ * Undo hs_start(), however far it got: the ports closed (a second time
+ * after a run: a no-op then), the rings, host engines and pool freed,
+ * and EAL's end (ofan_shell_exit).
+ */
+static void
+hs_teardown(struct hs_app *app, struct ofan_shell *sh)
+{
+	uint16_t k;
+
+	sh->keep_eal |= ofan_ports_close(app->port_id, app->port_started,
+					 app->cfg->nb_ports);
+	hs_app_free_rings(app);
+	for (k = 0; k < app->nb_hosts; k++)
+		hs_host_free(app->hosts[k]);
+	rte_mempool_free(app->pool);
+	ofan_shell_exit(sh);
+}
+
+/* Free what hs_configure() and hs_check() made, the config last. */
+static void
+hs_free_config(struct hs_app *app)
+{
+	hs_app_wl_fini(app);
+	hs_trigger_state_fini(&app->trig);
+	free(app->host_of_rank);
+	hs_app_free_traffic(app);
+	free(app->cfg);
+}
+
+int
+main(int argc, char **argv)
+{
+	static struct hs_app app;	/* large: every lcore's and shard's */
+	struct ofan_shell sh = { 0 };
+	int exit_code;
+
+	if (ofan_version_asked(argc, argv))
+		return ofan_version_print("ofan-host");
+	if (argc == 2 && strcmp(argv[1], "--config-reference") == 0)
+		return hs_print_reference();
+	if (argc == 2 && strcmp(argv[1], "--list") == 0) {
+		hs_list(stdout);
+		return 0;
+	}
+	memset(&app, 0, sizeof(app));
+	rte_spinlock_init(&app.trig_lock);
+	exit_code = hs_configure(&app, &sh, argc, argv);
+	if (exit_code != HS_CONTINUE)
+		return exit_code;
+	exit_code = hs_check(&app);
+	if (exit_code == HS_CONTINUE) {
+		if (ofan_shell_eal_init(&sh, argv) != 0) {
+			exit_code = OFAN_EXIT_FAILED;
+		} else {
+			exit_code = hs_start(&app);
+			if (exit_code == OFAN_EXIT_OK)
+				exit_code = hs_run_and_report(&app, &sh);
+			hs_teardown(&app, &sh);
+		}
+	}
+	hs_free_config(&app);
 	return exit_code;
 }
