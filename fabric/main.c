@@ -342,259 +342,414 @@ fab_lcores(const struct fab_mpi *j, uint16_t threads, char *buf, size_t size)
 	}
 }
 
-int
-main(int argc, char **argv)
-{
-	struct fab_opts o = { 0 };
-	struct fab_experiment x;
-	struct rte_mempool *pool = NULL;
-	struct fab_pool fpool = { 0 };
-	struct ofan_phase phase;
-	struct fab_out *out = NULL;
-	struct fab_run_id run_id;
+/*
+ * ofan-fabric's state from the arguments to the cleanup, shared by the
+ * steps of main().
+ */
+struct fab_main {
+	struct fab_opts o;
 	struct fab_mpi job;
-	char err[1024] = "", outdir[512], prefix[64], mem[32], lcores[256];
-	char rundir[512] = "", prog[32];
+	struct fab_experiment x;	/* loaded by fab_load() */
+	struct fab_run_id run_id;
+	struct fab_run_opts ropts;
+	struct fab_fib_cache fib_cache;
+	struct fab_pool fpool;
+	struct rte_mempool *pool;	/* fpool's, once made */
+	struct fab_out *out;		/* rank 0's outputs, once open */
+	char **cmd_argv;		/* the command as given (outputs) */
+	int cmd_argc;
+	bool spread_runs;		/* --spread runs (or auto's choice) */
+	bool eal_ok;
+	bool wrote;			/* fab_run_all() ran: plots follow */
+	uint32_t pool_n;		/* mbufs of the pool */
+	uint16_t room;			/* bytes of an mbuf's data room */
+	char err[1024];
+	char outdir[512];
+	char rundir[512];		/* EAL's runtime directory */
+	char prog[32];			/* "ofan-fabric" or "ofan-fabric[RANK]" */
+	/* EAL's default arguments: they live as long as EAL. */
 	char *eal_argv[16];
-	int eal_argc = 0, help, split, rc = 0, status = 0, saved[2] = { -1, -1 };
-	uint32_t c, pool_n;
-	uint16_t room, max_threads = 1;
-	struct fab_fib_cache fib_cache = { .fib = NULL };
-	struct fab_run_opts ropts = { .interrupt = &fab_interrupted,
-				      .fib = &fib_cache };
-	bool spread_runs = false, eal_ok = false, wrote = false;
-	char **cmd_argv = NULL;
-	int cmd_argc = 0;
+	char prefix[64];
+	char mem[32];
+	char lcores[256];
+};
 
-	if (ofan_version_asked(argc, argv))
-		return ofan_version_print("ofan-fabric");
-	if (argc == 2 && strcmp(argv[1], "--config-reference") == 0) {
-		if (fab_config_reference(stdout, err, sizeof(err)) != 0) {
-			fprintf(stderr, "ofan-fabric: --config-reference: %s\n",
-				err);
-			return 1;
-		}
-		return 0;
+/*
+ * --config-reference: every key of an experiment file, its range and
+ * default, as Markdown on stdout.  Returns the exit status.
+ */
+static int
+fab_print_reference(void)
+{
+	char err[1024] = "";
+
+	if (fab_config_reference(stdout, err, sizeof(err)) != 0) {
+		fprintf(stderr, "ofan-fabric: --config-reference: %s\n", err);
+		return 1;
 	}
-	if (fab_mpi_init(&job, &argc, &argv, err, sizeof(err)) != 0) {
-		fprintf(stderr, "ofan-fabric: %s\n", err);
-		return 2;
-	}
-	/* The command as given, for the outputs (the split below edits
-	 * argv's array). */
-	cmd_argc = argc;
-	cmd_argv = calloc((size_t)argc + 1, sizeof(*cmd_argv));
-	if (cmd_argv != NULL)
-		memcpy(cmd_argv, argv, (size_t)argc * sizeof(*cmd_argv));
-	snprintf(prog, sizeof(prog), job.rank == 0 ? "ofan-fabric" :
-		 "ofan-fabric[%d]", job.rank);
-	ropts.prog = prog;
-	ropts.rank = job.rank;
+	return 0;
+}
+
+/*
+ * What the outputs and messages call this process: the command as given
+ * (m->cmd_argv, NULL if out of memory; the split of fab_load() edits
+ * argv's array) and the program's name, "ofan-fabric[RANK]" on ranks
+ * other than 0.
+ */
+static void
+fab_identify(struct fab_main *m, int argc, char **argv)
+{
+	m->cmd_argc = argc;
+	m->cmd_argv = calloc((size_t)argc + 1, sizeof(*m->cmd_argv));
+	if (m->cmd_argv != NULL)
+		memcpy(m->cmd_argv, argv, (size_t)argc * sizeof(*m->cmd_argv));
+	snprintf(m->prog, sizeof(m->prog), m->job.rank == 0 ? "ofan-fabric" :
+		 "ofan-fabric[%d]", m->job.rank);
+	m->ropts.prog = m->prog;
+	m->ropts.rank = m->job.rank;
+}
+
+/*
+ * Silence stdout and stderr (a rank other than 0, while it reads what
+ * rank 0 reads too), keeping them in saved[] for fab_unmute().
+ */
+static void
+fab_mute(int saved[2])
+{
+	int null = open("/dev/null", O_WRONLY);
+
+	fflush(stdout);
+	fflush(stderr);
+	saved[0] = dup(1);
+	saved[1] = dup(2);
+	dup2(null, 1);
+	dup2(null, 2);
+	close(null);
+}
+
+/* Give back the stdout and stderr fab_mute() kept in saved[]. */
+static void
+fab_unmute(int saved[2])
+{
+	fflush(stdout);
+	fflush(stderr);
+	dup2(saved[0], 1);
+	dup2(saved[1], 2);
+	close(saved[0]);
+	close(saved[1]);
+}
+
+/*
+ * The arguments (EAL's before "--", if any, then ours) and the
+ * experiment, every sweep combination checked.  Only rank 0 tells of
+ * mistakes.  Returns 0 with m->x loaded (the caller frees it), or the
+ * exit status 2 with nothing loaded.
+ */
+static int
+fab_load(struct fab_main *m, int argc, char **argv)
+{
+	struct fab_opts *o = &m->o;
+	int help, split, status = 0, saved[2] = { -1, -1 };
+
 	/* Every rank reads the same arguments and files: only rank 0 tells
 	 * of their mistakes (the others' stdout and stderr wait meanwhile). */
-	if (job.rank != 0) {
-		int null = open("/dev/null", O_WRONLY);
-
-		fflush(stdout);
-		fflush(stderr);
-		saved[0] = dup(1);
-		saved[1] = dup(2);
-		dup2(null, 1);
-		dup2(null, 2);
-		close(null);
-	}
+	if (m->job.rank != 0)
+		fab_mute(saved);
 	split = ofan_split_args(argc, argv, &help);
 	if (split > 0) {
 		/* The user chose EAL arguments: argv[1 .. split - 1]. */
-		o.eal_argc = split;
-		o.eal_argv = argv;
+		o->eal_argc = split;
+		o->eal_argv = argv;
 		argv[split] = argv[0];
 		argc -= split;
 		argv += split;
 	}
-	if (fab_parse_args(argc, argv, &o) != 0) {
+	if (fab_parse_args(argc, argv, o) != 0) {
 		status = 2;
-	} else if (fab_experiment_load_seeds(o.config, o.overrides,
-					     o.nb_overrides, o.seed_set, o.seed,
-					     o.seeds, !o.list_links, &x, err,
-					     sizeof(err)) != 0) {
-		fprintf(stderr, "ofan-fabric: %s\n", err);
+	} else if (fab_experiment_load_seeds(o->config, o->overrides,
+					     o->nb_overrides, o->seed_set,
+					     o->seed, o->seeds, !o->list_links,
+					     &m->x, m->err,
+					     sizeof(m->err)) != 0) {
+		fprintf(stderr, "ofan-fabric: %s\n", m->err);
 		status = 2;
 	} else {
-		hs_config_moved_warn(x.moved, "ofan-fabric", stderr);
+		hs_config_moved_warn(m->x.moved, "ofan-fabric", stderr);
 	}
-	if (job.rank != 0) {
-		fflush(stdout);
-		fflush(stderr);
-		dup2(saved[0], 1);
-		dup2(saved[1], 2);
-		close(saved[0]);
-		close(saved[1]);
+	if (m->job.rank != 0)
+		fab_unmute(saved);
+	return status;
+}
+
+/*
+ * Under mpirun, how the runs spread over the ranks; the output folder
+ * (--out, or the default for the experiment and its overrides), which
+ * must not hold another run's results unless --replace.  Returns the
+ * status every rank agreed on: 0, or 2 with the message in m->err.
+ */
+static int
+fab_plan(struct fab_main *m)
+{
+	const struct fab_opts *o = &m->o;
+	int status = 0;
+
+	if (m->job.size > 1) {
+		m->spread_runs = o->spread == FAB_SPREAD_RUNS ||
+			(o->spread == FAB_SPREAD_AUTO &&
+			 fab_nb_runs(&m->x) >= (uint32_t)m->job.size);
+		if (!m->spread_runs)
+			m->ropts.job = &m->job;
 	}
-	if (status != 0) {
-		fab_mpi_fini(&job);
-		free(cmd_argv);
-		return status;
-	}
-	if (o.list_links) {
-		status = job.rank == 0 ? fab_list_links(&x.combos[0]) : 0;
-		fab_experiment_free(&x);
-		fab_mpi_fini(&job);
-		free(cmd_argv);
-		return status;
-	}
-	if (job.size > 1) {
-		spread_runs = o.spread == FAB_SPREAD_RUNS ||
-			(o.spread == FAB_SPREAD_AUTO &&
-			 fab_nb_runs(&x) >= (uint32_t)job.size);
-		if (!spread_runs)
-			ropts.job = &job;
-	}
-	run_id = (struct fab_run_id){
-		.config = o.config, .overrides = o.overrides,
-		.nb_overrides = o.nb_overrides, .seed_set = o.seed_set,
-		.seed = o.seed, .seeds = o.seeds,
+	m->run_id = (struct fab_run_id){
+		.config = o->config, .overrides = o->overrides,
+		.nb_overrides = o->nb_overrides, .seed_set = o->seed_set,
+		.seed = o->seed, .seeds = o->seeds,
 	};
-	snprintf(outdir, sizeof(outdir), "%s", o.out ? o.out : "");
-	if (o.out == NULL)
-		fab_outdir_default(x.combos[0].name, &run_id, outdir,
-				   sizeof(outdir));
+	snprintf(m->outdir, sizeof(m->outdir), "%s", o->out ? o->out : "");
+	if (o->out == NULL)
+		fab_outdir_default(m->x.combos[0].name, &m->run_id, m->outdir,
+				   sizeof(m->outdir));
 	/* Another run's results stay unless --replace: checked before
 	 * anything starts, cleared only once every rank is ready. */
-	if (job.rank == 0) {
+	if (m->job.rank == 0) {
 		char ident[FAB_RUN_ID_LEN + 1];
 
-		fab_run_identity(&run_id, ident);
-		if (fab_outdir_check(outdir, ident, o.replace, err,
-				     sizeof(err)) != 0)
+		fab_run_identity(&m->run_id, ident);
+		if (fab_outdir_check(m->outdir, ident, o->replace, m->err,
+				     sizeof(m->err)) != 0)
 			status = 2;
 	}
-	status = fab_mpi_agree(&job, status, err, sizeof(err));
-	if (status != 0) {
-		if (job.rank == 0)
-			fprintf(stderr, "ofan-fabric: %s\n", err);
-		fab_experiment_free(&x);
-		fab_mpi_fini(&job);
-		free(cmd_argv);
-		return status;
-	}
+	return fab_mpi_agree(&m->job, status, m->err, sizeof(m->err));
+}
 
-	/* EAL: the user's arguments, or the embedded default. */
-	for (c = 0; c < x.nb_combos; c++)
-		max_threads = RTE_MAX(max_threads, x.combos[c].threads);
-	fab_lcores(&job, max_threads, lcores, sizeof(lcores));
-	snprintf(prefix, sizeof(prefix), "ofan-fabric-%d", (int)getpid());
-	snprintf(mem, sizeof(mem), "%u", fab_eal_mb(&x, ropts.job != NULL ?
-						  job.size : 1, &pool_n, &room));
-	if (!o.quiet && job.rank == 0) {
+/*
+ * EAL's arguments -- the user's, or the embedded default: no hugepages,
+ * no PCI, the lcores of the [fabric] threads, the memory the largest
+ * combination needs, our own file prefix -- and, unless --quiet, what
+ * is about to run (rank 0).
+ */
+static void
+fab_eal_args(struct fab_main *m)
+{
+	uint16_t max_threads = 1;
+	uint32_t c;
+
+	for (c = 0; c < m->x.nb_combos; c++)
+		max_threads = RTE_MAX(max_threads, m->x.combos[c].threads);
+	fab_lcores(&m->job, max_threads, m->lcores, sizeof(m->lcores));
+	snprintf(m->prefix, sizeof(m->prefix), "ofan-fabric-%d",
+		 (int)getpid());
+	snprintf(m->mem, sizeof(m->mem), "%u",
+		 fab_eal_mb(&m->x, m->ropts.job != NULL ? m->job.size : 1,
+			    &m->pool_n, &m->room));
+	if (!m->o.quiet && m->job.rank == 0) {
 		fprintf(stderr, "ofan-fabric: %s: %u combination(s) x %u scheme(s) x %u seed(s), results in %s\n",
-			x.combos[0].name, x.nb_combos, x.combos[0].nb_schemes,
-			x.combos[0].seeds, outdir);
-		if (job.size > 1)
-			fprintf(stderr, "ofan-fabric: %d ranks, %s\n", job.size,
-				spread_runs ?
+			m->x.combos[0].name, m->x.nb_combos,
+			m->x.combos[0].nb_schemes, m->x.combos[0].seeds,
+			m->outdir);
+		if (m->job.size > 1)
+			fprintf(stderr, "ofan-fabric: %d ranks, %s\n",
+				m->job.size, m->spread_runs ?
 				"each run on one rank (--spread runs)" :
 				"every run split over them (--spread parts)");
 	}
+}
+
+/*
+ * EAL (fab_eal_args()'s arguments; argv0 names the program) and the one
+ * mbuf pool of every run.  Returns 0, or 4 with the message in m->err;
+ * m->eal_ok and m->pool say how far it got, for fab_teardown().
+ */
+static int
+fab_start_eal(struct fab_main *m, char *argv0)
+{
+	struct ofan_phase phase;
+	int eal_argc = 0, rc;
+
 	/* EAL maps its memory and the pool touches its first mbufs. */
-	ofan_phase_begin(&phase, o.quiet ? NULL : stderr, prog,
-			 "setting up %s MB of memory and %u mbufs", mem, pool_n);
-	if (o.eal_argc > 0) {
-		rc = rte_eal_init(o.eal_argc, o.eal_argv);
+	ofan_phase_begin(&phase, m->o.quiet ? NULL : stderr, m->prog,
+			 "setting up %s MB of memory and %u mbufs", m->mem,
+			 m->pool_n);
+	if (m->o.eal_argc > 0) {
+		rc = rte_eal_init(m->o.eal_argc, m->o.eal_argv);
 	} else {
 		char *def[] = {
-			argv[0], "--no-huge", "-m", mem, "--no-pci",
-			"--lcores", lcores, "--file-prefix", prefix,
+			argv0, "--no-huge", "-m", m->mem, "--no-pci",
+			"--lcores", m->lcores, "--file-prefix", m->prefix,
 			"--no-telemetry", "--log-level", "lib.eal:error",
 		};
 
 		for (eal_argc = 0; eal_argc < (int)RTE_DIM(def); eal_argc++)
-			eal_argv[eal_argc] = def[eal_argc];
-		rc = rte_eal_init(eal_argc, eal_argv);
+			m->eal_argv[eal_argc] = def[eal_argc];
+		rc = rte_eal_init(eal_argc, m->eal_argv);
 	}
 	if (rc < 0) {
 		ofan_phase_end(&phase);
-		snprintf(err, sizeof(err), "EAL initialisation failed: %s. Hint: run as root; the default needs %s MB of memory (--no-huge); with your own EAL arguments pass --no-huge -m %s --no-pci",
-			 rte_strerror(rte_errno), mem, mem);
-		status = 4;
-	} else {
-		eal_ok = true;
-		snprintf(rundir, sizeof(rundir), "%s",
-			 rte_eal_get_runtime_dir());
-		if (fab_pool_create(&fpool, pool_n, room,
-				    rte_lcore_count() > 1) == 0)
-			pool = fpool.mp;
-		ropts.pool = &fpool;
-		ofan_phase_end(&phase);
-		if (pool == NULL) {
-			snprintf(err, sizeof(err), "cannot create a pool of %u mbufs of %u bytes: %s. Hint: give EAL more memory (-m)",
-				 pool_n, room, rte_strerror(rte_errno));
-			status = 4;
-		}
+		snprintf(m->err, sizeof(m->err), "EAL initialisation failed: %s. Hint: run as root; the default needs %s MB of memory (--no-huge); with your own EAL arguments pass --no-huge -m %s --no-pci",
+			 rte_strerror(rte_errno), m->mem, m->mem);
+		return 4;
 	}
-	/* Every rank ready, or all stop with the first failing rank's error;
-	 * then rank 0 opens the outputs, and again. */
-	status = fab_mpi_agree(&job, status, err, sizeof(err));
+	m->eal_ok = true;
+	snprintf(m->rundir, sizeof(m->rundir), "%s",
+		 rte_eal_get_runtime_dir());
+	if (fab_pool_create(&m->fpool, m->pool_n, m->room,
+			    rte_lcore_count() > 1) == 0)
+		m->pool = m->fpool.mp;
+	m->ropts.pool = &m->fpool;
+	ofan_phase_end(&phase);
+	if (m->pool == NULL) {
+		snprintf(m->err, sizeof(m->err), "cannot create a pool of %u mbufs of %u bytes: %s. Hint: give EAL more memory (-m)",
+			 m->pool_n, m->room, rte_strerror(rte_errno));
+		return 4;
+	}
+	return 0;
+}
+
+/*
+ * Every rank ready (status: this one's), or all stop with the first
+ * failing rank's error; then rank 0 opens the outputs, and again.
+ * Returns the status every rank agreed on; rank 0 says why it is not 0.
+ */
+static int
+fab_open_outputs(struct fab_main *m, int status)
+{
+	status = fab_mpi_agree(&m->job, status, m->err, sizeof(m->err));
 	if (status == 0) {
 		/* Every rank agrees again, whatever rank 0's outputs say. */
-		if (job.rank == 0) {
-			out = fab_out_open(outdir, &x, err, sizeof(err));
-			if (out == NULL ||
-			    (cmd_argv != NULL &&
-			     fab_out_describe(out, cmd_argc, cmd_argv,
-					      &run_id, err, sizeof(err)) != 0))
+		if (m->job.rank == 0) {
+			m->out = fab_out_open(m->outdir, &m->x, m->err,
+					      sizeof(m->err));
+			if (m->out == NULL ||
+			    (m->cmd_argv != NULL &&
+			     fab_out_describe(m->out, m->cmd_argc, m->cmd_argv,
+					      &m->run_id, m->err,
+					      sizeof(m->err)) != 0))
 				status = 2;
 		}
-		status = fab_mpi_agree(&job, status, err, sizeof(err));
+		status = fab_mpi_agree(&m->job, status, m->err,
+				       sizeof(m->err));
 	}
-	if (status != 0) {
-		if (job.rank == 0)
-			fprintf(stderr, "ofan-fabric: %s\n", err);
-		goto pool_out;
-	}
-	ropts.quiet = o.quiet;
+	if (status != 0 && m->job.rank == 0)
+		fprintf(stderr, "ofan-fabric: %s\n", m->err);
+	return status;
+}
+
+/*
+ * Every run (each on one rank, or each split over the ranks) until done
+ * or interrupted (SIGINT, SIGTERM: 130), then rank 0 writes the summary
+ * and tables.  Returns the status every rank agreed on; sets m->wrote.
+ */
+static int
+fab_run_all(struct fab_main *m)
+{
+	struct ofan_phase phase;
+	int status, rc;
+
+	m->ropts.quiet = m->o.quiet;
 	signal(SIGINT, fab_on_signal);
 	signal(SIGTERM, fab_on_signal);
-	if (spread_runs)
-		status = fab_spread_runs(&job, &x, pool, &ropts, out, outdir);
+	if (m->spread_runs)
+		status = fab_spread_runs(&m->job, &m->x, m->pool, &m->ropts,
+					 m->out, m->outdir);
 	else
-		status = fab_sequential_runs(&x, pool, &ropts, out, outdir,
-					     job.rank == 0);
+		status = fab_sequential_runs(&m->x, m->pool, &m->ropts, m->out,
+					     m->outdir, m->job.rank == 0);
 	if (fab_interrupted) {
-		if (job.rank == 0)
+		if (m->job.rank == 0)
 			fprintf(stderr, "ofan-fabric: interrupted; results so far in %s\n",
-				outdir);
+				m->outdir);
 		status = 130;
 	}
-	if (job.rank == 0) {
-		ofan_phase_begin(&phase, o.quiet ? NULL : stderr, prog,
-				 "writing the summary and tables in %s", outdir);
-		rc = fab_out_close(out, o.quiet ? NULL : stdout);
+	if (m->job.rank == 0) {
+		ofan_phase_begin(&phase, m->o.quiet ? NULL : stderr, m->prog,
+				 "writing the summary and tables in %s",
+				 m->outdir);
+		rc = fab_out_close(m->out, m->o.quiet ? NULL : stdout);
 		ofan_phase_end(&phase);
 		if (rc != 0) {
 			fprintf(stderr, "ofan-fabric: cannot write the summary in %s\n",
-				outdir);
+				m->outdir);
 			if (status == 0)
 				status = 2;
 		}
 	}
-	status = fab_mpi_agree(&job, status, NULL, 0);
-	wrote = true;
-pool_out:
+	status = fab_mpi_agree(&m->job, status, NULL, 0);
+	m->wrote = true;
+	return status;
+}
+
+/*
+ * The end once fab_plan() passed, however far the rest got: the FIB
+ * cache, the pool, EAL and its runtime directory, the experiment, the
+ * MPI job; then the plots (testbed/plot.sh) if the runs wrote results.
+ */
+static void
+fab_teardown(struct fab_main *m)
+{
 	/* Every run checked that its mbufs came back (fab_run's mbuf_leak). */
 	/* The last FIB goes with EAL's memory (rte_eal_cleanup): rte_free()
 	 * would first clear all 64 MB of it, faulting in the pages lookups
 	 * never touched (0.17 s here, a k = 8 run's third). */
-	free(fib_cache.sig);
-	fab_pool_free(&fpool);
-	if (eal_ok)
+	free(m->fib_cache.sig);
+	fab_pool_free(&m->fpool);
+	if (m->eal_ok)
 		rte_eal_cleanup();
-	if (o.eal_argc == 0)
-		fab_eal_rundir_remove(rundir);
-	fab_experiment_free(&x);
-	fab_mpi_fini(&job);
-	if (o.plot && wrote && job.rank == 0)
-		fab_plot(outdir, o.quiet);
-	free(cmd_argv);
+	if (m->o.eal_argc == 0)
+		fab_eal_rundir_remove(m->rundir);
+	fab_experiment_free(&m->x);
+	fab_mpi_fini(&m->job);
+	if (m->o.plot && m->wrote && m->job.rank == 0)
+		fab_plot(m->outdir, m->o.quiet);
+	free(m->cmd_argv);
+}
+
+/*
+ * The end before EAL: the experiment if loaded, the MPI job, the
+ * command's copy.  Returns status, the exit status.
+ */
+static int
+fab_end_early(struct fab_main *m, int status, bool loaded)
+{
+	if (loaded)
+		fab_experiment_free(&m->x);
+	fab_mpi_fini(&m->job);
+	free(m->cmd_argv);
+	return status;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct fab_main m = { 0 };
+	int status;
+
+	m.ropts = (struct fab_run_opts){ .interrupt = &fab_interrupted,
+					 .fib = &m.fib_cache };
+	if (ofan_version_asked(argc, argv))
+		return ofan_version_print("ofan-fabric");
+	if (argc == 2 && strcmp(argv[1], "--config-reference") == 0)
+		return fab_print_reference();
+	if (fab_mpi_init(&m.job, &argc, &argv, m.err, sizeof(m.err)) != 0) {
+		fprintf(stderr, "ofan-fabric: %s\n", m.err);
+		return 2;
+	}
+	fab_identify(&m, argc, argv);
+	status = fab_load(&m, argc, argv);
+	if (status != 0)
+		return fab_end_early(&m, status, false);
+	if (m.o.list_links)
+		return fab_end_early(&m, m.job.rank == 0 ?
+				     fab_list_links(&m.x.combos[0]) : 0, true);
+	status = fab_plan(&m);
+	if (status != 0) {
+		if (m.job.rank == 0)
+			fprintf(stderr, "ofan-fabric: %s\n", m.err);
+		return fab_end_early(&m, status, true);
+	}
+	fab_eal_args(&m);
+	status = fab_open_outputs(&m, fab_start_eal(&m, argv[0]));
+	if (status == 0)
+		status = fab_run_all(&m);
+	fab_teardown(&m);
 	return status;
 }
