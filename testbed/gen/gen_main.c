@@ -618,8 +618,16 @@ gen_wire_only(const struct gen *g)
 	return 0;
 }
 
-int
-main(int argc, char **argv)
+/* gen_parse_args(), gen_check_opts(), gen_load(): go on. */
+#define GEN_CONTINUE (-1)
+
+/*
+ * The command line into *o, defaults first.  Returns GEN_CONTINUE, or
+ * the exit status when the process ends here: 0 after --help, 2 after a
+ * bad option (said on stderr).
+ */
+static int
+gen_parse_args(struct gen_opts *o, int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "config", required_argument, NULL, 'c' },
@@ -635,28 +643,21 @@ main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct gen g;
-	struct fab_experiment x;
-	char err[1024] = "", path[600];
-	int c, i, rc = 0;
-	uint32_t s;
+	int c, i;
 
-	if (ofan_version_asked(argc, argv))
-		return ofan_version_print("ofan-testbed-gen");
-	memset(&g, 0, sizeof(g));
-	g.o.tag = "oft";
-	g.o.pmd = "af_packet";
-	g.o.mode = GEN_VETH;
+	o->tag = "oft";
+	o->pmd = "af_packet";
+	o->mode = GEN_VETH;
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (c) {
-		case 'c': g.o.config = optarg; break;
-		case 'o': g.o.out = optarg; break;
-		case 's': g.o.scheme = optarg; break;
-		case 't': g.o.tag = optarg; break;
-		case 'd': g.o.sock_dir = optarg; break;
-		case 'i': g.o.inventory = optarg; break;
-		case 'p': g.o.pmd = optarg; break;
-		case 'l': g.o.list_runs = true; break;
+		case 'c': o->config = optarg; break;
+		case 'o': o->out = optarg; break;
+		case 's': o->scheme = optarg; break;
+		case 't': o->tag = optarg; break;
+		case 'd': o->sock_dir = optarg; break;
+		case 'i': o->inventory = optarg; break;
+		case 'p': o->pmd = optarg; break;
+		case 'l': o->list_runs = true; break;
 		case 'r': {
 			uint64_t v;
 
@@ -665,7 +666,7 @@ main(int argc, char **argv)
 					optarg);
 				return 2;
 			}
-			g.o.run = (uint32_t)v;
+			o->run = (uint32_t)v;
 			break;
 		}
 		case 'm':
@@ -677,7 +678,7 @@ main(int argc, char **argv)
 					optarg);
 				return 2;
 			}
-			g.o.mode = (enum gen_mode)i;
+			o->mode = (enum gen_mode)i;
 			break;
 		case 'h':
 			gen_usage(stdout);
@@ -692,167 +693,265 @@ main(int argc, char **argv)
 			argv[optind]);
 		return 2;
 	}
-	if (g.o.config == NULL || (g.o.out == NULL && !g.o.list_runs) ||
-	    (g.o.mode == GEN_SRIOV && g.o.inventory == NULL &&
-	     !g.o.list_runs)) {
+	return GEN_CONTINUE;
+}
+
+/*
+ * The options together: --config and --out (--inventory with sriov)
+ * given, --tag and --pmd valid; --sock-dir defaults to --out.  Returns
+ * GEN_CONTINUE, or the exit status 2 after a message on stderr.
+ */
+static int
+gen_check_opts(struct gen_opts *o)
+{
+	if (o->config == NULL || (o->out == NULL && !o->list_runs) ||
+	    (o->mode == GEN_SRIOV && o->inventory == NULL &&
+	     !o->list_runs)) {
 		fprintf(stderr, "ofan-testbed-gen: --config and --out are required (and --inventory with --mode sriov)\n");
 		return 2;
 	}
-	if (strlen(g.o.tag) > 6 || strspn(g.o.tag,
-		"abcdefghijklmnopqrstuvwxyz0123456789") != strlen(g.o.tag)) {
+	if (strlen(o->tag) > 6 || strspn(o->tag,
+		"abcdefghijklmnopqrstuvwxyz0123456789") != strlen(o->tag)) {
 		fprintf(stderr, "ofan-testbed-gen: --tag '%s'; expected 1 to 6 lower-case letters or digits\n",
-			g.o.tag);
+			o->tag);
 		return 2;
 	}
-	if (strcmp(g.o.pmd, "af_packet") != 0 && strcmp(g.o.pmd, "af_xdp") != 0) {
+	if (strcmp(o->pmd, "af_packet") != 0 && strcmp(o->pmd, "af_xdp") != 0) {
 		fprintf(stderr, "ofan-testbed-gen: --pmd '%s'; expected af_packet or af_xdp\n",
-			g.o.pmd);
+			o->pmd);
 		return 2;
 	}
-	if (g.o.sock_dir == NULL)
-		g.o.sock_dir = g.o.out;
-	if (fab_experiment_load(g.o.config, NULL, 0, false, 0, &x, err,
-				sizeof(err)) != 0) {
+	if (o->sock_dir == NULL)
+		o->sock_dir = o->out;
+	return GEN_CONTINUE;
+}
+
+/*
+ * The experiment file into *x, and --list-runs' answer or --run's
+ * check.  Returns GEN_CONTINUE with *x loaded (the caller frees it), or
+ * the exit status (0 after --list-runs, 2 on a mistake) with *x freed.
+ */
+static int
+gen_load(const struct gen_opts *o, struct fab_experiment *x, char *err,
+	 size_t err_size)
+{
+	if (fab_experiment_load(o->config, NULL, 0, false, 0, x, err,
+				err_size) != 0) {
 		fprintf(stderr, "ofan-testbed-gen: %s\n", err);
 		return 2;
 	}
-	hs_config_moved_warn(x.moved, "ofan-testbed-gen", stderr);
-	if (g.o.list_runs) {
-		gen_list_runs(&x);
-		fab_experiment_free(&x);
+	hs_config_moved_warn(x->moved, "ofan-testbed-gen", stderr);
+	if (o->list_runs) {
+		gen_list_runs(x);
+		fab_experiment_free(x);
 		return 0;
 	}
-	if (g.o.run >= x.nb_combos) {
+	if (o->run >= x->nb_combos) {
 		fprintf(stderr, "ofan-testbed-gen: --run %u; %s has %u combination(s), 0 to %u\n",
-			g.o.run, g.o.config, x.nb_combos, x.nb_combos - 1);
-		fab_experiment_free(&x);
+			o->run, o->config, x->nb_combos, x->nb_combos - 1);
+		fab_experiment_free(x);
 		return 2;
 	}
-	g.p = &x.combos[g.o.run];
-	if (g.p->data_wire_bytes != 0 || g.p->ack_wire_bytes != 0) {
+	return GEN_CONTINUE;
+}
+
+/*
+ * The run's combination (g->p) and scheme (g->sc), refused where a
+ * testbed cannot follow them: ofan-fabric's frame model, per-layer
+ * queues, the wire's own failures.  Returns 0, or 2 after a message on
+ * stderr.
+ */
+static int
+gen_pick_run(struct gen *g, const struct fab_experiment *x)
+{
+	int i;
+
+	g->p = &x->combos[g->o.run];
+	if (g->p->data_wire_bytes != 0 || g->p->ack_wire_bytes != 0) {
 		/* A testbed's links are real: frames cost what Ethernet costs. */
 		fprintf(stderr, "ofan-testbed-gen: %s:fabric:%s: '%u' is ofan-fabric's frame model, which real links cannot follow; expected 0 (frames cost their bytes and 24) in a testbed\n",
-			g.o.config, g.p->data_wire_bytes != 0 ?
+			g->o.config, g->p->data_wire_bytes != 0 ?
 			"data_wire_bytes" : "ack_wire_bytes",
-			g.p->data_wire_bytes != 0 ? g.p->data_wire_bytes :
-			g.p->ack_wire_bytes);
-		rc = 2;
-		goto out;
+			g->p->data_wire_bytes != 0 ? g->p->data_wire_bytes :
+			g->p->ack_wire_bytes);
+		return 2;
 	}
-	if (g.p->queue_layer_set != 0) {
+	if (g->p->queue_layer_set != 0) {
 		/* Per-layer queues would be per-port keys of each switch. */
-		int l = __builtin_ctz(g.p->queue_layer_set);
+		int l = __builtin_ctz(g->p->queue_layer_set);
 
 		fprintf(stderr, "ofan-testbed-gen: %s:queue.%s: per-layer queue sections are ofan-fabric's; expected one [queue] for every switch in a testbed\n",
-			g.o.config, fab_layer_name(g.p->topo,
-						   (enum fab_layer)l));
-		rc = 2;
-		goto out;
+			g->o.config, fab_layer_name(g->p->topo,
+						    (enum fab_layer)l));
+		return 2;
 	}
-	if (gen_wire_only(&g) != 0) {
-		rc = 2;
-		goto out;
-	}
-	g.sc = &g.p->schemes[0];
-	for (i = 0; g.o.scheme != NULL && i < g.p->nb_schemes; i++)
-		if (strcmp(g.p->schemes[i].name, g.o.scheme) == 0)
-			g.sc = &g.p->schemes[i];
-	if (g.o.scheme != NULL && strcmp(g.sc->name, g.o.scheme) != 0) {
+	if (gen_wire_only(g) != 0)
+		return 2;
+	g->sc = &g->p->schemes[0];
+	for (i = 0; g->o.scheme != NULL && i < g->p->nb_schemes; i++)
+		if (strcmp(g->p->schemes[i].name, g->o.scheme) == 0)
+			g->sc = &g->p->schemes[i];
+	if (g->o.scheme != NULL && strcmp(g->sc->name, g->o.scheme) != 0) {
 		fprintf(stderr, "ofan-testbed-gen: --scheme '%s' is not in %s:fabric:schemes\n",
-			g.o.scheme, g.o.config);
-		rc = 2;
-		goto out;
+			g->o.scheme, g->o.config);
+		return 2;
 	}
+	return 0;
+}
+
+/*
+ * Once the topology is built: the switches' schedules (g->sched), the
+ * --out folder and plan.txt (g->plan) with its header line.  Returns 0,
+ * or 2 after a message on stderr with g->plan not open; g->sched (NULL
+ * or made) is the caller's to free either way.
+ */
+static int
+gen_open_plan(struct gen *g, uint32_t nb_combos, char *err, size_t err_size)
+{
+	char path[600];
+	uint32_t nf, nr;
+
+	g->sched = gen_sched_build(g->p, &g->t, err, err_size);
+	if (g->sched == NULL) {
+		fprintf(stderr, "ofan-testbed-gen: %s:%s\n", g->o.config, err);
+		return 2;
+	}
+	if (mkdir(g->o.out, 0755) != 0 && errno != EEXIST) {
+		fprintf(stderr, "ofan-testbed-gen: cannot create %s: %s\n",
+			g->o.out, strerror(errno));
+		return 2;
+	}
+	snprintf(path, sizeof(path), "%s/plan.txt", g->o.out);
+	g->plan = fopen(path, "w");
+	if (g->plan == NULL) {
+		fprintf(stderr, "ofan-testbed-gen: cannot write %s: %s\n",
+			path, strerror(errno));
+		return 2;
+	}
+	gen_sched_counts(g->sched, &nf, &nr);
+	fprintf(g->plan, "# %s, scheme %s, %s links: %u switches, %u hosts, run %u of %u, %u failure(s), %u reroute(s)\n",
+		g->p->name, g->sc->name, gen_mode_names[g->o.mode],
+		g->t.nb_switches, g->t.nb_hosts, g->o.run, nb_combos, nf, nr);
+	return 0;
+}
+
+/* veth: the plan's namespaces (each switch's, the hosts') and veth pairs. */
+static void
+gen_plan_veth(struct gen *g)
+{
+	char ns[96], ia[32], ib[32], na[96], nb[96];
+	uint32_t s, l;
+
+	for (s = 0; s < g->t.nb_switches; s++) {
+		gen_ns(g, false, s, ns, sizeof(ns));
+		fprintf(g->plan, "netns %s\n", ns);
+	}
+	gen_ns(g, true, 0, ns, sizeof(ns));
+	fprintf(g->plan, "netns %s\n", ns);
+	for (l = 0; l < g->t.nb_links; l++) {
+		const struct fab_link_desc *k = &g->t.links[l];
+
+		gen_ifname(g, l, 0, ia, sizeof(ia));
+		gen_ifname(g, l, 1, ib, sizeof(ib));
+		gen_ns(g, k->is_host[0], k->node[0], na, sizeof(na));
+		gen_ns(g, k->is_host[1], k->node[1], nb, sizeof(nb));
+		fprintf(g->plan, "veth %s %s %s %s\n", ia, na, ib, nb);
+	}
+}
+
+/*
+ * sriov: one ofan-host configuration per machine of the inventory that
+ * runs hosts, on the lcore of its last host.  Returns 0 or 2.
+ */
+static int
+gen_hosts_per_machine(struct gen *g)
+{
+	const char *secs[64];
+	int nm = ofan_cfg_sections(g->inv, "machine.", secs, 64), j;
+	int rc = 0;
+
+	for (j = 0; j < nm && j < 64 && rc == 0; j++) {
+		uint32_t r, lc = 0;
+		bool any = false;
+
+		for (r = 0; r < g->t.nb_hosts; r++)
+			if (gen_pick_machine(g, r, secs[j] + 8)) {
+				any = true;
+				lc = g->host_node[r].lcore;
+			}
+		if (any && gen_hosts(g, secs[j] + 8, secs[j] + 8,
+				     (uint16_t)lc, gen_pick_machine,
+				     secs[j] + 8) != 0)
+			rc = 2;
+	}
+	return rc;
+}
+
+/*
+ * The body of plan.txt and the configurations: the inventory (sriov),
+ * the namespaces and veth pairs (veth), one ofan-switch configuration
+ * per switch, then the hosts'.  Returns 0, or 2 after a message on
+ * stderr; closing g->plan is the caller's.
+ */
+static int
+gen_write_plan(struct gen *g, char *err, size_t err_size)
+{
+	uint32_t s;
+	int rc = 0;
+
+	if (g->o.mode == GEN_SRIOV &&
+	    gen_inventory(g, err, err_size) != 0) {
+		fprintf(stderr, "ofan-testbed-gen: %s\n", err);
+		return 2;
+	}
+	if (g->o.mode == GEN_VETH)
+		gen_plan_veth(g);
+	for (s = 0; s < g->t.nb_switches && rc == 0; s++)
+		if (gen_switch(g, s, (uint16_t)(s % 2)) != 0)
+			rc = 2;
+	if (rc == 0 && g->o.mode != GEN_SRIOV) {
+		if (gen_hosts(g, "all", NULL, 1, gen_pick_all, NULL) != 0)
+			rc = 2;
+	} else if (rc == 0) {
+		rc = gen_hosts_per_machine(g);
+	}
+	if (rc != 0)
+		fprintf(stderr, "ofan-testbed-gen: cannot write the configurations in %s\n",
+			g->o.out);
+	return rc;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct gen g;
+	struct fab_experiment x;
+	char err[1024] = "";
+	int rc;
+
+	if (ofan_version_asked(argc, argv))
+		return ofan_version_print("ofan-testbed-gen");
+	memset(&g, 0, sizeof(g));
+	rc = gen_parse_args(&g.o, argc, argv);
+	if (rc == GEN_CONTINUE)
+		rc = gen_check_opts(&g.o);
+	if (rc == GEN_CONTINUE)
+		rc = gen_load(&g.o, &x, err, sizeof(err));
+	if (rc != GEN_CONTINUE)
+		return rc;
+	rc = gen_pick_run(&g, &x);
+	if (rc != 0)
+		goto out;
 	if (fab_topo_build(g.p, g.sc->sw_policy, &g.t, err,
 			   sizeof(err)) != 0) {
 		fprintf(stderr, "ofan-testbed-gen: %s\n", err);
 		rc = 2;
 		goto out;
 	}
-	g.sched = gen_sched_build(g.p, &g.t, err, sizeof(err));
-	if (g.sched == NULL) {
-		fprintf(stderr, "ofan-testbed-gen: %s:%s\n", g.o.config, err);
-		rc = 2;
-		goto topo;
-	}
-	if (mkdir(g.o.out, 0755) != 0 && errno != EEXIST) {
-		fprintf(stderr, "ofan-testbed-gen: cannot create %s: %s\n",
-			g.o.out, strerror(errno));
-		rc = 2;
-		goto topo;
-	}
-	snprintf(path, sizeof(path), "%s/plan.txt", g.o.out);
-	g.plan = fopen(path, "w");
-	if (g.plan == NULL) {
-		fprintf(stderr, "ofan-testbed-gen: cannot write %s: %s\n",
-			path, strerror(errno));
-		rc = 2;
-		goto topo;
-	}
-	{
-		uint32_t nf, nr;
-
-		gen_sched_counts(g.sched, &nf, &nr);
-		fprintf(g.plan, "# %s, scheme %s, %s links: %u switches, %u hosts, run %u of %u, %u failure(s), %u reroute(s)\n",
-			g.p->name, g.sc->name, gen_mode_names[g.o.mode],
-			g.t.nb_switches, g.t.nb_hosts, g.o.run, x.nb_combos,
-			nf, nr);
-	}
-	if (g.o.mode == GEN_SRIOV &&
-	    gen_inventory(&g, err, sizeof(err)) != 0) {
-		fprintf(stderr, "ofan-testbed-gen: %s\n", err);
-		rc = 2;
-		goto plan;
-	}
-	if (g.o.mode == GEN_VETH) {
-		char ns[96], ia[32], ib[32], na[96], nb[96];
-		uint32_t l;
-
-		for (s = 0; s < g.t.nb_switches; s++) {
-			gen_ns(&g, false, s, ns, sizeof(ns));
-			fprintf(g.plan, "netns %s\n", ns);
-		}
-		gen_ns(&g, true, 0, ns, sizeof(ns));
-		fprintf(g.plan, "netns %s\n", ns);
-		for (l = 0; l < g.t.nb_links; l++) {
-			const struct fab_link_desc *k = &g.t.links[l];
-
-			gen_ifname(&g, l, 0, ia, sizeof(ia));
-			gen_ifname(&g, l, 1, ib, sizeof(ib));
-			gen_ns(&g, k->is_host[0], k->node[0], na, sizeof(na));
-			gen_ns(&g, k->is_host[1], k->node[1], nb, sizeof(nb));
-			fprintf(g.plan, "veth %s %s %s %s\n", ia, na, ib, nb);
-		}
-	}
-	for (s = 0; s < g.t.nb_switches && rc == 0; s++)
-		if (gen_switch(&g, s, (uint16_t)(s % 2)) != 0)
-			rc = 2;
-	if (rc == 0 && g.o.mode != GEN_SRIOV) {
-		if (gen_hosts(&g, "all", NULL, 1, gen_pick_all, NULL) != 0)
-			rc = 2;
-	} else if (rc == 0) {
-		const char *secs[64];
-		int nm = ofan_cfg_sections(g.inv, "machine.", secs, 64), j;
-
-		for (j = 0; j < nm && j < 64 && rc == 0; j++) {
-			uint32_t r, lc = 0;
-			bool any = false;
-
-			for (r = 0; r < g.t.nb_hosts; r++)
-				if (gen_pick_machine(&g, r, secs[j] + 8)) {
-					any = true;
-					lc = g.host_node[r].lcore;
-				}
-			if (any && gen_hosts(&g, secs[j] + 8, secs[j] + 8,
-					     (uint16_t)lc, gen_pick_machine,
-					     secs[j] + 8) != 0)
-				rc = 2;
-		}
-	}
+	rc = gen_open_plan(&g, x.nb_combos, err, sizeof(err));
 	if (rc != 0)
-		fprintf(stderr, "ofan-testbed-gen: cannot write the configurations in %s\n",
-			g.o.out);
-plan:
+		goto topo;
+	rc = gen_write_plan(&g, err, sizeof(err));
 	if (fclose(g.plan) != 0 && rc == 0)
 		rc = 2;
 topo:
