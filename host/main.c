@@ -273,6 +273,17 @@ hs_print_reference(void)
 	return 0;
 }
 
+/* Free what hs_configure() and hs_check() made, the config last. */
+static void
+hs_free_config(struct hs_app *app)
+{
+	hs_app_wl_fini(app);
+	hs_trigger_state_fini(&app->trig);
+	free(app->host_of_rank);
+	hs_app_free_traffic(app);
+	free(app->cfg);
+}
+
 /* hs_configure() and hs_check(): all is well so far, go on. */
 #define HS_CONTINUE (-1)
 
@@ -319,8 +330,7 @@ hs_configure(struct hs_app *app, struct ofan_shell *sh, int argc,
 	if (app->host_of_rank == NULL ||
 	    hs_trigger_state_init(&app->trig, &app->traffic) != 0) {
 		fprintf(stderr, "ofan-host: out of memory\n");
-		hs_app_free_traffic(app);
-		free(app->cfg);
+		hs_free_config(app);
 		return OFAN_EXIT_FAILED;
 	}
 	for (r = 0; r < app->traffic.nb_ranks; r++)
@@ -509,17 +519,6 @@ hs_teardown(struct hs_app *app, struct ofan_shell *sh)
 		hs_host_free(app->hosts[k]);
 	rte_mempool_free(app->pool);
 	ofan_shell_exit(sh);
-}
-
-/* Free what hs_configure() and hs_check() made, the config last. */
-static void
-hs_free_config(struct hs_app *app)
-{
-	hs_app_wl_fini(app);
-	hs_trigger_state_fini(&app->trig);
-	free(app->host_of_rank);
-	hs_app_free_traffic(app);
-	free(app->cfg);
 }
 
 int
