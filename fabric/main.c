@@ -619,11 +619,14 @@ fab_open_outputs(struct fab_main *m, int status)
 		if (m->job.rank == 0) {
 			m->out = fab_out_open(m->outdir, &m->x, m->err,
 					      sizeof(m->err));
-			if (m->out == NULL ||
-			    (m->cmd_argv != NULL &&
-			     fab_out_describe(m->out, m->cmd_argc, m->cmd_argv,
-					      &m->run_id, m->err,
-					      sizeof(m->err)) != 0))
+			if (m->out != NULL && m->cmd_argv != NULL &&
+			    fab_out_describe(m->out, m->cmd_argc, m->cmd_argv,
+					     &m->run_id, m->err,
+					     sizeof(m->err)) != 0) {
+				fab_out_discard(m->out);
+				m->out = NULL;
+			}
+			if (m->out == NULL)
 				status = 2;
 		}
 		status = fab_mpi_agree(&m->job, status, m->err,

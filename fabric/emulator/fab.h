@@ -256,5 +256,7 @@ int fab_out_run(struct fab_out *o, const struct fab_params *p,
  * to table too, unless it is NULL (--quiet).
  */
 int fab_out_close(struct fab_out *o, FILE *table);
+/* Close the files of o and free it, writing nothing more (a failed start). */
+void fab_out_discard(struct fab_out *o);
 
 #endif /* OFAN_FAB_H */

@@ -977,6 +977,17 @@ fab_out_table(const struct fab_out *o, const struct fab_agg *g,
 		fclose(f[1]);
 }
 
+void
+fab_out_discard(struct fab_out *o)
+{
+	fclose(o->flows);
+	fclose(o->queues);
+	fclose(o->qtime);
+	fab_jobs_out_close(&o->jobs);
+	free(o->runs);
+	free(o);
+}
+
 int
 fab_out_close(struct fab_out *o, FILE *table)
 {
