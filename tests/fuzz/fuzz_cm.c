@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hs_cm.h"
 #include "hs_traffic.h"
 
 static void
