@@ -2,15 +2,18 @@
 /*
  * Every registered congestion controller keeps the contract of
  * host/transport/hs_cc.h (tests/lib/cc_conformance.h): with its
- * defaults, and ecn_window with the smallest and the largest window.
+ * defaults, ecn_window with the smallest and the largest window, and
+ * NSCC from one packet without quick adapt.
  * The built-ins' arithmetic is test_sack's case "cc".
  */
 #include <check.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cc_conformance.h"
 #include "hs_cc.h"
 #include "hs_ecn_window.h"
+#include "hs_nscc.h"
 #include "unit_suite.h"
 
 int
@@ -20,6 +23,7 @@ main(void)
 	static const struct hs_ecn_window_settings widest = {
 		.window_pkts = 1u << 20,
 	};
+	struct hs_nscc_settings nscc_small;
 	Suite *s = suite_create("cc");
 	unsigned int i;
 
@@ -32,5 +36,12 @@ main(void)
 						&one));
 	suite_add_tcase(s, cc_conformance_tcase(hs_cc_find("ecn_window"),
 						&widest));
+	/* NSCC from one packet, without quick adapt, a 1 us target. */
+	memset(&nscc_small, 0, sizeof(nscc_small));
+	hs_cc_nscc.defaults(&nscc_small);
+	nscc_small.window_pkts = 1;
+	nscc_small.quick_adapt = false;
+	nscc_small.target_delay_ns = 1000;
+	suite_add_tcase(s, cc_conformance_tcase(&hs_cc_nscc, &nscc_small));
 	return t_run_suite(s);
 }

@@ -61,37 +61,57 @@ aimd_parse(struct ofan_cfg *cfg, const char *section, void *settings)
 	return 0;
 }
 
+/* A flow's window, packets, and its packets' payload bytes. */
+struct aimd_state {
+	double cwnd;
+	uint16_t mss;
+};
+
 static void
-aimd_start(struct hs_cc_state *st, const void *settings)
+aimd_start(void *st, const void *settings, const struct hs_cc_flow *f)
 {
-	st->cwnd = ((const struct aimd_settings *)settings)->max_window;
+	struct aimd_state *w = st;
+
+	w->cwnd = ((const struct aimd_settings *)settings)->max_window;
+	w->mss = f->mss;
 }
 
 static bool
-aimd_may_send(const struct hs_cc_state *st, const void *settings,
-	      uint32_t in_flight)
+aimd_may_send(const void *st, const void *settings,
+	      const struct hs_cc_flight *f)
 {
 	RTE_SET_USED(settings);
-	return in_flight < (uint32_t)st->cwnd;
+	return f->pkts < (uint32_t)((const struct aimd_state *)st)->cwnd;
+}
+
+static double
+aimd_window(const void *st, const void *settings)
+{
+	const struct aimd_state *w = st;
+
+	RTE_SET_USED(settings);
+	return (double)(uint32_t)w->cwnd * w->mss;
 }
 
 static void
-aimd_on_ack(struct hs_cc_state *st, const void *settings, bool ce)
+aimd_on_ack(void *st, const void *settings, const struct hs_cc_ack *a)
 {
 	const struct aimd_settings *s = settings;
+	struct aimd_state *w = st;
 
-	if (ce)
-		st->cwnd = RTE_MAX(1.0, st->cwnd * s->beta);
+	if (a->ce)
+		w->cwnd = RTE_MAX(1.0, w->cwnd * s->beta);
 	else
-		st->cwnd = RTE_MIN((double)s->max_window,
-				   st->cwnd + 1.0 / st->cwnd);
+		w->cwnd = RTE_MIN((double)s->max_window,
+				  w->cwnd + 1.0 / w->cwnd);
 }
 
 static void
-aimd_on_timeout(struct hs_cc_state *st, const void *settings)
+aimd_on_timeout(void *st, const void *settings, uint64_t now_ns)
 {
 	RTE_SET_USED(settings);
-	st->cwnd = 1.0;
+	RTE_SET_USED(now_ns);
+	((struct aimd_state *)st)->cwnd = 1.0;
 }
 
 static const struct hs_cc_ops aimd_ops = {
@@ -99,10 +119,12 @@ static const struct hs_cc_ops aimd_ops = {
 	.summary = "a window: times beta on a CE echo, +1/window per clean ACK, 1 after a timeout",
 	.windowed = true,
 	.settings_size = sizeof(struct aimd_settings),
+	.state_size = sizeof(struct aimd_state),
 	.defaults = aimd_defaults,
 	.parse = aimd_parse,
 	.start = aimd_start,
 	.may_send = aimd_may_send,
+	.window = aimd_window,
 	.on_ack = aimd_on_ack,
 	.on_timeout = aimd_on_timeout,
 };
@@ -171,7 +193,7 @@ START_TEST(test_config)
 	fab_experiment_free(&x);
 	t_expect_refused("host.cc=rate", bad, RTE_DIM(bad));
 	ck_assert_int_ne(t_load(&x, unknown, 1, err, sizeof(err)), 0);
-	ck_assert_msg(strstr(err, "'aimdd' is unknown; expected one of rate, ecn_window, aimd") != NULL,
+	ck_assert_msg(strstr(err, "'aimdd' is unknown; expected one of rate, ecn_window, nscc, aimd") != NULL,
 		      "%s", err);
 }
 END_TEST

@@ -1546,7 +1546,7 @@ START_TEST(test_cc_rate)
 	ck_assert(cc->start == NULL && cc->may_send == NULL &&
 		  cc->on_ack == NULL && cc->on_timeout == NULL);
 	/* ofan-host --help's lines. */
-	ck_assert_ptr_null(hs_cc_registry[2]);
+	ck_assert_ptr_null(hs_cc_registry[3]);
 	T_CHECK_DESCRIBE(hs_cc_describe, hs_cc_registry);
 }
 END_TEST
@@ -1557,53 +1557,79 @@ END_TEST
  * after a timeout; a new packet leaves only while fewer than the window
  * are out.
  */
+/* ACK, CE echo or not, and flight of pkts packets for the tests. */
+static const struct hs_cc_ack t_cc_ack = { .acked_pkts = 1 };
+static const struct hs_cc_ack t_cc_ce = { .acked_pkts = 1, .ce = true };
+
+static bool
+t_cc_may(const struct hs_cc_ops *cc, const void *st, const void *set,
+	 uint32_t pkts)
+{
+	struct hs_cc_flight f = { .pkts = pkts, .bytes = (uint64_t)pkts * 100 };
+
+	return cc->may_send(st, set, &f);
+}
+
 START_TEST(test_cc_ecn_window)
 {
 	const struct hs_cc_ops *cc = hs_cc_find("ECN_Window");
 	const struct hs_ecn_window_settings w8 = { .window_pkts = 8 };
 	const struct hs_ecn_window_settings w4 = { .window_pkts = 4 };
+	const struct hs_cc_flow fl = { .mss = 100 };
 	struct hs_cc_settings_table set;
-	struct hs_cc_state st = { 0 };
+	struct hs_cc_state blk = { 0 };
+	struct hs_ecn_window_state *st = (void *)blk.bytes;
 	unsigned int i;
 
 	ck_assert_ptr_nonnull(cc);
 	ck_assert(cc->windowed);
 	ck_assert_uint_eq(cc->settings_size, sizeof(w8));
+	ck_assert_uint_eq(cc->state_size, sizeof(*st));
 	hs_cc_settings_defaults(&set);
 	ck_assert_uint_eq(((const struct hs_ecn_window_settings *)
 			   hs_cc_settings_of(&set, cc))->window_pkts, 64);
-	cc->start(&st, &w8);
-	ck_assert(st.cwnd == 8.0);
-	ck_assert(cc->may_send(&st, &w8, 7));
-	ck_assert(!cc->may_send(&st, &w8, 8));
-	cc->on_ack(&st, &w8, false);	/* at the cap already */
-	ck_assert(st.cwnd == 8.0);
-	cc->on_ack(&st, &w8, true);
-	ck_assert(st.cwnd == 7.5);
-	ck_assert(!cc->may_send(&st, &w8, 7));	/* 7.5 packets: 7 */
-	cc->on_ack(&st, &w8, false);
-	ck_assert(st.cwnd == 7.5 + 1.0 / 7.5);
+	cc->start(st, &w8, &fl);
+	ck_assert(st->cwnd == 8.0);
+	ck_assert(cc->window(st, &w8) == 800.0);
+	ck_assert(t_cc_may(cc, st, &w8, 7));
+	ck_assert(!t_cc_may(cc, st, &w8, 8));
+	cc->on_ack(st, &w8, &t_cc_ack);	/* at the cap already */
+	ck_assert(st->cwnd == 8.0);
+	cc->on_ack(st, &w8, &t_cc_ce);
+	ck_assert(st->cwnd == 7.5);
+	ck_assert(!t_cc_may(cc, st, &w8, 7));	/* 7.5 packets: 7 */
+	ck_assert(cc->window(st, &w8) == 700.0);
+	cc->on_ack(st, &w8, &t_cc_ack);
+	ck_assert(st->cwnd == 7.5 + 1.0 / 7.5);
 	for (i = 0; i < 40; i++)
-		cc->on_ack(&st, &w8, true);
-	ck_assert(st.cwnd == 1.0);
-	ck_assert(cc->may_send(&st, &w8, 0));
-	ck_assert(!cc->may_send(&st, &w8, 1));
-	cc->start(&st, &w4);
-	cc->on_timeout(&st, &w4);
-	ck_assert(st.cwnd == 1.0);
-	cc->on_ack(&st, &w4, false);
-	ck_assert(st.cwnd == 2.0);
+		cc->on_ack(st, &w8, &t_cc_ce);
+	ck_assert(st->cwnd == 1.0);
+	ck_assert(t_cc_may(cc, st, &w8, 0));
+	ck_assert(!t_cc_may(cc, st, &w8, 1));
+	cc->start(st, &w4, &fl);
+	cc->on_timeout(st, &w4, 0);
+	ck_assert(st->cwnd == 1.0);
+	cc->on_ack(st, &w4, &t_cc_ack);
+	ck_assert(st->cwnd == 2.0);
 }
 END_TEST
 
 static bool
-t_cc_always(const struct hs_cc_state *st, const void *settings,
-	    uint32_t in_flight)
+t_cc_always(const void *st, const void *settings,
+	    const struct hs_cc_flight *f)
 {
 	(void)st;
 	(void)settings;
-	(void)in_flight;
+	(void)f;
 	return true;
+}
+
+static double
+t_cc_window(const void *st, const void *settings)
+{
+	(void)st;
+	(void)settings;
+	return 1e9;
 }
 
 /* What hs_cc_register() refuses, and a model added by a test. */
@@ -1612,6 +1638,7 @@ START_TEST(test_cc_register)
 	static const struct hs_cc_ops ok = {
 		.name = "t_open_window", .summary = "never holds back",
 		.windowed = true, .may_send = t_cc_always,
+		.window = t_cc_window,
 	};
 	struct hs_cc_ops bad = ok;
 	const char *names[HS_MAX_CC + 1];
@@ -1628,16 +1655,22 @@ START_TEST(test_cc_register)
 	bad.may_send = NULL;	/* windowed without a window test */
 	ck_assert_int_eq(hs_cc_register(&bad), -EINVAL);
 	bad = ok;
+	bad.window = NULL;	/* windowed without saying its window */
+	ck_assert_int_eq(hs_cc_register(&bad), -EINVAL);
+	bad = ok;
 	bad.settings_size = HS_CC_SETTINGS_MAX + 1;
+	ck_assert_int_eq(hs_cc_register(&bad), -EINVAL);
+	bad = ok;
+	bad.state_size = HS_CC_STATE_MAX + 1;
 	ck_assert_int_eq(hs_cc_register(&bad), -EINVAL);
 	bad = ok;
 	bad.name = "Rate";
 	ck_assert_int_eq(hs_cc_register(&bad), -EEXIST);
 	ck_assert_int_eq(hs_cc_register(&ok), 0);
 	ck_assert_ptr_eq(hs_cc_find("t_open_window"), &ok);
-	ck_assert_uint_eq(hs_cc_name_list(names), 3);
-	ck_assert_str_eq(names[2], "t_open_window");
-	ck_assert_int_eq(hs_cc_index(&ok), 2);
+	ck_assert_uint_eq(hs_cc_name_list(names), 4);
+	ck_assert_str_eq(names[3], "t_open_window");
+	ck_assert_int_eq(hs_cc_index(&ok), 3);
 	ck_assert_int_eq(hs_cc_register(&ok), -EEXIST);
 }
 END_TEST

@@ -250,8 +250,18 @@ hs_flow_activate(struct hs_host *h, uint32_t si, uint64_t now)
 	c->policy->init(s->lb, &h->hlb, &h->rng, now);
 	s->ev_kept = false;
 	hs_frame_template(&h->fx, &s->tmpl, s->spec, s->nic_slot);
-	if (c->cc->start != NULL)
-		c->cc->start(&s->cc, h->cc_settings);
+	if (c->cc->start != NULL) {
+		struct hs_cc_flow f = {
+			.rate_bps = c->rate_bps,
+			.base_rtt_ns = c->base_rtt_ns,
+			.mss = c->mss,
+			.size = s->spec->size,
+			.now_ns = now,
+		};
+
+		memset(&s->cc, 0, c->cc->state_size);
+		c->cc->start(s->cc.bytes, h->cc_settings, &f);
+	}
 	s->state = HS_ACTIVE;
 	s->start_ns = now;
 	h->active[h->nb_active++] = si;

@@ -194,6 +194,35 @@ hs_flow_done(struct hs_host *h, uint32_t si, uint64_t now)
 		h->on_flow_end(h->on_flow_end_arg, s->spec->id, false, now);
 }
 
+/*
+ * What an ACK or a NACK did, to flow s's congestion control: on_nack()
+ * for a NACK when it has one, else on_ack().
+ */
+static void
+hs_cc_feed(struct hs_host *h, struct hs_sflow *s,
+	   const struct hs_ack_content *a, const struct hs_tx_acked *r,
+	   uint64_t now)
+{
+	const struct hs_cc_ops *cc = h->set->cc;
+	uint16_t mss = h->set->mss;
+	struct hs_cc_ack ca = {
+		.now_ns = now,
+		.rtt_ns = a->nack ? r->nack_rtt_ns : r->rtt_ns,
+		.acked_pkts = r->acked,
+		.acked_bytes = (uint64_t)r->acked * mss,
+		.nacked_pkts = r->nacked,
+		.nacked_bytes = r->nacked ? mss : 0,
+		.ce = a->ce,
+	};
+
+	ca.flight.pkts = hs_sender_in_flight(&s->tx);
+	ca.flight.bytes = (uint64_t)ca.flight.pkts * mss;
+	if (a->nack && cc->on_nack != NULL)
+		cc->on_nack(s->cc.bytes, h->cc_settings, &ca);
+	else if (cc->on_ack != NULL)
+		cc->on_ack(s->cc.bytes, h->cc_settings, &ca);
+}
+
 static void
 hs_input_ack(struct hs_host *h, const uint8_t *frame,
 	     const struct ofan_pkt_info *pi, uint64_t now)
@@ -202,7 +231,7 @@ hs_input_ack(struct hs_host *h, const uint8_t *frame,
 	uint32_t flow = pi->dest_qp - HS_QP_OFFSET, si;
 	const struct ofan_ack_ext *ext;
 	struct hs_ack_content a;
-	struct hs_tx_acked r;
+	struct hs_tx_acked r = { 0 };
 	struct hs_sflow *s;
 	uint64_t rtt = 0, sack;
 	uint16_t ev;
@@ -252,8 +281,8 @@ hs_input_ack(struct hs_host *h, const uint8_t *frame,
 		s->rtt_samples++;
 	}
 	c->policy->on_ack(s->lb, &h->hlb, &h->rng, ev, a.ce, rtt, now);
-	if (c->cc->on_ack != NULL)
-		c->cc->on_ack(&s->cc, h->cc_settings, a.ce);
+	if (c->cc->on_ack != NULL || c->cc->on_nack != NULL)
+		hs_cc_feed(h, s, &a, &r, now);
 	if (r.done)
 		hs_flow_done(h, si, now);
 }

@@ -32,7 +32,8 @@ hs_host_timers(struct hs_host *h, uint64_t now)
 				c->policy->on_timeout(s->lb, &h->hlb, &h->rng,
 						      now);
 			if (c->cc->on_timeout != NULL)
-				c->cc->on_timeout(&s->cc, h->cc_settings);
+				c->cc->on_timeout(s->cc.bytes, h->cc_settings,
+						  now);
 		}
 		if (due)
 			hs_wake(h, si, now);
@@ -106,10 +107,13 @@ hs_flow_packet(struct hs_host *h, uint32_t si, uint64_t now, uint32_t *wire)
 		hs_timer_take(h, s, now);
 		return NULL;
 	}
-	if (c->cc->may_send != NULL && pkt.grows &&
-	    !c->cc->may_send(&s->cc, h->cc_settings,
-			     hs_sender_in_flight(&s->tx)))
-		return NULL;
+	if (c->cc->may_send != NULL && pkt.grows) {
+		struct hs_cc_flight f = { .pkts = hs_sender_in_flight(&s->tx) };
+
+		f.bytes = (uint64_t)f.pkts * c->mss;
+		if (!c->cc->may_send(s->cc.bytes, h->cc_settings, &f))
+			return NULL;
+	}
 	m = hs_data_mbuf(h);
 	if (m == NULL) {
 		h->st.alloc_failed++;

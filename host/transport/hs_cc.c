@@ -9,6 +9,7 @@
  *    (at least 1 stays), one without adds 1 / window (a packet per
  *    window's worth of ACKs, up to [cc.ecn_window] window); a timeout
  *    sets it to 1.
+ *  - nscc: Ultra Ethernet's NSCC (hs_nscc.c).
  */
 #include <errno.h>
 #include <stddef.h>
@@ -48,37 +49,51 @@ ecn_window_max(const void *settings)
 }
 
 static void
-ecn_window_start(struct hs_cc_state *st, const void *settings)
+ecn_window_start(void *st, const void *settings, const struct hs_cc_flow *f)
 {
-	st->cwnd = ecn_window_max(settings);
+	struct hs_ecn_window_state *w = st;
+
+	w->cwnd = ecn_window_max(settings);
+	w->mss = f->mss;
 }
 
 static bool
-ecn_window_may_send(const struct hs_cc_state *st, const void *settings,
-		    uint32_t in_flight)
+ecn_window_may_send(const void *st, const void *settings,
+		    const struct hs_cc_flight *f)
 {
 	(void)settings;
-	return in_flight < (uint32_t)st->cwnd;
+	return f->pkts < (uint32_t)((const struct hs_ecn_window_state *)st)->cwnd;
+}
+
+static double
+ecn_window_window(const void *st, const void *settings)
+{
+	const struct hs_ecn_window_state *w = st;
+
+	(void)settings;
+	return (double)(uint32_t)w->cwnd * w->mss;
 }
 
 static void
-ecn_window_on_ack(struct hs_cc_state *st, const void *settings, bool ce)
+ecn_window_on_ack(void *st, const void *settings, const struct hs_cc_ack *a)
 {
+	struct hs_ecn_window_state *w = st;
 	uint32_t window_pkts = ecn_window_max(settings);
 
-	if (ce)
-		st->cwnd = st->cwnd - 0.5 > 1.0 ? st->cwnd - 0.5 : 1.0;
-	else if (st->cwnd + 1.0 / st->cwnd < (double)window_pkts)
-		st->cwnd = st->cwnd + 1.0 / st->cwnd;
+	if (a->ce)
+		w->cwnd = w->cwnd - 0.5 > 1.0 ? w->cwnd - 0.5 : 1.0;
+	else if (w->cwnd + 1.0 / w->cwnd < (double)window_pkts)
+		w->cwnd = w->cwnd + 1.0 / w->cwnd;
 	else
-		st->cwnd = (double)window_pkts;
+		w->cwnd = (double)window_pkts;
 }
 
 static void
-ecn_window_on_timeout(struct hs_cc_state *st, const void *settings)
+ecn_window_on_timeout(void *st, const void *settings, uint64_t now_ns)
 {
 	(void)settings;
-	st->cwnd = 1.0;
+	(void)now_ns;
+	((struct hs_ecn_window_state *)st)->cwnd = 1.0;
 }
 
 static const struct hs_cc_ops cc_ecn_window = {
@@ -86,17 +101,23 @@ static const struct hs_cc_ops cc_ecn_window = {
 	.summary = "a window of packets: -0.5 on a CE echo, +1/window per clean ACK, 1 after a timeout",
 	.windowed = true,
 	.settings_size = sizeof(struct hs_ecn_window_settings),
+	.state_size = sizeof(struct hs_ecn_window_state),
 	.defaults = ecn_window_defaults,
 	.parse = ecn_window_parse,
 	.start = ecn_window_start,
 	.may_send = ecn_window_may_send,
+	.window = ecn_window_window,
 	.on_ack = ecn_window_on_ack,
 	.on_timeout = ecn_window_on_timeout,
 };
 
+/* NSCC, in hs_nscc.c. */
+extern const struct hs_cc_ops hs_cc_nscc;
+
 const struct hs_cc_ops *hs_cc_registry[HS_MAX_CC + 1] = {
 	&cc_rate,
 	&cc_ecn_window,
+	&hs_cc_nscc,
 	NULL,
 };
 
@@ -106,7 +127,9 @@ int
 hs_cc_register(const struct hs_cc_ops *ops)
 {
 	if (!hs_cc_reg_named(ops) || ops->windowed != (ops->may_send != NULL) ||
+	    ops->windowed != (ops->window != NULL) ||
 	    ops->settings_size > HS_CC_SETTINGS_MAX ||
+	    ops->state_size > HS_CC_STATE_MAX ||
 	    strlen(ops->name) > HS_CC_NAME_MAX)
 		return -EINVAL;
 	return hs_cc_reg_add(ops);

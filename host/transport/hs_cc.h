@@ -1,14 +1,16 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Congestion control of ofan-host's senders, as modules: [host] cc =
- * <name> picks one from a registry (rate, ecn_window).  It sits on top of
+ * <name> picks one from a registry (rate, ecn_window, nscc).  It sits on top of
  * the transport (hs_transport.h, which recovers losses) and below the
  * pacer (hs_host_tx.c, which spaces packets at the configured rate): it
- * only says whether a flow may put one more new packet in flight, and
- * learns from each ACK and each timeout.  A flow's state is one window,
- * in packets; a model that needs none leaves its members NULL and costs
- * nothing per packet.  A model's settings are a block only it reads,
- * parsed from its own [cc.<name>] section.
+ * says whether a flow may put one more new packet in flight, and learns
+ * from each ACK (its RTT sample, its congestion mark, the bytes it
+ * acknowledged), each NACK of a trimmed packet and each timeout.  A
+ * flow's state is a block of the model's own layout and size; a model
+ * that needs none leaves its members NULL and costs nothing per packet.
+ * A model's settings are a block only it reads, parsed from its own
+ * [cc.<name>] section.
  *
  * Adding a model: a `const struct hs_cc_ops` with its name and summary, a
  * line in hs_cc.c's registry or an hs_cc_register() call before any
@@ -37,7 +39,7 @@ struct hs_cc_ops;
  * an hs_cc_settings, that only the model reads: its defaults() and
  * parse() fill it, and every member gets it back.
  */
-#define HS_CC_SETTINGS_MAX 64
+#define HS_CC_SETTINGS_MAX 128
 /* The section prefix of a model's settings: [cc.<name>]. */
 #define HS_CC_SECTION "cc."
 /* The longest name a model may have (its section's name is longer). */
@@ -67,28 +69,68 @@ int hs_cc_settings_from_cfg(struct ofan_cfg *cfg,
 const void *hs_cc_settings_of(const struct hs_cc_settings_table *t,
 			      const struct hs_cc_ops *ops);
 
-/* A flow's congestion-control state. */
+/*
+ * A flow's congestion-control state: state_size bytes of its model's own
+ * layout, zeroed before start().
+ */
+#define HS_CC_STATE_MAX 256
+
 struct hs_cc_state {
-	double cwnd;		/* window in packets (a windowed model's) */
+	_Alignas(8) unsigned char bytes[HS_CC_STATE_MAX];
+};
+
+/* What a model learns of its flow when it starts. */
+struct hs_cc_flow {
+	uint64_t rate_bps;	/* the host's link rate (not the paced one) */
+	/* The network's RTT with empty queues ([host] base_rtt); 0: unknown. */
+	uint64_t base_rtt_ns;
+	uint16_t mss;		/* payload bytes of a full data packet */
+	uint64_t size;		/* the flow's payload bytes */
+	uint64_t now_ns;
+};
+
+/* What is out: packets, and their payload bytes (full packets' count). */
+struct hs_cc_flight {
+	uint32_t pkts;
+	uint64_t bytes;
+};
+
+/*
+ * An ACK or a NACK as its sender saw it.  A NACK names a packet a switch
+ * trimmed (or the receiver refused): it acknowledges nothing, and its
+ * rtt_ns is that packet's round trip (the trimmed header's and its NACK's).
+ */
+struct hs_cc_ack {
+	uint64_t now_ns;
+	uint64_t rtt_ns;	/* an RTT sample of the packet it echoes, or 0 */
+	uint32_t acked_pkts;	/* packets it newly acknowledged */
+	uint64_t acked_bytes;	/* their payload bytes (full packets' count) */
+	uint32_t nacked_pkts;	/* a NACK: 1 */
+	uint64_t nacked_bytes;	/* a NACK: that packet's payload bytes */
+	struct hs_cc_flight flight;	/* out after it */
+	bool ce;		/* it echoed a congestion mark */
 };
 
 /*
  * A congestion-control model.  name and summary are required; every
  * other member may be 0 or NULL, and the host then skips it.  settings
- * is the model's block (NULL when settings_size is 0).  A model's own
- * test runs tests/lib/cc_conformance.h's checks of this contract on it.
+ * is the model's block (NULL when settings_size is 0); st its flow's
+ * state, state_size bytes.  A model's own test runs
+ * tests/lib/cc_conformance.h's checks of this contract on it.
  */
 struct hs_cc_ops {
 	const char *name;	/* [host] cc = <name> (required) */
 	const char *summary;	/* one line for the docs (required) */
 	/*
-	 * A window limits the sender (may_send() is set): the erasure
-	 * sender then counts the packets given up at a feedback timeout as
-	 * out of flight (hs_etx_set_windowed()).
+	 * A window limits the sender (may_send() and window() are set):
+	 * the erasure sender then counts the packets given up at a feedback
+	 * timeout as out of flight (hs_etx_set_windowed()).
 	 */
 	bool windowed;
 	/* Bytes of the model's settings block (<= HS_CC_SETTINGS_MAX); 0: none. */
 	size_t settings_size;
+	/* Bytes of a flow's state (<= HS_CC_STATE_MAX); 0: none. */
+	size_t state_size;
 	/* Fill the block, zeroed, with the defaults.  May be NULL (zeros). */
 	void (*defaults)(void *settings);
 	/*
@@ -101,18 +143,28 @@ struct hs_cc_ops {
 	int (*parse)(struct ofan_cfg *cfg, const char *section,
 		     void *settings);
 	/* A flow starts: set up st (zeroed).  NULL: nothing. */
-	void (*start)(struct hs_cc_state *st, const void *settings);
+	void (*start)(void *st, const void *settings,
+		      const struct hs_cc_flow *f);
 	/*
-	 * May a new packet leave with in_flight packets out?  Resends are
-	 * never held back.  A windowed model says yes only while in_flight
-	 * is below st->cwnd, and keeps cwnd at 1 or more.  NULL: always.
+	 * May a new packet leave with f out?  Resends are never held back.
+	 * A windowed model says yes only while f->bytes is below its
+	 * window(), and always with nothing out.  NULL: always.
 	 */
-	bool (*may_send)(const struct hs_cc_state *st, const void *settings,
-			 uint32_t in_flight);
-	/* An ACK came back, ce: it echoed a congestion mark.  NULL: ignore. */
-	void (*on_ack)(struct hs_cc_state *st, const void *settings, bool ce);
+	bool (*may_send)(const void *st, const void *settings,
+			 const struct hs_cc_flight *f);
+	/*
+	 * The window, payload bytes: at least one full packet's, finite.
+	 * Read by the tests and the traces, never to decide.
+	 */
+	double (*window)(const void *st, const void *settings);
+	/* An ACK came back.  NULL: ignore. */
+	void (*on_ack)(void *st, const void *settings,
+		       const struct hs_cc_ack *a);
+	/* A NACK came back (a->nacked_pkts).  NULL: on_ack() gets it. */
+	void (*on_nack)(void *st, const void *settings,
+			const struct hs_cc_ack *a);
 	/* The retransmission timer fired.  NULL: ignore. */
-	void (*on_timeout)(struct hs_cc_state *st, const void *settings);
+	void (*on_timeout)(void *st, const void *settings, uint64_t now_ns);
 };
 
 /* NULL-terminated: the built-ins (rate first, the default), then any
@@ -121,9 +173,10 @@ extern const struct hs_cc_ops *hs_cc_registry[HS_MAX_CC + 1];
 
 /*
  * Add a model before any configuration is read.  0, -EINVAL (no name or
- * summary; windowed without may_send() or may_send() without windowed;
+ * summary; windowed without may_send() and window(), or may_send() without
+ * windowed;
  * settings larger than HS_CC_SETTINGS_MAX; a name longer than
- * HS_CC_NAME_MAX), -EEXIST (the name is taken), -ENOSPC.
+ * HS_CC_NAME_MAX; state larger than HS_CC_STATE_MAX), -EEXIST (the name is taken), -ENOSPC.
  */
 int hs_cc_register(const struct hs_cc_ops *ops);
 

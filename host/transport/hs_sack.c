@@ -385,14 +385,15 @@ mark_lost(struct hs_tx *tx, uint32_t psn)
 	tx->retx_tail = retx_advance(tx, tx->retx_tail);
 }
 
-void
+bool
 hs_tx_nack(struct hs_tx *tx, uint32_t psn)
 {
 	/* Only a packet in flight: not acknowledged, not queued already. */
 	if (psn >= tx->next_new || bit_test(tx->acked, psn) ||
 	    bit_test(tx->queued, psn) || chunk_of(tx, psn) == NULL)
-		return;
+		return false;
 	mark_lost(tx, psn);
+	return true;
 }
 
 uint32_t
@@ -746,7 +747,10 @@ sack_tx_on_ack(void *tx, const struct hs_ack_content *a, uint64_t now,
 		/* Its PSN was trimmed, not received: no acknowledgement. */
 		r->rtt_ns = 0;
 		r->acked = 0;
-		hs_tx_nack(tx, a->echo_psn);
+		r->nack_rtt_ns = hs_tx_has_psn(tx, a->echo_psn) &&
+			now >= hs_tx_psn(tx, a->echo_psn)->sent_ns ?
+			now - hs_tx_psn(tx, a->echo_psn)->sent_ns : 0;
+		r->nacked = hs_tx_nack(tx, a->echo_psn);
 	} else {
 		r->acked = hs_tx_on_ack(tx, a->cum, a->sack, a->echo_psn,
 					a->ce, now, &r->rtt_ns);

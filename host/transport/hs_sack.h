@@ -180,7 +180,7 @@ uint32_t hs_tx_on_ack(struct hs_tx *tx, uint32_t cum_psn, uint64_t sack,
  * The receiver NACKed psn (a switch trimmed it): queue it for
  * retransmission now, if it is in flight.
  */
-void hs_tx_nack(struct hs_tx *tx, uint32_t psn);
+bool hs_tx_nack(struct hs_tx *tx, uint32_t psn);
 
 /*
  * If packets are in flight and no ACK made progress for rto_ns, queue the

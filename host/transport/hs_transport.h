@@ -135,6 +135,12 @@ struct hs_tx_acked {
 	uint32_t acked;		/* packets it newly acknowledged */
 	uint64_t rtt_ns;	/* an RTT sample, or 0 */
 	bool done;		/* every packet is acknowledged: the flow is done */
+	/*
+	 * A NACK: it named a packet in flight, now judged lost (a model
+	 * without NACKs leaves it false), and that packet's round trip, or 0.
+	 */
+	bool nacked;
+	uint64_t nack_rtt_ns;
 };
 
 /*

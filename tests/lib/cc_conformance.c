@@ -12,6 +12,7 @@
  * on the controller only through what may_send() allows, so the same seed
  * replays a run exactly.
  */
+#include <inttypes.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -45,28 +46,37 @@ struct ccc_case {
 static struct ccc_case ccc_cases[CCC_MAX_CASES];
 static unsigned int ccc_nb_cases;
 
+/* The flow every case runs: 100G, a 10 us base RTT, 4096-byte payloads. */
+#define CCC_RATE 100000000000ull
+#define CCC_BASE_RTT_NS 10000ull
+#define CCC_MSS 4096
+#define CCC_STEP_NS 50		/* virtual time between two steps */
+
 /* One flow: its controller's state and what is in flight. */
 struct ccc_flow {
 	const struct ccc_case *c;
 	struct hs_cc_settings settings;
 	const void *set;		/* settings.bytes, or NULL: none */
 	unsigned char *block;		/* guard, state, guard */
-	struct hs_cc_state *st;
+	void *st;			/* state_size bytes */
 	uint32_t in_flight;
+	uint64_t now_ns;
 	uint64_t trace;			/* FNV-1a of every decision */
 };
 
 static void
 ccc_check_guard(const struct ccc_flow *f, const char *member)
 {
-	const unsigned char *after = f->block + CCC_GUARD + sizeof(*f->st);
+	const unsigned char *after = f->block + CCC_GUARD +
+		f->c->ops->state_size;
 	unsigned int i;
 
 	for (i = 0; i < CCC_GUARD; i++)
 		if (f->block[i] != CCC_GUARD_BYTE ||
 		    after[i] != CCC_GUARD_BYTE)
-			ck_abort_msg("%s: %s() wrote outside the flow's struct hs_cc_state",
-				     f->c->ops->name, member);
+			ck_abort_msg("%s: %s() wrote outside the flow's %zu bytes of state",
+				     f->c->ops->name, member,
+				     f->c->ops->state_size);
 }
 
 static void
@@ -84,7 +94,11 @@ ccc_trace(struct ccc_flow *f, uint64_t v)
 static void
 ccc_start(struct ccc_flow *f, const struct ccc_case *c)
 {
-	size_t len = 2 * CCC_GUARD + sizeof(*f->st);
+	size_t len = 2 * CCC_GUARD + c->ops->state_size;
+	const struct hs_cc_flow fl = {
+		.rate_bps = CCC_RATE, .base_rtt_ns = CCC_BASE_RTT_NS,
+		.mss = CCC_MSS, .size = 1ull << 30, .now_ns = 1000,
+	};
 
 	memset(f, 0, sizeof(*f));
 	f->c = c;
@@ -93,11 +107,12 @@ ccc_start(struct ccc_flow *f, const struct ccc_case *c)
 	f->block = aligned_alloc(16, (len + 15) & ~(size_t)15);
 	ck_assert_ptr_nonnull(f->block);
 	memset(f->block, CCC_GUARD_BYTE, len);
-	f->st = (struct hs_cc_state *)(void *)(f->block + CCC_GUARD);
-	memset(f->st, 0, sizeof(*f->st));
+	f->st = f->block + CCC_GUARD;
+	memset(f->st, 0, c->ops->state_size);
+	f->now_ns = fl.now_ns;
 	f->trace = 0xcbf29ce484222325ull;
 	if (c->ops->start != NULL) {
-		c->ops->start(f->st, f->set);
+		c->ops->start(f->st, f->set, &fl);
 		ccc_check_guard(f, "start");
 	}
 }
@@ -109,27 +124,39 @@ ccc_stop(struct ccc_flow *f)
 	f->block = NULL;
 }
 
+static struct hs_cc_flight
+ccc_flight(const struct ccc_flow *f)
+{
+	return (struct hs_cc_flight){
+		.pkts = f->in_flight,
+		.bytes = (uint64_t)f->in_flight * CCC_MSS,
+	};
+}
+
 /*
  * May a new packet leave now?  Held to the window: a windowed controller
- * says yes only below cwnd, and always with nothing in flight.
+ * says yes only below it, and always with nothing in flight.
  */
 static bool
 ccc_may_send(struct ccc_flow *f)
 {
 	const struct hs_cc_ops *ops = f->c->ops;
+	struct hs_cc_flight fl = ccc_flight(f);
 	bool yes = true;
 
 	if (ops->may_send != NULL) {
-		yes = ops->may_send(f->st, f->set, f->in_flight);
+		yes = ops->may_send(f->st, f->set, &fl);
 		ccc_check_guard(f, "may_send");
 	}
 	if (ops->windowed) {
-		ck_assert_msg(isfinite(f->st->cwnd) && f->st->cwnd >= 1.0,
-			      "%s: a window of %g packets", ops->name,
-			      f->st->cwnd);
-		ck_assert_msg(!yes || (double)f->in_flight < f->st->cwnd,
-			      "%s: a packet let out with %u in flight, window %g",
-			      ops->name, f->in_flight, f->st->cwnd);
+		double w = ops->window(f->st, f->set);
+
+		ck_assert_msg(isfinite(w) && w >= (double)CCC_MSS,
+			      "%s: a window of %g bytes (a packet: %u)",
+			      ops->name, w, CCC_MSS);
+		ck_assert_msg(!yes || (double)fl.bytes < w,
+			      "%s: a packet let out with %" PRIu64 " bytes in flight, window %g",
+			      ops->name, fl.bytes, w);
 	}
 	ck_assert_msg(yes || f->in_flight > 0,
 		      "%s: no packet may leave with none in flight: the flow stalls",
@@ -138,19 +165,53 @@ ccc_may_send(struct ccc_flow *f)
 	return yes;
 }
 
-/* An ACK of one packet in flight. */
+/*
+ * An ACK of one packet in flight: a clean one comes back at the base
+ * RTT, a marked one queued for a base RTT more.
+ */
 static void
 ccc_ack(struct ccc_flow *f, bool ce)
 {
 	const struct hs_cc_ops *ops = f->c->ops;
+	struct hs_cc_ack a = {
+		.now_ns = f->now_ns,
+		.rtt_ns = ce ? 2 * CCC_BASE_RTT_NS : CCC_BASE_RTT_NS,
+		.acked_pkts = 1, .acked_bytes = CCC_MSS, .ce = ce,
+	};
 
 	if (f->in_flight > 0)
 		f->in_flight--;
+	a.flight = ccc_flight(f);
 	if (ops->on_ack != NULL) {
-		ops->on_ack(f->st, f->set, ce);
+		ops->on_ack(f->st, f->set, &a);
 		ccc_check_guard(f, "on_ack");
 	}
 	ccc_trace(f, ce);
+}
+
+/*
+ * A NACK of one packet in flight (a switch trimmed it), its round trip
+ * the base RTT (a shorter one may lower a delay-based controller's
+ * base, and its largest window with it, for good).
+ */
+static void
+ccc_nack(struct ccc_flow *f)
+{
+	const struct hs_cc_ops *ops = f->c->ops;
+	struct hs_cc_ack a = {
+		.now_ns = f->now_ns, .rtt_ns = CCC_BASE_RTT_NS,
+		.nacked_pkts = 1, .nacked_bytes = CCC_MSS,
+	};
+	void (*fn)(void *, const void *, const struct hs_cc_ack *) =
+		ops->on_nack != NULL ? ops->on_nack : ops->on_ack;
+
+	f->in_flight--;
+	a.flight = ccc_flight(f);
+	if (fn != NULL) {
+		fn(f->st, f->set, &a);
+		ccc_check_guard(f, ops->on_nack != NULL ? "on_nack" : "on_ack");
+	}
+	ccc_trace(f, 0x4e00);
 }
 
 /* The retransmission timer fired: nothing is in flight any more. */
@@ -161,7 +222,7 @@ ccc_timeout(struct ccc_flow *f)
 
 	f->in_flight = 0;
 	if (ops->on_timeout != NULL) {
-		ops->on_timeout(f->st, f->set);
+		ops->on_timeout(f->st, f->set, f->now_ns);
 		ccc_check_guard(f, "on_timeout");
 	}
 	ccc_trace(f, 0x7100);
@@ -176,7 +237,10 @@ ccc_fill(struct ccc_flow *f)
 	return f->in_flight;
 }
 
-/* A flow's life from seed: sends, ACKs, marks, timeouts, in any order. */
+/*
+ * A flow's life from seed: sends, ACKs, marks, NACKs, timeouts, in any
+ * order, CCC_STEP_NS apart.
+ */
 static void
 ccc_script(struct ccc_flow *f, uint64_t seed)
 {
@@ -187,12 +251,16 @@ ccc_script(struct ccc_flow *f, uint64_t seed)
 	for (i = 0; i < CCC_STEPS; i++) {
 		uint32_t what = ofan_rng_below(&rng, 100);
 
+		f->now_ns += CCC_STEP_NS;
 		if (what < 50) {
 			if (f->in_flight < CCC_CAP && ccc_may_send(f))
 				f->in_flight++;
-		} else if (what < 95) {
+		} else if (what < 93) {
 			if (f->in_flight > 0)
 				ccc_ack(f, ofan_rng_below(&rng, 4) == 0);
+		} else if (what < 95) {
+			if (f->in_flight > 0)
+				ccc_nack(f);
 		} else if (what < 97) {
 			ccc_timeout(f);
 		} else {
@@ -247,13 +315,18 @@ START_TEST(ccc_test_recovers)
 	ccc_timeout(&f);
 	(void)ccc_fill(&f);
 	for (i = 0; i < 64; i++) {
-		ccc_ack(&f, true);
+		f.now_ns += CCC_STEP_NS;
+		if (i % 8 == 7 && f.in_flight > 0)
+			ccc_nack(&f);
+		else
+			ccc_ack(&f, true);
 		(void)ccc_fill(&f);
 	}
 	for (acks = 0; acks < CCC_MAX_ACKS; acks++) {
 		out = ccc_fill(&f);
 		if (out >= start)
 			break;
+		f.now_ns += CCC_STEP_NS;
 		ccc_ack(&f, false);
 	}
 	ck_assert_msg(acks < CCC_MAX_ACKS,
@@ -267,7 +340,7 @@ END_TEST
 START_TEST(ccc_test_deterministic)
 {
 	const struct ccc_case *c = &ccc_cases[_i];
-	struct hs_cc_state end[2];
+	unsigned char end[2][HS_CC_STATE_MAX];
 	uint64_t trace[2];
 	struct ccc_flow f;
 	unsigned int k;
@@ -276,11 +349,11 @@ START_TEST(ccc_test_deterministic)
 		ccc_start(&f, c);
 		ccc_script(&f, CCC_SEED);
 		trace[k] = f.trace;
-		end[k] = *f.st;
+		memcpy(end[k], f.st, c->ops->state_size);
 		ccc_stop(&f);
 	}
 	ck_assert_msg(trace[0] == trace[1] &&
-		      memcmp(&end[0], &end[1], sizeof(end[0])) == 0,
+		      memcmp(end[0], end[1], c->ops->state_size) == 0,
 		      "%s: the same script twice went two ways", c->ops->name);
 }
 END_TEST
