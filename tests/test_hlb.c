@@ -207,7 +207,7 @@ START_TEST(test_registry_find)
 	};
 	unsigned int i, j;
 
-	ck_assert_int_eq(nb_policies(), 7);
+	ck_assert_int_eq(nb_policies(), 11);
 	for (i = 0; i < 7; i++) {
 		const struct hlb_ops *ops = hlb_find(names[i]);
 
@@ -269,7 +269,7 @@ START_TEST(test_register_refuses)
 	ck_assert_int_eq(hlb_register(&optional), -EEXIST);
 	for (i = 0; hlb_registry[i] != NULL; i++)
 		ck_assert_int_eq(hlb_register(hlb_registry[i]), -EEXIST);
-	ck_assert_int_eq(nb_policies(), 7);
+	ck_assert_int_eq(nb_policies(), 11);
 }
 END_TEST
 

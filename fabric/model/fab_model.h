@@ -26,7 +26,7 @@
 #define FAB_DIM(a) (sizeof(a) / sizeof((a)[0]))
 
 #define FAB_NAME_SIZE 64
-#define FAB_MAX_SCHEMES 16
+#define FAB_MAX_SCHEMES 24
 #define FAB_MAX_FAILURES 64
 #define FAB_MAX_SWEEP_DIMS 3
 #define FAB_MAX_SWEEP_VALUES 16

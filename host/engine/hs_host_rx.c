@@ -280,7 +280,10 @@ hs_input_ack(struct hs_host *h, const uint8_t *frame,
 		s->rtt_sum_ns += rtt;
 		s->rtt_samples++;
 	}
-	c->policy->on_ack(s->lb, &h->hlb, &h->rng, ev, a.ce, rtt, now);
+	if (a.nack && c->policy->on_nack != NULL)
+		c->policy->on_nack(s->lb, &h->hlb, &h->rng, ev, a.ce, now);
+	else
+		c->policy->on_ack(s->lb, &h->hlb, &h->rng, ev, a.ce, rtt, now);
 	if (c->cc->on_ack != NULL || c->cc->on_nack != NULL)
 		hs_cc_feed(h, s, &a, &r, now);
 	if (r.done)

@@ -165,6 +165,14 @@ struct hlb_ops {
 		       struct ofan_rng *rng, uint16_t ev, bool ce,
 		       uint64_t rtt_ns, uint64_t now_ns);
 	/*
+	 * A NACK arrived: the data packet sent on ev was trimmed (ce: its
+	 * header carried a mark).  May be NULL: on_ack() gets it, with an
+	 * RTT of 0.
+	 */
+	void (*on_nack)(void *st, const struct hlb_params *p,
+			struct ofan_rng *rng, uint16_t ev, bool ce,
+			uint64_t now_ns);
+	/*
 	 * The connection's retransmission timer fired (SACK recovery), or
 	 * with erasure recovery no ACK came for an RTO while packets were
 	 * out -- unless the policy has on_path_timeout, which then replaces

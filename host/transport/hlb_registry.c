@@ -22,6 +22,10 @@ extern const struct hlb_ops hlb_plb_ops;
 extern const struct hlb_ops hlb_mp_ops;
 extern const struct hlb_ops hlb_flowlet_ops;
 extern const struct hlb_ops hlb_drb_ops;
+extern const struct hlb_ops hlb_oblivious_ops;
+extern const struct hlb_ops hlb_bitmap_ops;
+extern const struct hlb_ops hlb_mixed_ops;
+extern const struct hlb_ops hlb_reps_uec_ops;
 
 const struct hlb_ops *hlb_registry[HLB_MAX_POLICIES + 1] = {
 	&hlb_fixed_ops,
@@ -31,6 +35,10 @@ const struct hlb_ops *hlb_registry[HLB_MAX_POLICIES + 1] = {
 	&hlb_mp_ops,
 	&hlb_flowlet_ops,
 	&hlb_drb_ops,
+	&hlb_oblivious_ops,
+	&hlb_bitmap_ops,
+	&hlb_mixed_ops,
+	&hlb_reps_uec_ops,
 	NULL,
 };
 
