@@ -107,7 +107,7 @@ hs_flow_packet(struct hs_host *h, uint32_t si, uint64_t now, uint32_t *wire)
 		hs_timer_take(h, s, now);
 		return NULL;
 	}
-	if (c->cc->may_send != NULL && pkt.grows) {
+	if (c->cc->may_send != NULL && (pkt.grows || c->cc->gates_resends)) {
 		struct hs_cc_flight f = { .pkts = hs_sender_in_flight(&s->tx) };
 
 		f.bytes = (uint64_t)f.pkts * c->mss;

@@ -127,6 +127,12 @@ struct hs_cc_ops {
 	 * timeout as out of flight (hs_etx_set_windowed()).
 	 */
 	bool windowed;
+	/*
+	 * may_send() holds back resends too: the window counts everything
+	 * out, as UEC's NSCC does (uet-htsim gates its retransmissions by
+	 * the window).  false: a resend always leaves (ecn_window).
+	 */
+	bool gates_resends;
 	/* Bytes of the model's settings block (<= HS_CC_SETTINGS_MAX); 0: none. */
 	size_t settings_size;
 	/* Bytes of a flow's state (<= HS_CC_STATE_MAX); 0: none. */
@@ -146,8 +152,8 @@ struct hs_cc_ops {
 	void (*start)(void *st, const void *settings,
 		      const struct hs_cc_flow *f);
 	/*
-	 * May a new packet leave with f out?  Resends are never held back.
-	 * A windowed model says yes only while f->bytes is below its
+	 * May a new packet (with gates_resends, any packet) leave with f
+	 * out?  A windowed model says yes only while f->bytes is below its
 	 * window(), and always with nothing out.  NULL: always.
 	 */
 	bool (*may_send)(const void *st, const void *settings,

@@ -364,6 +364,7 @@ const struct hs_cc_ops hs_cc_nscc = {
 	.name = "nscc",
 	.summary = "Ultra Ethernet's NSCC: a byte window on delay, ECN and trim NACKs, with quick adapt",
 	.windowed = true,
+	.gates_resends = true,
 	.settings_size = sizeof(struct hs_nscc_settings),
 	.state_size = sizeof(struct hs_nscc_state),
 	.defaults = nscc_defaults,
