@@ -21,6 +21,7 @@
 #                paper/) and SRCDIR/tests/data/fabric;
 #   fuzz_*config* the *.ini files of SRCDIR/configs and SRCDIR/tests/data/*;
 #   fuzz_cm      every *.cm file under SRCDIR/tests and SRCDIR/configs;
+#   fuzz_plan    uet-htsim's plans, SRCDIR/testbed/uec/validate_*.txt;
 #   fuzz_chakra  every trace set under SRCDIR/tests/data/chakra and one
 #                ofan-chakra writes (configs/host-job-b2b.ini's job),
 #                packed as the harness reads them;
@@ -182,6 +183,10 @@ seed_corpus() {
 		# Every connection matrix of the tree (tests and configs).
 		find "$srcdir/tests" "$srcdir/configs" -name '*.cm' \
 			-exec cp {} "$dir/" \;
+		;;
+	fuzz_plan)
+		# uet-htsim's validation plans as ofan ships them.
+		cp "$srcdir"/testbed/uec/validate_*.txt "$dir/"
 		;;
 	fuzz_experiment)
 		for f in "$srcdir"/configs/experiments/*.ini \

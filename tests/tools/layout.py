@@ -56,6 +56,7 @@ PROGRAMS = {
     'tools/cmgen': ['common', 'workload'],
     'tools/chakra': ['common', 'workload'],
     'tools/pcapgen': ['common'],
+    'tools/htsim-plan': ['common'],
 }
 LAYERS = dict(LIBS, **PROGRAMS)
 # Headers a build generates, and the folder they belong to.

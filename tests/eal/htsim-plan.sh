@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# ofan-htsim-plan as a user meets it (tools/htsim-plan, docs/uec.md):
+#   - a plan with one experiment (uet-htsim's single connection, a k = 4
+#     fat tree) runs in ofan-fabric and prints validate.py's lines, then
+#     "1 passed, 0 failed", exit 0; a target it misses fails, exit 1;
+#   - a bad plan exits 2 before running anything, naming FILE:LINE: PARAM
+#     (an unknown parameter, a missing matrix, a .topo ofan cannot build);
+#   - --keep-going reports what it cannot map as failed targets and runs
+#     the rest; --dry-run maps all 8 shipped plans (95 experiments).
+set -euo pipefail
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+. "$(dirname "$0")/lib.sh"
+OFAN_NEEDS=(fabric/ofan-fabric tools/ofan-htsim-plan)
+ofan_setup htsim_plan "$@"
+
+RUN=$BUILD/tools/ofan-htsim-plan
+UEC=$SRC/testbed/uec
+cd "$UEC"
+
+echo "-- one experiment: uet-htsim's single connection"
+cat >"$TMP/one.txt" <<'PLAN'
+# one flow of 2 MB on a k = 4 fat tree
+connection_matrices/one.cm
+!Experiment Single Connection
+!Binary ./htsim_uec
+!Param -end 1000
+!Param -sender_cc_only
+!tailFCT 190
+PLAN
+rc=0
+"$RUN" --base "$UEC/uet-htsim.ini" --out "$TMP/one" "$TMP/one.txt" \
+	>"$TMP/one.out" 2>"$TMP/one.err" || rc=$?
+expect_eq "one: exit status" "$rc" 0
+expect_file_has "one" "$TMP/one.out" "Experiment: Single Connection "
+expect_file_has "one" "$TMP/one.out" "[PASS] Connection count 1"
+expect_eq "one: its tail passes the target" \
+	"$(grep -c '^\[PASS\] Tail FCT 1[0-9][0-9]\.[0-9]* us below the target of 190 us' "$TMP/one.out")" 1
+expect_eq "one: the summary" "$(tail -n 1 "$TMP/one.out")" "1 passed, 0 failed"
+expect_eq "one: the experiment's results" \
+	"$(head -1 "$TMP/one/000/flows.csv" | cut -d, -f1-3)" "run,combo,scheme"
+
+echo "-- a target it misses: exit 1"
+sed 's/^!tailFCT 190$/!tailFCT 100/' "$TMP/one.txt" >"$TMP/tight.txt"
+rc=0
+"$RUN" --base "$UEC/uet-htsim.ini" --out "$TMP/tight" "$TMP/tight.txt" \
+	>"$TMP/tight.out" 2>&1 || rc=$?
+expect_eq "tight: exit status" "$rc" 1
+expect_file_has "tight" "$TMP/tight.out" "above the target of 100 us"
+expect_eq "tight: the summary" "$(tail -n 1 "$TMP/tight.out")" "0 passed, 1 failed"
+
+echo "-- bad plans: exit 2 before running, naming FILE:LINE: PARAM"
+bad() {	# NAME PLAN-TEXT EXPECTED
+	printf '%b' "$2" >"$TMP/$1.txt"
+	rc=0
+	"$RUN" --base "$UEC/uet-htsim.ini" --out "$TMP/$1" "$TMP/$1.txt" \
+		>"$TMP/$1.out" 2>"$TMP/$1.err" || rc=$?
+	expect_eq "$1: exit status" "$rc" 2
+	expect_file_has "$1" "$TMP/$1.err" "$3"
+	expect_eq "$1: nothing ran" "$(find "$TMP" -path "$TMP/$1/*" | wc -l)" 0
+}
+bad unknown 'connection_matrices/one.cm\n!Param -end 1000\n!Param -frobnicate 3\n!tailFCT 190\n' \
+	"$TMP/unknown.txt:3: -frobnicate: not an htsim_uec parameter ofan knows"
+bad missing 'connection_matrices/none.cm\n!Param -end 1000\n' \
+	"$TMP/missing.txt:1: cannot open the connection matrix connection_matrices/none.cm ($UEC/connection_matrices/none.cm): No such file or directory"
+bad topo 'connection_matrices/perm_1024n_1024c_0u_2000000b.cm\n!Param -topo topologies/leaf_spine_1024_oversub.topo\n' \
+	"$TMP/topo.txt:2: -topo: "
+
+echo "-- --keep-going: the unmappable fails its target, the rest runs"
+printf 'connection_matrices/one.cm\n!Param -receiver_cc_only\n!tailFCT 190\n' >>"$TMP/one.txt"
+rc=0
+"$RUN" --keep-going --base "$UEC/uet-htsim.ini" --out "$TMP/kg" "$TMP/one.txt" \
+	>"$TMP/kg.out" 2>"$TMP/kg.err" || rc=$?
+expect_eq "keep-going: exit status" "$rc" 1
+expect_file_has "keep-going" "$TMP/kg.out" "[FAIL] not run: $TMP/one.txt:9: -receiver_cc_only:"
+expect_eq "keep-going: the summary" "$(tail -n 1 "$TMP/kg.out")" "1 passed, 1 failed"
+
+echo "-- --dry-run of the 8 shipped plans"
+n=0
+for p in validate_*.txt; do
+	"$RUN" --dry-run --keep-going --out "$TMP/dry" "$p" >"$TMP/dry.out" 2>/dev/null || true
+	n=$((n + $(grep -c '^Experiment: ' "$TMP/dry.out")))
+done
+expect_eq "dry run: experiments in the 8 plans" "$n" 95
+
+ofan_finish
