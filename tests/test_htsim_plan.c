@@ -238,6 +238,7 @@ START_TEST(test_fold)
 {
 	char in[4200], out[] = "/tmp/ofan_t_fold_XXXXXX", err[1024];
 	char line[256];
+	uint32_t flows = 0;
 	int fd = mkstemp(out);
 	FILE *f;
 	int n = 0;
@@ -247,7 +248,9 @@ START_TEST(test_fold)
 	close(fd);
 	snprintf(in, sizeof(in), "%s/connection_matrices/test_cr_1f10m10p.cm",
 		 t_dir);
-	ck_assert_msg(hp_fold_messages(in, out, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_msg(hp_fold_messages(in, out, &flows, err, sizeof(err)) == 0,
+		      "%s", err);
+	ck_assert_uint_eq(flows, 1);
 	f = fopen(out, "r");
 	ck_assert_ptr_nonnull(f);
 	while (fgets(line, sizeof(line), f) != NULL) {

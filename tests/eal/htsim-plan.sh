@@ -5,6 +5,8 @@
 #   - a plan with one experiment (uet-htsim's single connection, a k = 4
 #     fat tree) runs in ofan-fabric and prints validate.py's lines, then
 #     "1 passed, 0 failed", exit 0; a target it misses fails, exit 1;
+#   - -conn_reuse folds a flow's messages into one flow, counted as its
+#     messages;
 #   - a bad plan exits 2 before running anything, naming FILE:LINE: PARAM
 #     (an unknown parameter, a missing matrix, a .topo ofan cannot build);
 #   - --keep-going reports what it cannot map as failed targets and runs
@@ -40,6 +42,23 @@ expect_eq "one: its tail passes the target" \
 expect_eq "one: the summary" "$(tail -n 1 "$TMP/one.out")" "1 passed, 0 failed"
 expect_eq "one: the experiment's results" \
 	"$(head -1 "$TMP/one/000/flows.csv" | cut -d, -f1-3)" "run,combo,scheme"
+
+echo "-- -conn_reuse: 10 messages on one connection count as 10"
+cat >"$TMP/cr.txt" <<'PLAN'
+connection_matrices/test_cr_1f10m1p.cm
+!Experiment Single Flow 10 Messages, w/ Conn Reuse, NSCC
+!Param -end 1000
+!Param -conn_reuse
+!Param -sender_cc_only
+!tailFCT 18
+PLAN
+rc=0
+"$RUN" --base "$UEC/uet-htsim.ini" --out "$TMP/cr" "$TMP/cr.txt" \
+	>"$TMP/cr.out" 2>"$TMP/cr.err" || rc=$?
+expect_eq "conn_reuse: exit status" "$rc" 0
+expect_file_has "conn_reuse" "$TMP/cr.out" "[PASS] Connection count 10"
+expect_file_has "conn_reuse: one flow of the ten messages" "$TMP/cr/000.cm" \
+	"0->1 id 1 start 0 size 40860"
 
 echo "-- a target it misses: exit 1"
 sed 's/^!tailFCT 190$/!tailFCT 100/' "$TMP/one.txt" >"$TMP/tight.txt"

@@ -999,8 +999,8 @@ hp_map(const struct hp_experiment *x, const char *file, const char *dir,
 /* ---- -conn_reuse ---- */
 
 int
-hp_fold_messages(const char *matrix, const char *out, char *err,
-		 size_t err_size)
+hp_fold_messages(const char *matrix, const char *out, uint32_t *nb_flows,
+		 char *err, size_t err_size)
 {
 	enum { MAXF = 4096 };
 	static struct { long long id, size; char pair[64]; double start; } fl[MAXF];
@@ -1080,6 +1080,7 @@ hp_fold_messages(const char *matrix, const char *out, char *err,
 			fclose(o);
 		return -1;
 	}
+	*nb_flows = nb;
 	fprintf(o, "Nodes %lld\nConnections %u\n", nodes, nb);
 	for (i = 0; i < nb; i++)
 		fprintf(o, "%s id %lld start %g size %lld\n", fl[i].pair,

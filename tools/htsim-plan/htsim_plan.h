@@ -88,10 +88,11 @@ int hp_map(const struct hp_experiment *x, const char *file, const char *dir,
 /*
  * With -conn_reuse a flow's lines (one id, `msg` after the first) are its
  * messages, sent back to back on one connection: write the matrix with
- * each flow's messages as one flow of their total size to out.  Returns
- * 0, or -1 with the reason in err.
+ * each flow's messages as one flow of their total size to out, and the
+ * number of those flows to *nb_flows.  Returns 0, or -1 with the reason
+ * in err.
  */
-int hp_fold_messages(const char *matrix, const char *out, char *err,
-		     size_t err_size);
+int hp_fold_messages(const char *matrix, const char *out, uint32_t *nb_flows,
+		     char *err, size_t err_size);
 
 #endif /* OFAN_HTSIM_PLAN_H */
