@@ -24,7 +24,7 @@
 #   --only N   run only experiment N (permutation, structured, alltoall,
 #              failure, failure-permutation, failure-persistent,
 #              queue-scaling, scaling, degraded, failure-types, lossy,
-#              lossy-random, dr-variants, subflows, reliability,
+#              lossy-random, dr-variants, subflows, reliability, nscc,
 #              training-dense, training-moe, training-mixed);
 #              repeatable; the report covers what DIR holds
 #
@@ -40,7 +40,7 @@ mode=full
 only=()
 experiments=(permutation structured alltoall failure failure-permutation
 	failure-persistent queue-scaling scaling degraded failure-types lossy
-	lossy-random dr-variants subflows reliability training-dense
+	lossy-random dr-variants subflows reliability nscc training-dense
 	training-moe training-mixed)
 
 # usage [STATUS]: this header, then exit STATUS (default 2); on stdout
@@ -122,6 +122,12 @@ overrides() {
 		echo "sweep.point.values=8/1MiB/permutation, 10/1MiB/permutation, 16/1MiB/permutation, 8/2MiB/permutation, 8/4MiB/permutation"
 		;;
 	quick/lossy) printf '%s\n' traffic.size=64KiB fabric.queue_window=20us ;;
+	# 128 KiB flows (the permutation's last ends near 60 us): the core
+	# link fails at 10 us.
+	quick/nscc)
+		printf '%s\n' fabric.seeds=1 traffic.size=128KiB \
+			failure.hole.at=10us fabric.queue_window=5us
+		;;
 	# The stacks' grid on a k = 4 fat tree: 256 runs of short flows.
 	quick/reliability)
 		printf '%s\n' fabric.k=4 traffic.size=64KiB fabric.seeds=1 \
@@ -181,6 +187,7 @@ overrides() {
 			printf '%s\n' "sweep.size.values=256KiB,1MiB" fabric.mbufs=60000
 			;;
 		alltoall) echo traffic.size=64KiB ;;
+		nscc) printf '%s\n' traffic.size=64KiB failure.hole.at=5us ;;
 		esac
 		;;
 	esac

@@ -18,6 +18,8 @@
 #   - every experiment's section, table and plots are on the page;
 #   - the loss-recovery section: a table of mean FCT per (load balancer,
 #     stack) for each matrix and queue, and its verdict;
+#   - the section under NSCC: its verdict on its three cases (never red
+#     here), the failure case among them;
 #   - the training section: finding 1 on the jobs' iteration time, a
 #     table per training experiment, and what each job was;
 #   - in Chromium every image loads (the page marks data-images="N/N"
@@ -86,7 +88,7 @@ expect_eq "finding 3 at smoke size: not decisive" \
 expect_file_has "finding 3: why" "$REPORT" \
 	"Not decisive at this size: the flows grow only 4x (256KiB to 1MiB)"
 expect_eq "every experiment says what was run" \
-	"$(grep -c '<p class="meta">As run: ' "$REPORT" || true)" 18
+	"$(grep -c '<p class="meta">As run: ' "$REPORT" || true)" 19
 expect_file_has "the failure, as run" "$REPORT" \
 	"failure: agg0-core0 blackhole at 50 µs"
 for e in permutation structured alltoall failure failure-permutation \
@@ -96,6 +98,17 @@ for e in permutation structured alltoall failure failure-permutation \
 	expect_eq "section $e on the page" \
 		"$(grep -c "<h2 id=\"$e\">" "$REPORT" || true)" 1
 done
+# Under NSCC: the findings' verdict on its three cases, never red here.
+v=$(grep -o '<h3>Under NSCC: spraying still beats flow load balancing, and ofan[^<]*<span class="badge">[^<]*</span>' "$REPORT" |
+	sed 's/.*badge">//; s/<.*//' || true)
+case $v in
+holds | "not decisive") pass "under NSCC: a verdict computed from the data ($v)" ;;
+*) fail "under NSCC: verdict '$v'" ;;
+esac
+expect_file_has "reproduce.sh printed the NSCC verdict" "$TMP/reproduce.out" \
+	"nscc: Under NSCC: "
+expect_file_has "under NSCC: the failure case" "$REPORT" \
+	"case permutation/yes, max slowdown"
 # Training jobs: finding 1 on iteration time, a table per experiment.
 v=$(grep -o '<h3>Training jobs: spraying beats flow load balancing on iteration time<span class="badge">[^<]*</span>' "$REPORT" |
 	sed 's/.*badge">//; s/<.*//' || true)
