@@ -111,6 +111,12 @@ struct ofan_bth {
 #define OFAN_BTH_MARK_OFFSET	4	/* the byte, from the BTH's start */
 #define OFAN_BTH_MARK_TRIMMED	0x01
 #define OFAN_BTH_MARK_RETURNED	0x02
+/*
+ * SPEC: a receiver-driven sender sent it on the credit it starts with,
+ * before any feedback (UEC's DATA_SPEC); its receiver counts it as
+ * credit already spent (hs_cc.h, pulls).  Switches leave it alone.
+ */
+#define OFAN_BTH_MARK_SPEC	0x04
 
 /*
  * AETH syndromes (the high byte of syndrome_msn), as InfiniBand has
@@ -153,6 +159,13 @@ struct ofan_aeth {
  * erasure recovery model, hs_erasure.h) and sack is 0.
  */
 #define OFAN_ACK_F_COUNT	0x02
+/*
+ * Flag: a PULL, not an acknowledgement.  The receiver grants its sender
+ * credit: cum_psn is the credit granted so far, in 256-byte quanta (UEC's
+ * pull, hs_cc.h, pulls).
+ */
+#define OFAN_ACK_F_PULL	0x04
+#define OFAN_PULL_QUANTUM	256
 
 /*
  * The ofan feedback extension, after the AETH of an ACK.  It carries the

@@ -649,8 +649,6 @@ fab_run_all(struct fab_main *m)
 	int status, rc;
 
 	m->ropts.quiet = m->o.quiet;
-	signal(SIGINT, fab_on_signal);
-	signal(SIGTERM, fab_on_signal);
 	if (m->spread_runs)
 		status = fab_spread_runs(&m->job, &m->x, m->pool, &m->ropts,
 					 m->out, m->outdir);
@@ -736,6 +734,12 @@ main(int argc, char **argv)
 		fprintf(stderr, "ofan-fabric: %s\n", m.err);
 		return 2;
 	}
+	/*
+	 * From here a signal stops the job cleanly: before the runs, at
+	 * once (EAL's runtime folder removed), during them, after the run.
+	 */
+	signal(SIGINT, fab_on_signal);
+	signal(SIGTERM, fab_on_signal);
 	fab_identify(&m, argc, argv);
 	status = fab_load(&m, argc, argv);
 	if (status != 0)
@@ -751,8 +755,18 @@ main(int argc, char **argv)
 	}
 	fab_eal_args(&m);
 	status = fab_open_outputs(&m, fab_start_eal(&m, argv[0]));
-	if (status == 0)
+	if (status == 0 &&
+	    fab_mpi_agree(&m.job, fab_interrupted ? 130 : 0, NULL, 0) != 0) {
+		/* Stopped before any run: nothing written. */
+		if (m.out != NULL)
+			fab_out_discard(m.out);
+		m.out = NULL;
+		if (m.job.rank == 0)
+			fprintf(stderr, "ofan-fabric: interrupted before any run\n");
+		status = 130;
+	} else if (status == 0) {
 		status = fab_run_all(&m);
+	}
 	fab_teardown(&m);
 	return status;
 }

@@ -193,7 +193,7 @@ START_TEST(test_config)
 	fab_experiment_free(&x);
 	t_expect_refused("host.cc=rate", bad, RTE_DIM(bad));
 	ck_assert_int_ne(t_load(&x, unknown, 1, err, sizeof(err)), 0);
-	ck_assert_msg(strstr(err, "'aimdd' is unknown; expected one of rate, ecn_window, nscc, aimd") != NULL,
+	ck_assert_msg(strstr(err, "'aimdd' is unknown; expected one of rate, ecn_window, nscc, rccc, aimd") != NULL,
 		      "%s", err);
 }
 END_TEST

@@ -117,13 +117,10 @@ START_TEST(test_shipped_plans)
 		hp_plan_free(&p);
 	}
 	ck_assert_uint_eq(total, 95);
-	/*
-	 * Receiver-driven CC is not mapped yet: every experiment of the rcv
-	 * and both plans, and 6 of the connection-reuse plan's 12.
-	 */
-	ck_assert_uint_eq(rccc, 15 + 15 + 10 + 9 + 6);
-	ck_assert_uint_eq(topo, 2);
-	ck_assert_uint_eq(mapped, 95 - 55 - 2);
+	/* Every experiment maps but the oversubscribed leaf-spines. */
+	ck_assert_uint_eq(rccc, 0);
+	ck_assert_uint_eq(topo, 2 + 2 + 2);
+	ck_assert_uint_eq(mapped, 95 - 6);
 }
 END_TEST
 
@@ -178,6 +175,20 @@ START_TEST(test_derived)
 	ck_assert(t_has(&r, "queue.trim=no"));
 	ck_assert(t_has(&r, "cc.nscc.target_rtts=1"));
 	ck_assert(t_has(&r, "cc.nscc.window=50"));
+
+	/* Receiver CC alone (RCCC), and with the sender's (both). */
+	ck_assert(t_map_text("connection_matrices/one.cm\n!Param -receiver_cc_only -cwnd 50\n",
+			     &r, err, sizeof(err)) == 0);
+	ck_assert(t_has(&r, "host.cc=rccc"));
+	ck_assert(t_has(&r, "cc.rccc.nscc=no"));
+	ck_assert(t_has(&r, "cc.rccc.window=50"));
+	ck_assert(t_has(&r, "queue.tor_down.ecn=no"));
+	ck_assert(t_map_text("connection_matrices/one.cm\n!Param -sender_cc -receiver_cc\n",
+			     &r, err, sizeof(err)) == 0);
+	ck_assert(t_has(&r, "cc.rccc.nscc=yes"));
+	ck_assert(t_map_text("connection_matrices/one.cm\n!Param -receiver_cc_only -sender_cc_only\n",
+			     &r, err, sizeof(err)) == 0);
+	ck_assert(!t_has(&r, "host.cc=rccc"));
 }
 END_TEST
 
@@ -194,8 +205,8 @@ START_TEST(test_bad_plans)
 	static const struct { const char *text, *expect; } unmappable[] = {
 		{ "connection_matrices/one.cm\n!Param -end 100\n!Param -frobnicate 3\n",
 		  "plan.txt:3: -frobnicate: not an htsim_uec parameter ofan knows" },
-		{ "connection_matrices/one.cm\n!Param -receiver_cc_only\n",
-		  "plan.txt:2: -receiver_cc_only: htsim_uec has it, ofan does not map it: receiver-driven" },
+		{ "connection_matrices/one.cm\n!Param -sleek\n",
+		  "plan.txt:2: -sleek: htsim_uec has it, ofan does not map it: SLEEK" },
 		{ "connection_matrices/none.cm\n!Param -end 100\n",
 		  "plan.txt:1: cannot open the connection matrix connection_matrices/none.cm (" },
 		{ "connection_matrices/one.cm\n!Param -paths\n",

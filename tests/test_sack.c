@@ -1546,7 +1546,7 @@ START_TEST(test_cc_rate)
 	ck_assert(cc->start == NULL && cc->may_send == NULL &&
 		  cc->on_ack == NULL && cc->on_timeout == NULL);
 	/* ofan-host --help's lines. */
-	ck_assert_ptr_null(hs_cc_registry[3]);
+	ck_assert_ptr_null(hs_cc_registry[4]);
 	T_CHECK_DESCRIBE(hs_cc_describe, hs_cc_registry);
 }
 END_TEST
@@ -1664,13 +1664,18 @@ START_TEST(test_cc_register)
 	bad.state_size = HS_CC_STATE_MAX + 1;
 	ck_assert_int_eq(hs_cc_register(&bad), -EINVAL);
 	bad = ok;
+	bad.windowed = false;
+	bad.window = NULL;
+	bad.pulls = true;	/* receiver-driven without its hooks */
+	ck_assert_int_eq(hs_cc_register(&bad), -EINVAL);
+	bad = ok;
 	bad.name = "Rate";
 	ck_assert_int_eq(hs_cc_register(&bad), -EEXIST);
 	ck_assert_int_eq(hs_cc_register(&ok), 0);
 	ck_assert_ptr_eq(hs_cc_find("t_open_window"), &ok);
-	ck_assert_uint_eq(hs_cc_name_list(names), 4);
-	ck_assert_str_eq(names[3], "t_open_window");
-	ck_assert_int_eq(hs_cc_index(&ok), 3);
+	ck_assert_uint_eq(hs_cc_name_list(names), 5);
+	ck_assert_str_eq(names[4], "t_open_window");
+	ck_assert_int_eq(hs_cc_index(&ok), 4);
 	ck_assert_int_eq(hs_cc_register(&ok), -EEXIST);
 }
 END_TEST

@@ -182,6 +182,11 @@ hs_host_create(const struct hs_host_params *p, char *err,
 		hs_host_free(h);
 		return NULL;
 	}
+	if (hs_pull_init(h) != 0) {
+		snprintf(err, err_size, "out of memory");
+		hs_host_free(h);
+		return NULL;
+	}
 	h->fx.arp_slot = hs_host_nic_slots(h) - 1;
 	return h;
 }
@@ -218,6 +223,7 @@ hs_host_free(struct hs_host *h)
 	free(h->rflows);
 	free(h->active);
 	free(h->heap);
+	free(h->pull_fifo);
 	free(h->slot_sflow);
 	free(h);
 }

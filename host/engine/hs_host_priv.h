@@ -67,6 +67,20 @@ struct hs_sflow {
 	uint32_t heap_pos;	/* in h->heap, HS_NOT_IN_HEAP */
 };
 
+/*
+ * What a receiver knows of a receiver-driven flow's credit
+ * (hs_host_pull.c): what its sender spent before any feedback, what
+ * arrived, the packets it must resend, the credit granted so far.
+ */
+struct hs_pull_rx {
+	uint64_t spec_bytes;	/* bytes sent on the first credit */
+	uint64_t arrived_bytes;	/* bytes of every data packet and header in */
+	uint32_t trims;		/* trimmed headers in: packets to resend */
+	uint32_t granted;	/* quanta granted (its last PULL's number) */
+	uint16_t ev;		/* the EV of its last packet: the PULL's */
+	bool in_list;		/* waits in the host's pacer */
+};
+
 /* A flow this host receives. */
 struct hs_rflow {
 	const struct hs_flow_spec *spec;
@@ -79,6 +93,7 @@ struct hs_rflow {
 	uint64_t corrupt;
 	bool foreign;		/* another shard of the rank receives it */
 	struct hs_ack_tmpl ack_tmpl;
+	struct hs_pull_rx pull;	/* a receiver-driven flow's credit (hs_host_pull.c) */
 };
 
 struct hs_host {
@@ -143,6 +158,16 @@ struct hs_host {
 	/* pacing = flow: a min-heap of sflow indexes by (pace_at, index). */
 	uint32_t *heap;
 	uint32_t nb_heap;
+
+	/*
+	 * The pull pacer of a receiver-driven cc (hs_host_pull.c): the
+	 * rflows with demand, first in first out, its next PULL's time.
+	 */
+	uint32_t *pull_fifo;
+	uint32_t pull_head, pull_count;
+	double pull_next_ps;
+	double pull_tpq_ps;	/* a quantum's time at 99 % of the link */
+	int64_t pull_max;	/* credit a sender may hold: 1.5 BDP */
 
 	uint64_t timer_ns;	/* earliest transport timer */
 	uint64_t next_start_ns;	/* earliest start of a waiting flow */
@@ -367,5 +392,13 @@ void hs_flow_release(struct hs_host *h, struct hs_sflow *s);
 void hs_host_start_due(struct hs_host *h, uint64_t now);
 /* What flow si depends on was received: it starts (or at its time). */
 void hs_dep_release(struct hs_host *h, uint32_t si, uint64_t now);
+
+/* hs_host_pull.c: the receiver's pacer of a receiver-driven cc. */
+int hs_pull_init(struct hs_host *h);
+void hs_pull_arrived(struct hs_host *h, uint32_t ri, uint32_t payload,
+		     uint16_t ev, bool spec, bool trimmed, uint64_t now);
+void hs_pull_run(struct hs_host *h, uint64_t now);
+uint64_t hs_pull_next_ns(const struct hs_host *h);
+void hs_queue_pull(struct hs_host *h, const struct hs_rflow *r);
 
 #endif /* OFAN_HS_HOST_PRIV_H */

@@ -65,12 +65,22 @@ hs_queue_ack(struct hs_host *h, const struct hs_rflow *r, uint16_t ev,
 	h->st.nacks_sent += a->nack;
 }
 
+/* A PULL of flow r: its credit granted so far, to its sender. */
+void
+hs_queue_pull(struct hs_host *h, const struct hs_rflow *r)
+{
+	struct hs_ack_content a = { .pull = true, .cum = r->pull.granted };
+
+	hs_queue_ack(h, r, r->pull.ev, &a);
+}
+
 /*
  * A trimmed header of a flow to us (architecture.md, "Trimming"): the switch cut
  * its payload.  Nothing was delivered; the model may NACK its PSN.
  */
 static void
-hs_input_trimmed(struct hs_host *h, const struct ofan_pkt_info *pi)
+hs_input_trimmed(struct hs_host *h, const struct ofan_pkt_info *pi,
+		 uint64_t now)
 {
 	uint32_t flow = pi->dest_qp - HS_QP_OFFSET;
 	struct hs_ack_content nack = { 0 };
@@ -89,6 +99,8 @@ hs_input_trimmed(struct hs_host *h, const struct ofan_pkt_info *pi)
 	}
 	if (hs_receiver_on_trimmed(&r->rx, pi->psn, &nack))
 		hs_queue_ack(h, r, pi->src_port, &nack);
+	hs_pull_arrived(h, (uint32_t)hs_rflow_of(h, flow), 0, pi->src_port,
+			pi->bth_mark & OFAN_BTH_MARK_SPEC, true, now);
 }
 
 /*
@@ -168,6 +180,9 @@ hs_input_data(struct hs_host *h, const uint8_t *frame,
 	}
 	if (send_ack)
 		hs_queue_ack(h, r, pi->src_port, &ack);
+	hs_pull_arrived(h, (uint32_t)hs_rflow_of(h, flow), pi->payload_size,
+			pi->src_port, pi->bth_mark & OFAN_BTH_MARK_SPEC, false,
+			now);
 }
 
 static void
@@ -249,6 +264,15 @@ hs_input_ack(struct hs_host *h, const uint8_t *frame,
 		return;	/* a late ACK of a finished flow */
 	ext = (const struct ofan_ack_ext *)(frame + pi->payload_offset +
 					    OFAN_AETH_SIZE);
+	if (unlikely(ext->flags & OFAN_ACK_F_PULL)) {
+		/* Credit from a receiver-driven flow's receiver. */
+		if (c->cc->on_pull != NULL) {
+			c->cc->on_pull(s->cc.bytes, h->cc_settings,
+				       rte_be_to_cpu_32(ext->cum_psn), now);
+			hs_wake(h, si, now);
+		}
+		return;
+	}
 	counted = (ext->flags & OFAN_ACK_F_COUNT) != 0;
 	if (counted != h->tp.recovery->counts) {
 		h->st.ack_mismatch++;
@@ -365,11 +389,11 @@ hs_host_input(struct hs_host *h, struct rte_mbuf **pkts, uint16_t n,
 			/* Not RoCEv2 (TCP or a fragment to 4791 included). */
 			h->st.drops[OFAN_DROP_NOT_FOR_US]++;
 		} else if (pi.kind == OFAN_KIND_DATA &&
-			   unlikely(pi.bth_mark != 0)) {
+			   unlikely((pi.bth_mark & ~OFAN_BTH_MARK_SPEC) != 0)) {
 			if (pi.bth_mark & OFAN_BTH_MARK_RETURNED)
 				hs_input_returned(h, &pi, now_ns);
 			else if (pi.bth_mark & OFAN_BTH_MARK_TRIMMED)
-				hs_input_trimmed(h, &pi);
+				hs_input_trimmed(h, &pi, now_ns);
 			else
 				h->st.drops[OFAN_DROP_NOT_FOR_US]++;
 		} else if (pi.kind == OFAN_KIND_DATA) {

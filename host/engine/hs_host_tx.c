@@ -150,6 +150,13 @@ hs_flow_packet(struct hs_host *h, uint32_t si, uint64_t now, uint32_t *wire)
 		s->ev_kept = pkt.repair;
 		s->kept_ev = ev;
 	}
+	if (c->cc->pulls && c->cc->speculating(s->cc.bytes))
+		rte_pktmbuf_mtod(m, uint8_t *)[OFAN_ETH_HDR_SIZE +
+			OFAN_IPV4_HDR_SIZE + OFAN_UDP_HDR_SIZE +
+			OFAN_BTH_MARK_OFFSET] |= OFAN_BTH_MARK_SPEC;
+	if (c->cc->on_sent != NULL)
+		c->cc->on_sent(s->cc.bytes, h->cc_settings, pkt.payload,
+			       pkt.resend, now);
 	h->st.data_retx += pkt.resend;
 	hs_sender_sent(&s->tx, pkt.psn, now);
 	if (h->path_timers)
@@ -255,6 +262,8 @@ hs_host_output(struct hs_host *h, uint64_t now_ns, struct rte_mbuf **pkts,
 			h->announce = false;
 		}
 	}
+	if (unlikely(h->pull_count > 0))
+		hs_pull_run(h, now_ns);
 	while (n < max && h->ack_head != h->ack_tail) {
 		struct rte_mbuf *m = hs_frame_ack(&h->fx, h->pool,
 			&h->acks[h->ack_head & (HS_ACK_RING - 1)]);
@@ -291,6 +300,8 @@ hs_host_next_event(const struct hs_host *h)
 		return h->pause_until;	/* paused: nothing to do before */
 	if (h->ack_head != h->ack_tail || h->nb_arp_reply > 0 || h->announce)
 		return 0;
+	if (unlikely(h->pull_count > 0))
+		t = RTE_MIN(t, hs_pull_next_ns(h));
 	if (h->set->pacing == HS_PACING_FLOW) {
 		if (h->nb_heap > 0)
 			t = RTE_MIN(t, h->sflows[h->heap[0]].pace_at);

@@ -10,6 +10,7 @@
  *    window's worth of ACKs, up to [cc.ecn_window] window); a timeout
  *    sets it to 1.
  *  - nscc: Ultra Ethernet's NSCC (hs_nscc.c).
+ *  - rccc: Ultra Ethernet's RCCC (hs_rccc.c), credit its receivers pull.
  */
 #include <errno.h>
 #include <stddef.h>
@@ -111,13 +112,15 @@ static const struct hs_cc_ops cc_ecn_window = {
 	.on_timeout = ecn_window_on_timeout,
 };
 
-/* NSCC, in hs_nscc.c. */
+/* NSCC, in hs_nscc.c; RCCC, in hs_rccc.c. */
 extern const struct hs_cc_ops hs_cc_nscc;
+extern const struct hs_cc_ops hs_cc_rccc;
 
 const struct hs_cc_ops *hs_cc_registry[HS_MAX_CC + 1] = {
 	&cc_rate,
 	&cc_ecn_window,
 	&hs_cc_nscc,
+	&hs_cc_rccc,
 	NULL,
 };
 
@@ -126,8 +129,11 @@ OFAN_REGISTRY_API(hs_cc, struct hs_cc_ops, hs_cc_registry, HS_MAX_CC)
 int
 hs_cc_register(const struct hs_cc_ops *ops)
 {
-	if (!hs_cc_reg_named(ops) || ops->windowed != (ops->may_send != NULL) ||
+	if (!hs_cc_reg_named(ops) ||
+	    (ops->windowed || ops->pulls) != (ops->may_send != NULL) ||
 	    ops->windowed != (ops->window != NULL) ||
+	    (ops->pulls && (ops->on_sent == NULL || ops->on_pull == NULL ||
+			    ops->speculating == NULL)) ||
 	    ops->settings_size > HS_CC_SETTINGS_MAX ||
 	    ops->state_size > HS_CC_STATE_MAX ||
 	    strlen(ops->name) > HS_CC_NAME_MAX)

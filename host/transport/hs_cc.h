@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Congestion control of ofan-host's senders, as modules: [host] cc =
- * <name> picks one from a registry (rate, ecn_window, nscc).  It sits on top of
+ * <name> picks one from a registry (rate, ecn_window, nscc, rccc).  It sits on top of
  * the transport (hs_transport.h, which recovers losses) and below the
  * pacer (hs_host_tx.c, which spaces packets at the configured rate): it
  * says whether a flow may put one more new packet in flight, and learns
@@ -133,6 +133,15 @@ struct hs_cc_ops {
 	 * the window).  false: a resend always leaves (ecn_window).
 	 */
 	bool gates_resends;
+	/*
+	 * Receiver-driven: the receivers of its flows pace credit to their
+	 * senders in PULLs (each receiving host one pacer at 99 % of its
+	 * link, round robin over its flows with demand, as uet-htsim's
+	 * UecPullPacer), the sender marks what it sends before any
+	 * feedback as speculative (OFAN_BTH_MARK_SPEC), and on_pull() gets
+	 * each PULL.  Needs on_sent(), on_pull() and speculating().
+	 */
+	bool pulls;
 	/* Bytes of the model's settings block (<= HS_CC_SETTINGS_MAX); 0: none. */
 	size_t settings_size;
 	/* Bytes of a flow's state (<= HS_CC_STATE_MAX); 0: none. */
@@ -154,7 +163,8 @@ struct hs_cc_ops {
 	/*
 	 * May a new packet (with gates_resends, any packet) leave with f
 	 * out?  A windowed model says yes only while f->bytes is below its
-	 * window(), and always with nothing out.  NULL: always.
+	 * window(), and always with nothing out; a pulls model while it has
+	 * credit (a flow with nothing out gets a PULL).  NULL: always.
 	 */
 	bool (*may_send)(const void *st, const void *settings,
 			 const struct hs_cc_flight *f);
@@ -171,6 +181,14 @@ struct hs_cc_ops {
 			const struct hs_cc_ack *a);
 	/* The retransmission timer fired.  NULL: ignore. */
 	void (*on_timeout)(void *st, const void *settings, uint64_t now_ns);
+	/* A data packet of payload bytes left (resend: it repairs a loss). */
+	void (*on_sent)(void *st, const void *settings, uint32_t payload,
+			bool resend, uint64_t now_ns);
+	/* pulls: a PULL granted credit up to pull quanta in all. */
+	void (*on_pull)(void *st, const void *settings, uint32_t pull,
+			uint64_t now_ns);
+	/* pulls: does the flow still send on its first credit? */
+	bool (*speculating)(const void *st);
 };
 
 /* NULL-terminated: the built-ins (rate first, the default), then any
@@ -180,7 +198,7 @@ extern const struct hs_cc_ops *hs_cc_registry[HS_MAX_CC + 1];
 /*
  * Add a model before any configuration is read.  0, -EINVAL (no name or
  * summary; windowed without may_send() and window(), or may_send() without
- * windowed;
+ * windowed or pulls; pulls without on_sent(), on_pull() and speculating();
  * settings larger than HS_CC_SETTINGS_MAX; a name longer than
  * HS_CC_NAME_MAX; state larger than HS_CC_STATE_MAX), -EEXIST (the name is taken), -ENOSPC.
  */

@@ -111,6 +111,7 @@ struct hs_ack_content {
 	uint32_t echo_psn;	/* a NACK: the PSN it names */
 	bool ce;
 	bool nack;		/* a NACK (the AETH's NAK syndrome) */
+	bool pull;		/* a PULL: cum is the credit granted (quanta) */
 };
 
 /*

@@ -9,6 +9,8 @@
 #     messages;
 #   - a bad plan exits 2 before running anything, naming FILE:LINE: PARAM
 #     (an unknown parameter, a missing matrix, a .topo ofan cannot build);
+#   - SIGTERM stops the plan and the ofan-fabric it runs (exit 130),
+#     leaving no process and no EAL runtime folder;
 #   - --keep-going reports what it cannot map as failed targets and runs
 #     the rest; --dry-run maps all 8 shipped plans (95 experiments).
 set -euo pipefail
@@ -87,13 +89,42 @@ bad topo 'connection_matrices/perm_1024n_1024c_0u_2000000b.cm\n!Param -topo topo
 	"$TMP/topo.txt:2: -topo: "
 
 echo "-- --keep-going: the unmappable fails its target, the rest runs"
-printf 'connection_matrices/one.cm\n!Param -receiver_cc_only\n!tailFCT 190\n' >>"$TMP/one.txt"
+printf 'connection_matrices/one.cm\n!Param -sleek\n!tailFCT 190\n' >>"$TMP/one.txt"
 rc=0
 "$RUN" --keep-going --base "$UEC/uet-htsim.ini" --out "$TMP/kg" "$TMP/one.txt" \
 	>"$TMP/kg.out" 2>"$TMP/kg.err" || rc=$?
 expect_eq "keep-going: exit status" "$rc" 1
-expect_file_has "keep-going" "$TMP/kg.out" "[FAIL] not run: $TMP/one.txt:9: -receiver_cc_only:"
+expect_file_has "keep-going" "$TMP/kg.out" "[FAIL] not run: $TMP/one.txt:9: -sleek:"
 expect_eq "keep-going: the summary" "$(tail -n 1 "$TMP/kg.out")" "1 passed, 1 failed"
+
+echo "-- SIGTERM: the run in progress stops too, nothing is left behind"
+printf 'connection_matrices/perm_1024n_1024c_0u_2000000b.cm\n!Param -end 3000\n!tailFCT 220\n' >"$TMP/long.txt"
+"$RUN" --base "$UEC/uet-htsim.ini" --out "$TMP/long" "$TMP/long.txt" \
+	>"$TMP/long.out" 2>&1 &
+pid=$!
+for _ in $(seq 100); do	# until its ofan-fabric runs (at most 10 s)
+	pgrep -P "$pid" >/dev/null && break
+	sleep 0.1
+done
+child=$(pgrep -P "$pid" || true)
+kill -TERM "$pid"
+rc=0
+wait "$pid" || rc=$?
+expect_eq "SIGTERM: exit status" "$rc" 130
+expect_file_has "SIGTERM" "$TMP/long.out" "interrupted in experiment 1 of 1"
+# ofan-fabric's PID (pgrep found it), or 0: none was running.
+child=${child:-0}
+alive() { [ "$child" != 0 ] && kill -0 "$child" 2>/dev/null; }
+for _ in $(seq 100); do
+	alive || break
+	sleep 0.1
+done
+state=gone
+if alive; then state=running; fi
+expect_eq "SIGTERM: its ofan-fabric is gone" "$state" gone
+left=none
+if [ -d "/var/run/dpdk/ofan-fabric-$child" ]; then left=left; fi
+expect_eq "SIGTERM: no EAL runtime folder left" "$left" none
 
 echo "-- --dry-run of the 8 shipped plans"
 n=0

@@ -10,7 +10,9 @@
  * packets in flight (a quarter marked), timeouts that leave nothing in
  * flight (as SACK's RTO judges every packet out lost).  The script depends
  * on the controller only through what may_send() allows, so the same seed
- * replays a run exactly.
+ * replays a run exactly.  A receiver-driven controller (pulls) is told
+ * of each packet sent and gets a packet's credit back in a PULL for each
+ * one that arrives, ACKed or NACKed, as its receiver's pacer would grant.
  */
 #include <inttypes.h>
 #include <math.h>
@@ -61,6 +63,7 @@ struct ccc_flow {
 	void *st;			/* state_size bytes */
 	uint32_t in_flight;
 	uint64_t now_ns;
+	uint64_t granted;		/* pulls: bytes of credit sent back */
 	uint64_t trace;			/* FNV-1a of every decision */
 };
 
@@ -133,6 +136,40 @@ ccc_flight(const struct ccc_flow *f)
 	};
 }
 
+/* A packet left: a controller that counts them (on_sent) is told. */
+static void
+ccc_sent(struct ccc_flow *f)
+{
+	const struct hs_cc_ops *ops = f->c->ops;
+
+	f->in_flight++;
+	if (ops->on_sent != NULL) {
+		ops->on_sent(f->st, f->set, CCC_MSS, false, f->now_ns);
+		ccc_check_guard(f, "on_sent");
+	}
+}
+
+/*
+ * A receiver-driven controller's receiver grants pkts packets' credit
+ * (payload and a 64-byte header each) in a PULL of the quanta granted so
+ * far: two for each packet that reaches it, whole or trimmed (its pacer
+ * runs at the link's rate, ahead of what returns, so a flow's credit
+ * grows until the controller's own bound), one when the flow has nothing
+ * out (its pacer serves a flow that waits).
+ */
+static void
+ccc_pull(struct ccc_flow *f, unsigned int pkts)
+{
+	const struct hs_cc_ops *ops = f->c->ops;
+
+	if (!ops->pulls)
+		return;
+	f->granted += (uint64_t)pkts * (CCC_MSS + 64);
+	ops->on_pull(f->st, f->set, (uint32_t)((f->granted + 255) / 256),
+		     f->now_ns);
+	ccc_check_guard(f, "on_pull");
+}
+
 /*
  * May a new packet leave now?  Held to the window: a windowed controller
  * says yes only below it, and always with nothing in flight.
@@ -144,6 +181,8 @@ ccc_may_send(struct ccc_flow *f)
 	struct hs_cc_flight fl = ccc_flight(f);
 	bool yes = true;
 
+	if (ops->pulls && f->in_flight == 0)
+		ccc_pull(f, 1);	/* a flow that waits gets its PULL */
 	if (ops->may_send != NULL) {
 		yes = ops->may_send(f->st, f->set, &fl);
 		ccc_check_guard(f, "may_send");
@@ -186,6 +225,7 @@ ccc_ack(struct ccc_flow *f, bool ce)
 		ops->on_ack(f->st, f->set, &a);
 		ccc_check_guard(f, "on_ack");
 	}
+	ccc_pull(f, 2);
 	ccc_trace(f, ce);
 }
 
@@ -211,6 +251,7 @@ ccc_nack(struct ccc_flow *f)
 		fn(f->st, f->set, &a);
 		ccc_check_guard(f, ops->on_nack != NULL ? "on_nack" : "on_ack");
 	}
+	ccc_pull(f, 2);
 	ccc_trace(f, 0x4e00);
 }
 
@@ -233,7 +274,7 @@ static uint32_t
 ccc_fill(struct ccc_flow *f)
 {
 	while (f->in_flight < CCC_CAP && ccc_may_send(f))
-		f->in_flight++;
+		ccc_sent(f);
 	return f->in_flight;
 }
 
@@ -254,7 +295,7 @@ ccc_script(struct ccc_flow *f, uint64_t seed)
 		f->now_ns += CCC_STEP_NS;
 		if (what < 50) {
 			if (f->in_flight < CCC_CAP && ccc_may_send(f))
-				f->in_flight++;
+				ccc_sent(f);
 		} else if (what < 93) {
 			if (f->in_flight > 0)
 				ccc_ack(f, ofan_rng_below(&rng, 4) == 0);

@@ -315,6 +315,8 @@ struct hp_cfg {
 	int64_t nodes;			/* -nodes, 0 */
 	int64_t seed;			/* -seed, -1 */
 	bool conn_reuse;
+	bool sender_cc;			/* NSCC (default on, main_uec.cpp:111) */
+	bool receiver_cc;		/* RCCC (default off) */
 	const char *topo;		/* -topo */
 	uint32_t topo_line;
 };
@@ -435,8 +437,6 @@ static const struct {
 	const char *name;
 	const char *why;
 } hp_unmapped[] = {
-	{ "-receiver_cc_only", "receiver-driven congestion control (RCCC) is not in ofan yet" },
-	{ "-receiver_cc", "receiver-driven congestion control (RCCC) is not in ofan yet" },
 	{ "-sender_cc_algo", "ofan's UEC sender runs NSCC only (dctcp and constant are not mapped)" },
 	{ "-planes", "multi-plane fabrics are not mapped" },
 	{ "-strat", "htsim's switch strategies are not mapped (ofan's switches hash per packet, as ECMP)" },
@@ -465,7 +465,8 @@ static const struct {
 };
 
 static const char *const hp_mapped_list =
-	"-end, -paths, -sender_cc_only, -sender_cc, -load_balancing_algo, "
+	"-end, -paths, -sender_cc_only, -sender_cc, -receiver_cc_only, "
+	"-receiver_cc, -load_balancing_algo, "
 	"-failed, -sack_threshold, -q, -conn_reuse, -cwnd, -disable_trim, "
 	"-target_q_delay, -linkspeed, -mtu, -hop_latency, -tiers, -ecn, "
 	"-nodes, -seed, -qa_gate, -trimsize, -topo";
@@ -505,8 +506,20 @@ hp_param(struct hp_ctx *c, uint32_t *i, struct hp_cfg *g)
 		return hp_num_arg(c, i, 1, 3.6e9, &g->end_us);
 	if (strcmp(p, "-paths") == 0)
 		return hp_int_arg(c, i, 1, HP_MAX_PATHS, &g->paths);
-	if (strcmp(p, "-sender_cc_only") == 0 || strcmp(p, "-sender_cc") == 0)
-		return 0;	/* NSCC: the default */
+	/* main_uec.cpp:163-216: each flag turns its side on; _only, off the other. */
+	if (strcmp(p, "-sender_cc_only") == 0 ||
+	    strcmp(p, "-receiver_cc_only") == 0) {
+		g->sender_cc = p[1] == 's';
+		g->receiver_cc = p[1] == 'r';
+		return 0;
+	}
+	if (strcmp(p, "-sender_cc") == 0 || strcmp(p, "-receiver_cc") == 0) {
+		if (p[1] == 's')
+			g->sender_cc = true;
+		else
+			g->receiver_cc = true;
+		return 0;
+	}
 	if (strcmp(p, "-load_balancing_algo") == 0)
 		return hp_policy(c, i, g);
 	if (strcmp(p, "-failed") == 0)
@@ -949,8 +962,19 @@ hp_emit(struct hp_ctx *c, struct hp_cfg *g)
 	if (g->paths > 0 && hp_set(c, "host.%s.paths=%lld", g->policy,
 				   (long long)g->paths))
 		return -1;
+	/*
+	 * Receiver CC: RCCC (with NSCC's window when the sender's is on too),
+	 * and no ECN on the last hop (main_uec.cpp:708).
+	 */
+	if (g->receiver_cc &&
+	    (hp_set(c, "host.cc=rccc") ||
+	     hp_set(c, "cc.rccc.nscc=%s", g->sender_cc ? "yes" : "no") ||
+	     hp_set(c, "queue.%s.ecn=no",
+		    g->tiers == 3 && g->topo == NULL ? "tor_down" : "leaf_down")))
+		return -1;
 	if (g->cwnd_pkts > 0 &&
-	    hp_set(c, "cc.nscc.window=%lld", (long long)g->cwnd_pkts))
+	    hp_set(c, "cc.%s.window=%lld", g->receiver_cc ? "rccc" : "nscc",
+		   (long long)g->cwnd_pkts))
 		return -1;
 	if (g->target_us > 0 &&
 	    hp_set(c, "cc.nscc.target_delay=%.3fns", g->target_us * 1000.0))
@@ -975,6 +999,7 @@ hp_map(const struct hp_experiment *x, const char *file, const char *dir,
 		.linkspeed_bps = 100000000000ull, .mtu = 4150, .hop_us = 1.0,
 		.tiers = 3, .end_us = 1000, .q_pkts = -1, .ecn_lo = -1,
 		.ecn_hi = -1, .trim = true, .policy = "mixed", .paths = -1,
+		.sender_cc = true,
 		.sack_threshold = 16384, .cwnd_pkts = -1, .qa_gate = -1,
 		.seed = -1,
 	};

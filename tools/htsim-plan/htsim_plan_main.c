@@ -17,6 +17,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <signal.h>
 #include <libgen.h>
 #include <limits.h>
 #include <stdio.h>
@@ -60,7 +61,8 @@ hpm_usage(FILE *f)
 		"  --keep-going    an experiment ofan cannot map fails its target and the\n"
 		"                  others run (default: the plan exits 2 before running)\n"
 		"  --dry-run       map every experiment and print the commands only\n"
-		"Exit status: 0 every target passed, 1 one failed, 2 a bad plan or option.\n");
+		"Exit status: 0 every target passed, 1 one failed, 2 a bad plan or option,\n"
+		"130 interrupted (SIGINT, SIGTERM: the run in progress is stopped too).\n");
 }
 
 static int
@@ -160,6 +162,19 @@ hpm_read_flows(const char *dir, struct hpm_result *res)
 	return 0;
 }
 
+/* The ofan-fabric running now, and whether SIGINT or SIGTERM came. */
+static volatile pid_t hpm_child;
+static volatile sig_atomic_t hpm_stop;
+
+/* Pass the signal to the run in progress (ours, by PID) and stop after it. */
+static void
+hpm_on_signal(int sig)
+{
+	hpm_stop = sig;
+	if (hpm_child > 0)
+		kill(hpm_child, sig);
+}
+
 /* Run ofan-fabric with argv, its output to log; its exit status. */
 static int
 hpm_spawn(char *const *argv, const char *log)
@@ -179,9 +194,15 @@ hpm_spawn(char *const *argv, const char *log)
 			strerror(errno));
 		_exit(127);
 	}
+	hpm_child = pid;
+	if (hpm_stop)
+		kill(pid, hpm_stop);
 	while (waitpid(pid, &st, 0) < 0)
-		if (errno != EINTR)
+		if (errno != EINTR) {
+			hpm_child = 0;
 			return -1;
+		}
+	hpm_child = 0;
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
@@ -236,6 +257,10 @@ hpm_experiment(const struct hpm_opts *o, const struct hp_experiment *x,
 	if (o->dry_run)
 		return true;
 	rc = hpm_spawn(argv, log);
+	if (hpm_stop) {
+		printf("interrupted: %s\n", log);
+		return false;
+	}
 	if (rc != 0 && rc != 1) {
 		printf("Error processing file  %s: ofan-fabric exited %d (%s)\n",
 		       x->matrix, rc, log);
@@ -361,8 +386,10 @@ main(int argc, char **argv)
 		fprintf(stderr, "ofan-htsim-plan: %s: %s\n", o.out, strerror(errno));
 		return 2;
 	}
+	signal(SIGINT, hpm_on_signal);
+	signal(SIGTERM, hpm_on_signal);
 	printf("Using %s as experiment plan\n", o.plan);
-	for (i = 0; i < plan.nb; i++) {
+	for (i = 0; i < plan.nb && !hpm_stop; i++) {
 		const struct hp_experiment *x = &plan.x[i];
 		bool pass;
 
@@ -383,9 +410,11 @@ main(int argc, char **argv)
 	}
 	printf("\n%s: %u experiments, %u not mapped; results in %s\n", o.plan,
 	       plan.nb, unmapped, o.out);
+	if (hpm_stop)
+		printf("interrupted in experiment %u of %u\n", i, plan.nb);
 	printf("%u passed, %u failed\n", passed, failed);
 	hp_plan_free(&plan);
 	free(runs);
 	free(ok);
-	return failed > 0 ? 1 : 0;
+	return hpm_stop ? 130 : failed > 0 ? 1 : 0;
 }

@@ -10,7 +10,9 @@
 --
 --   echo_ev   u16  UDP source port (EV) of the data packet acknowledged
 --   flags     u8   0x01 CE: that packet arrived marked; 0x02 COUNT:
---                  cum_psn counts packets (erasure recovery)
+--                  cum_psn counts packets (erasure recovery); 0x04 PULL:
+--                  a receiver's credit, cum_psn the 256-byte quanta
+--                  granted so far (UEC's RCCC)
 --   reserved  u8
 --   echo_psn  u32  PSN of the data packet acknowledged
 --   cum_psn   u32  every PSN below it was received (COUNT: packets received)
@@ -24,7 +26,8 @@
 -- byte (byte 4, the high byte of the destination QP word), which RoCEv2
 -- endpoints send as zero: 0x01 trimmed (a switch cut the payload off,
 -- ofan.trimmed), 0x02 returned (a switch sent the header back to its
--- sender, addresses swapped, ofan.returned).  A frame with a mark gets an
+-- sender, addresses swapped, ofan.returned), 0x04 speculative (sent on
+-- a receiver-driven sender's first credit, ofan.spec).  A frame with a mark gets an
 -- ofan subtree with ofan.mark and those flags.
 --
 -- This post-dissector adds them as fields ofan.ev, ofan.flags, ofan.ce,
@@ -42,6 +45,7 @@ local f_ev = ProtoField.uint16("ofan.ev", "Echoed EV (UDP source port)")
 local f_flags = ProtoField.uint8("ofan.flags", "Flags", base.HEX)
 local f_ce = ProtoField.bool("ofan.ce", "CE (acknowledged packet arrived marked)", 8, nil, 0x01)
 local f_count = ProtoField.bool("ofan.count", "COUNT (cum_psn counts packets)", 8, nil, 0x02)
+local f_pull = ProtoField.bool("ofan.pull", "PULL (cum_psn: credit granted, quanta)", 8, nil, 0x04)
 local f_echo_psn = ProtoField.uint32("ofan.echo_psn", "Echoed PSN")
 local f_cum_psn = ProtoField.uint32("ofan.cum_psn", "Cumulative PSN")
 local f_sack = ProtoField.uint64("ofan.sack", "SACK bitmap", base.HEX)
@@ -49,8 +53,9 @@ local f_nak = ProtoField.bool("ofan.nak", "NAK (AETH syndrome 0x60: resend echo_
 local f_mark = ProtoField.uint8("ofan.mark", "Marks (BTH reserved byte)", base.HEX)
 local f_trimmed = ProtoField.bool("ofan.trimmed", "Trimmed (payload cut off by a switch)", 8, nil, 0x01)
 local f_returned = ProtoField.bool("ofan.returned", "Returned (sent back to its sender)", 8, nil, 0x02)
-ofan.fields = { f_ev, f_flags, f_ce, f_count, f_echo_psn, f_cum_psn, f_sack,
-	f_nak, f_mark, f_trimmed, f_returned }
+local f_spec = ProtoField.bool("ofan.spec", "Speculative (on the first credit)", 8, nil, 0x04)
+ofan.fields = { f_ev, f_flags, f_ce, f_count, f_pull, f_echo_psn, f_cum_psn,
+	f_sack, f_nak, f_mark, f_trimmed, f_returned, f_spec }
 
 local udp_dst = Field.new("udp.dstport")
 local bth_opcode = Field.new("infiniband.bth.opcode")
@@ -78,6 +83,7 @@ function ofan.dissector(tvb, pinfo, tree)
 			m:add(f_mark, tvb(start + MARK_OFFSET, 1))
 			m:add(f_trimmed, tvb(start + MARK_OFFSET, 1))
 			m:add(f_returned, tvb(start + MARK_OFFSET, 1))
+			m:add(f_spec, tvb(start + MARK_OFFSET, 1))
 			if bit.band(mark, MARK_RETURNED) ~= 0 then
 				pinfo.cols.info:append(" [ofan returned]")
 			elseif bit.band(mark, MARK_TRIMMED) ~= 0 then
@@ -97,6 +103,7 @@ function ofan.dissector(tvb, pinfo, tree)
 	t:add(f_flags, tvb(ext + 2, 1))
 	t:add(f_ce, tvb(ext + 2, 1))
 	t:add(f_count, tvb(ext + 2, 1))
+	t:add(f_pull, tvb(ext + 2, 1))
 	t:add(f_echo_psn, tvb(ext + 4, 4))
 	t:add(f_cum_psn, tvb(ext + 8, 4))
 	t:add(f_sack, tvb(ext + 12, 8))
