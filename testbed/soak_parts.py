@@ -114,6 +114,11 @@ def registered(host):
     return reg
 
 
+# Controllers that run over one recovery model only: rccc (receiver-
+# driven) over sack.
+ONLY_OVER = {"rccc": "sack"}
+
+
 def all_parts(host):
     reg = registered(host)
     ccs = reg["cc"]
@@ -122,8 +127,24 @@ def all_parts(host):
                for r in reg["recovery"]]
     # The job runs the default model (the registry's first).
     testbed.append(("job", reg["recovery"][0], JOB))
+    # A controller that runs over one recovery model only (the loader
+    # refuses the others: hs_host_settings.h, hs_cc_recovery_fit) takes
+    # the first part of that model; the others go round the rest.
+    given = {}
+    for cc, rec in ONLY_OVER.items():
+        if cc in ccs:
+            part = next((n for n, r, _ in testbed
+                         if r == rec and n not in given), None)
+            if part is not None:
+                given[part] = cc
+    free = [c for c in ccs if c not in ONLY_OVER]
+    k = 0
     for i, (name, rec, setup) in enumerate(testbed):
-        cc = ccs[i % len(ccs)]
+        if name in given:
+            cc = given[name]
+        else:
+            cc = free[k % len(free)]
+            k += 1
         keys = json.loads(json.dumps(COMMON))
         for sec, kv in setup["keys"].items():
             keys.setdefault(sec, {}).update(kv)

@@ -109,6 +109,54 @@ START_TEST(test_queue_bytes)
 }
 END_TEST
 
+/*
+ * A degraded link's queue (sw_engine_set_queue_scale): from the port's
+ * next transmission on, its byte capacity and ECN thresholds are the
+ * fraction asked of their configuration; 1000 per mille restores them.
+ */
+START_TEST(test_queue_scale)
+{
+	struct sw_config *c = t_cfg_line();
+	struct rte_mbuf *pkts[1];
+	struct sw_totals t;
+	struct t_switch s;
+
+	c->ports[T_LINE_OUT].queue.capacity_bytes = 8000;
+	c->ports[T_LINE_OUT].queue.ecn_kmin_bytes = 4000;
+	c->ports[T_LINE_OUT].queue.ecn_kmax_bytes = 6000;
+	t_start(&s, c);
+	ck_assert_int_eq(sw_engine_set_queue_scale(s.eng, T_LINE_OUT, 0),
+			 -EINVAL);
+	ck_assert_int_eq(sw_engine_set_queue_scale(s.eng, T_LINE_OUT, 1001),
+			 -EINVAL);
+	ck_assert_int_eq(sw_engine_set_queue_scale(s.eng, T_LINE_OUT, 250), 0);
+	/* Applied at the next transmission: one frame in, one out. */
+	t_send_sized(&s, 1, 1000, 0, 0);
+	ck_assert_uint_eq(sw_worker_tx_peek(s.w, T_LINE_OUT, 0, pkts, 1), 1);
+	sw_worker_tx_commit(s.w, T_LINE_OUT, 0, pkts, 1, 1);
+	rte_pktmbuf_free(pkts[0]);
+	ck_assert_uint_eq(s.w->queue[T_LINE_OUT].cap_bytes, 2000);
+	ck_assert_uint_eq(s.w->queue[T_LINE_OUT].kmin, 1000);
+	ck_assert_uint_eq(s.w->queue[T_LINE_OUT].kmax, 1500);
+	/* 2 x 1000 bytes fit a quarter of 8000; the third does not. */
+	t_send_sized(&s, 3, 1000, 1, 0);
+	sw_engine_totals(s.eng, &t);
+	ck_assert_uint_eq(t.queue_len[T_LINE_OUT], 2);
+	ck_assert_uint_eq(t.queue[T_LINE_OUT].drop_pkts, 1);
+	/* Restored: what is queued stays, the whole capacity again. */
+	ck_assert_int_eq(sw_engine_set_queue_scale(s.eng, T_LINE_OUT, 1000), 0);
+	ck_assert_uint_eq(sw_worker_tx_peek(s.w, T_LINE_OUT, 0, pkts, 1), 1);
+	sw_worker_tx_commit(s.w, T_LINE_OUT, 0, pkts, 1, 1);
+	rte_pktmbuf_free(pkts[0]);
+	ck_assert_uint_eq(s.w->queue[T_LINE_OUT].cap_bytes, 8000);
+	ck_assert_uint_eq(s.w->queue[T_LINE_OUT].kmax, 6000);
+	t_send_sized(&s, 7, 1000, 4, 0);
+	sw_engine_totals(s.eng, &t);
+	ck_assert_uint_eq(t.queue_len[T_LINE_OUT], 8);
+	t_stop(&s);
+}
+END_TEST
+
 /* A round of t_fair_rounds(): the engine and the next PSN. */
 struct t_fair {
 	struct t_switch *s;
@@ -1286,6 +1334,7 @@ t_engine_queue_tests(struct t_engine_tcases *t)
 {
 	tcase_add_test(t->queue, test_queue_packets);
 	tcase_add_test(t->queue, test_queue_bytes);
+	tcase_add_test(t->queue, test_queue_scale);
 	tcase_add_test(t->queue, test_queue_fair_inputs);
 	tcase_add_test(t->queue, test_rx_rr);
 	tcase_add_test(t->queue, test_queue_ecn);

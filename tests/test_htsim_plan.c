@@ -167,6 +167,7 @@ START_TEST(test_derived)
 	ck_assert(t_has(&r, "failure.htsim_failed.link=core0-agg0 core1-agg0 core2-agg0 core3-agg0 core4-agg0 core5-agg0 core6-agg0 core7-agg0"));
 	ck_assert(t_has(&r, "failure.htsim_failed.rate=25000000000"));
 	ck_assert(t_has(&r, "failure.htsim_failed.one_way=yes"));
+	ck_assert(t_has(&r, "failure.htsim_failed.queue_scale=0.25"));
 
 	/* Without trimming: 5 BDPs of queue and NSCC aims at one RTT. */
 	ck_assert(t_map_text("connection_matrices/one.cm\n!Param -disable_trim -cwnd 50\n",

@@ -89,11 +89,17 @@ START_TEST(test_rccc_stop_spec)
 {
 	struct hs_cc_ack nack = { .now_ns = 10, .nacked_pkts = 1,
 				  .nacked_bytes = 4086 };
+	const struct hs_cc_ack nothing = { .now_ns = 5 };
 	struct hs_rccc_settings s;
 	struct hs_rccc_state r;
 
 	t_start(&r, &s, false);
 	hs_cc_rccc.on_sent(&r, &s, 4086, false, 0);
+	/* Feedback on nothing it sent (a stray ACK or NACK) ends nothing. */
+	hs_cc_rccc.on_ack(&r, &s, &nothing);
+	ck_assert(hs_cc_rccc.speculating(&r));
+	hs_cc_rccc.on_nack(&r, &s, &nothing);
+	ck_assert(hs_cc_rccc.speculating(&r));
 	hs_cc_rccc.on_nack(&r, &s, &nack);
 	ck_assert_int_eq(r.credit, 0);
 	ck_assert(!t_may(&r, &s, 0));

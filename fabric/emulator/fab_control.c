@@ -123,6 +123,15 @@ fab_control(struct fab_sim *s, uint32_t idx, uint64_t now, uint32_t drain[2])
 				dir->rate_bps = phase == FAB_CTL_FAIL ?
 					f->rate_bps : k->rate_bps;
 				dir->last_len = 0;	/* times change */
+				/* The sending switch's queue shrinks with it. */
+				if (f->queue_permille != 1000 &&
+				    !dir->from_host && dir->tx_local &&
+				    s->net.sw[dir->from].eng != NULL)
+					sw_engine_set_queue_scale(
+						s->net.sw[dir->from].eng,
+						dir->from_port,
+						phase == FAB_CTL_FAIL ?
+						f->queue_permille : 1000);
 				continue;
 			}
 			if (f->mode == SW_LINK_BLACKHOLE) {

@@ -336,6 +336,7 @@ fab_parse_failures(struct ofan_cfg *cfg, struct fab_params *p)
 		const char *link = NULL;
 		int mode = SW_LINK_BLACKHOLE;
 		bool enabled = true;
+		double scale = 1.0;
 
 		f->reroute = true;
 		if (ofan_cfg_get_str(cfg, secs[i], "link", OFAN_CFG_REQUIRED,
@@ -355,8 +356,16 @@ fab_parse_failures(struct ofan_cfg *cfg, struct fab_params *p)
 				      &f->one_way) ||
 		    ofan_cfg_get_time(cfg, secs[i], "route_back", 0, 0,
 				      3600ull * 1000000000ull,
-				      &f->route_back_ns))
+				      &f->route_back_ns) ||
+		    ofan_cfg_get_double(cfg, secs[i], "queue_scale", 0, 0.001,
+					1.0, &scale))
 			return -EINVAL;
+		f->queue_permille = (uint16_t)(scale * 1000.0 + 0.5);
+		if (scale != 1.0 && mode != SW_LINK_DEGRADED)
+			return ofan_cfg_fail(cfg, secs[i], "queue_scale",
+				"'%s' is for mode = degraded (its queue shrinks with its rate); expected 1 or no queue_scale with mode = %s",
+				ofan_cfg_value(cfg, secs[i], "queue_scale"),
+				modes[mode]);
 		if (mode == SW_LINK_UP)
 			return ofan_cfg_fail(cfg, secs[i], "mode",
 				"'up' is not a failure; expected down, blackhole, degraded or stall");

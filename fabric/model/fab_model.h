@@ -103,6 +103,12 @@ struct fab_failure {
 	uint64_t route_back_ns;
 	uint64_t rate_bps;		/* DEGRADED only */
 	/*
+	 * DEGRADED: the sending switch's queue and ECN thresholds, per
+	 * mille of their configuration ([failure.NAME] queue_scale; 1000:
+	 * unchanged), as htsim shrinks a degraded link's queue.
+	 */
+	uint16_t queue_permille;
+	/*
 	 * Routing removes the link reconverge_delay after it failed (true,
 	 * the default), or never ([failure.NAME] reroute = no: the study's
 	 * persistent failures, whose routes are computed before them and

@@ -57,6 +57,11 @@ struct hs_sflow {
 	uint64_t start_ns;	/* absolute, when it began */
 	uint64_t done_ns;
 	struct hs_cc_state cc;	/* its congestion control's (hs_cc.h) */
+	/*
+	 * A receiver-driven cc held it back with nothing out: when its
+	 * credit is given up for lost (an RTO later; 0: not waiting).
+	 */
+	uint64_t cc_wait_ns;
 	uint64_t acks;
 	uint64_t ce_acks;
 	uint64_t min_rtt_ns;	/* smallest RTT sample, UINT64_MAX: none */
@@ -77,6 +82,9 @@ struct hs_pull_rx {
 	uint64_t arrived_bytes;	/* bytes of every data packet and header in */
 	uint32_t trims;		/* trimmed headers in: packets to resend */
 	uint32_t granted;	/* quanta granted (its last PULL's number) */
+	uint64_t extra_bytes;	/* granted for a silence: see hs_pull_check */
+	uint64_t lost_bytes;	/* outstanding at a silence, written off */
+	uint64_t last_ns;	/* its last packet in (or its first PULL) */
 	uint16_t ev;		/* the EV of its last packet: the PULL's */
 	bool in_list;		/* waits in the host's pacer */
 };
@@ -167,7 +175,9 @@ struct hs_host {
 	uint32_t pull_head, pull_count;
 	double pull_next_ps;
 	double pull_tpq_ps;	/* a quantum's time at 99 % of the link */
-	int64_t pull_max;	/* credit a sender may hold: 1.5 BDP */
+	int64_t pull_max;	/* credit a sender may hold: 2.5 BDP */
+	uint64_t pull_check_ns;	/* the next look for silent flows */
+	uint64_t pull_silence_ns;	/* an RTO: a flow this quiet is stuck */
 
 	uint64_t timer_ns;	/* earliest transport timer */
 	uint64_t next_start_ns;	/* earliest start of a waiting flow */
@@ -399,6 +409,7 @@ void hs_pull_arrived(struct hs_host *h, uint32_t ri, uint32_t payload,
 		     uint16_t ev, bool spec, bool trimmed, uint64_t now);
 void hs_pull_run(struct hs_host *h, uint64_t now);
 uint64_t hs_pull_next_ns(const struct hs_host *h);
+void hs_pull_check(struct hs_host *h, uint64_t now);
 void hs_queue_pull(struct hs_host *h, const struct hs_rflow *r);
 
 #endif /* OFAN_HS_HOST_PRIV_H */

@@ -9,15 +9,24 @@
  * quanta take at that rate (4 quanta's when it granted none).
  *
  * What a flow wants is worked out here, from what arrives, not carried
- * in its packets as uet-htsim's pull target is: every byte of the flow
- * (payload and a 64-byte header per packet), one more packet for each
- * trimmed header (it will be resent), less what its sender spent before
- * any feedback (its packets marked OFAN_BTH_MARK_SPEC), less what was
- * granted; and never so much that the sender would hold more than 1.5
- * BDP of credit and packets in flight (uet-htsim caps its pull target at
- * its largest window).  uet-htsim's idle flows' unrequested "slow" pulls
+ * in its packets as uet-htsim's pull target is: every byte that arrived
+ * (data, duplicates, trimmed headers counted whole: the sender spent
+ * them) and every byte still missing (payload and a 64-byte header per
+ * packet not yet received: it must be sent at least once more), less
+ * what its sender spent before any feedback (its packets marked
+ * OFAN_BTH_MARK_SPEC), less what was granted; and never so much that
+ * the sender would hold more than 2.5 BDP of credit and packets in
+ * flight (uet-htsim caps its pull target at its largest window).  uet-htsim's idle flows' unrequested "slow" pulls
  * are not modelled (docs/uec.md).
+ *
+ * uet-htsim's sender sends an RTS when a timeout finds it without
+ * credit, and its receiver pulls again.  Here the receiver keeps the
+ * watch: every RTO it looks at its unfinished flows, and one that sent
+ * nothing for an RTO (its PULL lost, or what it sent on it) has what
+ * it holds written off as lost and granted again, a packet at least.
  */
+#include <math.h>
+
 #include "hs_host_priv.h"
 
 #define PULL_QUANTUM OFAN_PULL_QUANTUM	/* uecpacket.h:31 */
@@ -42,23 +51,36 @@ hs_pull_init(struct hs_host *h)
 		((double)c->rate_bps * PULL_RATE);
 	h->pull_max = (int64_t)(PULL_MAX_BDP * (double)c->base_rtt_ns / 1e9 *
 				((double)c->rate_bps / 8.0));
+	/* At least two packets' worth, however small the BDP. */
+	h->pull_max = RTE_MAX(h->pull_max,
+			      (int64_t)(2 * ((uint64_t)c->mss + PULL_HEADER)));
+	h->pull_silence_ns = RTE_MAX(c->min_rto_ns, 2 * c->base_rtt_ns);
+	if (h->pull_silence_ns == 0)
+		h->pull_silence_ns = 1;
+	h->pull_check_ns = UINT64_MAX;
 	return 0;
 }
 
-/* Quanta flow r wants now (0: none). */
+/*
+ * Quanta flow r wants now (0: none): what arrived (all of it was spent)
+ * and what is still missing (it must come at least once more), less
+ * what the sender spent on its first credit and what was granted.
+ */
 static uint32_t
 hs_pull_demand(const struct hs_host *h, const struct hs_rflow *r)
 {
 	const struct hs_pull_rx *p = &r->pull;
 	uint64_t mss = h->set->mss, size = r->spec->size;
 	uint64_t pkts = (size + mss - 1) / mss;
-	int64_t target = (int64_t)(size + pkts * PULL_HEADER +
-				   (uint64_t)p->trims * (mss + PULL_HEADER)) -
-		(int64_t)p->spec_bytes;
+	uint64_t have = hs_receiver_count(&r->rx);
+	uint64_t missing = (size - RTE_MIN(r->goodput, size)) +
+		(pkts - RTE_MIN(have, pkts)) * PULL_HEADER;
+	int64_t target = (int64_t)(p->arrived_bytes + missing +
+				   p->extra_bytes) - (int64_t)p->spec_bytes;
 	int64_t granted = (int64_t)p->granted * PULL_QUANTUM;
 	int64_t want = target - granted;
 	int64_t held = granted + (int64_t)p->spec_bytes -
-		(int64_t)p->arrived_bytes;
+		(int64_t)p->arrived_bytes - (int64_t)p->lost_bytes;
 	int64_t room = h->pull_max - held;
 
 	if (want > room)
@@ -98,7 +120,52 @@ hs_pull_arrived(struct hs_host *h, uint32_t ri, uint32_t payload,
 	if (spec)
 		p->spec_bytes += bytes;
 	p->ev = ev;
+	p->last_ns = now;
+	if (h->pull_check_ns == UINT64_MAX)
+		h->pull_check_ns = now + h->pull_silence_ns;
 	hs_pull_request(h, ri, (double)now * 1000.0);
+}
+
+void
+hs_pull_check(struct hs_host *h, uint64_t now)
+{
+	bool watch = false;
+	int64_t held, wo;
+	uint32_t i;
+
+	if (now < h->pull_check_ns)
+		return;
+	for (i = 0; i < h->nb_rflows; i++) {
+		struct hs_rflow *r = &h->rflows[i];
+		struct hs_pull_rx *p = &r->pull;
+
+		if (r->complete || r->foreign || p->last_ns == 0)
+			continue;
+		watch = true;
+		if (p->in_list || now - p->last_ns < h->pull_silence_ns)
+			continue;
+		/*
+		 * Silent for an RTO: what it was granted and never sent
+		 * here is written off as lost (its sender's timeout judges
+		 * it so) and granted again, a packet at least.
+		 */
+		held = (int64_t)p->granted * PULL_QUANTUM +
+			(int64_t)p->spec_bytes - (int64_t)p->arrived_bytes -
+			(int64_t)p->lost_bytes;
+		wo = RTE_MAX(held, (int64_t)h->set->mss + PULL_HEADER);
+		p->lost_bytes += (uint64_t)RTE_MAX(held, (int64_t)0);
+		p->extra_bytes += (uint64_t)wo;
+		p->last_ns = now;
+		hs_pull_request(h, i, (double)now * 1000.0);
+	}
+	h->pull_check_ns = watch ? now + h->pull_silence_ns : UINT64_MAX;
+}
+
+/* When the next PULL is due, in whole ns (the engine's clock). */
+static inline uint64_t
+hs_pull_due_ns(const struct hs_host *h)
+{
+	return (uint64_t)ceil(h->pull_next_ps / 1000.0);
 }
 
 void
@@ -106,7 +173,7 @@ hs_pull_run(struct hs_host *h, uint64_t now)
 {
 	double now_ps = (double)now * 1000.0;
 
-	while (h->pull_count > 0 && h->pull_next_ps <= now_ps) {
+	while (h->pull_count > 0 && hs_pull_due_ns(h) <= now) {
 		uint32_t ri = h->pull_fifo[h->pull_head];
 		struct hs_rflow *r = &h->rflows[ri];
 		uint32_t g = RTE_MIN(hs_pull_demand(h, r), (uint32_t)PULL_GRANT);
@@ -127,7 +194,9 @@ hs_pull_run(struct hs_host *h, uint64_t now)
 uint64_t
 hs_pull_next_ns(const struct hs_host *h)
 {
-	if (h->pull_count == 0)
-		return UINT64_MAX;
-	return (uint64_t)(h->pull_next_ps / 1000.0 + 0.999999);
+	uint64_t t = h->pull_check_ns;
+
+	if (h->pull_count > 0)
+		t = RTE_MIN(t, hs_pull_due_ns(h));
+	return t;
 }

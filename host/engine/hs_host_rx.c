@@ -126,6 +126,9 @@ hs_input_returned(struct hs_host *h, const struct ofan_pkt_info *pi,
 	if (s->state != HS_ACTIVE)
 		return;	/* a late header of a finished flow */
 	hs_sender_on_returned(&s->tx, pi->psn, now);
+	if (h->set->cc->on_returned != NULL)
+		h->set->cc->on_returned(s->cc.bytes, h->cc_settings,
+			hs_sender_payload(&s->tx, pi->psn), now);
 	hs_wake(h, (uint32_t)si, now);
 }
 

@@ -25,6 +25,12 @@ hs_host_timers(struct hs_host *h, uint64_t now)
 		 * retransmission, the erasure sender's end of waiting). */
 		bool due = hs_sender_timer_ns(&s->tx) <= now;
 
+		if (s->cc_wait_ns != 0 && s->cc_wait_ns <= now) {
+			/* No credit came for an RTO: as a timeout (RTS). */
+			s->cc_wait_ns = 0;
+			c->cc->on_timeout(s->cc.bytes, h->cc_settings, now);
+			due = true;
+		}
 		if (hs_sender_check_timeout(&s->tx, now)) {
 			h->st.timeouts++;
 			s->ev_kept = false;
@@ -38,6 +44,8 @@ hs_host_timers(struct hs_host *h, uint64_t now)
 		if (due)
 			hs_wake(h, si, now);
 		next = RTE_MIN(next, hs_sender_timer_ns(&s->tx));
+		if (s->cc_wait_ns != 0)
+			next = RTE_MIN(next, s->cc_wait_ns);
 	}
 	h->timer_ns = next > now ? next : now + 1;
 }
@@ -107,12 +115,28 @@ hs_flow_packet(struct hs_host *h, uint32_t si, uint64_t now, uint32_t *wire)
 		hs_timer_take(h, s, now);
 		return NULL;
 	}
-	if (c->cc->may_send != NULL && (pkt.grows || c->cc->gates_resends)) {
+	if (c->cc->may_send != NULL &&
+	    (pkt.grows || (c->cc->gates_resends &&
+			   c->recovery->flight_sheds_lost))) {
 		struct hs_cc_flight f = { .pkts = hs_sender_in_flight(&s->tx) };
 
 		f.bytes = (uint64_t)f.pkts * c->mss;
-		if (!c->cc->may_send(s->cc.bytes, h->cc_settings, &f))
+		if (!c->cc->may_send(s->cc.bytes, h->cc_settings, &f)) {
+			/*
+			 * A receiver-driven cc waits for a PULL; if its
+			 * transport has no timer to wake it and none comes
+			 * for an RTO (it or what the flow sent was lost),
+			 * on_timeout() gives it a packet, as uet-htsim's RTS
+			 * asks for one.
+			 */
+			if (c->cc->pulls && s->cc_wait_ns == 0 &&
+			    hs_sender_timer_ns(&s->tx) == UINT64_MAX) {
+				s->cc_wait_ns = now + h->tp.rto_ns;
+				h->timer_ns = RTE_MIN(h->timer_ns, s->cc_wait_ns);
+			}
 			return NULL;
+		}
+		s->cc_wait_ns = 0;
 	}
 	m = hs_data_mbuf(h);
 	if (m == NULL) {
@@ -262,8 +286,10 @@ hs_host_output(struct hs_host *h, uint64_t now_ns, struct rte_mbuf **pkts,
 			h->announce = false;
 		}
 	}
-	if (unlikely(h->pull_count > 0))
+	if (unlikely(h->pull_fifo != NULL)) {
+		hs_pull_check(h, now_ns);
 		hs_pull_run(h, now_ns);
+	}
 	while (n < max && h->ack_head != h->ack_tail) {
 		struct rte_mbuf *m = hs_frame_ack(&h->fx, h->pool,
 			&h->acks[h->ack_head & (HS_ACK_RING - 1)]);
@@ -300,7 +326,7 @@ hs_host_next_event(const struct hs_host *h)
 		return h->pause_until;	/* paused: nothing to do before */
 	if (h->ack_head != h->ack_tail || h->nb_arp_reply > 0 || h->announce)
 		return 0;
-	if (unlikely(h->pull_count > 0))
+	if (unlikely(h->pull_fifo != NULL))
 		t = RTE_MIN(t, hs_pull_next_ns(h));
 	if (h->set->pacing == HS_PACING_FLOW) {
 		if (h->nb_heap > 0)

@@ -130,7 +130,9 @@ struct hs_cc_ops {
 	/*
 	 * may_send() holds back resends too: the window counts everything
 	 * out, as UEC's NSCC does (uet-htsim gates its retransmissions by
-	 * the window).  false: a resend always leaves (ecn_window).
+	 * the window).  Only over a recovery model whose flight leaves out
+	 * what is lost (hs_transport.h, flight_sheds_lost: sack, erasure);
+	 * over the cumulative ones a resend leaves as with ecn_window.
 	 */
 	bool gates_resends;
 	/*
@@ -184,6 +186,12 @@ struct hs_cc_ops {
 	/* A data packet of payload bytes left (resend: it repairs a loss). */
 	void (*on_sent)(void *st, const void *settings, uint32_t payload,
 			bool resend, uint64_t now_ns);
+	/*
+	 * A switch returned the trimmed header of a packet of payload bytes
+	 * (rts): it never reached the receiver.  NULL: ignore.
+	 */
+	void (*on_returned)(void *st, const void *settings, uint32_t payload,
+			    uint64_t now_ns);
 	/* pulls: a PULL granted credit up to pull quanta in all. */
 	void (*on_pull)(void *st, const void *settings, uint32_t pull,
 			uint64_t now_ns);

@@ -311,6 +311,14 @@ hs_config_host(struct ofan_cfg *cfg, struct hs_config *c,
 	c->set.cc = hs_cc_registry[cc];
 	c->set.ecn = (uint8_t)ecn;
 	c->set.recovery = hs_recovery_registry[rec];
+	if (!hs_cc_recovery_fit(c->set.cc, c->set.recovery)) {
+		const char *key = ofan_cfg_blame2(cfg, sec, "recovery", "cc") == 1 ?
+			"recovery" : "cc";
+
+		return ofan_cfg_fail(cfg, sec, key,
+			"cc = %s is receiver-driven and runs over recovery = sack (UEC's transport), not %s; expected recovery = sack, or another cc",
+			c->set.cc->name, c->set.recovery->name);
+	}
 	c->set.pacing = (enum hs_pacing)pacing;
 	c->set.resend_path = (enum hs_resend_path)resend_path;
 	c->set.ce_echo = (enum hs_ce_echo)ce_echo;

@@ -680,6 +680,7 @@ const struct hs_recovery_ops hs_recovery_erasure = {
 	.name = "erasure",
 	.summary = "the study's erasure-coded constant-rate sender: losses made up by new packets",
 	.counts = true,
+	.flight_sheds_lost = true,
 	.tx_size = sizeof(struct hs_etx),
 	.rx_size = sizeof(struct hs_erx),
 	.settings_size = sizeof(struct hs_erasure_settings),

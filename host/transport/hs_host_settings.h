@@ -91,6 +91,18 @@ struct hs_host_settings {
 	uint32_t per_subnet;
 };
 
+/*
+ * Can cc run over recovery?  A receiver-driven cc (pulls) needs SACK's
+ * transport: its flight sheds what is lost and its ACKs say which
+ * packets arrived (UEC's own; hs_rccc.c).  Every other pair can.
+ */
+static inline bool
+hs_cc_recovery_fit(const struct hs_cc_ops *cc,
+		   const struct hs_recovery_ops *rec)
+{
+	return !cc->pulls || (rec->flight_sheds_lost && !rec->counts);
+}
+
 /* The IPv4 address (host order) of rank r. */
 static inline uint32_t
 hs_rank_ip(const struct hs_host_settings *c, uint32_t r)

@@ -74,8 +74,8 @@ rccc_start(void *st, const void *settings, const struct hs_cc_flow *f)
 				  ((double)f->rate_bps / 8.0));
 	r->first_credit = (int64_t)(s->first_bdp * (double)f->base_rtt_ns /
 				    1e9 * ((double)f->rate_bps / 8.0));
-	if (r->max_credit < (int64_t)r->mtu)
-		r->max_credit = r->mtu;
+	if (r->max_credit < 2 * (int64_t)r->mtu)
+		r->max_credit = 2 * (int64_t)r->mtu;	/* as the receiver's */
 	if (r->first_credit < (int64_t)r->mtu)
 		r->first_credit = r->mtu;
 	r->credit = r->first_credit;
@@ -113,7 +113,9 @@ rccc_on_ack(void *st, const void *settings, const struct hs_cc_ack *a)
 
 	if (s->with_nscc)
 		hs_cc_nscc.on_ack(&r->n, &s->nscc, a);
-	rccc_stop_spec(r);
+	/* Feedback on what it sent (an ACK of nothing ends nothing). */
+	if (a->acked_pkts > 0 || a->rtt_ns != 0)
+		rccc_stop_spec(r);
 }
 
 static void
@@ -124,7 +126,8 @@ rccc_on_nack(void *st, const void *settings, const struct hs_cc_ack *a)
 
 	if (s->with_nscc)
 		hs_cc_nscc.on_nack(&r->n, &s->nscc, a);
-	rccc_stop_spec(r);
+	if (a->nacked_pkts > 0)
+		rccc_stop_spec(r);
 }
 
 static void
@@ -134,9 +137,9 @@ rccc_on_pull(void *st, const void *settings, uint32_t pull, uint64_t now_ns)
 
 	(void)settings;
 	(void)now_ns;
-	rccc_stop_spec(r);
 	if ((int32_t)(pull - r->pull) <= 0)
 		return;	/* an older PULL, overtaken */
+	rccc_stop_spec(r);
 	r->credit += (int64_t)(pull - r->pull) * RCCC_QUANTUM;
 	if (r->credit > r->max_credit)
 		r->credit = r->max_credit;
@@ -153,6 +156,22 @@ rccc_on_sent(void *st, const void *settings, uint32_t payload, bool resend,
 	(void)resend;
 	(void)now_ns;
 	r->credit -= (int64_t)payload + s->header;
+}
+
+/*
+ * A returned header never reached the receiver, which so never counts
+ * it: its credit comes back (ofan's return to sender; uet-htsim has
+ * none).
+ */
+static void
+rccc_on_returned(void *st, const void *settings, uint32_t payload,
+		 uint64_t now_ns)
+{
+	const struct hs_rccc_settings *s = settings;
+	struct hs_rccc_state *r = st;
+
+	(void)now_ns;
+	r->credit += (int64_t)payload + s->header;
 }
 
 static void
@@ -188,6 +207,7 @@ const struct hs_cc_ops hs_cc_rccc = {
 	.on_nack = rccc_on_nack,
 	.on_timeout = rccc_on_timeout,
 	.on_sent = rccc_on_sent,
+	.on_returned = rccc_on_returned,
 	.on_pull = rccc_on_pull,
 	.speculating = rccc_speculating,
 };

@@ -884,6 +884,7 @@ hs_sack_rx_counters(const void *rx, uint32_t *max_reorder, uint64_t *dups,
 
 const struct hs_recovery_ops hs_recovery_sack = {
 	.name = "sack",
+	.flight_sheds_lost = true,
 	.summary = "a PSN per packet, SACK + RACK, a retransmission timeout (RDMA-like)",
 	.tx_size = sizeof(struct hs_tx),
 	.rx_size = sizeof(struct hs_rx),

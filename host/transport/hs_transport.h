@@ -157,6 +157,13 @@ struct hs_recovery_ops {
 	const char *summary;	/* one line for --help and the docs (required) */
 	/* Its ACKs carry a count of packets received (OFAN_ACK_F_COUNT). */
 	bool counts;
+	/*
+	 * tx_in_flight() leaves out what is judged lost (a NACKed packet, a
+	 * timeout's): a controller that holds back resends by its window
+	 * (hs_cc.h, gates_resends) may then, without stalling.  A
+	 * cumulative model counts everything not cumulatively acknowledged.
+	 */
+	bool flight_sheds_lost;
 	size_t tx_size, rx_size;
 	/*
 	 * Bytes of the model's settings block (<= HS_RECOVERY_SETTINGS_MAX);

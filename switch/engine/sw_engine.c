@@ -210,6 +210,7 @@ sw_engine_create_shared(const struct sw_config *cfg, uint16_t nb_workers,
 		}
 		ps->link = SW_LINK_UP;
 		ps->rate_bps = cfg->ports[i].queue.rate_bps;
+		ps->queue_permille = 1000;
 	}
 	for (i = 0; i < cfg->nb_failures; i++) {
 		const struct sw_failure_config *f = &cfg->failures[i];
@@ -352,6 +353,16 @@ sw_engine_apply_weights(struct sw_engine *eng, uint16_t port)
 			eng->dirty = true;
 		}
 	}
+}
+
+int
+sw_engine_set_queue_scale(struct sw_engine *eng, uint16_t port,
+			  uint16_t permille)
+{
+	if (port >= eng->cfg.nb_ports || permille == 0 || permille > 1000)
+		return -EINVAL;
+	eng->port[port].queue_permille = permille;
+	return 0;
 }
 
 int

@@ -196,6 +196,8 @@ struct sw_port_state {
 	volatile uint8_t link;		/* enum sw_link_state */
 	volatile uint8_t peer_known;
 	volatile uint64_t rate_bps;	/* current shaping rate (0 = none) */
+	/* Its queue's capacity and ECN thresholds, per mille (1000: as set). */
+	volatile uint16_t queue_permille;
 	/*
 	 * PFC: the peer paused this egress from pause_from to pause_until
 	 * (0: not paused), written by the worker that received the pause,
@@ -456,6 +458,15 @@ void sw_engine_set_schedule_start(struct sw_engine *eng, int64_t start_ns);
  * loop iteration or every few microseconds of virtual time).
  */
 void sw_engine_control(struct sw_engine *eng, uint64_t now_ns);
+
+/*
+ * A degraded link's queue (fabric): port's byte capacity and ECN
+ * thresholds at permille / 1000 of their configuration from its next
+ * transmission on (1000 restores them).  Call from the control thread
+ * only.  Returns 0 or -EINVAL.
+ */
+int sw_engine_set_queue_scale(struct sw_engine *eng, uint16_t port,
+			      uint16_t permille);
 
 /*
  * Runtime failure (telemetry command, fabric): set port's link state at

@@ -16,6 +16,7 @@ sw_queue_init(struct sw_queue *q, const struct sw_queue_config *cfg,
 	uint32_t size;
 
 	memset(q, 0, sizeof(*q));
+	q->permille = 1000;
 	q->enabled = cfg->enabled;
 	if (cfg->enabled) {
 		q->cap_pkts = cfg->capacity_pkts;
@@ -26,6 +27,9 @@ sw_queue_init(struct sw_queue *q, const struct sw_queue_config *cfg,
 		q->pmax = cfg->ecn_pmax;
 		q->rate_bps = cfg->rate_bps;
 		q->frame = cfg->frame;
+		q->cap0_bytes = q->cap_bytes;
+		q->kmin0 = q->kmin;
+		q->kmax0 = q->kmax;
 	} else {
 		/* A staging buffer: one receive burst per input port fits. */
 		q->cap_pkts = (uint32_t)burst * SW_MAX_PORTS;
@@ -534,4 +538,16 @@ sw_queue_set_rate(struct sw_queue *q, uint64_t rate_bps)
 {
 	if (q->enabled)
 		q->rate_bps = rate_bps;
+}
+
+void
+sw_queue_set_scale(struct sw_queue *q, uint16_t permille)
+{
+	q->permille = permille;
+	if (!q->enabled)
+		return;
+	q->cap_bytes = q->cap0_bytes == UINT64_MAX ? UINT64_MAX :
+		RTE_MAX(q->cap0_bytes * permille / 1000, (uint64_t)1);
+	q->kmin = q->kmin0 * permille / 1000;
+	q->kmax = q->kmax0 * permille / 1000;
 }

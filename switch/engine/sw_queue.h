@@ -121,6 +121,10 @@ struct sw_queue {
 	uint64_t kmax;
 	double pmax;
 	uint64_t rate_bps;	/* 0 = unshaped */
+	/* Capacity and ECN thresholds as configured; cap_bytes, kmin and
+	 * kmax are these x permille / 1000 (a degraded link's queue). */
+	uint64_t cap0_bytes, kmin0, kmax0;
+	uint16_t permille;
 	uint64_t hist_mult;	/* bin = (len * hist_mult) >> 40, no division */
 	uint64_t next_tx_ns;	/* shaping: when the link is free again */
 	/* Bytes counted of a frame: pkt_len + adjust[kind]; a shaped
@@ -328,5 +332,12 @@ sw_queue_enqueue(struct sw_queue *q, struct rte_mbuf *m, uint8_t kind,
 
 /* Change the shaping rate at runtime (degraded links). */
 void sw_queue_set_rate(struct sw_queue *q, uint64_t rate_bps);
+
+/*
+ * Scale the byte capacity and the ECN thresholds to permille / 1000 of
+ * their configured values (1000: as configured), as htsim shrinks a
+ * degraded link's queue with its rate.  What is queued stays.
+ */
+void sw_queue_set_scale(struct sw_queue *q, uint16_t permille);
 
 #endif /* OFAN_SW_QUEUE_H */

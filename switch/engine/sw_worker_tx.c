@@ -68,6 +68,8 @@ sw_worker_tx_peek(struct sw_worker *w, uint16_t port, uint64_t now_ns,
 		return 0;	/* nothing leaves: the queue fills */
 	if (unlikely(q->rate_bps != ps->rate_bps))
 		sw_queue_set_rate(q, ps->rate_bps);
+	if (unlikely(q->permille != ps->queue_permille))
+		sw_queue_set_scale(q, ps->queue_permille);
 	if (max > SW_MAX_BURST)
 		max = SW_MAX_BURST;
 	if (unlikely(w->pfc_any))

@@ -112,7 +112,7 @@ expect_eq "good config --check-config stdout" "$(cat "$TMP/good.out")" \
 expect_eq "good config --check-config stderr" "$(cat "$TMP/good.err")" ""
 nothing_touched good
 
-POLICIES="fixed, ops, reps, plb, mp, flowlet, drb"
+POLICIES="fixed, ops, reps, plb, mp, flowlet, drb, oblivious, bitmap, mixed, reps_uec"
 PATTERNS="permutation, alltoall, ring_allreduce, allgather, reduce_scatter, incast, tornado, cm, ring, podring, podring_ol, torring, jobs"
 
 write_config missing_policy ""

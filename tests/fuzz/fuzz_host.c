@@ -760,9 +760,10 @@ fz_classify(struct fz_world *w, uint16_t h, struct rte_mbuf *m,
 	} else if (pi.dst_ip != ip || pi.kind == OFAN_KIND_OTHER) {
 		/* Not RoCEv2, even on port 4791 (TCP, a fragment). */
 		e->drops[OFAN_DROP_NOT_FOR_US]++;
-	} else if (pi.kind == OFAN_KIND_DATA && pi.bth_mark != 0) {
+	} else if (pi.kind == OFAN_KIND_DATA &&
+		   (pi.bth_mark & ~OFAN_BTH_MARK_SPEC) != 0) {
 		/* A trimmed or returned header (NACKed, resent), or a mark
-		 * the host does not know. */
+		 * the host does not know (SPEC alone is data). */
 		if (pi.bth_mark & OFAN_BTH_MARK_RETURNED)
 			e->returned++;
 		else if (pi.bth_mark & OFAN_BTH_MARK_TRIMMED)
@@ -989,6 +990,14 @@ fz_seen_out(struct fz_world *w, uint16_t h, struct rte_mbuf *m,
 			 "host %u sent an ACK of flow %u", h, f);
 		seen->out_acks++;
 		seen->out_nacks += fz_is_nack(frame, pi);
+		if (x->flags & OFAN_ACK_F_PULL) {
+			/* Credit, not an acknowledgement: a receiver-driven
+			 * cc's receiver grants it (hs_host_pull.c). */
+			FZ_CHECK(w->cfg.set.cc->pulls,
+				 "flow %u: a PULL without a receiver-driven cc",
+				 f);
+			return;
+		}
 		memset(&r, 0, sizeof(r));
 		hs_host_flow_result(w->host[h], f, &r);
 		/* What it acknowledges, it has. */
@@ -1057,8 +1066,8 @@ fz_trim(struct fz_world *w, struct rte_mbuf *m, const struct ofan_pkt_info *pi,
 	uint32_t hdr = pi->l4_offset + OFAN_UDP_HDR_SIZE + OFAN_BTH_SIZE;
 	uint32_t a;
 
-	if (pi->kind != OFAN_KIND_DATA || pi->bth_mark != 0 ||
-	    m->nb_segs != 1)
+	if (pi->kind != OFAN_KIND_DATA ||
+	    (pi->bth_mark & ~OFAN_BTH_MARK_SPEC) != 0 || m->nb_segs != 1)
 		return false;
 	if (!full && m->pkt_len > hdr) {
 		if (rte_pktmbuf_trim(m, (uint16_t)(m->pkt_len - hdr)) != 0)
@@ -1098,7 +1107,7 @@ static enum fz_fate
 fz_drop(const struct fz_world *w, const struct ofan_pkt_info *pi)
 {
 	return w->trim != FZ_TRIM_OFF && pi->kind == OFAN_KIND_DATA &&
-		pi->bth_mark == 0 ? FZ_CUT : FZ_DROP;
+		(pi->bth_mark & ~OFAN_BTH_MARK_SPEC) == 0 ? FZ_CUT : FZ_DROP;
 }
 
 /* The loss, mark and delay rules of the scenario, for one frame. */
@@ -1455,6 +1464,9 @@ fz_setup(struct fz_world *w, struct fz_in *in)
 	c->set.pacing_jitter = c->set.pacing == HS_PACING_FLOW && (hdr[0] & 0x80) ?
 		0.25 : 0.0;
 	c->set.cc = fz_modes_cc((uint8_t)(hdr[17] + ((hdr[0] >> 2) & 1)));
+	/* A receiver-driven cc runs over SACK only (the loader refuses). */
+	if (!hs_cc_recovery_fit(c->set.cc, c->set.recovery))
+		c->set.cc = hs_cc_find("nscc");
 	((struct hs_ecn_window_settings *)hs_cc_settings_of(&c->set.cc_set,
 		hs_cc_find("ecn_window")))->window_pkts = 1 + (hdr[5] >> 5);
 	c->set.ce_echo = hdr[0] & 8 ? HS_CE_ECHO_ACK : HS_CE_ECHO_DATA;

@@ -823,7 +823,8 @@ hp_fattree(struct hp_ctx *c, const struct hp_cfg *g, uint32_t *k)
 
 /*
  * -failed N (main_uec.cpp:391-394; fat_tree_topology.cpp:1013-1018 and
- * 914-939): links at a quarter of their rate, from the start, never
+ * 914-939): links at a quarter of their rate, their queues and ECN
+ * thresholds a quarter too (1174-1177, 1190-1191), from the start, never
  * rerouted.  3 tiers: the core-to-aggregation direction of aggregation
  * switch 0's uplinks first, then switch 1's; 2 tiers: every leaf's
  * links to spines 0 .. N-1, both ways.
@@ -873,6 +874,7 @@ hp_failed(struct hp_ctx *c, const struct hp_cfg *g, uint32_t k,
 	       hp_set(c, "failure.htsim_failed.mode=degraded") ||
 	       hp_set(c, "failure.htsim_failed.rate=%llu",
 		      (unsigned long long)(g->linkspeed_bps / 4)) ||
+	       hp_set(c, "failure.htsim_failed.queue_scale=0.25") ||
 	       hp_set(c, "failure.htsim_failed.at=0") ||
 	       hp_set(c, "failure.htsim_failed.reroute=no") ||
 	       hp_set(c, "failure.htsim_failed.one_way=%s",

@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "htsim_plan.h"
+#include "ofan_version.h"
 
 struct hpm_opts {
 	const char *fabric;
@@ -322,6 +323,8 @@ main(int argc, char **argv)
 	bool *ok;
 	size_t len;
 
+	if (ofan_version_asked(argc, argv))
+		return ofan_version_print("ofan-htsim-plan");
 	if (hpm_args(argc, argv, &o) != 0)
 		return 2;
 	text = hpm_slurp(o.plan, &len);
