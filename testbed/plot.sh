@@ -94,7 +94,8 @@ note() {
 scheme_colours="ecmp #9400d3 ops #009e73 reps #56b4e9 spray #e69f00
 	adaptive #f0e442 rr #0072b2 ofan #e51e10 plb #000000 flowlet #8c564b
 	mp #7f7f7f ecmp_ar #17becf rr_ecmp #66a61e fib_llss #e7298a sr #b8b8ff
-	drb #cc79a7"
+	drb #cc79a7 oblivious #0000c0 bitmap #00e000 mixed #800000
+	reps_uec #806000"
 reserve_colours="#1b3a4b #8dd3c7 #fb8072 #bebada #80b1d3 #fdb462 #b3de69
 	#bc80bd"
 

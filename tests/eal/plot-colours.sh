@@ -33,7 +33,7 @@ PLOT=$SRC/testbed/plot.sh
 	"$HOST" --help 2>&1 | sed -n '/^host policies (/,/^[^ ]/{/^  [a-z]/p}'
 } | awk '{ print $1 }' | grep -vx fixed | sort -u >"$TMP/names.txt"
 expect_eq "registered schemes read from --help" \
-	"$(wc -l <"$TMP/names.txt")" 15
+	"$(wc -l <"$TMP/names.txt")" 19
 
 echo "-- every registered scheme has its own colour"
 while read -r n; do
