@@ -117,11 +117,6 @@ def registered(host):
 # Controllers that run over one recovery model only: rccc (receiver-
 # driven) over sack.
 ONLY_OVER = {"rccc": "sack"}
-# The controller a recovery model's part keeps: tcp and gbn with the
-# pacer alone, as they were soaked first.  (With ecn_window, tcp's flows
-# did not all finish within a 4-second part under flapping uplinks: 373
-# of 480 in a run on 2026-12-07; a combination still to study.)
-PREFER = {"tcp": "rate", "gbn": "rate"}
 
 
 def all_parts(host):
@@ -142,12 +137,8 @@ def all_parts(host):
                          if r == rec and n not in given), None)
             if part is not None:
                 given[part] = cc
-    for name, rec, _ in testbed:
-        if name not in given and PREFER.get(rec) in ccs:
-            given[name] = PREFER[rec]
     free = [c for c in ccs if c not in ONLY_OVER]
-    # Controllers no part has yet first, so that every one runs.
-    order = [c for c in free if c not in given.values()] + free
+    order = free
     k = 0
     for i, (name, rec, setup) in enumerate(testbed):
         if name in given:

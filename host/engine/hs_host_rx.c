@@ -138,7 +138,7 @@ hs_input_data(struct hs_host *h, const uint8_t *frame,
 {
 	uint32_t flow = pi->dest_qp - HS_QP_OFFSET;
 	const struct hs_flow_spec *f;
-	struct hs_ack_content ack;
+	struct hs_ack_content ack = { 0 };
 	struct hs_rflow *r;
 	bool send_ack = false;
 	bool ce = (pi->tos & OFAN_ECN_MASK) == OFAN_ECN_CE;
@@ -248,7 +248,7 @@ hs_input_ack(struct hs_host *h, const uint8_t *frame,
 	const struct hs_host_settings *c = h->set;
 	uint32_t flow = pi->dest_qp - HS_QP_OFFSET, si;
 	const struct ofan_ack_ext *ext;
-	struct hs_ack_content a;
+	struct hs_ack_content a = { 0 };
 	struct hs_tx_acked r = { 0 };
 	struct hs_sflow *s;
 	uint64_t rtt = 0, sack;
