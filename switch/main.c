@@ -42,7 +42,7 @@
 #include "sw_telemetry.h"
 #include "ofan_version.h"
 
-#define SW_MAX_RXQ_PER_WORKER (SW_MAX_PORTS * 16)
+#define SW_MAX_RXQ_PER_WORKER (SW_MAX_ETHPORTS * 16)
 
 
 struct sw_app {
@@ -59,18 +59,18 @@ struct sw_app {
 	struct sw_config *cfg;
 	struct sw_engine *eng;
 	struct rte_mempool *pool;
-	uint16_t port_id[SW_MAX_PORTS];
+	uint16_t port_id[SW_MAX_ETHPORTS];
 	/* The devices' own counters, read just before the ports close. */
-	struct ofan_dev_stats dev_stats[SW_MAX_PORTS];
-	bool port_started[SW_MAX_PORTS];
+	struct ofan_dev_stats dev_stats[SW_MAX_ETHPORTS];
+	bool port_started[SW_MAX_ETHPORTS];
 	/*
 	 * TX queues per port: one per forwarding lcore when the device has
 	 * enough, otherwise lcores share them and take tx_lock around the
 	 * burst (net_pcap, for one, has a single TX queue per file).
 	 */
-	uint16_t nb_txq[SW_MAX_PORTS];
-	bool tx_shared[SW_MAX_PORTS];
-	rte_spinlock_t tx_lock[SW_MAX_PORTS][SW_MAX_WORKERS];
+	uint16_t nb_txq[SW_MAX_ETHPORTS];
+	bool tx_shared[SW_MAX_ETHPORTS];
+	rte_spinlock_t tx_lock[SW_MAX_ETHPORTS][SW_MAX_WORKERS];
 	struct ofan_clock clock;
 	uint16_t nb_workers;	/* forwarding lcores (sw_open_pool) */
 	int64_t inuse_start;	/* the pool's mbufs in use before the ports */
@@ -488,7 +488,7 @@ sw_create_pool(struct sw_app *app, uint16_t nb_workers)
 			n += (uint64_t)pc->nb_txd * nb_workers;
 			n += (uint64_t)(pc->queue.enabled ?
 				pc->queue.capacity_pkts :
-				(uint32_t)c->burst * SW_MAX_PORTS) * nb_workers;
+				(uint32_t)c->burst * SW_MAX_ETHPORTS) * nb_workers;
 		}
 		n += (uint64_t)nb_workers * (512 + 2 * SW_MAX_BURST);
 		if (n > (1u << 22))
@@ -510,7 +510,7 @@ static int
 sw_setup_ports(struct sw_app *app, uint16_t nb_workers, uint8_t (*macs)[6])
 {
 	const struct sw_config *c = app->cfg;
-	struct ofan_port_conf pc[SW_MAX_PORTS];
+	struct ofan_port_conf pc[SW_MAX_ETHPORTS];
 	char err[512];
 	uint16_t p, q;
 	int rc;
@@ -666,7 +666,7 @@ static void
 sw_write_stats(struct sw_app *app, double elapsed, uint16_t nb_workers,
 	       int64_t inuse_start, int64_t inuse_end)
 {
-	const char *devs[SW_MAX_PORTS];
+	const char *devs[SW_MAX_ETHPORTS];
 	struct sw_stats_extra x = {
 		.elapsed_s = elapsed,
 		.nb_workers = nb_workers,
@@ -790,7 +790,7 @@ sw_open_pool(struct sw_app *app)
 static int
 sw_bring_up(struct sw_app *app)
 {
-	uint8_t macs[SW_MAX_PORTS][6];
+	uint8_t macs[SW_MAX_ETHPORTS][6];
 	char err[1024];
 
 	if (sw_setup_ports(app, app->nb_workers, macs) != 0)

@@ -17,7 +17,7 @@
 /* The engine served; NULL outside its lifetime.  See the header. */
 static struct sw_engine *volatile sw_tel_engine;
 /* Port p's ethdev id, for its device counters (NULL: none). */
-static uint16_t sw_tel_ethdev[SW_MAX_PORTS];
+static uint16_t sw_tel_ethdev[SW_MAX_ETHPORTS];
 static bool sw_tel_has_ethdev;
 /* Callbacks running now; unregister waits for them to finish. */
 static volatile uint32_t sw_tel_busy;

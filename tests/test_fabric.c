@@ -549,6 +549,69 @@ START_TEST(test_threads_identical_study)
 }
 END_TEST
 
+/*
+ * Switches wider than 32 ports (SW_MAX_PORTS is 64): leaves of 40 hosts
+ * and 8 spines are 48-port switches, their hosts 32-39 and all their
+ * uplinks past bit 31 of every port mask.  Tornado (rank i to i + 8)
+ * keeps 32 flows inside each leaf (some to ports 32-39) and sends 8 each
+ * way across the spines; a lossless 60-to-1 incast (incast-pfc.ini)
+ * pauses leaf 0's ingress ports, hosts 32-39 and the uplinks among
+ * them.  Every flow completes, every packet is accounted for (the
+ * incast loses none), and two threads give the same files as one.
+ */
+START_TEST(test_wide_switches)
+{
+	static const char *const lossy[] = {
+		"fabric.schemes=ecmp, ofan", "traffic.size=64KiB",
+		"fabric.leaves=2", "fabric.hosts_per_leaf=40",
+		"fabric.spines=8", "fabric.uplink_rate=500G",
+		"fabric.mbufs=32000",
+	};
+	static const char *const lossless[] = {
+		"traffic.size=64KiB", "fabric.leaves=2",
+		"fabric.hosts_per_leaf=40", "fabric.spines=8",
+		"traffic.incast_degree=60", "fabric.mbufs=32000",
+	};
+	const struct fab_params *p;
+	struct t_exp e;
+	uint16_t s;
+
+	t_same_on_two_threads("queues-leafspine.ini", lossy, RTE_DIM(lossy),
+			      &e);
+	p = &e.x.combos[0];
+	ck_assert_uint_eq(p->hosts_per_leaf + p->spines, 48);
+	for (s = 0; s < p->nb_schemes; s++) {
+		struct fab_run r;
+
+		t_fabric_run(p, s, &r);
+		t_check_conserved(&r, p->schemes[s].name);
+		ck_assert(r.completed);
+		ck_assert_uint_eq(r.nb_flows, 80);
+		ck_assert_uint_eq(r.nb_completed, 80);
+		ck_assert_uint_eq(r.drops[OFAN_DROP_NO_ROUTE], 0);
+		fab_run_free(&r);
+	}
+	fab_experiment_free(&e.x);
+
+	t_same_on_two_threads("incast-pfc.ini", lossless,
+			      RTE_DIM(lossless), &e);
+	p = &e.x.combos[0];
+	{
+		struct fab_run r;
+
+		t_fabric_run(p, 0, &r);
+		t_check_conserved(&r, "lossless");
+		ck_assert(r.completed);
+		ck_assert_uint_eq(r.drops_total, 0);
+		ck_assert_uint_gt(r.pfc_pauses, 0);
+		ck_assert_uint_eq(r.pfc_resumes, r.pfc_pauses);
+		fab_run_free(&r);
+	}
+	fab_experiment_free(&e.x);
+	t_teardown();
+}
+END_TEST
+
 /* ==== 2. conservation ==== */
 
 /*
@@ -900,6 +963,7 @@ fabric_suite(void)
 	tcase_add_test(tc, test_fib_cache);
 	tcase_add_test(tc, test_threads_identical);
 	tcase_add_test(tc, test_threads_identical_study);
+	tcase_add_test(tc, test_wide_switches);
 	t_fabric_loss_tests(tc);
 	suite_add_tcase(s, tc);
 

@@ -252,12 +252,12 @@ static void fab_sw_tx_kicked(struct fab_thr *th, uint32_t d);
  * a pause begun or ended) get their serialiser looked at.
  */
 static void
-fab_sw_kick(struct fab_thr *th, uint32_t sw, uint32_t kicks)
+fab_sw_kick(struct fab_thr *th, uint32_t sw, sw_portmask kicks)
 {
 	const struct fab_snode *n = &th->s->net.sw[sw];
 
 	while (kicks != 0) {
-		uint16_t p = (uint16_t)rte_bsf32(kicks);
+		uint16_t p = (uint16_t)rte_bsf64(kicks);
 
 		kicks &= kicks - 1;
 		if (p < n->nb_ports)
@@ -496,14 +496,14 @@ fab_arrive(struct fab_thr *th, uint32_t d)
 	}
 	{
 		struct fab_snode *sw = &s->net.sw[rx->to];
-		uint32_t touched;
+		sw_portmask touched;
 
 		sw_worker_input(sw->w, rx->to_port, pkts, n, th->now);
 		/* Only the queues the burst went to need a look. */
 		touched = sw_worker_touched(sw->w) |
 			sw_worker_take_kicks(sw->w);
 		for (p = 0; p < sw->nb_ports; p++) {
-			if (!(touched & (UINT32_C(1) << p)))
+			if (!(touched & SW_PORT_BIT(p)))
 				continue;
 			fab_sw_note(th, sw->dir[p]);
 			if (!s->net.dirs[sw->dir[p]].tx_pending)

@@ -78,7 +78,7 @@ sw_engine_init_worker(struct sw_engine *eng, struct sw_worker *w,
 		ofan_loss_start(&w->loss[c->drops[i].port], &c->drops[i].loss,
 				c->seed, 0x1055000u + c->drops[i].port * 64u + id,
 				0);
-		w->loss_mask |= UINT32_C(1) << c->drops[i].port;
+		w->loss_mask |= SW_PORT_BIT(c->drops[i].port);
 	}
 	w->hash_seed = eng->hash_seed;
 	w->groups = rte_zmalloc_socket("sw_groups", sw_groups_size(eng),
@@ -96,7 +96,7 @@ sw_engine_init_worker(struct sw_engine *eng, struct sw_worker *w,
 			return rc;
 		}
 		if (!w->queue[i].enabled)
-			w->unqueued_mask |= UINT32_C(1) << i;
+			w->unqueued_mask |= SW_PORT_BIT(i);
 		w->port_cap[i] = w->queue[i].cap_pkts;
 		w->port_cap_bytes[i] = w->queue[i].cap_bytes;
 	}
@@ -413,8 +413,8 @@ sw_engine_set_link(struct sw_engine *eng, uint16_t port,
 	__atomic_store_n(&ps->link, (uint8_t)mode, __ATOMIC_RELEASE);
 	/* One control thread changes links: a plain read suffices. */
 	__atomic_store_n(&eng->stalled, mode == SW_LINK_STALL ?
-			 eng->stalled | UINT32_C(1) << port :
-			 eng->stalled & ~(UINT32_C(1) << port),
+			 eng->stalled | SW_PORT_BIT(port) :
+			 eng->stalled & ~(SW_PORT_BIT(port)),
 			 __ATOMIC_RELEASE);
 	return 0;
 }

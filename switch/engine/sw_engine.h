@@ -155,7 +155,7 @@ struct sw_worker {
 	struct sw_port_stats port_st[SW_MAX_PORTS];
 	uint64_t drops[OFAN_DROP_MAX];
 	uint64_t picks[SW_MAX_PORTS];	/* policy decisions per egress port */
-	uint32_t touched;		/* ports queued to by the last input */
+	sw_portmask touched;		/* ports queued to by the last input */
 	uint32_t peek_len[SW_MAX_BURST];	/* lengths of the last peek */
 	/*
 	 * Direct transmit (sw_worker_set_direct_tx()): ports without a
@@ -164,19 +164,19 @@ struct sw_worker {
 	 */
 	sw_tx_fn tx_fn;
 	void *tx_arg;
-	uint32_t unqueued_mask;		/* ports whose queue is off */
+	sw_portmask unqueued_mask;		/* ports whose queue is off */
 	/* Lossy egress ports ([drop.*]), and their state. */
-	uint32_t loss_mask;
+	sw_portmask loss_mask;
 	struct ofan_loss loss[SW_MAX_PORTS];
-	uint32_t direct_now;		/* of those, sent directly by this input */
-	uint32_t direct_mask;		/* ports with frames in direct[] */
+	sw_portmask direct_now;		/* of those, sent directly by this input */
+	sw_portmask direct_mask;		/* ports with frames in direct[] */
 	struct sw_direct direct[SW_MAX_PORTS];
 	/* PFC (sw_pfc.c): on when any port is a software lossless port. */
 	bool pfc_any;
-	uint32_t pfc_in_mask;		/* lossless ingress ports */
-	uint32_t pfc_kick;		/* ports with a pause to send or a pause
+	sw_portmask pfc_in_mask;		/* lossless ingress ports */
+	sw_portmask pfc_kick;		/* ports with a pause to send or a pause
 					 * state change, for the driver */
-	uint32_t pfc_peeked;		/* ports whose last peek is a pause frame */
+	sw_portmask pfc_peeked;		/* ports whose last peek is a pause frame */
 	struct rte_mempool *pfc_pool;	/* where pause frames come from */
 	struct sw_pfc_port pfc[SW_MAX_PORTS];
 	/* Set by the worker after it adopted a snapshot; read by control. */
@@ -313,7 +313,7 @@ void sw_worker_tx_commit(struct sw_worker *w, uint16_t port,
  * know about its queues; nothing outside the engine reads struct
  * sw_worker's fields.
  */
-_Static_assert(SW_MAX_PORTS <= 32, "sw_worker_touched() is a 32-bit mask");
+_Static_assert(SW_MAX_PORTS <= 64, "a port set is a 64-bit mask");
 
 /* The policy instance's counters (lb_ops.dump), if it has any. */
 void sw_worker_dump_policy(const struct sw_worker *w,
@@ -329,7 +329,7 @@ sw_worker_id(const struct sw_worker *w)
 }
 
 /* The ports whose egress queue the last sw_worker_input() added to. */
-static inline uint32_t
+static inline sw_portmask
 sw_worker_touched(const struct sw_worker *w)
 {
 	return w->touched;
@@ -376,10 +376,10 @@ sw_worker_tx_ready(const struct sw_worker *w, uint16_t port)
  * a PFC frame to send, or a pause received (ofan-fabric calls it after
  * every input and commit).
  */
-static inline uint32_t
+static inline sw_portmask
 sw_worker_take_kicks(struct sw_worker *w)
 {
-	uint32_t k = w->pfc_kick;
+	sw_portmask k = w->pfc_kick;
 
 	w->pfc_kick = 0;
 	return k;

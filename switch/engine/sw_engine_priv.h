@@ -73,7 +73,7 @@ struct sw_engine {
 	/* Ports whose link is stalled (port[].link == SW_LINK_STALL), for
 	 * the workers' look once per burst (a stall that begins within a
 	 * burst applies from the next, as any control change does). */
-	volatile uint32_t stalled;
+	volatile sw_portmask stalled;
 	struct sw_port_ctl ctl[SW_MAX_PORTS];
 	struct sw_event events[2 * SW_MAX_FAILURES + SW_MAX_REROUTES];
 	uint16_t nb_events;

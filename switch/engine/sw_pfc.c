@@ -95,7 +95,7 @@ sw_engine_set_pfc_nic(struct sw_engine *eng, uint16_t port)
 	for (i = 0; i < eng->nb_workers; i++) {
 		struct sw_worker *w = &eng->workers[i];
 
-		w->pfc_in_mask &= ~(UINT32_C(1) << port);
+		w->pfc_in_mask &= ~(SW_PORT_BIT(port));
 		w->pfc_any = false;
 		for (p = 0; p < eng->cfg.nb_ports; p++)
 			w->pfc_any |= eng->pfc[p].on;
@@ -129,7 +129,7 @@ sw_pfc_worker_init(struct sw_worker *w)
 	}
 	for (p = 0; p < eng->cfg.nb_ports; p++)
 		if (eng->pfc[p].on)
-			w->pfc_in_mask |= UINT32_C(1) << p;
+			w->pfc_in_mask |= SW_PORT_BIT(p);
 	w->pfc_any = w->pfc_in_mask != 0;
 	if (!w->pfc_any)
 		return 0;
@@ -181,7 +181,7 @@ sw_pfc_rx(struct sw_worker *w, uint16_t in_port, struct rte_mbuf *m,
 	ps->pause_until = now_ns + dur;
 	ps->pause_worker = w->id;
 	st->pfc_pauses_received++;
-	w->pfc_kick |= UINT32_C(1) << in_port;
+	w->pfc_kick |= SW_PORT_BIT(in_port);
 	rte_pktmbuf_free(m);
 }
 
@@ -190,7 +190,7 @@ static inline void
 sw_pfc_want(struct sw_worker *w, uint16_t port, int32_t quanta)
 {
 	w->pfc[port].pending = quanta;
-	w->pfc_kick |= UINT32_C(1) << port;
+	w->pfc_kick |= SW_PORT_BIT(port);
 }
 
 /* The frame just queued on q came in by lossless in_port. */
@@ -248,7 +248,7 @@ sw_pfc_peek(struct sw_worker *w, uint16_t port, uint64_t now_ns,
 	struct sw_queue *q = &w->queue[port];
 	uint16_t n;
 
-	w->pfc_peeked &= ~(UINT32_C(1) << port);
+	w->pfc_peeked &= ~(SW_PORT_BIT(port));
 	if (pp->pending >= 0 && !pp->latch) {
 		if (pp->frame == NULL && w->pfc_pool != NULL) {
 			pp->frame = rte_pktmbuf_alloc(w->pfc_pool);
@@ -272,7 +272,7 @@ sw_pfc_peek(struct sw_worker *w, uint16_t port, uint64_t now_ns,
 			}
 			pkts[0] = pp->frame;
 			w->peek_len[0] = OFAN_PFC_FRAME_SIZE;
-			w->pfc_peeked |= UINT32_C(1) << port;
+			w->pfc_peeked |= SW_PORT_BIT(port);
 			return 1;
 		}
 		/* No mbuf: the next peek tries again. */
@@ -312,7 +312,7 @@ sw_pfc_commit(struct sw_worker *w, uint16_t port, uint16_t nb_sent)
 	if (w->pfc_peeked >> port & 1) {
 		struct sw_port_stats *st = &w->port_st[port];
 
-		w->pfc_peeked &= ~(UINT32_C(1) << port);
+		w->pfc_peeked &= ~(SW_PORT_BIT(port));
 		if (nb_sent == 0)
 			return true;
 		if (pp->frame_quanta == 0)

@@ -31,8 +31,9 @@ sw_queue_init(struct sw_queue *q, const struct sw_queue_config *cfg,
 		q->kmin0 = q->kmin;
 		q->kmax0 = q->kmax;
 	} else {
-		/* A staging buffer: one receive burst per input port fits. */
-		q->cap_pkts = (uint32_t)burst * SW_MAX_PORTS;
+		/* A staging buffer: one receive burst per input port fits
+		 * (only ofan-switch has one: a fabric's queues are on). */
+		q->cap_pkts = (uint32_t)burst * SW_MAX_ETHPORTS;
 		q->cap_bytes = UINT64_MAX;
 		ofan_frame_model_ethernet(&q->frame);
 	}

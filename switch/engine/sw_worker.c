@@ -89,7 +89,7 @@ sw_direct_flush(struct sw_worker *w, uint16_t port)
 	uint32_t unsent_bytes = 0;
 	uint16_t i, sent;
 
-	w->direct_mask &= ~(UINT32_C(1) << port);
+	w->direct_mask &= ~(SW_PORT_BIT(port));
 	if (d->n == 0)
 		return;
 	/*
@@ -110,7 +110,7 @@ sw_direct_flush(struct sw_worker *w, uint16_t port)
 		q->st.max_pkts = d->n;
 	if (d->bytes > q->st.max_bytes)
 		q->st.max_bytes = d->bytes;
-	w->touched |= UINT32_C(1) << port;
+	w->touched |= SW_PORT_BIT(port);
 	if (unlikely(link == SW_LINK_DOWN || link == SW_LINK_BLACKHOLE)) {
 		enum ofan_drop why = link == SW_LINK_DOWN ?
 			OFAN_DROP_LINK_DOWN : OFAN_DROP_BLACKHOLE;
@@ -149,7 +149,7 @@ sw_direct_add(struct sw_worker *w, uint16_t port, struct rte_mbuf *m)
 
 	d->pkts[d->n++] = m;
 	d->bytes += m->pkt_len;
-	w->direct_mask |= UINT32_C(1) << port;
+	w->direct_mask |= SW_PORT_BIT(port);
 	if (unlikely(d->n == SW_DIRECT_BURST))
 		sw_direct_flush(w, port);
 }
@@ -170,7 +170,7 @@ sw_worker_out(struct sw_worker *w, uint16_t port, struct rte_mbuf *m,
 			      false, &w->rng))
 		return false;
 	sw_worker_queued(&w->queue[port], now_ns);
-	w->touched |= UINT32_C(1) << port;
+	w->touched |= SW_PORT_BIT(port);
 	return true;
 }
 
@@ -479,7 +479,7 @@ sw_worker_note_queued(struct sw_worker *w, const struct sw_engine *eng,
 	struct sw_queue *q = &w->queue[port];
 
 	sw_worker_queued(q, now_ns);
-	w->touched |= UINT32_C(1) << port;
+	w->touched |= SW_PORT_BIT(port);
 	w->port_len[port] = sw_queue_len(q);
 	w->port_bytes[port] = q->bytes;
 	if (levels_needed)
@@ -597,7 +597,7 @@ static inline void
 sw_worker_forward(struct sw_worker *w, const struct sw_engine *eng,
 		  uint16_t in_port, struct rte_mbuf *m,
 		  const struct lb_pkt *meta, uint16_t pick, uint16_t l3,
-		  uint8_t kind, bool ect, uint32_t direct, bool levels_needed,
+		  uint8_t kind, bool ect, sw_portmask direct, bool levels_needed,
 		  uint64_t now_ns)
 {
 	struct sw_queue *q;
@@ -857,7 +857,7 @@ sw_worker_forward_slow(struct sw_worker *w, const struct sw_engine *eng,
 		       uint16_t in_port, struct rte_mbuf *m,
 		       const struct lb_pkt *meta, uint16_t pick,
 		       const struct sw_fwd_info *fi, uint16_t i,
-		       uint32_t direct, bool levels_needed, uint64_t now_ns)
+		       sw_portmask direct, bool levels_needed, uint64_t now_ns)
 {
 	sw_worker_forward(w, eng, in_port, m, meta, pick, fi->l3[i],
 			  fi->kind[i], sw_fwd_info_ect(fi, i), direct,
@@ -994,7 +994,7 @@ sw_worker_burst(struct sw_worker *w, uint16_t in_port,
 	 * (nb_segs is never 0) when the parse has flags (checksums). */
 	const uint16_t fast_segs = eng->parse_flags == 0 ? 1 : 0;
 	struct sw_run run = { .port = UINT16_MAX };
-	uint32_t direct, fast, queued, added = 0;
+	sw_portmask direct, fast, queued, added = 0;
 	uint16_t i, c = 0;
 
 	/*
@@ -1061,7 +1061,7 @@ sw_worker_burst(struct sw_worker *w, uint16_t in_port,
 				if (unlikely(port != run.port)) {
 					sw_run_end(w, &run);
 					sw_run_begin(w, &run, port);
-					added |= UINT32_C(1) << port;
+					added |= SW_PORT_BIT(port);
 				}
 				run.d->pkts[run.n++] = m;
 				run.bytes += m->pkt_len;
@@ -1086,7 +1086,7 @@ sw_worker_burst(struct sw_worker *w, uint16_t in_port,
 	sw_run_end(w, &run);
 	w->direct_mask |= added;
 	while (w->direct_mask != 0)
-		sw_direct_flush(w, (uint16_t)rte_bsf32(w->direct_mask));
+		sw_direct_flush(w, (uint16_t)rte_bsf64(w->direct_mask));
 }
 
 void

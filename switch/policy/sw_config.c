@@ -308,18 +308,18 @@ static int
 sw_config_ports(struct ofan_cfg *cfg, struct sw_config *c,
 		const struct sw_queue_config *qdef)
 {
-	const char *secs[SW_MAX_PORTS + 1];
-	bool seen[SW_MAX_PORTS] = { false };
+	const char *secs[SW_MAX_ETHPORTS + 1];
+	bool seen[SW_MAX_ETHPORTS] = { false };
 	int n, i;
 
-	n = ofan_cfg_sections(cfg, "port.", secs, SW_MAX_PORTS + 1);
+	n = ofan_cfg_sections(cfg, "port.", secs, SW_MAX_ETHPORTS + 1);
 	if (n == 0)
 		return ofan_cfg_fail(cfg, "port.0", "dev",
 			"missing; expected at least one [port.N] section with dev = <ethdev name or vdev devargs>");
-	if (n > SW_MAX_PORTS)
-		return ofan_cfg_fail(cfg, secs[SW_MAX_PORTS], "dev",
+	if (n > SW_MAX_ETHPORTS)
+		return ofan_cfg_fail(cfg, secs[SW_MAX_ETHPORTS], "dev",
 			"too many ports; expected at most %d ([port.0] .. [port.%d])",
-			SW_MAX_PORTS, SW_MAX_PORTS - 1);
+			SW_MAX_ETHPORTS, SW_MAX_ETHPORTS - 1);
 	for (i = 0; i < n; i++) {
 		const char *sec = secs[i];
 		struct sw_port_config *p;
@@ -327,10 +327,10 @@ sw_config_ports(struct ofan_cfg *cfg, struct sw_config *c,
 		uint64_t id;
 		uint32_t v;
 
-		if (ofan_parse_u64(sec + 5, &id) != 0 || id >= SW_MAX_PORTS)
+		if (ofan_parse_u64(sec + 5, &id) != 0 || id >= SW_MAX_ETHPORTS)
 			return ofan_cfg_fail(cfg, sec, "dev",
 				"section name '%s' has no valid port number; expected [port.N] with N in [0, %d]",
-				sec, SW_MAX_PORTS - 1);
+				sec, SW_MAX_ETHPORTS - 1);
 		if (seen[id])
 			return ofan_cfg_fail(cfg, sec, "dev",
 				"port %llu is defined twice; expected one [port.N] section per port",
@@ -843,7 +843,7 @@ sw_config_reference(FILE *f, char *err, unsigned int err_size)
 	static const char *const drops[] = { "random", "bursts" };
 	struct sw_config *c = calloc(1, sizeof(*c));
 	struct ofan_cfg_ref *ref = ofan_cfg_ref_new();
-	char text[SW_MAX_PORTS * 40 + 512];
+	char text[SW_MAX_ETHPORTS * 40 + 512];
 	struct ofan_cfg *cfg;
 	int i, d, rc = 0;
 
@@ -865,7 +865,7 @@ sw_config_reference(FILE *f, char *err, unsigned int err_size)
 						    lb_registry[i]->name);
 			int p;
 
-			for (p = 0; p < SW_MAX_PORTS; p++)
+			for (p = 0; p < SW_MAX_ETHPORTS; p++)
 				n += (size_t)snprintf(text + n, sizeof(text) - n,
 					"[port.%d]\ndev = net_null%d\n", p, p);
 			snprintf(text + n, sizeof(text) - n, sw_ref_tail,

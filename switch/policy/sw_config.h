@@ -21,7 +21,16 @@
 
 struct ofan_cfg;
 
-#define SW_MAX_PORTS 32		/* RTE_MAX_ETHPORTS of Debian's DPDK */
+/*
+ * An engine's ports: a switch of ofan-fabric has up to 64 (a leaf of 32
+ * hosts and 8 spines is 40).  ofan-switch drives DPDK ports, at most
+ * RTE_MAX_ETHPORTS of Debian's DPDK: its [port.N] sections stop at
+ * SW_MAX_ETHPORTS.  A set of ports is a 64-bit mask (sw_portmask).
+ */
+#define SW_MAX_PORTS 64
+#define SW_MAX_ETHPORTS 32
+typedef uint64_t sw_portmask;
+#define SW_PORT_BIT(p) (UINT64_C(1) << (p))
 #define SW_MAX_GROUPS 320	/* a k = 24 fat tree's ToR: 12 hosts + 287 other ToRs */
 #define SW_MAX_ROUTES 4096
 #define SW_MAX_FAILURES 64

@@ -61,7 +61,7 @@ struct gen_opts {
 /* Where a node runs with sriov: the inventory's view. */
 struct gen_node {
 	char machine[FAB_NAME_SIZE];
-	char pci[SW_MAX_PORTS][32];
+	char pci[SW_MAX_ETHPORTS][32];
 	uint16_t nb_pci;
 	uint32_t lcore;
 };
@@ -504,7 +504,7 @@ gen_inventory(struct gen *g, char *err, size_t err_size)
 		snprintf(buf, sizeof(buf), "%s", ports);
 		for (tok = strtok_r(buf, ", ", &save); tok != NULL;
 		     tok = strtok_r(NULL, ", ", &save)) {
-			if (node->nb_pci == SW_MAX_PORTS)
+			if (node->nb_pci == SW_MAX_ETHPORTS)
 				break;
 			snprintf(node->pci[node->nb_pci++], 32, "%s", tok);
 		}

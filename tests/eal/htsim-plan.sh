@@ -85,8 +85,10 @@ bad unknown 'connection_matrices/one.cm\n!Param -end 1000\n!Param -frobnicate 3\
 	"$TMP/unknown.txt:3: -frobnicate: not an htsim_uec parameter ofan knows"
 bad missing 'connection_matrices/none.cm\n!Param -end 1000\n' \
 	"$TMP/missing.txt:1: cannot open the connection matrix connection_matrices/none.cm ($UEC/connection_matrices/none.cm): No such file or directory"
-bad topo 'connection_matrices/perm_1024n_1024c_0u_2000000b.cm\n!Param -topo topologies/leaf_spine_1024_oversub.topo\n' \
-	"$TMP/topo.txt:2: -topo: "
+# Leaves of 64 hosts and 8 spine links: 72 ports, over a switch's 64.
+printf 'Nodes 1024\nTiers 2\nPodsize 1024\n\nTier 0\nDownlink_speed_Gbps 100\nRadix_Down 64\nRadix_Up 8\nDownlink_Latency_ns 1000\nOversubscribed 8\nSwitch_Latency_ns 0\n\nTier 1\nDownlink_speed_Gbps 100\nRadix_Down 16\nDownlink_Latency_ns 1000\nSwitch_Latency_ns 0\n' >"$TMP/wide.topo"
+bad topo "connection_matrices/perm_1024n_1024c_0u_2000000b.cm\n!Param -topo $TMP/wide.topo\n" \
+	"$TMP/topo.txt:2: -topo: $TMP/wide.topo: a leaf of 64 hosts and 8 spine links (and spines of 16 leaves) needs 72 ports; ofan-fabric's switches have at most 64"
 
 echo "-- --keep-going: the unmappable fails its target, the rest runs"
 printf 'connection_matrices/one.cm\n!Param -sleek\n!tailFCT 190\n' >>"$TMP/one.txt"

@@ -19,7 +19,7 @@
 
 #define HP_HDR 64		/* UEC header bytes (uec.cpp:28) */
 #define HP_IP_HDRS 40		/* ofan's IPv4 + UDP + BTH before a payload */
-#define HP_MAX_PORTS 32		/* ofan-fabric's switch ports */
+#define HP_MAX_PORTS 64		/* ofan-fabric's switch ports (SW_MAX_PORTS) */
 #define HP_MAX_K 24		/* ofan-fabric's largest fat tree */
 #define HP_MAX_PATHS 256	/* hlb_uec.h's HLB_UEC_MAX_PATHS */
 
