@@ -117,6 +117,14 @@ struct ofan_bth {
  * credit already spent (hs_cc.h, pulls).  Switches leave it alone.
  */
 #define OFAN_BTH_MARK_SPEC	0x04
+/*
+ * LAST_HOP: with TRIMMED, the switch cut it in the queue of a port that
+ * faces a host, its last hop (the receiver's own link was full, not the
+ * fabric).  The receiver says so in its NACK (OFAN_ACK_F_LAST_HOP), as
+ * UEC's NACK does; uet-htsim's path selection takes it as good feedback
+ * and NSCC under a receiver's credit keeps its window.
+ */
+#define OFAN_BTH_MARK_LAST_HOP	0x08
 
 /*
  * AETH syndromes (the high byte of syndrome_msn), as InfiniBand has
@@ -166,6 +174,8 @@ struct ofan_aeth {
  */
 #define OFAN_ACK_F_PULL	0x04
 #define OFAN_PULL_QUANTUM	256
+/* Flag on a NACK: the packet was trimmed on its last hop (OFAN_BTH_MARK_LAST_HOP). */
+#define OFAN_ACK_F_LAST_HOP	0x08
 
 /*
  * The ofan feedback extension, after the AETH of an ACK.  It carries the

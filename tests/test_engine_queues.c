@@ -559,6 +559,64 @@ START_TEST(test_rts_books)
 END_TEST
 
 /*
+ * A queue that faces a host (to_host) marks what it trims as trimmed on
+ * the last hop too (OFAN_BTH_MARK_LAST_HOP); one towards the fabric, as
+ * trimmed only.  A header already trimmed upstream keeps its marks.
+ */
+START_TEST(test_trim_last_hop)
+{
+	struct sw_queue_config qc;
+	struct ofan_pkt_info info;
+	struct rte_mbuf *ret, *m;
+	struct sw_queue q;
+	struct ofan_rng rng;
+	int to_host;
+
+	sw_queue_config_defaults(&qc);
+	qc.enabled = true;
+	qc.ecn = false;
+	qc.trim = SW_TRIM_HEADER;
+	qc.trim_either = false;		/* the arriving one */
+	qc.capacity_pkts = 1;
+	ofan_rng_seed(&rng, 1, 0);
+	for (to_host = 0; to_host < 2; to_host++) {
+		qc.to_host = to_host;
+		ck_assert_int_eq(sw_queue_init(&q, &qc, 32, SOCKET_ID_ANY), 0);
+		ck_assert_int_eq(sw_queue_enqueue_ctl(&q,
+			t_sized(T_LEAF_NET(1) | 1, 0, 0, 1000), OFAN_KIND_DATA,
+			OFAN_ETH_HDR_SIZE, false, &rng, &ret), SW_ENQ_QUEUED);
+		ck_assert_int_eq(sw_queue_enqueue_ctl(&q,
+			t_sized(T_LEAF_NET(1) | 1, 1, 0, 1000), OFAN_KIND_DATA,
+			OFAN_ETH_HDR_SIZE, false, &rng, &ret), SW_ENQ_QUEUED);
+		ck_assert_uint_eq(q.st.trimmed_pkts, 1);
+		ck_assert_uint_eq(q.ctrl.tail - q.ctrl.head, 1);
+		m = q.ctrl.ring[q.ctrl.head & q.ctrl.mask];
+		t_parse(m, &info);
+		ck_assert_uint_eq(info.psn, 1);
+		ck_assert_uint_eq(info.bth_mark, to_host ?
+				  OFAN_BTH_MARK_TRIMMED | OFAN_BTH_MARK_LAST_HOP :
+				  OFAN_BTH_MARK_TRIMMED);
+		ck_assert_uint_eq(sw_queue_fini(&q), 2);
+	}
+	/* Trimmed upstream, then through a host's port: marks kept. */
+	qc.to_host = true;
+	ck_assert_int_eq(sw_queue_init(&q, &qc, 32, SOCKET_ID_ANY), 0);
+	m = t_sized(T_LEAF_NET(1) | 1, 2, 0, 1000);
+	t_parse(m, &info);
+	rte_pktmbuf_mtod(m, uint8_t *)[info.l4_offset + OFAN_UDP_HDR_SIZE +
+				       OFAN_BTH_MARK_OFFSET] =
+		OFAN_BTH_MARK_TRIMMED;
+	ck_assert_int_eq(sw_queue_enqueue_ctl(&q, m, OFAN_KIND_DATA,
+		OFAN_ETH_HDR_SIZE, false, &rng, &ret), SW_ENQ_QUEUED);
+	m = q.ctrl.tail != q.ctrl.head ? q.ctrl.ring[q.ctrl.head & q.ctrl.mask] :
+		q.ring[q.head & q.mask];
+	t_parse(m, &info);
+	ck_assert_uint_eq(info.bth_mark, OFAN_BTH_MARK_TRIMMED);
+	ck_assert_uint_eq(sw_queue_fini(&q), 1);
+}
+END_TEST
+
+/*
  * The frame model of a queue (ofan_frame.h): under explicit sizes (full
  * 1514-byte data frames count 1460 bytes, 78-byte ACKs 82) a queue
  * counts, caps, marks and shapes each frame at its model size: a data
@@ -1342,6 +1400,7 @@ t_engine_queue_tests(struct t_engine_tcases *t)
 	tcase_add_test(t->queue, test_queue_hist_bin);
 	tcase_add_test(t->queue, test_trim_victim_ack);
 	tcase_add_test(t->queue, test_rts_books);
+	tcase_add_test(t->queue, test_trim_last_hop);
 	tcase_add_test(t->queue, test_queue_ecn_probability);
 	tcase_add_test(t->shaping, test_shape_fine_polls);
 	tcase_add_test(t->shaping, test_shape_coarse_polls);

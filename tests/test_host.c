@@ -1397,6 +1397,72 @@ t_inject(struct t_net *net, struct hs_host *h, bool ack, uint32_t psn,
 }
 
 /*
+ * A trimmed header that says it was cut on its last hop
+ * (OFAN_BTH_MARK_LAST_HOP) gets a NACK that says so too
+ * (OFAN_ACK_F_LAST_HOP); one cut elsewhere, a plain NACK.
+ */
+START_TEST(test_nack_last_hop)
+{
+	int last;
+
+	for (last = 0; last < 2; last++) {
+		struct rte_mbuf *pkts[T_BURST], *m;
+		struct ofan_pkt_spec sp;
+		struct ofan_pkt_info pi;
+		uint8_t frame[256];
+		struct t_net *net;
+		unsigned int nacks = 0;
+		uint16_t n, i;
+		int len;
+
+		net = t_net_new("mixed", "pattern = permutation\nsize = 14600");
+		t_net_hosts(net);
+		memset(&sp, 0, sizeof(sp));
+		sp.src_ip = hs_rank_ip(&net->cfg.set, 0);
+		sp.dst_ip = hs_rank_ip(&net->cfg.set, 1);
+		sp.dest_qp = 0 + HS_QP_OFFSET;
+		sp.psn = 1;
+		sp.ev = 49152;
+		len = ofan_build_data(frame, sizeof(frame), &sp);
+		ck_assert_int_gt(len, 0);
+		ck_assert_int_eq(ofan_parse(frame, (uint32_t)len, 0, &pi),
+				 OFAN_PARSE_OK);
+		frame[pi.l4_offset + OFAN_UDP_HDR_SIZE + OFAN_BTH_MARK_OFFSET] =
+			OFAN_BTH_MARK_TRIMMED |
+			(last ? OFAN_BTH_MARK_LAST_HOP : 0);
+		m = rte_pktmbuf_alloc(t_pool);
+		ck_assert_ptr_nonnull(m);
+		memcpy(rte_pktmbuf_append(m, (uint16_t)len), frame, len);
+		hs_host_input(net->host[1], &m, 1, net->now);
+		ck_assert_uint_eq(hs_host_stats(net->host[1])->trimmed_rx, 1);
+		n = hs_host_output(net->host[1], net->now, pkts, T_BURST);
+		for (i = 0; i < n; i++) {
+			const uint8_t *f = rte_pktmbuf_mtod(pkts[i],
+							    const uint8_t *);
+			const struct ofan_ack_ext *ext;
+
+			ck_assert_int_eq(ofan_parse(f,
+				rte_pktmbuf_data_len(pkts[i]), 0, &pi),
+				OFAN_PARSE_OK);
+			if (pi.kind != OFAN_KIND_ACK ||
+			    (f[pi.payload_offset] & OFAN_AETH_SYN_NAK_MASK) !=
+			    OFAN_AETH_SYN_NAK_MASK)
+				continue;
+			ext = (const struct ofan_ack_ext *)(f +
+				pi.payload_offset + OFAN_AETH_SIZE);
+			ck_assert_uint_eq(rte_be_to_cpu_32(ext->echo_psn), 1);
+			ck_assert_uint_eq(ext->flags & OFAN_ACK_F_LAST_HOP,
+					  last ? OFAN_ACK_F_LAST_HOP : 0);
+			nacks++;
+		}
+		rte_pktmbuf_free_bulk(pkts, n);
+		ck_assert_uint_eq(nacks, 1);
+		t_net_done(net);
+	}
+}
+END_TEST
+
+/*
  * A flow acknowledged in the very ns its host started (an ACK with no
  * round trip at all) is done, and its result says so: 1 ns, since 0
  * means never.  And a host whose clock starts at 0 (a virtual one) that
@@ -1767,6 +1833,7 @@ host_suite(void)
 	tcase_add_test(tc, test_erasure_wait_no_spin);
 	tcase_add_test(tc, test_erasure_makeup_next_event);
 	tcase_add_test(tc, test_resend_path);
+	tcase_add_test(tc, test_nack_last_hop);
 	tcase_add_test(tc, test_done_at_start);
 	tcase_add_test(tc, test_dep_before_start);
 	tcase_add_test(tc, test_arp_counted);

@@ -129,6 +129,94 @@ START_TEST(test_rccc_both)
 }
 END_TEST
 
+/*
+ * "both": a NACK of a packet trimmed on its last hop leaves NSCC's
+ * window (uec.cpp:1380); one trimmed elsewhere takes its bytes off, as
+ * it does from a sender-only NSCC whatever the hop (quick adapt off, so
+ * only the window speaks).
+ */
+START_TEST(test_rccc_last_hop_nack)
+{
+	struct hs_cc_ack nack = {
+		.now_ns = 1000, .rtt_ns = 14000, .nacked_pkts = 1,
+		.nacked_bytes = 4086, .flight = { .pkts = 10 },
+		.last_hop = true,
+	};
+	struct hs_nscc_settings ns;
+	struct hs_nscc_state n;
+	struct hs_rccc_settings s;
+	struct hs_rccc_state r;
+	int64_t w;
+
+	t_start(&r, &s, true);
+	s.nscc.quick_adapt = false;
+	w = r.n.cwnd;
+	hs_cc_rccc.on_nack(&r, &s, &nack);
+	ck_assert_int_eq(r.n.cwnd, w);
+	nack.last_hop = false;
+	hs_cc_rccc.on_nack(&r, &s, &nack);
+	ck_assert_int_eq(r.n.cwnd, w - MTU);
+	/* The sender's NSCC alone: every NACK takes its bytes. */
+	memset(&ns, 0, sizeof(ns));
+	hs_cc_nscc.defaults(&ns);
+	ns.quick_adapt = false;
+	memset(&n, 0, sizeof(n));
+	hs_cc_nscc.start(&n, &ns, &t_flow);
+	w = n.cwnd;
+	nack.last_hop = true;
+	hs_cc_nscc.on_nack(&n, &ns, &nack);
+	ck_assert_int_eq(n.cwnd, w - MTU);
+}
+END_TEST
+
+/*
+ * The receiver's oversubscription CC (oversubscribed_cc.cpp:38-94)
+ * interval by interval, against numbers worked by hand from its rules:
+ * target 0.3, alpha 0.5, Md 0.5, Ai 0.01, the floor 0.9 / ratio.
+ */
+START_TEST(test_rccc_oversub)
+{
+	struct hs_rccc_osc o;
+	struct hs_rccc_settings s;
+
+	memset(&s, 0, sizeof(s));
+	hs_cc_rccc.defaults(&s);
+	ck_assert(hs_cc_rccc.pull_oversub(&s) == 0);	/* off by default */
+	s.oversubscription = 4;
+	ck_assert(hs_cc_rccc.pull_oversub(&s) == 4);
+	hs_rccc_osc_init(&o, 4);
+	ck_assert(o.rate == 1 && o.g == 0);
+	ck_assert_double_eq_tol(o.min_rate, 0.225, 1e-12);
+	/* Nothing marked: up (capped at 1), the step doubling. */
+	hs_rccc_osc_step(&o, 100, 0, 0, 0);
+	ck_assert(o.rate == 1 && o.inc == 1);
+	/* Half marked: g = 0.25, under 0.3: up by 0.01 only (capped). */
+	hs_rccc_osc_step(&o, 100, 50, 0, 0);
+	ck_assert_double_eq_tol(o.g, 0.25, 1e-12);
+	ck_assert(o.rate == 1 && o.inc == 2);
+	/* 80 % marked: g = 0.525, rate x (1 - 0.225 x 0.5) = 0.8875. */
+	hs_rccc_osc_step(&o, 100, 80, 0, 0);
+	ck_assert_double_eq_tol(o.g, 0.525, 1e-12);
+	ck_assert_double_eq_tol(o.rate, 0.8875, 1e-12);
+	ck_assert_uint_eq(o.inc, 0);
+	/* 20 trimmed in the core of 100: -0.2; 10 on the last hop cost
+	 * nothing; the CE fraction is of the 70 whole ones (0 here). */
+	hs_rccc_osc_step(&o, 100, 0, 10, 20);
+	ck_assert_double_eq_tol(o.rate, 0.6875, 1e-12);
+	ck_assert_double_eq_tol(o.g, 0.2625, 1e-12);
+	/* Quiet intervals: +0.01, +0.02, +0.04. */
+	hs_rccc_osc_step(&o, 0, 0, 0, 0);
+	hs_rccc_osc_step(&o, 0, 0, 0, 0);
+	hs_rccc_osc_step(&o, 0, 0, 0, 0);
+	ck_assert_double_eq_tol(o.rate, 0.7575, 1e-12);
+	ck_assert_uint_eq(o.inc, 3);
+	/* Every packet trimmed in the core: down to the floor, 0.9 / 8. */
+	hs_rccc_osc_init(&o, 8);
+	hs_rccc_osc_step(&o, 100, 0, 0, 100);
+	ck_assert_double_eq_tol(o.rate, 0.1125, 1e-12);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -138,6 +226,8 @@ main(void)
 	tcase_add_test(tc, test_rccc_credit);
 	tcase_add_test(tc, test_rccc_stop_spec);
 	tcase_add_test(tc, test_rccc_both);
+	tcase_add_test(tc, test_rccc_last_hop_nack);
+	tcase_add_test(tc, test_rccc_oversub);
 	suite_add_tcase(s, tc);
 	return t_run_suite(s);
 }

@@ -367,6 +367,7 @@ fab_switch_config(const struct fab_params *p, const struct fab_topo *t,
 		pc->peer_mac_set = true;
 		pc->nb_rx_queues = 1;
 		pc->queue = p->queue_layer[k->layer[1 - far]];
+		pc->queue.to_host = k->is_host[far];
 	}
 	fab_switch_routes(p, t, s, c);
 }

@@ -128,7 +128,8 @@ hs_frame_ack(const struct hs_frame_ctx *fx, struct rte_mempool *pool,
 		.echo_ev = a->echo_ev,
 		.flags = (uint8_t)((a->a.ce ? OFAN_ACK_F_CE : 0) |
 				   (a->count ? OFAN_ACK_F_COUNT : 0) |
-				   (a->a.pull ? OFAN_ACK_F_PULL : 0)),
+				   (a->a.pull ? OFAN_ACK_F_PULL : 0) |
+				   (a->a.last_hop ? OFAN_ACK_F_LAST_HOP : 0)),
 		.echo_psn = a->a.echo_psn,
 		.cum_psn = a->a.cum,
 		.sack = a->a.sack,

@@ -19,6 +19,7 @@
 
 #include "hlb.h"
 #include "hs_frames.h"
+#include "hs_rccc.h"
 #include "hs_host.h"
 #include "hs_transport.h"
 #include "ofan_clock.h"
@@ -178,6 +179,15 @@ struct hs_host {
 	int64_t pull_max;	/* credit a sender may hold: 2.5 BDP */
 	uint64_t pull_check_ns;	/* the next look for silent flows */
 	uint64_t pull_silence_ns;	/* an RTO: a flow this quiet is stuck */
+	/*
+	 * Its rate control on an oversubscribed fabric (cc's pull_oversub,
+	 * struct hs_rccc_osc): what arrived since its last interval.
+	 */
+	bool osc_on;
+	struct hs_rccc_osc osc;
+	struct ofan_rng osc_rng;	/* the intervals' jitter */
+	uint64_t osc_next_ns;		/* its next interval's end */
+	uint64_t osc_pkts, osc_ce, osc_trim_last, osc_trim_other;
 
 	uint64_t timer_ns;	/* earliest transport timer */
 	uint64_t next_start_ns;	/* earliest start of a waiting flow */
@@ -406,7 +416,7 @@ void hs_dep_release(struct hs_host *h, uint32_t si, uint64_t now);
 /* hs_host_pull.c: the receiver's pacer of a receiver-driven cc. */
 int hs_pull_init(struct hs_host *h);
 void hs_pull_arrived(struct hs_host *h, uint32_t ri, uint32_t payload,
-		     uint16_t ev, bool spec, bool trimmed, uint64_t now);
+		     uint16_t ev, uint8_t mark, bool ce, uint64_t now);
 void hs_pull_run(struct hs_host *h, uint64_t now);
 uint64_t hs_pull_next_ns(const struct hs_host *h);
 void hs_pull_check(struct hs_host *h, uint64_t now);

@@ -24,6 +24,12 @@
  * watch: every RTO it looks at its unfinished flows, and one that sent
  * nothing for an RTO (its PULL lost, or what it sent on it) has what
  * it holds written off as lost and granted again, a packet at least.
+ *
+ * On an oversubscribed fabric (the cc's pull_oversub) the pacer's rate
+ * follows uet-htsim's OversubscribedCC (hs_rccc.h, struct hs_rccc_osc):
+ * every interval, from the start until the host's flows are all in, it
+ * looks at what arrived, marked and trimmed (on the last hop or
+ * elsewhere, OFAN_BTH_MARK_LAST_HOP) and grants at that share of 99 %.
  */
 #include <math.h>
 
@@ -35,6 +41,20 @@
 #define PULL_RATE 0.99		/* of the link (main_uec.cpp:754) */
 #define PULL_HEADER 64		/* bytes a packet spends beyond payload */
 #define PULL_MAX_BDP 2.5	/* credit a sender holds (1.5 BDP) and a BDP in flight */
+
+/*
+ * The next interval's length: 1.5 network RTTs, x 0.75 .. 1.25 at random
+ * (oversubscribed_cc.h:25-28; OversubscribedCC::_base_rtt is the
+ * network's largest unloaded RTT, [host] base_rtt here).
+ */
+static uint64_t
+hs_osc_interval(struct hs_host *h)
+{
+	double u = ofan_rng_unit(&h->osc_rng);
+
+	return RTE_MAX((uint64_t)((0.75 + u / 2) * 1.5 *
+				  (double)h->set->base_rtt_ns), (uint64_t)1);
+}
 
 int
 hs_pull_init(struct hs_host *h)
@@ -58,6 +78,14 @@ hs_pull_init(struct hs_host *h)
 	if (h->pull_silence_ns == 0)
 		h->pull_silence_ns = 1;
 	h->pull_check_ns = UINT64_MAX;
+	h->osc_next_ns = UINT64_MAX;
+	if (c->cc->pull_oversub != NULL &&
+	    c->cc->pull_oversub(h->cc_settings) > 0) {
+		h->osc_on = true;
+		hs_rccc_osc_init(&h->osc, c->cc->pull_oversub(h->cc_settings));
+		ofan_rng_seed(&h->osc_rng, c->seed, 0x05c00000ull + h->rank);
+		h->osc_next_ns = hs_osc_interval(h);
+	}
 	return 0;
 }
 
@@ -105,13 +133,23 @@ hs_pull_request(struct hs_host *h, uint32_t ri, double now_ps)
 
 void
 hs_pull_arrived(struct hs_host *h, uint32_t ri, uint32_t payload,
-		uint16_t ev, bool spec, bool trimmed, uint64_t now)
+		uint16_t ev, uint8_t mark, bool ce, uint64_t now)
 {
 	struct hs_pull_rx *p = &h->rflows[ri].pull;
 	uint32_t bytes = payload + PULL_HEADER;
+	bool spec = (mark & OFAN_BTH_MARK_SPEC) != 0;
+	bool trimmed = (mark & OFAN_BTH_MARK_TRIMMED) != 0;
 
 	if (h->pull_fifo == NULL)
 		return;
+	if (h->osc_on) {
+		h->osc_pkts++;
+		h->osc_ce += ce;
+		if (trimmed && (mark & OFAN_BTH_MARK_LAST_HOP))
+			h->osc_trim_last++;
+		else if (trimmed)
+			h->osc_trim_other++;
+	}
 	if (trimmed) {
 		bytes = h->set->mss + PULL_HEADER;	/* a full one, cut */
 		p->trims++;
@@ -126,6 +164,32 @@ hs_pull_arrived(struct hs_host *h, uint32_t ri, uint32_t payload,
 	hs_pull_request(h, ri, (double)now * 1000.0);
 }
 
+/*
+ * The rate control's intervals that ended by now; it stops when every
+ * flow to the host is in (uet-htsim's runs on, but nothing arrives
+ * then, and the run ends with the flows).
+ */
+static void
+hs_osc_run(struct hs_host *h, uint64_t now)
+{
+	uint32_t i;
+
+	while (h->osc_next_ns <= now) {
+		hs_rccc_osc_step(&h->osc, h->osc_pkts, h->osc_ce,
+				 h->osc_trim_last, h->osc_trim_other);
+		h->osc_pkts = h->osc_ce = 0;
+		h->osc_trim_last = h->osc_trim_other = 0;
+		for (i = 0; i < h->nb_rflows; i++)
+			if (!h->rflows[i].complete && !h->rflows[i].foreign)
+				break;
+		if (i == h->nb_rflows) {
+			h->osc_next_ns = UINT64_MAX;
+			return;
+		}
+		h->osc_next_ns += hs_osc_interval(h);
+	}
+}
+
 void
 hs_pull_check(struct hs_host *h, uint64_t now)
 {
@@ -133,6 +197,8 @@ hs_pull_check(struct hs_host *h, uint64_t now)
 	int64_t held, wo;
 	uint32_t i;
 
+	if (h->osc_on)
+		hs_osc_run(h, now);
 	if (now < h->pull_check_ns)
 		return;
 	for (i = 0; i < h->nb_rflows; i++) {
@@ -186,7 +252,7 @@ hs_pull_run(struct hs_host *h, uint64_t now)
 			hs_queue_pull(h, r);
 		}
 		h->pull_next_ps += (double)(g > 0 ? g : PULL_IDLE) *
-			h->pull_tpq_ps;
+			h->pull_tpq_ps / (h->osc_on ? h->osc.rate : 1.0);
 		hs_pull_request(h, ri, now_ps);
 	}
 }
@@ -194,7 +260,7 @@ hs_pull_run(struct hs_host *h, uint64_t now)
 uint64_t
 hs_pull_next_ns(const struct hs_host *h)
 {
-	uint64_t t = h->pull_check_ns;
+	uint64_t t = RTE_MIN(h->pull_check_ns, h->osc_next_ns);
 
 	if (h->pull_count > 0)
 		t = RTE_MIN(t, hs_pull_due_ns(h));

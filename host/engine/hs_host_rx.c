@@ -97,10 +97,14 @@ hs_input_trimmed(struct hs_host *h, const struct ofan_pkt_info *pi,
 		h->st.unknown_flow++;
 		return;
 	}
-	if (hs_receiver_on_trimmed(&r->rx, pi->psn, &nack))
+	if (hs_receiver_on_trimmed(&r->rx, pi->psn, &nack)) {
+		nack.last_hop = nack.nack &&
+			(pi->bth_mark & OFAN_BTH_MARK_LAST_HOP) != 0;
 		hs_queue_ack(h, r, pi->src_port, &nack);
+	}
 	hs_pull_arrived(h, (uint32_t)hs_rflow_of(h, flow), 0, pi->src_port,
-			pi->bth_mark & OFAN_BTH_MARK_SPEC, true, now);
+			pi->bth_mark, (pi->tos & OFAN_ECN_MASK) == OFAN_ECN_CE,
+			now);
 }
 
 /*
@@ -184,8 +188,7 @@ hs_input_data(struct hs_host *h, const uint8_t *frame,
 	if (send_ack)
 		hs_queue_ack(h, r, pi->src_port, &ack);
 	hs_pull_arrived(h, (uint32_t)hs_rflow_of(h, flow), pi->payload_size,
-			pi->src_port, pi->bth_mark & OFAN_BTH_MARK_SPEC, false,
-			now);
+			pi->src_port, pi->bth_mark, ce, now);
 }
 
 static void
@@ -231,6 +234,7 @@ hs_cc_feed(struct hs_host *h, struct hs_sflow *s,
 		.nacked_pkts = r->nacked,
 		.nacked_bytes = r->nacked ? mss : 0,
 		.ce = a->ce,
+		.last_hop = a->last_hop,
 	};
 
 	ca.flight.pkts = hs_sender_in_flight(&s->tx);
@@ -288,6 +292,7 @@ hs_input_ack(struct hs_host *h, const uint8_t *frame,
 	a.ce = c->ce_echo == HS_CE_ECHO_ACK ?
 		(pi->tos & OFAN_ECN_MASK) == OFAN_ECN_CE :
 		(ext->flags & OFAN_ACK_F_CE) != 0;
+	a.last_hop = a.nack && (ext->flags & OFAN_ACK_F_LAST_HOP) != 0;
 	a.echo_psn = rte_be_to_cpu_32(ext->echo_psn);
 	a.cum = rte_be_to_cpu_32(ext->cum_psn);
 	memcpy(&sack, &ext->sack, sizeof(sack));
@@ -307,7 +312,8 @@ hs_input_ack(struct hs_host *h, const uint8_t *frame,
 		s->rtt_sum_ns += rtt;
 		s->rtt_samples++;
 	}
-	if (a.nack && c->policy->on_nack != NULL)
+	/* A last hop's trim says nothing against the path (uec.cpp:1604). */
+	if (a.nack && !a.last_hop && c->policy->on_nack != NULL)
 		c->policy->on_nack(s->lb, &h->hlb, &h->rng, ev, a.ce, now);
 	else
 		c->policy->on_ack(s->lb, &h->hlb, &h->rng, ev, a.ce, rtt, now);

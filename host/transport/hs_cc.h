@@ -109,6 +109,7 @@ struct hs_cc_ack {
 	uint64_t nacked_bytes;	/* a NACK: that packet's payload bytes */
 	struct hs_cc_flight flight;	/* out after it */
 	bool ce;		/* it echoed a congestion mark */
+	bool last_hop;		/* a NACK: trimmed on its last hop, in front of its receiver */
 };
 
 /*
@@ -197,6 +198,12 @@ struct hs_cc_ops {
 			uint64_t now_ns);
 	/* pulls: does the flow still send on its first credit? */
 	bool (*speculating)(const void *st);
+	/*
+	 * pulls, may be NULL: the fabric's oversubscription the receiver's
+	 * pacer controls its rate for (uet-htsim's OversubscribedCC,
+	 * hs_rccc.h), 0 for none.
+	 */
+	double (*pull_oversub)(const void *settings);
 };
 
 /* NULL-terminated: the built-ins (rate first, the default), then any

@@ -303,9 +303,14 @@ nscc_on_ack(void *st, const void *settings, const struct hs_cc_ack *a)
 	nscc_bound(n);
 }
 
-/* updateCwndOnNack_NSCC (1359-1384) and processNack's base RTT (1524-1610). */
-static void
-nscc_on_nack(void *st, const void *settings, const struct hs_cc_ack *a)
+/*
+ * updateCwndOnNack_NSCC (1359-1384) and processNack's base RTT
+ * (1524-1610): under a receiver's credit a last hop's trim leaves the
+ * window (1380).
+ */
+void
+hs_nscc_nack(void *st, const void *settings, const struct hs_cc_ack *a,
+	     bool receiver_driven)
 {
 	const struct hs_nscc_settings *s = settings;
 	struct hs_nscc_state *n = st;
@@ -322,8 +327,16 @@ nscc_on_nack(void *st, const void *settings, const struct hs_cc_ack *a)
 	if (nscc_quick_adapt(n, s, true, true, 0, now,
 			     (uint64_t)a->flight.pkts * n->mtu))
 		return;
+	if (receiver_driven && a->last_hop)
+		return;
 	n->cwnd -= (int64_t)bytes;
 	nscc_bound(n);
+}
+
+static void
+nscc_on_nack(void *st, const void *settings, const struct hs_cc_ack *a)
+{
+	hs_nscc_nack(st, settings, a, false);
 }
 
 /* mark_packet_for_retransmission (1297-1304): a packet's bytes off. */

@@ -19,6 +19,14 @@
 
 extern const struct hs_cc_ops hs_cc_nscc;
 
+/*
+ * NSCC's NACK (on_nack) for a sender whose receiver also drives
+ * (receiver_driven: RCCC's "both"): a packet trimmed on its last hop
+ * then leaves the window alone (uec.cpp:1380).
+ */
+void hs_nscc_nack(void *st, const void *settings, const struct hs_cc_ack *a,
+		  bool receiver_driven);
+
 struct hs_nscc_settings {
 	uint64_t target_delay_ns;	/* 0: target_rtts x base RTT */
 	double target_rtts;		/* 0.75 (trimming); 1 without */

@@ -23,6 +23,7 @@
  *    which asks the receiver for credit: the flow grants itself one
  *    packet's, so a packet lost without trace is resent.
  */
+#include <math.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -42,6 +43,7 @@ rccc_defaults(void *settings)
 	s->max_bdp = 2.5;		/* hs_host_pull.c's bound */
 	s->header = 64;			/* uec.cpp:28 */
 	s->with_nscc = false;
+	s->oversubscription = 0;
 }
 
 static int
@@ -56,7 +58,9 @@ rccc_parse(struct ofan_cfg *cfg, const char *sec, void *settings)
 				&s->first_bdp) != 0 ||
 	    ofan_cfg_get_double(cfg, sec, "max_bdp", 0, 0.01, 1000.0,
 				&s->max_bdp) != 0 ||
-	    ofan_cfg_get_u32(cfg, sec, "header", 0, 0, 4096, &s->header) != 0)
+	    ofan_cfg_get_u32(cfg, sec, "header", 0, 0, 4096, &s->header) != 0 ||
+	    ofan_cfg_get_double(cfg, sec, "oversubscription", 0, 0.0, 1000.0,
+				&s->oversubscription) != 0)
 		return -1;
 	s->nscc.header = s->header;
 	return 0;
@@ -125,7 +129,7 @@ rccc_on_nack(void *st, const void *settings, const struct hs_cc_ack *a)
 	struct hs_rccc_state *r = st;
 
 	if (s->with_nscc)
-		hs_cc_nscc.on_nack(&r->n, &s->nscc, a);
+		hs_nscc_nack(&r->n, &s->nscc, a, true);
 	if (a->nacked_pkts > 0)
 		rccc_stop_spec(r);
 }
@@ -192,6 +196,64 @@ rccc_speculating(const void *st)
 	return ((const struct hs_rccc_state *)st)->spec;
 }
 
+static double
+rccc_pull_oversub(const void *settings)
+{
+	const struct hs_rccc_settings *s = settings;
+
+	return s->oversubscription > 1.0 ? s->oversubscription : 0.0;
+}
+
+#define OSC_TARGET 0.3		/* oversubscribed_cc.cpp:6, _target_congestion */
+#define OSC_AI 0.01		/* :7 */
+#define OSC_MD 0.5		/* :8 */
+#define OSC_MIN 0.01		/* :9 */
+#define OSC_ALPHA 0.5		/* :10 */
+
+void
+hs_rccc_osc_init(struct hs_rccc_osc *o, double oversubscription)
+{
+	o->rate = 1.0;
+	o->g = 0.0;
+	o->inc = 0;
+	/* setOversubscriptionRatio (oversubscribed_cc.h:44-48) */
+	o->min_rate = oversubscription > 0 ? 0.9 / oversubscription : 1.0;
+	if (o->min_rate < OSC_MIN)
+		o->min_rate = OSC_MIN;
+}
+
+/* doCongestionControl (oversubscribed_cc.cpp:38-94). */
+void
+hs_rccc_osc_step(struct hs_rccc_osc *o, uint64_t pkts, uint64_t ce,
+		 uint64_t trim_last, uint64_t trim_other)
+{
+	uint64_t trims = trim_last + trim_other;
+	uint64_t whole = pkts > trims ? pkts - trims : 0;
+	double frac = whole != 0 ? (double)ce / (double)whole : 0.0;
+	bool decrease = false;
+
+	if (trim_other > 0 && pkts > 0) {
+		o->rate -= (double)trim_other / (double)pkts;
+		decrease = true;
+	}
+	o->g = o->g * (1 - OSC_ALPHA) + OSC_ALPHA * frac;
+	if (o->g > OSC_TARGET) {
+		o->rate *= 1 - (o->g - OSC_TARGET) * OSC_MD;
+		decrease = true;
+	}
+	if (!decrease) {
+		o->rate += ce == 0 ? ldexp(OSC_AI, o->inc < 64 ? (int)o->inc : 64) :
+			OSC_AI;
+		o->inc++;
+	} else {
+		o->inc = 0;
+	}
+	if (o->rate < o->min_rate)
+		o->rate = o->min_rate;
+	if (o->rate > 1)
+		o->rate = 1;
+}
+
 const struct hs_cc_ops hs_cc_rccc = {
 	.name = "rccc",
 	.summary = "Ultra Ethernet's RCCC: credit pulled by the receiver at its link's rate; nscc = yes adds NSCC's window",
@@ -210,4 +272,5 @@ const struct hs_cc_ops hs_cc_rccc = {
 	.on_returned = rccc_on_returned,
 	.on_pull = rccc_on_pull,
 	.speculating = rccc_speculating,
+	.pull_oversub = rccc_pull_oversub,
 };

@@ -27,6 +27,12 @@ struct hs_rccc_settings {
 	double max_bdp;		/* most credit it holds, BDPs: 2.5 */
 	uint32_t header;	/* bytes a packet spends beyond payload: 64 */
 	bool with_nscc;		/* nscc: NSCC's window too */
+	/*
+	 * The fabric's oversubscription for the receiver's rate control
+	 * (struct hs_rccc_osc), 0 for none; uet-htsim turns it on with its
+	 * topology's ratio when only the receiver drives.
+	 */
+	double oversubscription;
 };
 
 struct hs_rccc_state {
@@ -39,5 +45,35 @@ struct hs_rccc_state {
 	uint16_t mss;
 	bool spec;		/* still on the first credit */
 };
+
+/*
+ * The receiver's rate control on an oversubscribed fabric, uet-htsim's
+ * OversubscribedCC (htsim/sim/oversubscribed_cc.cpp at 40ccb05): one per
+ * receiving host.  Every interval (1.5 network RTTs, x 0.75 .. 1.25 at
+ * random, oversubscribed_cc.h:25-28) it looks at the packets that
+ * arrived, how many carried CE, and the trimmed headers, those cut on
+ * their last hop apart:
+ *  - trims elsewhere (the fabric's core) take their share of the
+ *    packets off the rate;
+ *  - g, the EWMA (alpha 0.5) of the CE fraction of whole packets, above
+ *    0.3 takes (g - 0.3) x 0.5 of the rate off;
+ *  - without a decrease the rate grows by 0.01, doubling per interval
+ *    while nothing is marked (0.01 x 2^n);
+ *  - it stays within [0.9 / oversubscription (at least 0.01), 1].
+ * The host's pacer then grants credit at that fraction of its rate
+ * (UecPullPacer::updatePullRate, uec.cpp:3132-3139).
+ */
+struct hs_rccc_osc {
+	double rate;		/* of the pacer's rate: 1 at the start */
+	double g;		/* the CE fraction's average */
+	double min_rate;
+	uint32_t inc;		/* intervals without a decrease */
+};
+
+void hs_rccc_osc_init(struct hs_rccc_osc *o, double oversubscription);
+/* One interval: pkts arrived (trimmed headers too), ce of them marked,
+ * trim_last trimmed on their last hop, trim_other elsewhere. */
+void hs_rccc_osc_step(struct hs_rccc_osc *o, uint64_t pkts, uint64_t ce,
+		      uint64_t trim_last, uint64_t trim_other);
 
 #endif /* OFAN_HS_RCCC_H */

@@ -112,6 +112,7 @@ struct hs_ack_content {
 	bool ce;
 	bool nack;		/* a NACK (the AETH's NAK syndrome) */
 	bool pull;		/* a PULL: cum is the credit granted (quanta) */
+	bool last_hop;		/* a NACK of a packet trimmed on its last hop */
 };
 
 /*

@@ -25,6 +25,7 @@ sw_queue_init(struct sw_queue *q, const struct sw_queue_config *cfg,
 		q->kmin = cfg->ecn_kmin_bytes;
 		q->kmax = cfg->ecn_kmax_bytes;
 		q->pmax = cfg->ecn_pmax;
+		q->to_host = cfg->to_host;
 		q->rate_bps = cfg->rate_bps;
 		q->frame = cfg->frame;
 		q->cap0_bytes = q->cap_bytes;
@@ -285,7 +286,8 @@ sw_trim(struct sw_queue *q, struct rte_mbuf *m, uint32_t *bth_out)
 		ip->checksum = ofan_ipv4_checksum(ip,
 					(ip->version_ihl & 0x0f) * 4u);
 	}
-	f[bth + OFAN_BTH_MARK_OFFSET] |= OFAN_BTH_MARK_TRIMMED;
+	f[bth + OFAN_BTH_MARK_OFFSET] |= OFAN_BTH_MARK_TRIMMED |
+		(q->to_host ? OFAN_BTH_MARK_LAST_HOP : 0);
 	q->st.trimmed_pkts++;
 	q->st.trimmed_bytes += cut;
 	*bth_out = bth;

@@ -136,6 +136,7 @@ struct sw_queue {
 	uint8_t rts;
 	bool ctrl_acks;		/* ACKs (and NACKs) on the control queue */
 	bool trim_either;	/* the victim: arriving or newest, a coin */
+	bool to_host;		/* trims here are on the last hop */
 	struct sw_ctrlq ctrl;
 	/*
 	 * The last peek, until its commit: bit i set when its i-th frame

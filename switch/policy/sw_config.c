@@ -324,6 +324,7 @@ sw_config_ports(struct ofan_cfg *cfg, struct sw_config *c,
 		const char *sec = secs[i];
 		struct sw_port_config *p;
 		const char *dev = NULL;
+		bool to_host;
 		uint64_t id;
 		uint32_t v;
 
@@ -357,6 +358,7 @@ sw_config_ports(struct ofan_cfg *cfg, struct sw_config *c,
 		    ofan_cfg_get_mac(cfg, sec, "mac", 0, p->mac) ||
 		    ofan_cfg_get_mac(cfg, sec, "peer_mac", 0, p->peer_mac))
 			return -EINVAL;
+		to_host = false;	/* the port's own, not [queue]'s */
 		v = p->nb_rx_queues;
 		if (ofan_cfg_get_u32(cfg, sec, "rx_queues", 0, 1, 16, &v))
 			return -EINVAL;
@@ -371,8 +373,10 @@ sw_config_ports(struct ofan_cfg *cfg, struct sw_config *c,
 				     &v))
 			return -EINVAL;
 		p->nb_txd = (uint16_t)v;
-		if (sw_config_queue_from_cfg(cfg, sec, &p->queue))
+		if (sw_config_queue_from_cfg(cfg, sec, &p->queue) ||
+		    ofan_cfg_get_bool(cfg, sec, "to_host", 0, &to_host))
 			return -EINVAL;
+		p->queue.to_host = to_host;
 	}
 	for (i = 0; i < n; i++)
 		if (!seen[i])

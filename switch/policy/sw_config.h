@@ -78,6 +78,12 @@ struct sw_queue_config {
 	uint8_t rts;		/* enum sw_rts */
 	bool ctrl_acks;		/* ACKs and NACKs on the control queue */
 	bool trim_either;	/* trim the newest queued frame half the time */
+	/*
+	 * The port faces a host: what it trims is trimmed on its last hop
+	 * (OFAN_BTH_MARK_LAST_HOP).  ofan-fabric sets it on the ToR's (a
+	 * leaf's) ports down; ofan-switch from [port.N] to_host.
+	 */
+	bool to_host;
 	uint32_t ctrl_capacity_pkts;	/* 0: twice capacity_pkts */
 	uint64_t ctrl_capacity_bytes;	/* 0: twice capacity_bytes */
 	/*

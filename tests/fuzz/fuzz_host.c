@@ -1058,7 +1058,7 @@ fz_seen_out(struct fz_world *w, uint16_t h, struct rte_mbuf *m,
  */
 static bool
 fz_trim(struct fz_world *w, struct rte_mbuf *m, const struct ofan_pkt_info *pi,
-	bool full, bool rts, uint32_t *to)
+	bool full, bool rts, bool last_hop, uint32_t *to)
 {
 	uint8_t *f = rte_pktmbuf_mtod(m, uint8_t *);
 	struct ofan_ipv4_hdr *ip = (struct ofan_ipv4_hdr *)(f + pi->l3_offset);
@@ -1078,7 +1078,8 @@ fz_trim(struct fz_world *w, struct rte_mbuf *m, const struct ofan_pkt_info *pi,
 					       OFAN_BTH_SIZE);
 		udp->checksum = 0;
 	}
-	f[hdr - OFAN_BTH_SIZE + OFAN_BTH_MARK_OFFSET] |= OFAN_BTH_MARK_TRIMMED;
+	f[hdr - OFAN_BTH_SIZE + OFAN_BTH_MARK_OFFSET] |= OFAN_BTH_MARK_TRIMMED |
+		(last_hop ? OFAN_BTH_MARK_LAST_HOP : 0);
 	*to = fz_rank_of_ip(w, pi->dst_ip);
 	if (rts) {
 		a = ip->src_addr;
@@ -1180,8 +1181,10 @@ fz_output(struct fz_world *w, uint16_t h)
 					(w->trim == FZ_TRIM_BOTH &&
 					 w->nb_trimmed++ % 2 == 1);
 
+				/* Half of them on the last hop. */
 				if (!fz_trim(w, m, &pi, w->trim_full, rts,
-					     &to) || to == UINT32_MAX)
+					     (pi.psn & 1) != 0, &to) ||
+				    to == UINT32_MAX)
 					rte_pktmbuf_free(m);
 				else
 					fz_wire_put(w, m, (uint8_t)to, due);
@@ -2224,7 +2227,7 @@ fz_op_header(struct fz_world *w, struct fz_in *in, bool burst)
 			       rte_pktmbuf_data_len(p.m),
 			       OFAN_PARSE_F_NO_TTL_CHECK,
 			       &pi) != OFAN_PARSE_OK ||
-		    !fz_trim(w, p.m, &pi, b & 2, b & 4, &to))
+		    !fz_trim(w, p.m, &pi, b & 2, b & 4, b & 8, &to))
 			return;
 		memmove(&w->wire[i], &w->wire[i + 1],
 			(w->nb_wire - i - 1) * sizeof(w->wire[0]));
@@ -2256,7 +2259,8 @@ fz_op_header(struct fz_world *w, struct fz_in *in, bool burst)
 	case 0:
 	case 1:
 		mark = OFAN_BTH_MARK_TRIMMED |
-			(b & 2 ? OFAN_BTH_MARK_RETURNED : 0);
+			(b & 2 ? OFAN_BTH_MARK_RETURNED : 0) |
+			(b & 0x20 ? OFAN_BTH_MARK_LAST_HOP : 0);
 		break;
 	case 2:		/* one mark alone: the host reads either */
 		mark = b & 2 ? OFAN_BTH_MARK_RETURNED : OFAN_BTH_MARK_TRIMMED;

@@ -317,6 +317,7 @@ struct hp_cfg {
 	bool conn_reuse;
 	bool sender_cc;			/* NSCC (default on, main_uec.cpp:111) */
 	bool receiver_cc;		/* RCCC (default off) */
+	bool no_osc;			/* -force_disable_oversubscribed_cc */
 	const char *topo;		/* -topo */
 	uint32_t topo_line;
 };
@@ -448,11 +449,10 @@ static const struct {
 	{ "-disable_base_rtt_update_on_nack", "not mapped" },
 	{ "-sleek", "SLEEK loss recovery is not in ofan" },
 	{ "-pcie", "the PCIe model is not in ofan" },
-	{ "-oversubscribed_cc", "the receiver's oversubscription CC is not in ofan" },
-	{ "-force_disable_oversubscribed_cc", "the receiver's oversubscription CC is not in ofan" },
-	{ "-Ai", "the receiver's oversubscription CC is not in ofan" },
-	{ "-Md", "the receiver's oversubscription CC is not in ofan" },
-	{ "-alpha", "the receiver's oversubscription CC is not in ofan" },
+	{ "-oversubscribed_cc", "the oversubscription CC without an oversubscribed .topo is not mapped" },
+	{ "-Ai", "the oversubscription CC's constants are not mapped" },
+	{ "-Md", "the oversubscription CC's constants are not mapped" },
+	{ "-alpha", "the oversubscription CC's constants are not mapped" },
 	{ "-ar_sticky_delta", "adaptive routing is not mapped" },
 	{ "-ar_granularity", "adaptive routing is not mapped" },
 	{ "-ar_method", "adaptive routing is not mapped" },
@@ -522,6 +522,10 @@ hp_param(struct hp_ctx *c, uint32_t *i, struct hp_cfg *g)
 	}
 	if (strcmp(p, "-load_balancing_algo") == 0)
 		return hp_policy(c, i, g);
+	if (strcmp(p, "-force_disable_oversubscribed_cc") == 0) {
+		g->no_osc = true;
+		return 0;
+	}
 	if (strcmp(p, "-failed") == 0)
 		return hp_int_arg(c, i, 0, 1024, &g->failed);
 	if (strcmp(p, "-sack_threshold") == 0)
@@ -743,7 +747,8 @@ hp_topo_read(const char *path, struct hp_topo *t, char *why, size_t n)
  */
 static int
 hp_topo_map(struct hp_ctx *c, const struct hp_cfg *g, struct hp_word *w,
-	    double *diam_us, uint32_t *diam_hops, uint32_t *nb_leaves)
+	    double *diam_us, uint32_t *diam_hops, uint32_t *nb_leaves,
+	    double *oversub)
 {
 	struct hp_topo t;
 	char path[1024], why[2048] = "";
@@ -786,6 +791,7 @@ hp_topo_map(struct hp_ctx *c, const struct hp_cfg *g, struct hp_word *w,
 	*diam_us = 4.0 * (double)t.latency_ns[0] / 1000.0;
 	*diam_hops = 4;
 	*nb_leaves = (uint32_t)leaves;
+	*oversub = t.oversub[0];
 	return hp_set(c, "fabric.topology=leafspine") ||
 	       hp_set(c, "fabric.leaves=%lld", (long long)leaves) ||
 	       hp_set(c, "fabric.spines=%lld", (long long)spines) ||
@@ -919,7 +925,7 @@ static int
 hp_emit(struct hp_ctx *c, struct hp_cfg *g)
 {
 	uint32_t k = 0, hops = 2 * g->tiers, leaves = 0;
-	double diam_us = g->hop_us * 2 * g->tiers;
+	double diam_us = g->hop_us * 2 * g->tiers, oversub = 1;
 	uint64_t mss = g->mtu - HP_HDR;
 
 	if (g->nodes > 0 && (uint64_t)g->nodes != c->r->nodes)
@@ -928,7 +934,8 @@ hp_emit(struct hp_ctx *c, struct hp_cfg *g)
 	if (g->topo != NULL) {
 		struct hp_word tw = { .text = "-topo", .line = g->topo_line };
 
-		if (hp_topo_map(c, g, &tw, &diam_us, &hops, &leaves) != 0)
+		if (hp_topo_map(c, g, &tw, &diam_us, &hops, &leaves,
+				&oversub) != 0)
 			return -1;
 		g->tiers = 2;
 	} else {
@@ -973,6 +980,13 @@ hp_emit(struct hp_ctx *c, struct hp_cfg *g)
 	     hp_set(c, "cc.rccc.nscc=%s", g->sender_cc ? "yes" : "no") ||
 	     hp_set(c, "queue.%s.ecn=no",
 		    g->tiers == 3 && g->topo == NULL ? "tor_down" : "leaf_down")))
+		return -1;
+	/*
+	 * An oversubscribed .topo with only the receiver driving: its
+	 * pacers' oversubscription CC (main_uec.cpp:688-692).
+	 */
+	if (g->receiver_cc && !g->sender_cc && oversub > 1 && !g->no_osc &&
+	    hp_set(c, "cc.rccc.oversubscription=%g", oversub))
 		return -1;
 	if (g->cwnd_pkts > 0 &&
 	    hp_set(c, "cc.%s.window=%lld", g->receiver_cc ? "rccc" : "nscc",

@@ -27,8 +27,10 @@
 -- endpoints send as zero: 0x01 trimmed (a switch cut the payload off,
 -- ofan.trimmed), 0x02 returned (a switch sent the header back to its
 -- sender, addresses swapped, ofan.returned), 0x04 speculative (sent on
--- a receiver-driven sender's first credit, ofan.spec).  A frame with a mark gets an
--- ofan subtree with ofan.mark and those flags.
+-- a receiver-driven sender's first credit, ofan.spec), 0x08 last hop
+-- (with 0x01: trimmed in front of a host, ofan.last_hop).  A frame with a
+-- mark gets an ofan subtree with ofan.mark and those flags.  A NAK of a
+-- last-hop trim has flag 0x08 too (ofan.nack_last_hop).
 --
 -- This post-dissector adds them as fields ofan.ev, ofan.flags, ofan.ce,
 -- ofan.count, ofan.echo_psn, ofan.cum_psn, ofan.sack, ofan.nak,
@@ -46,6 +48,7 @@ local f_flags = ProtoField.uint8("ofan.flags", "Flags", base.HEX)
 local f_ce = ProtoField.bool("ofan.ce", "CE (acknowledged packet arrived marked)", 8, nil, 0x01)
 local f_count = ProtoField.bool("ofan.count", "COUNT (cum_psn counts packets)", 8, nil, 0x02)
 local f_pull = ProtoField.bool("ofan.pull", "PULL (cum_psn: credit granted, quanta)", 8, nil, 0x04)
+local f_nack_last_hop = ProtoField.bool("ofan.nack_last_hop", "LAST_HOP (the NAKed packet was trimmed on its last hop)", 8, nil, 0x08)
 local f_echo_psn = ProtoField.uint32("ofan.echo_psn", "Echoed PSN")
 local f_cum_psn = ProtoField.uint32("ofan.cum_psn", "Cumulative PSN")
 local f_sack = ProtoField.uint64("ofan.sack", "SACK bitmap", base.HEX)
@@ -54,8 +57,10 @@ local f_mark = ProtoField.uint8("ofan.mark", "Marks (BTH reserved byte)", base.H
 local f_trimmed = ProtoField.bool("ofan.trimmed", "Trimmed (payload cut off by a switch)", 8, nil, 0x01)
 local f_returned = ProtoField.bool("ofan.returned", "Returned (sent back to its sender)", 8, nil, 0x02)
 local f_spec = ProtoField.bool("ofan.spec", "Speculative (on the first credit)", 8, nil, 0x04)
-ofan.fields = { f_ev, f_flags, f_ce, f_count, f_pull, f_echo_psn, f_cum_psn,
-	f_sack, f_nak, f_mark, f_trimmed, f_returned, f_spec }
+local f_last_hop = ProtoField.bool("ofan.last_hop", "Last hop (trimmed in front of a host)", 8, nil, 0x08)
+ofan.fields = { f_ev, f_flags, f_ce, f_count, f_pull, f_nack_last_hop,
+	f_echo_psn, f_cum_psn, f_sack, f_nak, f_mark, f_trimmed, f_returned,
+	f_spec, f_last_hop }
 
 local udp_dst = Field.new("udp.dstport")
 local bth_opcode = Field.new("infiniband.bth.opcode")
@@ -84,6 +89,7 @@ function ofan.dissector(tvb, pinfo, tree)
 			m:add(f_trimmed, tvb(start + MARK_OFFSET, 1))
 			m:add(f_returned, tvb(start + MARK_OFFSET, 1))
 			m:add(f_spec, tvb(start + MARK_OFFSET, 1))
+			m:add(f_last_hop, tvb(start + MARK_OFFSET, 1))
 			if bit.band(mark, MARK_RETURNED) ~= 0 then
 				pinfo.cols.info:append(" [ofan returned]")
 			elseif bit.band(mark, MARK_TRIMMED) ~= 0 then
@@ -104,6 +110,7 @@ function ofan.dissector(tvb, pinfo, tree)
 	t:add(f_ce, tvb(ext + 2, 1))
 	t:add(f_count, tvb(ext + 2, 1))
 	t:add(f_pull, tvb(ext + 2, 1))
+	t:add(f_nack_last_hop, tvb(ext + 2, 1))
 	t:add(f_echo_psn, tvb(ext + 4, 4))
 	t:add(f_cum_psn, tvb(ext + 8, 4))
 	t:add(f_sack, tvb(ext + 12, 8))
