@@ -97,7 +97,7 @@ struct ofan_bth {
 	uint8_t flags;		/* SE, M, pad count, transport version */
 	uint16_t pkey;
 	uint32_t dest_qp;	/* high 8 bits: ofan's marks; low 24 bits QP */
-	uint32_t psn;		/* high bit: ack request; low 24 bits PSN */
+	uint32_t psn;		/* high bit: ack request (OFAN_BTH_ACK_REQ); low 24 bits PSN */
 } __attribute__((packed));
 
 /*
@@ -125,6 +125,15 @@ struct ofan_bth {
  * and NSCC under a receiver's credit keeps its window.
  */
 #define OFAN_BTH_MARK_LAST_HOP	0x08
+
+/*
+ * The BTH's ack request (the A bit, the high bit of byte 8): the sender
+ * wants this packet ACKed at once, as UEC's AR: it may send no more for
+ * now (its window or credit is used up), or it is a resend.  Set by
+ * congestion controls with hs_cc_ops.ack_request.
+ */
+#define OFAN_BTH_ACK_REQ_OFFSET	8
+#define OFAN_BTH_ACK_REQ	0x80
 
 /*
  * AETH syndromes (the high byte of syndrome_msn), as InfiniBand has
@@ -185,7 +194,12 @@ struct ofan_aeth {
 struct ofan_ack_ext {
 	uint16_t echo_ev;	/* UDP source port of the triggering packet */
 	uint8_t flags;		/* OFAN_ACK_F_* */
-	uint8_t reserved;
+	/*
+	 * A receiver-driven flow's receiver (hs_cc.h, pulls): the bit
+	 * length of how many flows wait for its credit, so a sender knows
+	 * how long a round of its PULLs may take; 0 otherwise.
+	 */
+	uint8_t pull_queue;
 	uint32_t echo_psn;	/* PSN of the triggering data packet */
 	uint32_t cum_psn;	/* every PSN below this one was received
 				 * (OFAN_ACK_F_COUNT: packets received) */

@@ -159,7 +159,7 @@ ofan_build_ack(uint8_t *buf, size_t buf_size,
 	ext = (struct ofan_ack_ext *)(aeth + 1);
 	ext->echo_ev = htons(ext_host_order->echo_ev);
 	ext->flags = ext_host_order->flags;
-	ext->reserved = 0;
+	ext->pull_queue = ext_host_order->pull_queue;
 	ext->echo_psn = htonl(ext_host_order->echo_psn);
 	ext->cum_psn = htonl(ext_host_order->cum_psn);
 	ext->sack = htobe64(ext_host_order->sack);

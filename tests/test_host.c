@@ -1463,6 +1463,103 @@ START_TEST(test_nack_last_hop)
 END_TEST
 
 /*
+ * The BTH's ack request: a data packet that carries it is ACKed at once,
+ * one that does not waits for ack_every (8) packets.  And a sender whose
+ * controller asks (nscc: ack_request) sets it on the packet that fills
+ * its window, not before.
+ */
+START_TEST(test_ack_request)
+{
+	int ar;
+
+	for (ar = 0; ar < 2; ar++) {
+		struct rte_mbuf *pkts[T_BURST], *m;
+		struct ofan_pkt_spec sp;
+		struct ofan_pkt_info pi;
+		uint8_t frame[2048];
+		struct t_net *net;
+		unsigned int acks = 0;
+		uint16_t n, i;
+		int len;
+
+		net = t_net_new("mixed", "pattern = permutation\nsize = 14600");
+		net->cfg.set.ack_every = 8;
+		t_net_hosts(net);
+		memset(&sp, 0, sizeof(sp));
+		sp.src_ip = hs_rank_ip(&net->cfg.set, 0);
+		sp.dst_ip = hs_rank_ip(&net->cfg.set, 1);
+		sp.dest_qp = 0 + HS_QP_OFFSET;
+		sp.psn = 0;
+		sp.ev = 49152;
+		sp.payload_size = 1460;
+		len = ofan_build_data(frame, sizeof(frame), &sp);
+		ck_assert_int_gt(len, 0);
+		ck_assert_int_eq(ofan_parse(frame, (uint32_t)len, 0, &pi),
+				 OFAN_PARSE_OK);
+		if (ar)
+			frame[pi.l4_offset + OFAN_UDP_HDR_SIZE +
+			      OFAN_BTH_ACK_REQ_OFFSET] |= OFAN_BTH_ACK_REQ;
+		m = rte_pktmbuf_alloc(t_pool);
+		ck_assert_ptr_nonnull(m);
+		memcpy(rte_pktmbuf_append(m, (uint16_t)len), frame, len);
+		hs_host_input(net->host[1], &m, 1, net->now);
+		n = hs_host_output(net->host[1], net->now, pkts, T_BURST);
+		for (i = 0; i < n; i++) {
+			ck_assert_int_eq(ofan_parse(rte_pktmbuf_mtod(pkts[i],
+				const uint8_t *), rte_pktmbuf_data_len(pkts[i]),
+				0, &pi), OFAN_PARSE_OK);
+			acks += pi.kind == OFAN_KIND_ACK;
+		}
+		rte_pktmbuf_free_bulk(pkts, n);
+		ck_assert_uint_eq(acks, ar ? 1 : 0);
+		t_net_done(net);
+	}
+	/* An NSCC sender of a 4-packet window: only the 4th asks. */
+	{
+		struct rte_mbuf *pkts[T_BURST];
+		struct ofan_pkt_info pi;
+		struct t_net *net;
+		unsigned int asked = 0, data = 0;
+		uint64_t now;
+		uint16_t n, i;
+
+		net = t_net_new("mixed", "pattern = permutation\nsize = 14600\n"
+				"[cc.nscc]\nwindow = 4");
+		net->cfg.set.cc = hs_cc_find("nscc");
+		t_net_hosts(net);
+		now = net->now;
+		/* Paced: a packet a call, until the window holds it back. */
+		while (now != UINT64_MAX && now < net->now + 100000) {
+			n = hs_host_output(net->host[0], now, pkts, T_BURST);
+			for (i = 0; i < n; i++) {
+				const uint8_t *f = rte_pktmbuf_mtod(pkts[i],
+							const uint8_t *);
+
+				ck_assert_int_eq(ofan_parse(f,
+					rte_pktmbuf_data_len(pkts[i]), 0,
+					&pi), OFAN_PARSE_OK);
+				if (pi.kind != OFAN_KIND_DATA)
+					continue;
+				data++;
+				if (f[pi.l4_offset + OFAN_UDP_HDR_SIZE +
+				      OFAN_BTH_ACK_REQ_OFFSET] &
+				    OFAN_BTH_ACK_REQ) {
+					ck_assert_uint_eq(pi.psn, 3);
+					asked++;
+				}
+			}
+			rte_pktmbuf_free_bulk(pkts, n);
+			now = RTE_MAX(hs_host_next_event(net->host[0]),
+				      now + 1);
+		}
+		ck_assert_uint_eq(data, 4);
+		ck_assert_uint_eq(asked, 1);
+		t_net_done(net);
+	}
+}
+END_TEST
+
+/*
  * A flow acknowledged in the very ns its host started (an ACK with no
  * round trip at all) is done, and its result says so: 1 ns, since 0
  * means never.  And a host whose clock starts at 0 (a virtual one) that
@@ -1834,6 +1931,7 @@ host_suite(void)
 	tcase_add_test(tc, test_erasure_makeup_next_event);
 	tcase_add_test(tc, test_resend_path);
 	tcase_add_test(tc, test_nack_last_hop);
+	tcase_add_test(tc, test_ack_request);
 	tcase_add_test(tc, test_done_at_start);
 	tcase_add_test(tc, test_dep_before_start);
 	tcase_add_test(tc, test_arp_counted);

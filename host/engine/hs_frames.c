@@ -130,6 +130,7 @@ hs_frame_ack(const struct hs_frame_ctx *fx, struct rte_mempool *pool,
 				   (a->count ? OFAN_ACK_F_COUNT : 0) |
 				   (a->a.pull ? OFAN_ACK_F_PULL : 0) |
 				   (a->a.last_hop ? OFAN_ACK_F_LAST_HOP : 0)),
+		.pull_queue = a->a.pull_queue,
 		.echo_psn = a->a.echo_psn,
 		.cum_psn = a->a.cum,
 		.sack = a->a.sack,
@@ -155,6 +156,7 @@ hs_frame_ack(const struct hs_frame_ctx *fx, struct rte_mempool *pool,
 		p[bth + 11] = (uint8_t)a->a.echo_psn;
 		x->echo_ev = rte_cpu_to_be_16(ext.echo_ev);
 		x->flags = ext.flags;
+		x->pull_queue = ext.pull_queue;
 		x->echo_psn = rte_cpu_to_be_32(ext.echo_psn);
 		x->cum_psn = rte_cpu_to_be_32(ext.cum_psn);
 		x->sack = rte_cpu_to_be_64(ext.sack);

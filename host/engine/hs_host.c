@@ -267,6 +267,8 @@ hs_flow_activate(struct hs_host *h, uint32_t si, uint64_t now)
 
 		memset(&s->cc, 0, c->cc->state_size);
 		s->cc_wait_ns = 0;
+		s->cc_waits = 0;
+		s->pull_queue = 0;
 		c->cc->start(s->cc.bytes, h->cc_settings, &f);
 	}
 	s->state = HS_ACTIVE;

@@ -63,6 +63,8 @@ struct hs_sflow {
 	 * credit is given up for lost (an RTO later; 0: not waiting).
 	 */
 	uint64_t cc_wait_ns;
+	uint8_t pull_queue;	/* its receiver's last word on its queue */
+	uint8_t cc_waits;	/* cc_wait expiries in a row (the backoff) */
 	uint64_t acks;
 	uint64_t ce_acks;
 	uint64_t min_rtt_ns;	/* smallest RTT sample, UINT64_MAX: none */

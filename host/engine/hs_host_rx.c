@@ -62,6 +62,10 @@ hs_queue_ack(struct hs_host *h, const struct hs_rflow *r, uint16_t ev,
 			ofan_hash_mix32(r->spec->id ^ (uint32_t)h->set->seed), ev);
 	q->count = h->tp.recovery->counts;
 	q->a = *a;
+	/* How long a round of its PULLs takes: its queue, bit length. */
+	if (h->pull_fifo != NULL)
+		q->a.pull_queue = (uint8_t)(h->pull_count == 0 ? 0 :
+			32 - __builtin_clz(h->pull_count));
 	h->st.nacks_sent += a->nack;
 }
 
@@ -185,6 +189,10 @@ hs_input_data(struct hs_host *h, const uint8_t *frame,
 	} else {
 		h->st.dup_pkts++;
 	}
+	/* Its sender asked for an ACK at once (OFAN_BTH_ACK_REQ). */
+	if (!send_ack && (frame[pi->l4_offset + OFAN_UDP_HDR_SIZE +
+				OFAN_BTH_ACK_REQ_OFFSET] & OFAN_BTH_ACK_REQ))
+		send_ack = hs_receiver_ack_now(&r->rx, pi->psn, &ack);
 	if (send_ack)
 		hs_queue_ack(h, r, pi->src_port, &ack);
 	hs_pull_arrived(h, (uint32_t)hs_rflow_of(h, flow), pi->payload_size,
@@ -271,9 +279,12 @@ hs_input_ack(struct hs_host *h, const uint8_t *frame,
 		return;	/* a late ACK of a finished flow */
 	ext = (const struct ofan_ack_ext *)(frame + pi->payload_offset +
 					    OFAN_AETH_SIZE);
+	if (c->cc->pulls)
+		s->pull_queue = ext->pull_queue;
 	if (unlikely(ext->flags & OFAN_ACK_F_PULL)) {
 		/* Credit from a receiver-driven flow's receiver. */
 		if (c->cc->on_pull != NULL) {
+			s->cc_waits = 0;
 			c->cc->on_pull(s->cc.bytes, h->cc_settings,
 				       rte_be_to_cpu_32(ext->cum_psn), now);
 			hs_wake(h, si, now);

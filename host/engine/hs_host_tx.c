@@ -26,8 +26,10 @@ hs_host_timers(struct hs_host *h, uint64_t now)
 		bool due = hs_sender_timer_ns(&s->tx) <= now;
 
 		if (s->cc_wait_ns != 0 && s->cc_wait_ns <= now) {
-			/* No credit came for an RTO: as a timeout (RTS). */
+			/* No credit came in its time: as a timeout (RTS). */
 			s->cc_wait_ns = 0;
+			if (s->cc_waits < 16)
+				s->cc_waits++;
 			c->cc->on_timeout(s->cc.bytes, h->cc_settings, now);
 			due = true;
 		}
@@ -95,6 +97,37 @@ hs_flow_ev(struct hs_host *h, struct hs_sflow *s, uint64_t now)
 	return ev;
 }
 
+/*
+ * How long a receiver-driven flow held back with nothing out waits for
+ * credit before it gives it up for lost: an RTO and a round of its
+ * receiver's PULLs (64 quanta to each of the flows its last ACK said
+ * wait, at 99 % of the link: 1.3 ms in a 1023-to-1 incast at 100G), so
+ * a flow that merely waits its turn keeps waiting; doubled each time it
+ * expires in a row.
+ */
+static uint64_t
+hs_cc_wait_ns(const struct hs_host *h, const struct hs_sflow *s)
+{
+	double round = s->pull_queue == 0 ? 0 :
+		(double)(UINT64_C(1) << s->pull_queue) * 64 *
+		OFAN_PULL_QUANTUM * 8e9 / (0.99 * (double)h->set->rate_bps);
+
+	return ((uint64_t)h->tp.rto_ns + (uint64_t)round) << s->cc_waits;
+}
+
+/* After pkt, may the flow send no more for now (or is pkt a resend)? */
+static bool
+hs_ack_wanted(const struct hs_host *h, const struct hs_sflow *s,
+	      const struct hs_tx_pkt *pkt)
+{
+	struct hs_cc_flight f = { .pkts = hs_sender_in_flight(&s->tx) };
+
+	if (pkt->resend)
+		return true;
+	f.bytes = (uint64_t)f.pkts * h->set->mss;
+	return !h->set->cc->may_send(s->cc.bytes, h->cc_settings, &f);
+}
+
 static struct rte_mbuf *
 hs_flow_packet(struct hs_host *h, uint32_t si, uint64_t now, uint32_t *wire)
 {
@@ -125,13 +158,13 @@ hs_flow_packet(struct hs_host *h, uint32_t si, uint64_t now, uint32_t *wire)
 			/*
 			 * A receiver-driven cc waits for a PULL; if its
 			 * transport has no timer to wake it and none comes
-			 * for an RTO (it or what the flow sent was lost),
-			 * on_timeout() gives it a packet, as uet-htsim's RTS
-			 * asks for one.
+			 * in time (it, or what the flow sent, was lost; or
+			 * its receiver, complete, pulls no more), on_timeout()
+			 * gives it a packet, as uet-htsim's RTS asks for one.
 			 */
 			if (c->cc->pulls && s->cc_wait_ns == 0 &&
 			    hs_sender_timer_ns(&s->tx) == UINT64_MAX) {
-				s->cc_wait_ns = now + h->tp.rto_ns;
+				s->cc_wait_ns = now + hs_cc_wait_ns(h, s);
 				h->timer_ns = RTE_MIN(h->timer_ns, s->cc_wait_ns);
 			}
 			return NULL;
@@ -183,6 +216,10 @@ hs_flow_packet(struct hs_host *h, uint32_t si, uint64_t now, uint32_t *wire)
 			       pkt.resend, now);
 	h->st.data_retx += pkt.resend;
 	hs_sender_sent(&s->tx, pkt.psn, now);
+	if (c->cc->ack_request && hs_ack_wanted(h, s, &pkt))
+		rte_pktmbuf_mtod(m, uint8_t *)[OFAN_ETH_HDR_SIZE +
+			OFAN_IPV4_HDR_SIZE + OFAN_UDP_HDR_SIZE +
+			OFAN_BTH_ACK_REQ_OFFSET] |= OFAN_BTH_ACK_REQ;
 	if (h->path_timers)
 		hs_sender_path_sent(&s->tx, ev, now);
 	h->st.data_sent++;

@@ -134,6 +134,7 @@ hs_cc_register(const struct hs_cc_ops *ops)
 	    ops->windowed != (ops->window != NULL) ||
 	    (ops->pulls && (ops->on_sent == NULL || ops->on_pull == NULL ||
 			    ops->speculating == NULL)) ||
+	    (ops->ack_request && ops->may_send == NULL) ||
 	    ops->settings_size > HS_CC_SETTINGS_MAX ||
 	    ops->state_size > HS_CC_STATE_MAX ||
 	    strlen(ops->name) > HS_CC_NAME_MAX)

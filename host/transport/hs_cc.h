@@ -145,6 +145,13 @@ struct hs_cc_ops {
 	 * each PULL.  Needs on_sent(), on_pull() and speculating().
 	 */
 	bool pulls;
+	/*
+	 * The sender sets the BTH's ack request (OFAN_BTH_ACK_REQ) on a
+	 * packet after which may_send() says no, and on resends, and the
+	 * receiver ACKs it at once (uet-htsim's AR, uec.cpp:2090-2091,
+	 * 2147, 2676-2681).
+	 */
+	bool ack_request;
 	/* Bytes of the model's settings block (<= HS_CC_SETTINGS_MAX); 0: none. */
 	size_t settings_size;
 	/* Bytes of a flow's state (<= HS_CC_STATE_MAX); 0: none. */
@@ -214,6 +221,7 @@ extern const struct hs_cc_ops *hs_cc_registry[HS_MAX_CC + 1];
  * Add a model before any configuration is read.  0, -EINVAL (no name or
  * summary; windowed without may_send() and window(), or may_send() without
  * windowed or pulls; pulls without on_sent(), on_pull() and speculating();
+ * ack_request without may_send();
  * settings larger than HS_CC_SETTINGS_MAX; a name longer than
  * HS_CC_NAME_MAX; state larger than HS_CC_STATE_MAX), -EEXIST (the name is taken), -ENOSPC.
  */

@@ -387,5 +387,6 @@ const struct hs_cc_ops hs_cc_nscc = {
 	.window = nscc_window,
 	.on_ack = nscc_on_ack,
 	.on_nack = nscc_on_nack,
+	.ack_request = true,
 	.on_timeout = nscc_on_timeout,
 };

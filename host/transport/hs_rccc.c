@@ -259,6 +259,7 @@ const struct hs_cc_ops hs_cc_rccc = {
 	.summary = "Ultra Ethernet's RCCC: credit pulled by the receiver at its link's rate; nscc = yes adds NSCC's window",
 	.gates_resends = true,
 	.pulls = true,
+	.ack_request = true,
 	.settings_size = sizeof(struct hs_rccc_settings),
 	.state_size = sizeof(struct hs_rccc_state),
 	.defaults = rccc_defaults,

@@ -832,6 +832,19 @@ sack_rx_on_data(void *rx, uint32_t psn, bool ce, bool *send_ack,
 	return is_new;
 }
 
+/* An ACK at once of psn, as rx_on_data() makes one (the sender asked). */
+static void
+sack_rx_ack_now(void *rx, uint32_t psn, struct hs_ack_content *ack)
+{
+	struct hs_rx *r = rx;
+
+	ack->cum = r->cum;
+	ack->sack = rx_sack(r);
+	ack->echo_psn = psn;
+	ack->ce = false;
+	r->since_ack = 0;
+}
+
 /* A trimmed header: NACK its PSN. */
 bool
 hs_sack_rx_on_trimmed(void *rx, uint32_t psn, struct hs_ack_content *nack)
@@ -905,6 +918,7 @@ const struct hs_recovery_ops hs_recovery_sack = {
 	.rx_fini = sack_rx_fini,
 	.rx_on_data = sack_rx_on_data,
 	.rx_on_trimmed = hs_sack_rx_on_trimmed,
+	.rx_ack_now = sack_rx_ack_now,
 	.rx_done = sack_rx_done,
 	.rx_count = sack_rx_count,
 	.rx_expect = sack_rx_expect,

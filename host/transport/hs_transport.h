@@ -113,6 +113,7 @@ struct hs_ack_content {
 	bool nack;		/* a NACK (the AETH's NAK syndrome) */
 	bool pull;		/* a PULL: cum is the credit granted (quanta) */
 	bool last_hop;		/* a NACK of a packet trimmed on its last hop */
+	uint8_t pull_queue;	/* receiver-driven: its pacer's queue, bit length */
 };
 
 /*
@@ -247,6 +248,12 @@ struct hs_recovery_ops {
 	 */
 	bool (*rx_on_trimmed)(void *rx, uint32_t psn,
 			      struct hs_ack_content *nack);
+	/*
+	 * Data packet psn, just taken by rx_on_data() without an ACK, asked
+	 * for one at once (the BTH's ack request): fill *ack.  NULL: the
+	 * model ACKs as it would.
+	 */
+	void (*rx_ack_now)(void *rx, uint32_t psn, struct hs_ack_content *ack);
 	bool (*rx_done)(const void *rx);
 	/* Distinct packets received. */
 	uint32_t (*rx_count)(const void *rx);
@@ -416,6 +423,17 @@ hs_receiver_on_data(struct hs_receiver *r, uint32_t psn, bool ce,
 		    bool *send_ack, struct hs_ack_content *ack)
 {
 	return r->ops->rx_on_data(r->state, psn, ce, send_ack, ack);
+}
+
+/* An ACK of psn now, if the model makes one (rx_ack_now). */
+static inline bool
+hs_receiver_ack_now(struct hs_receiver *r, uint32_t psn,
+		    struct hs_ack_content *ack)
+{
+	if (r->ops->rx_ack_now == NULL)
+		return false;
+	r->ops->rx_ack_now(r->state, psn, ack);
+	return true;
 }
 
 static inline bool

@@ -49,6 +49,7 @@ local f_ce = ProtoField.bool("ofan.ce", "CE (acknowledged packet arrived marked)
 local f_count = ProtoField.bool("ofan.count", "COUNT (cum_psn counts packets)", 8, nil, 0x02)
 local f_pull = ProtoField.bool("ofan.pull", "PULL (cum_psn: credit granted, quanta)", 8, nil, 0x04)
 local f_nack_last_hop = ProtoField.bool("ofan.nack_last_hop", "LAST_HOP (the NAKed packet was trimmed on its last hop)", 8, nil, 0x08)
+local f_pull_queue = ProtoField.uint8("ofan.pull_queue", "Receiver's PULL queue (bit length of the flows waiting for credit)")
 local f_echo_psn = ProtoField.uint32("ofan.echo_psn", "Echoed PSN")
 local f_cum_psn = ProtoField.uint32("ofan.cum_psn", "Cumulative PSN")
 local f_sack = ProtoField.uint64("ofan.sack", "SACK bitmap", base.HEX)
@@ -59,7 +60,7 @@ local f_returned = ProtoField.bool("ofan.returned", "Returned (sent back to its 
 local f_spec = ProtoField.bool("ofan.spec", "Speculative (on the first credit)", 8, nil, 0x04)
 local f_last_hop = ProtoField.bool("ofan.last_hop", "Last hop (trimmed in front of a host)", 8, nil, 0x08)
 ofan.fields = { f_ev, f_flags, f_ce, f_count, f_pull, f_nack_last_hop,
-	f_echo_psn, f_cum_psn, f_sack, f_nak, f_mark, f_trimmed, f_returned,
+	f_pull_queue, f_echo_psn, f_cum_psn, f_sack, f_nak, f_mark, f_trimmed, f_returned,
 	f_spec, f_last_hop }
 
 local udp_dst = Field.new("udp.dstport")
@@ -111,6 +112,7 @@ function ofan.dissector(tvb, pinfo, tree)
 	t:add(f_count, tvb(ext + 2, 1))
 	t:add(f_pull, tvb(ext + 2, 1))
 	t:add(f_nack_last_hop, tvb(ext + 2, 1))
+	t:add(f_pull_queue, tvb(ext + 3, 1))
 	t:add(f_echo_psn, tvb(ext + 4, 4))
 	t:add(f_cum_psn, tvb(ext + 8, 4))
 	t:add(f_sack, tvb(ext + 12, 8))
