@@ -1363,10 +1363,14 @@ START_TEST(test_resend_path)
 }
 END_TEST
 
-/* A frame of flow 0 (rank 0 -> 1) into host h at now: data or an ACK. */
+/*
+ * A frame of flow 0 (rank 0 -> 1) into host h at now: data or an ACK,
+ * with bth_bits OR'ed into the BTH's byte bth_byte.
+ */
 static void
-t_inject(struct t_net *net, struct hs_host *h, bool ack, uint32_t psn,
-	 uint32_t cum, uint16_t payload, uint64_t now)
+t_inject_bth(struct t_net *net, struct hs_host *h, bool ack, uint32_t psn,
+	     uint32_t cum, uint16_t payload, unsigned int bth_byte,
+	     uint8_t bth_bits, uint64_t now)
 {
 	struct ofan_pkt_spec sp;
 	struct ofan_ack_ext ext;
@@ -1390,10 +1394,55 @@ t_inject(struct t_net *net, struct hs_host *h, bool ack, uint32_t psn,
 	len = ack ? ofan_build_ack(frame, sizeof(frame), &sp, &ext) :
 		ofan_build_data(frame, sizeof(frame), &sp);
 	ck_assert_int_gt(len, 0);
+	/* Bits the caller wants in the BTH (a mark, the ack request). */
+	frame[OFAN_ETH_HDR_SIZE + OFAN_IPV4_HDR_SIZE + OFAN_UDP_HDR_SIZE +
+	      bth_byte] |= bth_bits;
 	m = rte_pktmbuf_alloc(t_pool);
 	ck_assert_ptr_nonnull(m);
 	memcpy(rte_pktmbuf_append(m, (uint16_t)len), frame, len);
 	hs_host_input(h, &m, 1, now);
+}
+
+/* A frame of flow 0 (rank 0 -> 1) into host h at now: data or an ACK. */
+static void
+t_inject(struct t_net *net, struct hs_host *h, bool ack, uint32_t psn,
+	 uint32_t cum, uint16_t payload, uint64_t now)
+{
+	t_inject_bth(net, h, ack, psn, cum, payload, 0, 0, now);
+}
+
+/* Flow 0's ACKs and NACKs host h sends now: NACKs with flag, and all. */
+static unsigned int
+t_acks_out(struct t_net *net, struct hs_host *h, uint32_t nack_psn,
+	   uint8_t flag, bool flagged, unsigned int *nacks)
+{
+	struct rte_mbuf *pkts[T_BURST];
+	struct ofan_pkt_info pi;
+	unsigned int acks = 0;
+	uint16_t n, i;
+
+	*nacks = 0;
+	n = hs_host_output(h, net->now, pkts, T_BURST);
+	for (i = 0; i < n; i++) {
+		const uint8_t *f = rte_pktmbuf_mtod(pkts[i], const uint8_t *);
+		const struct ofan_ack_ext *ext;
+
+		ck_assert_int_eq(ofan_parse(f, rte_pktmbuf_data_len(pkts[i]),
+					    0, &pi), OFAN_PARSE_OK);
+		if (pi.kind != OFAN_KIND_ACK)
+			continue;
+		acks++;
+		if ((f[pi.payload_offset] & OFAN_AETH_SYN_NAK_MASK) !=
+		    OFAN_AETH_SYN_NAK_MASK)
+			continue;
+		ext = (const struct ofan_ack_ext *)(f + pi.payload_offset +
+						    OFAN_AETH_SIZE);
+		ck_assert_uint_eq(rte_be_to_cpu_32(ext->echo_psn), nack_psn);
+		ck_assert_uint_eq(ext->flags & flag, flagged ? flag : 0);
+		(*nacks)++;
+	}
+	rte_pktmbuf_free_bulk(pkts, n);
+	return acks;
 }
 
 /*
@@ -1406,56 +1455,17 @@ START_TEST(test_nack_last_hop)
 	int last;
 
 	for (last = 0; last < 2; last++) {
-		struct rte_mbuf *pkts[T_BURST], *m;
-		struct ofan_pkt_spec sp;
-		struct ofan_pkt_info pi;
-		uint8_t frame[256];
 		struct t_net *net;
-		unsigned int nacks = 0;
-		uint16_t n, i;
-		int len;
+		unsigned int nacks;
 
 		net = t_net_new("mixed", "pattern = permutation\nsize = 14600");
 		t_net_hosts(net);
-		memset(&sp, 0, sizeof(sp));
-		sp.src_ip = hs_rank_ip(&net->cfg.set, 0);
-		sp.dst_ip = hs_rank_ip(&net->cfg.set, 1);
-		sp.dest_qp = 0 + HS_QP_OFFSET;
-		sp.psn = 1;
-		sp.ev = 49152;
-		len = ofan_build_data(frame, sizeof(frame), &sp);
-		ck_assert_int_gt(len, 0);
-		ck_assert_int_eq(ofan_parse(frame, (uint32_t)len, 0, &pi),
-				 OFAN_PARSE_OK);
-		frame[pi.l4_offset + OFAN_UDP_HDR_SIZE + OFAN_BTH_MARK_OFFSET] =
-			OFAN_BTH_MARK_TRIMMED |
-			(last ? OFAN_BTH_MARK_LAST_HOP : 0);
-		m = rte_pktmbuf_alloc(t_pool);
-		ck_assert_ptr_nonnull(m);
-		memcpy(rte_pktmbuf_append(m, (uint16_t)len), frame, len);
-		hs_host_input(net->host[1], &m, 1, net->now);
+		t_inject_bth(net, net->host[1], false, 1, 0, 0,
+			     OFAN_BTH_MARK_OFFSET, OFAN_BTH_MARK_TRIMMED |
+			     (last ? OFAN_BTH_MARK_LAST_HOP : 0), net->now);
 		ck_assert_uint_eq(hs_host_stats(net->host[1])->trimmed_rx, 1);
-		n = hs_host_output(net->host[1], net->now, pkts, T_BURST);
-		for (i = 0; i < n; i++) {
-			const uint8_t *f = rte_pktmbuf_mtod(pkts[i],
-							    const uint8_t *);
-			const struct ofan_ack_ext *ext;
-
-			ck_assert_int_eq(ofan_parse(f,
-				rte_pktmbuf_data_len(pkts[i]), 0, &pi),
-				OFAN_PARSE_OK);
-			if (pi.kind != OFAN_KIND_ACK ||
-			    (f[pi.payload_offset] & OFAN_AETH_SYN_NAK_MASK) !=
-			    OFAN_AETH_SYN_NAK_MASK)
-				continue;
-			ext = (const struct ofan_ack_ext *)(f +
-				pi.payload_offset + OFAN_AETH_SIZE);
-			ck_assert_uint_eq(rte_be_to_cpu_32(ext->echo_psn), 1);
-			ck_assert_uint_eq(ext->flags & OFAN_ACK_F_LAST_HOP,
-					  last ? OFAN_ACK_F_LAST_HOP : 0);
-			nacks++;
-		}
-		rte_pktmbuf_free_bulk(pkts, n);
+		t_acks_out(net, net->host[1], 1, OFAN_ACK_F_LAST_HOP, last,
+			   &nacks);
 		ck_assert_uint_eq(nacks, 1);
 		t_net_done(net);
 	}
@@ -1473,45 +1483,18 @@ START_TEST(test_ack_request)
 	int ar;
 
 	for (ar = 0; ar < 2; ar++) {
-		struct rte_mbuf *pkts[T_BURST], *m;
-		struct ofan_pkt_spec sp;
-		struct ofan_pkt_info pi;
-		uint8_t frame[2048];
 		struct t_net *net;
-		unsigned int acks = 0;
-		uint16_t n, i;
-		int len;
+		unsigned int nacks;
 
 		net = t_net_new("mixed", "pattern = permutation\nsize = 14600");
 		net->cfg.set.ack_every = 8;
 		t_net_hosts(net);
-		memset(&sp, 0, sizeof(sp));
-		sp.src_ip = hs_rank_ip(&net->cfg.set, 0);
-		sp.dst_ip = hs_rank_ip(&net->cfg.set, 1);
-		sp.dest_qp = 0 + HS_QP_OFFSET;
-		sp.psn = 0;
-		sp.ev = 49152;
-		sp.payload_size = 1460;
-		len = ofan_build_data(frame, sizeof(frame), &sp);
-		ck_assert_int_gt(len, 0);
-		ck_assert_int_eq(ofan_parse(frame, (uint32_t)len, 0, &pi),
-				 OFAN_PARSE_OK);
-		if (ar)
-			frame[pi.l4_offset + OFAN_UDP_HDR_SIZE +
-			      OFAN_BTH_ACK_REQ_OFFSET] |= OFAN_BTH_ACK_REQ;
-		m = rte_pktmbuf_alloc(t_pool);
-		ck_assert_ptr_nonnull(m);
-		memcpy(rte_pktmbuf_append(m, (uint16_t)len), frame, len);
-		hs_host_input(net->host[1], &m, 1, net->now);
-		n = hs_host_output(net->host[1], net->now, pkts, T_BURST);
-		for (i = 0; i < n; i++) {
-			ck_assert_int_eq(ofan_parse(rte_pktmbuf_mtod(pkts[i],
-				const uint8_t *), rte_pktmbuf_data_len(pkts[i]),
-				0, &pi), OFAN_PARSE_OK);
-			acks += pi.kind == OFAN_KIND_ACK;
-		}
-		rte_pktmbuf_free_bulk(pkts, n);
-		ck_assert_uint_eq(acks, ar ? 1 : 0);
+		t_inject_bth(net, net->host[1], false, 0, 0, 1460,
+			     OFAN_BTH_ACK_REQ_OFFSET, ar ? OFAN_BTH_ACK_REQ : 0,
+			     net->now);
+		ck_assert_uint_eq(t_acks_out(net, net->host[1], 0, 0, false,
+					     &nacks), ar ? 1 : 0);
+		ck_assert_uint_eq(nacks, 0);
 		t_net_done(net);
 	}
 	/* An NSCC sender of a 4-packet window: only the 4th asks. */
