@@ -923,6 +923,48 @@ t_leaf_run(const char *sw_policy, const char *host_policy)
 	return net;
 }
 
+/*
+ * RCCC's first credit spent to the last byte and a packet beyond (a
+ * debt: credit may fall below 0 by less than a packet): the receiver
+ * grants that packet back, so the flow ends in its ideal time (through
+ * the leaves' four uplinks, no queue) rather than an RTO late, its last
+ * packet waiting for credit its receiver thought it had.  first_bdp =
+ * 0.5 of the 13 us path: the first credit ends long before the first
+ * PULL comes.
+ */
+START_TEST(test_rccc_first_credit_debt)
+{
+	char cm[] = "/tmp/ofan_test_host_cm_XXXXXX";
+	char traffic[256];
+	struct hs_summary sum;
+	struct t_net *net;
+	FILE *f;
+	int fd;
+
+	fd = mkstemp(cm);
+	ck_assert_int_ge(fd, 0);
+	f = fdopen(fd, "w");
+	ck_assert_ptr_nonnull(f);
+	fprintf(f, "Nodes 2\nConnections 1\n0->1 start 0 size %u\n",
+		T_FLOW_SIZE);
+	ck_assert_int_eq(fclose(f), 0);
+	snprintf(traffic, sizeof(traffic),
+		 "pattern = cm\ncm_file = %s\n[cc.rccc]\nfirst_bdp = 0.5", cm);
+	net = t_net_new("mixed", traffic);
+	unlink(cm);
+	net->cfg.set.cc = hs_cc_find("rccc");
+	net->cfg.set.base_rtt_ns = 13 * T_US;
+	t_net_leaves(net, "ecmp", 100 * T_US);
+	t_net_run(net, 50 * T_MS);
+	t_check_delivered(net, 0, &sum);
+	ck_assert_uint_eq(sum.data_retx, 0);
+	ck_assert_uint_eq(hs_host_stats(net->host[0])->timeouts, 0);
+	ck_assert_msg(sum.max_slowdown < 1.05, "slowdown %.3f",
+		      sum.max_slowdown);
+	t_net_done(net);
+}
+END_TEST
+
 /* Data picks at L0 and ACK picks at L1 against what the hosts sent. */
 static void
 t_leaf_counts(struct t_net *net, uint64_t *up0, uint64_t *up1,
@@ -1915,6 +1957,7 @@ host_suite(void)
 	tcase_add_test(tc, test_resend_path);
 	tcase_add_test(tc, test_nack_last_hop);
 	tcase_add_test(tc, test_ack_request);
+	tcase_add_test(tc, test_rccc_first_credit_debt);
 	tcase_add_test(tc, test_done_at_start);
 	tcase_add_test(tc, test_dep_before_start);
 	tcase_add_test(tc, test_arp_counted);

@@ -176,14 +176,18 @@ END_TEST
  */
 START_TEST(test_rccc_oversub)
 {
+	struct hs_pull_params pp;
 	struct hs_rccc_osc o;
 	struct hs_rccc_settings s;
 
 	memset(&s, 0, sizeof(s));
 	hs_cc_rccc.defaults(&s);
-	ck_assert(hs_cc_rccc.pull_oversub(&s) == 0);	/* off by default */
+	hs_cc_rccc.pull_params(&s, &pp);
+	ck_assert(pp.oversubscription == 0);	/* off by default */
+	ck_assert(pp.first_bdp == 1.5 && pp.max_bdp == 2.5);
 	s.oversubscription = 4;
-	ck_assert(hs_cc_rccc.pull_oversub(&s) == 4);
+	hs_cc_rccc.pull_params(&s, &pp);
+	ck_assert(pp.oversubscription == 4);
 	hs_rccc_osc_init(&o, 4);
 	ck_assert(o.rate == 1 && o.g == 0);
 	ck_assert_double_eq_tol(o.min_rate, 0.225, 1e-12);

@@ -179,10 +179,11 @@ struct hs_host {
 	double pull_next_ps;
 	double pull_tpq_ps;	/* a quantum's time at 99 % of the link */
 	int64_t pull_max;	/* credit a sender may hold: 2.5 BDP */
+	int64_t pull_first;	/* credit a sender starts with: 1.5 BDP */
 	uint64_t pull_check_ns;	/* the next look for silent flows */
 	uint64_t pull_silence_ns;	/* an RTO: a flow this quiet is stuck */
 	/*
-	 * Its rate control on an oversubscribed fabric (cc's pull_oversub,
+	 * Its rate control on an oversubscribed fabric (cc's pull_params,
 	 * struct hs_rccc_osc): what arrived since its last interval.
 	 */
 	bool osc_on;

@@ -14,9 +14,11 @@
  * them) and every byte still missing (payload and a 64-byte header per
  * packet not yet received: it must be sent at least once more), less
  * what its sender spent before any feedback (its packets marked
- * OFAN_BTH_MARK_SPEC), less what was granted; and never so much that
- * the sender would hold more than 2.5 BDP of credit and packets in
- * flight (uet-htsim caps its pull target at its largest window).  uet-htsim's idle flows' unrequested "slow" pulls
+ * OFAN_BTH_MARK_SPEC) up to its first credit (1.5 BDP: past it, the
+ * sender ran into debt, which uet-htsim's pull target asks back), less
+ * what was granted; and never so much that the sender would hold more
+ * than 2.5 BDP of credit and packets in flight (uet-htsim caps its pull
+ * target at its largest window).  uet-htsim's idle flows' unrequested "slow" pulls
  * are not modelled (docs/uec.md).
  *
  * uet-htsim's sender sends an RTS when a timeout finds it without
@@ -25,7 +27,7 @@
  * nothing for an RTO (its PULL lost, or what it sent on it) has what
  * it holds written off as lost and granted again, a packet at least.
  *
- * On an oversubscribed fabric (the cc's pull_oversub) the pacer's rate
+ * On an oversubscribed fabric (the cc's pull_params) the pacer's rate
  * follows uet-htsim's OversubscribedCC (hs_rccc.h, struct hs_rccc_osc):
  * every interval, from the start until the host's flows are all in, it
  * looks at what arrived, marked and trimmed (on the last hop or
@@ -40,7 +42,6 @@
 #define PULL_IDLE 4		/* quanta of wait after an empty PULL (3126) */
 #define PULL_RATE 0.99		/* of the link (main_uec.cpp:754) */
 #define PULL_HEADER 64		/* bytes a packet spends beyond payload */
-#define PULL_MAX_BDP 2.5	/* credit a sender holds (1.5 BDP) and a BDP in flight */
 
 /*
  * The next interval's length: 1.5 network RTTs, x 0.75 .. 1.25 at random
@@ -60,6 +61,9 @@ int
 hs_pull_init(struct hs_host *h)
 {
 	const struct hs_host_settings *c = h->set;
+	struct hs_pull_params pp = {
+		.first_bdp = 1.5, .max_bdp = 2.5, .oversubscription = 0,
+	};
 
 	if (!c->cc->pulls)
 		return 0;
@@ -69,20 +73,26 @@ hs_pull_init(struct hs_host *h)
 		return -ENOMEM;
 	h->pull_tpq_ps = PULL_QUANTUM * 8.0 * 1e12 /
 		((double)c->rate_bps * PULL_RATE);
-	h->pull_max = (int64_t)(PULL_MAX_BDP * (double)c->base_rtt_ns / 1e9 *
+	if (c->cc->pull_params != NULL)
+		c->cc->pull_params(h->cc_settings, &pp);
+	/* As the sender's (hs_rccc.c, rccc_start): at least two packets'
+	 * worth, however small the BDP, and a first credit of one. */
+	h->pull_max = (int64_t)(pp.max_bdp * (double)c->base_rtt_ns / 1e9 *
 				((double)c->rate_bps / 8.0));
-	/* At least two packets' worth, however small the BDP. */
 	h->pull_max = RTE_MAX(h->pull_max,
 			      (int64_t)(2 * ((uint64_t)c->mss + PULL_HEADER)));
+	h->pull_first = (int64_t)(pp.first_bdp * (double)c->base_rtt_ns /
+				  1e9 * ((double)c->rate_bps / 8.0));
+	h->pull_first = RTE_MAX(h->pull_first,
+				(int64_t)((uint64_t)c->mss + PULL_HEADER));
 	h->pull_silence_ns = RTE_MAX(c->min_rto_ns, 2 * c->base_rtt_ns);
 	if (h->pull_silence_ns == 0)
 		h->pull_silence_ns = 1;
 	h->pull_check_ns = UINT64_MAX;
 	h->osc_next_ns = UINT64_MAX;
-	if (c->cc->pull_oversub != NULL &&
-	    c->cc->pull_oversub(h->cc_settings) > 0) {
+	if (pp.oversubscription > 0) {
 		h->osc_on = true;
-		hs_rccc_osc_init(&h->osc, c->cc->pull_oversub(h->cc_settings));
+		hs_rccc_osc_init(&h->osc, pp.oversubscription);
 		ofan_rng_seed(&h->osc_rng, c->seed, 0x05c00000ull + h->rank);
 		h->osc_next_ns = hs_osc_interval(h);
 	}
@@ -94,6 +104,13 @@ hs_pull_init(struct hs_host *h)
  * and what is still missing (it must come at least once more), less
  * what the sender spent on its first credit and what was granted.
  */
+/* What flow r's sender spent on its first credit (its debt past it not). */
+static inline int64_t
+hs_pull_spec(const struct hs_host *h, const struct hs_pull_rx *p)
+{
+	return RTE_MIN((int64_t)p->spec_bytes, h->pull_first);
+}
+
 static uint32_t
 hs_pull_demand(const struct hs_host *h, const struct hs_rflow *r)
 {
@@ -104,10 +121,10 @@ hs_pull_demand(const struct hs_host *h, const struct hs_rflow *r)
 	uint64_t missing = (size - RTE_MIN(r->goodput, size)) +
 		(pkts - RTE_MIN(have, pkts)) * PULL_HEADER;
 	int64_t target = (int64_t)(p->arrived_bytes + missing +
-				   p->extra_bytes) - (int64_t)p->spec_bytes;
+				   p->extra_bytes) - hs_pull_spec(h, p);
 	int64_t granted = (int64_t)p->granted * PULL_QUANTUM;
 	int64_t want = target - granted;
-	int64_t held = granted + (int64_t)p->spec_bytes -
+	int64_t held = granted + hs_pull_spec(h, p) -
 		(int64_t)p->arrived_bytes - (int64_t)p->lost_bytes;
 	int64_t room = h->pull_max - held;
 
@@ -216,7 +233,7 @@ hs_pull_check(struct hs_host *h, uint64_t now)
 		 * it so) and granted again, a packet at least.
 		 */
 		held = (int64_t)p->granted * PULL_QUANTUM +
-			(int64_t)p->spec_bytes - (int64_t)p->arrived_bytes -
+			hs_pull_spec(h, p) - (int64_t)p->arrived_bytes -
 			(int64_t)p->lost_bytes;
 		wo = RTE_MAX(held, (int64_t)h->set->mss + PULL_HEADER);
 		p->lost_bytes += (uint64_t)RTE_MAX(held, (int64_t)0);

@@ -113,6 +113,21 @@ struct hs_cc_ack {
 };
 
 /*
+ * What a receiver-driven model's receiver must know of its senders
+ * (pull_params): the credit a flow starts with and the most it holds,
+ * in BDPs of the host's base RTT and rate (the receiver's demand counts
+ * what its sender spent beyond its first credit, and bounds credit and
+ * flight by the most), and the fabric's oversubscription its pacer
+ * controls its rate for (uet-htsim's OversubscribedCC, hs_rccc.h), 0
+ * for none.  Without pull_params: 1.5, 2.5 and 0.
+ */
+struct hs_pull_params {
+	double first_bdp;
+	double max_bdp;
+	double oversubscription;
+};
+
+/*
  * A congestion-control model.  name and summary are required; every
  * other member may be 0 or NULL, and the host then skips it.  settings
  * is the model's block (NULL when settings_size is 0); st its flow's
@@ -206,11 +221,10 @@ struct hs_cc_ops {
 	/* pulls: does the flow still send on its first credit? */
 	bool (*speculating)(const void *st);
 	/*
-	 * pulls, may be NULL: the fabric's oversubscription the receiver's
-	 * pacer controls its rate for (uet-htsim's OversubscribedCC,
-	 * hs_rccc.h), 0 for none.
+	 * pulls, may be NULL: what the receiver's pacer must know of its
+	 * senders' credit (struct hs_pull_params).
 	 */
-	double (*pull_oversub)(const void *settings);
+	void (*pull_params)(const void *settings, struct hs_pull_params *p);
 };
 
 /* NULL-terminated: the built-ins (rate first, the default), then any

@@ -196,12 +196,15 @@ rccc_speculating(const void *st)
 	return ((const struct hs_rccc_state *)st)->spec;
 }
 
-static double
-rccc_pull_oversub(const void *settings)
+static void
+rccc_pull_params(const void *settings, struct hs_pull_params *p)
 {
 	const struct hs_rccc_settings *s = settings;
 
-	return s->oversubscription > 1.0 ? s->oversubscription : 0.0;
+	p->first_bdp = s->first_bdp;
+	p->max_bdp = s->max_bdp;
+	p->oversubscription = s->oversubscription > 1.0 ?
+		s->oversubscription : 0.0;
 }
 
 #define OSC_TARGET 0.3		/* oversubscribed_cc.cpp:6, _target_congestion */
@@ -273,5 +276,5 @@ const struct hs_cc_ops hs_cc_rccc = {
 	.on_returned = rccc_on_returned,
 	.on_pull = rccc_on_pull,
 	.speculating = rccc_speculating,
-	.pull_oversub = rccc_pull_oversub,
+	.pull_params = rccc_pull_params,
 };
