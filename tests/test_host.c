@@ -849,12 +849,15 @@ END_TEST
 
 static struct sw_totals t_tot[T_MAX_SWITCHES];
 
-/* One flow of T_FLOW_SIZE bytes, rank 0 -> rank 1, from a .cm file. */
+/*
+ * One flow of T_FLOW_SIZE bytes, rank 0 -> rank 1, from a .cm file;
+ * extra: more config lines after [traffic]'s ("" for none).
+ */
 static struct t_net *
-t_net_one_flow(const char *host_policy)
+t_net_one_flow_cfg(const char *host_policy, const char *extra)
 {
 	char cm[] = "/tmp/ofan_test_host_cm_XXXXXX";
-	char traffic[128];
+	char traffic[256];
 	struct t_net *net;
 	FILE *f;
 	int fd;
@@ -866,13 +869,20 @@ t_net_one_flow(const char *host_policy)
 	fprintf(f, "Nodes 2\nConnections 1\n0->1 start 0 size %u\n",
 		T_FLOW_SIZE);
 	ck_assert_int_eq(fclose(f), 0);
-	snprintf(traffic, sizeof(traffic), "pattern = cm\ncm_file = %s", cm);
+	snprintf(traffic, sizeof(traffic), "pattern = cm\ncm_file = %s\n%s",
+		 cm, extra);
 	net = t_net_new(host_policy, traffic);
 	unlink(cm);
 	ck_assert_uint_eq(net->traffic.nb_flows, 1);
 	ck_assert_uint_eq(net->traffic.flows[0].src, 0);
 	ck_assert_uint_eq(net->traffic.flows[0].dst, 1);
 	return net;
+}
+
+static struct t_net *
+t_net_one_flow(const char *host_policy)
+{
+	return t_net_one_flow_cfg(host_policy, "");
 }
 
 /* Packets leaf sw's policy sent out of each uplink (picks). */
@@ -934,24 +944,10 @@ t_leaf_run(const char *sw_policy, const char *host_policy)
  */
 START_TEST(test_rccc_first_credit_debt)
 {
-	char cm[] = "/tmp/ofan_test_host_cm_XXXXXX";
-	char traffic[256];
 	struct hs_summary sum;
 	struct t_net *net;
-	FILE *f;
-	int fd;
 
-	fd = mkstemp(cm);
-	ck_assert_int_ge(fd, 0);
-	f = fdopen(fd, "w");
-	ck_assert_ptr_nonnull(f);
-	fprintf(f, "Nodes 2\nConnections 1\n0->1 start 0 size %u\n",
-		T_FLOW_SIZE);
-	ck_assert_int_eq(fclose(f), 0);
-	snprintf(traffic, sizeof(traffic),
-		 "pattern = cm\ncm_file = %s\n[cc.rccc]\nfirst_bdp = 0.5", cm);
-	net = t_net_new("mixed", traffic);
-	unlink(cm);
+	net = t_net_one_flow_cfg("mixed", "[cc.rccc]\nfirst_bdp = 0.5");
 	net->cfg.set.cc = hs_cc_find("rccc");
 	net->cfg.set.base_rtt_ns = 13 * T_US;
 	t_net_leaves(net, "ecmp", 100 * T_US);
