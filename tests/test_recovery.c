@@ -11,6 +11,7 @@
 
 #include "hs_cumack.h"
 #include "hs_erasure.h"
+#include "hs_sack.h"
 #include "hs_transport.h"
 #include "recovery_conformance.h"
 #include "unit_suite.h"
@@ -57,6 +58,10 @@ main(void)
 	gbn->initial_rto_ns = 30000;
 	suite_add_tcase(s, recovery_conformance_tcase(hs_recovery_find("gbn"),
 						      gbn, true));
+	((struct hs_sack_settings *)t_set(&set, "sack"))->acks =
+		HS_SACK_ACKS_UEC;
+	suite_add_tcase(s, recovery_conformance_tcase(hs_recovery_find("sack"),
+						      t_set(&set, "sack"), true));
 	((struct hs_erasure_settings *)t_set(&set, "erasure"))->k = 0;
 	suite_add_tcase(s, recovery_conformance_tcase(
 		hs_recovery_find("erasure"), t_set(&set, "erasure"), true));

@@ -650,6 +650,83 @@ START_TEST(test_tx_forced_retx)
 }
 END_TEST
 
+/*
+ * Receiver, acks = uec (uet-htsim's UecSink::processData): the first
+ * packet, CE, a duplicate, the last packet, an ack request and every
+ * ack_every ACK at once, reordering alone not; an ack request that left
+ * holes behind it is ACKed again when they fill.  acks = rfc5681 ACKs
+ * every packet past a hole.
+ */
+START_TEST(test_rx_uec_acks)
+{
+	struct hs_rx rx;
+	struct hs_ack_info a;
+	bool send;
+
+	ck_assert_int_eq(hs_rx_init(&rx, 12, 4), 0);
+	hs_rx_set_uec(&rx, true);
+	ck_assert(hs_rx_on_data(&rx, 0, false, &send, &a));
+	ck_assert_msg(send, "the first packet");
+	ck_assert_uint_eq(a.cum_psn, 1);
+	/* 2 and 3 past the hole at 1: no ACK (rfc5681 would send two). */
+	ck_assert(hs_rx_on_data(&rx, 2, false, &send, &a));
+	ck_assert(!send);
+	ck_assert(hs_rx_on_data(&rx, 3, false, &send, &a));
+	ck_assert(!send);
+	/* 5 asks: ACKed now, and again once 1 and 4 are in. */
+	ck_assert(hs_rx_on_data(&rx, 5, false, &send, &a));
+	ck_assert(!send);
+	ck_assert(hs_rx_ack_request(&rx, 5, send, &a));
+	ck_assert_uint_eq(a.cum_psn, 1);
+	ck_assert_uint_eq(a.echo_psn, 5);
+	ck_assert_uint_eq(a.sack, 0xb);	/* 2, 3 and 5 */
+	ck_assert(rx.ack_pending);
+	ck_assert(hs_rx_on_data(&rx, 1, false, &send, &a));
+	ck_assert_msg(!send, "4 is still missing");
+	ck_assert(hs_rx_on_data(&rx, 4, false, &send, &a));
+	ck_assert_msg(send, "the ack request's holes filled");
+	ck_assert_uint_eq(a.cum_psn, 6);
+	ck_assert(!rx.ack_pending);
+	/* 7 past a hole: nothing; CE at once; a duplicate at once. */
+	ck_assert(hs_rx_on_data(&rx, 7, false, &send, &a));
+	ck_assert(!send);
+	ck_assert(hs_rx_on_data(&rx, 8, true, &send, &a));
+	ck_assert(send);
+	ck_assert(a.ce);
+	ck_assert(!hs_rx_on_data(&rx, 8, false, &send, &a));
+	ck_assert(send);
+	/* An ack request already due keeps the ACK that is due. */
+	ck_assert(hs_rx_on_data(&rx, 9, true, &send, &a));
+	ck_assert(send);
+	ck_assert(!hs_rx_ack_request(&rx, 9, send, &a));
+	ck_assert(a.ce);
+	ck_assert(rx.ack_pending);	/* 6 is missing */
+	/* 10 past the hole at 6: nothing; 6 fills the request's hole. */
+	ck_assert(hs_rx_on_data(&rx, 10, false, &send, &a));
+	ck_assert(!send);
+	ck_assert(hs_rx_on_data(&rx, 6, false, &send, &a));
+	ck_assert(send);
+	ck_assert_uint_eq(a.cum_psn, 11);
+	/* The last packet: at once. */
+	ck_assert(hs_rx_on_data(&rx, 11, false, &send, &a));
+	ck_assert(send);
+	ck_assert(hs_rx_done(&rx));
+	hs_rx_fini(&rx);
+
+	/* rfc5681: every packet past a hole at once. */
+	ck_assert_int_eq(hs_rx_init(&rx, 12, 4), 0);
+	ck_assert(hs_rx_on_data(&rx, 0, false, &send, &a));
+	ck_assert(!send);
+	ck_assert(hs_rx_on_data(&rx, 2, false, &send, &a));
+	ck_assert(send);
+	ck_assert(hs_rx_on_data(&rx, 3, false, &send, &a));
+	ck_assert(send);
+	ck_assert(hs_rx_ack_request(&rx, 3, false, &a));
+	ck_assert(!rx.ack_pending);
+	hs_rx_fini(&rx);
+}
+END_TEST
+
 /* Receiver: bitmap, cum, SACK and echo for a hand-made sequence. */
 START_TEST(test_rx_sequence)
 {
@@ -1713,6 +1790,7 @@ flow_suite(void)
 
 	tc = tcase_create("rx");
 	tcase_add_test(tc, test_rx_sequence);
+	tcase_add_test(tc, test_rx_uec_acks);
 	tcase_add_test(tc, test_rx_sack_window);
 	tcase_add_test(tc, test_rx_ack_policy);
 	suite_add_tcase(s, tc);

@@ -190,9 +190,10 @@ hs_input_data(struct hs_host *h, const uint8_t *frame,
 		h->st.dup_pkts++;
 	}
 	/* Its sender asked for an ACK at once (OFAN_BTH_ACK_REQ). */
-	if (!send_ack && (frame[pi->l4_offset + OFAN_UDP_HDR_SIZE +
-				OFAN_BTH_ACK_REQ_OFFSET] & OFAN_BTH_ACK_REQ))
-		send_ack = hs_receiver_ack_now(&r->rx, pi->psn, &ack);
+	if (frame[pi->l4_offset + OFAN_UDP_HDR_SIZE +
+		  OFAN_BTH_ACK_REQ_OFFSET] & OFAN_BTH_ACK_REQ)
+		send_ack = hs_receiver_ack_now(&r->rx, pi->psn, send_ack,
+					       &ack);
 	if (send_ack)
 		hs_queue_ack(h, r, pi->src_port, &ack);
 	hs_pull_arrived(h, (uint32_t)hs_rflow_of(h, flow), pi->payload_size,

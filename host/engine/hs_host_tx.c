@@ -122,7 +122,9 @@ hs_ack_wanted(const struct hs_host *h, const struct hs_sflow *s,
 {
 	struct hs_cc_flight f = { .pkts = hs_sender_in_flight(&s->tx) };
 
-	if (pkt->resend)
+	/* A resend, and the last new packet (uet-htsim: _backlog == 0). */
+	if (pkt->resend || (pkt->grows && pkt->psn + 1 ==
+			    hs_transport_nb_pkts(&h->tp, s->spec->size)))
 		return true;
 	f.bytes = (uint64_t)f.pkts * h->set->mss;
 	return !h->set->cc->may_send(s->cc.bytes, h->cc_settings, &f);

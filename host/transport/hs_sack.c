@@ -52,6 +52,7 @@
 
 #include "hs_sack.h"
 #include "hs_transport.h"
+#include "ofan_config.h"
 
 static inline bool
 bit_test(const uint64_t *bits, uint32_t i)
@@ -631,6 +632,17 @@ rx_sack(const struct hs_rx *rx)
 	return sack;
 }
 
+/* An ACK now, echoing psn (and its CE mark): the count starts again. */
+static void
+rx_ack(struct hs_rx *rx, uint32_t psn, bool ce, struct hs_ack_info *ack)
+{
+	ack->cum_psn = rx->cum;
+	ack->sack = rx_sack(rx);
+	ack->echo_psn = psn;
+	ack->ce = ce;
+	rx->since_ack = 0;
+}
+
 bool
 hs_rx_on_data(struct hs_rx *rx, uint32_t psn, bool ce, bool *send_ack,
 	      struct hs_ack_info *ack)
@@ -662,6 +674,7 @@ hs_rx_on_data(struct hs_rx *rx, uint32_t psn, bool ce, bool *send_ack,
 		 * the sender's SACK view stays fresh (as RFC 5681 asks).
 		 */
 		bool in_order = psn == rx->cum && psn == rx->highest;
+		bool at_cum = psn == rx->cum;
 
 		is_new = true;
 		bit_set(rx->bits, psn);
@@ -676,18 +689,41 @@ hs_rx_on_data(struct hs_rx *rx, uint32_t psn, bool ce, bool *send_ack,
 		}
 		while (rx->cum < rx->nb_pkts && bit_test(rx->bits, rx->cum))
 			rx->cum++;
-		at_once = !in_order || ce || hs_rx_done(rx) ||
-			rx->since_ack >= rx->ack_every;
+		if (!rx->uec_acks) {
+			at_once = !in_order || ce || hs_rx_done(rx) ||
+				rx->since_ack >= rx->ack_every;
+		} else {
+			/* The first packet; an ack request's holes filled. */
+			bool request = rx->ack_pending && at_cum &&
+				rx->cum == rx->highest;
+
+			at_once = rx->nb_received == 1 || request || ce ||
+				hs_rx_done(rx) || rx->since_ack >= rx->ack_every;
+			if (request)
+				rx->ack_pending = false;
+		}
 	}
 	if (at_once) {
-		ack->cum_psn = rx->cum;
-		ack->sack = rx_sack(rx);
-		ack->echo_psn = psn;
-		ack->ce = ce;
-		rx->since_ack = 0;
+		rx_ack(rx, psn, ce, ack);
 		*send_ack = true;
 	}
 	return is_new;
+}
+
+bool
+hs_rx_ack_request(struct hs_rx *rx, uint32_t psn, bool due,
+		  struct hs_ack_info *ack)
+{
+	/*
+	 * Ultra Ethernet's receiver ACKs again once the packets before it
+	 * are in (uet-htsim 40ccb05, uec.cpp:2676-2702: _ack_request).
+	 */
+	if (rx->uec_acks && psn < rx->nb_pkts && rx->cum < rx->highest)
+		rx->ack_pending = true;
+	if (due || psn >= rx->nb_pkts)
+		return false;
+	rx_ack(rx, psn, false, ack);
+	return true;
 }
 
 _Static_assert(sizeof(struct hs_tx) <= HS_RECOVERY_TX_STATE,
@@ -802,12 +838,35 @@ sack_tx_counters(const void *tx, uint64_t *sent, uint64_t *retx,
 	*timeouts = t->nb_timeouts;
 }
 
+static void
+sack_defaults(void *settings)
+{
+	((struct hs_sack_settings *)settings)->acks = HS_SACK_ACKS_RFC5681;
+}
+
+static int
+sack_parse(struct ofan_cfg *cfg, const char *sec, void *settings)
+{
+	static const char *const names[] = { "rfc5681", "uec", NULL };
+	struct hs_sack_settings *s = settings;
+	int v = s->acks;
+
+	if (ofan_cfg_get_enum(cfg, sec, "acks", 0, names, &v) != 0)
+		return -1;
+	s->acks = (uint8_t)v;
+	return 0;
+}
+
 static int
 sack_rx_init(void *rx, const struct hs_transport_params *p, uint32_t nb_pkts,
 	     uint16_t ack_every)
 {
-	(void)p;
-	return hs_rx_init(rx, nb_pkts, ack_every);
+	const struct hs_sack_settings *s = p->settings;
+	int rc = hs_rx_init(rx, nb_pkts, ack_every);
+
+	if (rc == 0 && s != NULL)
+		hs_rx_set_uec(rx, s->acks == HS_SACK_ACKS_UEC);
+	return rc;
 }
 
 static void
@@ -832,17 +891,19 @@ sack_rx_on_data(void *rx, uint32_t psn, bool ce, bool *send_ack,
 	return is_new;
 }
 
-/* An ACK at once of psn, as rx_on_data() makes one (the sender asked). */
-static void
-sack_rx_ack_now(void *rx, uint32_t psn, struct hs_ack_content *ack)
+/* The sender asked for an ACK of psn at once (hs_rx_ack_request()). */
+static bool
+sack_rx_ack_now(void *rx, uint32_t psn, bool due, struct hs_ack_content *ack)
 {
-	struct hs_rx *r = rx;
+	struct hs_ack_info i;
 
-	ack->cum = r->cum;
-	ack->sack = rx_sack(r);
-	ack->echo_psn = psn;
-	ack->ce = false;
-	r->since_ack = 0;
+	if (!hs_rx_ack_request(rx, psn, due, &i))
+		return due;
+	ack->cum = i.cum_psn;
+	ack->sack = i.sack;
+	ack->echo_psn = i.echo_psn;
+	ack->ce = i.ce;
+	return true;
 }
 
 /* A trimmed header: NACK its PSN. */
@@ -901,6 +962,9 @@ const struct hs_recovery_ops hs_recovery_sack = {
 	.summary = "a PSN per packet, SACK + RACK, a retransmission timeout (RDMA-like)",
 	.tx_size = sizeof(struct hs_tx),
 	.rx_size = sizeof(struct hs_rx),
+	.settings_size = sizeof(struct hs_sack_settings),
+	.defaults = sack_defaults,
+	.parse = sack_parse,
 	.nb_pkts = hs_recovery_nb_pkts,
 	.tx_init = sack_tx_init,
 	.tx_fini = sack_tx_fini,

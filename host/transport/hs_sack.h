@@ -218,6 +218,27 @@ struct hs_rx {
 	uint64_t nb_out_of_range; /* PSN >= nb_pkts: ignored, not ACKed */
 	/* max(highest PSN received - psn) over new packets arriving late. */
 	uint32_t max_reorder;
+	bool uec_acks;		/* [recovery.sack] acks = uec (hs_rx_set_uec) */
+	bool ack_pending;	/* uec: an ack request left holes behind it */
+};
+
+/*
+ * The sack model's settings block ([recovery.sack]): when its receiver
+ * ACKs at once (docs/recovery.md).
+ */
+enum hs_sack_acks {
+	/* A packet past a hole or filling one, CE, a duplicate, the last
+	 * packet, every ack_every (RFC 5681's immediate ACK). */
+	HS_SACK_ACKS_RFC5681,
+	/* As Ultra Ethernet's receiver (uet-htsim's UecSink::processData):
+	 * the first packet, CE, a duplicate, the last packet, an ack
+	 * request (and again once the holes before it filled), every
+	 * ack_every; reordering alone never. */
+	HS_SACK_ACKS_UEC,
+};
+
+struct hs_sack_settings {
+	uint8_t acks;		/* enum hs_sack_acks */
 };
 
 /* What an ACK carries (host byte order). */
@@ -231,6 +252,21 @@ struct hs_ack_info {
 /* Returns 0, -EINVAL (no packets, too many, ack_every 0) or -ENOMEM. */
 int hs_rx_init(struct hs_rx *rx, uint32_t nb_pkts, uint16_t ack_every);
 void hs_rx_fini(struct hs_rx *rx);
+
+/* ACK as Ultra Ethernet's receiver does (HS_SACK_ACKS_UEC). */
+static inline void
+hs_rx_set_uec(struct hs_rx *rx, bool uec)
+{
+	rx->uec_acks = uec;
+}
+
+/*
+ * Data packet psn, just taken by hs_rx_on_data(), asked for an ACK at
+ * once (the BTH's ack request).  Returns true and fills *ack unless
+ * one is due already (due: hs_rx_on_data()'s *send_ack).
+ */
+bool hs_rx_ack_request(struct hs_rx *rx, uint32_t psn, bool due,
+		       struct hs_ack_info *ack);
 
 /*
  * A data packet psn arrived (ce: it carried CE).  Returns true if it was

@@ -249,11 +249,13 @@ struct hs_recovery_ops {
 	bool (*rx_on_trimmed)(void *rx, uint32_t psn,
 			      struct hs_ack_content *nack);
 	/*
-	 * Data packet psn, just taken by rx_on_data() without an ACK, asked
-	 * for one at once (the BTH's ack request): fill *ack.  NULL: the
-	 * model ACKs as it would.
+	 * Data packet psn, just taken by rx_on_data(), asked for an ACK at
+	 * once (the BTH's ack request); due: rx_on_data() made one (*ack
+	 * is then kept).  Returns true if an ACK goes now, with *ack
+	 * filled.  NULL: the model ACKs as it would.
 	 */
-	void (*rx_ack_now)(void *rx, uint32_t psn, struct hs_ack_content *ack);
+	bool (*rx_ack_now)(void *rx, uint32_t psn, bool due,
+			   struct hs_ack_content *ack);
 	bool (*rx_done)(const void *rx);
 	/* Distinct packets received. */
 	uint32_t (*rx_count)(const void *rx);
@@ -425,15 +427,14 @@ hs_receiver_on_data(struct hs_receiver *r, uint32_t psn, bool ce,
 	return r->ops->rx_on_data(r->state, psn, ce, send_ack, ack);
 }
 
-/* An ACK of psn now, if the model makes one (rx_ack_now). */
+/* psn asked for an ACK at once: whether one goes (rx_ack_now). */
 static inline bool
-hs_receiver_ack_now(struct hs_receiver *r, uint32_t psn,
+hs_receiver_ack_now(struct hs_receiver *r, uint32_t psn, bool due,
 		    struct hs_ack_content *ack)
 {
 	if (r->ops->rx_ack_now == NULL)
-		return false;
-	r->ops->rx_ack_now(r->state, psn, ack);
-	return true;
+		return due;
+	return r->ops->rx_ack_now(r->state, psn, due, ack);
 }
 
 static inline bool

@@ -11,7 +11,8 @@
  *      recovery model, the congestion controller and the host policy
  *      from their registries (fuzz_host_modes.h: every registered one,
  *      FUZZ_HOST_MODES=1 prints the list), the policy's settings
- *      variant, tcp's dupacks, fast retransmit and sack_limit, the
+ *      variant, tcp's dupacks, fast retransmit and sack_limit, sack's
+ *      acks (rfc5681 or uec), the
  *      initial RTO, pacing, ECN window, CE echo, ACK frequency, MTU,
  *      erasure k, RTO, reorder window, EV range, 2-4 hosts and 1-6 tiny
  *      flows (1-8 packets, a few 60-130; start times, a dependency, an
@@ -135,6 +136,7 @@
 #include "hs_ecn_window.h"
 #include "hs_erasure.h"
 #include "hs_host.h"
+#include "hs_sack.h"
 #include "hs_traffic.h"
 #include "hs_transport.h"
 #include "ofan_fs.h"
@@ -1462,6 +1464,9 @@ fz_setup(struct fz_world *w, struct fz_in *in)
 		ca->sack_limit = fz_sack_limit[(hdr[19] >> 4) & 7];
 		ca->initial_rto_ns = fz_initial_rto_us[hdr[20] & 7] * FZ_US;
 	}
+	/* sack's receiver ACKs as RFC 5681 asks or as UEC's does. */
+	((struct hs_sack_settings *)fz_recovery_set(c, "sack"))->acks =
+		hdr[19] & 0x80 ? HS_SACK_ACKS_UEC : HS_SACK_ACKS_RFC5681;
 	c->set.resend_path = hdr[1] & 0x80 ? HS_RESEND_NEXT : HS_RESEND_OWN;
 	c->set.pacing = hdr[0] & 2 ? HS_PACING_FLOW : HS_PACING_HOST;
 	c->set.pacing_jitter = c->set.pacing == HS_PACING_FLOW && (hdr[0] & 0x80) ?
