@@ -1511,6 +1511,54 @@ START_TEST(test_nack_last_hop)
 END_TEST
 
 /*
+ * A receiver-driven flow that completes while it waits in its receiver's
+ * queue of flows that want credit gets no more: its packets all came in
+ * beyond what was granted (self-granted, as after a timeout), and the
+ * pacer granted what they cost back to a sender that is done, in a
+ * 1023-to-1 incast 3.2 MB of credit that kept the rest waiting.
+ */
+START_TEST(test_pull_none_when_complete)
+{
+	int done;
+
+	for (done = 0; done < 2; done++) {
+		struct rte_mbuf *pkts[T_BURST];
+		struct ofan_pkt_info pi;
+		unsigned int pulls = 0;
+		struct t_net *net;
+		uint32_t psn;
+		uint16_t n, i;
+
+		net = t_net_new("mixed", "pattern = permutation\nsize = 14600");
+		net->cfg.set.cc = hs_cc_find("rccc");
+		t_net_hosts(net);
+		for (psn = 0; psn < (done ? 10u : 9u); psn++)
+			t_inject(net, net->host[1], false, psn, 0, 1460,
+				 net->now);
+		n = hs_host_output(net->host[1], net->now + T_US, pkts,
+				   T_BURST);
+		for (i = 0; i < n; i++) {
+			const uint8_t *f = rte_pktmbuf_mtod(pkts[i],
+							    const uint8_t *);
+			const struct ofan_ack_ext *ext;
+
+			ck_assert_int_eq(ofan_parse(f,
+				rte_pktmbuf_data_len(pkts[i]), 0, &pi),
+				OFAN_PARSE_OK);
+			ext = (const struct ofan_ack_ext *)(f +
+				pi.payload_offset + OFAN_AETH_SIZE);
+			pulls += pi.kind == OFAN_KIND_ACK &&
+				(ext->flags & OFAN_ACK_F_PULL) != 0;
+		}
+		rte_pktmbuf_free_bulk(pkts, n);
+		/* 9 of 10 in: it still wants its last one's credit. */
+		ck_assert_uint_eq(pulls, done ? 0 : 1);
+		t_net_done(net);
+	}
+}
+END_TEST
+
+/*
  * The BTH's ack request: a data packet that carries it is ACKed at once,
  * one that does not waits for ack_every (8) packets.  And a sender whose
  * controller asks (nscc: ack_request) sets it on the packet that fills
@@ -1960,6 +2008,7 @@ host_suite(void)
 	tcase_add_test(tc, test_resend_path);
 	tcase_add_test(tc, test_nack_last_hop);
 	tcase_add_test(tc, test_ack_request);
+	tcase_add_test(tc, test_pull_none_when_complete);
 	tcase_add_test(tc, test_rccc_first_credit_debt);
 	tcase_add_test(tc, test_done_at_start);
 	tcase_add_test(tc, test_dep_before_start);

@@ -100,9 +100,10 @@ hs_pull_init(struct hs_host *h)
 }
 
 /*
- * Quanta flow r wants now (0: none): what arrived (all of it was spent)
- * and what is still missing (it must come at least once more), less
- * what the sender spent on its first credit and what was granted.
+ * Quanta flow r wants now (0: none, and none once all of it is in):
+ * what arrived (all of it was spent) and what is still missing (it must
+ * come at least once more), less what the sender spent on its first
+ * credit and what was granted.
  */
 /* What flow r's sender spent on its first credit (its debt past it not). */
 static inline int64_t
@@ -128,6 +129,8 @@ hs_pull_demand(const struct hs_host *h, const struct hs_rflow *r)
 		(int64_t)p->arrived_bytes - (int64_t)p->lost_bytes;
 	int64_t room = h->pull_max - held;
 
+	if (r->complete)
+		return 0;	/* all in: what it spent is no one's need */
 	if (want > room)
 		want = room;
 	return want <= 0 ? 0 :
