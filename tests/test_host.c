@@ -1449,10 +1449,14 @@ t_inject(struct t_net *net, struct hs_host *h, bool ack, uint32_t psn,
 	t_inject_bth(net, h, ack, psn, cum, payload, 0, 0, now);
 }
 
-/* Flow 0's ACKs and NACKs host h sends now: NACKs with flag, and all. */
+/*
+ * Flow 0's ACKs and NACKs host h sends now: NACKs with flag, PULLs (if
+ * pulls is not NULL), and all.
+ */
 static unsigned int
 t_acks_out(struct t_net *net, struct hs_host *h, uint32_t nack_psn,
-	   uint8_t flag, bool flagged, unsigned int *nacks)
+	   uint8_t flag, bool flagged, unsigned int *nacks,
+	   unsigned int *pulls)
 {
 	struct rte_mbuf *pkts[T_BURST];
 	struct ofan_pkt_info pi;
@@ -1460,6 +1464,8 @@ t_acks_out(struct t_net *net, struct hs_host *h, uint32_t nack_psn,
 	uint16_t n, i;
 
 	*nacks = 0;
+	if (pulls != NULL)
+		*pulls = 0;
 	n = hs_host_output(h, net->now, pkts, T_BURST);
 	for (i = 0; i < n; i++) {
 		const uint8_t *f = rte_pktmbuf_mtod(pkts[i], const uint8_t *);
@@ -1470,11 +1476,13 @@ t_acks_out(struct t_net *net, struct hs_host *h, uint32_t nack_psn,
 		if (pi.kind != OFAN_KIND_ACK)
 			continue;
 		acks++;
+		ext = (const struct ofan_ack_ext *)(f + pi.payload_offset +
+						    OFAN_AETH_SIZE);
+		if (pulls != NULL && (ext->flags & OFAN_ACK_F_PULL))
+			(*pulls)++;
 		if ((f[pi.payload_offset] & OFAN_AETH_SYN_NAK_MASK) !=
 		    OFAN_AETH_SYN_NAK_MASK)
 			continue;
-		ext = (const struct ofan_ack_ext *)(f + pi.payload_offset +
-						    OFAN_AETH_SIZE);
 		ck_assert_uint_eq(rte_be_to_cpu_32(ext->echo_psn), nack_psn);
 		ck_assert_uint_eq(ext->flags & flag, flagged ? flag : 0);
 		(*nacks)++;
@@ -1503,7 +1511,7 @@ START_TEST(test_nack_last_hop)
 			     (last ? OFAN_BTH_MARK_LAST_HOP : 0), net->now);
 		ck_assert_uint_eq(hs_host_stats(net->host[1])->trimmed_rx, 1);
 		t_acks_out(net, net->host[1], 1, OFAN_ACK_F_LAST_HOP, last,
-			   &nacks);
+			   &nacks, NULL);
 		ck_assert_uint_eq(nacks, 1);
 		t_net_done(net);
 	}
@@ -1522,12 +1530,9 @@ START_TEST(test_pull_none_when_complete)
 	int done;
 
 	for (done = 0; done < 2; done++) {
-		struct rte_mbuf *pkts[T_BURST];
-		struct ofan_pkt_info pi;
-		unsigned int pulls = 0;
+		unsigned int nacks, pulls;
 		struct t_net *net;
 		uint32_t psn;
-		uint16_t n, i;
 
 		net = t_net_new("mixed", "pattern = permutation\nsize = 14600");
 		net->cfg.set.cc = hs_cc_find("rccc");
@@ -1535,22 +1540,8 @@ START_TEST(test_pull_none_when_complete)
 		for (psn = 0; psn < (done ? 10u : 9u); psn++)
 			t_inject(net, net->host[1], false, psn, 0, 1460,
 				 net->now);
-		n = hs_host_output(net->host[1], net->now + T_US, pkts,
-				   T_BURST);
-		for (i = 0; i < n; i++) {
-			const uint8_t *f = rte_pktmbuf_mtod(pkts[i],
-							    const uint8_t *);
-			const struct ofan_ack_ext *ext;
-
-			ck_assert_int_eq(ofan_parse(f,
-				rte_pktmbuf_data_len(pkts[i]), 0, &pi),
-				OFAN_PARSE_OK);
-			ext = (const struct ofan_ack_ext *)(f +
-				pi.payload_offset + OFAN_AETH_SIZE);
-			pulls += pi.kind == OFAN_KIND_ACK &&
-				(ext->flags & OFAN_ACK_F_PULL) != 0;
-		}
-		rte_pktmbuf_free_bulk(pkts, n);
+		t_acks_out(net, net->host[1], 0, 0, false, &nacks, &pulls);
+		ck_assert_uint_eq(nacks, 0);
 		/* 9 of 10 in: it still wants its last one's credit. */
 		ck_assert_uint_eq(pulls, done ? 0 : 1);
 		t_net_done(net);
@@ -1579,7 +1570,7 @@ START_TEST(test_ack_request)
 			     OFAN_BTH_ACK_REQ_OFFSET, ar ? OFAN_BTH_ACK_REQ : 0,
 			     net->now);
 		ck_assert_uint_eq(t_acks_out(net, net->host[1], 0, 0, false,
-					     &nacks), ar ? 1 : 0);
+					     &nacks, NULL), ar ? 1 : 0);
 		ck_assert_uint_eq(nacks, 0);
 		t_net_done(net);
 	}
