@@ -99,12 +99,6 @@ hs_pull_init(struct hs_host *h)
 	return 0;
 }
 
-/*
- * Quanta flow r wants now (0: none, and none once all of it is in):
- * what arrived (all of it was spent) and what is still missing (it must
- * come at least once more), less what the sender spent on its first
- * credit and what was granted.
- */
 /* What flow r's sender spent on its first credit (its debt past it not). */
 static inline int64_t
 hs_pull_spec(const struct hs_host *h, const struct hs_pull_rx *p)
@@ -112,25 +106,41 @@ hs_pull_spec(const struct hs_host *h, const struct hs_pull_rx *p)
 	return RTE_MIN((int64_t)p->spec_bytes, h->pull_first);
 }
 
+/*
+ * What flow r's sender holds as far as its receiver knows: credit not
+ * yet spent and packets in flight (granted and spent first, less what
+ * arrived or was written off as lost).
+ */
+static inline int64_t
+hs_pull_held(const struct hs_host *h, const struct hs_pull_rx *p)
+{
+	return (int64_t)p->granted * PULL_QUANTUM + hs_pull_spec(h, p) -
+		(int64_t)p->arrived_bytes - (int64_t)p->lost_bytes;
+}
+
+/*
+ * Quanta flow r wants now (0: none, and none once all of it is in):
+ * what arrived (all of it was spent) and what is still missing (it must
+ * come at least once more), less what the sender spent on its first
+ * credit and what was granted.
+ */
 static uint32_t
 hs_pull_demand(const struct hs_host *h, const struct hs_rflow *r)
 {
 	const struct hs_pull_rx *p = &r->pull;
 	uint64_t mss = h->set->mss, size = r->spec->size;
 	uint64_t pkts = (size + mss - 1) / mss;
-	uint64_t have = hs_receiver_count(&r->rx);
-	uint64_t missing = (size - RTE_MIN(r->goodput, size)) +
-		(pkts - RTE_MIN(have, pkts)) * PULL_HEADER;
-	int64_t target = (int64_t)(p->arrived_bytes + missing +
-				   p->extra_bytes) - hs_pull_spec(h, p);
-	int64_t granted = (int64_t)p->granted * PULL_QUANTUM;
-	int64_t want = target - granted;
-	int64_t held = granted + hs_pull_spec(h, p) -
-		(int64_t)p->arrived_bytes - (int64_t)p->lost_bytes;
-	int64_t room = h->pull_max - held;
+	uint64_t have, missing;
+	int64_t want, room;
 
 	if (r->complete)
 		return 0;	/* all in: what it spent is no one's need */
+	have = hs_receiver_count(&r->rx);
+	missing = (size - RTE_MIN(r->goodput, size)) +
+		(pkts - RTE_MIN(have, pkts)) * PULL_HEADER;
+	want = (int64_t)(p->arrived_bytes + missing + p->extra_bytes) -
+		hs_pull_spec(h, p) - (int64_t)p->granted * PULL_QUANTUM;
+	room = h->pull_max - hs_pull_held(h, p);
 	if (want > room)
 		want = room;
 	return want <= 0 ? 0 :
@@ -235,9 +245,7 @@ hs_pull_check(struct hs_host *h, uint64_t now)
 		 * here is written off as lost (its sender's timeout judges
 		 * it so) and granted again, a packet at least.
 		 */
-		held = (int64_t)p->granted * PULL_QUANTUM +
-			hs_pull_spec(h, p) - (int64_t)p->arrived_bytes -
-			(int64_t)p->lost_bytes;
+		held = hs_pull_held(h, p);
 		wo = RTE_MAX(held, (int64_t)h->set->mss + PULL_HEADER);
 		p->lost_bytes += (uint64_t)RTE_MAX(held, (int64_t)0);
 		p->extra_bytes += (uint64_t)wo;
