@@ -313,6 +313,40 @@ START_TEST(test_ack_past_sent)
 }
 END_TEST
 
+/*
+ * Duplicate ACKs whose SACK names PSNs never sent: tcp with sack_limit
+ * resends only holes below what it sent.  Six of 130 out, 1 lost, and
+ * dupacks SACKing PSNs up to 97 had it send PSN 98 as a "hole" before
+ * 6 (found by fuzz_host).
+ */
+START_TEST(test_sack_past_sent)
+{
+	const struct hs_ca_params p = {
+		.mode = HS_CA_TCP, .mss = T_MSS, .dupacks = 3,
+		.fast_retransmit = true, .sack_limit = 1,
+		.initial_rto_ns = 100 * T_US, .min_rto_ns = 10 * T_US,
+	};
+	struct hs_ca_tx tx;
+	uint32_t i;
+
+	ck_assert_int_eq(hs_ca_tx_init(&tx, &p, 130ull * T_MSS), 0);
+	for (i = 0; i < 6; i++)
+		t_send(&tx, i * T_US);
+	t_ack(&tx, 1, 0, 0, 10 * T_US);
+	/* 2..5 SACKed (bits 0..3), and bit 60: PSN 62, never sent. */
+	for (i = 0; i < 3; i++)
+		t_ack(&tx, 1, 0xfull | UINT64_C(1) << 60, 2 + i,
+		      (11 + i) * T_US);
+	ck_assert_uint_eq(tx.nb_fast_retx, 1);
+	/* Only the hole at 1 waits (not 6..61); then new data, in order. */
+	ck_assert_uint_eq(tx.nb_pending, 1);
+	ck_assert_uint_eq(t_send(&tx, 14 * T_US), 1);
+	ck_assert_uint_eq(tx.nb_pending, 0);
+	ck_assert_uint_eq(t_send(&tx, 15 * T_US), 6);
+	hs_ca_tx_fini(&tx);
+}
+END_TEST
+
 static Suite *
 cumack_suite(void)
 {
@@ -327,6 +361,7 @@ cumack_suite(void)
 	tcase_add_test(tc, test_gbn_rewind);
 	tcase_add_test(tc, test_ca_init_errors);
 	tcase_add_test(tc, test_ack_past_sent);
+	tcase_add_test(tc, test_sack_past_sent);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -228,9 +228,16 @@ hs_ca_tx_on_ack(struct hs_ca_tx *tx, uint32_t cum, uint64_t sack,
 		if (rtt_ns != NULL)
 			*rtt_ns = s;
 	}
-	/* A receiver cannot have what was never sent: clamp to sent_max. */
+	/*
+	 * A receiver cannot have what was never sent: clamp to sent_max,
+	 * and keep only the SACK bits of PSNs below it (bit i: cum + 1 + i).
+	 */
 	if (cum > tx->sent_max)
 		cum = tx->sent_max;
+	if (tx->sent_max - cum <= 1)
+		sack = 0;
+	else if (tx->sent_max - cum - 1 < 64)
+		sack &= (UINT64_C(1) << (tx->sent_max - cum - 1)) - 1;
 	if (cum > tx->cum) {
 		newly = cum - tx->cum;
 		tx->cum = cum;
