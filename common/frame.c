@@ -17,16 +17,19 @@ ofan_frame_model_ethernet(struct ofan_frame_model *m)
 int
 ofan_frame_model_sizes(struct ofan_frame_model *m, uint32_t full_frame,
 		       uint32_t data_bytes, uint32_t ack_frame,
-		       uint32_t ack_bytes)
+		       uint32_t ack_bytes, uint32_t header_bytes)
 {
 	ofan_frame_model_ethernet(m);
-	if (data_bytes == 0 && ack_bytes == 0)
+	if (data_bytes == 0 && ack_bytes == 0 && header_bytes == 0)
 		return 0;
 	m->adjust[OFAN_KIND_DATA] = data_bytes != 0 ?
 		(int32_t)data_bytes - (int32_t)full_frame : OFAN_WIRE_OVERHEAD;
 	m->adjust[OFAN_KIND_ACK] = ack_bytes != 0 ?
 		(int32_t)ack_bytes - (int32_t)ack_frame : OFAN_WIRE_OVERHEAD;
 	m->adjust[OFAN_KIND_OTHER] = OFAN_WIRE_OVERHEAD;
+	m->adjust[OFAN_FRAME_HEADER] = header_bytes != 0 ?
+		(int32_t)header_bytes - OFAN_FRAME_HEADER_BYTES :
+		OFAN_WIRE_OVERHEAD;
 	m->overhead = 0;
 	/* The shortest frames, padded to the Ethernet minimum, cost > 0. */
 	if (60 + m->adjust[OFAN_KIND_DATA] < 1 ||

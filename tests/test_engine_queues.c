@@ -558,6 +558,37 @@ START_TEST(test_rts_books)
 }
 END_TEST
 
+/* A queue of one frame that trims to the headers what arrives beyond. */
+static void
+t_trim_one_config(struct sw_queue_config *qc)
+{
+	sw_queue_config_defaults(qc);
+	qc->enabled = true;
+	qc->ecn = false;
+	qc->trim = SW_TRIM_HEADER;
+	qc->trim_either = false;	/* the arriving one */
+	qc->capacity_pkts = 1;
+}
+
+/*
+ * Two 1000-byte data frames (PSN 0, 1) into q, a trimming queue of one
+ * frame that trims the arriving one: the first is queued, the second
+ * trimmed onto the control queue.
+ */
+static void
+t_trim_second(struct sw_queue *q, struct ofan_rng *rng)
+{
+	struct rte_mbuf *ret;
+	uint32_t psn;
+
+	for (psn = 0; psn < 2; psn++)
+		ck_assert_int_eq(sw_queue_enqueue_ctl(q,
+			t_sized(T_LEAF_NET(1) | 1, psn, 0, 1000),
+			OFAN_KIND_DATA, OFAN_ETH_HDR_SIZE, false, rng, &ret),
+			SW_ENQ_QUEUED);
+	ck_assert_uint_eq(q->st.trimmed_pkts, 1);
+}
+
 /*
  * A queue that faces a host (to_host) marks what it trims as trimmed on
  * the last hop too (OFAN_BTH_MARK_LAST_HOP); one towards the fabric, as
@@ -572,23 +603,12 @@ START_TEST(test_trim_last_hop)
 	struct ofan_rng rng;
 	int to_host;
 
-	sw_queue_config_defaults(&qc);
-	qc.enabled = true;
-	qc.ecn = false;
-	qc.trim = SW_TRIM_HEADER;
-	qc.trim_either = false;		/* the arriving one */
-	qc.capacity_pkts = 1;
+	t_trim_one_config(&qc);
 	ofan_rng_seed(&rng, 1, 0);
 	for (to_host = 0; to_host < 2; to_host++) {
 		qc.to_host = to_host;
 		ck_assert_int_eq(sw_queue_init(&q, &qc, 32, SOCKET_ID_ANY), 0);
-		ck_assert_int_eq(sw_queue_enqueue_ctl(&q,
-			t_sized(T_LEAF_NET(1) | 1, 0, 0, 1000), OFAN_KIND_DATA,
-			OFAN_ETH_HDR_SIZE, false, &rng, &ret), SW_ENQ_QUEUED);
-		ck_assert_int_eq(sw_queue_enqueue_ctl(&q,
-			t_sized(T_LEAF_NET(1) | 1, 1, 0, 1000), OFAN_KIND_DATA,
-			OFAN_ETH_HDR_SIZE, false, &rng, &ret), SW_ENQ_QUEUED);
-		ck_assert_uint_eq(q.st.trimmed_pkts, 1);
+		t_trim_second(&q, &rng);
 		ck_assert_uint_eq(q.ctrl.tail - q.ctrl.head, 1);
 		m = q.ctrl.ring[q.ctrl.head & q.ctrl.mask];
 		t_parse(m, &info);
@@ -617,6 +637,47 @@ START_TEST(test_trim_last_hop)
 END_TEST
 
 /*
+ * What a cut header costs (ofan_frame.h, OFAN_FRAME_HEADER): its 54 bytes
+ * under the Ethernet model, header_bytes under explicit sizes (htsim's
+ * trimmed packet, 64 in uet-htsim), its bytes and 24 when that is 0 --
+ * in the control queue's books and so on the link that drains it.
+ */
+START_TEST(test_trim_header_cost)
+{
+	static const struct {
+		uint32_t header_bytes;	/* UINT32_MAX: the Ethernet model */
+		uint32_t cost;
+	} cases[] = {
+		{ UINT32_MAX, OFAN_FRAME_HEADER_BYTES },
+		{ 0, OFAN_FRAME_HEADER_BYTES + OFAN_WIRE_OVERHEAD },
+		{ 64, 64 },
+		{ 1, 1 },
+	};
+	struct sw_queue_config qc;
+	struct sw_queue q;
+	struct ofan_rng rng;
+	unsigned int i;
+
+	ofan_rng_seed(&rng, 1, 0);
+	for (i = 0; i < RTE_DIM(cases); i++) {
+		t_trim_one_config(&qc);
+		if (cases[i].header_bytes != UINT32_MAX)
+			ck_assert_int_eq(ofan_frame_model_sizes(&qc.frame,
+				1514, 1460, OFAN_ACK_FRAME_SIZE, 82,
+				cases[i].header_bytes), 0);
+		ck_assert_int_eq(sw_queue_init(&q, &qc, 32, SOCKET_ID_ANY), 0);
+		t_trim_second(&q, &rng);
+		ck_assert_uint_eq(q.ctrl.ring[q.ctrl.head & q.ctrl.mask]->pkt_len,
+				  OFAN_FRAME_HEADER_BYTES);
+		ck_assert_uint_eq(q.ctrl.bytes, cases[i].cost);
+		ck_assert_uint_eq(q.ctrl.len_ring[q.ctrl.head & q.ctrl.mask],
+				  cases[i].cost);
+		ck_assert_uint_eq(sw_queue_fini(&q), 2);
+	}
+}
+END_TEST
+
+/*
  * The frame model of a queue (ofan_frame.h): under explicit sizes (full
  * 1514-byte data frames count 1460 bytes, 78-byte ACKs 82) a queue
  * counts, caps, marks and shapes each frame at its model size: a data
@@ -635,7 +696,7 @@ START_TEST(test_queue_frame_model)
 	struct t_switch s;
 
 	ck_assert_int_eq(ofan_frame_model_sizes(&q->frame, 1514, 1460,
-						OFAN_ACK_FRAME_SIZE, 82), 0);
+						OFAN_ACK_FRAME_SIZE, 82, 0), 0);
 	ck_assert_int_eq(q->frame.adjust[OFAN_KIND_DATA], -54);
 	ck_assert_int_eq(q->frame.adjust[OFAN_KIND_ACK], 4);
 	ck_assert_int_eq(q->frame.adjust[OFAN_KIND_OTHER], 24);
@@ -1401,6 +1462,7 @@ t_engine_queue_tests(struct t_engine_tcases *t)
 	tcase_add_test(t->queue, test_trim_victim_ack);
 	tcase_add_test(t->queue, test_rts_books);
 	tcase_add_test(t->queue, test_trim_last_hop);
+	tcase_add_test(t->queue, test_trim_header_cost);
 	tcase_add_test(t->queue, test_queue_ecn_probability);
 	tcase_add_test(t->shaping, test_shape_fine_polls);
 	tcase_add_test(t->shaping, test_shape_coarse_polls);

@@ -150,6 +150,12 @@ START_TEST(test_derived)
 	ck_assert(t_has(&r, "fabric.time_limit=1000.000us"));
 	ck_assert(t_has(&r, "fabric.mtu=4126"));
 	ck_assert(t_has(&r, "fabric.data_wire_bytes=4150"));
+	/* A trimmed packet costs htsim's trim size: 64 bytes, or -trimsize. */
+	ck_assert(t_has(&r, "fabric.header_wire_bytes=64"));
+	ck_assert(t_map_text("connection_matrices/one.cm \n!Param -trimsize 96\n",
+			     &r, err, sizeof(err)) == 0);
+	ck_assert(t_has(&r, "fabric.header_wire_bytes=96"));
+	ck_assert(!t_has(&r, "fabric.header_wire_bytes=64"));
 
 	/* -q 500: 2075000-byte queues, the RTO 15 + 996 us, ECN kept. */
 	ck_assert(t_map_text("connection_matrices/perm_1024n_1024c_0u_2000000b.cm\n"

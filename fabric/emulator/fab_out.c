@@ -676,6 +676,10 @@ fab_out_summary(const struct fab_out *o, const struct fab_agg *g,
 	ofan_json_u64(&j, "full_frame_bytes", fab_full_frame_queue_bytes(p0));
 	ofan_json_u64(&j, "data_wire_bytes", p0->data_wire_bytes);
 	ofan_json_u64(&j, "ack_wire_bytes", p0->ack_wire_bytes);
+	/* Only when set, so that a run without it writes what it did. */
+	if (p0->header_wire_bytes != 0)
+		ofan_json_u64(&j, "header_wire_bytes",
+			      p0->header_wire_bytes);
 	ofan_json_u64(&j, "pace_bytes", p0->host.set.pace_bytes);
 	ofan_json_u64(&j, "queue_pkts", p0->queue.capacity_pkts);
 	ofan_json_u64(&j, "queue_bytes", p0->queue.capacity_bytes);

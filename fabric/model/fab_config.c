@@ -511,9 +511,9 @@ fab_parse_drops(struct ofan_cfg *cfg, struct fab_params *p)
 }
 
 /*
- * [fabric] data_wire_bytes and ack_wire_bytes: the frame model every
- * queue and link of the fabric uses (mtu is the IPv4 size of a full
- * data frame).
+ * [fabric] data_wire_bytes, ack_wire_bytes and header_wire_bytes: the
+ * frame model every queue and link of the fabric uses (mtu is the IPv4
+ * size of a full data frame).
  */
 /*
  * What a fabric's queue cannot be: off, shaped (links have rates), too
@@ -622,8 +622,8 @@ fab_parse_frame_model(struct ofan_cfg *cfg, struct fab_params *p,
 	uint32_t full = OFAN_ETH_HDR_SIZE + mtu;
 
 	if (ofan_frame_model_sizes(&p->queue.frame, full, p->data_wire_bytes,
-				   OFAN_ACK_FRAME_SIZE,
-				   p->ack_wire_bytes) == 0)
+				   OFAN_ACK_FRAME_SIZE, p->ack_wire_bytes,
+				   p->header_wire_bytes) == 0)
 		return 0;
 	if (ofan_cfg_blame2(cfg, FAB_SEC, "data_wire_bytes", "mtu") == 1)
 		return ofan_cfg_fail(cfg, FAB_SEC, "mtu",
@@ -691,6 +691,8 @@ fab_parse_fabric(struct ofan_cfg *cfg, struct fab_params *p, uint32_t *mtu,
 			     &p->data_wire_bytes) ||
 	    ofan_cfg_get_u32(cfg, FAB_SEC, "ack_wire_bytes", 0, 0, 65535,
 			     &p->ack_wire_bytes) ||
+	    ofan_cfg_get_u32(cfg, FAB_SEC, "header_wire_bytes", 0, 0, 65535,
+			     &p->header_wire_bytes) ||
 	    fab_parse_schemes(cfg, p))
 		return -EINVAL;
 	if (name != NULL)

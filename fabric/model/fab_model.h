@@ -168,10 +168,10 @@ struct fab_params {
 	uint32_t mbufs;			/* the mbuf pool, 0: sized from the queues */
 	/*
 	 * The frame model (ofan_frame.h), kept in queue.frame: what a full
-	 * data frame and an ACK count in queues and on links; 0 and 0 is
-	 * Ethernet (their bytes, and 24 more on a link).
+	 * data frame, an ACK and a trimmed header count in queues and on
+	 * links; 0 is Ethernet (their bytes, and 24 more on a link).
 	 */
-	uint32_t data_wire_bytes, ack_wire_bytes;
+	uint32_t data_wire_bytes, ack_wire_bytes, header_wire_bytes;
 	uint32_t seeds;			/* runs per scheme: seed, seed + 1, ... */
 	bool host_seed_set;		/* [host] seed given: the seeds keep it */
 	bool traffic_seed_set;		/* [traffic] seed given: likewise */

@@ -238,11 +238,11 @@ sw_trim_marked(const struct rte_mbuf *m, uint32_t bth, uint8_t mark)
 		[bth + OFAN_BTH_MARK_OFFSET] & mark) != 0;
 }
 
-/* A marked frame's kind under the frame model: a cut header is "other". */
+/* A marked frame's kind under the frame model: a cut header or data. */
 static inline uint8_t
 sw_trim_kind(const struct rte_mbuf *m, uint32_t bth)
 {
-	return m->pkt_len <= bth + OFAN_BTH_SIZE ? OFAN_KIND_OTHER :
+	return m->pkt_len <= bth + OFAN_BTH_SIZE ? OFAN_FRAME_HEADER :
 						  OFAN_KIND_DATA;
 }
 

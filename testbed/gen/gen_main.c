@@ -767,13 +767,18 @@ gen_pick_run(struct gen *g, const struct fab_experiment *x)
 	int i;
 
 	g->p = &x->combos[g->o.run];
-	if (g->p->data_wire_bytes != 0 || g->p->ack_wire_bytes != 0) {
+	if (g->p->data_wire_bytes != 0 || g->p->ack_wire_bytes != 0 ||
+	    g->p->header_wire_bytes != 0) {
 		/* A testbed's links are real: frames cost what Ethernet costs. */
+		const char *key = g->p->data_wire_bytes != 0 ?
+			"data_wire_bytes" : g->p->ack_wire_bytes != 0 ?
+			"ack_wire_bytes" : "header_wire_bytes";
+		uint32_t v = g->p->data_wire_bytes != 0 ?
+			g->p->data_wire_bytes : g->p->ack_wire_bytes != 0 ?
+			g->p->ack_wire_bytes : g->p->header_wire_bytes;
+
 		fprintf(stderr, "ofan-testbed-gen: %s:fabric:%s: '%u' is ofan-fabric's frame model, which real links cannot follow; expected 0 (frames cost their bytes and 24) in a testbed\n",
-			g->o.config, g->p->data_wire_bytes != 0 ?
-			"data_wire_bytes" : "ack_wire_bytes",
-			g->p->data_wire_bytes != 0 ? g->p->data_wire_bytes :
-			g->p->ack_wire_bytes);
+			g->o.config, key, v);
 		return 2;
 	}
 	if (g->p->queue_layer_set != 0) {

@@ -311,6 +311,7 @@ struct hp_cfg {
 	int64_t cwnd_pkts;		/* -cwnd, -1 */
 	double target_us;		/* -target_q_delay, 0: NSCC's own */
 	int64_t qa_gate;		/* -qa_gate, -1 */
+	int64_t trimsize;		/* -trimsize: a cut packet's bytes, 64 */
 	int64_t failed;			/* -failed, 0 */
 	int64_t nodes;			/* -nodes, 0 */
 	int64_t seed;			/* -seed, -1 */
@@ -580,13 +581,8 @@ hp_param(struct hp_ctx *c, uint32_t *i, struct hp_cfg *g)
 		return hp_int_arg(c, i, 0, INT64_MAX, &g->seed);
 	if (strcmp(p, "-qa_gate") == 0)
 		return hp_int_arg(c, i, 0, 30, &g->qa_gate);
-	if (strcmp(p, "-trimsize") == 0) {
-		if (hp_int_arg(c, i, 0, 65535, &v) != 0)
-			return -1;
-		return v == HP_HDR ? 0 :
-			hp_bad(c, w, "%lld: ofan trims to the headers only (64 bytes, htsim's default)",
-			       (long long)v);
-	}
+	if (strcmp(p, "-trimsize") == 0)	/* what a cut packet costs */
+		return hp_int_arg(c, i, 1, 9000, &g->trimsize);
 	if (strcmp(p, "-topo") == 0) {
 		if (*i + 1 >= c->x->nb_words)
 			return hp_bad(c, w, "needs a file");
@@ -960,6 +956,8 @@ hp_emit(struct hp_ctx *c, struct hp_cfg *g)
 		   (unsigned long long)(mss + HP_IP_HDRS)) ||
 	    hp_set(c, "fabric.data_wire_bytes=%u", g->mtu) ||
 	    hp_set(c, "fabric.ack_wire_bytes=%u", HP_HDR) ||
+	    hp_set(c, "fabric.header_wire_bytes=%lld",
+		   (long long)g->trimsize) ||
 	    hp_set(c, "fabric.time_limit=%.3fus", g->end_us) ||
 	    hp_set(c, "fabric.schemes=%s", g->policy) ||
 	    hp_set(c, "queue.trim=%s", g->trim ? "yes" : "no") ||
@@ -1017,7 +1015,7 @@ hp_map(const struct hp_experiment *x, const char *file, const char *dir,
 		.ecn_hi = -1, .trim = true, .policy = "mixed", .paths = -1,
 		.sender_cc = true,
 		.sack_threshold = 16384, .cwnd_pkts = -1, .qa_gate = -1,
-		.seed = -1,
+		.seed = -1, .trimsize = HP_HDR,
 	};
 	char path[1024];
 	uint32_t i;
