@@ -139,6 +139,44 @@ START_TEST(test_tcp_rto_recovers_lost_retx)
 }
 END_TEST
 
+/*
+ * A flow whose resends all vanish (a black hole) backs off, doubling its
+ * RTO at each timeout up to max_rto and no further, so that it tries
+ * again at least every max_rto once the path is back; without the bound
+ * the tenth timeout waits 100 ms x 2^10.  A sample above max_rto is
+ * bounded too.
+ */
+START_TEST(test_rto_backoff_bounded)
+{
+	const struct hs_ca_params p = {
+		.mode = HS_CA_TRIM, .mss = T_MSS, .dupacks = 3,
+		.initial_rto_ns = 100 * T_US, .min_rto_ns = 10 * T_US,
+		.max_rto_ns = 1000 * T_US,
+	};
+	const uint64_t want[] = { 200, 400, 800, 1000, 1000, 1000 };
+	struct hs_ca_tx tx;
+	uint64_t now = 0;
+	unsigned int i;
+
+	ck_assert_int_eq(hs_ca_tx_init(&tx, &p, 4 * T_MSS), 0);
+	ck_assert_uint_eq(t_send(&tx, now), 0);
+	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		now = hs_ca_tx_timer_ns(&tx);
+		ck_assert(hs_ca_tx_check_timeout(&tx, now));
+		ck_assert_uint_eq(tx.rto_ns, want[i] * T_US);
+		ck_assert_uint_eq(t_send(&tx, now), 0);	/* lost again */
+	}
+	ck_assert_uint_eq(hs_ca_tx_timer_ns(&tx), now + 1000 * T_US);
+	/* PSN 1, sent once, acknowledged after 5 ms (a stalled process):
+	 * its sample would make the RTO 15 ms; it is max_rto. */
+	ck_assert_uint_eq(t_send(&tx, now), 1);
+	ck_assert_uint_eq(t_ack(&tx, 2, 0, 1, now + 5000 * T_US), 2);
+	ck_assert_uint_eq(tx.srtt_ns, 5000 * T_US);
+	ck_assert_uint_eq(tx.rto_ns, 1000 * T_US);
+	hs_ca_tx_fini(&tx);
+}
+END_TEST
+
 /* trim: a NACK resends exactly its PSN, first; so does a returned header. */
 START_TEST(test_trim_nack)
 {
@@ -356,6 +394,7 @@ cumack_suite(void)
 	tcase_add_test(tc, test_tcp_three_dupacks);
 	tcase_add_test(tc, test_tcp_nofr);
 	tcase_add_test(tc, test_tcp_rto_recovers_lost_retx);
+	tcase_add_test(tc, test_rto_backoff_bounded);
 	tcase_add_test(tc, test_trim_nack);
 	tcase_add_test(tc, test_trim_nack_after_rewind);
 	tcase_add_test(tc, test_gbn_rewind);

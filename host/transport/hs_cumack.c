@@ -49,6 +49,7 @@ hs_ca_tx_init(struct hs_ca_tx *tx, const struct hs_ca_params *p,
 	tx->sack_limit = p->sack_limit;
 	tx->rto_ns = p->initial_rto_ns;
 	tx->min_rto_ns = p->min_rto_ns;
+	tx->max_rto_ns = p->max_rto_ns;
 	tx->pending = calloc((n + 63) / 64, sizeof(*tx->pending));
 	tx->sent_ns = calloc(n, sizeof(*tx->sent_ns));
 	tx->nb_tx = calloc(n, sizeof(*tx->nb_tx));
@@ -179,6 +180,8 @@ ca_rtt(struct hs_ca_tx *tx, uint64_t s)
 	tx->rto_ns = tx->srtt_ns + 4 * tx->mdev_ns;
 	if (tx->rto_ns < tx->min_rto_ns)
 		tx->rto_ns = tx->min_rto_ns;
+	if (tx->max_rto_ns != 0 && tx->rto_ns > tx->max_rto_ns)
+		tx->rto_ns = tx->max_rto_ns;
 }
 
 /*
@@ -291,7 +294,14 @@ hs_ca_tx_check_timeout(struct hs_ca_tx *tx, uint64_t now_ns)
 	    hs_ca_tx_done(tx))
 		return false;
 	tx->nb_timeouts++;
+	/*
+	 * Back off, but not without end: a flow whose every resend met a
+	 * black hole for a while would otherwise wait minutes after the
+	 * path came back (RFC 6298 5.5 doubles; 2.5 allows a maximum).
+	 */
 	tx->rto_ns *= 2;
+	if (tx->max_rto_ns != 0 && tx->rto_ns > tx->max_rto_ns)
+		tx->rto_ns = tx->max_rto_ns;
 	tx->deadline_ns = now_ns + tx->rto_ns;
 	tx->in_recovery = false;
 	tx->nb_dupacks = 0;
@@ -371,19 +381,32 @@ ca_defaults(void *settings)
 	struct hs_ca_settings *s = settings;
 
 	s->initial_rto_ns = 1000000;	/* 1 ms, as htsim */
+	s->max_rto_ns = 1000000000;	/* 1 s */
 	s->dupacks = 3;			/* htsim's constant_cca */
 	s->sack_limit = 0;
 	s->fast_retransmit = true;
 }
 
-/* trim and gbn: the RTO before the first RTT sample. */
+/* trim and gbn: the RTO before the first RTT sample, and the most. */
 static int
 ca_parse(struct ofan_cfg *cfg, const char *sec, void *settings)
 {
 	struct hs_ca_settings *s = settings;
 
-	return ofan_cfg_get_time(cfg, sec, "initial_rto", 0, 1000,
-				 60ull * 1000000000ull, &s->initial_rto_ns);
+	if (ofan_cfg_get_time(cfg, sec, "initial_rto", 0, 1000,
+			      60ull * 1000000000ull, &s->initial_rto_ns) ||
+	    ofan_cfg_get_time(cfg, sec, "max_rto", 0, 1000,
+			      3600ull * 1000000000ull, &s->max_rto_ns))
+		return -EINVAL;
+	if (s->max_rto_ns < s->initial_rto_ns) {
+		const char *mx = ofan_cfg_value(cfg, sec, "max_rto");
+		const char *in = ofan_cfg_value(cfg, sec, "initial_rto");
+
+		return ofan_cfg_fail(cfg, sec, "max_rto",
+			"'%s' is below initial_rto (%s); expected at least that",
+			mx != NULL ? mx : "1s", in != NULL ? in : "1ms");
+	}
+	return 0;
 }
 
 /* tcp: that and its fast retransmit. */
@@ -415,6 +438,7 @@ ca_tx_init(void *tx, const struct hs_transport_params *p, uint64_t size,
 		.sack_limit = s->sack_limit,
 		.initial_rto_ns = s->initial_rto_ns,
 		.min_rto_ns = p->min_rto_ns,
+		.max_rto_ns = s->max_rto_ns,
 	};
 
 	return hs_ca_tx_init(tx, &cp, size);

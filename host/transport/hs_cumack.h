@@ -22,9 +22,9 @@
  *  - gbn  (RoCE): a NACK names the PSN the receiver expects: the sender
  *         rewinds to it and sends in order from there.
  * All three time out: no progress for the RTO (srtt + 4 mdev, at least
- * min_rto, initial_rto before a sample, doubled at each timeout and
- * recomputed at the next sample) rewinds to cum (go-back-N) and leaves
- * fast recovery.
+ * min_rto, initial_rto before a sample, doubled at each timeout up to
+ * max_rto and recomputed at the next sample) rewinds to cum (go-back-N)
+ * and leaves fast recovery.
  *
  * Receiver (hs_ca_rx): tcp and trim accept out of order into a bitmap and
  * ACK every packet (hs_rx's rules with ack_every); a trimmed header gets
@@ -32,9 +32,9 @@
  * later is discarded and NACKed with the expected PSN, anything earlier
  * ACKed again.
  *
- * Settings: [recovery.tcp] dupacks, fast_retransmit, sack_limit and
- * initial_rto; [recovery.trim] and [recovery.gbn] initial_rto
- * (struct hs_ca_settings; docs/recovery.md).
+ * Settings: [recovery.tcp] dupacks, fast_retransmit, sack_limit,
+ * initial_rto and max_rto; [recovery.trim] and [recovery.gbn]
+ * initial_rto and max_rto (struct hs_ca_settings; docs/recovery.md).
  *
  * No EAL, no mbufs: unit tested alone (tests/test_cumack.c).
  */
@@ -55,11 +55,12 @@ enum hs_ca_mode {
 
 /*
  * The three models' settings block (hs_transport_params.settings): tcp
- * reads every key from [recovery.tcp], trim and gbn initial_rto alone
- * from theirs, and keep the defaults of the rest.
+ * reads every key from [recovery.tcp], trim and gbn initial_rto and
+ * max_rto alone from theirs, and keep the defaults of the rest.
  */
 struct hs_ca_settings {
 	uint64_t initial_rto_ns;	/* the RTO before the first sample (1ms) */
+	uint64_t max_rto_ns;	/* the most a timeout doubles it to (1s) */
 	uint32_t dupacks;	/* tcp: duplicate ACKs to a fast retransmit (3) */
 	uint32_t sack_limit;	/* tcp: 0 off, N: htsim's -sack N (0) */
 	bool fast_retransmit;	/* tcp: no is htsim's -nofr (yes) */
@@ -74,6 +75,7 @@ struct hs_ca_params {
 	uint32_t sack_limit;	/* tcp: 0 off, else htsim's -sack N */
 	uint64_t initial_rto_ns;
 	uint64_t min_rto_ns;
+	uint64_t max_rto_ns;	/* 0: no bound */
 };
 
 struct hs_ca_tx {
@@ -95,7 +97,7 @@ struct hs_ca_tx {
 	uint64_t *sent_ns;	/* last send time per PSN */
 	uint8_t *nb_tx;		/* sends per PSN (saturating) */
 	/* The RTO. */
-	uint64_t srtt_ns, mdev_ns, rto_ns, min_rto_ns;
+	uint64_t srtt_ns, mdev_ns, rto_ns, min_rto_ns, max_rto_ns;
 	uint64_t deadline_ns;	/* 0: not armed */
 	/* Counters. */
 	uint64_t nb_sent, nb_retx, nb_timeouts, nb_nacks, nb_fast_retx;
