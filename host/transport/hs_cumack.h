@@ -60,7 +60,7 @@ enum hs_ca_mode {
  */
 struct hs_ca_settings {
 	uint64_t initial_rto_ns;	/* the RTO before the first sample (1ms) */
-	uint64_t max_rto_ns;	/* the most a timeout doubles it to (1s) */
+	uint64_t max_rto_ns;	/* the most a timeout doubles it to (1s), or initial_rto */
 	uint32_t dupacks;	/* tcp: duplicate ACKs to a fast retransmit (3) */
 	uint32_t sack_limit;	/* tcp: 0 off, N: htsim's -sack N (0) */
 	bool fast_retransmit;	/* tcp: no is htsim's -nofr (yes) */
