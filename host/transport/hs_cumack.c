@@ -164,6 +164,14 @@ hs_ca_tx_sent(struct hs_ca_tx *tx, uint32_t psn, uint64_t now_ns)
 }
 
 /* An RTT sample (RFC 6298's estimator, as htsim's constant_cca). */
+/* Hold the RTO at max_rto at most (0: no bound). */
+static inline void
+ca_bound_rto(struct hs_ca_tx *tx)
+{
+	if (tx->max_rto_ns != 0 && tx->rto_ns > tx->max_rto_ns)
+		tx->rto_ns = tx->max_rto_ns;
+}
+
 static void
 ca_rtt(struct hs_ca_tx *tx, uint64_t s)
 {
@@ -180,8 +188,7 @@ ca_rtt(struct hs_ca_tx *tx, uint64_t s)
 	tx->rto_ns = tx->srtt_ns + 4 * tx->mdev_ns;
 	if (tx->rto_ns < tx->min_rto_ns)
 		tx->rto_ns = tx->min_rto_ns;
-	if (tx->max_rto_ns != 0 && tx->rto_ns > tx->max_rto_ns)
-		tx->rto_ns = tx->max_rto_ns;
+	ca_bound_rto(tx);
 }
 
 /*
@@ -300,8 +307,7 @@ hs_ca_tx_check_timeout(struct hs_ca_tx *tx, uint64_t now_ns)
 	 * path came back (RFC 6298 5.5 doubles; 2.5 allows a maximum).
 	 */
 	tx->rto_ns *= 2;
-	if (tx->max_rto_ns != 0 && tx->rto_ns > tx->max_rto_ns)
-		tx->rto_ns = tx->max_rto_ns;
+	ca_bound_rto(tx);
 	tx->deadline_ns = now_ns + tx->rto_ns;
 	tx->in_recovery = false;
 	tx->nb_dupacks = 0;
